@@ -1,0 +1,56 @@
+#include "clicommon.h"
+
+#include <algorithm>
+#include <charconv>
+#include <iostream>
+
+namespace cli {
+
+Options parseOptions(const std::vector<std::string>& args, const std::vector<std::string>& allowed) {
+    Options o;
+    auto isAllowed = [&](const std::string& a) {
+        return std::find(allowed.begin(), allowed.end(), a) != allowed.end();
+    };
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size())
+                throw UsageError(a + " needs a value");
+            return args[++i];
+        };
+        if (a.size() > 1 && a[0] == '-' && !isAllowed(a))
+            throw UsageError("unknown option " + a);
+        if (a == "--json") {
+            o.json = true;
+        } else if (a == "--dot") {
+            o.dot = true;
+        } else if (a == "--bins") {
+            const std::string& v = value();
+            int n = 0;
+            const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (ec != std::errc() || p != v.data() + v.size() || n < 1 || n > 100000)
+                throw UsageError("--bins takes a number from 1 to 100000, not '" + v + "'");
+            o.bins = n;
+        } else if (a == "--tensor") {
+            o.tensors.push_back(value());
+        } else if (a == "-o" || a == "--output") {
+            o.output = value();
+        } else if (o.file.empty()) {
+            o.file = a;
+        } else {
+            throw UsageError("unexpected argument '" + a + "'");
+        }
+    }
+    if (o.file.empty())
+        throw UsageError("missing FILE");
+    return o;
+}
+
+std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path) {
+    auto doc = ckptscope::Document::open(path);
+    for (const auto& w : doc->warnings())
+        std::cerr << path << ": warning: " << w.message << "\n";
+    return doc;
+}
+
+} // namespace cli

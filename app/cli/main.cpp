@@ -1,0 +1,78 @@
+// ckptscope-cli: the command-line twin of the Ckptscope browser.
+#include "clicommon.h"
+
+#include <iostream>
+
+namespace {
+
+const char* kHelp = R"(Usage: ckptscope-cli COMMAND FILE [OPTIONS]
+
+Inspect OXCK model checkpoints and JSON gradient checkpoints.
+The format is detected from the content, not the file name.
+
+Commands:
+  info FILE [--json]        header, metadata, tensors (OXCK) or graph summary
+                            (gradient checkpoint), and every warning
+  stats FILE [--tensor NAME]... [--bins N] [--json]
+                            per-tensor statistics over the stored values:
+                            count, finite, NaN, +-Inf, zeros, min, max, mean,
+                            std (population), L2 norm, and an N-bin histogram
+                            (default 32) over the finite range. For gradient
+                            checkpoints, optimizer-state blobs whose length is
+                            a multiple of 4 are read as f32 little-endian.
+
+  generate oxck OUT [--tensors N] [--size BYTES] [--seed S]
+  generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]
+                            write a synthetic transformer-like checkpoint
+                            (for samples and benchmarks); sizes take K, M, G
+
+Options:
+  --json        machine-readable output on stdout
+  -h, --help    this help
+  --version     the version
+
+Exit status: 0 success, 1 the file is invalid or unreadable (message on
+stderr as "FILE: error: ..."), 2 usage error. Warnings go to stderr as
+"FILE: warning: ..." and, with --json, into the output.
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::ios::sync_with_stdio(false);
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << kHelp;
+        return cli::kUsage;
+    }
+    const std::string& cmd = args[0];
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+        std::cout << kHelp;
+        return cli::kOk;
+    }
+    if (cmd == "--version") {
+        std::cout << "ckptscope-cli " << CKPTSCOPE_VERSION << "\n";
+        return cli::kOk;
+    }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    try {
+        if (cmd == "info")
+            return cli::runInfo(rest);
+        if (cmd == "stats")
+            return cli::runStats(rest);
+        if (cmd == "generate")
+            return cli::runGenerate(rest);
+        throw cli::UsageError("unknown command '" + cmd + "'");
+    } catch (const cli::UsageError& e) {
+        std::cerr << "ckptscope-cli: error: " << e.what()
+                  << "\nTry 'ckptscope-cli --help' for more information.\n";
+        return cli::kUsage;
+    } catch (const ckptscope::OpenError& e) {
+        std::cerr << e.file() << ": error: " << e.detail() << "\n";
+        return cli::kInvalidFile;
+    } catch (const std::exception& e) {
+        // Reads after opening (values): the message already names the file.
+        std::cerr << "ckptscope-cli: error: " << e.what() << "\n";
+        return cli::kInvalidFile;
+    }
+}

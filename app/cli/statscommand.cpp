@@ -1,0 +1,123 @@
+#include "clicommon.h"
+#include "textformat.h"
+
+#include "ckptscope/checkpointerror.h"
+#include "ckptscope/tensorstats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+
+namespace cli {
+
+using nlohmann::ordered_json;
+using namespace ckptscope;
+
+namespace {
+
+// One thing to summarise: a tensor of an OXCK file, or an optimizer blob of
+// a gradient checkpoint read as f32.
+struct Target {
+    std::string name;
+    uint64_t count;
+    ValueReader reader;
+};
+
+std::vector<Target> targets(const Document& doc, const Options& o) {
+    std::vector<Target> all;
+    if (doc.format() == Format::Oxck) {
+        for (size_t i = 0; i < doc.tensors().size(); ++i) {
+            const TensorEntry& t = doc.tensors()[i];
+            all.push_back({t.name, t.dataLen, [&doc, i](uint64_t first, uint64_t n, float* out) {
+                               doc.readValues(i, first, n, out);
+                           }});
+        }
+    } else {
+        for (const auto& [name, bytes] : doc.gradient()->optimizerState) {
+            if (bytes.size() % 4 != 0)
+                continue;
+            const uint8_t* data = bytes.data();
+            all.push_back({name, bytes.size() / 4, [data](uint64_t first, uint64_t n, float* out) {
+                               std::memcpy(out, data + first * 4, size_t(n) * 4);
+                           }});
+        }
+    }
+    if (o.tensors.empty())
+        return all;
+    std::vector<Target> chosen;
+    for (const std::string& want : o.tensors) {
+        auto it = std::find_if(all.begin(), all.end(), [&](const Target& t) { return t.name == want; });
+        if (it == all.end())
+            throw UsageError(doc.path() + " has no tensor named '" + want + "'");
+        chosen.push_back(*it);
+    }
+    return chosen;
+}
+
+ordered_json optionalJson(std::optional<double> v) { return v ? ordered_json(*v) : ordered_json(); }
+
+ordered_json statsJson(const std::string& name, const StatsResult& r) {
+    const TensorStats& s = r.stats;
+    ordered_json j;
+    j["name"] = name;
+    j["count"] = s.count;
+    j["finite"] = s.finite;
+    j["nan"] = s.nan;
+    j["inf"] = s.posInf + s.negInf;
+    j["pos_inf"] = s.posInf;
+    j["neg_inf"] = s.negInf;
+    j["zeros"] = s.zeros;
+    j["min"] = optionalJson(s.min);
+    j["max"] = optionalJson(s.max);
+    j["mean"] = optionalJson(s.mean);
+    j["std"] = optionalJson(s.std);
+    j["l2"] = s.l2;
+    j["finite_sum"] = s.finiteSum;
+    if (r.histogram.counts.empty())
+        j["histogram"] = nullptr;
+    else
+        j["histogram"] = {{"lo", r.histogram.lo}, {"hi", r.histogram.hi}, {"counts", r.histogram.counts}};
+    return j;
+}
+
+} // namespace
+
+int runStats(const std::vector<std::string>& args) {
+    const Options o = parseOptions(args, {"--json", "--bins", "--tensor"});
+    const auto doc = openDocument(o.file);
+    StatsOptions options;
+    options.bins = o.bins;
+    ordered_json list = ordered_json::array();
+    TextTable table({"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
+                    {false, true, true, true, true, true, true, true, true, true, true});
+    for (const Target& t : targets(*doc, o)) {
+        StatsResult r;
+        try {
+            r = computeStats(t.count, t.reader, options);
+        } catch (const SourceChangedError& e) {
+            throw OpenError(doc->path(), e.what());
+        } catch (const CheckpointError& e) {
+            throw OpenError(doc->path(), e.what());
+        }
+        if (o.json) {
+            list.push_back(statsJson(t.name, r));
+            continue;
+        }
+        const TensorStats& s = r.stats;
+        table.addRow({t.name, groupedNumber(s.count), groupedNumber(s.finite), groupedNumber(s.nan),
+                      groupedNumber(s.posInf + s.negInf), groupedNumber(s.zeros), numberText(s.min),
+                      numberText(s.max), numberText(s.mean), numberText(s.std), numberText(s.l2)});
+    }
+    if (o.json) {
+        ordered_json out;
+        out["tensors"] = std::move(list);
+        std::cout << out.dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
+    } else {
+        std::cout << table.render();
+    }
+    return kOk;
+}
+
+} // namespace cli

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ckptscope {
+
+// Random-access bytes with a known size. Reads past the end throw
+// SourceChangedError / a CheckpointError from the caller's context; nothing
+// here trusts a count from the file.
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    virtual uint64_t size() const = 0;
+    // Copies exactly n bytes at offset into dst; throws SourceChangedError
+    // when fewer bytes are there than the size promised (file shrank).
+    virtual void read(uint64_t offset, void* dst, size_t n) const = 0;
+    virtual const std::string& name() const = 0;
+};
+
+// Thrown when a file changes (shrinks, is replaced) while it is being read.
+class SourceChangedError : public std::exception {
+public:
+    explicit SourceChangedError(std::string message) : m_message(std::move(message)) {}
+    const char* what() const noexcept override { return m_message.c_str(); }
+
+private:
+    std::string m_message;
+};
+
+// Bytes held in memory (read_from a stream, tests, fuzzers).
+class MemorySource final : public ByteSource {
+public:
+    MemorySource(std::vector<uint8_t> bytes, std::string name);
+    uint64_t size() const override { return m_bytes.size(); }
+    void read(uint64_t offset, void* dst, size_t n) const override;
+    const std::string& name() const override { return m_name; }
+    const std::vector<uint8_t>& bytes() const { return m_bytes; }
+
+private:
+    std::vector<uint8_t> m_bytes;
+    std::string m_name;
+};
+
+} // namespace ckptscope

@@ -1,0 +1,77 @@
+#pragma once
+
+#include "ckptscope/bytesource.h"
+#include "ckptscope/gradientcheckpoint.h"
+#include "ckptscope/oxckindex.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ckptscope {
+
+enum class Format { Oxck, Gradient };
+const char* formatName(Format format);
+
+// What the first bytes say the file is. Throws OpenError for anything else.
+Format detectFormat(const ByteSource& source);
+
+// A file that could not be opened; what() is "FILE: what went wrong" and
+// detail() the part after "FILE: ", for front ends that format it their way.
+class OpenError : public std::exception {
+public:
+    OpenError(std::string file, std::string message);
+    const char* what() const noexcept override { return m_message.c_str(); }
+    const std::string& file() const { return m_file; }
+    std::string detail() const;
+
+private:
+    std::string m_file;
+    std::string m_message;
+};
+
+// One format-neutral, immutable view of an opened file. The UI and the CLI
+// talk only to this. Tensor values are read on demand from the file.
+class Document {
+public:
+    // Detects the format by content and indexes the file. Throws OpenError.
+    static std::shared_ptr<const Document> open(const std::string& path);
+    // Same, over bytes already in hand (fuzzers, tests).
+    static std::shared_ptr<const Document> open(std::shared_ptr<const ByteSource> source);
+
+    Format format() const { return m_format; }
+    const std::string& path() const { return m_source->name(); }
+    uint64_t fileSize() const { return m_source->size(); }
+
+    // OXCK header; version is 0 and flags 0 for gradient files.
+    uint32_t version() const { return m_index.version; }
+    uint64_t flags() const { return m_index.flags; }
+    const std::vector<TensorEntry>& tensors() const { return m_index.tensors; }
+    const std::vector<IndexWarning>& warnings() const { return m_index.warnings; }
+    // Metadata as key/value rows (OXCK metadata, or gradient summary fields).
+    const std::vector<std::pair<std::string, std::string>>& metadata() const { return m_metadata; }
+    // Sum of element counts (saturating) and 4× that.
+    uint64_t numParams() const;
+    uint64_t totalBytes() const;
+
+    // Gradient checkpoints only.
+    const GradientCheckpoint* gradient() const { return m_gradient ? &*m_gradient : nullptr; }
+
+    // Reads count values of tensor `index` starting at element `first`.
+    // Throws SourceChangedError if the file changed while reading.
+    void readValues(size_t index, uint64_t first, uint64_t count, float* out) const;
+    const ByteSource& source() const { return *m_source; }
+
+private:
+    Document() = default;
+
+    Format m_format = Format::Oxck;
+    std::shared_ptr<const ByteSource> m_source;
+    OxckIndex m_index;
+    std::vector<std::pair<std::string, std::string>> m_metadata;
+    std::optional<GradientCheckpoint> m_gradient;
+};
+
+} // namespace ckptscope

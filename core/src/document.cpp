@@ -1,0 +1,140 @@
+#include "ckptscope/document.h"
+
+#include "ckptscope/checkpointerror.h"
+#include "ckptscope/filesource.h"
+
+#include <algorithm>
+
+namespace ckptscope {
+
+OpenError::OpenError(std::string file, std::string message)
+    : m_file(std::move(file)), m_message(std::move(message)) {
+    if (m_message.rfind(m_file + ":", 0) != 0)
+        m_message = m_file + ": " + m_message;
+}
+
+std::string OpenError::detail() const {
+    std::string rest = m_message.substr(m_file.size() + 1);
+    // "FILE:12:5: msg" (JSON position) reads better as "line 12, column 5: msg".
+    const size_t colon1 = rest.find(':');
+    const size_t colon2 = colon1 == std::string::npos ? colon1 : rest.find(':', colon1 + 1);
+    auto digits = [&](size_t from, size_t to) {
+        return to > from && rest.find_first_not_of("0123456789", from) >= to;
+    };
+    if (colon2 != std::string::npos && digits(0, colon1) && digits(colon1 + 1, colon2))
+        return "line " + rest.substr(0, colon1) + ", column " +
+               rest.substr(colon1 + 1, colon2 - colon1 - 1) + rest.substr(colon2);
+    return rest.size() > 0 && rest[0] == ' ' ? rest.substr(1) : rest;
+}
+
+const char* formatName(Format format) {
+    switch (format) {
+    case Format::Oxck:
+        return "oxck";
+    case Format::Gradient:
+        return "gradient";
+    }
+    return "?";
+}
+
+Format detectFormat(const ByteSource& source) {
+    const std::string& file = source.name();
+    if (source.size() == 0)
+        throw OpenError(file, "the file is empty; expected an OXCK checkpoint or a JSON "
+                               "gradient checkpoint");
+    std::string head(size_t(std::min<uint64_t>(source.size(), 64 * 1024)), '\0');
+    source.read(0, head.data(), head.size());
+    if (head.rfind("OXCK", 0) == 0)
+        return Format::Oxck;
+    size_t i = head.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0; // UTF-8 byte-order mark
+    while (i < head.size() &&
+           (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+        ++i;
+    if (i < head.size() && head[i] == '{')
+        return Format::Gradient;
+    std::string found;
+    for (size_t k = 0; k < std::min<size_t>(head.size(), 4); ++k) {
+        const auto c = uint8_t(head[k]);
+        found += (c >= 0x20 && c < 0x7f) ? std::string(1, char(c)) : "\\x" + [c] {
+            static const char* hex = "0123456789abcdef";
+            return std::string{hex[c >> 4], hex[c & 15]};
+        }();
+    }
+    throw OpenError(file, "byte 0: not a checkpoint: expected the OXCK magic or a JSON "
+                           "object, found \"" +
+                    found + "\"");
+}
+
+std::shared_ptr<const Document> Document::open(const std::string& path) {
+    std::shared_ptr<const ByteSource> source;
+    try {
+        source = std::make_shared<FileSource>(path);
+    } catch (const IoError& e) {
+        throw OpenError(path, e.what());
+    }
+    return open(std::move(source));
+}
+
+std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource> source) {
+    std::shared_ptr<Document> doc(new Document);
+    doc->m_source = std::move(source);
+    const ByteSource& src = *doc->m_source;
+    try {
+        doc->m_format = detectFormat(src);
+        if (doc->m_format == Format::Oxck) {
+            doc->m_index = readOxckIndex(src);
+            for (const auto& [k, v] : doc->m_index.metadata)
+                doc->m_metadata.emplace_back(k, v);
+        } else {
+            std::string text(size_t(src.size()), '\0');
+            src.read(0, text.data(), text.size());
+            doc->m_gradient = GradientCheckpoint::fromJson(text, src.name());
+            const GradientCheckpoint& g = *doc->m_gradient;
+            doc->m_index.version = 0;
+            doc->m_index.fileSize = src.size();
+            doc->m_metadata = {
+                {"step", std::to_string(g.step)},
+                {"loss_cid", g.lossCid.value_or("(none)")},
+                {"timestamp", std::to_string(g.timestamp)},
+                {"node_count", std::to_string(g.graph.nodeCount())},
+                {"edge_count", std::to_string(g.graph.edgeCount())},
+            };
+            for (std::string& w : g.graph.validate())
+                doc->m_index.warnings.push_back({std::move(w), std::nullopt});
+            const auto cycle = g.graph.cycleNodes();
+            if (!cycle.empty())
+                doc->m_index.warnings.push_back(
+                    {std::to_string(cycle.size()) +
+                         " nodes are on or behind a cycle and have no place in the topological "
+                         "order",
+                     std::nullopt});
+        }
+    } catch (const OpenError&) {
+        throw;
+    } catch (const std::exception& e) {
+        // CheckpointError, GradientError, IoError, SourceChangedError: all
+        // carry the file name already.
+        throw OpenError(src.name(), e.what());
+    }
+    return doc;
+}
+
+uint64_t Document::numParams() const {
+    uint64_t sum = 0;
+    for (const auto& t : m_index.tensors) {
+        const uint64_t n = t.elementCount.value_or(UINT64_MAX);
+        sum = n > UINT64_MAX - sum ? UINT64_MAX : sum + n;
+    }
+    return sum;
+}
+
+uint64_t Document::totalBytes() const {
+    const uint64_t n = numParams();
+    return n > UINT64_MAX / 4 ? UINT64_MAX : n * 4;
+}
+
+void Document::readValues(size_t index, uint64_t first, uint64_t count, float* out) const {
+    readTensorValues(*m_source, m_index.tensors.at(index), first, count, out);
+}
+
+} // namespace ckptscope

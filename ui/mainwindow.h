@@ -1,0 +1,103 @@
+#pragma once
+
+#include "ckptscope/document.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class MetadataModel;
+class NotificationBar;
+class OverviewPage;
+class QCheckBox;
+class QFileSystemWatcher;
+class QLineEdit;
+class QMenu;
+class QProgressBar;
+class QSortFilterProxyModel;
+class QStackedWidget;
+class QTabWidget;
+class QTableView;
+class QTimer;
+class QTreeView;
+class RecentFiles;
+class StartPage;
+class TensorPage;
+class TensorTreeModel;
+class TensorValuesView;
+
+// One window per open file: tensor tree dock, overview, metadata, tensor
+// statistics with histogram, and values. Files open off the GUI thread; a
+// failed open reports the core's message and keeps the current document.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens asynchronously; documentLoaded or loadFailed follows. Paths
+    // starting with ":/" are bundled resources.
+    void openFile(const QString& path);
+    void reload();
+    std::shared_ptr<const ckptscope::Document> document() const { return m_document; }
+    QString currentPath() const { return m_path; }
+    bool isLoading() const { return m_loading > 0; }
+
+    // For tests and the screenshot script.
+    QTreeView* tensorTree() const { return m_tree; }
+    TensorTreeModel* tensorModel() const { return m_treeModel; }
+    QSortFilterProxyModel* tensorProxy() const { return m_treeProxy; }
+    QLineEdit* filterEdit() const { return m_filter; }
+    MetadataModel* metadataModel() const { return m_metadataModel; }
+    TensorPage* tensorPage() const { return m_tensorPage; }
+    TensorValuesView* valuesView() const { return m_valuesView; }
+    NotificationBar* notificationBar() const { return m_bar; }
+    QTabWidget* tabs() const { return m_tabs; }
+    bool selectTensor(const QString& fullName);
+
+Q_SIGNALS:
+    void documentLoaded(const QString& path);
+    void loadFailed(const QString& path, const QString& message);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildActions();
+    void buildDock();
+    void setDocument(std::shared_ptr<const ckptscope::Document> document, const QString& path);
+    void showTensor(int tensor);
+    void applyFilter();
+    void updateRecentMenu();
+    void openDialog();
+    void watch(const QString& path);
+    void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc,
+                  const QString& error, bool isReload, const QString& keepTensor);
+
+    std::shared_ptr<const ckptscope::Document> m_document;
+    QString m_path;
+    int m_loading = 0;
+
+    RecentFiles* m_recent;
+    NotificationBar* m_bar;
+    QStackedWidget* m_stack;
+    StartPage* m_start;
+    QTabWidget* m_tabs;
+    OverviewPage* m_overview;
+    MetadataModel* m_metadataModel;
+    QTableView* m_metadataView;
+    TensorPage* m_tensorPage;
+    TensorValuesView* m_valuesView;
+    TensorTreeModel* m_treeModel;
+    QSortFilterProxyModel* m_treeProxy;
+    QTreeView* m_tree;
+    QLineEdit* m_filter;
+    QCheckBox* m_regex;
+    QMenu* m_recentMenu;
+    QProgressBar* m_busy;
+    QFileSystemWatcher* m_watcher;
+    QTimer* m_reloadTimer;
+    QAction* m_reloadAction;
+};

@@ -1,0 +1,79 @@
+#include "overviewpage.h"
+
+#include "sizeformat.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+
+#include <map>
+
+namespace {
+
+QString row(const QString& key, const QString& value) {
+    return QStringLiteral("<tr><td style='padding-right:16px'><b>%1</b></td><td>%2</td></tr>")
+        .arg(key.toHtmlEscaped(), value);
+}
+
+QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+
+} // namespace
+
+OverviewPage::OverviewPage(QWidget* parent) : QTextBrowser(parent) {
+    setOpenLinks(false);
+    setFrameShape(QFrame::NoFrame);
+}
+
+void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>& doc) {
+    if (!doc) {
+        clear();
+        return;
+    }
+    QString html = QStringLiteral("<h2>%1</h2><table>")
+                       .arg(QFileInfo(QString::fromStdString(doc->path())).fileName().toHtmlEscaped());
+    html += row(tr("Path"), esc(doc->path()));
+    html += row(tr("File size"), humanBytes(doc->fileSize()) +
+                                     QStringLiteral(" (%1 bytes)").arg(groupedNumber(doc->fileSize())));
+    if (doc->format() == ckptscope::Format::Oxck) {
+        html += row(tr("Format"), tr("OXCK model checkpoint, version %1").arg(doc->version()));
+        if (doc->flags())
+            html += row(tr("Flags"), tr("0x%1 (reserved, ignored)").arg(doc->flags(), 0, 16));
+        html += row(tr("Tensors"), groupedNumber(doc->tensors().size()));
+        html += row(tr("Parameters"), groupedNumber(doc->numParams()));
+        html += row(tr("Parameter bytes"), humanBytes(doc->totalBytes()));
+        std::map<std::string, std::string> meta(doc->metadata().begin(), doc->metadata().end());
+        for (const char* key : {"step", "epoch", "loss", "lr", "learning_rate"}) {
+            const auto it = meta.find(key);
+            if (it != meta.end())
+                html += row(QString::fromLatin1(key), esc(it->second));
+        }
+    } else if (const ckptscope::GradientCheckpoint* g = doc->gradient()) {
+        html += row(tr("Format"), tr("Gradient checkpoint (JSON)"));
+        html += row(tr("Step"), groupedNumber(g->step));
+        html += row(tr("Timestamp"),
+                    QDateTime::fromSecsSinceEpoch(qint64(g->timestamp)).toString(Qt::TextDate) +
+                        QStringLiteral(" (%1)").arg(g->timestamp));
+        html += row(tr("Loss CID"), g->lossCid ? esc(*g->lossCid) : tr("none yet"));
+        const ckptscope::ComputationNode* loss = g->lossNode();
+        html += row(tr("Loss node"), loss ? esc(loss->id + " (" + loss->op + ")") : tr("none"));
+        html += row(tr("Graph"), tr("%1 nodes, %2 edges")
+                                     .arg(groupedNumber(g->graph.nodeCount()),
+                                          groupedNumber(g->graph.edgeCount())));
+        uint64_t blobBytes = 0;
+        for (const auto& [name, bytes] : g->optimizerState)
+            blobBytes += bytes.size();
+        html += row(tr("Optimizer state"), tr("%1 blobs, %2")
+                                               .arg(g->optimizerState.size())
+                                               .arg(humanBytes(blobBytes)));
+    }
+    html += QStringLiteral("</table>");
+    const auto& warnings = doc->warnings();
+    if (!warnings.empty()) {
+        html += QStringLiteral("<h3>%1</h3><ul>").arg(tr("%n warning(s)", nullptr, int(warnings.size())));
+        for (const auto& w : warnings)
+            html += QStringLiteral("<li>⚠ %1</li>").arg(esc(w.message));
+        html += QStringLiteral("</ul>");
+    } else {
+        html += QStringLiteral("<p>%1</p>").arg(tr("No warnings: the file is consistent."));
+    }
+    setHtml(html);
+}

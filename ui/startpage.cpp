@@ -1,0 +1,64 @@
+#include "startpage.h"
+
+#include "recentfiles.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), m_recent(recent) {
+    auto* outer = new QHBoxLayout(this);
+    outer->addStretch(1);
+    auto* col = new QVBoxLayout;
+    outer->addLayout(col, 3);
+    outer->addStretch(1);
+    col->addStretch(1);
+    auto* title = new QLabel(tr("<h1>Ckptscope</h1><p>Open an OXCK model checkpoint or a JSON "
+                                "gradient checkpoint — drop it here, or:</p>"));
+    title->setWordWrap(true);
+    col->addWidget(title);
+    auto* open = new QPushButton(tr("&Open File…"));
+    open->setShortcut(QKeySequence::Open);
+    connect(open, &QPushButton::clicked, this, &StartPage::openDialogRequested);
+    col->addWidget(open);
+    col->addWidget(new QLabel(tr("<h3>Samples</h3>")));
+    for (const QString& sample : samples()) {
+        auto* button = new QPushButton(QFileInfo(sample).fileName());
+        button->setObjectName(QStringLiteral("sample:") + QFileInfo(sample).fileName());
+        connect(button, &QPushButton::clicked, this, [this, sample] { Q_EMIT openRequested(sample); });
+        col->addWidget(button);
+    }
+    col->addWidget(new QLabel(tr("<h3>Recent files</h3>")));
+    m_recentList = new QListWidget;
+    m_recentList->setMaximumHeight(220);
+    connect(m_recentList, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        Q_EMIT openRequested(item->data(Qt::UserRole).toString());
+    });
+    col->addWidget(m_recentList);
+    col->addStretch(2);
+    connect(m_recent, &RecentFiles::changed, this, &StartPage::refreshRecent);
+    refreshRecent();
+}
+
+QStringList StartPage::samples() {
+    QStringList out;
+    for (const QString& name : QDir(QStringLiteral(":/samples")).entryList(QDir::Files, QDir::Name))
+        out << QStringLiteral(":/samples/") + name;
+    return out;
+}
+
+void StartPage::refreshRecent() {
+    m_recentList->clear();
+    for (const QString& path : m_recent->files()) {
+        auto* item = new QListWidgetItem(QFileInfo(path).fileName() + QStringLiteral("  —  ") +
+                                         QFileInfo(path).absolutePath());
+        item->setData(Qt::UserRole, path);
+        item->setToolTip(path);
+        m_recentList->addItem(item);
+    }
+    if (m_recent->files().isEmpty())
+        m_recentList->addItem(tr("(none yet)"));
+}

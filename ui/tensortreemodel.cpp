@@ -1,0 +1,214 @@
+#include "tensortreemodel.h"
+
+#include "naturalorder.h"
+#include "sizeformat.h"
+
+#include <QApplication>
+#include <QRegularExpression>
+#include <QStyle>
+
+#include <algorithm>
+#include <unordered_map>
+
+using ckptscope::Document;
+using ckptscope::TensorEntry;
+
+TensorTreeModel::TensorTreeModel(QObject* parent) : QAbstractItemModel(parent) {
+    m_nodes.push_back({});
+}
+
+void TensorTreeModel::setDocument(std::shared_ptr<const Document> document) {
+    beginResetModel();
+    m_document = std::move(document);
+    build();
+    endResetModel();
+}
+
+void TensorTreeModel::build() {
+    m_nodes.assign(1, Node{});
+    m_nodeOfTensor.clear();
+    m_warningText.clear();
+    if (!m_document)
+        return;
+    const auto& tensors = m_document->tensors();
+    m_nodeOfTensor.resize(tensors.size(), -1);
+    m_warningText.resize(tensors.size());
+    for (const auto& w : m_document->warnings())
+        if (w.tensor && *w.tensor < tensors.size()) {
+            QString& t = m_warningText[*w.tensor];
+            t += (t.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(w.message);
+        }
+
+    // Group lookup by (parent, label) keeps building linear in the tensor count.
+    std::unordered_map<QString, int> groupOf;
+    static const QRegularExpression separators(QStringLiteral("[./]"));
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const QString name = QString::fromStdString(tensors[i].name);
+        QStringList parts = name.split(separators);
+        if (name.isEmpty())
+            parts = {tr("(empty name)")};
+        int parent = 0;
+        QString path;
+        for (qsizetype p = 0; p + 1 < parts.size(); ++p) {
+            path += (p ? QStringLiteral(".") : QString()) + parts[p];
+            const QString key = QString::number(parent) + QLatin1Char('\x1f') + parts[p];
+            auto it = groupOf.find(key);
+            if (it == groupOf.end()) {
+                Node n;
+                n.label = parts[p];
+                n.path = name.left(path.size());
+                n.parent = parent;
+                m_nodes.push_back(n);
+                it = groupOf.emplace(key, int(m_nodes.size() - 1)).first;
+                m_nodes[size_t(parent)].children.push_back(it->second);
+            }
+            parent = it->second;
+        }
+        Node leaf;
+        leaf.label = parts.last();
+        leaf.path = name;
+        leaf.parent = parent;
+        leaf.tensor = int(i);
+        const TensorEntry& t = tensors[i];
+        leaf.overflow = !t.elementCount || *t.elementCount > UINT64_MAX / 4;
+        leaf.elements = t.elementCount.value_or(0);
+        leaf.bytes = leaf.overflow ? 0 : leaf.elements * 4;
+        leaf.warning = !m_warningText[i].isEmpty();
+        m_nodes.push_back(leaf);
+        m_nodeOfTensor[i] = int(m_nodes.size() - 1);
+        m_nodes[size_t(parent)].children.push_back(int(m_nodes.size() - 1));
+    }
+    // Natural order, then rows and sums bottom-up (children have larger ids).
+    for (Node& n : m_nodes) {
+        std::stable_sort(n.children.begin(), n.children.end(), [this](int a, int b) {
+            return naturalLess(m_nodes[size_t(a)].label, m_nodes[size_t(b)].label);
+        });
+        for (size_t r = 0; r < n.children.size(); ++r)
+            m_nodes[size_t(n.children[r])].row = int(r);
+    }
+    for (size_t id = m_nodes.size() - 1; id > 0; --id) {
+        const Node& n = m_nodes[id];
+        Node& p = m_nodes[size_t(n.parent)];
+        p.elements = n.elements > UINT64_MAX - p.elements ? UINT64_MAX : p.elements + n.elements;
+        p.bytes = n.bytes > UINT64_MAX - p.bytes ? UINT64_MAX : p.bytes + n.bytes;
+        p.overflow |= n.overflow;
+    }
+}
+
+void TensorTreeModel::markNonFinite(int tensorIndex) {
+    if (tensorIndex < 0 || size_t(tensorIndex) >= m_nodeOfTensor.size())
+        return;
+    Node& n = m_nodes[size_t(m_nodeOfTensor[size_t(tensorIndex)])];
+    if (n.warning)
+        return;
+    n.warning = true;
+    QString& text = m_warningText[size_t(tensorIndex)];
+    text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + tr("holds NaN or infinite values");
+    const QModelIndex idx = indexOfTensor(tensorIndex);
+    Q_EMIT dataChanged(idx, idx, {Qt::DecorationRole, Qt::ToolTipRole});
+}
+
+QModelIndex TensorTreeModel::indexOfNode(int node, int column) const {
+    if (node <= 0)
+        return {};
+    return createIndex(m_nodes[size_t(node)].row, column, quintptr(node));
+}
+
+QModelIndex TensorTreeModel::indexOfTensor(int tensorIndex) const {
+    if (tensorIndex < 0 || size_t(tensorIndex) >= m_nodeOfTensor.size())
+        return {};
+    return indexOfNode(m_nodeOfTensor[size_t(tensorIndex)], Name);
+}
+
+QModelIndex TensorTreeModel::indexOfName(const QString& fullName) const {
+    for (size_t id = 1; id < m_nodes.size(); ++id)
+        if (m_nodes[id].tensor >= 0 && m_nodes[id].path == fullName)
+            return indexOfNode(int(id), Name);
+    return {};
+}
+
+QModelIndex TensorTreeModel::index(int row, int column, const QModelIndex& parent) const {
+    if (column < 0 || column >= ColumnCount || row < 0)
+        return {};
+    const int p = parent.isValid() ? int(parent.internalId()) : 0;
+    const auto& children = m_nodes[size_t(p)].children;
+    if (size_t(row) >= children.size())
+        return {};
+    return createIndex(row, column, quintptr(children[size_t(row)]));
+}
+
+QModelIndex TensorTreeModel::parent(const QModelIndex& child) const {
+    if (!child.isValid())
+        return {};
+    return indexOfNode(m_nodes[child.internalId()].parent, Name);
+}
+
+int TensorTreeModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() && parent.column() != Name)
+        return 0;
+    const int p = parent.isValid() ? int(parent.internalId()) : 0;
+    return int(m_nodes[size_t(p)].children.size());
+}
+
+int TensorTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+
+QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid())
+        return {};
+    const Node& n = m_nodes[index.internalId()];
+    const TensorEntry* t = n.tensor >= 0 ? &m_document->tensors()[size_t(n.tensor)] : nullptr;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (Column(index.column())) {
+        case Name:
+            return n.label;
+        case Shape:
+            return t ? shapeText(t->shape) : QString();
+        case Elements:
+            return n.overflow && t ? tr("overflow") : groupedNumber(n.elements);
+        case Size:
+            return n.overflow && t ? QStringLiteral("–") : humanBytes(n.bytes);
+        case ColumnCount:
+            break;
+        }
+        break;
+    case Qt::TextAlignmentRole:
+        if (index.column() == Elements || index.column() == Size)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case Qt::DecorationRole:
+        if (index.column() == Name && n.warning)
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        break;
+    case Qt::ToolTipRole:
+        if (t && n.warning)
+            return n.path + QStringLiteral("\n") + m_warningText[size_t(n.tensor)];
+        return n.path;
+    case TensorIndexRole:
+        return n.tensor;
+    case FullNameRole:
+        return n.path;
+    case SortRole:
+        if (index.column() == Elements)
+            return qulonglong(n.elements);
+        if (index.column() == Size)
+            return qulonglong(n.bytes);
+        return n.label;
+    default:
+        break;
+    }
+    return {};
+}
+
+QVariant TensorTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Name: return tr("Name");
+    case Shape: return tr("Shape");
+    case Elements: return tr("Elements");
+    case Size: return tr("Size");
+    case ColumnCount: break;
+    }
+    return {};
+}

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "ckptscope/document.h"
+
+#include <QAbstractItemModel>
+
+#include <memory>
+#include <vector>
+
+// The tensors of a document as a tree: names split on '.' and '/' into
+// groups, children in natural order, groups summing elements and bytes.
+class TensorTreeModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Shape, Elements, Size, ColumnCount };
+    enum Role {
+        TensorIndexRole = Qt::UserRole + 1, // int: tensor index, -1 for a group
+        FullNameRole,                       // QString: the tensor name / group path
+        SortRole,                           // numbers for numeric columns
+    };
+
+    explicit TensorTreeModel(QObject* parent = nullptr);
+
+    void setDocument(std::shared_ptr<const ckptscope::Document> document);
+    // Flags a tensor found to hold NaN/Inf (known after its statistics ran).
+    void markNonFinite(int tensorIndex);
+    QModelIndex indexOfTensor(int tensorIndex) const;
+    QModelIndex indexOfName(const QString& fullName) const;
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    struct Node {
+        QString label;
+        QString path;
+        int parent = -1;
+        int row = 0;
+        int tensor = -1;
+        std::vector<int> children;
+        uint64_t elements = 0;
+        uint64_t bytes = 0;
+        bool overflow = false; // some element count overflowed
+        bool warning = false;
+    };
+
+    void build();
+    QModelIndex indexOfNode(int node, int column) const;
+
+    std::shared_ptr<const ckptscope::Document> m_document;
+    std::vector<Node> m_nodes; // node 0 is the invisible root
+    std::vector<int> m_nodeOfTensor;
+    std::vector<QString> m_warningText; // per tensor, joined warnings
+};

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "ckptscope/document.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QHBoxLayout;
+class QLabel;
+class QTableView;
+class TensorValuesModel;
+
+// The values of a tensor in a table: slice selectors for N-D tensors and
+// copying the selection as tab-separated text (Ctrl+C).
+class TensorValuesView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorValuesView(QWidget* parent = nullptr);
+
+    void setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor);
+    TensorValuesModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    // The selected cells as rows of tab-separated values.
+    QString selectionText() const;
+    void copySelection() const;
+
+private:
+    void rebuildSelectors();
+
+    TensorValuesModel* m_model;
+    QTableView* m_table;
+    QHBoxLayout* m_selectors;
+    QLabel* m_note;
+};
