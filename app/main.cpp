@@ -1,10 +1,13 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
 #include "mainwindow.h"
+#include "screenshottaker.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+
+#include <cstdio>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -21,9 +24,33 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Checkpoints to open."),
                                  QStringLiteral("[files...]"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Render the window to a PNG and quit."),
+                                        QStringLiteral("png"));
+    const QCommandLineOption select(QStringLiteral("select"),
+                                    QStringLiteral("Select a tensor by full name."),
+                                    QStringLiteral("name"));
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Show a tab by title."),
+                                 QStringLiteral("title"));
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, WxH."),
+                                  QStringLiteral("size"));
+    parser.addOptions({screenshot, select, tab, size});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
+    if (parser.isSet(screenshot)) {
+        if (files.size() != 1) {
+            std::fputs("ckptscope: --screenshot takes exactly one file\n", stderr);
+            return 2;
+        }
+        auto* window = new MainWindow;
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        window->resize(wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860));
+        new ScreenshotTaker(window, {parser.value(screenshot), parser.value(select), parser.value(tab)});
+        window->show();
+        window->openFile(files.first());
+        return app.exec();
+    }
     if (files.isEmpty()) {
         (new MainWindow)->show();
     } else {

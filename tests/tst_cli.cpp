@@ -26,8 +26,12 @@ using nlohmann::json;
 
 namespace {
 
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-std::string str(const QString& s) { return s.toStdString(); }
+QString qstr(const std::string& s) {
+    return QString::fromStdString(s);
+}
+std::string str(const QString& s) {
+    return s.toStdString();
+}
 
 struct Run {
     int exitCode = -1;
@@ -70,9 +74,13 @@ json parseOut(const Run& r) {
     return json::parse(r.out.constData(), r.out.constData() + r.out.size(), nullptr, false);
 }
 
-json loadJson(const QString& path) { return json::parse(testsupport::readFile(path)); }
+json loadJson(const QString& path) {
+    return json::parse(testsupport::readFile(path));
+}
 
-QString corpus(const QString& rel) { return testsupport::conformanceDir() + QLatin1Char('/') + rel; }
+QString corpus(const QString& rel) {
+    return testsupport::conformanceDir() + QLatin1Char('/') + rel;
+}
 
 // Keys of `obj` that `required` lists but it lacks.
 QStringList missingKeys(const json& obj, std::initializer_list<const char*> required) {
@@ -90,7 +98,9 @@ uint64_t u64At(const std::string& bytes, uint64_t offset) {
     return v;
 }
 
-QStringList lines(const QString& text) { return text.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
+QStringList lines(const QString& text) {
+    return text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
 
 // Every "<n> <unit>" size in a line, in bytes.
 std::vector<double> sizesIn(const QString& line, const QString& unit) {
@@ -111,8 +121,8 @@ std::vector<double> sizesIn(const QString& line, const QString& unit) {
 }
 
 bool showsSize(const QString& line, uint64_t bytes) {
-    const QString unit = bytes < 1024              ? QStringLiteral("B")
-                         : bytes < (1u << 20)      ? QStringLiteral("KiB")
+    const QString unit = bytes < 1024                  ? QStringLiteral("B")
+                         : bytes < (1u << 20)          ? QStringLiteral("KiB")
                          : bytes < (uint64_t(1) << 30) ? QStringLiteral("MiB")
                                                        : QStringLiteral("GiB");
     for (double v : sizesIn(line, unit))
@@ -127,7 +137,6 @@ std::optional<double> optDouble(const json& j) {
     return j.get<double>();
 }
 
-
 // Runs checks that read the CLI's JSON: a missing key or a wrong type fails
 // the test with nlohmann's message instead of aborting the run.
 template <typename F> void guarded(F&& checks) {
@@ -135,6 +144,8 @@ template <typename F> void guarded(F&& checks) {
         checks();
     } catch (const json::exception& e) {
         QFAIL(qPrintable(QStringLiteral("unexpected JSON shape: ") + QString::fromUtf8(e.what())));
+    } catch (const std::exception& e) {
+        QFAIL(qPrintable(QStringLiteral("unexpected exception: ") + QString::fromUtf8(e.what())));
     }
 }
 
@@ -221,9 +232,9 @@ void TestCli::usageErrors_data() {
         << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"), QStringLiteral("8x")};
     QTest::newRow("stats-bins-missing-value")
         << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins")};
-    QTest::newRow("stats-bins-huge") << QStringList{QStringLiteral("stats"), f,
-                                                    QStringLiteral("--bins"),
-                                                    QStringLiteral("99999999999999999999")};
+    QTest::newRow("stats-bins-huge")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"),
+                       QStringLiteral("99999999999999999999")};
     QTest::newRow("stats-tensor-missing-value")
         << QStringList{QStringLiteral("stats"), f, QStringLiteral("--tensor")};
 }
@@ -244,7 +255,8 @@ void TestCli::infoJsonOxck_data() {
         QTest::newRow("no-corpus") << QString();
         return;
     }
-    for (const QString& f : QDir(corpus(QStringLiteral("valid"))).entryList(QDir::Files, QDir::Name))
+    for (const QString& f :
+         QDir(corpus(QStringLiteral("valid"))).entryList(QDir::Files, QDir::Name))
         if (loadJson(corpus(QStringLiteral("expected/") + f + QStringLiteral(".json")))
                 .at("format") == "oxck")
             QTest::newRow(qPrintable(f)) << f;
@@ -348,7 +360,8 @@ void TestCli::infoJsonGradient_data() {
         QTest::newRow("no-corpus") << QString();
         return;
     }
-    for (const QString& f : QDir(corpus(QStringLiteral("valid"))).entryList(QDir::Files, QDir::Name))
+    for (const QString& f :
+         QDir(corpus(QStringLiteral("valid"))).entryList(QDir::Files, QDir::Name))
         if (loadJson(corpus(QStringLiteral("expected/") + f + QStringLiteral(".json")))
                 .at("format") == "gradient")
             QTest::newRow(qPrintable(f)) << f;
@@ -414,7 +427,9 @@ void TestCli::infoJsonGradientImpl() {
 
 // ---------------------------------------------------------------- stats --json
 
-void TestCli::statsJsonCorpus_data() { infoJsonOxck_data(); }
+void TestCli::statsJsonCorpus_data() {
+    infoJsonOxck_data();
+}
 
 void TestCli::statsJsonCorpusImpl() {
     REQUIRE_CONFORMANCE();
@@ -434,9 +449,8 @@ void TestCli::statsJsonCorpusImpl() {
         const json& t = tensors.at(i);
         const json& e = exp.at("tensors").at(i);
         const QString where = QStringLiteral("tensor %1: ").arg(i) + qstr(t.dump());
-        const QStringList miss =
-            missingKeys(t, {"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean",
-                            "std", "l2", "histogram"});
+        const QStringList miss = missingKeys(t, {"name", "count", "finite", "nan", "inf", "zeros",
+                                                 "min", "max", "mean", "std", "l2", "histogram"});
         QVERIFY2(miss.isEmpty(), qPrintable(miss.join(u',')));
         QCOMPARE(qstr(t.at("name").get<std::string>()), qstr(e.at("name").get<std::string>()));
         const uint64_t count = t.at("count").get<uint64_t>();
@@ -444,30 +458,32 @@ void TestCli::statsJsonCorpusImpl() {
         QCOMPARE(t.at("nan").get<quint64>(), e.at("nan").get<quint64>());
         QCOMPARE(t.at("inf").get<quint64>(), e.at("inf").get<quint64>());
         const uint64_t finite = t.at("finite").get<uint64_t>();
-        QCOMPARE(quint64(finite), quint64(count - e.at("nan").get<uint64_t>() -
-                                          e.at("inf").get<uint64_t>()));
+        QCOMPARE(quint64(finite),
+                 quint64(count - e.at("nan").get<uint64_t>() - e.at("inf").get<uint64_t>()));
         QVERIFY2(t.at("zeros").get<uint64_t>() <= finite, qPrintable(where));
         QVERIFY2(t.at("min") == e.at("min"), qPrintable(where));
         QVERIFY2(t.at("max") == e.at("max"), qPrintable(where));
 
         if (finite == 0) {
             QVERIFY2(t.at("mean").is_null() && t.at("std").is_null(), qPrintable(where));
-            QVERIFY2(t.at("histogram").is_null() || (t.at("histogram").is_object() &&
-                                                  t.at("histogram").value("counts", json::array()) ==
-                                                      json(std::vector<int>(size_t(bins), 0))),
+            QVERIFY2(t.at("histogram").is_null() ||
+                         (t.at("histogram").is_object() &&
+                          t.at("histogram").value("counts", json::array()) ==
+                              json(std::vector<int>(size_t(bins), 0))),
                      qPrintable(where));
             continue;
         }
         const double sum = e.at("finite_sum").get<double>();
         const double mean = t.at("mean").get<double>();
-        const double spread = std::max(std::fabs(e.at("min").get<double>()),
-                                       std::fabs(e.at("max").get<double>()));
+        const double spread =
+            std::max(std::fabs(e.at("min").get<double>()), std::fabs(e.at("max").get<double>()));
         // |mean| is bounded by the largest magnitude; it equals sum/finite.
         QVERIFY2(std::fabs(mean - sum / double(finite)) <=
                      1e-9 * std::max(1.0, std::fabs(sum / double(finite))) +
                          (spread > 1e30 ? 1e-6 * spread / double(finite) : 0.0),
                  qPrintable(where));
-        QVERIFY2(t.at("std").get<double>() >= 0 && t.at("std").get<double>() <= spread * (1 + 1e-12),
+        QVERIFY2(t.at("std").get<double>() >= 0 &&
+                     t.at("std").get<double>() <= spread * (1 + 1e-12),
                  qPrintable(where));
         QVERIFY2(t.at("l2").get<double>() >= spread * (1 - 1e-12), qPrintable(where));
 
@@ -575,7 +591,8 @@ void TestCli::statsTensorSelectionImpl() {
     const json j = parseOut(r);
     QVERIFY2(j.is_object() && j.at("tensors").size() == 2, qPrintable(describe(r)));
     QCOMPARE(qstr(j.at("tensors").at(0).at("name").get<std::string>()), qstr(dup));
-    QCOMPARE(j.at("tensors").at(0).at("count").get<quint64>(), firstDup->at("data_len").get<quint64>());
+    QCOMPARE(j.at("tensors").at(0).at("count").get<quint64>(),
+             firstDup->at("data_len").get<quint64>());
     QVERIFY(j.at("tensors").at(0).at("max") == firstDup->at("max"));
     QCOMPARE(qstr(j.at("tensors").at(1).at("name").get<std::string>()), qstr(unicode));
     QCOMPARE(j.at("tensors").at(1).at("histogram").at("counts").size(), size_t(3));
@@ -649,7 +666,8 @@ void TestCli::invalidFilesExit1_data() {
     for (const char* f : {"truncated_in_data.oxck", "hostile_tensor_count.oxck",
                           "tiny_file_huge_count.oxck", "hostile_data_len.oxck"})
         for (const char* c : {"info", "stats"})
-            QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(c), QLatin1String(f))))
+            QTest::newRow(
+                qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(c), QLatin1String(f))))
                 << QString::fromLatin1(f) << QString::fromLatin1(c);
 }
 
@@ -680,7 +698,8 @@ void TestCli::missingFileExit1() {
     testsupport::writeFile(garbage, "hello, not a checkpoint");
     const Run g = runCli({QStringLiteral("stats"), garbage, QStringLiteral("--json")});
     QVERIFY2(g.exitCode == 1, qPrintable(describe(g)));
-    QVERIFY2(g.errText().startsWith(garbage + QStringLiteral(": error: ")), qPrintable(describe(g)));
+    QVERIFY2(g.errText().startsWith(garbage + QStringLiteral(": error: ")),
+             qPrintable(describe(g)));
     QVERIFY2(g.errText().contains(QStringLiteral("hell")), qPrintable(describe(g)));
 }
 
@@ -690,8 +709,8 @@ void TestCli::humanInfoTable() {
     REQUIRE_CONFORMANCE();
     for (const char* name : {"mlp.oxck", "distributions.oxck"}) {
         const QString path = corpus(QStringLiteral("valid/") + QLatin1String(name));
-        const json exp =
-            loadJson(corpus(QStringLiteral("expected/") + QLatin1String(name) + QStringLiteral(".json")));
+        const json exp = loadJson(
+            corpus(QStringLiteral("expected/") + QLatin1String(name) + QStringLiteral(".json")));
         const Run r = runCli({QStringLiteral("info"), path});
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QVERIFY2(parseOut(r).is_discarded(), "human output should not be JSON");
@@ -744,7 +763,8 @@ void TestCli::humanStatsAndGradient() {
     QVERIFY2(g.exitCode == 0, qPrintable(describe(g)));
     QVERIFY2(parseOut(g).is_discarded(), "human output should not be JSON");
     const QString text = g.outText();
-    QVERIFY2(text.contains(QString::number(gexp.at("step").get<quint64>())), qPrintable(describe(g)));
+    QVERIFY2(text.contains(QString::number(gexp.at("step").get<quint64>())),
+             qPrintable(describe(g)));
     QVERIFY2(text.contains(qstr(gexp.at("loss_node").get<std::string>())), qPrintable(describe(g)));
     // Optimizer blobs with sizes in human units (8192 bytes → KiB).
     for (const json& b : gexp.at("optimizer_state")) {
@@ -761,13 +781,27 @@ void TestCli::humanStatsAndGradient() {
 }
 
 // Slots: the checks, guarded.
-void TestCli::infoJsonOxck() { guarded([this] { infoJsonOxckImpl(); }); }
-void TestCli::infoJsonOverflowWarning() { guarded([this] { infoJsonOverflowWarningImpl(); }); }
-void TestCli::infoJsonGradient() { guarded([this] { infoJsonGradientImpl(); }); }
-void TestCli::statsJsonCorpus() { guarded([this] { statsJsonCorpusImpl(); }); }
-void TestCli::statsJsonKnownValues() { guarded([this] { statsJsonKnownValuesImpl(); }); }
-void TestCli::statsTensorSelection() { guarded([this] { statsTensorSelectionImpl(); }); }
-void TestCli::statsGradientBlobs() { guarded([this] { statsGradientBlobsImpl(); }); }
+void TestCli::infoJsonOxck() {
+    guarded([this] { infoJsonOxckImpl(); });
+}
+void TestCli::infoJsonOverflowWarning() {
+    guarded([this] { infoJsonOverflowWarningImpl(); });
+}
+void TestCli::infoJsonGradient() {
+    guarded([this] { infoJsonGradientImpl(); });
+}
+void TestCli::statsJsonCorpus() {
+    guarded([this] { statsJsonCorpusImpl(); });
+}
+void TestCli::statsJsonKnownValues() {
+    guarded([this] { statsJsonKnownValuesImpl(); });
+}
+void TestCli::statsTensorSelection() {
+    guarded([this] { statsTensorSelectionImpl(); });
+}
+void TestCli::statsGradientBlobs() {
+    guarded([this] { statsGradientBlobsImpl(); });
+}
 
 QTEST_GUILESS_MAIN(TestCli)
 #include "tst_cli.moc"

@@ -28,8 +28,12 @@ using namespace ckptscope;
 
 namespace {
 
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-std::string str(const QString& s) { return s.toStdString(); }
+QString qstr(const std::string& s) {
+    return QString::fromStdString(s);
+}
+std::string str(const QString& s) {
+    return s.toStdString();
+}
 
 void putU32(std::string& out, uint32_t v) {
     for (int i = 0; i < 4; ++i)
@@ -69,7 +73,9 @@ bool beginsWithFile(const std::string& msg, const std::string& file) {
     return msg.rfind(file, 0) == 0 && qstr(msg.substr(file.size())).contains(position);
 }
 
-bool sameBits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * 4) == 0; }
+bool sameBits(const float* a, const float* b, size_t n) {
+    return std::memcmp(a, b, n * 4) == 0;
+}
 
 // The smallest gradient checkpoint the format allows, written by hand.
 const std::string kMinimalGradient =
@@ -89,6 +95,18 @@ std::vector<float> patternValues(size_t n, float seed) {
         v[6] = std::numeric_limits<float>::max();
     }
     return v;
+}
+
+// Runs a test's checks; an exception that escapes them fails that test with
+// its message instead of aborting the whole run.
+template <typename F> void guarded(F&& checks) {
+    try {
+        checks();
+    } catch (const std::exception& e) {
+        QFAIL(qPrintable(QStringLiteral("unexpected exception: ") + QString::fromUtf8(e.what())));
+    } catch (...) {
+        QFAIL("unexpected non-standard exception");
+    }
 }
 
 } // namespace
@@ -114,11 +132,28 @@ private Q_SLOTS:
     void cleanFileHasNoWarnings();
     void truncatedAfterOpenIsSourceChanged();
     void readsPast4GiBInSparseFile();
+
+private:
+    void detectsOxckByMagicImpl();
+    void detectsJsonAfterWhitespaceAndBomImpl();
+    void refusesGarbageSayingWhatWasFoundImpl();
+    void refusesEmptyFileImpl();
+    void refusesMissingFileAndFolderImpl();
+    void openErrorPartsImpl();
+    void deepJsonNestingFailsCleanlyImpl();
+    void documentOverMemorySourceImpl();
+    void readValuesAtUnalignedOffsetsImpl();
+    void readValuesOutOfRangeThrowsImpl();
+    void warningsCarryTensorIndexImpl();
+    void trailingBytesWarningImpl();
+    void cleanFileHasNoWarningsImpl();
+    void truncatedAfterOpenIsSourceChangedImpl();
+    void readsPast4GiBInSparseFileImpl();
 };
 
 // ---------------------------------------------------------------- detection
 
-void TestDocument::detectsOxckByMagic() {
+void TestDocument::detectsOxckByMagicImpl() {
     Checkpoint ck;
     ck.addTensor({"w", {2}, {1.0f, 2.0f}});
     const std::string bytes = ck.encode();
@@ -148,7 +183,7 @@ void TestDocument::detectsJsonAfterWhitespaceAndBom_data() {
     QTest::newRow("bom-then-whitespace") << QByteArray("\xEF\xBB\xBF\n  \t");
 }
 
-void TestDocument::detectsJsonAfterWhitespaceAndBom() {
+void TestDocument::detectsJsonAfterWhitespaceAndBomImpl() {
     QFETCH(QByteArray, prefix);
     const std::string bytes = prefix.toStdString() + kMinimalGradient;
     QCOMPARE(detectFormat(*memory(bytes, "g")), Format::Gradient);
@@ -186,7 +221,7 @@ void TestDocument::refusesGarbageSayingWhatWasFound_data() {
     QTest::newRow("whitespace-only") << QByteArray(" \n\t ") << QString();
 }
 
-void TestDocument::refusesGarbageSayingWhatWasFound() {
+void TestDocument::refusesGarbageSayingWhatWasFoundImpl() {
     QFETCH(QByteArray, bytes);
     QFETCH(QString, shown);
     const auto source = memory(bytes.toStdString(), "mem:garbage");
@@ -198,7 +233,7 @@ void TestDocument::refusesGarbageSayingWhatWasFound() {
         QVERIFY2(qstr(msg).contains(shown), msg.c_str());
 }
 
-void TestDocument::refusesEmptyFile() {
+void TestDocument::refusesEmptyFileImpl() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("empty.oxck"));
@@ -214,7 +249,7 @@ void TestDocument::refusesEmptyFile() {
     QVERIFY_THROWS_EXCEPTION(OpenError, Document::open(memory(std::string(), "mem:empty")));
 }
 
-void TestDocument::refusesMissingFileAndFolder() {
+void TestDocument::refusesMissingFileAndFolderImpl() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString missing = dir.filePath(QStringLiteral("no_such_file.oxck"));
@@ -233,7 +268,7 @@ void TestDocument::refusesMissingFileAndFolder() {
     }
 }
 
-void TestDocument::openErrorParts() {
+void TestDocument::openErrorPartsImpl() {
     const OpenError plain("a/b.oxck", "something broke");
     QCOMPARE(qstr(plain.what()), QStringLiteral("a/b.oxck: something broke"));
     QCOMPARE(qstr(plain.file()), QStringLiteral("a/b.oxck"));
@@ -253,11 +288,12 @@ void TestDocument::openErrorParts() {
              qPrintable(detail));
 }
 
-void TestDocument::deepJsonNestingFailsCleanly() {
+void TestDocument::deepJsonNestingFailsCleanlyImpl() {
     // Nested far deeper than any real file: refused with a message, no stack
     // overflow (the test would crash).
     const size_t depth = 200000;
-    const std::string arrays = "{\"graph\":" + std::string(depth, '[') + std::string(depth, ']') + "}";
+    const std::string arrays =
+        "{\"graph\":" + std::string(depth, '[') + std::string(depth, ']') + "}";
     const std::string objects = "{\"graph\":{\"nodes\":{\"x\":" + std::string(depth, '{');
     for (const std::string& bytes : {arrays, objects}) {
         const std::string msg = openError(memory(bytes, "mem:deep"));
@@ -268,7 +304,7 @@ void TestDocument::deepJsonNestingFailsCleanly() {
 
 // ---------------------------------------------------------------- values
 
-void TestDocument::documentOverMemorySource() {
+void TestDocument::documentOverMemorySourceImpl() {
     Checkpoint ck;
     ck.setMetadata("zeta", "last");
     ck.setMetadata("alpha", "first\nline");
@@ -304,7 +340,7 @@ void TestDocument::documentOverMemorySource() {
     QVERIFY2(msg.find("byte ") != std::string::npos, msg.c_str());
 }
 
-void TestDocument::readValuesAtUnalignedOffsets() {
+void TestDocument::readValuesAtUnalignedOffsetsImpl() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("unaligned.oxck"));
@@ -361,7 +397,7 @@ void TestDocument::readValuesAtUnalignedOffsets() {
     }
 }
 
-void TestDocument::readValuesOutOfRangeThrows() {
+void TestDocument::readValuesOutOfRangeThrowsImpl() {
     Checkpoint ck;
     ck.addTensor({"t", {4}, {1, 2, 3, 4}});
     ck.addTensor({"empty", {0}, {}});
@@ -384,14 +420,14 @@ void TestDocument::readValuesOutOfRangeThrows() {
 
 // ---------------------------------------------------------------- warnings
 
-void TestDocument::warningsCarryTensorIndex() {
+void TestDocument::warningsCarryTensorIndexImpl() {
     Checkpoint ck;
-    ck.addTensor({"a", {2}, {1, 2}});                                          // 0 fine
-    ck.addTensor({"mismatch", {2, 3}, {1, 2, 3, 4}});                          // 1 mismatch
-    ck.addTensor({"b", {1}, {5}});                                             // 2 fine
-    ck.addTensor({"a", {1}, {9}});                                             // 3 duplicate
-    ck.addTensor({"overflow", {uint64_t(1) << 33, uint64_t(1) << 33}, {}});    // 4 overflow
-    ck.addTensor({"zero_dim_huge", {UINT64_MAX, UINT64_MAX, 0}, {}});          // 5 fine: 0
+    ck.addTensor({"a", {2}, {1, 2}});                                           // 0 fine
+    ck.addTensor({"mismatch", {2, 3}, {1, 2, 3, 4}});                           // 1 mismatch
+    ck.addTensor({"b", {1}, {5}});                                              // 2 fine
+    ck.addTensor({"a", {1}, {9}});                                              // 3 duplicate
+    ck.addTensor({"overflow", {uint64_t(1) << 33, uint64_t(1) << 33}, {}});     // 4 overflow
+    ck.addTensor({"zero_dim_huge", {UINT64_MAX, UINT64_MAX, 0}, {}});           // 5 fine: 0
     ck.addTensor({"max_ok", {uint64_t(1) << 32, (uint64_t(1) << 32) - 1}, {}}); // 6 mismatch
     const auto doc = Document::open(memory(ck.encode(), "mem:warn"));
 
@@ -399,7 +435,8 @@ void TestDocument::warningsCarryTensorIndex() {
     QVERIFY(!doc->tensors()[4].elementCount.has_value());
     QVERIFY(doc->tensors()[5].elementCount.has_value());
     QCOMPARE(quint64(*doc->tensors()[5].elementCount), quint64(0));
-    QCOMPARE(quint64(*doc->tensors()[6].elementCount), quint64((uint64_t(1) << 32) * ((uint64_t(1) << 32) - 1)));
+    QCOMPARE(quint64(*doc->tensors()[6].elementCount),
+             quint64((uint64_t(1) << 32) * ((uint64_t(1) << 32) - 1)));
     QCOMPARE(quint64(*doc->tensors()[1].elementCount), quint64(6));
     QCOMPARE(quint64(doc->tensors()[1].dataLen), quint64(4));
     // With an overflowing tensor the total saturates rather than wraps.
@@ -413,7 +450,8 @@ void TestDocument::warningsCarryTensorIndex() {
         ++perTensor[*w.tensor];
     }
     const std::map<size_t, int> want{{1, 1}, {3, 1}, {4, 1}, {6, 1}};
-    QVERIFY2(perTensor == want, qPrintable(QStringLiteral("warnings on %1 tensors").arg(perTensor.size())));
+    QVERIFY2(perTensor == want,
+             qPrintable(QStringLiteral("warnings on %1 tensors").arg(perTensor.size())));
     for (const IndexWarning& w : doc->warnings()) {
         if (*w.tensor == 4)
             QVERIFY2(qstr(w.message).contains(QStringLiteral("overflow")), w.message.c_str());
@@ -432,7 +470,7 @@ void TestDocument::warningsCarryTensorIndex() {
     QVERIFY((got2 == std::map<size_t, int>{{0, 1}, {1, 1}}));
 }
 
-void TestDocument::trailingBytesWarning() {
+void TestDocument::trailingBytesWarningImpl() {
     Checkpoint ck;
     ck.addTensor({"t", {2}, {1, 2}});
     const std::string bytes = ck.encode();
@@ -451,7 +489,7 @@ void TestDocument::trailingBytesWarning() {
     QCOMPARE(v[1], 2.0f);
 }
 
-void TestDocument::cleanFileHasNoWarnings() {
+void TestDocument::cleanFileHasNoWarningsImpl() {
     Checkpoint ck;
     ck.setMetadata("k", "v");
     ck.addTensor({"w", {2, 2}, {1, 2, 3, 4}});
@@ -463,7 +501,7 @@ void TestDocument::cleanFileHasNoWarnings() {
 
 // ---------------------------------------------------------------- files changing
 
-void TestDocument::truncatedAfterOpenIsSourceChanged() {
+void TestDocument::truncatedAfterOpenIsSourceChangedImpl() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("shrinks.oxck"));
@@ -502,7 +540,7 @@ void TestDocument::truncatedAfterOpenIsSourceChanged() {
     QVERIFY_THROWS_EXCEPTION(SourceChangedError, doc->readValues(0, 0, 1, head.data()));
 }
 
-void TestDocument::readsPast4GiBInSparseFile() {
+void TestDocument::readsPast4GiBInSparseFileImpl() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("huge_sparse.oxck"));
@@ -586,6 +624,53 @@ void TestDocument::readsPast4GiBInSparseFile() {
     for (float z : lastBig)
         QCOMPARE(z, 0.0f);
     QVERIFY_THROWS_EXCEPTION(CheckpointError, doc->readValues(0, bigCount - 1, 2, lastBig));
+}
+
+// Slots: the checks, guarded against stray exceptions.
+void TestDocument::detectsOxckByMagic() {
+    guarded([this] { detectsOxckByMagicImpl(); });
+}
+void TestDocument::detectsJsonAfterWhitespaceAndBom() {
+    guarded([this] { detectsJsonAfterWhitespaceAndBomImpl(); });
+}
+void TestDocument::refusesGarbageSayingWhatWasFound() {
+    guarded([this] { refusesGarbageSayingWhatWasFoundImpl(); });
+}
+void TestDocument::refusesEmptyFile() {
+    guarded([this] { refusesEmptyFileImpl(); });
+}
+void TestDocument::refusesMissingFileAndFolder() {
+    guarded([this] { refusesMissingFileAndFolderImpl(); });
+}
+void TestDocument::openErrorParts() {
+    guarded([this] { openErrorPartsImpl(); });
+}
+void TestDocument::deepJsonNestingFailsCleanly() {
+    guarded([this] { deepJsonNestingFailsCleanlyImpl(); });
+}
+void TestDocument::documentOverMemorySource() {
+    guarded([this] { documentOverMemorySourceImpl(); });
+}
+void TestDocument::readValuesAtUnalignedOffsets() {
+    guarded([this] { readValuesAtUnalignedOffsetsImpl(); });
+}
+void TestDocument::readValuesOutOfRangeThrows() {
+    guarded([this] { readValuesOutOfRangeThrowsImpl(); });
+}
+void TestDocument::warningsCarryTensorIndex() {
+    guarded([this] { warningsCarryTensorIndexImpl(); });
+}
+void TestDocument::trailingBytesWarning() {
+    guarded([this] { trailingBytesWarningImpl(); });
+}
+void TestDocument::cleanFileHasNoWarnings() {
+    guarded([this] { cleanFileHasNoWarningsImpl(); });
+}
+void TestDocument::truncatedAfterOpenIsSourceChanged() {
+    guarded([this] { truncatedAfterOpenIsSourceChangedImpl(); });
+}
+void TestDocument::readsPast4GiBInSparseFile() {
+    guarded([this] { readsPast4GiBInSparseFileImpl(); });
 }
 
 QTEST_GUILESS_MAIN(TestDocument)

@@ -192,6 +192,11 @@ void MainWindow::buildDock() {
     m_tree->setAlternatingRowColors(true);
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(TensorTreeModel::Name, QHeaderView::Stretch);
+    // Keep shape/size columns readable as branches open.
+    connect(m_tree, &QTreeView::expanded, this, [this] {
+        for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
+            m_tree->resizeColumnToContents(c);
+    });
     layout->addWidget(m_tree, 1);
     dock->setWidget(panel);
     addDockWidget(Qt::LeftDockWidgetArea, dock);

@@ -89,8 +89,8 @@ struct EdgeViewHash {
 };
 
 std::string edgeLabel(size_t index, const Edge& e) {
-    return "edge " + std::to_string(index) + " [" + json::displayText(e.first, false) + " → " +
-           json::displayText(e.second, false) + "]: ";
+    return "edge " + std::to_string(index) + " [" + gradientjson::displayText(e.first, false) +
+           " → " + gradientjson::displayText(e.second, false) + "]: ";
 }
 
 } // namespace
@@ -231,19 +231,19 @@ std::vector<std::string> ComputationGraphStore::validate() const {
     std::vector<std::string> messages;
     for (const auto& [key, node] : m_nodes)
         if (key != node.id)
-            messages.push_back("node " + json::displayText(key, true) + " has \"id\" " +
-                               json::displayText(node.id, true) +
+            messages.push_back("node " + gradientjson::displayText(key, true) + " has \"id\" " +
+                               gradientjson::displayText(node.id, true) +
                                "; the key is used as the node's id");
     std::unordered_map<std::pair<std::string_view, std::string_view>, size_t, EdgeViewHash> first;
     first.reserve(m_edges.size());
     for (size_t i = 0; i < m_edges.size(); ++i) {
         const Edge& e = m_edges[i];
         if (!m_nodes.contains(e.first))
-            messages.push_back(edgeLabel(i, e) + "producer " + json::displayText(e.first, false) +
-                               " is not a node");
+            messages.push_back(edgeLabel(i, e) + "producer " +
+                               gradientjson::displayText(e.first, false) + " is not a node");
         if (!m_nodes.contains(e.second))
-            messages.push_back(edgeLabel(i, e) + "consumer " + json::displayText(e.second, false) +
-                               " is not a node");
+            messages.push_back(edgeLabel(i, e) + "consumer " +
+                               gradientjson::displayText(e.second, false) + " is not a node");
         const auto [it, inserted] = first.try_emplace({e.first, e.second}, i);
         if (!inserted)
             messages.push_back(edgeLabel(i, e) + "repeats edge " + std::to_string(it->second));
@@ -253,13 +253,13 @@ std::vector<std::string> ComputationGraphStore::validate() const {
 
 std::string ComputationGraphStore::checkpoint() const {
     std::string out;
-    json::writeGraph(out, *this);
+    gradientjson::writeGraph(out, *this);
     return out;
 }
 
 ComputationGraphStore ComputationGraphStore::fromCheckpoint(const std::string& text,
                                                             const std::string& name) {
-    return json::readGraph(text, name);
+    return gradientjson::readGraph(text, name);
 }
 
 } // namespace ckptscope

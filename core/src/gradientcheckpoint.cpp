@@ -62,16 +62,16 @@ GradientCheckpoint GradientCheckpoint::load(const std::string& path) {
 
 std::string GradientCheckpoint::toJson() const {
     std::string out;
-    json::writeCheckpoint(out, *this);
+    gradientjson::writeCheckpoint(out, *this);
     return out;
 }
 
 void GradientCheckpoint::writeJson(std::ostream& out) const {
-    json::writeCheckpoint(out, *this);
+    gradientjson::writeCheckpoint(out, *this);
 }
 
 GradientCheckpoint GradientCheckpoint::fromJson(std::string_view text, const std::string& name) {
-    return json::readCheckpoint(text, name);
+    return gradientjson::readCheckpoint(text, name);
 }
 
 } // namespace ckptscope

@@ -20,7 +20,7 @@ struct GraphAccess {
 };
 } // namespace detail
 
-namespace json {
+namespace gradientjson {
 
 namespace {
 
@@ -204,10 +204,24 @@ std::string sanitizedUtf8(std::string_view s) {
     return out;
 }
 
+// The character starting `here`, quoted for a message: one whole UTF-8
+// sequence, control characters and invalid bytes escaped.
+std::string strayCharacter(std::string_view here) {
+    if (here.empty())
+        return "end of file";
+    size_t len = 1;
+    const auto c = static_cast<unsigned char>(here[0]);
+    if (c >= 0xc0)
+        while (len < 4 && len < here.size() &&
+               (static_cast<unsigned char>(here[len]) & 0xc0) == 0x80)
+            ++len;
+    return "'" + sanitizedUtf8(displayText(here.substr(0, len), false)) + "'";
+}
+
 // nlohmann's "[json.exception.parse_error.101] parse error at line 3, column
 // 5: syntax error while parsing value - unexpected end of input; expected
 // '[', '{', or a literal" becomes "unexpected end of file, expected a value".
-std::string plainParseMessage(std::string m) {
+std::string plainParseMessage(std::string m, std::string_view here) {
     if (m.starts_with("[json.exception."))
         if (const size_t p = m.find("] "); p != std::string::npos)
             m.erase(0, p + 2);
@@ -217,11 +231,13 @@ std::string plainParseMessage(std::string m) {
     if (m.starts_with("syntax error "))
         if (const size_t p = m.find(" - "); p != std::string::npos)
             m.erase(0, p + 3);
-    // "invalid literal; last read: 'x'[; expected …]": a stray character.
+    // "invalid literal; last read: '…'[; expected …]": a stray character.
+    // The lexer's "last read" may include text of earlier tokens, so name
+    // the character at the error instead.
     if (m.starts_with("invalid literal; last read: ")) {
-        m = "unexpected " + m.substr(28);
-        if (m.find("; expected ") == std::string::npos)
-            m += ", expected a value";
+        const size_t expected = m.find("; expected ");
+        m = "unexpected " + strayCharacter(here) +
+            (expected == std::string::npos ? ", expected a value" : m.substr(expected));
     }
     replaceAll(m, "'[', '{', or a literal", "a value");
     replaceAll(m, "end of input", "end of file");
@@ -512,7 +528,7 @@ public:
         // position counts characters read; the offending one is the last.
         const size_t offset = std::min(position > 0 ? position - 1 : 0, m_text.size());
         throw GradientError(GradientError::Kind::Parse,
-                            where(offset) + plainParseMessage(ex.what()));
+                            where(offset) + plainParseMessage(ex.what(), m_text.substr(offset)));
     }
 
 private:
@@ -799,5 +815,5 @@ ComputationGraphStore readGraph(std::string_view text, const std::string& name) 
     return std::move(out.graph);
 }
 
-} // namespace json
+} // namespace gradientjson
 } // namespace ckptscope

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <ostream>
 
-namespace ckptscope::json {
+namespace ckptscope::gradientjson {
 
 namespace {
 
@@ -299,4 +299,4 @@ void writeGraph(std::string& out, const ComputationGraphStore& graph) {
     PrettyWriter(sink).graph(graph, 0);
 }
 
-} // namespace ckptscope::json
+} // namespace ckptscope::gradientjson

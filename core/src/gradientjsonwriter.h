@@ -9,7 +9,7 @@
 
 // Writes gradient checkpoints in serde_json's to_string_pretty layout,
 // streaming text without building a DOM.
-namespace ckptscope::json {
+namespace ckptscope::gradientjson {
 
 // Appends s as a JSON string literal escaped as serde_json does: \" \\ \b \f
 // \n \r \t, other control characters as \u00xx (lowercase), the rest raw.
@@ -24,4 +24,4 @@ void writeCheckpoint(std::string& out, const GradientCheckpoint& ckpt); // appen
 void writeCheckpoint(std::ostream& out, const GradientCheckpoint& ckpt);
 void writeGraph(std::string& out, const ComputationGraphStore& graph); // appends
 
-} // namespace ckptscope::json
+} // namespace ckptscope::gradientjson

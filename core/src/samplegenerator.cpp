@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 #include <random>
+#include <unordered_map>
 #include <vector>
 
 namespace ckptscope {
@@ -150,8 +151,19 @@ GradientCheckpoint makeSyntheticGradient(const SyntheticGraphSpec& spec) {
     }
     const std::string logits = add("matmul", {x, cid(rng)}, "[8,1000]");
     const std::string loss = add("cross_entropy", {logits, cid(rng)}, "[]");
-    for (auto& n : nodes)
-        g.addNode(std::move(n));
+    // Edges from CIDs through a producer index: addNode() scans every node,
+    // which is quadratic for the 100k-node benchmark graphs.
+    std::unordered_map<std::string, std::string> producerOf;
+    for (const auto& n : nodes)
+        producerOf.emplace(*n.outputCid, n.id);
+    for (auto& n : nodes) {
+        for (const std::string& in : n.inputCids) {
+            const auto it = producerOf.find(in);
+            if (it != producerOf.end())
+                g.addEdge(it->second, n.id);
+        }
+        g.insertNode(std::move(n));
+    }
     GradientCheckpoint ck(std::move(g), spec.step);
     ck.timestamp = 1732867200 + spec.seed;
     ck = std::move(ck).withLossCid(loss);

@@ -40,9 +40,9 @@ public:
 
     // Kahn's algorithm exactly as the reference: sources sorted by id, each
     // batch of newly freed successors sorted before it is appended. Nodes on
-    // a cycle (or downstream of one) are left out. Repeated edges count once
-    // each. Unlike the reference, edges naming an unknown node are ignored,
-    // so unknown ids never appear in the order. Ids are node keys.
+    // a cycle (or downstream of one) are left out. A repeated edge counts once
+    // per copy. Unlike the reference, edges naming an unknown node are
+    // ignored, so unknown ids never appear in the order. Ids are node keys.
     std::vector<std::string> topologicalOrder() const;
     // Nodes left out of topologicalOrder(), sorted by id.
     std::vector<std::string> cycleNodes() const;

@@ -1,0 +1,183 @@
+#include "histogramview.h"
+#include "mainwindow.h"
+#include "metadatamodel.h"
+#include "notificationbar.h"
+#include "tensorpage.h"
+#include "tensortreemodel.h"
+
+#include "ckptscope/checkpoint.h"
+#include "ckptscope/tensorstats.h"
+
+#include <QApplication>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+#include <QUrl>
+
+#include <numeric>
+
+using namespace ckptscope;
+
+namespace {
+
+const auto kSample = QStringLiteral(":/samples/model_sample.oxck");
+
+bool waitLoaded(MainWindow& w) {
+    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    return QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 10000) &&
+           !loaded.isEmpty();
+}
+
+void drop(MainWindow& w, const QStringList& files) {
+    auto* mime = new QMimeData;
+    QList<QUrl> urls;
+    for (const QString& f : files)
+        urls << QUrl::fromLocalFile(f);
+    mime->setUrls(urls);
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent ev(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &ev);
+    delete mime;
+}
+
+Checkpoint smallCheckpoint(float scale) {
+    Checkpoint c;
+    c.setMetadata("step", "5");
+    c.addTensor({"a", {2}, {1 * scale, 2 * scale}});
+    c.addTensor({"b", {3}, {3 * scale, 4 * scale, 5 * scale}});
+    return c;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // keep the user's settings out
+        QApplication::setOrganizationName(QStringLiteral("CkptscopeTest"));
+    }
+
+    void openSampleShowsTreeAndMetadata() {
+        MainWindow w;
+        w.show();
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        auto doc = w.document();
+        QVERIFY(doc);
+        QVERIFY(w.tensorProxy()->rowCount() > 0);
+        // Every tensor has a leaf in the tree.
+        for (size_t i = 0; i < doc->tensors().size(); ++i)
+            QVERIFY(w.tensorModel()->indexOfTensor(int(i)).isValid());
+        QCOMPARE(size_t(w.metadataModel()->rowCount()), doc->metadata().size());
+        QCOMPARE(w.metadataModel()->index(0, MetadataModel::Key).data().toString(),
+                 QString::fromStdString(doc->metadata()[0].first));
+    }
+
+    void filterKeepsMatchingBranch() {
+        MainWindow w;
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        w.filterEdit()->setText(QStringLiteral("layers.3.attn.q"));
+        QSortFilterProxyModel* proxy = w.tensorProxy();
+        QCOMPARE(proxy->rowCount(), 1);
+        const QModelIndex layers = proxy->index(0, 0);
+        QCOMPARE(layers.data().toString(), QStringLiteral("layers"));
+        QCOMPARE(proxy->rowCount(layers), 1);
+        w.filterEdit()->clear();
+        QVERIFY(proxy->rowCount() > 1);
+    }
+
+    void selectingATensorComputesItsHistogram() {
+        MainWindow w;
+        w.show();
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        auto doc = w.document();
+        const std::string name = doc->tensors()[3].name;
+        TensorPage* page = w.tensorPage();
+        QSignalSpy ready(page, &TensorPage::statsReady);
+        page->setBins(64);
+        QVERIFY(w.selectTensor(QString::fromStdString(name)));
+        QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
+        std::vector<float> values(size_t(doc->tensors()[3].dataLen));
+        doc->readValues(3, 0, values.size(), values.data());
+        const StatsResult direct = computeStats(values.data(), values.size(), 64);
+        const auto& counts = page->histogramView()->histogram().counts;
+        QCOMPARE(counts.size(), size_t(64));
+        QCOMPARE(std::accumulate(counts.begin(), counts.end(), uint64_t(0)), direct.stats.finite);
+        QCOMPARE(counts, direct.histogram.counts);
+        QCOMPARE(page->statText(QStringLiteral("min")), QString::number(*direct.stats.min, 'g', 7));
+        // The bin control recomputes.
+        ready.clear();
+        page->setBins(10);
+        QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
+        QCOMPARE(page->histogramView()->histogram().counts.size(), size_t(10));
+    }
+
+    void droppedFileOpensAndDamagedDropKeepsDocument() {
+        QTemporaryDir dir;
+        const QString good = dir.filePath(QStringLiteral("good.oxck"));
+        smallCheckpoint(1).save(good.toStdString());
+        const QString bad = dir.filePath(QStringLiteral("bad.oxck"));
+        {
+            std::string bytes = smallCheckpoint(1).encode();
+            bytes.resize(bytes.size() - 3); // cut inside the last tensor
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes.data(), qint64(bytes.size()));
+        }
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        drop(w, {good});
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QCOMPARE(w.currentPath(), good);
+        const auto before = w.document();
+
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        drop(w, {bad});
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QCOMPARE(w.document(), before); // the open document stays
+        QCOMPARE(w.currentPath(), good);
+        QVERIFY(w.notificationBar()->isVisible());
+        QCOMPARE(w.notificationBar()->kind(), NotificationBar::Kind::Error);
+        QVERIFY(w.notificationBar()->text().contains(QStringLiteral("bad.oxck")));
+        QVERIFY(w.notificationBar()->text().contains(QStringLiteral("truncated")));
+    }
+
+    void fileChangedOnDiskIsReloadedKeepingSelection() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("live.oxck"));
+        smallCheckpoint(1).save(path.toStdString());
+        MainWindow w;
+        w.show();
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.selectTensor(QStringLiteral("b")));
+        const auto before = w.document();
+
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        Checkpoint next = smallCheckpoint(10);
+        next.addTensor({"c", {1}, {7}});
+        next.save(path.toStdString()); // rename over the watched file
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QVERIFY(w.document() != before);
+        QCOMPARE(w.document()->tensors().size(), size_t(3));
+        QCOMPARE(w.tensorTree()->currentIndex().data(TensorTreeModel::FullNameRole).toString(),
+                 QStringLiteral("b"));
+        QCOMPARE(w.notificationBar()->kind(), NotificationBar::Kind::Info);
+        QVERIFY(w.notificationBar()->isVisible());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,50 @@
+#include "screenshottaker.h"
+
+#include "mainwindow.h"
+#include "tensorpage.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <cstdio>
+
+ScreenshotTaker::ScreenshotTaker(MainWindow* window, Request request)
+    : QObject(window), m_window(window), m_request(std::move(request)) {
+    connect(window, &MainWindow::documentLoaded, this, [this] {
+        if (!m_request.selectTensor.isEmpty())
+            m_window->selectTensor(m_request.selectTensor);
+        for (int i = 0; i < m_window->tabs()->count(); ++i)
+            if (m_window->tabs()->tabText(i).remove(QLatin1Char('&')) == m_request.tab)
+                m_window->tabs()->setCurrentIndex(i);
+        // Let statistics finish and the layout settle before grabbing.
+        auto* poll = new QTimer(this);
+        connect(poll, &QTimer::timeout, this, [this, poll] {
+            if (m_window->tensorPage()->isComputing())
+                return;
+            poll->stop();
+            QTimer::singleShot(300, this, &ScreenshotTaker::capture);
+        });
+        poll->start(50);
+    });
+    connect(window, &MainWindow::loadFailed, this, [](const QString&, const QString& message) {
+        std::fprintf(stderr, "screenshot: %s\n", qPrintable(message));
+        QApplication::exit(1);
+    });
+}
+
+void ScreenshotTaker::capture() {
+    const QPixmap pixmap = m_window->grab();
+    // Written through a temporary file and renamed, like every file we write.
+    QSaveFile file(m_request.output);
+    QDir().mkpath(QFileInfo(m_request.output).absolutePath());
+    if (!file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit()) {
+        std::fprintf(stderr, "screenshot: cannot write %s\n", qPrintable(m_request.output));
+        QApplication::exit(1);
+        return;
+    }
+    QApplication::exit(0);
+}

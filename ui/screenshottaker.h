@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+class MainWindow;
+
+// Renders a window to a PNG once its document is loaded (and the selected
+// tensor's statistics are in): used by tools/screenshots.sh for the README.
+class ScreenshotTaker : public QObject {
+    Q_OBJECT
+public:
+    struct Request {
+        QString output;
+        QString selectTensor; // full tensor name, optional
+        QString tab;          // tab title without '&', optional
+    };
+    ScreenshotTaker(MainWindow* window, Request request);
+
+private:
+    void capture();
+    MainWindow* m_window;
+    Request m_request;
+};
