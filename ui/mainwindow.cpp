@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
+#include "graphpage.h"
 #include "metadatamodel.h"
+#include "optimizerstateview.h"
 #include "notificationbar.h"
 #include "overviewpage.h"
 #include "recentfiles.h"
@@ -122,6 +124,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_tensorPage, tr("&Tensor"));
     m_valuesView = new TensorValuesView;
     m_tabs->addTab(m_valuesView, tr("&Values"));
+    m_graphPage = new GraphPage;
+    m_tabs->addTab(m_graphPage, tr("&Graph"));
+    m_optimizerView = new OptimizerStateView;
+    m_tabs->addTab(m_optimizerView, tr("O&ptimizer State"));
     m_stack->addWidget(m_tabs);
 
     m_busy = new QProgressBar;
@@ -166,6 +172,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildDock() {
     auto* dock = new QDockWidget(tr("Tensors"), this);
+    m_tensorDock = dock;
     dock->setObjectName(QStringLiteral("tensorDock"));
     auto* panel = new QWidget;
     auto* layout = new QVBoxLayout(panel);
@@ -345,9 +352,16 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_valuesView->setTensor(nullptr, -1);
     m_stack->setCurrentWidget(m_tabs);
     m_tabs->setCurrentWidget(m_overview);
-    const bool hasTensors = !m_document->tensors().empty();
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_tensorPage), hasTensors);
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_valuesView), hasTensors);
+    // Tabs follow the format: tensors for OXCK, graph and optimizer state for
+    // gradient checkpoints.
+    const bool oxck = m_document->format() == ckptscope::Format::Oxck;
+    m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), oxck);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_valuesView), oxck);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_graphPage), !oxck);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_optimizerView), !oxck);
+    m_tensorDock->setVisible(oxck);
+    m_graphPage->setDocument(oxck ? nullptr : m_document);
+    m_optimizerView->setDocument(oxck ? nullptr : m_document);
     statusBar()->showMessage(tr("%1: %n tensor(s), %2", nullptr, int(m_document->tensors().size()))
                                  .arg(name, QString::fromLatin1(ckptscope::formatName(m_document->format()))));
 }

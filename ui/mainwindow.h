@@ -6,10 +6,13 @@
 
 #include <memory>
 
+class GraphPage;
 class MetadataModel;
+class OptimizerStateView;
 class NotificationBar;
 class OverviewPage;
 class QCheckBox;
+class QDockWidget;
 class QFileSystemWatcher;
 class QLineEdit;
 class QMenu;
@@ -53,6 +56,8 @@ public:
     TensorValuesView* valuesView() const { return m_valuesView; }
     NotificationBar* notificationBar() const { return m_bar; }
     QTabWidget* tabs() const { return m_tabs; }
+    GraphPage* graphPage() const { return m_graphPage; }
+    OptimizerStateView* optimizerView() const { return m_optimizerView; }
     bool selectTensor(const QString& fullName);
 
 Q_SIGNALS:
@@ -90,6 +95,9 @@ private:
     QTableView* m_metadataView;
     TensorPage* m_tensorPage;
     TensorValuesView* m_valuesView;
+    GraphPage* m_graphPage;
+    OptimizerStateView* m_optimizerView;
+    QDockWidget* m_tensorDock = nullptr;
     TensorTreeModel* m_treeModel;
     QSortFilterProxyModel* m_treeProxy;
     QTreeView* m_tree;

@@ -1,5 +1,6 @@
 #include "screenshottaker.h"
 
+#include "graphpage.h"
 #include "mainwindow.h"
 #include "tensorpage.h"
 
@@ -23,7 +24,7 @@ ScreenshotTaker::ScreenshotTaker(MainWindow* window, Request request)
         // Let statistics finish and the layout settle before grabbing.
         auto* poll = new QTimer(this);
         connect(poll, &QTimer::timeout, this, [this, poll] {
-            if (m_window->tensorPage()->isComputing())
+            if (m_window->tensorPage()->isComputing() || m_window->graphPage()->isLayingOut())
                 return;
             poll->stop();
             QTimer::singleShot(300, this, &ScreenshotTaker::capture);

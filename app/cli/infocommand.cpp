@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -29,8 +30,13 @@ ordered_json oxckJson(const Document& doc) {
     j["metadata"] = ordered_json::object();
     for (const auto& [k, v] : doc.metadata())
         j["metadata"][k] = v;
-    j["num_params"] = doc.numParams();
-    j["total_bytes"] = doc.totalBytes();
+    // A shape whose product overflows makes the sums meaningless: null, not
+    // a saturated number a script could mistake for a count.
+    const bool overflow = std::any_of(doc.tensors().begin(), doc.tensors().end(),
+                                      [](const TensorEntry& t) { return !t.elementCount; });
+    const bool bytesOverflow = overflow || doc.numParams() > UINT64_MAX / 4;
+    j["num_params"] = overflow ? ordered_json() : ordered_json(doc.numParams());
+    j["total_bytes"] = bytesOverflow ? ordered_json() : ordered_json(doc.totalBytes());
     ordered_json tensors = ordered_json::array();
     for (const TensorEntry& t : doc.tensors()) {
         ordered_json e;
@@ -91,7 +97,7 @@ void printOxck(const Document& doc) {
         std::cout << "\nMetadata\n";
         TextTable table({"key", "value"});
         for (const auto& [k, v] : doc.metadata())
-            table.addRow({k, v});
+            table.addRow({printable(k), printable(v)});
         std::cout << table.render("  ");
     }
     if (!doc.tensors().empty()) {
@@ -101,7 +107,7 @@ void printOxck(const Document& doc) {
         size_t i = 0;
         for (const TensorEntry& t : doc.tensors()) {
             const bool known = t.elementCount.has_value();
-            table.addRow({std::to_string(i++), elided(t.name, 60), shapeText(t.shape),
+            table.addRow({std::to_string(i++), elided(printable(t.name), 60), shapeText(t.shape),
                           known ? groupedNumber(*t.elementCount) : "overflow",
                           groupedNumber(t.dataLen),
                           known && *t.elementCount <= UINT64_MAX / 4

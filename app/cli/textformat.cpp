@@ -39,6 +39,26 @@ std::string shapeText(const std::vector<uint64_t>& shape) {
     return s + "]";
 }
 
+std::string printable(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
+        else if (c == '\r')
+            out += "\\r";
+        else if (u < 0x20 || u == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", u);
+            out += buf;
+        } else
+            out += c;
+    }
+    return out;
+}
+
 std::string elided(const std::string& s, size_t maxChars) {
     size_t chars = 0;
     for (size_t i = 0; i < s.size(); ++i) {
@@ -64,9 +84,24 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> rightAli
 
 void TextTable::addRow(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
 
-// Display width: count UTF-8 code points, not bytes (names may be CJK).
+// Terminal columns of UTF-8 text: one per code point, two for East Asian
+// wide characters (CJK, Hangul, full-width forms, emoji), so CJK names line up.
 static size_t displayWidth(const std::string& s) {
-    return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+    size_t width = 0;
+    for (size_t i = 0; i < s.size();) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        const size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+        uint32_t cp = len == 1 ? b : b & (0xFF >> (len + 1));
+        for (size_t k = 1; k < len && i + k < s.size(); ++k)
+            cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+        const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                          (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                          (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x1F300 && cp <= 0x1FAFF) ||
+                          (cp >= 0x20000 && cp <= 0x3FFFD);
+        width += wide ? 2 : 1;
+        i += len;
+    }
+    return width;
 }
 
 std::string TextTable::render(const std::string& indent) const {

@@ -13,6 +13,9 @@ std::string humanBytes(uint64_t bytes);
 std::string groupedNumber(uint64_t n);
 // "[2, 3]"; "[]" for a scalar.
 std::string shapeText(const std::vector<uint64_t>& shape);
+// Control characters spelled as escapes (\n, \t, \xNN) so a table row
+// stays one line.
+std::string printable(const std::string& s);
 // At most maxChars code points, with "…" when cut (never inside a UTF-8 sequence).
 std::string elided(const std::string& s, size_t maxChars);
 // Shortest round-trip text of a double, "-" when empty.

@@ -4,6 +4,7 @@
 #include "ckptscope/filesource.h"
 
 #include <algorithm>
+#include <new>
 
 namespace ckptscope {
 
@@ -111,6 +112,11 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
         }
     } catch (const OpenError&) {
         throw;
+    } catch (const std::bad_alloc&) {
+        // Every count is checked before allocating, so this is a genuinely
+        // large file on a small machine, not a hostile count.
+        throw OpenError(src.name(), "not enough memory to open this file (" +
+                                        std::to_string(src.size()) + " bytes)");
     } catch (const std::exception& e) {
         // CheckpointError, GradientError, IoError, SourceChangedError: all
         // carry the file name already.

@@ -18,8 +18,10 @@ const char* formatName(Format format);
 // What the first bytes say the file is. Throws OpenError for anything else.
 Format detectFormat(const ByteSource& source);
 
-// A file that could not be opened; what() is "FILE: what went wrong" and
-// detail() the part after "FILE: ", for front ends that format it their way.
+// A file that could not be opened; what() is "FILE: what went wrong" (or
+// "FILE:LINE:COL: …" for JSON) and detail() the part after the file name,
+// with a JSON position spelled "line L, column C: …", for front ends that
+// format it their way.
 class OpenError : public std::exception {
 public:
     OpenError(std::string file, std::string message);

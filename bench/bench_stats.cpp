@@ -1,0 +1,91 @@
+// Statistics + histogram over stored values: the whole 1 GiB file (256
+// tensors of 4 MiB, both cores), one 256 MiB tensor (beyond the in-memory
+// budget: values are read twice), values already in memory, and the
+// reference: reading the file as `cat` does.
+#include "benchdata.h"
+
+#include "ckptscope/document.h"
+#include "ckptscope/tensorstats.h"
+
+#include <benchmark/benchmark.h>
+
+#include <fcntl.h>
+#include <random>
+#include <stdexcept>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using namespace ckptscope;
+
+constexpr int kBins = 32;
+
+uint64_t statsOverFile(const Document& doc) {
+    StatsOptions options;
+    options.bins = kBins;
+    uint64_t finite = 0;
+    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+        const StatsResult r = computeStats(
+            doc.tensors()[i].dataLen,
+            [&doc, i](uint64_t first, uint64_t n, float* out) { doc.readValues(i, first, n, out); },
+            options);
+        finite += r.stats.finite;
+    }
+    return finite;
+}
+
+void statsFile(benchmark::State& state, const std::string& path) {
+    const auto doc = Document::open(path);
+    statsOverFile(*doc); // page cache warm
+    for (auto _ : state)
+        benchmark::DoNotOptimize(statsOverFile(*doc));
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(doc->fileSize()));
+}
+
+void BM_StatsHistogram_File1GiB(benchmark::State& state) {
+    statsFile(state, benchdata::largeOxck());
+}
+void BM_StatsHistogram_Tensor256MiB(benchmark::State& state) {
+    statsFile(state, benchdata::singleTensorOxck());
+}
+BENCHMARK(BM_StatsHistogram_File1GiB)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_StatsHistogram_Tensor256MiB)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The reference: read the file front to back through a 128 KiB buffer, as
+// `cat FILE > /dev/null` does.
+void BM_ReadLikeCat_File1GiB(benchmark::State& state) {
+    const std::string path = benchdata::largeOxck();
+    std::vector<char> buffer(128 * 1024);
+    uint64_t total = 0;
+    for (auto _ : state) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            throw std::runtime_error(path + ": cannot open");
+        total = 0;
+        for (ssize_t n; (n = ::read(fd, buffer.data(), buffer.size())) > 0;)
+            total += uint64_t(n);
+        ::close(fd);
+        benchmark::DoNotOptimize(total);
+    }
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(total));
+}
+BENCHMARK(BM_ReadLikeCat_File1GiB)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Compute alone: 16M values in memory, one thread (the loops, no I/O).
+void BM_StatsHistogram_Memory(benchmark::State& state) {
+    std::vector<float> v(16u << 20);
+    std::mt19937 rng(3);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    for (float& f : v)
+        f = normal(rng);
+    const int bins = int(state.range(0));
+    for (auto _ : state) {
+        const StatsResult r = computeStats(v.data(), v.size(), bins);
+        benchmark::DoNotOptimize(r.stats.finite);
+    }
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(v.size() * sizeof(float)));
+}
+BENCHMARK(BM_StatsHistogram_Memory)->Arg(0)->Arg(32)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+} // namespace

@@ -1,0 +1,71 @@
+#include "benchdata.h"
+
+#include "ckptscope/samplegenerator.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace benchdata {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sizeText(uint64_t bytes) {
+    if (bytes % (uint64_t(1) << 30) == 0 && bytes)
+        return std::to_string(bytes >> 30) + "G";
+    if (bytes % (uint64_t(1) << 20) == 0 && bytes)
+        return std::to_string(bytes >> 20) + "M";
+    return std::to_string(bytes);
+}
+
+} // namespace
+
+std::string dataDir() {
+    const char* env = std::getenv("CKPTSCOPE_BENCH_DATA");
+    const fs::path dir = env && *env ? fs::path(env) : fs::path(CKPTSCOPE_BENCH_DATA_DEFAULT);
+    fs::create_directories(dir);
+    return dir.string();
+}
+
+std::string oxckFile(uint64_t tensors, uint64_t bytes) {
+    const std::string path =
+        dataDir() + "/model-" + std::to_string(tensors) + "t-" + sizeText(bytes) + ".oxck";
+    if (!fs::exists(path)) {
+        std::cerr << "benchdata: writing " << path << "\n";
+        ckptscope::SyntheticModelSpec spec;
+        spec.tensorCount = tensors;
+        spec.totalBytes = bytes;
+        ckptscope::writeSyntheticModel(path, spec);
+    }
+    return path;
+}
+
+std::string gradientFile(uint64_t nodes, uint64_t optimizerBytes) {
+    const std::string path = dataDir() + "/gradient-" + std::to_string(nodes) + "n-" +
+                             sizeText(optimizerBytes) + "opt.json";
+    if (!fs::exists(path)) {
+        std::cerr << "benchdata: writing " << path << "\n";
+        ckptscope::SyntheticGraphSpec spec;
+        spec.nodeCount = nodes;
+        spec.optimizerBytes = optimizerBytes;
+        ckptscope::makeSyntheticGradient(spec).save(path);
+    }
+    return path;
+}
+
+std::string readAll(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error(path + ": cannot open");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return std::move(s).str();
+}
+
+} // namespace benchdata

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QGraphicsItem>
+#include <QPainterPath>
+
+// A routed edge: polyline through the layout's points with an arrow head at
+// the target. Reversed (cycle) and dangling edges are drawn distinctly.
+class GraphEdgeItem : public QGraphicsItem {
+public:
+    enum class Kind { Normal, Reversed };
+    GraphEdgeItem(const QPolygonF& route, Kind kind);
+
+    void setDimmed(bool dimmed);
+    void setHighlighted(bool on);
+    const QPolygonF& route() const { return m_route; }
+
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    QPolygonF m_route;
+    QRectF m_bounds;
+    Kind m_kind;
+    bool m_dimmed = false;
+    bool m_highlighted = false;
+};

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QString>
+
+class QGraphicsScene;
+
+namespace ckptscope {
+struct GradientCheckpoint;
+}
+
+// Writes the drawing of a scene to SVG or PNG (by the file's suffix),
+// through a temporary file that is renamed on success. Returns an error
+// message, empty on success.
+QString exportScene(QGraphicsScene* scene, const QString& path);
+
+// Lays out and draws a whole checkpoint graph the way the GUI does, without
+// a window: for `ckptscope-cli render` and the tests. Needs a QApplication
+// (the offscreen platform is enough).
+QString renderCheckpointGraph(const ckptscope::GradientCheckpoint& checkpoint, const QString& path,
+                              bool leftToRight = false);

@@ -1,0 +1,353 @@
+#include "graphpage.h"
+
+#include "graphexport.h"
+#include "graphminimap.h"
+#include "graphnodeitem.h"
+#include "graphview.h"
+#include "nodeinspector.h"
+#include "nodetablemodel.h"
+#include "sizeformat.h"
+
+#include "ckptscope/tensorstats.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
+#include <QProgressBar>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+using namespace ckptscope;
+
+namespace {
+
+struct LayoutOutcome {
+    std::shared_ptr<const GraphLayout> layout;
+    QString error;
+    bool cancelled = false;
+};
+
+} // namespace
+
+GraphPage::GraphPage(QWidget* parent)
+    : QWidget(parent), m_scene(new GraphScene(this)), m_nodeModel(new NodeTableModel(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* bar = new QToolBar;
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    layout->addWidget(bar);
+    m_warnings = new QLabel;
+    m_warnings->setWordWrap(true);
+    m_warnings->setVisible(false);
+    layout->addWidget(m_warnings);
+
+    auto* splitter = new QSplitter;
+    m_nodeTable = new QTableView;
+    m_nodeTable->setModel(m_nodeModel);
+    m_nodeTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_nodeTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_nodeTable->verticalHeader()->hide();
+    m_nodeTable->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_nodeTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_nodeTable->horizontalHeader()->setStretchLastSection(true);
+    splitter->addWidget(m_nodeTable);
+
+    m_view = new GraphView;
+    m_view->setScene(m_scene);
+    splitter->addWidget(m_view);
+    m_inspector = new NodeInspector;
+    splitter->addWidget(m_inspector);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 4);
+    splitter->setStretchFactor(2, 1);
+    splitter->setSizes({260, 900, 320});
+    layout->addWidget(splitter, 1);
+    m_minimap = new GraphMinimap(m_view, m_view);
+
+    auto* statusRow = new QHBoxLayout;
+    m_status = new QLabel;
+    statusRow->addWidget(m_status, 1);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 100);
+    m_progress->setMaximumWidth(200);
+    m_progress->setVisible(false);
+    statusRow->addWidget(m_progress);
+    m_cancelButton = new QToolButton;
+    m_cancelButton->setText(tr("Cancel layout"));
+    m_cancelButton->setVisible(false);
+    statusRow->addWidget(m_cancelButton);
+    layout->addLayout(statusRow);
+
+    bar->addAction(tr("Fit"), this, [this] { m_view->fitAll(); })->setShortcut(Qt::Key_F);
+    bar->addAction(tr("Zoom in"), this, [this] { m_view->zoomBy(1.25); })->setShortcut(QKeySequence::ZoomIn);
+    bar->addAction(tr("Zoom out"), this, [this] { m_view->zoomBy(0.8); })->setShortcut(QKeySequence::ZoomOut);
+    QAction* orient = bar->addAction(tr("Left → right"));
+    orient->setCheckable(true);
+    connect(orient, &QAction::toggled, this, [this](bool lr) {
+        setOrientation(lr ? GraphScene::Orientation::LeftRight : GraphScene::Orientation::TopDown);
+    });
+    bar->addSeparator();
+    bar->addAction(tr("Go to loss"), this, &GraphPage::goToLoss)->setShortcut(Qt::Key_L);
+    bar->addAction(tr("Clear highlight"), this, [this] { m_scene->highlight({}); })
+        ->setShortcut(Qt::Key_Escape);
+    bar->addSeparator();
+    m_search = new QLineEdit;
+    m_search->setPlaceholderText(tr("Search op, id or CID prefix"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMaximumWidth(260);
+    bar->addWidget(m_search);
+    bar->addAction(tr("Previous"), this, [this] { findNext(-1); })->setShortcut(QKeySequence::FindPrevious);
+    bar->addAction(tr("Next"), this, [this] { findNext(1); })->setShortcut(QKeySequence::FindNext);
+    m_searchStatus = new QLabel;
+    bar->addWidget(m_searchStatus);
+    bar->addSeparator();
+    bar->addAction(tr("Export…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), QStringLiteral("graph.svg"),
+                                                          tr("SVG (*.svg);;PNG (*.png)"));
+        if (path.isEmpty())
+            return;
+        const QString error = exportTo(path);
+        if (!error.isEmpty())
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
+
+    connect(m_search, &QLineEdit::returnPressed, this, [this] {
+        if (m_matches.empty() || m_search->isModified()) {
+            m_search->setModified(false);
+            search(m_search->text());
+        } else {
+            findNext(1);
+        }
+    });
+    connect(m_scene, &QGraphicsScene::selectionChanged, this, [this] {
+        const int node = m_scene->selectedNode();
+        if (node >= 0) {
+            m_inspector->setNode(node);
+            syncTableSelection(node);
+        }
+    });
+    connect(m_nodeTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                const int node = current.data(NodeTableModel::NodeIndexRole).toInt();
+                if (current.isValid() && node != m_scene->selectedNode())
+                    selectNode(node);
+            });
+    connect(m_inspector, &NodeInspector::nodeRequested, this, [this](int n) { selectNode(n); });
+    connect(m_inspector, &NodeInspector::provenanceRequested, this, &GraphPage::highlightProvenance);
+    connect(m_inspector, &NodeInspector::consumersRequested, this, &GraphPage::highlightConsumers);
+    connect(m_cancelButton, &QToolButton::clicked, this, [this] {
+        if (m_cancel)
+            *m_cancel = true;
+    });
+}
+
+GraphPage::~GraphPage() {
+    if (m_cancel)
+        *m_cancel = true;
+}
+
+void GraphPage::setDocument(std::shared_ptr<const Document> document) {
+    if (m_cancel)
+        *m_cancel = true;
+    m_document = std::move(document);
+    m_scene->clearGraph();
+    m_layout.reset();
+    m_matches.clear();
+    m_searchStatus->clear();
+    const GradientCheckpoint* g = m_document ? m_document->gradient() : nullptr;
+    if (!g) {
+        m_checkpoint.reset();
+        m_index.reset();
+        m_nodeModel->setGraph(nullptr, nullptr);
+        m_inspector->setGraph(nullptr, nullptr);
+        return;
+    }
+    // Share the document's lifetime instead of copying a large graph.
+    m_checkpoint = std::shared_ptr<const GradientCheckpoint>(m_document, g);
+    QStringList problems;
+    for (const auto& w : m_document->warnings())
+        problems << QStringLiteral("⚠ ") + QString::fromStdString(w.message).toHtmlEscaped();
+    m_warnings->setText(problems.join(QStringLiteral("<br>")));
+    m_warnings->setVisible(!problems.isEmpty());
+    startLayout();
+}
+
+void GraphPage::setOrientation(GraphScene::Orientation orientation) {
+    if (orientation == m_orientation)
+        return;
+    m_orientation = orientation;
+    if (m_checkpoint)
+        startLayout();
+}
+
+void GraphPage::startLayout() {
+    if (m_cancel)
+        *m_cancel = true;
+    auto input = GraphScene::layoutInput(m_checkpoint->graph); // font metrics: GUI thread
+    if (m_orientation == GraphScene::Orientation::LeftRight)
+        std::swap(input.input.widths, input.input.heights);
+    m_index = std::make_shared<const GraphIndex>(input);
+    m_nodeModel->setGraph(m_checkpoint, m_index);
+    m_inspector->setGraph(m_checkpoint, m_index);
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    auto progress = std::make_shared<std::atomic<int>>(0);
+    m_cancel = cancel;
+    m_running = true;
+    const int generation = ++m_generation;
+    m_status->setText(tr("Laying out %1 nodes…").arg(groupedNumber(uint64_t(m_index->size()))));
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    m_cancelButton->setVisible(true);
+
+    QPointer<GraphPage> self(this);
+    auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
+    connect(watcher, &QFutureWatcher<LayoutOutcome>::finished, this, [this, watcher, generation] {
+        const LayoutOutcome outcome = watcher->result();
+        watcher->deleteLater();
+        if (generation != m_generation)
+            return; // superseded
+        m_running = false;
+        m_progress->setVisible(false);
+        m_cancelButton->setVisible(false);
+        if (outcome.cancelled) {
+            m_status->setText(tr("Layout cancelled."));
+            return;
+        }
+        if (!outcome.layout) {
+            m_status->setText(outcome.error);
+            Q_EMIT layoutFailed(outcome.error);
+            return;
+        }
+        m_layout = outcome.layout;
+        m_scene->build(m_checkpoint, m_index, m_layout, m_orientation);
+        m_view->fitAll();
+        m_minimap->refit();
+        placeMinimap();
+        uint64_t reversed = 0;
+        for (const auto& e : m_layout->edges)
+            reversed += e.reversed;
+        m_status->setText(tr("%1 nodes, %2 edges drawn, %3 crossings, %4 edges reversed to break cycles")
+                              .arg(groupedNumber(uint64_t(m_index->size())),
+                                   groupedNumber(m_layout->edges.size()),
+                                   groupedNumber(m_layout->crossings), groupedNumber(reversed)));
+        Q_EMIT layoutFinished();
+    });
+    ckptscope::LayoutInput layoutInput = std::move(input.input);
+    watcher->setFuture(QtConcurrent::run([layoutInput = std::move(layoutInput), cancel, self, generation] {
+        LayoutOptions options;
+        options.cancel = cancel.get();
+        options.progress = [self, generation](double p) {
+            QMetaObject::invokeMethod(self, [self, generation, p] {
+                if (self && generation == self->m_generation)
+                    self->m_progress->setValue(int(p * 100));
+            }, Qt::QueuedConnection);
+        };
+        try {
+            return LayoutOutcome{std::make_shared<const GraphLayout>(layoutGraph(layoutInput, options)), {}};
+        } catch (const Cancelled&) {
+            return LayoutOutcome{nullptr, {}, true};
+        } catch (const std::exception& e) {
+            return LayoutOutcome{nullptr, QString::fromStdString(e.what())};
+        }
+    }));
+}
+
+void GraphPage::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    placeMinimap();
+}
+
+void GraphPage::placeMinimap() {
+    const QRect area = m_view->viewport()->geometry();
+    m_minimap->move(area.right() - m_minimap->width() - 8, area.bottom() - m_minimap->height() - 8);
+    m_minimap->raise();
+}
+
+int GraphPage::selectedNode() const { return m_scene->selectedNode(); }
+
+void GraphPage::selectNode(int node, bool center) {
+    GraphNodeItem* item = m_scene->nodeItem(node);
+    m_inspector->setNode(node);
+    syncTableSelection(node);
+    if (!item)
+        return;
+    m_scene->selectNode(node);
+    if (center)
+        m_view->centerOnItem(item);
+}
+
+void GraphPage::syncTableSelection(int node) {
+    const int row = m_nodeModel->rowOfNode(node);
+    if (row < 0 || m_nodeTable->currentIndex().row() == row)
+        return;
+    const QModelIndex idx = m_nodeModel->index(row, 0);
+    m_nodeTable->setCurrentIndex(idx);
+    m_nodeTable->scrollTo(idx);
+}
+
+void GraphPage::highlightProvenance(int node) {
+    if (node >= 0 && m_index)
+        m_scene->highlight(m_index->ancestors(node), node);
+}
+
+void GraphPage::highlightConsumers(int node) {
+    if (node >= 0 && m_index)
+        m_scene->highlight(m_index->descendants(node), node);
+}
+
+void GraphPage::goToLoss() {
+    const ComputationNode* loss = m_checkpoint ? m_checkpoint->lossNode() : nullptr;
+    if (!loss) {
+        m_searchStatus->setText(tr("no loss node"));
+        return;
+    }
+    selectNode(m_index->indexOf(loss->id));
+}
+
+int GraphPage::search(const QString& text) {
+    m_matches.clear();
+    m_match = -1;
+    const std::string needle = text.trimmed().toStdString();
+    if (!needle.empty() && m_index) {
+        const QString lower = text.trimmed().toLower();
+        auto startsWith = [&](const std::string& s) { return s.rfind(needle, 0) == 0; };
+        // Walk in table (topological) order so next/previous follow the flow.
+        for (int row = 0; row < m_nodeModel->rowCount(); ++row) {
+            const int n = m_nodeModel->index(row, 0).data(NodeTableModel::NodeIndexRole).toInt();
+            const ComputationNode* node = m_checkpoint->graph.getNode(m_index->id(n));
+            if (!node)
+                continue;
+            bool hit = QString::fromStdString(node->op).toLower().contains(lower) || startsWith(node->id) ||
+                       (node->outputCid && startsWith(*node->outputCid)) ||
+                       (node->gradientCid && startsWith(*node->gradientCid));
+            for (const std::string& cid : node->inputCids)
+                hit = hit || startsWith(cid);
+            if (hit)
+                m_matches.push_back(n);
+        }
+    }
+    m_searchStatus->setText(text.isEmpty() ? QString() : tr("%n match(es)", nullptr, int(m_matches.size())));
+    if (!m_matches.empty())
+        findNext(1);
+    return int(m_matches.size());
+}
+
+void GraphPage::findNext(int step) {
+    if (m_matches.empty())
+        return;
+    const int n = int(m_matches.size());
+    m_match = ((m_match + step) % n + n) % n;
+    selectNode(m_matches[size_t(m_match)]);
+    m_searchStatus->setText(tr("%1 of %2").arg(m_match + 1).arg(n));
+}
+
+QString GraphPage::exportTo(const QString& path) { return exportScene(m_scene, path); }

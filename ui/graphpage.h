@@ -1,0 +1,89 @@
+#pragma once
+
+#include "graphindex.h"
+#include "graphscene.h"
+
+#include "ckptscope/document.h"
+
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+class GraphMinimap;
+class GraphView;
+class NodeInspector;
+class NodeTableModel;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QTableView;
+class QToolButton;
+
+// The computation graph of a gradient checkpoint: layered drawing (laid out
+// off the GUI thread), minimap, node list in topological order, inspector,
+// search, provenance/consumer highlighting and export.
+class GraphPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit GraphPage(QWidget* parent = nullptr);
+    ~GraphPage() override;
+
+    void setDocument(std::shared_ptr<const ckptscope::Document> document);
+    bool isLayingOut() const { return m_running; }
+
+    void selectNode(int node, bool center = true);
+    int selectedNode() const;
+    void highlightProvenance(int node);
+    void highlightConsumers(int node);
+    void goToLoss();
+    // Search by op, id prefix or CID prefix; returns the number of matches
+    // and selects the first (next/previous step through them).
+    int search(const QString& text);
+    void findNext(int step = 1);
+    void setOrientation(GraphScene::Orientation orientation);
+    QString exportTo(const QString& path);
+
+    GraphScene* scene() const { return m_scene; }
+    GraphView* view() const { return m_view; }
+    NodeInspector* inspector() const { return m_inspector; }
+    NodeTableModel* nodeModel() const { return m_nodeModel; }
+    const GraphIndex* index() const { return m_index.get(); }
+    const ckptscope::GraphLayout* layout() const { return m_layout.get(); }
+
+Q_SIGNALS:
+    void layoutFinished();
+    void layoutFailed(const QString& message);
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void startLayout();
+    void placeMinimap();
+    void syncTableSelection(int node);
+
+    std::shared_ptr<const ckptscope::Document> m_document;
+    std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
+    std::shared_ptr<const GraphIndex> m_index;
+    std::shared_ptr<const ckptscope::GraphLayout> m_layout;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    bool m_running = false;
+    int m_generation = 0;
+    GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
+    std::vector<int> m_matches;
+    int m_match = -1;
+
+    GraphScene* m_scene;
+    GraphView* m_view;
+    GraphMinimap* m_minimap;
+    NodeInspector* m_inspector;
+    NodeTableModel* m_nodeModel;
+    QTableView* m_nodeTable;
+    QLineEdit* m_search;
+    QLabel* m_searchStatus;
+    QLabel* m_warnings;
+    QLabel* m_status;
+    QProgressBar* m_progress;
+    QToolButton* m_cancelButton;
+};

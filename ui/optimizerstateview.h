@@ -1,0 +1,40 @@
+#pragma once
+
+#include "ckptscope/document.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class HexModel;
+class QPushButton;
+class QStandardItemModel;
+class QTableView;
+class TensorPage;
+
+// The optimizer state of a gradient checkpoint: blobs by name and size, a
+// hex view of the selected blob, and its statistics and histogram read as
+// f32 little-endian (offered when the length is a multiple of 4).
+class OptimizerStateView : public QWidget {
+    Q_OBJECT
+public:
+    explicit OptimizerStateView(QWidget* parent = nullptr);
+
+    void setDocument(std::shared_ptr<const ckptscope::Document> document);
+    void selectBlob(int row);
+    // Shows the selected blob's statistics as f32; false if not possible.
+    bool interpretAsF32();
+    TensorPage* statsPage() const { return m_stats; }
+    HexModel* hexModel() const { return m_hex; }
+    QStandardItemModel* blobModel() const { return m_blobs; }
+
+private:
+    const std::vector<uint8_t>* selectedBytes(QString* name = nullptr) const;
+
+    std::shared_ptr<const ckptscope::Document> m_document;
+    QStandardItemModel* m_blobs;
+    QTableView* m_blobTable;
+    HexModel* m_hex;
+    QPushButton* m_asF32;
+    TensorPage* m_stats;
+};
