@@ -229,8 +229,9 @@ void GraphPage::startLayout() {
         }
         m_layout = outcome.layout;
         m_scene->build(m_checkpoint, m_index, m_layout, m_orientation);
-        m_view->fitAll();
+        m_view->showInitial();
         m_minimap->refit();
+        m_nodeTable->resizeColumnsToContents();
         placeMinimap();
         uint64_t reversed = 0;
         for (const auto& e : m_layout->edges)

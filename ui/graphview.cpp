@@ -38,6 +38,19 @@ void GraphView::fitAll() {
     Q_EMIT viewportChanged();
 }
 
+void GraphView::showInitial() {
+    if (!scene())
+        return;
+    fitAll();
+    if (zoom() >= 0.5)
+        return;
+    resetTransform();
+    const QRectF items = scene()->itemsBoundingRect();
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    centerOn(items.center().x(), items.top() + visible.height() / 2 - 20);
+    Q_EMIT viewportChanged();
+}
+
 void GraphView::centerOnItem(const QGraphicsItem* item) {
     if (!item)
         return;

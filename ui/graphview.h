@@ -11,6 +11,9 @@ public:
 
     void zoomBy(double factor);
     void fitAll();
+    // What a user wants on opening: the whole graph if it is readable at
+    // that size, else full size at the top, where the inputs are.
+    void showInitial();
     void centerOnItem(const QGraphicsItem* item);
     double zoom() const { return transform().m11(); }
 

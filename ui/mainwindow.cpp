@@ -362,8 +362,15 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_tensorDock->setVisible(oxck);
     m_graphPage->setDocument(oxck ? nullptr : m_document);
     m_optimizerView->setDocument(oxck ? nullptr : m_document);
-    statusBar()->showMessage(tr("%1: %n tensor(s), %2", nullptr, int(m_document->tensors().size()))
-                                 .arg(name, QString::fromLatin1(ckptscope::formatName(m_document->format()))));
+    if (const ckptscope::GradientCheckpoint* g = m_document->gradient())
+        statusBar()->showMessage(tr("%1: gradient checkpoint, step %2, %n node(s)", nullptr,
+                                    int(g->graph.nodeCount()))
+                                     .arg(name)
+                                     .arg(g->step));
+    else
+        statusBar()->showMessage(tr("%1: OXCK checkpoint, %n tensor(s)", nullptr,
+                                    int(m_document->tensors().size()))
+                                     .arg(name));
 }
 
 void MainWindow::watch(const QString& path) {

@@ -64,6 +64,22 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
         html += row(tr("Optimizer state"), tr("%1 blobs, %2")
                                                .arg(g->optimizerState.size())
                                                .arg(humanBytes(blobBytes)));
+        // How far the step got, and what the graph is made of.
+        uint64_t forward = 0, backward = 0;
+        std::map<std::string, uint64_t> ops;
+        for (const auto& [id, n] : g->graph.nodes()) {
+            forward += n.outputCid.has_value();
+            backward += n.gradientCid.has_value();
+            ++ops[n.op];
+        }
+        html += row(tr("Forward done"), tr("%1 of %2 nodes").arg(groupedNumber(forward),
+                                                                 groupedNumber(g->graph.nodeCount())));
+        html += row(tr("Backward done"), tr("%1 of %2 nodes").arg(groupedNumber(backward),
+                                                                  groupedNumber(g->graph.nodeCount())));
+        QStringList opList;
+        for (const auto& [op, count] : ops)
+            opList << QStringLiteral("%1&nbsp;×&nbsp;%2").arg(esc(op)).arg(count);
+        html += row(tr("Ops"), opList.join(QStringLiteral(", ")));
     }
     html += QStringLiteral("</table>");
     const auto& warnings = doc->warnings();

@@ -1,0 +1,50 @@
+#include "hexmodel.h"
+#include "optimizerstateview.h"
+#include "tensorpage.h"
+
+#include "ckptscope/document.h"
+#include "ckptscope/tensorstats.h"
+
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTest>
+
+#include <cstring>
+
+using namespace ckptscope;
+
+class TestOptimizerStateView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void blobsHexAndF32Statistics() {
+        auto doc = Document::open(std::string(CKPTSCOPE_SOURCE_DIR) +
+                                  "/resources/samples/gradient_sample.json");
+        const auto& state = doc->gradient()->optimizerState;
+        QVERIFY(!state.empty());
+        OptimizerStateView view;
+        view.setDocument(doc);
+        QCOMPARE(size_t(view.blobModel()->rowCount()), state.size());
+        view.selectBlob(0);
+        const std::string name = view.blobModel()->index(0, 0).data().toString().toStdString();
+        const std::vector<uint8_t>& bytes = state.at(name);
+        QCOMPARE(view.hexModel()->rowCount(), int((bytes.size() + 15) / 16));
+        QCOMPARE(view.hexModel()->index(0, 0).data().toString(),
+                 QStringLiteral("%1").arg(bytes[0], 2, 16, QLatin1Char('0')));
+
+        QSignalSpy ready(view.statsPage(), &TensorPage::statsReady);
+        QVERIFY(view.interpretAsF32());
+        QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
+        std::vector<float> values(bytes.size() / 4);
+        std::memcpy(values.data(), bytes.data(), bytes.size());
+        const StatsResult direct = computeStats(values.data(), values.size(), view.statsPage()->bins());
+        const auto got = ready.at(0).at(1).value<StatsResult>();
+        QCOMPARE(got.stats.count, direct.stats.count);
+        QCOMPARE(*got.stats.min, *direct.stats.min);
+        QCOMPARE(*got.stats.max, *direct.stats.max);
+        QCOMPARE(got.histogram.counts, direct.histogram.counts);
+        QCOMPARE(view.statsPage()->statText(QStringLiteral("max")), QString::number(*direct.stats.max, 'g', 7));
+    }
+};
+
+QTEST_MAIN(TestOptimizerStateView)
+#include "tst_optimizerstateview.moc"
