@@ -5,7 +5,7 @@
 #include "tensorpage.h"
 
 #include <QHeaderView>
-#include <QPushButton>
+#include <QCheckBox>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -37,7 +37,8 @@ OptimizerStateView::OptimizerStateView(QWidget* parent)
     auto* bottom = new QWidget;
     auto* bottomLayout = new QVBoxLayout(bottom);
     bottomLayout->setContentsMargins(0, 0, 0, 0);
-    m_asF32 = new QPushButton(tr("Interpret as f32 (little-endian)"));
+    m_asF32 = new QCheckBox(tr("Interpret as f32 (little-endian)"));
+    m_asF32->setChecked(true);
     m_asF32->setToolTip(tr("Adam moments and similar states are usually f32 arrays"));
     bottomLayout->addWidget(m_asF32, 0, Qt::AlignLeft);
     m_stats = new TensorPage;
@@ -51,8 +52,15 @@ OptimizerStateView::OptimizerStateView(QWidget* parent)
                 m_hex->setBytes(bytes);
                 m_asF32->setEnabled(bytes && bytes->size() % 4 == 0 && !bytes->empty());
                 m_stats->clear();
+                if (m_asF32->isChecked())
+                    interpretAsF32();
             });
-    connect(m_asF32, &QPushButton::clicked, this, &OptimizerStateView::interpretAsF32);
+    connect(m_asF32, &QCheckBox::toggled, this, [this](bool on) {
+        if (on)
+            interpretAsF32();
+        else
+            m_stats->clear();
+    });
 }
 
 void OptimizerStateView::setDocument(std::shared_ptr<const ckptscope::Document> document) {
@@ -76,6 +84,8 @@ void OptimizerStateView::setDocument(std::shared_ptr<const ckptscope::Document> 
     }
     m_blobs->setSortRole(Qt::DisplayRole);
     m_blobTable->resizeColumnToContents(0);
+    if (m_blobs->rowCount() > 0)
+        selectBlob(0);
 }
 
 const std::vector<uint8_t>* OptimizerStateView::selectedBytes(QString* name) const {

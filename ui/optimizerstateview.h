@@ -7,7 +7,7 @@
 #include <memory>
 
 class HexModel;
-class QPushButton;
+class QCheckBox;
 class QStandardItemModel;
 class QTableView;
 class TensorPage;
@@ -35,6 +35,6 @@ private:
     QStandardItemModel* m_blobs;
     QTableView* m_blobTable;
     HexModel* m_hex;
-    QPushButton* m_asF32;
+    QCheckBox* m_asF32;
     TensorPage* m_stats;
 };
