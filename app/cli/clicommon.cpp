@@ -24,6 +24,8 @@ Options parseOptions(const std::vector<std::string>& args, const std::vector<std
             o.json = true;
         } else if (a == "--dot") {
             o.dot = true;
+        } else if (a == "--left-right") {
+            o.leftRight = true;
         } else if (a == "--bins") {
             const std::string& v = value();
             int n = 0;

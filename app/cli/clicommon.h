@@ -24,6 +24,7 @@ struct Options {
     std::vector<std::string> tensors;
     std::string output;
     bool dot = false;
+    bool leftRight = false;
 };
 
 // Parses FILE and the flags `allowed` names (e.g. {"--json", "--bins"}).
@@ -36,5 +37,8 @@ std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path)
 int runInfo(const std::vector<std::string>& args);
 int runStats(const std::vector<std::string>& args);
 int runGenerate(const std::vector<std::string>& args);
+int runLayout(const std::vector<std::string>& args);
+int runGraph(const std::vector<std::string>& args);
+int runRender(const std::vector<std::string>& args); // only with CKPTSCOPE_HAVE_RENDER
 
 } // namespace cli

@@ -1,6 +1,7 @@
 // ckptscope-cli: the command-line twin of the Ckptscope browser.
 #include "clicommon.h"
 
+#include <csignal>
 #include <iostream>
 
 namespace {
@@ -20,6 +21,17 @@ Commands:
                             (default 32) over the finite range. For gradient
                             checkpoints, optimizer-state blobs whose length is
                             a multiple of 4 are read as f32 little-endian.
+  layout FILE [--json]      layered drawing of a gradient checkpoint's graph:
+                            a summary (nodes, edges, ranks, crossings, edges
+                            reversed to break cycles, size), or with --json
+                            every node's centre, size and rank, every edge's
+                            route from border to border, and the crossings
+  graph FILE [--dot]        the computation graph as Graphviz DOT (the default
+                            and only format): labels are ops, the loss node is
+                            highlighted
+  render FILE -o OUT.svg|OUT.png [--left-right]
+                            draw a gradient checkpoint's computation graph as
+                            the browser does, without a display
 
   generate oxck OUT [--tensors N] [--size BYTES] [--seed S]
   generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]
@@ -39,6 +51,7 @@ stderr as "FILE: error: ..."), 2 usage error. Warnings go to stderr as
 } // namespace
 
 int main(int argc, char** argv) {
+    std::signal(SIGXFSZ, SIG_IGN); // over a size limit a write fails (EFBIG), no kill
     std::ios::sync_with_stdio(false);
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
@@ -62,6 +75,14 @@ int main(int argc, char** argv) {
             return cli::runStats(rest);
         if (cmd == "generate")
             return cli::runGenerate(rest);
+        if (cmd == "layout")
+            return cli::runLayout(rest);
+        if (cmd == "graph")
+            return cli::runGraph(rest);
+#ifdef CKPTSCOPE_HAVE_RENDER
+        if (cmd == "render")
+            return cli::runRender(rest);
+#endif
         throw cli::UsageError("unknown command '" + cmd + "'");
     } catch (const cli::UsageError& e) {
         std::cerr << "ckptscope-cli: error: " << e.what()

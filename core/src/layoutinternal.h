@@ -24,24 +24,28 @@ void report(const LayoutOptions& options, double fraction);
 std::vector<char> feedbackEdges(uint32_t nodeCount, const EdgeList& edges);
 
 // Phase 2 (layoutranking.cpp): ranks of an acyclic graph so every edge goes
-// down at least one rank, without empty ranks. Longest path, then sources and
-// fan-out nodes pulled down towards their consumers.
+// down at least one rank, without empty ranks. Longest path, then nodes (with
+// the successors in their way) moved down while that shortens the edges.
 std::vector<int> assignRanks(uint32_t nodeCount, const EdgeList& dagEdges);
 
-// An adjacency entry: the neighbour and the segment joining them.
+// An adjacency entry: the neighbour, the segment joining them and the number
+// of input edges it carries (the weight is here, not only in the segment, so
+// sweeps read it without a random access).
 struct Adjacent {
     uint32_t node;
     uint32_t segment;
+    uint32_t weight;
 };
 
 // Every edge cut into segments between adjacent ranks by dummy nodes. Real
-// nodes are 0..realCount-1, dummies follow.
+// nodes are 0..realCount-1 and dummies follow, each group numbered rank by
+// rank, so a sweep over a rank touches compact ranges of the arrays.
 struct LayeredGraph {
     uint32_t realCount = 0;
     std::vector<int> rank;
     std::vector<double> width; // 0 for dummies
-    // Segments join rank r to r+1; weight = number of input edges they carry.
-    std::vector<uint32_t> segUpper, segLower, segWeight;
+    // Segments join rank r to r+1.
+    std::vector<uint32_t> segUpper, segLower;
     // Compressed adjacency: up[upStart[v]..upStart[v+1]) are v's neighbours
     // in rank(v)-1, down[...] those in rank(v)+1.
     std::vector<uint32_t> upStart, downStart;
@@ -65,8 +69,8 @@ uint64_t reduceCrossings(LayeredGraph& g, const LayoutOptions& options, double f
 uint64_t countLayeredCrossings(const LayeredGraph& g);
 
 // Phase 4 (layoutcoordinates.cpp): x centres by Brandes–Köpf (four
-// alignments, balanced); keeps the order, never closer than widths plus
-// nodeSeparation.
+// alignments and their combinations, the straightest kept); keeps the order,
+// never closer than widths plus nodeSeparation.
 std::vector<double> assignCoordinates(LayeredGraph& g, const LayoutOptions& options);
 
 // Smallest distance between the centres of neighbours a (left) and b.

@@ -1,0 +1,190 @@
+// `layout` (node positions and edge routes of the layered drawing) and
+// `graph --dot` (the computation graph for Graphviz).
+#include "clicommon.h"
+#include "textformat.h"
+
+#include "ckptscope/graphlayout.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
+namespace cli {
+
+using namespace ckptscope;
+
+namespace {
+
+constexpr double kNodeHeight = 28;
+
+// Node width from the op label: 7 px per character (about a 10-point sans
+// font) plus 12 px padding each side, at least 40. One rule for the layout
+// and the DOT output, so both drawings have the same proportions.
+double nodeWidth(const std::string& op) {
+    size_t chars = 0;
+    for (const char c : op)
+        chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80; // UTF-8 lead bytes
+    return std::max(40.0, 7.0 * double(chars) + 24);
+}
+
+const GradientCheckpoint& requireGradient(const Document& doc) {
+    if (!doc.gradient())
+        throw OpenError(doc.path(), "not a gradient checkpoint: this is an OXCK model "
+                                    "checkpoint, which has no computation graph");
+    return *doc.gradient();
+}
+
+// Coordinates to 0.01 px: enough for drawing, and short.
+void writeNumber(std::ostream& out, double v) {
+    v = std::round(v * 100) / 100;
+    if (v == 0)
+        v = 0; // no "-0"
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.write(buf, r.ptr - buf);
+}
+
+std::string jsonString(const std::string& s) {
+    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Streamed by hand: a DOM of a 100k-node layout costs far more than the
+// layout itself.
+void writeLayoutJson(std::ostream& out, const GraphLayout& layout,
+                     const std::vector<std::string>& ids) {
+    out << "{\n  \"nodes\": [";
+    for (size_t i = 0; i < layout.nodes.size(); ++i) {
+        const LayoutNode& n = layout.nodes[i];
+        out << (i ? ",\n    " : "\n    ") << "{\"id\": " << jsonString(ids[i]) << ", \"x\": ";
+        writeNumber(out, n.x);
+        out << ", \"y\": ";
+        writeNumber(out, n.y);
+        out << ", \"width\": ";
+        writeNumber(out, n.width);
+        out << ", \"height\": ";
+        writeNumber(out, n.height);
+        out << ", \"rank\": " << n.rank << "}";
+    }
+    out << (layout.nodes.empty() ? "],\n" : "\n  ],\n") << "  \"edges\": [";
+    for (size_t i = 0; i < layout.edges.size(); ++i) {
+        const LayoutEdge& e = layout.edges[i];
+        out << (i ? ",\n    " : "\n    ") << "{\"from\": " << jsonString(ids[e.from])
+            << ", \"to\": " << jsonString(ids[e.to]) << ", \"points\": [";
+        for (size_t k = 0; k < e.points.size(); ++k) {
+            out << (k ? ", [" : "[");
+            writeNumber(out, e.points[k].first);
+            out << ", ";
+            writeNumber(out, e.points[k].second);
+            out << "]";
+        }
+        out << "], \"reversed\": " << (e.reversed ? "true" : "false") << "}";
+    }
+    out << (layout.edges.empty() ? "],\n" : "\n  ],\n") << "  \"crossings\": " << layout.crossings
+        << "\n}\n";
+}
+
+void printSummary(const Document& doc, const GraphLayout& layout) {
+    int ranks = 0;
+    for (const LayoutNode& n : layout.nodes)
+        ranks = std::max(ranks, n.rank + 1);
+    size_t reversed = 0;
+    for (const LayoutEdge& e : layout.edges)
+        reversed += e.reversed;
+    std::cout << "File        " << doc.path() << "\n"
+              << "Nodes       " << groupedNumber(layout.nodes.size()) << "\n"
+              << "Edges       " << groupedNumber(layout.edges.size()) << " ("
+              << groupedNumber(reversed) << " reversed to break cycles)\n"
+              << "Ranks       " << groupedNumber(uint64_t(ranks)) << "\n"
+              << "Crossings   " << groupedNumber(layout.crossings) << "\n"
+              << "Size        " << groupedNumber(uint64_t(std::ceil(layout.width))) << " x "
+              << groupedNumber(uint64_t(std::ceil(layout.height))) << " px\n";
+}
+
+// A DOT quoted string: quote, backslash and line breaks escaped, so distinct
+// ids stay distinct names, and label/tooltip/id (escStrings) show the text.
+std::string dotString(const std::string& s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        default:
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string inches(double px) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, std::round(px / 72 * 1000) / 1000);
+    return std::string(buf, r.ptr);
+}
+
+GraphLayoutInput layoutInput(const GradientCheckpoint& g) {
+    return layoutInputFromGraph(
+        g.graph, [](const ComputationNode& n) { return nodeWidth(n.op); }, kNodeHeight);
+}
+
+// The graph `layout` lays out (same sizes and separations, same edges:
+// repeats, self loops and edges to unknown nodes left out), so dot's drawing
+// can be compared with ours.
+void writeDot(std::ostream& out, const GradientCheckpoint& g) {
+    const LayoutOptions defaults;
+    const ComputationNode* loss = g.lossNode();
+    const GraphLayoutInput in = layoutInput(g);
+    out << "digraph ckptscope {\n"
+        << "  graph [rankdir=TB, nodesep=" << inches(defaults.nodeSeparation)
+        << ", ranksep=" << inches(defaults.rankSeparation) << "];\n"
+        << "  node [shape=box, style=rounded, fixedsize=true, height=" << inches(kNodeHeight)
+        << ", fontname=\"Helvetica\", fontsize=10];\n";
+    for (const auto& [id, node] : g.graph.nodes()) {
+        out << "  " << dotString(id) << " [label=" << dotString(node.op)
+            << ", tooltip=" << dotString(id) << ", id=" << dotString(id)
+            << ", width=" << inches(nodeWidth(node.op));
+        if (&node == loss)
+            out << ", style=\"rounded,filled,bold\", fillcolor=\"#ffd8d0\", color=\"#c03020\"";
+        out << "];\n";
+    }
+    for (const auto& [from, to] : in.input.edges)
+        out << "  " << dotString(in.ids[from]) << " -> " << dotString(in.ids[to]) << ";\n";
+    out << "}\n";
+}
+
+} // namespace
+
+int runLayout(const std::vector<std::string>& args) {
+    const Options o = parseOptions(args, {"--json"});
+    const auto doc = openDocument(o.file);
+    const GradientCheckpoint& g = requireGradient(*doc);
+    const GraphLayoutInput in = layoutInput(g);
+    const GraphLayout layout = layoutGraph(in.input);
+    if (o.json)
+        writeLayoutJson(std::cout, layout, in.ids);
+    else
+        printSummary(*doc, layout);
+    return kOk;
+}
+
+int runGraph(const std::vector<std::string>& args) {
+    // DOT is the only format so far; --dot says so explicitly.
+    const Options o = parseOptions(args, {"--dot"});
+    const auto doc = openDocument(o.file);
+    writeDot(std::cout, requireGradient(*doc));
+    return kOk;
+}
+
+} // namespace cli
