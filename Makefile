@@ -5,7 +5,7 @@ BUILD_DIR := build/$(PRESET)
 JOBS ?= 2
 SAMPLE ?= resources/samples/model_sample.oxck
 
-.PHONY: all deps configure build run test asan bench fuzz package screenshots format clean
+.PHONY: all deps configure build run test asan bench fuzz fuzz-build fuzz-smoke package screenshots format clean
 
 all: build
 
@@ -31,9 +31,32 @@ test: build
 asan:
 	$(MAKE) PRESET=asan test
 
+# libFuzzer targets (clang, address + undefined): each runs FUZZ_SECONDS.
+# Corpora and crash inputs stay in $(FUZZ_DIR); seeds come from
+# ../shared/conformance at run time (tests/fuzz/run-fuzzers.sh).
+FUZZ_DIR ?= build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+fuzz-build: deps
+	cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCKPTSCOPE_FUZZ=ON \
+	    -DCKPTSCOPE_BUILD_GUI=OFF -DCKPTSCOPE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzzers
+
+fuzz: fuzz-build
+	./tests/fuzz/run-fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# A few seconds each: CI checks the targets build, load their seeds and run.
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=5
+
+# Micro-benchmarks (Google Benchmark), then each target side by side with its
+# reference (bench/compare.sh; docs/PERFORMANCE.md). Inputs are generated once
+# into build/release/bench-data (or $$CKPTSCOPE_BENCH_DATA): about 1.4 GB.
 bench:
 	$(MAKE) PRESET=release build
 	./build/release/bench/ckptscope-bench
+	./bench/compare.sh build/release
 
 package:
 	$(MAKE) PRESET=release build

@@ -7,9 +7,11 @@
 #include <QCommandLineParser>
 #include <QIcon>
 
+#include <csignal>
 #include <cstdio>
 
 int main(int argc, char** argv) {
+    std::signal(SIGXFSZ, SIG_IGN); // over a size limit a write fails (EFBIG), no kill
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Ckptscope"));
     QApplication::setApplicationName(QStringLiteral("Ckptscope"));
@@ -46,7 +48,8 @@ int main(int argc, char** argv) {
         auto* window = new MainWindow;
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         window->resize(wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860));
-        new ScreenshotTaker(window, {parser.value(screenshot), parser.value(select), parser.value(tab)});
+        new ScreenshotTaker(window,
+                            {parser.value(screenshot), parser.value(select), parser.value(tab)});
         window->show();
         window->openFile(files.first());
         return app.exec();

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 
 namespace benchdata {
@@ -60,12 +59,14 @@ std::string gradientFile(uint64_t nodes, uint64_t optimizerBytes) {
 }
 
 std::string readAll(const std::string& path) {
+    // One buffer of the file's size, one read: as Document::open does.
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw std::runtime_error(path + ": cannot open");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return std::move(s).str();
+    std::string text(size_t(fs::file_size(path)), '\0');
+    if (!in.read(text.data(), std::streamsize(text.size())))
+        throw std::runtime_error(path + ": cannot read");
+    return text;
 }
 
 } // namespace benchdata

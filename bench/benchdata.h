@@ -19,12 +19,22 @@ std::string oxckFile(uint64_t tensors, uint64_t bytes);
 std::string gradientFile(uint64_t nodes, uint64_t optimizerBytes);
 
 // The files the targets are about.
-inline std::string smallOxck() { return oxckFile(256, uint64_t(1) << 20); }
-inline std::string largeOxck() { return oxckFile(256, uint64_t(1) << 30); }
+inline std::string smallOxck() {
+    return oxckFile(256, uint64_t(1) << 20);
+}
+inline std::string largeOxck() {
+    return oxckFile(256, uint64_t(1) << 30);
+}
 // One 256 MiB tensor: statistics larger than the in-memory budget.
-inline std::string singleTensorOxck() { return oxckFile(1, uint64_t(256) << 20); }
-inline std::string graphGradient() { return gradientFile(10'000, 0); }
-inline std::string optimizerGradient() { return gradientFile(100, uint64_t(4) << 20); }
+inline std::string singleTensorOxck() {
+    return oxckFile(1, uint64_t(256) << 20);
+}
+inline std::string graphGradient() {
+    return gradientFile(10'000, 0);
+}
+inline std::string optimizerGradient() {
+    return gradientFile(100, uint64_t(4) << 20);
+}
 
 // Whole file into a string (benchmarks time parsing apart from reading).
 std::string readAll(const std::string& path);

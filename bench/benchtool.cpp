@@ -3,12 +3,19 @@
 //   path KIND          print the cached input file, writing it when missing:
 //                      oxck-1M, oxck-1G, oxck-tensor256M, gradient-10k,
 //                      gradient-opt4M, graph-N (N nodes, no optimizer state)
-//   load FILE          parse a gradient checkpoint (what `json.load` does)
+//   load FILE          read and parse a gradient checkpoint (what Python's
+//                      `json.load` does): GradientCheckpoint::fromJson
+//   open FILE          open any checkpoint as the app does (Document::open:
+//                      format detection, parsing, graph validation)
+//   stats FILE         statistics + 32-bin histogram of every tensor of an
+//                      OXCK file, as `ckptscope-cli stats` computes them
 //   dot FILE           the checkpoint's graph in Graphviz DOT, on stdout
 //   layout FILE        lay the checkpoint's graph out (layout engine)
 #include "benchdata.h"
 
+#include "ckptscope/document.h"
 #include "ckptscope/gradientcheckpoint.h"
+#include "ckptscope/tensorstats.h"
 #ifdef CKPTSCOPE_BENCH_LAYOUT
 #include "ckptscope/graphlayout.h"
 #endif
@@ -23,7 +30,8 @@ namespace {
 using namespace ckptscope;
 
 int usage() {
-    std::cerr << "usage: ckptscope-benchtool path KIND | load FILE | dot FILE | layout FILE\n";
+    std::cerr << "usage: ckptscope-benchtool path KIND | load FILE | open FILE | dot FILE | layout "
+                 "FILE\n";
     return 2;
 }
 
@@ -71,9 +79,27 @@ int main(int argc, char** argv) {
         if (cmd == "path") {
             std::cout << pathOf(arg) << "\n";
         } else if (cmd == "load") {
-            const GradientCheckpoint g = GradientCheckpoint::load(arg);
+            const GradientCheckpoint g = GradientCheckpoint::fromJson(benchdata::readAll(arg), arg);
             std::cout << g.graph.nodeCount() << " nodes, " << g.optimizerState.size()
                       << " optimizer blobs\n";
+        } else if (cmd == "open") {
+            const auto doc = Document::open(arg);
+            std::cout << formatName(doc->format()) << ", " << doc->tensors().size() << " tensors, "
+                      << doc->warnings().size() << " warnings\n";
+        } else if (cmd == "stats") {
+            const auto doc = Document::open(arg);
+            StatsOptions options;
+            options.bins = 32;
+            uint64_t finite = 0;
+            for (size_t i = 0; i < doc->tensors().size(); ++i)
+                finite += computeStats(
+                              doc->tensors()[i].dataLen,
+                              [&doc, i](uint64_t first, uint64_t n, float* out) {
+                                  doc->readValues(i, first, n, out);
+                              },
+                              options)
+                              .stats.finite;
+            std::cout << finite << " finite values\n";
         } else if (cmd == "dot") {
             printDot(GradientCheckpoint::load(arg));
         } else if (cmd == "layout") {

@@ -49,7 +49,9 @@ std::string referenceEncoding(const Checkpoint& c, const std::string& metadataTe
 }
 
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+    // memcmp with the null data() of an empty vector is undefined (UBSan).
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
 }
 
 Checkpoint randomCheckpoint(std::mt19937& rng) {

@@ -11,7 +11,8 @@
 using namespace ckptscope;
 
 namespace {
-const QString kSample = QStringLiteral(CKPTSCOPE_SOURCE_DIR "/resources/samples/gradient_sample.json");
+const QString kSample =
+    QStringLiteral(CKPTSCOPE_SOURCE_DIR "/resources/samples/gradient_sample.json");
 }
 
 class TestGraphExport : public QObject {
@@ -30,7 +31,8 @@ private Q_SLOTS:
         for (const auto& [id, n] : ck.graph.nodes())
             QVERIFY2(text.contains(QByteArray::fromStdString(n.op)), n.op.c_str());
         // Left-to-right is wider than tall, top-down taller than wide.
-        const QString a = dir.filePath(QStringLiteral("td.png")), b = dir.filePath(QStringLiteral("lr.png"));
+        const QString a = dir.filePath(QStringLiteral("td.png")),
+                      b = dir.filePath(QStringLiteral("lr.png"));
         QCOMPARE(renderCheckpointGraph(ck, a, false), QString());
         QCOMPARE(renderCheckpointGraph(ck, b, true), QString());
         const QImage td(a), lr(b);
@@ -41,13 +43,15 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("cli.png"));
         QProcess p;
-        p.start(QStringLiteral(CKPTSCOPE_CLI_PATH), {QStringLiteral("render"), kSample, QStringLiteral("-o"), out});
+        p.start(QStringLiteral(CKPTSCOPE_CLI_PATH),
+                {QStringLiteral("render"), kSample, QStringLiteral("-o"), out});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 0);
         QVERIFY(!QImage(out).isNull());
         // An OXCK file has no graph: exit 1 with the contract's message.
         p.start(QStringLiteral(CKPTSCOPE_CLI_PATH),
-                {QStringLiteral("render"), QStringLiteral(CKPTSCOPE_SOURCE_DIR "/resources/samples/model_sample.oxck"),
+                {QStringLiteral("render"),
+                 QStringLiteral(CKPTSCOPE_SOURCE_DIR "/resources/samples/model_sample.oxck"),
                  QStringLiteral("-o"), out});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 1);

@@ -19,7 +19,8 @@ using namespace ckptscope;
 namespace {
 
 std::shared_ptr<const Document> sample() {
-    return Document::open(std::string(CKPTSCOPE_SOURCE_DIR) + "/resources/samples/gradient_sample.json");
+    return Document::open(std::string(CKPTSCOPE_SOURCE_DIR) +
+                          "/resources/samples/gradient_sample.json");
 }
 
 // Ancestors straight from the stored edges, independent of the GUI's index.
@@ -64,7 +65,8 @@ private Q_SLOTS:
         QVERIFY(text.contains(QString::fromStdString(loss->id)));
         QVERIFY(text.contains(QString::fromStdString(loss->op)));
         QVERIFY(text.contains(QString::fromStdString(*loss->outputCid)));
-        QVERIFY(text.contains(QString::fromStdString(producer->id))); // input linked to its producer
+        QVERIFY(
+            text.contains(QString::fromStdString(producer->id))); // input linked to its producer
         QVERIFY(text.contains(QStringLiteral("this node computes the loss")));
         QCOMPARE(page.selectedNode(), page.index()->indexOf(loss->id));
     }
@@ -105,10 +107,12 @@ private Q_SLOTS:
             gelus += n.op == "gelu";
         QCOMPARE(size_t(page.search(QStringLiteral("GELU"))), gelus);
         const int first = page.selectedNode();
-        QCOMPARE(QString::fromStdString(doc->gradient()->graph.getNode(page.index()->id(first))->op),
-                 QStringLiteral("gelu"));
+        QCOMPARE(
+            QString::fromStdString(doc->gradient()->graph.getNode(page.index()->id(first))->op),
+            QStringLiteral("gelu"));
         // Centred as far as the scene's edges allow: in view, near the middle.
-        const QRectF visible = page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
+        const QRectF visible =
+            page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
         const QRectF item = page.scene()->nodeItem(first)->sceneBoundingRect();
         QVERIFY2(visible.contains(item), "the match is in view");
         QVERIFY2(std::abs(item.center().y() - visible.center().y()) < visible.height() / 4,

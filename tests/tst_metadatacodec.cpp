@@ -10,11 +10,14 @@ class TestMetadataCodec : public QObject {
 private Q_SLOTS:
     void serializeSortsKeysAndEscapesOnlyQuoteAndBackslash() {
         const Metadata m{{"z", "last"}, {"a", "x\"y\\z\nnew\tline"}};
-        QCOMPARE(serializeMetadata(m), std::string("{\"a\":\"x\\\"y\\\\z\nnew\tline\",\"z\":\"last\"}"));
+        QCOMPARE(serializeMetadata(m),
+                 std::string("{\"a\":\"x\\\"y\\\\z\nnew\tline\",\"z\":\"last\"}"));
         QCOMPARE(serializeMetadata({}), std::string("{}"));
     }
     void roundTrip() {
-        const Metadata m{{"", "empty key"}, {"k", ""}, {"uni", "Größe 学習率 🚀"},
+        const Metadata m{{"", "empty key"},
+                         {"k", ""},
+                         {"uni", "Größe 学習率 🚀"},
                          {"q\"k", "back\\slash \"quoted\"\r\n"}};
         QCOMPARE(parseMetadata(serializeMetadata(m), "f", 0), m);
     }
@@ -29,7 +32,8 @@ private Q_SLOTS:
         QCOMPARE(parseMetadata("{\"a\":\"1\",\"a\":\"2\"}", "f", 0).at("a"), std::string("2"));
     }
     void knownEscapes() {
-        QCOMPARE(parseMetadata("{\"a\":\"\\\"\\\\\\n\\r\\t\"}", "f", 0).at("a"), std::string("\"\\\n\r\t"));
+        QCOMPARE(parseMetadata("{\"a\":\"\\\"\\\\\\n\\r\\t\"}", "f", 0).at("a"),
+                 std::string("\"\\\n\r\t"));
     }
     void rejects_data() {
         QTest::addColumn<QByteArray>("text");

@@ -9,12 +9,15 @@ class TestMetadataModel : public QObject {
 private Q_SLOTS:
     void rowsKeepNewlinesAndSort() {
         MetadataModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setRows({{"step", "1200"}, {"multi", "line1\nline2\ttab"}, {"", "empty key"}});
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(model.columnCount(), 2);
-        QCOMPARE(model.index(1, MetadataModel::Value).data().toString(), QStringLiteral("line1\nline2\ttab"));
-        QCOMPARE(model.headerData(MetadataModel::Key, Qt::Horizontal).toString(), QStringLiteral("Key"));
+        QCOMPARE(model.index(1, MetadataModel::Value).data().toString(),
+                 QStringLiteral("line1\nline2\ttab"));
+        QCOMPARE(model.headerData(MetadataModel::Key, Qt::Horizontal).toString(),
+                 QStringLiteral("Key"));
         QSortFilterProxyModel proxy;
         proxy.setSourceModel(&model);
         proxy.sort(MetadataModel::Key);

@@ -12,7 +12,8 @@ class TestNodeTableModel : public QObject {
 private Q_SLOTS:
     void topologicalOrderThenCycle() {
         auto ck = std::make_shared<GradientCheckpoint>();
-        auto node = [](const char* id, const char* op, std::vector<std::string> in, const char* out) {
+        auto node = [](const char* id, const char* op, std::vector<std::string> in,
+                       const char* out) {
             ComputationNode n(id, op, std::move(in));
             n.outputCid = out;
             return n;
@@ -21,17 +22,21 @@ private Q_SLOTS:
         ck->graph.addNode(node("a", "input", {}, "cA"));
         ck->graph.addNode(node("x", "loop_a", {"cY"}, "cX"));
         ck->graph.addNode(node("y", "loop_b", {"cX"}, "cY"));
-        const auto input = layoutInputFromGraph(ck->graph, [](const ComputationNode&) { return 40.0; });
+        const auto input =
+            layoutInputFromGraph(ck->graph, [](const ComputationNode&) { return 40.0; });
         auto index = std::make_shared<const GraphIndex>(input);
         NodeTableModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setGraph(ck, index);
         QCOMPARE(model.rowCount(), 4);
         QCOMPARE(model.index(0, NodeTableModel::Id).data().toString(), QStringLiteral("a"));
         QCOMPARE(model.index(1, NodeTableModel::Op).data().toString(), QStringLiteral("relu"));
-        QCOMPARE(model.index(2, NodeTableModel::Position).data().toString(), QStringLiteral("cycle"));
+        QCOMPARE(model.index(2, NodeTableModel::Position).data().toString(),
+                 QStringLiteral("cycle"));
         QVERIFY(!model.index(3, NodeTableModel::Position).data(Qt::DecorationRole).isNull());
-        QCOMPARE(model.index(0, NodeTableModel::State).data().toString(), QStringLiteral("forward"));
+        QCOMPARE(model.index(0, NodeTableModel::State).data().toString(),
+                 QStringLiteral("forward"));
         const int b = index->indexOf("b");
         QCOMPARE(model.rowOfNode(b), 1);
         QCOMPARE(model.index(1, 0).data(NodeTableModel::NodeIndexRole).toInt(), b);

@@ -37,13 +37,15 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
         std::vector<float> values(bytes.size() / 4);
         std::memcpy(values.data(), bytes.data(), bytes.size());
-        const StatsResult direct = computeStats(values.data(), values.size(), view.statsPage()->bins());
+        const StatsResult direct =
+            computeStats(values.data(), values.size(), view.statsPage()->bins());
         const auto got = ready.at(0).at(1).value<StatsResult>();
         QCOMPARE(got.stats.count, direct.stats.count);
         QCOMPARE(*got.stats.min, *direct.stats.min);
         QCOMPARE(*got.stats.max, *direct.stats.max);
         QCOMPARE(got.histogram.counts, direct.histogram.counts);
-        QCOMPARE(view.statsPage()->statText(QStringLiteral("max")), QString::number(*direct.stats.max, 'g', 7));
+        QCOMPARE(view.statsPage()->statText(QStringLiteral("max")),
+                 QString::number(*direct.stats.max, 'g', 7));
     }
 };
 

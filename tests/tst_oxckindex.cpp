@@ -59,10 +59,10 @@ private Q_SLOTS:
     }
     void warnings() {
         Checkpoint c;
-        c.addTensor({"x", {2, 3}, {1, 2, 3, 4}}); // mismatch
-        c.addTensor({"x", {1}, {1}});             // duplicate
+        c.addTensor({"x", {2, 3}, {1, 2, 3, 4}});         // mismatch
+        c.addTensor({"x", {1}, {1}});                     // duplicate
         c.addTensor({"o", {1ull << 33, 1ull << 33}, {}}); // overflow
-        c.addTensor({"s", {}, {1}}); // a scalar is not a mismatch
+        c.addTensor({"s", {}, {1}});                      // a scalar is not a mismatch
         const OxckIndex idx = readOxckIndex(sourceOf(c.encode() + "junk"));
         QCOMPARE(idx.warnings.size(), size_t(4));
         QCOMPARE(idx.warnings[0].tensor.value(), size_t(0));
@@ -119,7 +119,8 @@ private Q_SLOTS:
                     CheckpointError::Kind::Truncated);
         std::string badName = good;
         badName[34] = char(0xff);
-        expectError(badName, "tensor 0: byte 34: expected a UTF-8 name", CheckpointError::Kind::InvalidUtf8);
+        expectError(badName, "tensor 0: byte 34: expected a UTF-8 name",
+                    CheckpointError::Kind::InvalidUtf8);
     }
     void everyTruncationIsAnErrorNeverACrash() {
         Checkpoint c;

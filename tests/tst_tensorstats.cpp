@@ -14,7 +14,8 @@ class TestTensorStats : public QObject {
 private Q_SLOTS:
     void countsSpecialValues() {
         const float inf = std::numeric_limits<float>::infinity();
-        const std::vector<float> v = {0.0f, -0.0f, 1.0f, -3.0f, std::nanf(""), inf, -inf, -inf, 2.0f};
+        const std::vector<float> v = {0.0f, -0.0f, 1.0f, -3.0f, std::nanf(""),
+                                      inf,  -inf,  -inf, 2.0f};
         const StatsResult r = computeStats(v.data(), v.size(), 4);
         const TensorStats& s = r.stats;
         QCOMPARE(s.count, uint64_t(9));
@@ -87,7 +88,9 @@ private Q_SLOTS:
         QCOMPARE(*four.stats.mean, *one.stats.mean);
         QCOMPARE(*four.stats.std, *one.stats.std);
         QCOMPARE(four.histogram.counts, one.histogram.counts);
-        QCOMPARE(std::accumulate(one.histogram.counts.begin(), one.histogram.counts.end(), uint64_t(0)), n);
+        QCOMPARE(
+            std::accumulate(one.histogram.counts.begin(), one.histogram.counts.end(), uint64_t(0)),
+            n);
     }
     void cancelStops() {
         std::vector<float> v(5'000'000, 1.0f);

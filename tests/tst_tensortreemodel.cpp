@@ -39,23 +39,32 @@ private Q_SLOTS:
     void structureAndNaturalOrder() {
         QTemporaryDir dir;
         TensorTreeModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setDocument(makeDocument(dir));
         QCOMPARE(childLabels(model, {}),
                  (QStringList{QStringLiteral("(empty name)"), QStringLiteral("bad"),
                               QStringLiteral("head"), QStringLiteral("layers")}));
         const QModelIndex layers = model.index(3, 0);
-        QCOMPARE(childLabels(model, layers), (QStringList{QStringLiteral("2"), QStringLiteral("10")}));
+        QCOMPARE(childLabels(model, layers),
+                 (QStringList{QStringLiteral("2"), QStringLiteral("10")}));
         const QModelIndex two = model.index(0, 0, layers);
         QCOMPARE(childLabels(model, two), (QStringList{QStringLiteral("b"), QStringLiteral("w")}));
         // Group sums: layers = 4 + 3 + 1 elements, 32 bytes.
-        QCOMPARE(layers.siblingAtColumn(TensorTreeModel::Elements).data(TensorTreeModel::SortRole).toULongLong(), 8ull);
-        QCOMPARE(layers.siblingAtColumn(TensorTreeModel::Size).data(TensorTreeModel::SortRole).toULongLong(), 32ull);
+        QCOMPARE(layers.siblingAtColumn(TensorTreeModel::Elements)
+                     .data(TensorTreeModel::SortRole)
+                     .toULongLong(),
+                 8ull);
+        QCOMPARE(layers.siblingAtColumn(TensorTreeModel::Size)
+                     .data(TensorTreeModel::SortRole)
+                     .toULongLong(),
+                 32ull);
         // Leaves know their tensor and full name; '/' splits too.
         const QModelIndex w = model.index(1, 0, two);
         QCOMPARE(w.data(TensorTreeModel::TensorIndexRole).toInt(), 1);
         QCOMPARE(w.data(TensorTreeModel::FullNameRole).toString(), QStringLiteral("layers.2.w"));
-        QCOMPARE(w.siblingAtColumn(TensorTreeModel::Shape).data().toString(), QStringLiteral("[3]"));
+        QCOMPARE(w.siblingAtColumn(TensorTreeModel::Shape).data().toString(),
+                 QStringLiteral("[3]"));
         QCOMPARE(childLabels(model, model.index(2, 0)), QStringList{QStringLiteral("proj")});
         QCOMPARE(layers.data(TensorTreeModel::TensorIndexRole).toInt(), -1);
         QCOMPARE(model.indexOfTensor(1), w);
@@ -64,11 +73,14 @@ private Q_SLOTS:
     void warningsAndNonFinite() {
         QTemporaryDir dir;
         TensorTreeModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setDocument(makeDocument(dir));
         const QModelIndex bad = model.indexOfTensor(5);
         QVERIFY(!bad.data(Qt::DecorationRole).isNull());
-        QVERIFY(bad.data(Qt::ToolTipRole).toString().contains(QStringLiteral("6 elements but 1 values")));
+        QVERIFY(bad.data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("6 elements but 1 values")));
         const QModelIndex ok = model.indexOfTensor(0);
         QVERIFY(ok.data(Qt::DecorationRole).isNull());
         model.markNonFinite(0);
@@ -80,7 +92,8 @@ private Q_SLOTS:
         TensorTreeModel model;
         model.setDocument(makeDocument(dir));
         QSortFilterProxyModel proxy;
-        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&proxy,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         proxy.setSourceModel(&model);
         proxy.setRecursiveFilteringEnabled(true);
         proxy.setFilterRole(TensorTreeModel::FullNameRole);
@@ -93,7 +106,8 @@ private Q_SLOTS:
     void resetToEmpty() {
         QTemporaryDir dir;
         TensorTreeModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setDocument(makeDocument(dir));
         model.setDocument(nullptr);
         QCOMPARE(model.rowCount(), 0);

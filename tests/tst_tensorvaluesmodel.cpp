@@ -32,17 +32,18 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         Checkpoint c;
-        c.addTensor({"vec", {10000}, iota(10000)});   // 1-D, several chunks
-        c.addTensor({"mat", {3, 4}, iota(12)});       // 2-D
+        c.addTensor({"vec", {10000}, iota(10000)});     // 1-D, several chunks
+        c.addTensor({"mat", {3, 4}, iota(12)});         // 2-D
         c.addTensor({"cube", {2, 3, 4, 5}, iota(120)}); // 4-D
-        c.addTensor({"odd", {2, 3}, iota(4)});        // mismatch: shown as stored
+        c.addTensor({"odd", {2, 3}, iota(4)});          // mismatch: shown as stored
         m_path = m_dir.filePath(QStringLiteral("v.oxck")).toStdString();
         c.save(m_path);
         m_doc = Document::open(m_path);
     }
     void oneDimensionalIsAColumn() {
         TensorValuesModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setTensor(m_doc, 0);
         QCOMPARE(model.rowCount(), 10000);
         QCOMPARE(model.columnCount(), 1);
@@ -51,7 +52,8 @@ private Q_SLOTS:
     }
     void twoDimensionalIsAGrid() {
         TensorValuesModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setTensor(m_doc, 1);
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(model.columnCount(), 4);
@@ -60,7 +62,8 @@ private Q_SLOTS:
     }
     void higherDimensionsAreSliced() {
         TensorValuesModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setTensor(m_doc, 2);
         QCOMPARE(model.leadingDimensions(), (std::vector<uint64_t>{2, 3}));
         QCOMPARE(model.rowCount(), 4);

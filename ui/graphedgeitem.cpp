@@ -25,7 +25,9 @@ void GraphEdgeItem::setHighlighted(bool on) {
     }
 }
 
-QRectF GraphEdgeItem::boundingRect() const { return m_bounds; }
+QRectF GraphEdgeItem::boundingRect() const {
+    return m_bounds;
+}
 
 void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     if (m_route.size() < 2)
@@ -50,8 +52,10 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     const QPointF from = m_route[m_route.size() - 2];
     const qreal angle = std::atan2(tip.y() - from.y(), tip.x() - from.x());
     const qreal size = 7;
-    const QPointF left = tip - QPointF(std::cos(angle - 0.45) * size, std::sin(angle - 0.45) * size);
-    const QPointF right = tip - QPointF(std::cos(angle + 0.45) * size, std::sin(angle + 0.45) * size);
+    const QPointF left =
+        tip - QPointF(std::cos(angle - 0.45) * size, std::sin(angle - 0.45) * size);
+    const QPointF right =
+        tip - QPointF(std::cos(angle + 0.45) * size, std::sin(angle + 0.45) * size);
     painter->setBrush(color);
     painter->setPen(Qt::NoPen);
     painter->drawPolygon(QPolygonF({tip, left, right}));

@@ -32,7 +32,8 @@ QString exportScene(QGraphicsScene* scene, const QString& path) {
     } else if (suffix == QStringLiteral("png")) {
         // Cap the bitmap: a 100k-node graph at 1:1 would need gigabytes.
         const double scale = std::min({2.0, 16000.0 / source.width(), 16000.0 / source.height()});
-        QImage image((source.size() * scale).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32);
+        QImage image((source.size() * scale).toSize().expandedTo(QSize(1, 1)),
+                     QImage::Format_ARGB32);
         image.fill(Qt::white);
         QPainter painter(&image);
         painter.setRenderHint(QPainter::Antialiasing);
@@ -55,11 +56,13 @@ QString renderCheckpointGraph(const ckptscope::GradientCheckpoint& checkpoint, c
     if (leftToRight)
         std::swap(input.input.widths, input.input.heights);
     auto index = std::make_shared<const GraphIndex>(input);
-    auto layout = std::make_shared<const ckptscope::GraphLayout>(ckptscope::layoutGraph(input.input));
+    auto layout =
+        std::make_shared<const ckptscope::GraphLayout>(ckptscope::layoutGraph(input.input));
     // Non-owning: the checkpoint outlives the scene in this function.
     std::shared_ptr<const ckptscope::GradientCheckpoint> ref(&checkpoint, [](auto*) {});
     GraphScene scene;
     scene.build(ref, index, layout,
-                leftToRight ? GraphScene::Orientation::LeftRight : GraphScene::Orientation::TopDown);
+                leftToRight ? GraphScene::Orientation::LeftRight
+                            : GraphScene::Orientation::TopDown);
     return exportScene(&scene, path);
 }

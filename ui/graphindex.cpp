@@ -33,5 +33,9 @@ std::vector<int> GraphIndex::walk(int start, const std::vector<std::vector<int>>
     return out;
 }
 
-std::vector<int> GraphIndex::ancestors(int i) const { return walk(i, m_preds); }
-std::vector<int> GraphIndex::descendants(int i) const { return walk(i, m_succs); }
+std::vector<int> GraphIndex::ancestors(int i) const {
+    return walk(i, m_preds);
+}
+std::vector<int> GraphIndex::descendants(int i) const {
+    return walk(i, m_succs);
+}

@@ -31,7 +31,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         fill.setAlpha(60);
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     if (lod < 0.25) { // far away: a plain block is all the eye can use
-        painter->fillRect(box, isSelected() || m_mark == Mark::Highlighted ? fill.lighter(140) : fill);
+        painter->fillRect(box,
+                          isSelected() || m_mark == Mark::Highlighted ? fill.lighter(140) : fill);
         return;
     }
     // Outline tells the state: solid dark = backward done, dashed = forward

@@ -17,8 +17,14 @@ public:
     int index() const { return m_index; }
     void setMark(Mark mark);
     Mark mark() const { return m_mark; }
-    void setLoss(bool loss) { m_loss = loss; update(); }
-    void setProblem(bool problem) { m_problem = problem; update(); } // on a cycle / dangling edge
+    void setLoss(bool loss) {
+        m_loss = loss;
+        update();
+    }
+    void setProblem(bool problem) {
+        m_problem = problem;
+        update();
+    } // on a cycle / dangling edge
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;

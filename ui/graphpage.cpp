@@ -88,8 +88,10 @@ GraphPage::GraphPage(QWidget* parent)
     layout->addLayout(statusRow);
 
     bar->addAction(tr("Fit"), this, [this] { m_view->fitAll(); })->setShortcut(Qt::Key_F);
-    bar->addAction(tr("Zoom in"), this, [this] { m_view->zoomBy(1.25); })->setShortcut(QKeySequence::ZoomIn);
-    bar->addAction(tr("Zoom out"), this, [this] { m_view->zoomBy(0.8); })->setShortcut(QKeySequence::ZoomOut);
+    bar->addAction(tr("Zoom in"), this, [this] { m_view->zoomBy(1.25); })
+        ->setShortcut(QKeySequence::ZoomIn);
+    bar->addAction(tr("Zoom out"), this, [this] { m_view->zoomBy(0.8); })
+        ->setShortcut(QKeySequence::ZoomOut);
     QAction* orient = bar->addAction(tr("Left → right"));
     orient->setCheckable(true);
     connect(orient, &QAction::toggled, this, [this](bool lr) {
@@ -105,14 +107,15 @@ GraphPage::GraphPage(QWidget* parent)
     m_search->setClearButtonEnabled(true);
     m_search->setMaximumWidth(260);
     bar->addWidget(m_search);
-    bar->addAction(tr("Previous"), this, [this] { findNext(-1); })->setShortcut(QKeySequence::FindPrevious);
+    bar->addAction(tr("Previous"), this, [this] { findNext(-1); })
+        ->setShortcut(QKeySequence::FindPrevious);
     bar->addAction(tr("Next"), this, [this] { findNext(1); })->setShortcut(QKeySequence::FindNext);
     m_searchStatus = new QLabel;
     bar->addWidget(m_searchStatus);
     bar->addSeparator();
     bar->addAction(tr("Export…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), QStringLiteral("graph.svg"),
-                                                          tr("SVG (*.svg);;PNG (*.png)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Graph"), QStringLiteral("graph.svg"), tr("SVG (*.svg);;PNG (*.png)"));
         if (path.isEmpty())
             return;
         const QString error = exportTo(path);
@@ -142,7 +145,8 @@ GraphPage::GraphPage(QWidget* parent)
                     selectNode(node);
             });
     connect(m_inspector, &NodeInspector::nodeRequested, this, [this](int n) { selectNode(n); });
-    connect(m_inspector, &NodeInspector::provenanceRequested, this, &GraphPage::highlightProvenance);
+    connect(m_inspector, &NodeInspector::provenanceRequested, this,
+            &GraphPage::highlightProvenance);
     connect(m_inspector, &NodeInspector::consumersRequested, this, &GraphPage::highlightConsumers);
     connect(m_cancelButton, &QToolButton::clicked, this, [this] {
         if (m_cancel)
@@ -236,30 +240,36 @@ void GraphPage::startLayout() {
         uint64_t reversed = 0;
         for (const auto& e : m_layout->edges)
             reversed += e.reversed;
-        m_status->setText(tr("%1 nodes, %2 edges drawn, %3 crossings, %4 edges reversed to break cycles")
-                              .arg(groupedNumber(uint64_t(m_index->size())),
-                                   groupedNumber(m_layout->edges.size()),
-                                   groupedNumber(m_layout->crossings), groupedNumber(reversed)));
+        m_status->setText(
+            tr("%1 nodes, %2 edges drawn, %3 crossings, %4 edges reversed to break cycles")
+                .arg(groupedNumber(uint64_t(m_index->size())),
+                     groupedNumber(m_layout->edges.size()), groupedNumber(m_layout->crossings),
+                     groupedNumber(reversed)));
         Q_EMIT layoutFinished();
     });
     ckptscope::LayoutInput layoutInput = std::move(input.input);
-    watcher->setFuture(QtConcurrent::run([layoutInput = std::move(layoutInput), cancel, self, generation] {
-        LayoutOptions options;
-        options.cancel = cancel.get();
-        options.progress = [self, generation](double p) {
-            QMetaObject::invokeMethod(self, [self, generation, p] {
-                if (self && generation == self->m_generation)
-                    self->m_progress->setValue(int(p * 100));
-            }, Qt::QueuedConnection);
-        };
-        try {
-            return LayoutOutcome{std::make_shared<const GraphLayout>(layoutGraph(layoutInput, options)), {}};
-        } catch (const Cancelled&) {
-            return LayoutOutcome{nullptr, {}, true};
-        } catch (const std::exception& e) {
-            return LayoutOutcome{nullptr, QString::fromStdString(e.what())};
-        }
-    }));
+    watcher->setFuture(
+        QtConcurrent::run([layoutInput = std::move(layoutInput), cancel, self, generation] {
+            LayoutOptions options;
+            options.cancel = cancel.get();
+            options.progress = [self, generation](double p) {
+                QMetaObject::invokeMethod(
+                    self,
+                    [self, generation, p] {
+                        if (self && generation == self->m_generation)
+                            self->m_progress->setValue(int(p * 100));
+                    },
+                    Qt::QueuedConnection);
+            };
+            try {
+                return LayoutOutcome{
+                    std::make_shared<const GraphLayout>(layoutGraph(layoutInput, options)), {}};
+            } catch (const Cancelled&) {
+                return LayoutOutcome{nullptr, {}, true};
+            } catch (const std::exception& e) {
+                return LayoutOutcome{nullptr, QString::fromStdString(e.what())};
+            }
+        }));
 }
 
 void GraphPage::resizeEvent(QResizeEvent* event) {
@@ -273,7 +283,9 @@ void GraphPage::placeMinimap() {
     m_minimap->raise();
 }
 
-int GraphPage::selectedNode() const { return m_scene->selectedNode(); }
+int GraphPage::selectedNode() const {
+    return m_scene->selectedNode();
+}
 
 void GraphPage::selectNode(int node, bool center) {
     GraphNodeItem* item = m_scene->nodeItem(node);
@@ -327,8 +339,8 @@ int GraphPage::search(const QString& text) {
             const ComputationNode* node = m_checkpoint->graph.getNode(m_index->id(n));
             if (!node)
                 continue;
-            bool hit = QString::fromStdString(node->op).toLower().contains(lower) || startsWith(node->id) ||
-                       (node->outputCid && startsWith(*node->outputCid)) ||
+            bool hit = QString::fromStdString(node->op).toLower().contains(lower) ||
+                       startsWith(node->id) || (node->outputCid && startsWith(*node->outputCid)) ||
                        (node->gradientCid && startsWith(*node->gradientCid));
             for (const std::string& cid : node->inputCids)
                 hit = hit || startsWith(cid);
@@ -336,7 +348,8 @@ int GraphPage::search(const QString& text) {
                 m_matches.push_back(n);
         }
     }
-    m_searchStatus->setText(text.isEmpty() ? QString() : tr("%n match(es)", nullptr, int(m_matches.size())));
+    m_searchStatus->setText(text.isEmpty() ? QString()
+                                           : tr("%n match(es)", nullptr, int(m_matches.size())));
     if (!m_matches.empty())
         findNext(1);
     return int(m_matches.size());
@@ -351,4 +364,6 @@ void GraphPage::findNext(int step) {
     m_searchStatus->setText(tr("%1 of %2").arg(m_match + 1).arg(n));
 }
 
-QString GraphPage::exportTo(const QString& path) { return exportScene(m_scene, path); }
+QString GraphPage::exportTo(const QString& path) {
+    return exportScene(m_scene, path);
+}

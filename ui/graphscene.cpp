@@ -40,8 +40,8 @@ QPointF GraphScene::map(double x, double y) const {
 }
 
 void GraphScene::build(std::shared_ptr<const GradientCheckpoint> checkpoint,
-                       std::shared_ptr<const GraphIndex> index, std::shared_ptr<const GraphLayout> layout,
-                       Orientation orientation) {
+                       std::shared_ptr<const GraphIndex> index,
+                       std::shared_ptr<const GraphLayout> layout, Orientation orientation) {
     clearGraph();
     m_checkpoint = std::move(checkpoint);
     m_index = std::move(index);
@@ -118,7 +118,7 @@ void GraphScene::highlight(const std::vector<int>& nodes, int focus) {
         marked[size_t(focus)] = 2;
     const bool any = !nodes.empty();
     for (size_t i = 0; i < m_nodes.size(); ++i)
-        m_nodes[i]->setMark(!any ? GraphNodeItem::Mark::None
+        m_nodes[i]->setMark(!any             ? GraphNodeItem::Mark::None
                             : marked[i] == 1 ? GraphNodeItem::Mark::Highlighted
                             : marked[i] == 2 ? GraphNodeItem::Mark::None
                                              : GraphNodeItem::Mark::Dimmed);

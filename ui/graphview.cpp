@@ -14,7 +14,8 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
     // Minimal updates keep repaints to what moved; caching the background is
     // pointless for a plain one.
     setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
-    setOptimizationFlags(QGraphicsView::DontSavePainterState | QGraphicsView::DontAdjustForAntialiasing);
+    setOptimizationFlags(QGraphicsView::DontSavePainterState |
+                         QGraphicsView::DontAdjustForAntialiasing);
 }
 
 void GraphView::zoomBy(double factor) {

@@ -16,7 +16,9 @@ int HexModel::rowCount(const QModelIndex& parent) const {
     return int((m_bytes->size() + kBytesPerRow - 1) / kBytesPerRow);
 }
 
-int HexModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int HexModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant HexModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !m_bytes)
@@ -44,6 +46,7 @@ QVariant HexModel::headerData(int section, Qt::Orientation orientation, int role
     if (role != Qt::DisplayRole)
         return {};
     if (orientation == Qt::Vertical)
-        return QStringLiteral("%1").arg(qulonglong(section) * kBytesPerRow, 8, 16, QLatin1Char('0'));
+        return QStringLiteral("%1").arg(qulonglong(section) * kBytesPerRow, 8, 16,
+                                        QLatin1Char('0'));
     return section == AsciiColumn ? tr("ASCII") : QStringLiteral("%1").arg(section, 1, 16);
 }

@@ -27,7 +27,9 @@ void HistogramView::setHistogram(const ckptscope::Histogram& histogram) {
     rebuild();
 }
 
-void HistogramView::clear() { setHistogram({}); }
+void HistogramView::clear() {
+    setHistogram({});
+}
 
 void HistogramView::setLogScale(bool on) {
     if (on == m_log)
@@ -115,10 +117,10 @@ void HistogramView::mouseMoveEvent(QMouseEvent* event) {
     if (m_histogram.counts.empty() || chart()->series().isEmpty())
         return;
     const QPointF scene = mapToScene(event->position().toPoint());
-    const QPointF value = chart()->mapToValue(chart()->mapFromScene(scene), chart()->series().first());
-    const QString text = chart()->plotArea().contains(chart()->mapFromScene(scene))
-                             ? binText(value.x())
-                             : QString();
+    const QPointF value =
+        chart()->mapToValue(chart()->mapFromScene(scene), chart()->series().first());
+    const QString text =
+        chart()->plotArea().contains(chart()->mapFromScene(scene)) ? binText(value.x()) : QString();
     if (text.isEmpty())
         QToolTip::hideText();
     else

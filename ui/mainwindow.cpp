@@ -2,8 +2,8 @@
 
 #include "graphpage.h"
 #include "metadatamodel.h"
-#include "optimizerstateview.h"
 #include "notificationbar.h"
+#include "optimizerstateview.h"
 #include "overviewpage.h"
 #include "recentfiles.h"
 #include "startpage.h"
@@ -271,9 +271,9 @@ void MainWindow::openDialog() {
     const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
                             ? QString()
                             : QFileInfo(m_path).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Checkpoint"), dir,
-        tr("Checkpoints (*.oxck *.ckpt *.bin *.json);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), dir,
+                                     tr("Checkpoints (*.oxck *.ckpt *.bin *.json);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);
 }
@@ -282,8 +282,9 @@ void MainWindow::openFile(const QString& path) {
     if (path.isEmpty())
         return;
     const bool isReload = path == m_path;
-    const QString keep = isReload ? m_tree->currentIndex().data(TensorTreeModel::FullNameRole).toString()
-                                  : QString();
+    const QString keep = isReload
+                             ? m_tree->currentIndex().data(TensorTreeModel::FullNameRole).toString()
+                             : QString();
     ++m_loading;
     m_busy->setVisible(true);
     statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
@@ -363,14 +364,14 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_graphPage->setDocument(oxck ? nullptr : m_document);
     m_optimizerView->setDocument(oxck ? nullptr : m_document);
     if (const ckptscope::GradientCheckpoint* g = m_document->gradient())
-        statusBar()->showMessage(tr("%1: gradient checkpoint, step %2, %n node(s)", nullptr,
-                                    int(g->graph.nodeCount()))
-                                     .arg(name)
-                                     .arg(g->step));
+        statusBar()->showMessage(
+            tr("%1: gradient checkpoint, step %2, %n node(s)", nullptr, int(g->graph.nodeCount()))
+                .arg(name)
+                .arg(g->step));
     else
-        statusBar()->showMessage(tr("%1: OXCK checkpoint, %n tensor(s)", nullptr,
-                                    int(m_document->tensors().size()))
-                                     .arg(name));
+        statusBar()->showMessage(
+            tr("%1: OXCK checkpoint, %n tensor(s)", nullptr, int(m_document->tensors().size()))
+                .arg(name));
 }
 
 void MainWindow::watch(const QString& path) {

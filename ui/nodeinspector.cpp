@@ -10,7 +10,9 @@
 
 namespace {
 
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString esc(const std::string& s) {
+    return QString::fromStdString(s).toHtmlEscaped();
+}
 
 QString nodeLink(int index, const ckptscope::ComputationNode& n) {
     return QStringLiteral("<a href='node:%1'>%2</a> <small>%3</small>")
@@ -72,7 +74,8 @@ void NodeInspector::setNode(int node) {
     const auto& graph = m_checkpoint->graph;
     QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(n->op));
     auto row = [&](const QString& k, const QString& v) {
-        html += QStringLiteral("<tr><td valign='top'><b>%1</b>&nbsp;</td><td>%2</td></tr>").arg(k, v);
+        html +=
+            QStringLiteral("<tr><td valign='top'><b>%1</b>&nbsp;</td><td>%2</td></tr>").arg(k, v);
     };
     row(tr("Id"), esc(n->id));
     QStringList inputs;
@@ -83,7 +86,8 @@ void NodeInspector::setNode(int node) {
                                      : tr("<br>&nbsp;&nbsp;<i>(no producer in the graph)</i>"));
     }
     row(tr("Inputs"), inputs.isEmpty() ? tr("<i>none</i>") : inputs.join(QStringLiteral("<br>")));
-    row(tr("Output CID"), n->outputCid ? esc(*n->outputCid) : tr("<i>pending (forward not run)</i>"));
+    row(tr("Output CID"),
+        n->outputCid ? esc(*n->outputCid) : tr("<i>pending (forward not run)</i>"));
     row(tr("Gradient CID"),
         n->gradientCid ? esc(*n->gradientCid) : tr("<i>pending (backward not run)</i>"));
     if (m_checkpoint->lossCid && n->outputCid == m_checkpoint->lossCid)
@@ -104,4 +108,6 @@ void NodeInspector::setNode(int node) {
     m_browser->setHtml(html);
 }
 
-QString NodeInspector::text() const { return m_browser->toPlainText(); }
+QString NodeInspector::text() const {
+    return m_browser->toPlainText();
+}

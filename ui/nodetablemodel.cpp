@@ -46,7 +46,8 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     if (role == NodeIndexRole)
         return node;
     const bool onCycle = size_t(index.row()) >= m_ordered;
-    const ckptscope::ComputationNode* n = node >= 0 ? m_checkpoint->graph.getNode(m_index->id(node)) : nullptr;
+    const ckptscope::ComputationNode* n =
+        node >= 0 ? m_checkpoint->graph.getNode(m_index->id(node)) : nullptr;
     if (!n)
         return {};
     if (role == Qt::DecorationRole && index.column() == Position && onCycle)
@@ -74,11 +75,16 @@ QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
-    case Position: return tr("#");
-    case Op: return tr("Op");
-    case Id: return tr("Id");
-    case State: return tr("State");
-    case ColumnCount: break;
+    case Position:
+        return tr("#");
+    case Op:
+        return tr("Op");
+    case Id:
+        return tr("Id");
+    case State:
+        return tr("State");
+    case ColumnCount:
+        break;
     }
     return {};
 }

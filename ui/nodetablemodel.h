@@ -32,5 +32,5 @@ private:
     std::shared_ptr<const GraphIndex> m_index;
     std::vector<int> m_rows; // node index per row
     std::vector<int> m_rowOf;
-    size_t m_ordered = 0;    // rows before this are in topological order
+    size_t m_ordered = 0; // rows before this are in topological order
 };

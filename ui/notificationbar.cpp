@@ -40,11 +40,14 @@ void NotificationBar::showMessage(Kind kind, const QString& text, const QString&
     const QColor base = p.color(QPalette::Window);
     const QColor tint = kind == Kind::Error ? QColor(220, 50, 47) : QColor(38, 139, 210);
     QColor mixed;
-    mixed.setRgbF(base.redF() * 0.8f + tint.redF() * 0.2f, base.greenF() * 0.8f + tint.greenF() * 0.2f,
+    mixed.setRgbF(base.redF() * 0.8f + tint.redF() * 0.2f,
+                  base.greenF() * 0.8f + tint.greenF() * 0.2f,
                   base.blueF() * 0.8f + tint.blueF() * 0.2f);
     p.setColor(QPalette::Window, mixed);
     setPalette(p);
     show();
 }
 
-QString NotificationBar::text() const { return m_label->text(); }
+QString NotificationBar::text() const {
+    return m_label->text();
+}

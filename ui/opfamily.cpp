@@ -35,26 +35,40 @@ OpFamily opFamily(const QString& opIn) {
 
 QString opFamilyName(OpFamily family) {
     switch (family) {
-    case OpFamily::MatMul: return QStringLiteral("matmul");
-    case OpFamily::Elementwise: return QStringLiteral("elementwise");
-    case OpFamily::Activation: return QStringLiteral("activation");
-    case OpFamily::Normalisation: return QStringLiteral("normalisation");
-    case OpFamily::Reduction: return QStringLiteral("reduction");
-    case OpFamily::Loss: return QStringLiteral("loss");
-    case OpFamily::Other: break;
+    case OpFamily::MatMul:
+        return QStringLiteral("matmul");
+    case OpFamily::Elementwise:
+        return QStringLiteral("elementwise");
+    case OpFamily::Activation:
+        return QStringLiteral("activation");
+    case OpFamily::Normalisation:
+        return QStringLiteral("normalisation");
+    case OpFamily::Reduction:
+        return QStringLiteral("reduction");
+    case OpFamily::Loss:
+        return QStringLiteral("loss");
+    case OpFamily::Other:
+        break;
     }
     return QStringLiteral("data/other");
 }
 
 QColor opFamilyColor(OpFamily family) {
     switch (family) {
-    case OpFamily::MatMul: return QColor(0x4e, 0x79, 0xa7);
-    case OpFamily::Elementwise: return QColor(0x59, 0xa1, 0x4f);
-    case OpFamily::Activation: return QColor(0xf2, 0x8e, 0x2b);
-    case OpFamily::Normalisation: return QColor(0xb0, 0x7a, 0xa1);
-    case OpFamily::Reduction: return QColor(0x76, 0xb7, 0xb2);
-    case OpFamily::Loss: return QColor(0xe1, 0x57, 0x59);
-    case OpFamily::Other: break;
+    case OpFamily::MatMul:
+        return QColor(0x4e, 0x79, 0xa7);
+    case OpFamily::Elementwise:
+        return QColor(0x59, 0xa1, 0x4f);
+    case OpFamily::Activation:
+        return QColor(0xf2, 0x8e, 0x2b);
+    case OpFamily::Normalisation:
+        return QColor(0xb0, 0x7a, 0xa1);
+    case OpFamily::Reduction:
+        return QColor(0x76, 0xb7, 0xb2);
+    case OpFamily::Loss:
+        return QColor(0xe1, 0x57, 0x59);
+    case OpFamily::Other:
+        break;
     }
     return QColor(0x9c, 0x9c, 0x9c);
 }

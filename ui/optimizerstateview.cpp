@@ -4,8 +4,8 @@
 #include "sizeformat.h"
 #include "tensorpage.h"
 
-#include <QHeaderView>
 #include <QCheckBox>
+#include <QHeaderView>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -46,15 +46,14 @@ OptimizerStateView::OptimizerStateView(QWidget* parent)
     split->addWidget(bottom);
     layout->addWidget(split);
 
-    connect(m_blobTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this] {
-                const std::vector<uint8_t>* bytes = selectedBytes();
-                m_hex->setBytes(bytes);
-                m_asF32->setEnabled(bytes && bytes->size() % 4 == 0 && !bytes->empty());
-                m_stats->clear();
-                if (m_asF32->isChecked())
-                    interpretAsF32();
-            });
+    connect(m_blobTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+        const std::vector<uint8_t>* bytes = selectedBytes();
+        m_hex->setBytes(bytes);
+        m_asF32->setEnabled(bytes && bytes->size() % 4 == 0 && !bytes->empty());
+        m_stats->clear();
+        if (m_asF32->isChecked())
+            interpretAsF32();
+    });
     connect(m_asF32, &QCheckBox::toggled, this, [this](bool on) {
         if (on)
             interpretAsF32();
@@ -114,8 +113,9 @@ bool OptimizerStateView::interpretAsF32() {
     // The reader holds the document, so the bytes outlive the computation.
     auto doc = m_document;
     const uint8_t* raw = bytes->data();
-    m_stats->setValues(name, tr("optimizer state read as %n f32 value(s), little-endian", nullptr,
-                                int(bytes->size() / 4)),
+    m_stats->setValues(name,
+                       tr("optimizer state read as %n f32 value(s), little-endian", nullptr,
+                          int(bytes->size() / 4)),
                        bytes->size() / 4, [doc, raw](uint64_t first, uint64_t n, float* out) {
                            std::memcpy(out, raw + first * 4, size_t(n) * 4);
                        });

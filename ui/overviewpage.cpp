@@ -14,7 +14,9 @@ QString row(const QString& key, const QString& value) {
         .arg(key.toHtmlEscaped(), value);
 }
 
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString esc(const std::string& s) {
+    return QString::fromStdString(s).toHtmlEscaped();
+}
 
 } // namespace
 
@@ -28,11 +30,13 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
         clear();
         return;
     }
-    QString html = QStringLiteral("<h2>%1</h2><table>")
-                       .arg(QFileInfo(QString::fromStdString(doc->path())).fileName().toHtmlEscaped());
+    QString html =
+        QStringLiteral("<h2>%1</h2><table>")
+            .arg(QFileInfo(QString::fromStdString(doc->path())).fileName().toHtmlEscaped());
     html += row(tr("Path"), esc(doc->path()));
-    html += row(tr("File size"), humanBytes(doc->fileSize()) +
-                                     QStringLiteral(" (%1 bytes)").arg(groupedNumber(doc->fileSize())));
+    html +=
+        row(tr("File size"), humanBytes(doc->fileSize()) +
+                                 QStringLiteral(" (%1 bytes)").arg(groupedNumber(doc->fileSize())));
     if (doc->format() == ckptscope::Format::Oxck) {
         html += row(tr("Format"), tr("OXCK model checkpoint, version %1").arg(doc->version()));
         if (doc->flags())
@@ -61,9 +65,8 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
         uint64_t blobBytes = 0;
         for (const auto& [name, bytes] : g->optimizerState)
             blobBytes += bytes.size();
-        html += row(tr("Optimizer state"), tr("%1 blobs, %2")
-                                               .arg(g->optimizerState.size())
-                                               .arg(humanBytes(blobBytes)));
+        html += row(tr("Optimizer state"),
+                    tr("%1 blobs, %2").arg(g->optimizerState.size()).arg(humanBytes(blobBytes)));
         // How far the step got, and what the graph is made of.
         uint64_t forward = 0, backward = 0;
         std::map<std::string, uint64_t> ops;
@@ -72,10 +75,12 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
             backward += n.gradientCid.has_value();
             ++ops[n.op];
         }
-        html += row(tr("Forward done"), tr("%1 of %2 nodes").arg(groupedNumber(forward),
-                                                                 groupedNumber(g->graph.nodeCount())));
-        html += row(tr("Backward done"), tr("%1 of %2 nodes").arg(groupedNumber(backward),
-                                                                  groupedNumber(g->graph.nodeCount())));
+        html += row(
+            tr("Forward done"),
+            tr("%1 of %2 nodes").arg(groupedNumber(forward), groupedNumber(g->graph.nodeCount())));
+        html += row(
+            tr("Backward done"),
+            tr("%1 of %2 nodes").arg(groupedNumber(backward), groupedNumber(g->graph.nodeCount())));
         QStringList opList;
         for (const auto& [op, count] : ops)
             opList << QStringLiteral("%1&nbsp;×&nbsp;%2").arg(esc(op)).arg(count);
@@ -84,7 +89,8 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
     html += QStringLiteral("</table>");
     const auto& warnings = doc->warnings();
     if (!warnings.empty()) {
-        html += QStringLiteral("<h3>%1</h3><ul>").arg(tr("%n warning(s)", nullptr, int(warnings.size())));
+        html += QStringLiteral("<h3>%1</h3><ul>")
+                    .arg(tr("%n warning(s)", nullptr, int(warnings.size())));
         for (const auto& w : warnings)
             html += QStringLiteral("<li>⚠ %1</li>").arg(esc(w.message));
         html += QStringLiteral("</ul>");

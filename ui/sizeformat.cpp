@@ -15,7 +15,9 @@ QString humanBytes(uint64_t bytes) {
     return QStringLiteral("%1 %2").arg(v, 0, 'f', 1).arg(QLatin1String(units[u]));
 }
 
-QString groupedNumber(uint64_t n) { return QLocale::system().toString(qulonglong(n)); }
+QString groupedNumber(uint64_t n) {
+    return QLocale::system().toString(qulonglong(n));
+}
 
 QString shapeText(const std::vector<uint64_t>& shape) {
     QStringList parts;

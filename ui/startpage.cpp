@@ -28,7 +28,8 @@ StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), m_
     for (const QString& sample : samples()) {
         auto* button = new QPushButton(QFileInfo(sample).fileName());
         button->setObjectName(QStringLiteral("sample:") + QFileInfo(sample).fileName());
-        connect(button, &QPushButton::clicked, this, [this, sample] { Q_EMIT openRequested(sample); });
+        connect(button, &QPushButton::clicked, this,
+                [this, sample] { Q_EMIT openRequested(sample); });
         col->addWidget(button);
     }
     col->addWidget(new QLabel(tr("<h3>Recent files</h3>")));

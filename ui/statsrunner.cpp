@@ -36,18 +36,24 @@ void StatsRunner::start(int key, uint64_t count, ckptscope::ValueReader reader, 
             const int percent = int(p * 100);
             if (lastReport->exchange(percent) == percent)
                 return;
-            QMetaObject::invokeMethod(self, [self, key, p] {
-                if (self)
-                    Q_EMIT self->progress(key, p);
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                self,
+                [self, key, p] {
+                    if (self)
+                        Q_EMIT self->progress(key, p);
+                },
+                Qt::QueuedConnection);
         };
         auto deliver = [self, flag](auto emitter) {
-            QMetaObject::invokeMethod(self, [self, flag, emitter] {
-                if (!self || *flag) // cancelled meanwhile: drop it
-                    return;
-                self->m_running = false;
-                emitter(self.data());
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                self,
+                [self, flag, emitter] {
+                    if (!self || *flag) // cancelled meanwhile: drop it
+                        return;
+                    self->m_running = false;
+                    emitter(self.data());
+                },
+                Qt::QueuedConnection);
         };
         try {
             ckptscope::StatsResult result = ckptscope::computeStats(count, reader, options);

@@ -17,7 +17,8 @@
 namespace {
 const char* kInfoRows[] = {"Shape", "Stored values", "Elements", "Bytes", "Data offset"};
 const char* kStatKeys[] = {"min", "max", "mean", "std", "l2", "zeros", "nan", "+inf", "-inf"};
-const char* kStatLabels[] = {"Min", "Max", "Mean", "Std dev", "L2 norm", "Zeros", "NaN", "+Inf", "−Inf"};
+const char* kStatLabels[] = {"Min",   "Max", "Mean", "Std dev", "L2 norm",
+                             "Zeros", "NaN", "+Inf", "−Inf"};
 } // namespace
 
 TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRunner(this)) {
@@ -114,7 +115,9 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     clear();
 }
 
-void TensorPage::setInfoRow(int row, const QString& value) { m_info[row]->setText(value); }
+void TensorPage::setInfoRow(int row, const QString& value) {
+    m_info[row]->setText(value);
+}
 
 void TensorPage::clear() {
     m_runner->cancel();
@@ -157,7 +160,8 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     setInfoRow(1, groupedNumber(t.dataLen));
     setInfoRow(2, t.elementCount ? groupedNumber(*t.elementCount) : tr("overflows 64 bits"));
     setInfoRow(3, t.elementCount && *t.elementCount <= UINT64_MAX / 4
-                      ? humanBytes(*t.elementCount * 4) + QStringLiteral(" (%1 stored)").arg(humanBytes(t.dataLen * 4))
+                      ? humanBytes(*t.elementCount * 4) +
+                            QStringLiteral(" (%1 stored)").arg(humanBytes(t.dataLen * 4))
                       : tr("–"));
     setInfoRow(4, groupedNumber(t.dataOffset));
     startStats();
@@ -207,19 +211,29 @@ void TensorPage::showStats(const ckptscope::StatsResult& r) {
     m_stats[QStringLiteral("+inf")]->setText(groupedNumber(s.posInf));
     m_stats[QStringLiteral("-inf")]->setText(groupedNumber(s.negInf));
     const uint64_t special = s.nan + s.posInf + s.negInf;
-    m_specials->setText(special ? tr("⚠ not in the histogram: %1 NaN, %2 +Inf, %3 −Inf")
-                                      .arg(groupedNumber(s.nan), groupedNumber(s.posInf),
-                                           groupedNumber(s.negInf))
-                                : (s.finite ? tr("%1 finite values").arg(groupedNumber(s.finite))
-                                            : tr("no finite values")));
+    m_specials->setText(
+        special ? tr("⚠ not in the histogram: %1 NaN, %2 +Inf, %3 −Inf")
+                      .arg(groupedNumber(s.nan), groupedNumber(s.posInf), groupedNumber(s.negInf))
+                : (s.finite ? tr("%1 finite values").arg(groupedNumber(s.finite))
+                            : tr("no finite values")));
     m_histogram->setHistogram(r.histogram);
 }
 
-int TensorPage::bins() const { return m_bins->value(); }
-void TensorPage::setBins(int bins) { m_bins->setValue(bins); }
-bool TensorPage::logScale() const { return m_log->isChecked(); }
-void TensorPage::setLogScale(bool on) { m_log->setChecked(on); }
-bool TensorPage::isComputing() const { return m_runner->isRunning(); }
+int TensorPage::bins() const {
+    return m_bins->value();
+}
+void TensorPage::setBins(int bins) {
+    m_bins->setValue(bins);
+}
+bool TensorPage::logScale() const {
+    return m_log->isChecked();
+}
+void TensorPage::setLogScale(bool on) {
+    m_log->setChecked(on);
+}
+bool TensorPage::isComputing() const {
+    return m_runner->isRunning();
+}
 QString TensorPage::statText(const QString& key) const {
     const QLabel* l = m_stats.value(key);
     return l ? l->text() : QString();

@@ -36,7 +36,8 @@ void TensorTreeModel::build() {
     for (const auto& w : m_document->warnings())
         if (w.tensor && *w.tensor < tensors.size()) {
             QString& t = m_warningText[*w.tensor];
-            t += (t.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(w.message);
+            t += (t.isEmpty() ? QString() : QStringLiteral("\n")) +
+                 QString::fromStdString(w.message);
         }
 
     // Group lookup by (parent, label) keeps building linear in the tensor count.
@@ -103,7 +104,8 @@ void TensorTreeModel::markNonFinite(int tensorIndex) {
         return;
     n.warning = true;
     QString& text = m_warningText[size_t(tensorIndex)];
-    text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + tr("holds NaN or infinite values");
+    text +=
+        (text.isEmpty() ? QString() : QStringLiteral("\n")) + tr("holds NaN or infinite values");
     const QModelIndex idx = indexOfTensor(tensorIndex);
     Q_EMIT dataChanged(idx, idx, {Qt::DecorationRole, Qt::ToolTipRole});
 }
@@ -150,7 +152,9 @@ int TensorTreeModel::rowCount(const QModelIndex& parent) const {
     return int(m_nodes[size_t(p)].children.size());
 }
 
-int TensorTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int TensorTreeModel::columnCount(const QModelIndex&) const {
+    return ColumnCount;
+}
 
 QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid())
@@ -204,11 +208,16 @@ QVariant TensorTreeModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
-    case Name: return tr("Name");
-    case Shape: return tr("Shape");
-    case Elements: return tr("Elements");
-    case Size: return tr("Size");
-    case ColumnCount: break;
+    case Name:
+        return tr("Name");
+    case Shape:
+        return tr("Shape");
+    case Elements:
+        return tr("Elements");
+    case Size:
+        return tr("Size");
+    case ColumnCount:
+        break;
     }
     return {};
 }

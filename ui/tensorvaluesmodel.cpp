@@ -10,7 +10,8 @@ TensorValuesModel::TensorValuesModel(QObject* parent) : QAbstractTableModel(pare
 void TensorValuesModel::setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor) {
     beginResetModel();
     m_document = std::move(document);
-    m_tensor = m_document && tensor >= 0 && size_t(tensor) < m_document->tensors().size() ? tensor : -1;
+    m_tensor =
+        m_document && tensor >= 0 && size_t(tensor) < m_document->tensors().size() ? tensor : -1;
     m_leading.assign(leadingDimensions().size(), 0);
     m_cache.clear();
     m_lru.clear();

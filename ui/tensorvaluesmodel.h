@@ -41,7 +41,7 @@ Q_SIGNALS:
     void readFailed(const QString& message) const;
 
 private:
-    static constexpr uint64_t kChunk = 4096; // values per cached chunk
+    static constexpr uint64_t kChunk = 4096;  // values per cached chunk
     static constexpr size_t kMaxChunks = 256; // 4 MiB of cache
 
     void layout();

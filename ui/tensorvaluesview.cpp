@@ -38,7 +38,8 @@ TensorValuesView::TensorValuesView(QWidget* parent)
     m_table->addAction(copy);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     connect(m_model, &TensorValuesModel::readFailed, this, [this](const QString& message) {
-        m_note->setText(QStringLiteral("<span style='color:#d33'>%1</span>").arg(message.toHtmlEscaped()));
+        m_note->setText(
+            QStringLiteral("<span style='color:#d33'>%1</span>").arg(message.toHtmlEscaped()));
     });
 }
 

@@ -107,13 +107,11 @@ void printOxck(const Document& doc) {
         size_t i = 0;
         for (const TensorEntry& t : doc.tensors()) {
             const bool known = t.elementCount.has_value();
-            table.addRow({std::to_string(i++), elided(printable(t.name), 60), shapeText(t.shape),
-                          known ? groupedNumber(*t.elementCount) : "overflow",
-                          groupedNumber(t.dataLen),
-                          known && *t.elementCount <= UINT64_MAX / 4
-                              ? humanBytes(*t.elementCount * 4)
-                              : "-",
-                          groupedNumber(t.dataOffset)});
+            table.addRow(
+                {std::to_string(i++), elided(printable(t.name), 60), shapeText(t.shape),
+                 known ? groupedNumber(*t.elementCount) : "overflow", groupedNumber(t.dataLen),
+                 known && *t.elementCount <= UINT64_MAX / 4 ? humanBytes(*t.elementCount * 4) : "-",
+                 groupedNumber(t.dataOffset)});
         }
         std::cout << table.render("  ");
     }
@@ -129,8 +127,8 @@ void printGradient(const Document& doc) {
               << "Loss CID    " << g.lossCid.value_or("(none)") << "\n"
               << "Loss node   " << (loss ? loss->id + " (" + loss->op + ")" : "(none)") << "\n"
               << "Graph       " << groupedNumber(g.graph.nodeCount()) << " nodes, "
-              << groupedNumber(g.graph.edgeCount()) << " edges, "
-              << g.graph.cycleNodes().size() << " on cycles\n";
+              << groupedNumber(g.graph.edgeCount()) << " edges, " << g.graph.cycleNodes().size()
+              << " on cycles\n";
     std::cout << "\nOps\n";
     TextTable ops({"op", "nodes"}, {false, true});
     for (const auto& [op, n] : opCounts(g.graph))

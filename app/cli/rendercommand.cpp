@@ -26,8 +26,8 @@ int runRender(const std::vector<std::string>& args) {
     char name[] = "ckptscope-cli";
     char* argv[] = {name, nullptr};
     QApplication app(argc, argv);
-    const QString error = renderCheckpointGraph(*doc->gradient(), QString::fromStdString(o.output),
-                                                o.leftRight);
+    const QString error =
+        renderCheckpointGraph(*doc->gradient(), QString::fromStdString(o.output), o.leftRight);
     if (!error.isEmpty()) {
         std::cerr << o.output << ": error: " << error.toStdString() << "\n";
         return kInvalidFile;

@@ -48,7 +48,8 @@ std::vector<Target> targets(const Document& doc, const Options& o) {
         return all;
     std::vector<Target> chosen;
     for (const std::string& want : o.tensors) {
-        auto it = std::find_if(all.begin(), all.end(), [&](const Target& t) { return t.name == want; });
+        auto it =
+            std::find_if(all.begin(), all.end(), [&](const Target& t) { return t.name == want; });
         if (it == all.end())
             throw UsageError(doc.path() + " has no tensor named '" + want + "'");
         chosen.push_back(*it);
@@ -56,7 +57,9 @@ std::vector<Target> targets(const Document& doc, const Options& o) {
     return chosen;
 }
 
-ordered_json optionalJson(std::optional<double> v) { return v ? ordered_json(*v) : ordered_json(); }
+ordered_json optionalJson(std::optional<double> v) {
+    return v ? ordered_json(*v) : ordered_json();
+}
 
 ordered_json statsJson(const std::string& name, const StatsResult& r) {
     const TensorStats& s = r.stats;
@@ -78,7 +81,8 @@ ordered_json statsJson(const std::string& name, const StatsResult& r) {
     if (r.histogram.counts.empty())
         j["histogram"] = nullptr;
     else
-        j["histogram"] = {{"lo", r.histogram.lo}, {"hi", r.histogram.hi}, {"counts", r.histogram.counts}};
+        j["histogram"] = {
+            {"lo", r.histogram.lo}, {"hi", r.histogram.hi}, {"counts", r.histogram.counts}};
     return j;
 }
 
@@ -90,8 +94,9 @@ int runStats(const std::vector<std::string>& args) {
     StatsOptions options;
     options.bins = o.bins;
     ordered_json list = ordered_json::array();
-    TextTable table({"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
-                    {false, true, true, true, true, true, true, true, true, true, true});
+    TextTable table(
+        {"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
+        {false, true, true, true, true, true, true, true, true, true, true});
     for (const Target& t : targets(*doc, o)) {
         StatsResult r;
         try {

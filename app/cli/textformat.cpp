@@ -82,7 +82,9 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> rightAli
     m_rows.push_back(std::move(header));
 }
 
-void TextTable::addRow(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
+void TextTable::addRow(std::vector<std::string> row) {
+    m_rows.push_back(std::move(row));
+}
 
 // Terminal columns of UTF-8 text: one per code point, two for East Asian
 // wide characters (CJK, Hangul, full-width forms, emoji), so CJK names line up.

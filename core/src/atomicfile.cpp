@@ -14,7 +14,9 @@ namespace ckptscope {
 
 namespace {
 
-std::string errnoText(int err) { return std::strerror(err); }
+std::string errnoText(int err) {
+    return std::strerror(err);
+}
 
 // Removes the temporary unless released, so every failure path cleans up.
 struct TempGuard {
@@ -47,13 +49,15 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
         if (!out)
             throw IoError(path + ": cannot write temporary file " + templ);
         fill(out);
-        out.flush();
-        if (!out)
+        // close() writes what is still buffered; its failure (disk full,
+        // quota, RLIMIT_FSIZE) must count too, not vanish in a destructor.
+        out.close();
+        if (out.fail())
             throw IoError(path + ": write failed (disk full or file too large?); " +
                           "the existing file was left untouched");
     }
     // fsync so a crash after rename cannot leave an empty file behind.
-    const int syncFd = ::open(templ.c_str(), O_RDONLY);
+    const int syncFd = ::open(templ.c_str(), O_RDONLY | O_CLOEXEC);
     if (syncFd < 0 || ::fsync(syncFd) != 0) {
         const int err = errno;
         if (syncFd >= 0)
@@ -74,6 +78,12 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
     if (std::rename(templ.c_str(), path.c_str()) != 0)
         throw IoError(path + ": cannot replace the file: " + errnoText(errno));
     guard.armed = false;
+    // Make the rename itself durable; a failure here loses nothing.
+    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd >= 0) {
+        ::fsync(dirFd);
+        ::close(dirFd);
+    }
 }
 
 } // namespace ckptscope

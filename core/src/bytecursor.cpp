@@ -9,7 +9,11 @@ namespace ckptscope {
 
 namespace {
 constexpr size_t kWindow = 64 * 1024;
-}
+// After a jump far past the window (skipping a tensor's values), the next
+// fields are a few bytes: read this much, not a whole window, so indexing a
+// 1 GiB file copies about what indexing a 1 MiB one does.
+constexpr size_t kSmallWindow = 4 * 1024;
+} // namespace
 
 ByteCursor::ByteCursor(const ByteSource& source, uint64_t offset)
     : m_source(source), m_offset(offset) {}
@@ -30,7 +34,12 @@ void ByteCursor::fill(void* dst, size_t n) {
     if (n <= kWindow) {
         const uint64_t winEnd = m_windowStart + m_window.size();
         if (m_offset < m_windowStart || m_offset + n > winEnd) {
-            const uint64_t len = std::min<uint64_t>(kWindow, m_source.size() - m_offset);
+            // Reading on from the window, or landing within a window's length
+            // of it: a whole window. After a long jump: a small one first.
+            const bool near =
+                m_window.empty() || (m_offset >= m_windowStart && m_offset <= winEnd + kWindow);
+            const size_t want = std::max(n, near ? kWindow : kSmallWindow);
+            const uint64_t len = std::min<uint64_t>(want, m_source.size() - m_offset);
             m_window.resize(size_t(len));
             m_source.read(m_offset, m_window.data(), m_window.size());
             m_windowStart = m_offset;

@@ -143,7 +143,10 @@ void Checkpoint::save(const std::string& path) const {
 Checkpoint Checkpoint::load(const std::string& path) {
     try {
         const FileSource source(path);
-        return readAll(source);
+        const DeferredChangeCheck changes(source); // once at the end, not per tensor
+        Checkpoint ck = readAll(source);
+        changes.finish();
+        return ck;
     } catch (const IoError& e) {
         throw CheckpointError(CheckpointError::Kind::Io, e.what());
     } catch (const SourceChangedError& e) {

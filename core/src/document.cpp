@@ -83,7 +83,9 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
     try {
         doc->m_format = detectFormat(src);
         if (doc->m_format == Format::Oxck) {
+            const DeferredChangeCheck changes(src); // one fstat at the end, not one per field
             doc->m_index = readOxckIndex(src);
+            changes.finish();
             for (const auto& [k, v] : doc->m_index.metadata)
                 doc->m_metadata.emplace_back(k, v);
         } else {

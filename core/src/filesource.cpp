@@ -58,13 +58,25 @@ void FileSource::read(uint64_t offset, void* dst, size_t n) const {
         if (got < 0) {
             if (errno == EINTR)
                 continue;
-            throw IoError(m_path + ": read failed at byte " + std::to_string(offset + done) +
-                          ": " + std::strerror(errno));
+            throw IoError(m_path + ": read failed at byte " + std::to_string(offset + done) + ": " +
+                          std::strerror(errno));
         }
         if (got == 0) // the file is shorter than when we opened it
             throw SourceChangedError(changedMessage(m_path));
         done += size_t(got);
     }
+    // A write during or before the read (a job rewriting the file in place,
+    // same size or not) changes size or mtime: what was read may mix old and
+    // new bytes. One fstat per read (blocks of 64 KiB to 4 MiB) is cheap.
+    if (m_deferredChecks.load(std::memory_order_relaxed) == 0 && contentChanged())
+        throw SourceChangedError(changedMessage(m_path));
+}
+
+bool FileSource::contentChanged() const {
+    struct stat st {};
+    if (::fstat(m_fd, &st) != 0)
+        return true;
+    return uint64_t(st.st_size) != m_size || mtimeNs(st) != m_mtimeNs;
 }
 
 bool FileSource::changedOnDisk() const {
@@ -73,6 +85,22 @@ bool FileSource::changedOnDisk() const {
         return true;
     return st.st_dev != m_dev || st.st_ino != m_ino || uint64_t(st.st_size) != m_size ||
            mtimeNs(st) != m_mtimeNs;
+}
+
+DeferredChangeCheck::DeferredChangeCheck(const ByteSource& source)
+    : m_file(dynamic_cast<const FileSource*>(&source)) {
+    if (m_file)
+        ++m_file->m_deferredChecks;
+}
+
+DeferredChangeCheck::~DeferredChangeCheck() {
+    if (m_file)
+        --m_file->m_deferredChecks;
+}
+
+void DeferredChangeCheck::finish() const {
+    if (m_file && m_file->contentChanged())
+        throw SourceChangedError(changedMessage(m_file->name()));
 }
 
 } // namespace ckptscope

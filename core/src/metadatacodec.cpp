@@ -126,9 +126,9 @@ private:
             ++m_pos;
     }
     void skipSeparators() {
-        while (m_pos < m_text.size() && (m_text[m_pos] == ',' || m_text[m_pos] == ' ' ||
-                                         m_text[m_pos] == '\t' || m_text[m_pos] == '\n' ||
-                                         m_text[m_pos] == '\r'))
+        while (m_pos < m_text.size() &&
+               (m_text[m_pos] == ',' || m_text[m_pos] == ' ' || m_text[m_pos] == '\t' ||
+                m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
             ++m_pos;
     }
     void expect(char c, const char* what) {
@@ -153,11 +153,21 @@ private:
                 fail("an escaped character after '\\'");
             const char e = m_text[m_pos];
             switch (e) {
-            case '"': s += '"'; break;
-            case '\\': s += '\\'; break;
-            case 'n': s += '\n'; break;
-            case 'r': s += '\r'; break;
-            case 't': s += '\t'; break;
+            case '"':
+                s += '"';
+                break;
+            case '\\':
+                s += '\\';
+                break;
+            case 'n':
+                s += '\n';
+                break;
+            case 'r':
+                s += '\r';
+                break;
+            case 't':
+                s += '\t';
+                break;
             default:
                 --m_pos;
                 fail(std::string("one of the escapes \\\" \\\\ \\n \\r \\t, not '\\") + e + "'",
@@ -175,7 +185,9 @@ private:
 
 } // namespace
 
-bool isValidUtf8(std::string_view text) { return firstInvalidUtf8(text) == std::string_view::npos; }
+bool isValidUtf8(std::string_view text) {
+    return firstInvalidUtf8(text) == std::string_view::npos;
+}
 
 Metadata parseMetadata(std::string_view text, const std::string& fileName, uint64_t baseOffset) {
     const size_t bad = firstInvalidUtf8(text);

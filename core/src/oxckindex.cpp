@@ -16,6 +16,9 @@ static_assert(std::endian::native == std::endian::little,
 namespace {
 
 constexpr uint64_t kMinTensorBytes = 4 + 4 + 8; // name_len, ndim, data_len
+// Metadata blocks above this size have their first bytes checked first.
+constexpr uint64_t kMetadataPeekAbove = 1 << 20;
+constexpr size_t kMetadataPeek = 64 * 1024;
 
 std::string quoted(const std::string& s) {
     constexpr size_t kMax = 80;
@@ -77,15 +80,30 @@ OxckIndex readOxckIndex(const ByteSource& source) {
     const uint64_t numTensors = cur.u64("the tensor count (u64)");
     const uint32_t metadataLen = cur.u32("the metadata length (u32)");
     const uint64_t metadataOffset = cur.offset();
+    if (metadataLen > kMetadataPeekAbove) {
+        // Before reading (and allocating) a huge block, look at its start: a
+        // block backed by real bytes but not an object — say 2 GiB of zeros
+        // in a sparse file — fails here at once.
+        cur.require(metadataLen, "the metadata block");
+        std::string head(kMetadataPeek, '\0');
+        source.read(metadataOffset, head.data(), head.size());
+        const size_t first = head.find_first_not_of(" \t\r\n");
+        if (first != std::string::npos && head[first] != '{')
+            throw CheckpointError(CheckpointError::Kind::BadMetadata,
+                                  file + ": metadata at byte " +
+                                      std::to_string(metadataOffset + first) +
+                                      ": expected '{' to open the metadata object",
+                                  metadataOffset + first);
+    }
     const std::string metadataText = cur.bytes(metadataLen, "the metadata block");
     index.metadata = parseMetadata(metadataText, file, metadataOffset);
 
     // Each tensor takes at least 16 bytes: a count beyond that is hostile.
     if (numTensors > cur.remaining() / kMinTensorBytes)
         throw CheckpointError(CheckpointError::Kind::Truncated,
-                              file + ": byte " + std::to_string(numTensorsOffset) + ": the file claims " +
-                                  std::to_string(numTensors) + " tensors, but the " +
-                                  std::to_string(cur.remaining()) +
+                              file + ": byte " + std::to_string(numTensorsOffset) +
+                                  ": the file claims " + std::to_string(numTensors) +
+                                  " tensors, but the " + std::to_string(cur.remaining()) +
                                   " bytes left hold at most " +
                                   std::to_string(cur.remaining() / kMinTensorBytes) +
                                   " (each needs at least 16 bytes)",
@@ -116,8 +134,8 @@ OxckIndex readOxckIndex(const ByteSource& source) {
             if (t.dataLen > cur.remaining() / 4)
                 throw CheckpointError(
                     CheckpointError::Kind::Truncated,
-                    file + ": byte " + std::to_string(dataLenOffset) + ": truncated: " +
-                        std::to_string(t.dataLen) + " values need " +
+                    file + ": byte " + std::to_string(dataLenOffset) +
+                        ": truncated: " + std::to_string(t.dataLen) + " values need " +
                         (t.dataLen > UINT64_MAX / 4 ? std::string("more than 2^64")
                                                     : std::to_string(t.dataLen * 4)) +
                         " bytes, " + std::to_string(cur.remaining()) + " left in the file",
@@ -138,8 +156,7 @@ OxckIndex readOxckIndex(const ByteSource& source) {
         const TensorEntry& t = index.tensors[i];
         const std::string where = "tensor " + std::to_string(i) + " " + quoted(t.name);
         if (!t.elementCount) {
-            index.warnings.push_back(
-                {where + ": the shape's element count overflows 64 bits", i});
+            index.warnings.push_back({where + ": the shape's element count overflows 64 bits", i});
         } else if (*t.elementCount != t.dataLen && !(t.shape.empty() && t.dataLen == 1)) {
             index.warnings.push_back({where + ": shape holds " + std::to_string(*t.elementCount) +
                                           " elements but " + std::to_string(t.dataLen) +

@@ -31,9 +31,9 @@ void putU64(std::ostream& out, uint64_t v) {
 
 // Transformer-like parameter names: 8 per layer, then embeddings/head.
 std::string tensorName(uint64_t i) {
-    static const char* perLayer[] = {"attn.q.weight", "attn.k.weight", "attn.v.weight",
+    static const char* perLayer[] = {"attn.q.weight",   "attn.k.weight", "attn.v.weight",
                                      "attn.out.weight", "mlp.up.weight", "mlp.down.weight",
-                                     "norm1.weight", "norm2.bias"};
+                                     "norm1.weight",    "norm2.bias"};
     if (i == 0)
         return "embed.tokens.weight";
     return "layers." + std::to_string((i - 1) / 8) + "." + perLayer[(i - 1) % 8];
@@ -102,10 +102,18 @@ void writeSyntheticModel(const std::string& path, const SyntheticModelSpec& spec
                 const size_t chunk = size_t(std::min<uint64_t>(values.size(), n - done));
                 for (size_t k = 0; k < chunk; ++k) {
                     switch (kind) {
-                    case 0: values[k] = normal(rng); break;
-                    case 1: values[k] = uniform(rng); break;
-                    case 2: values[k] = 1.0f + normal(rng); break; // norm scales
-                    default: values[k] = std::abs(normal(rng)) * 3; break;
+                    case 0:
+                        values[k] = normal(rng);
+                        break;
+                    case 1:
+                        values[k] = uniform(rng);
+                        break;
+                    case 2:
+                        values[k] = 1.0f + normal(rng);
+                        break; // norm scales
+                    default:
+                        values[k] = std::abs(normal(rng)) * 3;
+                        break;
                     }
                 }
                 out.write(reinterpret_cast<const char*>(values.data()),
@@ -134,7 +142,8 @@ GradientCheckpoint makeSyntheticGradient(const SyntheticGraphSpec& spec) {
     const std::string act = "[8,128]";
     std::string x = add("embedding", {cid(rng)}, act);
     // 11 nodes per block; stop when the budget is used.
-    const uint64_t blocks = std::max<uint64_t>(1, (spec.nodeCount > 3 ? spec.nodeCount - 3 : 1) / 11);
+    const uint64_t blocks =
+        std::max<uint64_t>(1, (spec.nodeCount > 3 ? spec.nodeCount - 3 : 1) / 11);
     for (uint64_t b = 0; b < blocks; ++b) {
         const std::string h = add("layer_norm", {x}, act);
         const std::string q = add("matmul", {h, cid(rng)}, act);
@@ -169,7 +178,8 @@ GradientCheckpoint makeSyntheticGradient(const SyntheticGraphSpec& spec) {
     ck = std::move(ck).withLossCid(loss);
     // Adam moments of a few parameters, as f32 little-endian bytes.
     std::normal_distribution<float> moment(0.0f, 1e-3f);
-    const uint64_t params = spec.optimizerBytes ? std::max<uint64_t>(1, spec.optimizerBytes / 4096) : 0;
+    const uint64_t params =
+        spec.optimizerBytes ? std::max<uint64_t>(1, spec.optimizerBytes / 4096) : 0;
     for (uint64_t p = 0; p < params && p < 64; ++p) {
         const uint64_t floats = spec.optimizerBytes / 4 / std::min<uint64_t>(params, 64);
         std::vector<uint8_t> bytes(size_t(floats * 4));

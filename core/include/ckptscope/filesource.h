@@ -2,6 +2,7 @@
 
 #include "ckptscope/bytesource.h"
 
+#include <atomic>
 #include <sys/types.h>
 
 namespace ckptscope {
@@ -9,7 +10,10 @@ namespace ckptscope {
 // A read-only file read with pread(). Deliberately not a memory map: a
 // training job rewrites checkpoints in place (truncate, then write), and a
 // mapped page past the new end raises SIGBUS. With pread a shrunken file is a
-// short read, which becomes a SourceChangedError with a message to reload.
+// short read, which becomes a SourceChangedError with a message to reload;
+// after each read an fstat of the descriptor also catches a same-size
+// rewrite (size/mtime changed), so a read never returns mixed old/new bytes
+// silently.
 class FileSource final : public ByteSource {
 public:
     // Throws std::system_error-derived IoError with the path on failure.
@@ -24,14 +28,39 @@ public:
 
     // True when the path now names a different or resized/modified file.
     bool changedOnDisk() const;
+    // True when the open file itself (not the path) was resized or modified
+    // since it was opened: what read() checks after every read, so a rewrite
+    // in place — even to the same size — is caught, while a file replaced by
+    // rename (our descriptor still reads the old, intact bytes) is not.
+    bool contentChanged() const;
 
 private:
+    friend class DeferredChangeCheck;
+
     std::string m_path;
     int m_fd = -1;
     uint64_t m_size = 0;
     dev_t m_dev = 0;
     ino_t m_ino = 0;
     int64_t m_mtimeNs = 0;
+    mutable std::atomic<int> m_deferredChecks{0};
+};
+
+// Many small reads in a row (indexing a file with many tensors) need one
+// change check at the end, not an fstat each: a change before that check
+// shows in size or mtime just the same. While alive, read() of the source (if
+// it is a FileSource) skips its per-read check; finish() does it once.
+class DeferredChangeCheck {
+public:
+    explicit DeferredChangeCheck(const ByteSource& source);
+    ~DeferredChangeCheck();
+    DeferredChangeCheck(const DeferredChangeCheck&) = delete;
+    DeferredChangeCheck& operator=(const DeferredChangeCheck&) = delete;
+    // Throws SourceChangedError ("… changed on disk while reading — reload").
+    void finish() const;
+
+private:
+    const FileSource* m_file;
 };
 
 // Failure to open, read or write a file (message names the file).

@@ -18,9 +18,9 @@ struct LayoutInput {
 };
 
 struct LayoutOptions {
-    double rankSeparation = 50; // vertical gap between ranks
-    double nodeSeparation = 20; // horizontal gap between neighbours
-    int crossingSweeps = 8;     // bounded barycenter/median passes
+    double rankSeparation = 50;                // vertical gap between ranks
+    double nodeSeparation = 20;                // horizontal gap between neighbours
+    int crossingSweeps = 8;                    // bounded barycenter/median passes
     const std::atomic<bool>* cancel = nullptr; // checked between phases and sweeps
     std::function<void(double)> progress;      // 0..1
 };

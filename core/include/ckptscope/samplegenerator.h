@@ -22,11 +22,11 @@ struct SyntheticModelSpec {
 void writeSyntheticModel(const std::string& path, const SyntheticModelSpec& spec);
 
 struct SyntheticGraphSpec {
-    uint64_t nodeCount = 2000;      // approximate: whole transformer blocks
-    uint64_t optimizerBytes = 0;    // total optimizer-state bytes (f32 Adam moments)
+    uint64_t nodeCount = 2000;   // approximate: whole transformer blocks
+    uint64_t optimizerBytes = 0; // total optimizer-state bytes (f32 Adam moments)
     uint64_t step = 1200;
     uint64_t seed = 1;
-    bool completeBackward = true;   // gradient CIDs on every node
+    bool completeBackward = true; // gradient CIDs on every node
 };
 
 // A transformer-like computation graph: embedding, N blocks of

@@ -18,8 +18,8 @@ struct TensorStats {
     uint64_t negInf = 0;
     uint64_t zeros = 0;
     std::optional<double> min, max, mean, std; // empty without a finite value
-    double l2 = 0;        // sqrt of the sum of squares of finite values
-    double finiteSum = 0; // sum of finite values
+    double l2 = 0;                             // sqrt of the sum of squares of finite values
+    double finiteSum = 0;                      // sum of finite values
 };
 
 // Equal-width bins over [lo, hi], the finite range; NaN/Inf are not binned.
@@ -39,10 +39,10 @@ struct StatsResult {
 using ValueReader = std::function<void(uint64_t first, uint64_t n, float* out)>;
 
 struct StatsOptions {
-    int bins = 0;                               // 0: no histogram
-    unsigned threads = 0;                       // 0: hardware concurrency
-    const std::atomic<bool>* cancel = nullptr;  // checked between blocks
-    std::function<void(double)> progress;       // 0..1, from worker threads
+    int bins = 0;                              // 0: no histogram
+    unsigned threads = 0;                      // 0: hardware concurrency
+    const std::atomic<bool>* cancel = nullptr; // checked between blocks
+    std::function<void(double)> progress;      // 0..1, from worker threads
 };
 
 // Thrown from computeStats when *cancel became true.

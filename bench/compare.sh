@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Measures each performance target of docs/PERFORMANCE.md side by side with
+# its reference, in one run: the two commands of a pair alternate, RUNS times
+# each (default 7), and the medians are compared. These machines are noisy;
+# alternating keeps both sides under the same load.
+#
+#   bench/compare.sh [BUILD_DIR]          (default build/release; `make bench`)
+#
+# Environment: RUNS (default 7), PYTHON (default /usr/bin/python3, else the
+# python3 on PATH resolved past any pyenv shim), CKPTSCOPE_BENCH_DATA (cached
+# inputs, default BUILD_DIR/bench-data), STRICT=1 (exit 1 when a target is
+# missed). Uses hyperfine when installed, else `date +%s%N` around each run;
+# peak RSS from /usr/bin/time -v (else from Python's resource module).
+set -euo pipefail
+
+BUILD=${1:-build/release}
+RUNS=${RUNS:-7}
+CLI=$BUILD/app/ckptscope-cli
+TOOL=$BUILD/bench/ckptscope-benchtool
+export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
+for exe in "$CLI" "$TOOL"; do
+    if [ ! -x "$exe" ]; then
+        echo "compare.sh: $exe is missing; build the release preset first (make bench)" >&2
+        exit 2
+    fi
+done
+if [ -z "${PYTHON:-}" ]; then
+    if [ -x /usr/bin/python3 ]; then
+        PYTHON=/usr/bin/python3
+    else
+        PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+    fi
+fi
+HYPERFINE=$(command -v hyperfine || true)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# --- measuring ---------------------------------------------------------------
+
+# Median of the numbers on stdin.
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# Wall seconds of one run of a command (output discarded).
+seconds() {
+    local s e
+    s=$(date +%s%N)
+    "$@" >/dev/null 2>&1
+    e=$(date +%s%N)
+    awk -v d=$((e - s)) 'BEGIN { printf "%.6f\n", d / 1e9 }'
+}
+
+# pair NAME_A NAME_B -- CMD_A... -- CMD_B...: median seconds of each, as
+# "A B", runs alternating after one warm-up run of each.
+pair() {
+    local -a a=() b=()
+    shift 2
+    shift # --
+    while [ "$1" != "--" ]; do a+=("$1"); shift; done
+    shift
+    b=("$@")
+    if [ -n "$HYPERFINE" ]; then
+        "$HYPERFINE" -N --warmup 1 --runs "$RUNS" --export-json "$TMP/h.json" \
+            "$(printf '%q ' "${a[@]}")" "$(printf '%q ' "${b[@]}")" >/dev/null 2>&1
+        "$PYTHON" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["median"], r[1]["median"])' "$TMP/h.json"
+        return
+    fi
+    "${a[@]}" >/dev/null 2>&1
+    "${b[@]}" >/dev/null 2>&1
+    : >"$TMP/a"
+    : >"$TMP/b"
+    for _ in $(seq "$RUNS"); do
+        seconds "${a[@]}" >>"$TMP/a"
+        seconds "${b[@]}" >>"$TMP/b"
+    done
+    echo "$(median <"$TMP/a") $(median <"$TMP/b")"
+}
+
+# Peak resident set size of a command, KiB (median of 3 runs).
+rss() {
+    : >"$TMP/rss"
+    for _ in 1 2 3; do
+        if [ -x /usr/bin/time ]; then
+            /usr/bin/time -v -o "$TMP/time" "$@" >/dev/null 2>&1
+            awk -F': ' '/Maximum resident set size/ { print $2 }' "$TMP/time" >>"$TMP/rss"
+        else
+            "$PYTHON" -c 'import resource,subprocess,sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@" >>"$TMP/rss"
+        fi
+    done
+    median <"$TMP/rss"
+}
+
+# CPU seconds (user + system) of a command (median of 3 runs): what it costs
+# whatever the other load on the machine.
+cpu() {
+    : >"$TMP/cpu"
+    for _ in 1 2 3; do
+        if [ -x /usr/bin/time ]; then
+            /usr/bin/time -v -o "$TMP/time" "$@" >/dev/null 2>&1
+            awk -F': ' '/User time|System time/ { t += $2 } END { print t }' "$TMP/time" >>"$TMP/cpu"
+        else
+            "$PYTHON" -c 'import resource,subprocess,sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN); print(r.ru_utime + r.ru_stime)' "$@" >>"$TMP/cpu"
+        fi
+    done
+    median <"$TMP/cpu"
+}
+
+# --- reporting ---------------------------------------------------------------
+
+row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$@"; }
+ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# verdict VALUE LIMIT [ge]: pass when VALUE <= LIMIT (>= with "ge"). Runs in
+# $(...): a miss is recorded in a file.
+verdict() {
+    if awk -v v="$1" -v l="$2" -v ge="${3:-}" 'BEGIN { exit !(ge ? v >= l : v <= l) }'; then
+        echo pass
+    else
+        echo 1 >"$TMP/failed"
+        echo "**FAIL**"
+    fi
+}
+
+# --- inputs ------------------------------------------------------------------
+
+SMALL=$("$TOOL" path oxck-1M)
+LARGE=$("$TOOL" path oxck-1G)
+GRAPH=$("$TOOL" path gradient-10k)
+OPTIM=$("$TOOL" path gradient-opt4M)
+for f in "$SMALL" "$LARGE" "$GRAPH" "$OPTIM"; do cat "$f" >/dev/null; done # page cache warm
+
+echo "# Ckptscope: targets measured side by side ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo
+echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"\
+    "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM;"\
+    "build type $(awk -F= '/^CMAKE_BUILD_TYPE:/ { print $2 }' "$BUILD/CMakeCache.txt");"\
+    "load average at start $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "Timing: $([ -n "$HYPERFINE" ] && echo hyperfine || echo 'date +%s%N'), median of $RUNS runs, runs alternating; Python: $PYTHON ($("$PYTHON" --version 2>&1))."
+echo
+row "Figure" "Ckptscope" "Reference" "Ratio" "Target" "Result"
+row "---" "---:" "---:" "---:" "---" "---"
+
+# (a) Open and list 256 tensors: 1 GiB against 1 MiB.
+read -r big small < <(pair open-1G open-1M -- "$CLI" info "$LARGE" --json -- "$CLI" info "$SMALL" --json)
+r=$(ratio "$big" "$small")
+row "Open + list 256 tensors, 1 GiB file (\`ckptscope-cli info F --json\`)" "$(ms "$big")" "1 MiB file: $(ms "$small")" "$r" "≤ 1.5" "$(verdict "$r" 1.5)"
+read -r big small < <(pair open-1G open-1M -- "$TOOL" open "$LARGE" -- "$TOOL" open "$SMALL")
+r=$(ratio "$big" "$small")
+row "Open + index alone, 1 GiB file (\`ckptscope-benchtool open F\`: Document::open, no Qt libraries)" "$(ms "$big")" "1 MiB file: $(ms "$small")" "$r" "≤ 1.5" "$(verdict "$r" 1.5)"
+k=$(rss "$CLI" info "$LARGE" --json)
+row "Peak RSS, open + list the 1 GiB file" "$(mib "$k")" "file: 1024 MiB" "–" "< 64 MiB" "$(verdict "$k" 65535)"
+
+# (b) Statistics + 32-bin histograms over every value of the 1 GiB file.
+read -r stats cat < <(pair stats cat -- "$CLI" stats "$LARGE" --json -- cat "$LARGE")
+r=$(ratio "$stats" "$cat")
+gbs=$(awk -v s="$stats" -v b="$(stat -c %s "$LARGE")" 'BEGIN { printf "%.1f GB/s", b / s / 1e9 }')
+row "Stats + histogram, all 256 tensors of the 1 GiB file (\`ckptscope-cli stats F --json\`), $gbs" "$(ms "$stats")" "\`cat F\`: $(ms "$cat")" "$r" "≤ 1.5" "$(verdict "$r" 1.5)"
+c1=$(cpu "$CLI" stats "$LARGE" --json)
+c2=$(cpu cat "$LARGE")
+row "CPU time (user + system) of the same two commands" "$(ms "$c1")" "\`cat F\`: $(ms "$c2")" "$(ratio "$c1" "$c2")" "(context: wall time on 2 free cores ≈ half the CPU time)" "–"
+
+# (c) JSON: our reader against Python's json.load, time and peak RSS.
+for f in "$GRAPH" "$OPTIM"; do
+    size=$(stat -c %s "$f")
+    label="$(basename "$f") ($(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }'))"
+    read -r ours py < <(pair load python -- "$TOOL" load "$f" -- "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' "$f")
+    r=$(ratio "$ours" "$py")
+    row "Load $label (\`ckptscope-benchtool load F\`)" "$(ms "$ours")" "\`json.load\`: $(ms "$py")" "$r" "≤ 0.5" "$(verdict "$r" 0.5)"
+    k=$(rss "$TOOL" load "$f")
+    kpy=$(rss "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' "$f")
+    limit=$(awk -v b="$size" 'BEGIN { printf "%.0f", 3 * b / 1024 + 40 * 1024 }')
+    row "Peak RSS, load $label" "$(mib "$k")" "\`json.load\`: $(mib "$kpy")" "–" "≤ 3 × file + 40 MiB = $(mib "$limit")" "$(verdict "$k" "$limit")"
+done
+read -r ours cli < <(pair load info -- "$TOOL" open "$GRAPH" -- "$CLI" info "$GRAPH" --json)
+row "Open $(basename "$GRAPH") as the app does (Document::open: + validation) / \`ckptscope-cli info F --json\` (+ topological order, JSON out)" "$(ms "$ours")" "$(ms "$cli")" "–" "(context)" "–"
+
+# (d) Layout, when the engine is built in; against Graphviz when installed.
+if "$TOOL" layout "$GRAPH" >"$TMP/layout" 2>/dev/null; then
+    G2K=$("$TOOL" path graph-2000)
+    G100K=$("$TOOL" path graph-100000)
+    if command -v dot >/dev/null; then
+        "$TOOL" dot "$G2K" >"$TMP/g2k.dot"
+        read -r ours dot < <(pair layout dot -- "$TOOL" layout "$G2K" -- dot -Tplain "$TMP/g2k.dot")
+        r=$(ratio "$dot" "$ours")
+        row "Layout, 2 000-node graph (\`ckptscope-benchtool layout F\`, whole process)" "$(ms "$ours")" "\`dot -Tplain\`: $(ms "$dot")" "$r× faster" "≥ 50× faster" "$(verdict "$r" 50 ge)"
+    else
+        row "Layout vs \`dot -Tplain\`, 2 000 nodes" "–" "Graphviz not installed" "–" "≥ 50× faster" "not measured"
+    fi
+    for g in "$GRAPH:10 000:1" "$G100K:100 000:10"; do
+        IFS=: read -r file nodes limit <<<"$g"
+        : >"$TMP/lt"
+        for _ in $(seq 3); do
+            "$TOOL" layout "$file" | awk '{ print $(NF - 1) }' >>"$TMP/lt"
+        done
+        t=$(median <"$TMP/lt")
+        row "Layout alone, $nodes-node graph (median of 3)" "$(ms "$t")" "–" "–" "< $limit s" "$(verdict "$t" "$limit")"
+    done
+else
+    row "Layout" "–" "–" "–" "10k nodes < 1 s" "not built (no layout engine)"
+fi
+
+echo
+echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
+if [ "${STRICT:-0}" = 1 ] && [ -e "$TMP/failed" ]; then
+    exit 1
+fi

@@ -1,0 +1,117 @@
+// GUI timings of issue 5, measured offscreen in one process:
+//   ckptscope-guibench MODEL.oxck GRAPH.json
+// 1. start of main() → window on screen with the tensor tree populated;
+// 2. selecting a 1M-value tensor → statistics done and the histogram painted;
+// 3. frame time of panning/zooming a large graph (viewport repaints).
+#include "graphpage.h"
+#include "graphview.h"
+#include "histogramview.h"
+#include "mainwindow.h"
+#include "tensorpage.h"
+#include "tensortreemodel.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTest>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+bool waitFor(const std::function<bool()>& done, int ms = 60000) {
+    return QTest::qWaitFor(done, ms);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QElapsedTimer sinceStart;
+    sinceStart.start();
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QStandardPaths::setTestModeEnabled(true); // no saved layouts or recent files
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: ckptscope-guibench MODEL.oxck GRAPH.json\n");
+        return 2;
+    }
+    const QString model = QString::fromLocal8Bit(argv[1]);
+    const QString graph = QString::fromLocal8Bit(argv[2]);
+
+    // 1. Start to populated tree.
+    auto* window = new MainWindow;
+    window->resize(1400, 900);
+    window->show();
+    QSignalSpy loaded(window, &MainWindow::documentLoaded);
+    window->openFile(model);
+    if (!waitFor([&] { return !loaded.isEmpty() && window->tensorProxy()->rowCount() > 0; }))
+        return 1;
+    window->tensorTree()->viewport()->grab(); // painted, not just modelled
+    const double startToTree = double(sinceStart.nsecsElapsed()) / 1e6;
+    std::printf("gui.start_to_tree_ms %.1f\n", startToTree);
+
+    // 2. Selection → histogram painted, over tensors of about 1M values.
+    auto doc = window->document();
+    std::vector<double> histogramMs;
+    TensorPage* page = window->tensorPage();
+    for (size_t i = 0; i < doc->tensors().size() && histogramMs.size() < 7; ++i) {
+        if (doc->tensors()[i].dataLen < 1'000'000)
+            continue;
+        QSignalSpy ready(page, &TensorPage::statsReady);
+        QElapsedTimer t;
+        t.start();
+        window->selectTensor(QString::fromStdString(doc->tensors()[i].name));
+        if (!waitFor([&] { return !ready.isEmpty(); }))
+            return 1;
+        page->histogramView()->grab();
+        histogramMs.push_back(double(t.nsecsElapsed()) / 1e6);
+    }
+    std::printf("gui.select_to_histogram_ms %.1f (median of %zu tensors of >= 1M values)\n",
+                median(histogramMs), histogramMs.size());
+
+    // 3. Pan and zoom a large graph.
+    auto* graphWindow = new MainWindow;
+    graphWindow->resize(1400, 900);
+    graphWindow->show();
+    QSignalSpy graphLoaded(graphWindow, &MainWindow::documentLoaded);
+    graphWindow->openFile(graph);
+    if (!waitFor([&] { return !graphLoaded.isEmpty(); }))
+        return 1;
+    GraphPage* gp = graphWindow->graphPage();
+    graphWindow->tabs()->setCurrentWidget(gp);
+    if (!waitFor([&] { return gp->layout() != nullptr && !gp->isLayingOut(); }))
+        return 1;
+    GraphView* view = gp->view();
+    std::printf("gui.graph_nodes %d\n", gp->scene()->nodeCount());
+    for (double zoom : {0.05, 0.3, 1.0}) {
+        view->resetTransform();
+        view->scale(zoom, zoom);
+        view->centerOn(gp->scene()->itemsBoundingRect().center());
+        view->viewport()->grab();
+        std::vector<double> frames;
+        for (int f = 0; f < 40; ++f) {
+            QElapsedTimer t;
+            t.start();
+            if (f % 10 == 9)
+                view->zoomBy(f % 20 == 9 ? 1.1 : 1 / 1.1);
+            else
+                view->verticalScrollBar()->setValue(view->verticalScrollBar()->value() + 60);
+            view->viewport()->grab(); // a full repaint of what is visible
+            frames.push_back(double(t.nsecsElapsed()) / 1e6);
+        }
+        const double ms = median(frames);
+        std::printf("gui.graph_frame_ms zoom=%.2f %.2f (%.0f fps)\n", zoom, ms, 1000.0 / ms);
+    }
+    return 0;
+}

@@ -1,0 +1,39 @@
+#pragma once
+
+// The checks each libFuzzer target runs on one input, shared with the Qt test
+// that replays tests/data/regressions/: a crash the fuzzer found stays fixed.
+// Expected failures (a clear error for a bad file) return quietly; a broken
+// invariant throws InvariantViolation (the fuzz targets turn that into an
+// abort, the Qt test into a failure); anything else escapes as a crash.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace fuzzchecks {
+
+class InvariantViolation : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
+// readOxckIndex + readTensorValues over a MemorySource.
+void checkOxck(std::string_view bytes);
+// parseMetadata; on success serialize → parse gives the same map. An input
+// that starts with an OXCK header is reduced to its metadata block first, so
+// the corpus files seed this target too.
+void checkMetadata(std::string_view bytes);
+// GradientCheckpoint::fromJson; on success toJson → fromJson is equal.
+void checkGradient(std::string_view bytes);
+// Document::open over a MemorySource, then a few value reads and statistics.
+void checkDocument(std::string_view bytes);
+// A small LayoutInput built from the bytes (≤ 200 nodes, edges from byte
+// pairs) through layoutGraph: forward edges go down, reported crossings ==
+// countCrossings. Defined in fuzzlayout.cpp (only where layoutGraph links).
+void checkLayout(std::string_view bytes);
+
+// Runs one check for a libFuzzer entry point: an InvariantViolation aborts
+// with its message, so libFuzzer records the input as a crash.
+int runForFuzzer(void (*check)(std::string_view), const unsigned char* data, size_t size);
+
+} // namespace fuzzchecks
