@@ -177,6 +177,29 @@ private Q_SLOTS:
         QCOMPARE(w.notificationBar()->kind(), NotificationBar::Kind::Info);
         QVERIFY(w.notificationBar()->isVisible());
     }
+
+    void fileTruncatedWhileOpenReportsAndKeepsTheView() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("cut.oxck"));
+        smallCheckpoint(1).save(path.toStdString());
+        MainWindow w;
+        w.show();
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        const auto before = w.document();
+        QFile f(path);
+        QVERIFY(f.resize(40)); // truncated in place, as the reference writer does
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return w.notificationBar()->isVisible() &&
+                       w.notificationBar()->kind() == NotificationBar::Kind::Error;
+            },
+            10000));
+        QCOMPARE(w.document(), before);
+        // Values of the old document now fail loudly rather than mixing files.
+        std::vector<float> v(2);
+        QVERIFY_THROWS_EXCEPTION(std::exception, before->readValues(0, 0, 2, v.data()));
+    }
 };
 
 QTEST_MAIN(TestMainWindow)

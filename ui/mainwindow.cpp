@@ -9,6 +9,7 @@
 #include "startpage.h"
 #include "tensorpage.h"
 #include "tensortreemodel.h"
+#include "tensorvaluesmodel.h"
 #include "tensorvaluesview.h"
 
 #include "ckptscope/bytesource.h"
@@ -155,15 +156,27 @@ MainWindow::MainWindow(QWidget* parent)
                     m_treeModel->markNonFinite(tensor);
             });
 
+    // Reads that find the file changed (truncated or rewritten in place)
+    // offer a reload instead of showing stale or mixed values.
+    connect(m_tensorPage, &TensorPage::statsFailed, this, &MainWindow::offerReload);
+    connect(m_valuesView->model(), &TensorValuesModel::readFailed, this, &MainWindow::offerReload);
+
     // A training job rewrites the file: wait until it settles, then reload.
     m_reloadTimer->setSingleShot(true);
     m_reloadTimer->setInterval(400);
     connect(m_watcher, &QFileSystemWatcher::fileChanged, this, [this] { m_reloadTimer->start(); });
     connect(m_reloadTimer, &QTimer::timeout, this, [this] {
-        if (!m_path.isEmpty() && QFileInfo::exists(m_path))
+        if (!m_path.isEmpty() && QFileInfo::exists(m_path)) {
+            m_reloadAttempts = 0;
             reload();
-        else
+        } else if (++m_reloadAttempts < 25) {
             m_reloadTimer->start(); // replaced by rename: try again shortly
+        } else {
+            m_reloadAttempts = 0; // gone for good: say so instead of polling
+            m_bar->showMessage(NotificationBar::Kind::Error,
+                               tr("%1 was deleted or moved; the view shows it as it was.")
+                                   .arg(m_path.toHtmlEscaped()));
+        }
     });
     statusBar()->showMessage(tr("Drop a checkpoint here, or press Ctrl+O"));
 }
@@ -372,6 +385,12 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
         statusBar()->showMessage(
             tr("%1: OXCK checkpoint, %n tensor(s)", nullptr, int(m_document->tensors().size()))
                 .arg(name));
+}
+
+void MainWindow::offerReload(const QString& message) {
+    m_bar->showMessage(NotificationBar::Kind::Error, message.toHtmlEscaped(), tr("Reload"));
+    disconnect(m_bar, &NotificationBar::actionTriggered, nullptr, nullptr);
+    connect(m_bar, &NotificationBar::actionTriggered, this, &MainWindow::reload);
 }
 
 void MainWindow::watch(const QString& path) {

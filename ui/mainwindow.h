@@ -78,6 +78,7 @@ private:
     void updateRecentMenu();
     void openDialog();
     void watch(const QString& path);
+    void offerReload(const QString& message);
     void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc,
                   const QString& error, bool isReload, const QString& keepTensor);
 
@@ -107,5 +108,6 @@ private:
     QProgressBar* m_busy;
     QFileSystemWatcher* m_watcher;
     QTimer* m_reloadTimer;
+    int m_reloadAttempts = 0;
     QAction* m_reloadAction;
 };

@@ -111,6 +111,7 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
         m_progress->setVisible(false);
         m_cancel->setVisible(false);
         m_specials->setText(tr("<span style='color:#d33'>%1</span>").arg(message.toHtmlEscaped()));
+        Q_EMIT statsFailed(message);
     });
     clear();
 }

@@ -42,6 +42,7 @@ public:
 
 Q_SIGNALS:
     void statsReady(int tensor, const ckptscope::StatsResult& result);
+    void statsFailed(const QString& message); // e.g. the file changed on disk
     void binsChanged(int bins);
     void logScaleChanged(bool on);
 
