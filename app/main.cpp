@@ -1,5 +1,6 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
+#include "graphexport.h"
 #include "mainwindow.h"
 #include "screenshottaker.h"
 
@@ -7,11 +8,21 @@
 #include <QCommandLineParser>
 #include <QIcon>
 
+#include "ckptscope/document.h"
+
+#include <QFile>
 #include <csignal>
+
 #include <cstdio>
+#include <string_view>
 
 int main(int argc, char** argv) {
     std::signal(SIGXFSZ, SIG_IGN); // over a size limit a write fails (EFBIG), no kill
+    // Rendering needs no display: choose the offscreen platform before Qt starts.
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--render" &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Ckptscope"));
     QApplication::setApplicationName(QStringLiteral("Ckptscope"));
@@ -36,10 +47,40 @@ int main(int argc, char** argv) {
                                  QStringLiteral("title"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, WxH."),
                                   QStringLiteral("size"));
-    parser.addOptions({screenshot, select, tab, size});
+    const QCommandLineOption render(
+        QStringLiteral("render"),
+        QStringLiteral("Draw the computation graph to an SVG/PNG and quit."),
+        QStringLiteral("file"));
+    const QCommandLineOption leftRight(QStringLiteral("left-right"),
+                                       QStringLiteral("With --render: draw left to right."));
+    parser.addOptions({screenshot, select, tab, size, render, leftRight});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
+    if (parser.isSet(render)) {
+        if (files.size() != 1) {
+            std::fputs("ckptscope: --render takes exactly one file\n", stderr);
+            return 2;
+        }
+        try {
+            const auto doc =
+                ckptscope::Document::open(QFile::encodeName(files.first()).toStdString());
+            if (!doc->gradient())
+                throw ckptscope::OpenError(doc->path(),
+                                           "not a gradient checkpoint: nothing to render");
+            const QString error = renderCheckpointGraph(*doc->gradient(), parser.value(render),
+                                                        parser.isSet(leftRight));
+            if (!error.isEmpty()) {
+                std::fprintf(stderr, "%s\n", qPrintable(error));
+                return 1;
+            }
+            std::fprintf(stderr, "%s: written\n", qPrintable(parser.value(render)));
+            return 0;
+        } catch (const ckptscope::OpenError& e) {
+            std::fprintf(stderr, "%s: error: %s\n", e.file().c_str(), e.detail().c_str());
+            return 1;
+        }
+    }
     if (parser.isSet(screenshot)) {
         if (files.size() != 1) {
             std::fputs("ckptscope: --screenshot takes exactly one file\n", stderr);

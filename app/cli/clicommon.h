@@ -39,6 +39,6 @@ int runStats(const std::vector<std::string>& args);
 int runGenerate(const std::vector<std::string>& args);
 int runLayout(const std::vector<std::string>& args);
 int runGraph(const std::vector<std::string>& args);
-int runRender(const std::vector<std::string>& args); // only with CKPTSCOPE_HAVE_RENDER
+int runRender(const std::vector<std::string>& args);
 
 } // namespace cli

@@ -79,10 +79,8 @@ int main(int argc, char** argv) {
             return cli::runLayout(rest);
         if (cmd == "graph")
             return cli::runGraph(rest);
-#ifdef CKPTSCOPE_HAVE_RENDER
         if (cmd == "render")
             return cli::runRender(rest);
-#endif
         throw cli::UsageError("unknown command '" + cmd + "'");
     } catch (const cli::UsageError& e) {
         std::cerr << "ckptscope-cli: error: " << e.what()

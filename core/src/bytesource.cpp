@@ -4,6 +4,12 @@
 
 namespace ckptscope {
 
+std::string readAll(const ByteSource& source) {
+    std::string text(size_t(source.size()), '\0');
+    source.read(0, text.data(), text.size());
+    return text;
+}
+
 MemorySource::MemorySource(std::vector<uint8_t> bytes, std::string name)
     : m_bytes(std::move(bytes)), m_name(std::move(name)) {}
 

@@ -27,7 +27,7 @@ void putU64(std::ostream& out, uint64_t v) {
     out.write(b, 8);
 }
 
-Checkpoint readAll(const ByteSource& source) {
+Checkpoint readCheckpoint(const ByteSource& source) {
     const OxckIndex index = readOxckIndex(source);
     Checkpoint ck;
     ck.version = index.version;
@@ -60,7 +60,9 @@ uint64_t CheckpointTensor::sizeBytes() const {
     return n > UINT64_MAX / 4 ? UINT64_MAX : n * 4;
 }
 
-void Checkpoint::addTensor(CheckpointTensor tensor) { tensors.push_back(std::move(tensor)); }
+void Checkpoint::addTensor(CheckpointTensor tensor) {
+    tensors.push_back(std::move(tensor));
+}
 
 void Checkpoint::setMetadata(std::string key, std::string value) {
     metadata.insert_or_assign(std::move(key), std::move(value));
@@ -144,7 +146,7 @@ Checkpoint Checkpoint::load(const std::string& path) {
     try {
         const FileSource source(path);
         const DeferredChangeCheck changes(source); // once at the end, not per tensor
-        Checkpoint ck = readAll(source);
+        Checkpoint ck = readCheckpoint(source);
         changes.finish();
         return ck;
     } catch (const IoError& e) {
@@ -157,9 +159,10 @@ Checkpoint Checkpoint::load(const std::string& path) {
 Checkpoint Checkpoint::readFrom(std::istream& in, const std::string& name) {
     // The stream's length is unknown: read what is really there (bounded by
     // the data, never by a count claimed in it), then parse from memory.
-    std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in),
+                               std::istreambuf_iterator<char>()};
     const MemorySource source(std::move(bytes), name);
-    return readAll(source);
+    return readCheckpoint(source);
 }
 
 } // namespace ckptscope

@@ -42,7 +42,7 @@ Format detectFormat(const ByteSource& source) {
     const std::string& file = source.name();
     if (source.size() == 0)
         throw OpenError(file, "the file is empty; expected an OXCK checkpoint or a JSON "
-                               "gradient checkpoint");
+                              "gradient checkpoint");
     std::string head(size_t(std::min<uint64_t>(source.size(), 64 * 1024)), '\0');
     source.read(0, head.data(), head.size());
     if (head.rfind("OXCK", 0) == 0)
@@ -62,8 +62,8 @@ Format detectFormat(const ByteSource& source) {
         }();
     }
     throw OpenError(file, "byte 0: not a checkpoint: expected the OXCK magic or a JSON "
-                           "object, found \"" +
-                    found + "\"");
+                          "object, found \"" +
+                              found + "\"");
 }
 
 std::shared_ptr<const Document> Document::open(const std::string& path) {
@@ -89,9 +89,7 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
             for (const auto& [k, v] : doc->m_index.metadata)
                 doc->m_metadata.emplace_back(k, v);
         } else {
-            std::string text(size_t(src.size()), '\0');
-            src.read(0, text.data(), text.size());
-            doc->m_gradient = GradientCheckpoint::fromJson(text, src.name());
+            doc->m_gradient = GradientCheckpoint::fromJson(readAll(src), src.name());
             const GradientCheckpoint& g = *doc->m_gradient;
             doc->m_index.version = 0;
             doc->m_index.fileSize = src.size();

@@ -1,5 +1,7 @@
 #include "ckptscope/gradientcheckpoint.h"
 
+#include "ckptscope/filesource.h"
+
 #include "ckptscope/atomicfile.h"
 #include "gradientjsonreader.h"
 #include "gradientjsonwriter.h"
@@ -44,19 +46,14 @@ void GradientCheckpoint::save(const std::string& path) const {
 }
 
 GradientCheckpoint GradientCheckpoint::load(const std::string& path) {
-    const auto closer = [](std::FILE* f) { std::fclose(f); };
-    std::unique_ptr<std::FILE, decltype(closer)> file(std::fopen(path.c_str(), "rb"), closer);
-    if (!file)
-        throw GradientError(GradientError::Kind::Io,
-                            path + ": cannot open: " + std::strerror(errno));
     std::string text;
-    char buffer[1 << 16];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0)
-        text.append(buffer, n);
-    if (std::ferror(file.get()))
-        throw GradientError(GradientError::Kind::Io,
-                            path + ": cannot read: " + std::strerror(errno));
+    try {
+        text = readAll(FileSource(path));
+    } catch (const IoError& e) {
+        throw GradientError(GradientError::Kind::Io, e.what());
+    } catch (const SourceChangedError& e) {
+        throw GradientError(GradientError::Kind::Io, e.what());
+    }
     return fromJson(text, path);
 }
 

@@ -31,6 +31,9 @@ private:
     std::string m_message;
 };
 
+// The whole content, sized once from the source (no growing buffer).
+std::string readAll(const ByteSource& source);
+
 // Bytes held in memory (read_from a stream, tests, fuzzers).
 class MemorySource final : public ByteSource {
 public:
