@@ -203,6 +203,24 @@ else
     row "Layout" "–" "–" "–" "10k nodes < 1 s" "not built (no layout engine)"
 fi
 
+# (e) GUI, offscreen, in one process (ckptscope-guibench): median of 3 runs.
+GUI=$BUILD/bench/ckptscope-guibench
+if [ -x "$GUI" ]; then
+    for _ in 1 2 3; do QT_QPA_PLATFORM=offscreen "$GUI" "$LARGE" "$GRAPH" 2>/dev/null; done >"$TMP/gui"
+    pick() { grep "^$1" "$TMP/gui" | awk -v f="$2" '{ print $f }' | median; }
+    t=$(pick gui.start_to_tree_ms 2)
+    row "GUI: start of main() → window with the 1 GiB file's tree painted" "$t ms" "–" "–" "≤ 300 ms" "$(verdict "$t" 300)"
+    t=$(pick gui.select_to_histogram_ms 2)
+    row "GUI: select a 1M-value tensor → statistics done, histogram painted" "$t ms" "–" "–" "≤ 50 ms" "$(verdict "$t" 50)"
+    for z in 0.002 0.050 1.000; do
+        t=$(grep "zoom=$z" "$TMP/gui" | awk '{ print $3 }' | median)
+        fps=$(awk -v t="$t" 'BEGIN { printf "%.0f", 1000 / t }')
+        row "GUI: pan/zoom frame, $(grep -m1 '^gui.graph_nodes' "$TMP/gui" | awk '{ print $2 }')-node graph at zoom $z$([ "$z" = 0.002 ] && echo ' (whole graph on screen)')" "$t ms ($fps fps)" "–" "–" "≥ 30 fps" "$(verdict "$fps" 30 ge)"
+    done
+else
+    row "GUI timings" "–" "–" "–" "see ckptscope-guibench" "not built (GUI off)"
+fi
+
 echo
 echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
 if [ "${STRICT:-0}" = 1 ] && [ -e "$TMP/failed" ]; then

@@ -39,6 +39,10 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     if (m_highlighted)
         color = QColor(230, 170, 0);
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    // Zoomed far out, antialiasing thousands of sub-pixel polylines is most of
+    // a frame and shows nothing. The view does not save painter state between
+    // items (DontSavePainterState), so set the hint either way.
+    painter->setRenderHint(QPainter::Antialiasing, lod >= 0.1);
     QPen pen(color, m_highlighted ? 2.5 : 1.2);
     pen.setCosmetic(lod < 0.5); // thin hairlines when zoomed out: cheap and legible
     if (m_kind == Kind::Reversed)
