@@ -3,6 +3,7 @@
 #include "ckptscope/atomicfile.h"
 #include "ckptscope/filesource.h"
 #include "ckptscope/oxckindex.h"
+#include "oxckencoding.h"
 
 #include <istream>
 #include <iterator>
@@ -12,20 +13,6 @@
 namespace ckptscope {
 
 namespace {
-
-void putU32(std::ostream& out, uint32_t v) {
-    char b[4];
-    for (int i = 0; i < 4; ++i)
-        b[i] = char(v >> (8 * i));
-    out.write(b, 4);
-}
-
-void putU64(std::ostream& out, uint64_t v) {
-    char b[8];
-    for (int i = 0; i < 8; ++i)
-        b[i] = char(v >> (8 * i));
-    out.write(b, 8);
-}
 
 Checkpoint readCheckpoint(const ByteSource& source) {
     const OxckIndex index = readOxckIndex(source);
@@ -109,22 +96,10 @@ void Checkpoint::writeTo(std::ostream& out) const {
     const std::string meta = serializeMetadata(metadata);
     if (meta.size() > UINT32_MAX)
         throw CheckpointError(CheckpointError::Kind::Invalid, "metadata exceeds 4 GiB");
-    out.write("OXCK", 4);
-    putU32(out, version);
-    putU64(out, 0); // flags: reserved
-    putU64(out, tensors.size());
-    putU32(out, uint32_t(meta.size()));
-    out.write(meta.data(), std::streamsize(meta.size()));
+    oxck::writeHeader(out, version, meta, tensors.size());
     for (const auto& t : tensors) {
-        putU32(out, uint32_t(t.name.size()));
-        out.write(t.name.data(), std::streamsize(t.name.size()));
-        putU32(out, uint32_t(t.shape.size()));
-        for (uint64_t d : t.shape)
-            putU64(out, d);
-        putU64(out, t.data.size());
-        // Host is little-endian (static_assert in oxckindex.cpp).
-        out.write(reinterpret_cast<const char*>(t.data.data()),
-                  std::streamsize(t.data.size() * sizeof(float)));
+        oxck::writeTensorHeader(out, t.name, t.shape, t.data.size());
+        oxck::writeValues(out, t.data.data(), t.data.size());
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "ckptscope/atomicfile.h"
 #include "ckptscope/metadatacodec.h"
+#include "oxckencoding.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,20 +15,6 @@
 namespace ckptscope {
 
 namespace {
-
-void putU32(std::ostream& out, uint32_t v) {
-    char b[4];
-    for (int i = 0; i < 4; ++i)
-        b[i] = char(v >> (8 * i));
-    out.write(b, 4);
-}
-
-void putU64(std::ostream& out, uint64_t v) {
-    char b[8];
-    for (int i = 0; i < 8; ++i)
-        b[i] = char(v >> (8 * i));
-    out.write(b, 8);
-}
 
 // Transformer-like parameter names: 8 per layer, then embeddings/head.
 std::string tensorName(uint64_t i) {
@@ -73,27 +60,16 @@ void writeSyntheticModel(const std::string& path, const SyntheticModelSpec& spec
                   {"lr", "0.0003"},
                   {"seed", std::to_string(spec.seed)}};
     writeFileAtomically(path, [&](std::ostream& out) {
-        const std::string m = serializeMetadata(meta);
-        out.write("OXCK", 4);
-        putU32(out, 1);
-        putU64(out, 0);
-        putU64(out, count);
-        putU32(out, uint32_t(m.size()));
-        out << m;
+        oxck::writeHeader(out, 1, serializeMetadata(meta), count);
         std::mt19937_64 rng(spec.seed);
         std::vector<float> values;
         for (uint64_t i = 0; i < count; ++i) {
             const std::string name = tensorName(i);
-            putU32(out, uint32_t(name.size()));
-            out << name;
             // A roughly square matrix with perTensor elements.
             const uint64_t rows = std::max<uint64_t>(1, uint64_t(std::sqrt(double(perTensor))));
             const uint64_t cols = perTensor / rows;
-            putU32(out, 2);
-            putU64(out, rows);
-            putU64(out, cols);
             const uint64_t n = rows * cols;
-            putU64(out, n);
+            oxck::writeTensorHeader(out, name, {rows, cols}, n);
             values.resize(size_t(std::min<uint64_t>(n, 1 << 20)));
             const int kind = int(i % 4);
             std::normal_distribution<float> normal(0.0f, 0.02f + 0.01f * float(i % 7));
@@ -116,8 +92,7 @@ void writeSyntheticModel(const std::string& path, const SyntheticModelSpec& spec
                         break;
                     }
                 }
-                out.write(reinterpret_cast<const char*>(values.data()),
-                          std::streamsize(chunk * sizeof(float)));
+                oxck::writeValues(out, values.data(), chunk);
                 done += chunk;
             }
         }
