@@ -26,4 +26,14 @@ void writeFile(const QString& path, const std::string& bytes) {
     f.write(bytes.data(), qint64(bytes.size()));
 }
 
+void putU32(std::string& out, uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+        out += char(v >> (8 * i));
+}
+
+void putU64(std::string& out, uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+        out += char(v >> (8 * i));
+}
+
 } // namespace testsupport

@@ -3,6 +3,7 @@
 #include <QString>
 #include <QTemporaryDir>
 
+#include <cstdint>
 #include <string>
 
 // Helpers shared by the test executables.
@@ -18,6 +19,10 @@ QString conformanceDir();
     } while (0)
 
 std::string readFile(const QString& path);
+// Little-endian integers for tests that spell OXCK bytes out by hand,
+// independently of the project's writer.
+void putU32(std::string& out, uint32_t v);
+void putU64(std::string& out, uint64_t v);
 void writeFile(const QString& path, const std::string& bytes);
 
 } // namespace testsupport

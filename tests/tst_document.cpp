@@ -26,6 +26,9 @@
 
 using namespace ckptscope;
 
+using testsupport::putU32;
+using testsupport::putU64;
+
 namespace {
 
 QString qstr(const std::string& s) {
@@ -33,16 +36,6 @@ QString qstr(const std::string& s) {
 }
 std::string str(const QString& s) {
     return s.toStdString();
-}
-
-void putU32(std::string& out, uint32_t v) {
-    for (int i = 0; i < 4; ++i)
-        out += char(v >> (8 * i));
-}
-
-void putU64(std::string& out, uint64_t v) {
-    for (int i = 0; i < 8; ++i)
-        out += char(v >> (8 * i));
 }
 
 void putF32(std::string& out, float f) {

@@ -40,6 +40,9 @@
 
 using namespace ckptscope;
 
+using testsupport::putU32;
+using testsupport::putU64;
+
 namespace {
 
 QString qstr(const std::string& s) {
@@ -47,15 +50,6 @@ QString qstr(const std::string& s) {
 }
 std::string str(const QString& s) {
     return s.toStdString();
-}
-
-void putU32(std::string& out, uint32_t v) {
-    for (int i = 0; i < 4; ++i)
-        out += char(v >> (8 * i));
-}
-void putU64(std::string& out, uint64_t v) {
-    for (int i = 0; i < 8; ++i)
-        out += char(v >> (8 * i));
 }
 
 // OXCK header up to and including the metadata length field.
