@@ -19,6 +19,9 @@
 #include <QTreeView>
 #include <QUrl>
 
+#include <QDateTime>
+
+#include <cmath>
 #include <numeric>
 
 using namespace ckptscope;
@@ -176,6 +179,38 @@ private Q_SLOTS:
                  QStringLiteral("b"));
         QCOMPARE(w.notificationBar()->kind(), NotificationBar::Kind::Info);
         QVERIFY(w.notificationBar()->isVisible());
+    }
+
+    void backgroundScanFlagsNonFiniteTensors() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("nan.oxck"));
+        Checkpoint c = smallCheckpoint(1);
+        c.addTensor({"bad", {3}, {1.0f, std::nanf(""), 2.0f}});
+        c.save(path.toStdString());
+        MainWindow w;
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(QTest::qWaitFor([&] { return !w.isScanning(); }, 10000));
+        // Flagged without being selected; the clean ones are not.
+        QVERIFY(!w.tensorModel()->indexOfTensor(2).data(Qt::DecorationRole).isNull());
+        QVERIFY(w.tensorModel()->indexOfTensor(0).data(Qt::DecorationRole).isNull());
+        QVERIFY(w.tensorModel()->indexOfTensor(1).data(Qt::DecorationRole).isNull());
+    }
+
+    void gradientMetadataShowsTheTimestampAsADate() {
+        MainWindow w;
+        w.openFile(QStringLiteral(":/samples/gradient_sample.json"));
+        QVERIFY(waitLoaded(w));
+        const qint64 ts = qint64(w.document()->gradient()->timestamp);
+        bool found = false;
+        for (int r = 0; r < w.metadataModel()->rowCount(); ++r)
+            if (w.metadataModel()->index(r, 0).data().toString() == QStringLiteral("timestamp")) {
+                const QString v = w.metadataModel()->index(r, 1).data().toString();
+                QVERIFY(v.startsWith(QDateTime::fromSecsSinceEpoch(ts).toString(Qt::ISODate)));
+                QVERIFY(v.contains(QString::number(ts)));
+                found = true;
+            }
+        QVERIFY(found);
     }
 
     void fileTruncatedWhileOpenReportsAndKeepsTheView() {

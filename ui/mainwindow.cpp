@@ -11,6 +11,7 @@
 #include "tensortreemodel.h"
 #include "tensorvaluesmodel.h"
 #include "tensorvaluesview.h"
+#include "valuescanner.h"
 
 #include "ckptscope/bytesource.h"
 
@@ -19,6 +20,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -136,6 +138,23 @@ MainWindow::MainWindow(QWidget* parent)
     m_busy->setMaximumWidth(140);
     m_busy->setVisible(false);
     statusBar()->addPermanentWidget(m_busy);
+    m_scanProgress = new QProgressBar;
+    m_scanProgress->setRange(0, 100);
+    m_scanProgress->setMaximumWidth(160);
+    m_scanProgress->setFormat(tr("scanning %p%"));
+    m_scanProgress->setToolTip(tr("Reading every tensor once to flag NaN and ±Inf values"));
+    m_scanProgress->setVisible(false);
+    statusBar()->addPermanentWidget(m_scanProgress);
+    m_scanner = new ValueScanner(this);
+    connect(m_scanner, &ValueScanner::nonFinite, this,
+            [this](int tensor) { m_treeModel->markNonFinite(tensor); });
+    connect(m_scanner, &ValueScanner::progress, this,
+            [this](double p) { m_scanProgress->setValue(int(p * 100)); });
+    connect(m_scanner, &ValueScanner::finished, m_scanProgress, &QWidget::hide);
+    connect(m_scanner, &ValueScanner::failed, this, [this](const QString& message) {
+        m_scanProgress->hide();
+        offerReload(message);
+    });
 
     buildDock();
     buildActions();
@@ -360,7 +379,15 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
         m_tree->resizeColumnToContents(c);
     m_overview->setDocument(m_document);
-    m_metadataModel->setRows(m_document->metadata());
+    MetadataModel::Rows rows = m_document->metadata();
+    if (const ckptscope::GradientCheckpoint* g = m_document->gradient())
+        for (auto& [key, value] : rows)
+            if (key == "timestamp") // Unix seconds, shown as a local date too
+                value = QDateTime::fromSecsSinceEpoch(qint64(g->timestamp))
+                            .toString(Qt::ISODate)
+                            .toStdString() +
+                        " (" + value + ")";
+    m_metadataModel->setRows(std::move(rows));
     m_metadataView->resizeColumnToContents(MetadataModel::Key);
     m_tensorPage->clear();
     m_valuesView->setTensor(nullptr, -1);
@@ -375,6 +402,10 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_tabs->setTabVisible(m_tabs->indexOf(m_optimizerView), !oxck);
     m_tensorDock->setVisible(oxck);
     m_graphPage->setDocument(oxck ? nullptr : m_document);
+    // The tree is up; NaN/Inf flags fill in as the background scan finds them.
+    m_scanProgress->setValue(0);
+    m_scanProgress->setVisible(oxck && !m_document->tensors().empty());
+    m_scanner->start(oxck ? m_document : nullptr);
     m_optimizerView->setDocument(oxck ? nullptr : m_document);
     if (const ckptscope::GradientCheckpoint* g = m_document->gradient())
         statusBar()->showMessage(
@@ -385,6 +416,10 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
         statusBar()->showMessage(
             tr("%1: OXCK checkpoint, %n tensor(s)", nullptr, int(m_document->tensors().size()))
                 .arg(name));
+}
+
+bool MainWindow::isScanning() const {
+    return m_scanner->isRunning();
 }
 
 void MainWindow::offerReload(const QString& message) {

@@ -28,6 +28,7 @@ class StartPage;
 class TensorPage;
 class TensorTreeModel;
 class TensorValuesView;
+class ValueScanner;
 
 // One window per open file: tensor tree dock, overview, metadata, tensor
 // statistics with histogram, and values. Files open off the GUI thread; a
@@ -45,6 +46,7 @@ public:
     std::shared_ptr<const ckptscope::Document> document() const { return m_document; }
     QString currentPath() const { return m_path; }
     bool isLoading() const { return m_loading > 0; }
+    bool isScanning() const;
 
     // For tests and the screenshot script.
     QTreeView* tensorTree() const { return m_tree; }
@@ -110,4 +112,6 @@ private:
     QTimer* m_reloadTimer;
     int m_reloadAttempts = 0;
     QAction* m_reloadAction;
+    ValueScanner* m_scanner;
+    QProgressBar* m_scanProgress;
 };
