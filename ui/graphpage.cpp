@@ -6,6 +6,7 @@
 #include "graphview.h"
 #include "nodeinspector.h"
 #include "nodetablemodel.h"
+#include "opfamily.h"
 #include "sizeformat.h"
 
 #include "ckptscope/tensorstats.h"
@@ -76,6 +77,18 @@ GraphPage::GraphPage(QWidget* parent)
     auto* statusRow = new QHBoxLayout;
     m_status = new QLabel;
     statusRow->addWidget(m_status, 1);
+    // Legend: op family colours, and what the outlines mean.
+    QStringList legend;
+    for (OpFamily f :
+         {OpFamily::MatMul, OpFamily::Elementwise, OpFamily::Activation, OpFamily::Normalisation,
+          OpFamily::Reduction, OpFamily::Loss, OpFamily::Other})
+        legend << QStringLiteral("<span style='color:%1'>■</span>&nbsp;%2")
+                      .arg(opFamilyColor(f).name(), opFamilyName(f));
+    auto* legendLabel = new QLabel(legend.join(QStringLiteral("&nbsp;&nbsp;")));
+    legendLabel->setToolTip(tr("Outline: solid = backward done, dashed = forward done, dotted = "
+                               "pending; red = loss node; red dash-dot = on a cycle. Red dashed "
+                               "edges were reversed to break a cycle."));
+    statusRow->addWidget(legendLabel);
     m_progress = new QProgressBar;
     m_progress->setRange(0, 100);
     m_progress->setMaximumWidth(200);

@@ -29,6 +29,10 @@ void GraphView::fitAll() {
     if (!scene())
         return;
     fitInView(scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    if (zoom() > 1.0) { // a small graph stays at its natural size, centred
+        resetTransform();
+        centerOn(scene()->itemsBoundingRect().center());
+    }
     // Very tall graphs would become unreadable: never fit below this zoom,
     // start at the top instead.
     if (zoom() < 0.05) {
