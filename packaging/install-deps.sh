@@ -9,7 +9,7 @@ PACKAGES=(
   libqt6svg6 libgl-dev libxkbcommon-dev
   nlohmann-json3-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  xvfb xauth imagemagick
+  xvfb xauth imagemagick fonts-dejavu-core
   file dpkg-dev
 )
 
