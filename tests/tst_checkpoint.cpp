@@ -72,9 +72,14 @@ Checkpoint randomCheckpoint(std::mt19937& rng) {
         std::vector<float> data(static_cast<size_t>(count));
         for (auto& f : data) {
             switch (dim(rng)) {
-            case 0: f = std::numeric_limits<float>::quiet_NaN(); break;
-            case 1: f = -std::numeric_limits<float>::infinity(); break;
-            default: f = val(rng);
+            case 0:
+                f = std::numeric_limits<float>::quiet_NaN();
+                break;
+            case 1:
+                f = -std::numeric_limits<float>::infinity();
+                break;
+            default:
+                f = val(rng);
             }
         }
         c.addTensor({names[size_t(pick(rng))], shape, data});
@@ -103,7 +108,8 @@ private Q_SLOTS:
         const CheckpointTensor huge("h", {1ull << 40, 1ull << 40}, {});
         QVERIFY(!huge.checkedElementCount().has_value());
         QCOMPARE(huge.elementCount(), UINT64_MAX); // saturates, never wraps
-        QCOMPARE(CheckpointTensor("h0", {1ull << 40, 1ull << 40, 0}, {}).elementCount(), uint64_t(0));
+        QCOMPARE(CheckpointTensor("h0", {1ull << 40, 1ull << 40, 0}, {}).elementCount(),
+                 uint64_t(0));
     }
     void metadataAndLookup() {
         Checkpoint c;
@@ -125,13 +131,14 @@ private Q_SLOTS:
         c.setMetadata("a\"b", "x\\y\nz");
         c.addTensor({"fc1.weight", {2, 2}, {1, -2, 0.5f, 3}});
         c.addTensor({"scalar", {}, {7}});
-        QCOMPARE(c.encode(),
-                 referenceEncoding(c, "{\"a\\\"b\":\"x\\\\y\nz\",\"step\":\"1200\"}"));
+        QCOMPARE(c.encode(), referenceEncoding(c, "{\"a\\\"b\":\"x\\\\y\nz\",\"step\":\"1200\"}"));
     }
     void conformanceFileReencodesIdentically() {
         REQUIRE_CONFORMANCE();
-        for (const char* name : {"edge_cases.oxck", "mlp.oxck", "empty.oxck", "many_tensors.oxck"}) {
-            const QString path = testsupport::conformanceDir() + QStringLiteral("/valid/") + QString::fromLatin1(name);
+        for (const char* name :
+             {"edge_cases.oxck", "mlp.oxck", "empty.oxck", "many_tensors.oxck"}) {
+            const QString path = testsupport::conformanceDir() + QStringLiteral("/valid/") +
+                                 QString::fromLatin1(name);
             const Checkpoint c = Checkpoint::load(path.toStdString());
             QCOMPARE(c.encode(), testsupport::readFile(path));
         }

@@ -6,7 +6,8 @@
 
 namespace cli {
 
-Options parseOptions(const std::vector<std::string>& args, const std::vector<std::string>& allowed) {
+Options parseOptions(const std::vector<std::string>& args,
+                     const std::vector<std::string>& allowed) {
     Options o;
     auto isAllowed = [&](const std::string& a) {
         return std::find(allowed.begin(), allowed.end(), a) != allowed.end();
