@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
         } catch (const ckptscope::OpenError& e) {
             std::fprintf(stderr, "%s: error: %s\n", e.file().c_str(), e.detail().c_str());
             return 1;
+        } catch (const std::exception& e) { // layout refusals (a graph too large)
+            std::fprintf(stderr, "%s: error: %s\n", qPrintable(files.first()), e.what());
+            return 1;
         }
     }
     if (parser.isSet(screenshot)) {

@@ -1,3 +1,4 @@
+#include "graphindex.h"
 #include "graphnodeitem.h"
 #include "graphpage.h"
 #include "graphscene.h"
@@ -69,6 +70,15 @@ private Q_SLOTS:
             text.contains(QString::fromStdString(producer->id))); // input linked to its producer
         QVERIFY(text.contains(QStringLiteral("this node computes the loss")));
         QCOMPARE(page.selectedNode(), page.index()->indexOf(loss->id));
+    }
+
+    void highlightingBeforeTheDrawingExistsIsHarmless() {
+        GraphPage page;
+        page.setDocument(sample()); // the node list is there, the layout is not yet
+        page.highlightProvenance(page.index()->size() - 1);
+        page.highlightConsumers(0);
+        QVERIFY(waitLayout(page));
+        QCOMPARE(page.scene()->nodeCount(), page.index()->size());
     }
 
     void provenanceMarksExactlyTheAncestors() {

@@ -4,6 +4,7 @@
 #include "notificationbar.h"
 #include "tensorpage.h"
 #include "tensortreemodel.h"
+#include "tensorvaluesview.h"
 
 #include "ckptscope/checkpoint.h"
 #include "ckptscope/tensorstats.h"
@@ -91,11 +92,13 @@ private Q_SLOTS:
         QVERIFY(waitLoaded(w));
         w.filterEdit()->setText(QStringLiteral("layers.3.attn.q"));
         QSortFilterProxyModel* proxy = w.tensorProxy();
-        QCOMPARE(proxy->rowCount(), 1);
+        // Applied after a pause in typing.
+        QVERIFY(QTest::qWaitFor([&] { return proxy->rowCount() == 1; }, 5000));
         const QModelIndex layers = proxy->index(0, 0);
         QCOMPARE(layers.data().toString(), QStringLiteral("layers"));
         QCOMPARE(proxy->rowCount(layers), 1);
         w.filterEdit()->clear();
+        w.applyFilter();
         QVERIFY(proxy->rowCount() > 1);
     }
 
@@ -166,6 +169,7 @@ private Q_SLOTS:
         w.openFile(path);
         QVERIFY(waitLoaded(w));
         QVERIFY(w.selectTensor(QStringLiteral("b")));
+        w.tabs()->setCurrentWidget(w.valuesView());
         const auto before = w.document();
 
         QSignalSpy loaded(&w, &MainWindow::documentLoaded);
@@ -179,6 +183,20 @@ private Q_SLOTS:
                  QStringLiteral("b"));
         QCOMPARE(w.notificationBar()->kind(), NotificationBar::Kind::Info);
         QVERIFY(w.notificationBar()->isVisible());
+        QCOMPARE(w.tabs()->currentWidget(), w.valuesView()); // the user stays where they were
+    }
+
+    void theLastOpenWins() {
+        QTemporaryDir dir;
+        const QString small = dir.filePath(QStringLiteral("small.oxck"));
+        smallCheckpoint(1).save(small.toStdString());
+        MainWindow w;
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        w.openFile(QStringLiteral(":/samples/gradient_sample.json")); // slower to parse
+        w.openFile(small);
+        QVERIFY(QTest::qWaitFor([&] { return !w.isLoading(); }, 10000));
+        QCOMPARE(w.currentPath(), small);
+        QCOMPARE(loaded.count(), 1); // the superseded result is dropped, not shown
     }
 
     void backgroundScanFlagsNonFiniteTensors() {

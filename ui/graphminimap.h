@@ -1,23 +1,31 @@
 #pragma once
 
-#include <QGraphicsView>
+#include <QPixmap>
+#include <QWidget>
 
 class GraphView;
 
 // A small overview of the whole graph with the main view's visible area
-// framed; clicking or dragging moves the main view there.
-class GraphMinimap : public QGraphicsView {
+// framed; clicking or dragging moves the main view there. The drawing is
+// rendered once into a pixmap (refit), so panning repaints only the frame
+// instead of every item of a 100k-node scene.
+class GraphMinimap : public QWidget {
     Q_OBJECT
 public:
     explicit GraphMinimap(GraphView* main, QWidget* parent = nullptr);
     void refit();
 
 protected:
-    void drawForeground(QPainter* painter, const QRectF& rect) override;
+    void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
 
 private:
+    QPointF toScene(QPointF widgetPos) const;
+    QRectF toWidget(const QRectF& sceneRect) const;
+
     GraphView* m_main;
+    QPixmap m_pixmap;
+    QRectF m_source; // scene area drawn into the pixmap
+    QRectF m_target; // where the pixmap sits in the widget
 };

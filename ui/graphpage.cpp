@@ -170,13 +170,21 @@ GraphPage::GraphPage(QWidget* parent)
 GraphPage::~GraphPage() {
     if (m_cancel)
         *m_cancel = true;
+    // Workers post back through a QPointer; let them finish before we go.
+    for (auto& f : m_futures)
+        f.waitForFinished();
 }
 
 void GraphPage::setDocument(std::shared_ptr<const Document> document) {
     if (m_cancel)
         *m_cancel = true;
     m_document = std::move(document);
+    ++m_generation; // a layout still running belongs to the old document
+    m_running = false;
+    m_progress->setVisible(false);
+    m_cancelButton->setVisible(false);
     m_scene->clearGraph();
+    m_minimap->refit();
     m_layout.reset();
     m_matches.clear();
     m_searchStatus->clear();
@@ -230,7 +238,7 @@ void GraphPage::startLayout() {
     connect(watcher, &QFutureWatcher<LayoutOutcome>::finished, this, [this, watcher, generation] {
         const LayoutOutcome outcome = watcher->result();
         watcher->deleteLater();
-        if (generation != m_generation)
+        if (generation != m_generation || !m_checkpoint)
             return; // superseded
         m_running = false;
         m_progress->setVisible(false);
@@ -261,7 +269,8 @@ void GraphPage::startLayout() {
         Q_EMIT layoutFinished();
     });
     ckptscope::LayoutInput layoutInput = std::move(input.input);
-    watcher->setFuture(
+    m_futures.removeIf([](const QFuture<void>& f) { return f.isFinished(); });
+    const QFuture<LayoutOutcome> future =
         QtConcurrent::run([layoutInput = std::move(layoutInput), cancel, self, generation] {
             LayoutOptions options;
             options.cancel = cancel.get();
@@ -282,7 +291,9 @@ void GraphPage::startLayout() {
             } catch (const std::exception& e) {
                 return LayoutOutcome{nullptr, QString::fromStdString(e.what())};
             }
-        }));
+        });
+    m_futures << QFuture<void>(future);
+    watcher->setFuture(future);
 }
 
 void GraphPage::resizeEvent(QResizeEvent* event) {
@@ -336,7 +347,9 @@ void GraphPage::goToLoss() {
         m_searchStatus->setText(tr("no loss node"));
         return;
     }
-    selectNode(m_index->indexOf(loss->id));
+    for (int i = 0; i < m_index->size(); ++i) // by node, not by its "id" field
+        if (m_checkpoint->graph.getNode(m_index->id(i)) == loss)
+            selectNode(i);
 }
 
 int GraphPage::search(const QString& text) {

@@ -5,6 +5,7 @@
 
 #include "ckptscope/document.h"
 
+#include <QFuture>
 #include <QWidget>
 
 #include <atomic>
@@ -68,6 +69,7 @@ private:
     std::shared_ptr<const GraphIndex> m_index;
     std::shared_ptr<const ckptscope::GraphLayout> m_layout;
     std::shared_ptr<std::atomic<bool>> m_cancel;
+    QList<QFuture<void>> m_futures; // waited for on destruction
     bool m_running = false;
     int m_generation = 0;
     GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;

@@ -26,6 +26,7 @@ GraphLayoutInput GraphScene::layoutInput(const ComputationGraphStore& graph) {
 
 void GraphScene::clearGraph() {
     clear(); // deletes the items
+    setSceneRect(QRectF());
     m_nodes.clear();
     m_edges.clear();
     m_highlighted.clear();
@@ -49,7 +50,7 @@ void GraphScene::build(std::shared_ptr<const GradientCheckpoint> checkpoint,
     m_orientation = orientation;
     const ComputationGraphStore& graph = m_checkpoint->graph;
     const ComputationNode* loss = m_checkpoint->lossNode();
-    const auto cycle = graph.cycleNodes();
+    const auto cycle = graph.cycleNodes(); // node keys, like m_index's ids
     const std::unordered_set<std::string> onCycle(cycle.begin(), cycle.end());
 
     m_nodes.reserve(m_layout->nodes.size());
@@ -67,8 +68,8 @@ void GraphScene::build(std::shared_ptr<const GradientCheckpoint> checkpoint,
                                                                   : QSizeF(ln.height, ln.width);
         auto* item = new GraphNodeItem(int(i), op, opFamily(op), state, size);
         item->setPos(map(ln.x, ln.y));
-        item->setLoss(loss && node && node->id == loss->id);
-        item->setProblem(node && onCycle.count(node->id) > 0);
+        item->setLoss(loss && node == loss);
+        item->setProblem(onCycle.count(m_index->id(int(i))) > 0);
         item->setToolTip(op + QStringLiteral("\n") + QString::fromStdString(m_index->id(int(i))));
         addItem(item);
         m_nodes.push_back(item);
@@ -112,9 +113,12 @@ void GraphScene::selectNode(int index) {
 void GraphScene::highlight(const std::vector<int>& nodes, int focus) {
     m_highlighted = nodes;
     std::vector<char> marked(m_nodes.size(), 0);
+    // The node list and inspector work before the drawing exists (during a
+    // layout, or after a cancelled one): ignore nodes not drawn.
     for (int n : nodes)
-        marked[size_t(n)] = 1;
-    if (focus >= 0)
+        if (n >= 0 && size_t(n) < marked.size())
+            marked[size_t(n)] = 1;
+    if (focus >= 0 && size_t(focus) < marked.size())
         marked[size_t(focus)] = 2;
     const bool any = !nodes.empty();
     for (size_t i = 0; i < m_nodes.size(); ++i)

@@ -41,8 +41,10 @@ void HistogramView::setLogScale(bool on) {
 void HistogramView::rebuild() {
     QChart* c = chart();
     c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes())
-        c->removeAxis(axis);
+    for (QAbstractAxis* axis : c->axes()) {
+        c->removeAxis(axis); // gives up ownership: delete, or every redraw leaks
+        delete axis;
+    }
     const auto& counts = m_histogram.counts;
     if (counts.empty())
         return;

@@ -74,19 +74,29 @@ protected:
 private:
     void buildActions();
     void buildDock();
-    void setDocument(std::shared_ptr<const ckptscope::Document> document, const QString& path);
+    void setDocument(std::shared_ptr<const ckptscope::Document> document, const QString& path,
+                     bool keepView);
     void showTensor(int tensor);
+
+public:
+    // Applies the filter box now (it otherwise waits for a pause in typing).
     void applyFilter();
+
+private:
     void updateRecentMenu();
     void openDialog();
     void watch(const QString& path);
     void offerReload(const QString& message);
     void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc,
-                  const QString& error, bool isReload, const QString& keepTensor);
+                  const QString& error, bool isReload, const QString& keepTensor, int serial);
 
     std::shared_ptr<const ckptscope::Document> m_document;
     QString m_path;
     int m_loading = 0;
+    int m_loadSerial = 0;     // the newest openFile(); older results are dropped
+    bool m_restoring = false; // reselecting after a reload: keep the tab
+    bool m_filtering = false; // the proxy moves the current row: not a choice
+    QTimer* m_filterTimer = nullptr;
 
     RecentFiles* m_recent;
     NotificationBar* m_bar;

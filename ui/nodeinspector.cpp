@@ -8,16 +8,19 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace {
 
 QString esc(const std::string& s) {
     return QString::fromStdString(s).toHtmlEscaped();
 }
 
-QString nodeLink(int index, const ckptscope::ComputationNode& n) {
+// Linked by graph index; named by the node's key (what the graph uses).
+QString nodeLink(int index, const std::string& key, const ckptscope::ComputationNode& n) {
     return QStringLiteral("<a href='node:%1'>%2</a> <small>%3</small>")
         .arg(index)
-        .arg(esc(n.op), esc(n.id));
+        .arg(esc(n.op), esc(key));
 }
 
 } // namespace
@@ -62,6 +65,8 @@ void NodeInspector::setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint
 }
 
 void NodeInspector::setNode(int node) {
+    if (node == m_node && node >= 0)
+        return; // selection echoes (table ↔ drawing) need no second render
     m_node = node;
     for (QWidget* w : std::as_const(m_actions))
         w->setEnabled(node >= 0);
@@ -79,10 +84,20 @@ void NodeInspector::setNode(int node) {
     };
     row(tr("Id"), esc(n->id));
     QStringList inputs;
+    // Producers and consumers come from the node's own edges (the index),
+    // not from scans of the whole graph: a click stays cheap at 100k nodes.
+    auto nodeAt = [&](int i) { return graph.getNode(m_index->id(i)); };
     for (const std::string& cid : n->inputCids) {
-        const ckptscope::ComputationNode* producer = graph.findProducer(cid);
-        const int p = producer ? m_index->indexOf(producer->id) : -1;
-        inputs << esc(cid) + (p >= 0 ? QStringLiteral("<br>&nbsp;&nbsp;← ") + nodeLink(p, *producer)
+        int p = -1;
+        for (int candidate : m_index->predecessors(node)) {
+            const auto* c = nodeAt(candidate);
+            if (c && c->outputCid == cid) {
+                p = candidate;
+                break;
+            }
+        }
+        inputs << esc(cid) + (p >= 0 ? QStringLiteral("<br>&nbsp;&nbsp;← ") +
+                                           nodeLink(p, m_index->id(p), *nodeAt(p))
                                      : tr("<br>&nbsp;&nbsp;<i>(no producer in the graph)</i>"));
     }
     row(tr("Inputs"), inputs.isEmpty() ? tr("<i>none</i>") : inputs.join(QStringLiteral("<br>")));
@@ -100,9 +115,12 @@ void NodeInspector::setNode(int node) {
         html += QStringLiteral("</table>");
     }
     QStringList consumers;
-    if (n->outputCid)
-        for (const ckptscope::ComputationNode* c : graph.findConsumers(*n->outputCid))
-            consumers << nodeLink(m_index->indexOf(c->id), *c);
+    std::vector<int> successors = m_index->successors(node);
+    std::sort(successors.begin(), successors.end());
+    successors.erase(std::unique(successors.begin(), successors.end()), successors.end());
+    for (int c : successors)
+        if (const auto* consumer = nodeAt(c))
+            consumers << nodeLink(c, m_index->id(c), *consumer);
     html += tr("<h4>Consumers (%1)</h4>").arg(consumers.size()) +
             (consumers.isEmpty() ? tr("<i>none</i>") : consumers.join(QStringLiteral("<br>")));
     m_browser->setHtml(html);

@@ -75,13 +75,14 @@ void OptimizerStateView::setDocument(std::shared_ptr<const ckptscope::Document> 
     for (const auto& [name, bytes] : g->optimizerState) {
         auto* nameItem = new QStandardItem(QString::fromStdString(name));
         nameItem->setData(QString::fromStdString(name), Qt::UserRole);
+        nameItem->setData(QString::fromStdString(name), Qt::UserRole + 1); // sort key
         nameItem->setEditable(false);
         auto* size = new QStandardItem(humanBytes(bytes.size()));
         size->setData(qulonglong(bytes.size()), Qt::UserRole + 1);
         size->setEditable(false);
         m_blobs->appendRow({nameItem, size});
     }
-    m_blobs->setSortRole(Qt::DisplayRole);
+    m_blobs->setSortRole(Qt::UserRole + 1); // bytes sort by number, not by "1.0 MiB"
     m_blobTable->resizeColumnToContents(0);
     if (m_blobs->rowCount() > 0)
         selectBlob(0);

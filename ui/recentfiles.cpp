@@ -12,6 +12,8 @@ RecentFiles::RecentFiles(QObject* parent) : QObject(parent) {
 }
 
 void RecentFiles::add(const QString& path) {
+    // Other windows keep their own instance: start from what they saved.
+    m_files = QSettings().value(kKey).toStringList();
     const QString absolute = QFileInfo(path).absoluteFilePath();
     m_files.removeAll(absolute);
     m_files.prepend(absolute);
@@ -21,6 +23,7 @@ void RecentFiles::add(const QString& path) {
 }
 
 void RecentFiles::remove(const QString& path) {
+    m_files = QSettings().value(kKey).toStringList();
     if (m_files.removeAll(QFileInfo(path).absoluteFilePath()) > 0)
         save();
 }

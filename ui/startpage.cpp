@@ -21,7 +21,6 @@ StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), m_
     title->setWordWrap(true);
     col->addWidget(title);
     auto* open = new QPushButton(tr("&Open File…"));
-    open->setShortcut(QKeySequence::Open);
     connect(open, &QPushButton::clicked, this, &StartPage::openDialogRequested);
     col->addWidget(open);
     col->addWidget(new QLabel(tr("<h3>Samples</h3>")));

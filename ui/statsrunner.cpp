@@ -32,14 +32,14 @@ void StatsRunner::start(int key, uint64_t count, ckptscope::ValueReader reader, 
         options.bins = bins;
         options.cancel = flag.get();
         auto lastReport = std::make_shared<std::atomic<int>>(-1);
-        options.progress = [self, key, lastReport](double p) {
+        options.progress = [self, key, lastReport, flag](double p) {
             const int percent = int(p * 100);
             if (lastReport->exchange(percent) == percent)
                 return;
             QMetaObject::invokeMethod(
                 self,
-                [self, key, p] {
-                    if (self)
+                [self, key, p, flag] {
+                    if (self && !*flag) // a cancelled run reports nothing
                         Q_EMIT self->progress(key, p);
                 },
                 Qt::QueuedConnection);

@@ -100,10 +100,10 @@ void TensorTreeModel::markNonFinite(int tensorIndex) {
     if (tensorIndex < 0 || size_t(tensorIndex) >= m_nodeOfTensor.size())
         return;
     Node& n = m_nodes[size_t(m_nodeOfTensor[size_t(tensorIndex)])];
-    if (n.warning)
+    QString& text = m_warningText[size_t(tensorIndex)];
+    if (text.contains(tr("holds NaN or infinite values")))
         return;
     n.warning = true;
-    QString& text = m_warningText[size_t(tensorIndex)];
     text +=
         (text.isEmpty() ? QString() : QStringLiteral("\n")) + tr("holds NaN or infinite values");
     const QModelIndex idx = indexOfTensor(tensorIndex);

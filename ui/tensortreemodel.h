@@ -26,6 +26,7 @@ public:
     void markNonFinite(int tensorIndex);
     QModelIndex indexOfTensor(int tensorIndex) const;
     QModelIndex indexOfName(const QString& fullName) const;
+    int tensorCount() const { return int(m_nodeOfTensor.size()); }
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

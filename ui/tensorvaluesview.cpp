@@ -78,6 +78,13 @@ void TensorValuesView::rebuildSelectors() {
 }
 
 QString TensorValuesView::selectionText() const {
+    // Ctrl+A on a 100M-value tensor must not read it all on the GUI thread:
+    // count the cells from the selection ranges first.
+    qint64 cellCount = 0;
+    for (const QItemSelectionRange& r : m_table->selectionModel()->selection())
+        cellCount += qint64(r.width()) * r.height();
+    if (cellCount > kMaxCopyCells)
+        return {};
     // Rows and columns of the selection, in order, gaps left empty.
     std::map<int, std::map<int, QString>> cells;
     int minCol = INT_MAX, maxCol = -1;
@@ -99,5 +106,12 @@ QString TensorValuesView::selectionText() const {
 }
 
 void TensorValuesView::copySelection() const {
-    QApplication::clipboard()->setText(selectionText());
+    const QString text = selectionText();
+    if (text.isEmpty() && m_table->selectionModel()->hasSelection()) {
+        m_note->setText(tr("The selection is larger than %1 values; copy a smaller part, or use "
+                           "ckptscope-cli for whole tensors.")
+                            .arg(kMaxCopyCells));
+        return;
+    }
+    QApplication::clipboard()->setText(text);
 }

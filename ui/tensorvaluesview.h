@@ -22,7 +22,9 @@ public:
     TensorValuesModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     // The selected cells as rows of tab-separated values.
+    // Empty when the selection holds more than kMaxCopyCells values.
     QString selectionText() const;
+    static constexpr qint64 kMaxCopyCells = 1'000'000;
     void copySelection() const;
 
 private:

@@ -9,7 +9,8 @@ ValueScanner::ValueScanner(QObject* parent) : QObject(parent) {}
 
 ValueScanner::~ValueScanner() {
     cancel();
-    m_future.waitForFinished();
+    for (auto& f : m_futures)
+        f.waitForFinished();
 }
 
 void ValueScanner::cancel() {
@@ -37,7 +38,8 @@ void ValueScanner::start(std::shared_ptr<const ckptscope::Document> document) {
             },
             Qt::QueuedConnection);
     };
-    m_future = QtConcurrent::run([document, flag, post] {
+    m_futures.removeIf([](const QFuture<void>& f) { return f.isFinished(); });
+    m_futures << QtConcurrent::run([document, flag, post] {
         uint64_t total = 0, done = 0;
         for (const auto& t : document->tensors())
             total += t.dataLen;

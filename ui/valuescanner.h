@@ -29,7 +29,7 @@ Q_SIGNALS:
 
 private:
     std::shared_ptr<std::atomic<bool>> m_cancel;
-    QFuture<void> m_future;
+    QList<QFuture<void>> m_futures; // all waited for on destruction
     bool m_running = false;
     int m_generation = 0;
 };
