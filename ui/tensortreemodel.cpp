@@ -1,5 +1,6 @@
 #include "tensortreemodel.h"
 
+#include "ckptscope/saturating.h"
 #include "naturalorder.h"
 #include "sizeformat.h"
 
@@ -90,8 +91,8 @@ void TensorTreeModel::build() {
     for (size_t id = m_nodes.size() - 1; id > 0; --id) {
         const Node& n = m_nodes[id];
         Node& p = m_nodes[size_t(n.parent)];
-        p.elements = n.elements > UINT64_MAX - p.elements ? UINT64_MAX : p.elements + n.elements;
-        p.bytes = n.bytes > UINT64_MAX - p.bytes ? UINT64_MAX : p.bytes + n.bytes;
+        p.elements = ckptscope::saturatingAdd(p.elements, n.elements);
+        p.bytes = ckptscope::saturatingAdd(p.bytes, n.bytes);
         p.overflow |= n.overflow;
     }
 }

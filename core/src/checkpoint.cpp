@@ -3,6 +3,7 @@
 #include "ckptscope/atomicfile.h"
 #include "ckptscope/filesource.h"
 #include "ckptscope/oxckindex.h"
+#include "ckptscope/saturating.h"
 #include "oxckencoding.h"
 
 #include <istream>
@@ -43,8 +44,7 @@ uint64_t CheckpointTensor::elementCount() const {
 }
 
 uint64_t CheckpointTensor::sizeBytes() const {
-    const uint64_t n = elementCount();
-    return n > UINT64_MAX / 4 ? UINT64_MAX : n * 4;
+    return saturatingMul(elementCount(), 4);
 }
 
 void Checkpoint::addTensor(CheckpointTensor tensor) {
@@ -72,8 +72,7 @@ const CheckpointTensor* Checkpoint::getTensor(const std::string& name) const {
 uint64_t Checkpoint::numParams() const {
     uint64_t sum = 0;
     for (const auto& t : tensors) {
-        const uint64_t n = t.elementCount();
-        sum = n > UINT64_MAX - sum ? UINT64_MAX : sum + n;
+        sum = saturatingAdd(sum, t.elementCount());
     }
     return sum;
 }
@@ -81,8 +80,7 @@ uint64_t Checkpoint::numParams() const {
 uint64_t Checkpoint::totalBytes() const {
     uint64_t sum = 0;
     for (const auto& t : tensors) {
-        const uint64_t n = t.sizeBytes();
-        sum = n > UINT64_MAX - sum ? UINT64_MAX : sum + n;
+        sum = saturatingAdd(sum, t.sizeBytes());
     }
     return sum;
 }

@@ -2,6 +2,7 @@
 
 #include "ckptscope/checkpointerror.h"
 #include "ckptscope/filesource.h"
+#include "ckptscope/saturating.h"
 
 #include <algorithm>
 #include <new>
@@ -128,15 +129,13 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
 uint64_t Document::numParams() const {
     uint64_t sum = 0;
     for (const auto& t : m_index.tensors) {
-        const uint64_t n = t.elementCount.value_or(UINT64_MAX);
-        sum = n > UINT64_MAX - sum ? UINT64_MAX : sum + n;
+        sum = saturatingAdd(sum, t.elementCount.value_or(UINT64_MAX));
     }
     return sum;
 }
 
 uint64_t Document::totalBytes() const {
-    const uint64_t n = numParams();
-    return n > UINT64_MAX / 4 ? UINT64_MAX : n * 4;
+    return saturatingMul(numParams(), 4);
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, float* out) const {
