@@ -60,17 +60,19 @@ GraphPage::GraphPage(QWidget* parent)
     m_nodeTable->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_nodeTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_nodeTable->horizontalHeader()->setStretchLastSection(true);
-    splitter->addWidget(m_nodeTable);
+    // The node list lives in a dock of the main window (nodeList()); until it
+    // is placed there this page owns it.
+    m_nodeTable->setParent(this);
+    m_nodeTable->hide();
 
     m_view = new GraphView;
     m_view->setScene(m_scene);
     splitter->addWidget(m_view);
     m_inspector = new NodeInspector;
     splitter->addWidget(m_inspector);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 4);
-    splitter->setStretchFactor(2, 1);
-    splitter->setSizes({260, 900, 320});
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({1000, 340});
     layout->addWidget(splitter, 1);
     m_minimap = new GraphMinimap(m_view, m_view);
 

@@ -49,6 +49,9 @@ public:
     GraphView* view() const { return m_view; }
     NodeInspector* inspector() const { return m_inspector; }
     NodeTableModel* nodeModel() const { return m_nodeModel; }
+    // Nodes in topological order, synced with the selection; the main
+    // window shows it in a dock.
+    QTableView* nodeList() const { return m_nodeTable; }
     const GraphIndex* index() const { return m_index.get(); }
     const ckptscope::GraphLayout* layout() const { return m_layout.get(); }
 

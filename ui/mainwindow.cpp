@@ -157,6 +157,12 @@ MainWindow::MainWindow(QWidget* parent)
     });
 
     buildDock();
+    m_nodeDock = new QDockWidget(tr("Nodes"), this);
+    m_nodeDock->setObjectName(QStringLiteral("nodeDock"));
+    m_nodeDock->setWidget(m_graphPage->nodeList());
+    m_graphPage->nodeList()->show();
+    addDockWidget(Qt::LeftDockWidgetArea, m_nodeDock);
+    m_nodeDock->hide();
     buildActions();
 
     QSettings settings;
@@ -414,8 +420,10 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_tabs->setTabVisible(m_tabs->indexOf(m_valuesView), oxck);
     m_tabs->setTabVisible(m_tabs->indexOf(m_graphPage), !oxck);
     m_tabs->setTabVisible(m_tabs->indexOf(m_optimizerView), !oxck);
-    if (!keepView || !oxck)
+    if (!keepView) {
         m_tensorDock->setVisible(oxck);
+        m_nodeDock->setVisible(!oxck);
+    }
     m_graphPage->setDocument(oxck ? nullptr : m_document);
     // The tree is up; NaN/Inf flags fill in as the background scan finds them.
     m_scanProgress->setValue(0);

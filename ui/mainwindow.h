@@ -111,6 +111,7 @@ private:
     GraphPage* m_graphPage;
     OptimizerStateView* m_optimizerView;
     QDockWidget* m_tensorDock = nullptr;
+    QDockWidget* m_nodeDock = nullptr;
     TensorTreeModel* m_treeModel;
     QSortFilterProxyModel* m_treeProxy;
     QTreeView* m_tree;
