@@ -100,6 +100,13 @@ private Q_SLOTS:
         w.filterEdit()->clear();
         w.applyFilter();
         QVERIFY(proxy->rowCount() > 1);
+        // Sorting by size puts the larger group first; by name, natural order.
+        w.tensorTree()->sortByColumn(TensorTreeModel::Size, Qt::DescendingOrder);
+        QCOMPARE(proxy->index(0, 0).data().toString(), QStringLiteral("layers"));
+        w.tensorTree()->sortByColumn(TensorTreeModel::Name, Qt::AscendingOrder);
+        const QModelIndex layersRow = proxy->index(1, 0);
+        QCOMPARE(layersRow.data().toString(), QStringLiteral("layers"));
+        QCOMPARE(proxy->index(2, 0, layersRow).data().toString(), QStringLiteral("2"));
     }
 
     void selectingATensorComputesItsHistogram() {

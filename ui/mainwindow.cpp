@@ -7,6 +7,7 @@
 #include "overviewpage.h"
 #include "recentfiles.h"
 #include "startpage.h"
+#include "tensorfilterproxy.h"
 #include "tensorpage.h"
 #include "tensortreemodel.h"
 #include "tensorvaluesmodel.h"
@@ -226,15 +227,14 @@ void MainWindow::buildDock() {
     layout->addLayout(filterRow);
 
     m_treeModel = new TensorTreeModel(this);
-    m_treeProxy = new QSortFilterProxyModel(this);
+    m_treeProxy = new TensorFilterProxy(this);
     m_treeProxy->setSourceModel(m_treeModel);
-    m_treeProxy->setRecursiveFilteringEnabled(true); // keep the parents of matches
-    m_treeProxy->setFilterRole(TensorTreeModel::FullNameRole);
-    m_treeProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_tree = new QTreeView;
     m_tree->setModel(m_treeProxy);
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
+    m_tree->setSortingEnabled(true); // natural name order by default
+    m_tree->sortByColumn(TensorTreeModel::Name, Qt::AscendingOrder);
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(TensorTreeModel::Name, QHeaderView::Stretch);
     // Keep shape/size columns readable as branches open.

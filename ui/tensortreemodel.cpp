@@ -198,6 +198,8 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
             return qulonglong(n.elements);
         if (index.column() == Size)
             return qulonglong(n.bytes);
+        if (index.column() == Shape)
+            return t ? shapeText(t->shape) : QString();
         return n.label;
     default:
         break;
