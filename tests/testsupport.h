@@ -2,8 +2,10 @@
 
 #include <QString>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 // Helpers shared by the test executables.
@@ -19,6 +21,25 @@ QString conformanceDir();
     } while (0)
 
 std::string readFile(const QString& path);
+
+inline QString qstr(const std::string& s) {
+    return QString::fromStdString(s);
+}
+inline std::string str(const QString& s) {
+    return s.toStdString();
+}
+
+// Runs a test's checks; an exception that escapes them fails that test with
+// its message instead of aborting the whole run.
+template <typename F> void guarded(F&& checks) {
+    try {
+        checks();
+    } catch (const std::exception& e) {
+        QFAIL(qPrintable(QStringLiteral("unexpected exception: ") + QString::fromUtf8(e.what())));
+    } catch (...) {
+        QFAIL("unexpected non-standard exception");
+    }
+}
 // Little-endian integers for tests that spell OXCK bytes out by hand,
 // independently of the project's writer.
 void putU32(std::string& out, uint32_t v);

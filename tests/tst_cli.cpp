@@ -25,15 +25,10 @@
 #include <vector>
 
 using nlohmann::json;
+using testsupport::qstr;
+using testsupport::str;
 
 namespace {
-
-QString qstr(const std::string& s) {
-    return QString::fromStdString(s);
-}
-std::string str(const QString& s) {
-    return s.toStdString();
-}
 
 struct Run {
     int exitCode = -1;

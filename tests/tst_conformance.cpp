@@ -31,6 +31,9 @@
 
 using nlohmann::json;
 using namespace ckptscope;
+using testsupport::guarded;
+using testsupport::qstr;
+using testsupport::str;
 
 // An address-space cap would break the sanitizers' shadow memory.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -43,13 +46,6 @@ using namespace ckptscope;
 #endif
 
 namespace {
-
-QString qstr(const std::string& s) {
-    return QString::fromStdString(s);
-}
-std::string str(const QString& s) {
-    return s.toStdString();
-}
 
 json loadJson(const QString& path) {
     return json::parse(testsupport::readFile(path));
@@ -127,18 +123,6 @@ char firstSignificantByte(const std::string& bytes) {
            (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r'))
         ++i;
     return i < bytes.size() ? bytes[i] : '\0';
-}
-
-// Runs a test's checks; an exception that escapes them fails that test with
-// its message instead of aborting the whole run.
-template <typename F> void guarded(F&& checks) {
-    try {
-        checks();
-    } catch (const std::exception& e) {
-        QFAIL(qPrintable(QStringLiteral("unexpected exception: ") + QString::fromUtf8(e.what())));
-    } catch (...) {
-        QFAIL("unexpected non-standard exception");
-    }
 }
 
 } // namespace

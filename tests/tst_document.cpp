@@ -25,18 +25,14 @@
 #include <vector>
 
 using namespace ckptscope;
+using testsupport::guarded;
+using testsupport::qstr;
+using testsupport::str;
 
 using testsupport::putU32;
 using testsupport::putU64;
 
 namespace {
-
-QString qstr(const std::string& s) {
-    return QString::fromStdString(s);
-}
-std::string str(const QString& s) {
-    return s.toStdString();
-}
 
 void putF32(std::string& out, float f) {
     uint32_t bits;
@@ -88,18 +84,6 @@ std::vector<float> patternValues(size_t n, float seed) {
         v[6] = std::numeric_limits<float>::max();
     }
     return v;
-}
-
-// Runs a test's checks; an exception that escapes them fails that test with
-// its message instead of aborting the whole run.
-template <typename F> void guarded(F&& checks) {
-    try {
-        checks();
-    } catch (const std::exception& e) {
-        QFAIL(qPrintable(QStringLiteral("unexpected exception: ") + QString::fromUtf8(e.what())));
-    } catch (...) {
-        QFAIL("unexpected non-standard exception");
-    }
 }
 
 } // namespace

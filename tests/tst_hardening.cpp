@@ -39,18 +39,13 @@
 #include <vector>
 
 using namespace ckptscope;
+using testsupport::qstr;
+using testsupport::str;
 
 using testsupport::putU32;
 using testsupport::putU64;
 
 namespace {
-
-QString qstr(const std::string& s) {
-    return QString::fromStdString(s);
-}
-std::string str(const QString& s) {
-    return s.toStdString();
-}
 
 // OXCK header up to and including the metadata length field.
 std::string oxckHeader(uint64_t numTensors, uint32_t metadataLen) {

@@ -529,6 +529,17 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
             scratch.reset(new float[size_t(std::min(count, kBlock))]);
         return scratch.get();
     };
+    // The values of block b: in place when they are in memory already, else
+    // read (when `read`) into the block's buffer.
+    auto blockValues = [&](uint64_t b, std::unique_ptr<float[]>& scratch, bool read) {
+        const uint64_t first = b * kBlock;
+        if (values)
+            return values + first;
+        float* const to = buffer(b, scratch);
+        if (read)
+            (*reader)(first, std::min(kBlock, count - first), to);
+        return static_cast<const float*>(to);
+    };
 
     auto pass1 = [&] {
         std::unique_ptr<float[]> scratch;
@@ -537,14 +548,8 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
                 const uint64_t b = next1.fetch_add(1);
                 if (b >= blocks)
                     break;
-                const uint64_t first = b * kBlock, n = std::min(kBlock, count - first);
-                const float* v = values ? values + first : nullptr;
-                if (!values) {
-                    float* const to = buffer(b, scratch);
-                    (*reader)(first, n, to);
-                    v = to;
-                }
-                partials[b] = scanBlock(v, n);
+                const uint64_t n = std::min(kBlock, count - b * kBlock);
+                partials[b] = scanBlock(blockValues(b, scratch, true), n);
                 const uint64_t d = done1.fetch_add(1) + 1;
                 if (options.progress)
                     options.progress(span1 * double(d) / double(blocks));
@@ -611,15 +616,9 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
                 const uint64_t b = next2.fetch_add(1);
                 if (b >= blocks)
                     break;
-                const uint64_t first = b * kBlock, n = std::min(kBlock, count - first);
-                const float* v = values ? values + first : nullptr;
-                if (!values) {
-                    float* const to = buffer(b, scratch);
-                    if (b >= retainedBlocks)
-                        (*reader)(first, n, to);
-                    v = to;
-                }
-                counter.add(v, n);
+                const uint64_t n = std::min(kBlock, count - b * kBlock);
+                // Blocks kept in memory from pass 1 are not read again.
+                counter.add(blockValues(b, scratch, b >= retainedBlocks), n);
                 const uint64_t d = done2.fetch_add(1) + 1;
                 if (options.progress)
                     options.progress(0.5 + 0.5 * double(d) / double(blocks));
