@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The one number formatter of the project: the CLI prints these strings and
+// the GUI wraps them in QString (ui/sizeformat.h), so a value reads the same
+// in a terminal, a table cell, a tooltip and a CSV file.
+namespace ckptscope::fmt {
+
+// Shown where a value does not exist (an empty tensor's mean, say).
+inline constexpr std::string_view kMissing = "–";
+
+// 1536 → "1.5 KiB"; exact bytes below 1 KiB.
+std::string bytes(uint64_t n);
+// 1234567 → "1,234,567" (not locale-dependent: the same in every window
+// and every script).
+std::string grouped(uint64_t n);
+// "[2, 3]"; "[]" for an empty shape.
+std::string shape(const std::vector<uint64_t>& dims);
+
+// Display mode: 7 significant digits, enough to tell most f32 values apart
+// at a glance ("0.1", "-3.402823e+38", "nan", "inf", "-inf").
+std::string display(double v);
+std::string display(std::optional<double> v);
+// Exact mode: the shortest text that reads back (strtof) to the same
+// float32 bits — for CSV, copies and tooltips. NaN is "nan" (its payload is
+// not kept), infinities "inf" and "-inf", negative zero "-0".
+std::string exact(float v);
+// The same for a double (statistics computed in double).
+std::string exact(double v);
+
+} // namespace ckptscope::fmt
