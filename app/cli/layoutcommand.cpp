@@ -3,9 +3,8 @@
 #include "clicommon.h"
 #include "textformat.h"
 
-#include "ckptscope/numberformat.h"
-
 #include "ckptscope/graphlayout.h"
+#include "ckptscope/numberformat.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,8 @@
 #include "clicommon.h"
 #include "textformat.h"
 
-#include "ckptscope/numberformat.h"
-
 #include "ckptscope/checkpointerror.h"
+#include "ckptscope/numberformat.h"
 #include "ckptscope/tensorstats.h"
 
 #include <nlohmann/json.hpp>
