@@ -11,13 +11,20 @@
 // Helpers shared by the test executables.
 namespace testsupport {
 
-// ../shared/conformance, or empty when it is not beside the project.
+// CKPTSCOPE_CONFORMANCE_DIR, or empty when there is no corpus there.
 QString conformanceDir();
-// Skips the calling test (QSKIP) when the corpus is absent.
+// Skips the calling test (QSKIP) when the corpus is absent — or fails it
+// when the build requires the corpus (CKPTSCOPE_REQUIRE_CONFORMANCE, CI), so
+// a CI run cannot pass by skipping.
+#ifdef CKPTSCOPE_REQUIRE_CONFORMANCE
+#define CKPTSCOPE_NO_CORPUS(msg) QFAIL(msg)
+#else
+#define CKPTSCOPE_NO_CORPUS(msg) QSKIP(msg)
+#endif
 #define REQUIRE_CONFORMANCE()                                                                      \
     do {                                                                                           \
         if (testsupport::conformanceDir().isEmpty())                                               \
-            QSKIP("../shared/conformance is not beside the project; conformance tests skipped");   \
+            CKPTSCOPE_NO_CORPUS("no conformance corpus at " CKPTSCOPE_CONFORMANCE_DIR);            \
     } while (0)
 
 std::string readFile(const QString& path);
