@@ -1,6 +1,9 @@
+#include "graphpage.h"
 #include "histogramview.h"
 #include "mainwindow.h"
 #include "metadatamodel.h"
+#include "nodelist.h"
+#include "nodetablemodel.h"
 #include "notificationbar.h"
 #include "tensorpage.h"
 #include "tensortreemodel.h"
@@ -236,6 +239,32 @@ private Q_SLOTS:
                 found = true;
             }
         QVERIFY(found);
+    }
+
+    void nodeListIsTheWindowsAndFollowsTheGraph() {
+        MainWindow w;
+        w.show();
+        QSignalSpy laidOut(w.graphPage(), &GraphPage::layoutFinished);
+        w.openFile(QStringLiteral(":/samples/gradient_sample.json"));
+        QVERIFY(waitLoaded(w));
+        NodeList* list = w.nodeList();
+        QVERIFY(list->isVisible()); // its dock is shown for gradient checkpoints
+        QVERIFY(!w.graphPage()->isAncestorOf(list));
+        QCOMPARE(size_t(list->model()->rowCount()), w.document()->gradient()->graph.nodeCount());
+        QVERIFY(QTest::qWaitFor([&] { return !laidOut.isEmpty(); }, 20000));
+        // A row chosen in the list selects its node in the graph...
+        const QModelIndex row = list->model()->index(5, 0);
+        list->setCurrentIndex(row);
+        QCOMPARE(w.graphPage()->selectedNode(), row.data(NodeTableModel::NodeIndexRole).toInt());
+        // ...and a node selected in the graph moves the list.
+        w.graphPage()->goToLoss();
+        QVERIFY(w.graphPage()->selectedNode() != row.data(NodeTableModel::NodeIndexRole).toInt());
+        QCOMPARE(list->currentIndex().data(NodeTableModel::NodeIndexRole).toInt(),
+                 w.graphPage()->selectedNode());
+        // An OXCK file empties it.
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(list->model()->rowCount(), 0);
     }
 
     void fileTruncatedWhileOpenReportsAndKeepsTheView() {
