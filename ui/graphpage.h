@@ -46,6 +46,7 @@ public:
     GraphScene* scene() const { return m_scene; }
     GraphView* view() const { return m_view; }
     NodeInspector* inspector() const { return m_inspector; }
+    QLineEdit* searchEdit() const { return m_search; }
     const GraphIndex* index() const { return m_index.get(); }
     const ckptscope::GraphLayout* layout() const { return m_layout.get(); }
 

@@ -2,6 +2,7 @@
 
 #include "documentloader.h"
 #include "graphpage.h"
+#include "helpdialogs.h"
 #include "metadataview.h"
 #include "nodelist.h"
 #include "notificationbar.h"
@@ -23,6 +24,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -61,7 +63,12 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->showMessage(tr("Drop a checkpoint here, or press Ctrl+O"));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The tab and stack widgets die in ~QWidget, when this is no longer a
+    // MainWindow, and report their current page changing on the way out.
+    disconnect(m_tabs, nullptr, this, nullptr);
+    disconnect(m_stack, nullptr, this, nullptr);
+}
 
 void MainWindow::buildPages() {
     auto* central = new QWidget;
@@ -172,12 +179,19 @@ void MainWindow::buildActions() {
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* find = view->addAction(tr("&Filter Tensors"), m_tensorDock, &TensorDock::focusFilter);
-    find->setShortcut(QKeySequence::Find);
+    m_findAction = view->addAction(tr("&Find"), this, &MainWindow::find);
+    m_findAction->setShortcut(QKeySequence::Find);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateFindAction);
+    connect(m_stack, &QStackedWidget::currentChanged, this, &MainWindow::updateFindAction);
+    updateFindAction();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, [this] { showUserGuide(this); });
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcuts(this); });
+    help->addSeparator();
     help->addAction(tr("&About Ckptscope"), this, [this] {
         QMessageBox::about(this, tr("About Ckptscope"),
                            tr("<h3>Ckptscope %1</h3><p>A browser for OXCK model checkpoints and "
@@ -190,13 +204,60 @@ void MainWindow::restoreSettings() {
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1400, 900);
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     m_tensorPage->setBins(settings.value(QStringLiteral("histogram/bins"), 64).toInt());
     m_tensorPage->setLogScale(settings.value(QStringLiteral("histogram/log"), false).toBool());
     connect(m_tensorPage, &TensorPage::binsChanged, this,
             [](int n) { QSettings().setValue(QStringLiteral("histogram/bins"), n); });
     connect(m_tensorPage, &TensorPage::logScaleChanged, this,
             [](bool on) { QSettings().setValue(QStringLiteral("histogram/log"), on); });
+}
+
+void MainWindow::find() {
+    if (m_stack->currentWidget() != m_tabs || !m_document)
+        return;
+    if (m_document->format() == ckptscope::Format::Oxck) {
+        m_tensorDock->show();
+        m_tensorDock->raise();
+        m_tensorDock->focusFilter();
+        return;
+    }
+    // Gradient checkpoints: the graph's search, whichever tab is showing.
+    m_tabs->setCurrentWidget(m_graphPage);
+    m_graphPage->searchEdit()->setFocus(Qt::ShortcutFocusReason);
+    m_graphPage->searchEdit()->selectAll();
+}
+
+void MainWindow::updateFindAction() {
+    if (!m_findAction)
+        return;
+    const bool open = m_document && m_stack->currentWidget() == m_tabs;
+    m_findAction->setEnabled(open);
+    if (!open)
+        m_findAction->setText(tr("&Find"));
+    else if (m_document->format() == ckptscope::Format::Oxck)
+        m_findAction->setText(tr("&Filter Tensors"));
+    else
+        m_findAction->setText(tr("&Find Node in Graph"));
+}
+
+void MainWindow::switchLayout(const QString& kind) {
+    if (kind == m_layoutKind)
+        return;
+    QSettings settings;
+    if (!m_layoutKind.isEmpty())
+        settings.setValue(QStringLiteral("window/state/") + m_layoutKind, saveState());
+    m_layoutKind = kind;
+    if (!restoreState(settings.value(QStringLiteral("window/state/") + kind).toByteArray()))
+        defaultLayout(kind);
+}
+
+void MainWindow::defaultLayout(const QString& kind) {
+    const bool oxck = kind == QLatin1String("oxck");
+    m_tensorDock->setVisible(oxck);
+    m_nodeDock->setVisible(!oxck);
+    // Wide enough for the tree's name, shape, element and size columns.
+    QDockWidget* dock = oxck ? static_cast<QDockWidget*>(m_tensorDock) : m_nodeDock;
+    resizeDocks({dock}, {oxck ? 520 : 420}, Qt::Horizontal);
 }
 
 void MainWindow::updateRecentMenu() {
@@ -285,6 +346,8 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     // Tabs follow the format: tensors for OXCK, graph and optimizer state for
     // gradient checkpoints.
     const bool oxck = m_document->format() == ckptscope::Format::Oxck;
+    if (!keepView)
+        switchLayout(oxck ? QStringLiteral("oxck") : QStringLiteral("gradient"));
     m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), oxck);
     m_tabs->setTabVisible(m_tabs->indexOf(m_valuesView), oxck);
     m_tabs->setTabVisible(m_tabs->indexOf(m_graphPage), !oxck);
@@ -308,6 +371,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
         statusBar()->showMessage(
             tr("%1: OXCK checkpoint, %n tensor(s)", nullptr, int(m_document->tensors().size()))
                 .arg(name));
+    updateFindAction();
 }
 
 bool MainWindow::isScanning() const {
@@ -388,6 +452,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    if (!m_layoutKind.isEmpty())
+        settings.setValue(QStringLiteral("window/state/") + m_layoutKind, saveState());
     QMainWindow::closeEvent(event);
 }

@@ -63,6 +63,8 @@ public:
     GraphPage* graphPage() const { return m_graphPage; }
     NodeList* nodeList() const { return m_nodeList; }
     bool selectTensor(const QString& fullName);
+    // View ▸ Find (Ctrl+F): its text names the search it will focus.
+    QAction* findAction() const { return m_findAction; }
     // Applies the filter box now (it otherwise waits for a pause in typing).
     void applyFilter();
 
@@ -81,6 +83,12 @@ private:
     void buildDocks();
     void buildActions();
     void restoreSettings();
+    void find();
+    void updateFindAction();
+    // Dock layouts are kept per file kind ("oxck", "gradient"): a graph's
+    // narrow node list must not squeeze the next OXCK file's tensor tree.
+    void switchLayout(const QString& kind);
+    void defaultLayout(const QString& kind);
     void setDocument(std::shared_ptr<const ckptscope::Document> document, const QString& path,
                      bool keepView);
     void showTensor(int tensor);
@@ -96,6 +104,7 @@ private:
     bool m_pendingReload = false;
     QString m_pendingKeep;    // tensor to reselect after a reload
     bool m_restoring = false; // reselecting after a reload: keep the tab
+    QString m_layoutKind;     // the file kind whose dock layout is on show
 
     RecentFiles* m_recent;
     DocumentLoader* m_loader;
@@ -116,6 +125,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QProgressBar* m_busy = nullptr;
     QAction* m_reloadAction = nullptr;
+    QAction* m_findAction = nullptr;
     ValueScanner* m_scanner = nullptr;
     QProgressBar* m_scanProgress = nullptr;
 };

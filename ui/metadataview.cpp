@@ -1,26 +1,25 @@
 #include "metadataview.h"
 
 #include "metadatamodel.h"
+#include "metadatatext.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
-#include <QDateTime>
 #include <QHeaderView>
 #include <QSortFilterProxyModel>
+#include <algorithm>
 
 namespace {
 
-QString valueText(const ckptscope::MetadataRow& row) {
-    const QString value = QString::fromStdString(row.value);
-    if (row.kind == ckptscope::MetadataKind::Timestamp) {
-        bool ok = false;
-        const qint64 secs = value.toLongLong(&ok);
-        if (ok) // Unix seconds, shown as a local date too
-            return QDateTime::fromSecsSinceEpoch(secs).toString(Qt::ISODate) +
-                   QStringLiteral(" (%1)").arg(value);
-    }
-    return value;
+// Spreadsheets read a pasted field holding a tab, a line break or a quote
+// as one cell only when it is quoted, with inner quotes doubled.
+QString tsvField(const QString& text) {
+    static const QString kSpecial = QStringLiteral("\t\n\r\"");
+    if (std::none_of(text.begin(), text.end(), [](QChar c) { return kSpecial.contains(c); }))
+        return text;
+    return QLatin1Char('"') + QString(text).replace(QLatin1Char('"'), QStringLiteral("\"\"")) +
+           QLatin1Char('"');
 }
 
 } // namespace
@@ -49,7 +48,7 @@ void MetadataView::setDocument(const std::shared_ptr<const ckptscope::Document>&
     MetadataModel::Rows rows;
     if (document)
         for (const ckptscope::MetadataRow& row : document->metadataRows())
-            rows.emplace_back(row.key, valueText(row).toStdString());
+            rows.emplace_back(row.key, metadataValueText(row).toStdString());
     m_model->setRows(std::move(rows));
     resizeColumnToContents(MetadataModel::Key);
 }
@@ -58,7 +57,7 @@ QString MetadataView::selectionText() const {
     QStringList lines;
     const auto rows = selectionModel()->selectedRows();
     for (const QModelIndex& r : rows)
-        lines << r.data().toString() + QLatin1Char('\t') +
-                     r.siblingAtColumn(MetadataModel::Value).data().toString();
+        lines << tsvField(r.data().toString()) + QLatin1Char('\t') +
+                     tsvField(r.siblingAtColumn(MetadataModel::Value).data().toString());
     return lines.join(QLatin1Char('\n'));
 }

@@ -17,7 +17,8 @@ public:
 
     void setDocument(const std::shared_ptr<const ckptscope::Document>& document);
     MetadataModel* metadataModel() const { return m_model; }
-    // The selected rows as "key<TAB>value" lines.
+    // The selected rows as "key<TAB>value" lines, fields quoted where a
+    // spreadsheet needs it.
     QString selectionText() const;
 
 private:

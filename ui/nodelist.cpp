@@ -4,6 +4,8 @@
 
 #include <QHeaderView>
 
+#include <algorithm>
+
 NodeList::NodeList(QWidget* parent) : QTableView(parent), m_model(new NodeTableModel(this)) {
     setModel(m_model);
     setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -23,6 +25,24 @@ void NodeList::setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> che
                         std::shared_ptr<const GraphIndex> index) {
     m_model->setGraph(std::move(checkpoint), std::move(index));
     resizeColumnsToContents();
+    // That measured the first thousand rows only, so a larger position or a
+    // longer id further down would show cut short ("12..."). Measure each
+    // column's longest text as well (the last one is stretched anyway).
+    const int rows = m_model->rowCount();
+    for (int c = 0; c < NodeTableModel::ColumnCount - 1; ++c) {
+        int longest = -1;
+        qsizetype chars = -1;
+        for (int r = 0; r < rows; ++r) {
+            const qsizetype n = m_model->index(r, c).data().toString().size();
+            if (n >= chars) { // ties: the later row, a larger number or a flagged cycle
+                chars = n;
+                longest = r;
+            }
+        }
+        if (longest >= 0)
+            setColumnWidth(
+                c, std::max(columnWidth(c), sizeHintForIndex(m_model->index(longest, c)).width()));
+    }
 }
 
 void NodeList::showNode(int node) {

@@ -3,6 +3,7 @@
 #include "tensorfilterproxy.h"
 #include "tensortreemodel.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -23,6 +24,15 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     m_filter->setClearButtonEnabled(true);
     m_regex = new QCheckBox(tr("Regex"));
     m_regex->setToolTip(tr("Treat the filter as a regular expression"));
+    // Escape empties the filter (an action, so Help lists it).
+    auto* clear = new QAction(tr("Clear Filter"), m_filter);
+    clear->setShortcut(Qt::Key_Escape);
+    clear->setShortcutContext(Qt::WidgetShortcut);
+    connect(clear, &QAction::triggered, this, [this] {
+        m_filter->clear();
+        applyFilter();
+    });
+    m_filter->QWidget::addAction(clear);
     filterRow->addWidget(m_filter, 1);
     filterRow->addWidget(m_regex);
     layout->addLayout(filterRow);
