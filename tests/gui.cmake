@@ -11,3 +11,6 @@ ckptscope_add_test(tst_graphpage ckptscope_ui)
 ckptscope_add_test(tst_optimizerstateview ckptscope_ui)
 ckptscope_add_test(tst_graphexport ckptscope_ui)
 add_dependencies(tst_graphexport ckptscope-cli ckptscope)
+# Defects of issue 10: file text shown exactly once escaped.
+ckptscope_add_test(tst_tensorpage ckptscope_ui)
+ckptscope_add_test(tst_plaintext ckptscope_ui)
