@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 class GraphMinimap;
 class GraphView;
@@ -47,6 +48,7 @@ public:
 
     GraphScene* scene() const { return m_scene; }
     GraphView* view() const { return m_view; }
+    GraphMinimap* minimap() const { return m_minimap; }
     NodeInspector* inspector() const { return m_inspector; }
     NodeTableModel* nodeModel() const { return m_nodeModel; }
     // Nodes in topological order, synced with the selection; the main
@@ -59,12 +61,8 @@ Q_SIGNALS:
     void layoutFinished();
     void layoutFailed(const QString& message);
 
-protected:
-    void resizeEvent(QResizeEvent* event) override;
-
 private:
     void startLayout();
-    void placeMinimap();
     void syncTableSelection(int node);
 
     std::shared_ptr<const ckptscope::Document> m_document;
@@ -77,6 +75,14 @@ private:
     int m_generation = 0;
     GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
     std::vector<int> m_matches;
+    // What the user was looking at when the orientation changed: the same
+    // node indices come back once the new layout is drawn.
+    struct KeptView {
+        int node = -1;
+        std::vector<int> highlighted;
+        int focus = -1;
+    };
+    std::optional<KeptView> m_kept;
     int m_match = -1;
 
     GraphScene* m_scene;
