@@ -81,10 +81,11 @@ bool waitLayout(GraphPage& page) {
     return page.layout() || QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000);
 }
 
-// A page shown at 1200×800 with the document laid out (null on timeout).
-std::unique_ptr<GraphPage> shownPage(std::shared_ptr<const Document> doc) {
+// A page shown (1200×800 unless told) with the document laid out (null on timeout).
+std::unique_ptr<GraphPage> shownPage(std::shared_ptr<const Document> doc,
+                                     QSize size = QSize(1200, 800)) {
     auto page = std::make_unique<GraphPage>();
-    page->resize(1200, 800);
+    page->resize(size);
     page->show();
     if (!QTest::qWaitForWindowExposed(page.get()))
         return nullptr;
@@ -248,9 +249,15 @@ private Q_SLOTS:
 
     // Go to loss brings the loss node (last in the drawing) fully into view
     // and clear of the minimap, however close to the drawing's edge it is.
+    void goToLossKeepsTheNodeClearOfTheMinimap_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("wide") << QSize(1200, 800);
+        QTest::newRow("narrow") << QSize(700, 600); // the minimap spans the middle
+    }
     void goToLossKeepsTheNodeClearOfTheMinimap() {
+        QFETCH(QSize, size);
         auto doc = generated(207);
-        const auto shown = shownPage(doc);
+        const auto shown = shownPage(doc, size);
         QVERIFY(shown);
         GraphPage& page = *shown;
         page.goToLoss();
