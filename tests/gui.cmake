@@ -15,3 +15,11 @@ ckptscope_add_test(tst_graphpage ckptscope_ui)
 ckptscope_add_test(tst_optimizerstateview ckptscope_ui)
 ckptscope_add_test(tst_graphexport ckptscope_ui)
 add_dependencies(tst_graphexport ckptscope-cli ckptscope)
+# Defects of issue 10: file text shown exactly, cells that fit, the launch
+# options (--select, --tab, --help without a display).
+ckptscope_add_test(tst_tensorpage ckptscope_ui)
+ckptscope_add_test(tst_tensorvaluesview ckptscope_ui)
+ckptscope_add_test(tst_plaintext ckptscope_ui)
+ckptscope_add_test(tst_launch ckptscope_ui)
+add_dependencies(tst_launch ckptscope)
+target_compile_definitions(tst_launch PRIVATE CKPTSCOPE_GUI_PATH="$<TARGET_FILE:ckptscope>")

@@ -7,6 +7,7 @@
 #include "nodeinspector.h"
 #include "nodetablemodel.h"
 #include "opfamily.h"
+#include "plaintext.h"
 #include "sizeformat.h"
 
 #include "ckptscope/tensorstats.h"
@@ -32,6 +33,7 @@ GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(
     layout->addWidget(bar);
     m_warnings = new QLabel;
     m_warnings->setWordWrap(true);
+    m_warnings->setTextFormat(Qt::RichText); // file text escaped once (plainToHtml)
     m_warnings->setVisible(false);
     layout->addWidget(m_warnings);
 
@@ -45,10 +47,11 @@ GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({1000, 340});
     layout->addWidget(splitter, 1);
-    m_minimap = new GraphMinimap(m_view, m_view);
+    m_minimap = new GraphMinimap(m_view);
 
     auto* statusRow = new QHBoxLayout;
     m_status = new QLabel;
+    m_status->setTextFormat(Qt::PlainText); // may quote ids from the file
     statusRow->addWidget(m_status, 1);
     // Legend: op family colours, and what the outlines mean.
     QStringList legend;
@@ -58,6 +61,7 @@ GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(
         legend << QStringLiteral("<span style='color:%1'>■</span>&nbsp;%2")
                       .arg(opFamilyColor(f).name(), opFamilyName(f));
     auto* legendLabel = new QLabel(legend.join(QStringLiteral("&nbsp;&nbsp;")));
+    legendLabel->setTextFormat(Qt::RichText);
     legendLabel->setToolTip(tr("Outline: solid = backward done, dashed = forward done, dotted = "
                                "pending; red = loss node; red dash-dot = on a cycle. Red dashed "
                                "edges were reversed to break a cycle."));
@@ -97,16 +101,23 @@ GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(
         ->setShortcut(QKeySequence::FindPrevious);
     bar->addAction(tr("Next"), this, [this] { findNext(1); })->setShortcut(QKeySequence::FindNext);
     m_searchStatus = new QLabel;
+    m_searchStatus->setTextFormat(Qt::PlainText);
     bar->addWidget(m_searchStatus);
     bar->addSeparator();
     bar->addAction(tr("Export…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export Graph"), QStringLiteral("graph.svg"), tr("SVG (*.svg);;PNG (*.png)"));
+        QString filter;
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export Graph"), QStringLiteral("graph.svg"),
+                                         tr("SVG (*.svg);;PNG (*.png)"), &filter);
         if (path.isEmpty())
             return;
-        const QString error = exportTo(path);
-        if (!error.isEmpty())
-            QMessageBox::warning(this, tr("Export failed"), error);
+        const QString error = exportTo(exportPath(path, filter));
+        if (!error.isEmpty()) {
+            QMessageBox box(QMessageBox::Warning, tr("Export failed"), error, QMessageBox::Ok,
+                            this);
+            box.setTextFormat(Qt::PlainText); // the path is the user's text
+            box.exec();
+        }
     });
 
     connect(m_search, &QLineEdit::returnPressed, this, [this] {
@@ -145,6 +156,7 @@ GraphPage::~GraphPage() {
 void GraphPage::setDocument(std::shared_ptr<const Document> document) {
     m_layoutTask.cancel(); // a layout still running belongs to the old document
     m_document = std::move(document);
+    m_kept.reset();
     m_progress->setVisible(false);
     m_cancelButton->setVisible(false);
     m_scene->clearGraph();
@@ -165,7 +177,7 @@ void GraphPage::setDocument(std::shared_ptr<const Document> document) {
     m_checkpoint = std::shared_ptr<const GradientCheckpoint>(m_document, g);
     QStringList problems;
     for (const auto& w : m_document->warnings())
-        problems << QStringLiteral("⚠ ") + QString::fromStdString(w.message).toHtmlEscaped();
+        problems << QStringLiteral("⚠ ") + plainToHtml(QString::fromStdString(w.message));
     m_warnings->setText(problems.join(QStringLiteral("<br>")));
     m_warnings->setVisible(!problems.isEmpty());
     startLayout();
@@ -175,8 +187,18 @@ void GraphPage::setOrientation(GraphScene::Orientation orientation) {
     if (orientation == m_orientation)
         return;
     m_orientation = orientation;
-    if (m_checkpoint)
-        startLayout();
+    if (!m_checkpoint)
+        return;
+    // A pending restore (switched twice during one layout) still holds the
+    // state: the scene is empty until the layout is drawn.
+    if (!m_kept)
+        m_kept = KeptView{m_inspector->node(), m_scene->highlighted(), m_scene->highlightFocus()};
+    startLayout();
+    // The node list and inspector work before the drawing exists.
+    if (m_kept->node >= 0) {
+        m_inspector->setNode(m_kept->node);
+        Q_EMIT nodeSelected(m_kept->node);
+    }
 }
 
 void GraphPage::startLayout() {
@@ -215,7 +237,13 @@ void GraphPage::showLayout(std::shared_ptr<const GraphLayout> layout) {
     m_scene->build(m_checkpoint, m_index, m_layout, m_orientation);
     m_view->showInitial();
     m_minimap->refit();
-    placeMinimap();
+    if (m_kept) {
+        if (!m_kept->highlighted.empty())
+            m_scene->highlight(m_kept->highlighted, m_kept->focus);
+        if (m_kept->node >= 0)
+            selectNode(m_kept->node);
+        m_kept.reset();
+    }
     uint64_t reversed = 0;
     for (const auto& e : m_layout->edges)
         reversed += e.reversed;
@@ -224,17 +252,6 @@ void GraphPage::showLayout(std::shared_ptr<const GraphLayout> layout) {
                        groupedNumber(m_layout->edges.size()), groupedNumber(m_layout->crossings),
                        groupedNumber(reversed)));
     Q_EMIT layoutFinished();
-}
-
-void GraphPage::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    placeMinimap();
-}
-
-void GraphPage::placeMinimap() {
-    const QRect area = m_view->viewport()->geometry();
-    m_minimap->move(area.right() - m_minimap->width() - 8, area.bottom() - m_minimap->height() - 8);
-    m_minimap->raise();
 }
 
 int GraphPage::selectedNode() const {

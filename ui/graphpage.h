@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class GraphMinimap;
 class GraphView;
@@ -45,6 +46,7 @@ public:
 
     GraphScene* scene() const { return m_scene; }
     GraphView* view() const { return m_view; }
+    GraphMinimap* minimap() const { return m_minimap; }
     NodeInspector* inspector() const { return m_inspector; }
     QLineEdit* searchEdit() const { return m_search; }
     const GraphIndex* index() const { return m_index.get(); }
@@ -57,14 +59,10 @@ Q_SIGNALS:
                       std::shared_ptr<const GraphIndex> index);
     void nodeSelected(int node);
 
-protected:
-    void resizeEvent(QResizeEvent* event) override;
-
 private:
     void startLayout();
     void showLayout(std::shared_ptr<const ckptscope::GraphLayout> layout);
     void endLayout(const QString& status);
-    void placeMinimap();
 
     std::shared_ptr<const ckptscope::Document> m_document;
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
@@ -73,6 +71,14 @@ private:
     std::vector<int> m_order; // the Nodes list order, which search steps through
     GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
     std::vector<int> m_matches;
+    // What the user was looking at when the orientation changed: the same
+    // node indices come back once the new layout is drawn.
+    struct KeptView {
+        int node = -1;
+        std::vector<int> highlighted;
+        int focus = -1;
+    };
+    std::optional<KeptView> m_kept;
     int m_match = -1;
 
     GraphScene* m_scene;

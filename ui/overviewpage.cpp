@@ -82,7 +82,7 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
             tr("%1 of %2 nodes").arg(groupedNumber(backward), groupedNumber(g->graph.nodeCount())));
         QStringList opList;
         for (const auto& [op, count] : ops)
-            opList << QStringLiteral("%1&nbsp;×&nbsp;%2").arg(esc(op)).arg(count);
+            opList << QStringLiteral("%1&nbsp;×&nbsp;%2").arg(esc(op), QString::number(count));
         html += row(tr("Ops"), opList.join(QStringLiteral(", ")));
     }
     html += QStringLiteral("</table>");

@@ -1,5 +1,6 @@
 #include "startpage.h"
 
+#include "plaintext.h"
 #include "recentfiles.h"
 
 #include <QApplication>
@@ -71,7 +72,7 @@ void StartPage::refreshRecent() {
         auto* item = new QListWidgetItem(QFileInfo(path).fileName() + QStringLiteral("  —  ") +
                                          QFileInfo(path).absolutePath());
         item->setData(Qt::UserRole, path);
-        item->setToolTip(path);
+        item->setToolTip(plainToolTip(path));
         m_recentList->addItem(item);
     }
     if (m_recent->files().isEmpty())
