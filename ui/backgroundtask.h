@@ -10,10 +10,10 @@
 #include <memory>
 
 // Runs one job at a time off the GUI thread for a receiver (a page, a
-// runner). Starting a job cancels the one before it, and what a cancelled
-// or superseded job posts back is dropped, so a slow old result never
-// overwrites a new one. Posts run on the receiver's thread, only while the
-// receiver lives. Progress reports are throttled to one per percent. By
+// runner: an object of the GUI thread). Starting a job cancels the one
+// before it, and what a cancelled or superseded job posts back is dropped,
+// so a slow old result never overwrites a new one. Posts run on the GUI
+// thread, only while the receiver lives. Progress reports are throttled to one per percent. By
 // default the destructor waits for every worker, because workers may read
 // data their owner keeps alive.
 class BackgroundTask {
@@ -32,7 +32,7 @@ public:
         const std::atomic<bool>* cancelFlag() const { return m_cancel.get(); }
         // Delivered to the progress handler when the whole percent changes.
         void progress(double fraction);
-        // Runs fn on the receiver's thread if this run is still current.
+        // Runs fn on the GUI thread if this run is still current.
         void post(std::function<void()> fn) const;
         // Like post(), and marks the task idle just before fn runs.
         void finish(std::function<void()> fn) const;

@@ -68,7 +68,7 @@ private:
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
     std::shared_ptr<const GraphIndex> m_index;
     std::shared_ptr<const ckptscope::GraphLayout> m_layout;
-    std::vector<int> m_order; // nodes in list order: search steps through them so
+    std::vector<int> m_order; // the Nodes list order, which search steps through
     GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
     std::vector<int> m_matches;
     // What the user was looking at when the orientation changed: the same
@@ -91,5 +91,5 @@ private:
     QLabel* m_status;
     QProgressBar* m_progress;
     QToolButton* m_cancelButton;
-    BackgroundTask m_layoutTask{this}; // the worker reads nothing of ours: it is copied in
+    BackgroundTask m_layoutTask{this}; // works on a copy of the layout input
 };

@@ -65,7 +65,8 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() {
     // The tab and stack widgets die in ~QWidget, when this is no longer a
-    // MainWindow, and report their current page changing on the way out.
+    // MainWindow: a page change they report on the way out must not reach
+    // us (the GraphPage scene's selectionChanged did exactly that).
     disconnect(m_tabs, nullptr, this, nullptr);
     disconnect(m_stack, nullptr, this, nullptr);
 }
