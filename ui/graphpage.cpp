@@ -198,6 +198,7 @@ void GraphPage::setDocument(std::shared_ptr<const Document> document) {
     m_progress->setVisible(false);
     m_cancelButton->setVisible(false);
     m_scene->clearGraph();
+    m_view->setSceneRect(QRectF()); // centring may have grown it past the old drawing
     m_minimap->refit();
     m_layout.reset();
     m_matches.clear();
@@ -281,13 +282,14 @@ void GraphPage::startLayout() {
         m_view->showInitial();
         m_minimap->refit();
         m_nodeTable->resizeColumnsToContents();
-        if (m_kept) {
-            if (!m_kept->highlighted.empty())
-                m_scene->highlight(m_kept->highlighted, m_kept->focus);
-            if (m_kept->node >= 0)
-                selectNode(m_kept->node);
-            m_kept.reset();
-        }
+        if (m_kept && !m_kept->highlighted.empty())
+            m_scene->highlight(m_kept->highlighted, m_kept->focus);
+        // The node kept over an orientation switch, or one chosen in the list
+        // (or by --select) while the layout ran: drawn selected, in view.
+        const int chosen = m_kept ? m_kept->node : m_inspector->node();
+        m_kept.reset();
+        if (chosen >= 0)
+            selectNode(chosen);
         uint64_t reversed = 0;
         for (const auto& e : m_layout->edges)
             reversed += e.reversed;
