@@ -73,9 +73,13 @@ bench:
 	./build/release/bench/ckptscope-bench
 	./bench/compare.sh build/release
 
+# A Release build of what the package holds, the .deb, then the checks a
+# distribution runs: lintian and desktop-file-validate fail on any error or
+# warning (packaging/check-package.sh).
 package:
-	$(MAKE) PRESET=release build
-	cd build/release && cpack -G DEB
+	$(MAKE) PRESET=package build
+	cd build/package && cpack -G DEB
+	./packaging/check-package.sh build/package
 
 screenshots: build
 	./tools/screenshots.sh $(BUILD_DIR)

@@ -10,7 +10,7 @@ PACKAGES=(
   nlohmann-json3-dev libbenchmark-dev
   clang libclang-rt-14-dev
   xvfb xauth imagemagick fonts-dejavu-core
-  file dpkg-dev
+  file dpkg-dev lintian desktop-file-utils help2man
 )
 
 missing=()

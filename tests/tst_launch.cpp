@@ -93,7 +93,12 @@ private Q_SLOTS:
             LaunchSelection{QString::fromStdString(loss), QStringLiteral("Graph")}.applyTo(&w);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
         QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.graphPage()));
-        QCOMPARE(w.graphPage()->inspector()->node(), w.graphPage()->index()->indexOf(loss));
+        const int node = w.graphPage()->index()->indexOf(loss);
+        QCOMPARE(w.graphPage()->inspector()->node(), node);
+        // Chosen before or after the drawing exists: drawn selected once it does.
+        QVERIFY(QTest::qWaitFor([&] { return w.graphPage()->layout() != nullptr; }, 20000));
+        QTest::qWait(0);
+        QCOMPARE(w.graphPage()->selectedNode(), node);
     }
 
     void unknownNamesAreReported() {

@@ -160,6 +160,7 @@ void GraphPage::setDocument(std::shared_ptr<const Document> document) {
     m_progress->setVisible(false);
     m_cancelButton->setVisible(false);
     m_scene->clearGraph();
+    m_view->setSceneRect(QRectF()); // centring may have grown it past the old drawing
     m_minimap->refit();
     m_layout.reset();
     m_matches.clear();
@@ -237,13 +238,14 @@ void GraphPage::showLayout(std::shared_ptr<const GraphLayout> layout) {
     m_scene->build(m_checkpoint, m_index, m_layout, m_orientation);
     m_view->showInitial();
     m_minimap->refit();
-    if (m_kept) {
-        if (!m_kept->highlighted.empty())
-            m_scene->highlight(m_kept->highlighted, m_kept->focus);
-        if (m_kept->node >= 0)
-            selectNode(m_kept->node);
-        m_kept.reset();
-    }
+    if (m_kept && !m_kept->highlighted.empty())
+        m_scene->highlight(m_kept->highlighted, m_kept->focus);
+    // The node kept over an orientation switch, or one chosen in the list
+    // (or by --select) while the layout ran: drawn selected, in view.
+    const int chosen = m_kept ? m_kept->node : m_inspector->node();
+    m_kept.reset();
+    if (chosen >= 0)
+        selectNode(chosen);
     uint64_t reversed = 0;
     for (const auto& e : m_layout->edges)
         reversed += e.reversed;
