@@ -27,7 +27,10 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
 double GraphView::fitZoom() const {
     if (!scene())
         return 1.0;
-    const QRectF items = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    // The scene's rectangle (the layout's box and a margin), not
+    // itemsBoundingRect: this runs on every wheel step, and visiting 100k
+    // items for it would be most of the step.
+    const QRectF items = scene()->sceneRect();
     const QRect area = viewport()->rect();
     if (items.isEmpty() || area.isEmpty())
         return 1.0;
