@@ -315,9 +315,9 @@ void MainWindow::openDialog() {
     const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
                             ? QString()
                             : QFileInfo(m_path).absolutePath();
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), dir,
-                                     tr("Checkpoints (*.oxck *.ckpt *.bin *.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Checkpoint"), dir,
+        tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);
 }
@@ -415,7 +415,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
         m_tabs->setCurrentWidget(m_overview);
     // Tabs follow the format: tensors for OXCK, graph and optimizer state for
     // gradient checkpoints.
-    const bool oxck = m_document->format() == ckptscope::Format::Oxck;
+    const bool oxck = m_document->hasTensors(); // OXCK or safetensors
     m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), oxck);
     m_tabs->setTabVisible(m_tabs->indexOf(m_valuesView), oxck);
     m_tabs->setTabVisible(m_tabs->indexOf(m_graphPage), !oxck);
@@ -437,8 +437,10 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
                 .arg(g->step));
     else
         statusBar()->showMessage(
-            tr("%1: OXCK checkpoint, %n tensor(s)", nullptr, int(m_document->tensors().size()))
-                .arg(name));
+            tr("%1: %2, %n tensor(s)", nullptr, int(m_document->tensors().size()))
+                .arg(name, m_document->format() == ckptscope::Format::Oxck
+                               ? tr("OXCK checkpoint")
+                               : tr("safetensors file")));
 }
 
 bool MainWindow::isScanning() const {

@@ -21,13 +21,22 @@ void StatsRunner::cancel() {
 }
 
 void StatsRunner::start(int key, uint64_t count, ckptscope::ValueReader reader, int bins) {
+    start(
+        key,
+        [count, reader = std::move(reader)](const ckptscope::StatsOptions& options) {
+            return ckptscope::computeStats(count, reader, options);
+        },
+        bins);
+}
+
+void StatsRunner::start(int key, Job job, int bins) {
     cancel();
     auto flag = std::make_shared<std::atomic<bool>>(false);
     m_cancel = flag;
     m_running = true;
     m_futures.removeIf([](const QFuture<void>& f) { return f.isFinished(); });
     QPointer<StatsRunner> self(this);
-    m_futures << QtConcurrent::run([self, flag, key, count, reader = std::move(reader), bins] {
+    m_futures << QtConcurrent::run([self, flag, key, job = std::move(job), bins] {
         ckptscope::StatsOptions options;
         options.bins = bins;
         options.cancel = flag.get();
@@ -56,7 +65,7 @@ void StatsRunner::start(int key, uint64_t count, ckptscope::ValueReader reader, 
                 Qt::QueuedConnection);
         };
         try {
-            ckptscope::StatsResult result = ckptscope::computeStats(count, reader, options);
+            ckptscope::StatsResult result = job(options);
             deliver([key, result](StatsRunner* r) { Q_EMIT r->finished(key, result); });
         } catch (const ckptscope::Cancelled&) {
         } catch (const std::exception& e) {

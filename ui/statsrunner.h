@@ -6,6 +6,7 @@
 #include <QObject>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 // Computes statistics and a histogram off the GUI thread. Starting a new
@@ -20,6 +21,9 @@ public:
     // `key` identifies the request in the signals (for example a tensor index).
     // The reader must stay valid until finished/failed (capture what it needs).
     void start(int key, uint64_t count, ckptscope::ValueReader reader, int bins);
+    // Any statistics job (a document tensor of any dtype: computeTensorStats).
+    using Job = std::function<ckptscope::StatsResult(const ckptscope::StatsOptions&)>;
+    void start(int key, Job job, int bins);
     void cancel();
     bool isRunning() const { return m_running; }
 

@@ -72,9 +72,10 @@ void TensorTreeModel::build() {
         leaf.parent = parent;
         leaf.tensor = int(i);
         const TensorEntry& t = tensors[i];
-        leaf.overflow = !t.elementCount || *t.elementCount > UINT64_MAX / 4;
+        const auto bytes = ckptscope::tensorSizeBytes(t); // by dtype
+        leaf.overflow = !bytes;
         leaf.elements = t.elementCount.value_or(0);
-        leaf.bytes = leaf.overflow ? 0 : leaf.elements * 4;
+        leaf.bytes = bytes.value_or(0);
         leaf.warning = !m_warningText[i].isEmpty();
         m_nodes.push_back(leaf);
         m_nodeOfTensor[i] = int(m_nodes.size() - 1);
