@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "exportactions.h"
+
 #include "graphpage.h"
 #include "metadatamodel.h"
 #include "notificationbar.h"
@@ -275,6 +277,9 @@ void MainWindow::buildActions() {
     m_reloadAction = file->addAction(tr("&Reload"), this, &MainWindow::reload);
     m_reloadAction->setShortcuts({QKeySequence::Refresh, QKeySequence(Qt::CTRL | Qt::Key_R)});
     m_reloadAction->setEnabled(false);
+    file->addSeparator(); // Export Statistics…, Convert…; the Tensor menu (ui/exportactions)
+    (new ExportActions(this))->install(file, menuBar()->addMenu(tr("T&ensor")));
+    file->addSeparator();
     QAction* newWindow = file->addAction(tr("&New Window"), this, [] { (new MainWindow)->show(); });
     newWindow->setShortcut(QKeySequence::New);
     file->addSeparator();
