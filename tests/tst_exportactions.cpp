@@ -10,6 +10,7 @@
 #include "histogramview.h"
 #include "mainwindow.h"
 #include "tensorpage.h"
+#include "tensortreemodel.h"
 #include "tensorvaluesview.h"
 
 #include "ckptscope/checkpoint.h"
@@ -109,6 +110,17 @@ private Q_SLOTS:
         QVERIFY(w.valuesView()->table()->actions().contains(actions->exportSelectionAction()));
         QVERIFY(w.selectTensor(QStringLiteral("enc.b")));
         QCOMPARE(actions->currentTensor(), 1); // tensors in data order: enc.w, enc.b
+        // The tree shows each tensor's dtype.
+        const QModelIndex b = w.tensorTree()->currentIndex();
+        QCOMPARE(b.siblingAtColumn(TensorTreeModel::Dtype).data().toString(),
+                 QStringLiteral("F32"));
+        QVERIFY(w.selectTensor(QStringLiteral("enc.w")));
+        QCOMPARE(w.tensorTree()
+                     ->currentIndex()
+                     .siblingAtColumn(TensorTreeModel::Dtype)
+                     .data()
+                     .toString(),
+                 QStringLiteral("I16"));
         QVERIFY(w.selectTensor(QStringLiteral("enc.w")));
         QCOMPARE(actions->currentTensor(), 0);
         actions->copyNameAction()->trigger();

@@ -174,6 +174,8 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
             return n.overflow && t ? tr("overflow") : groupedNumber(n.elements);
         case Size:
             return n.overflow && t ? QStringLiteral("–") : humanBytes(n.bytes);
+        case Dtype:
+            return t ? QString::fromLatin1(ckptscope::dtypeName(t->dtype)) : QString();
         case ColumnCount:
             break;
         }
@@ -201,6 +203,8 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
             return qulonglong(n.bytes);
         if (index.column() == Shape)
             return t ? shapeText(t->shape) : QString();
+        if (index.column() == Dtype)
+            return t ? QString::fromLatin1(ckptscope::dtypeName(t->dtype)) : QString();
         return n.label;
     default:
         break;
@@ -220,6 +224,8 @@ QVariant TensorTreeModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Elements");
     case Size:
         return tr("Size");
+    case Dtype:
+        return tr("Type");
     case ColumnCount:
         break;
     }
