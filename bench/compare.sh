@@ -221,6 +221,10 @@ else
     row "GUI timings" "–" "–" "–" "see ckptscope-guibench" "not built (GUI off)"
 fi
 
+# (f) Export and conversion (bench/compare-export.sh: only the CLI needed).
+"$(dirname "$0")/compare-export.sh" "$BUILD" | tail -n +3 | tee "$TMP/export"
+grep -q FAIL "$TMP/export" && echo 1 >"$TMP/failed"
+
 echo
 echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
 if [ "${STRICT:-0}" = 1 ] && [ -e "$TMP/failed" ]; then

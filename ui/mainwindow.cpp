@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
 #include "documentloader.h"
+#include "exportactions.h"
+
 #include "graphpage.h"
 #include "helpdialogs.h"
 #include "metadataview.h"
@@ -171,6 +173,9 @@ void MainWindow::buildActions() {
     m_reloadAction = file->addAction(tr("&Reload"), this, &MainWindow::reload);
     m_reloadAction->setShortcuts({QKeySequence::Refresh, QKeySequence(Qt::CTRL | Qt::Key_R)});
     m_reloadAction->setEnabled(false);
+    file->addSeparator(); // Export Statistics…, Convert…; the Tensor menu (ui/exportactions)
+    (new ExportActions(this))->install(file, menuBar()->addMenu(tr("T&ensor")));
+    file->addSeparator();
     QAction* newWindow = file->addAction(tr("&New Window"), this, [] { (new MainWindow)->show(); });
     newWindow->setShortcut(QKeySequence::New);
     file->addSeparator();
@@ -216,7 +221,7 @@ void MainWindow::restoreSettings() {
 void MainWindow::find() {
     if (m_stack->currentWidget() != m_tabs || !m_document)
         return;
-    if (m_document->format() == ckptscope::Format::Oxck) {
+    if (m_document->hasTensors()) {
         m_tensorDock->show();
         m_tensorDock->raise();
         m_tensorDock->focusFilter();
@@ -235,7 +240,7 @@ void MainWindow::updateFindAction() {
     m_findAction->setEnabled(open);
     if (!open)
         m_findAction->setText(tr("&Find"));
-    else if (m_document->format() == ckptscope::Format::Oxck)
+    else if (m_document->hasTensors())
         m_findAction->setText(tr("&Filter Tensors"));
     else
         m_findAction->setText(tr("&Find Node in Graph"));
@@ -275,9 +280,9 @@ void MainWindow::openDialog() {
     const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
                             ? QString()
                             : QFileInfo(m_path).absolutePath();
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), dir,
-                                     tr("Checkpoints (*.oxck *.ckpt *.bin *.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Checkpoint"), dir,
+        tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);
 }
@@ -346,7 +351,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
         m_tabs->setCurrentWidget(m_overview);
     // Tabs follow the format: tensors for OXCK, graph and optimizer state for
     // gradient checkpoints.
-    const bool oxck = m_document->format() == ckptscope::Format::Oxck;
+    const bool oxck = m_document->hasTensors(); // OXCK or safetensors
     if (!keepView)
         switchLayout(oxck ? QStringLiteral("oxck") : QStringLiteral("gradient"));
     m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), oxck);
@@ -370,8 +375,10 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
                 .arg(g->step));
     else
         statusBar()->showMessage(
-            tr("%1: OXCK checkpoint, %n tensor(s)", nullptr, int(m_document->tensors().size()))
-                .arg(name));
+            tr("%1: %2, %n tensor(s)", nullptr, int(m_document->tensors().size()))
+                .arg(name, m_document->format() == ckptscope::Format::Oxck
+                               ? tr("OXCK checkpoint")
+                               : tr("safetensors file")));
     updateFindAction();
 }
 

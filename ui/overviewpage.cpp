@@ -36,8 +36,10 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
     html +=
         row(tr("File size"), humanBytes(doc->fileSize()) +
                                  QStringLiteral(" (%1 bytes)").arg(groupedNumber(doc->fileSize())));
-    if (doc->format() == ckptscope::Format::Oxck) {
-        html += row(tr("Format"), tr("OXCK model checkpoint, version %1").arg(doc->version()));
+    if (doc->hasTensors()) {
+        html += row(tr("Format"), doc->format() == ckptscope::Format::Oxck
+                                      ? tr("OXCK model checkpoint, version %1").arg(doc->version())
+                                      : tr("safetensors (read only)"));
         if (doc->flags())
             html += row(tr("Flags"), tr("0x%1 (reserved, ignored)").arg(doc->flags(), 0, 16));
         html += row(tr("Tensors"), groupedNumber(doc->tensors().size()));

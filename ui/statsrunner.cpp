@@ -5,13 +5,22 @@ StatsRunner::StatsRunner(QObject* parent) : QObject(parent) {
 }
 
 void StatsRunner::start(int key, uint64_t count, ckptscope::ValueReader reader, int bins) {
+    start(
+        key,
+        [count, reader = std::move(reader)](const ckptscope::StatsOptions& options) {
+            return ckptscope::computeStats(count, reader, options);
+        },
+        bins);
+}
+
+void StatsRunner::start(int key, Job job, int bins) {
     m_task.start(
-        [this, key, count, reader = std::move(reader), bins](BackgroundTask::Run& run) {
+        [this, key, job = std::move(job), bins](BackgroundTask::Run& run) {
             ckptscope::StatsOptions options;
             options.bins = bins;
             options.cancel = run.cancelFlag();
             options.progress = [&run](double p) { run.progress(p); };
-            const ckptscope::StatsResult result = ckptscope::computeStats(count, reader, options);
+            const ckptscope::StatsResult result = job(options);
             run.finish([this, key, result] { Q_EMIT finished(key, result); });
         },
         {[this, key](double p) { Q_EMIT progress(key, p); },

@@ -6,6 +6,8 @@
 
 #include <QObject>
 
+#include <functional>
+
 // Computes statistics and a histogram off the GUI thread. Starting a new
 // request cancels the one before it; results of a cancelled request are
 // never delivered.
@@ -14,8 +16,13 @@ class StatsRunner : public QObject {
 public:
     explicit StatsRunner(QObject* parent = nullptr);
 
+    // Any statistics job (a document tensor of any dtype: computeTensorStats).
+    using Job = std::function<ckptscope::StatsResult(const ckptscope::StatsOptions&)>;
+
     // `key` identifies the request in the signals (for example a tensor index).
-    // The reader must stay valid until finished/failed (capture what it needs).
+    // The job (or reader) must stay valid until finished/failed (capture what
+    // it needs).
+    void start(int key, Job job, int bins);
     void start(int key, uint64_t count, ckptscope::ValueReader reader, int bins);
     void cancel() { m_task.cancel(); }
     bool isRunning() const { return m_task.isRunning(); }

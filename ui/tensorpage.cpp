@@ -5,6 +5,8 @@
 #include "sizeformat.h"
 #include "statsrunner.h"
 
+#include "ckptscope/documentstats.h"
+
 #include <QCheckBox>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -16,7 +18,8 @@
 #include <QVBoxLayout>
 
 namespace {
-const char* kInfoRows[] = {"Shape", "Stored values", "Elements", "Bytes", "Data offset"};
+const char* kInfoRows[] = {"Shape", "Stored values", "Elements",
+                           "Bytes", "Data offset",   "Data type"};
 const char* kStatKeys[] = {"min", "max", "mean", "std", "l2", "zeros", "nan", "+inf", "-inf"};
 const char* kStatLabels[] = {"Min",   "Max", "Mean", "Std dev", "L2 norm",
                              "Zeros", "NaN", "+Inf", "−Inf"};
@@ -138,6 +141,7 @@ void TensorPage::clear() {
     m_document.reset();
     m_tensor = -1;
     m_reader = nullptr;
+    m_job = nullptr;
     m_count = 0;
     m_title->setText(tr("No tensor selected"));
     m_description->clear();
@@ -170,15 +174,29 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     for (const auto& w : document->warnings())
         if (w.tensor && *w.tensor == size_t(tensor))
             notes << QStringLiteral("⚠ ") + plainToHtml(QString::fromStdString(w.message));
+    m_job = [document, tensor](const ckptscope::StatsOptions& options) {
+        return ckptscope::computeTensorStats(*document, size_t(tensor), options);
+    };
+    const QString dtype = QString::fromLatin1(ckptscope::dtypeName(t.dtype));
+    if (t.dtype == ckptscope::Dtype::F64)
+        notes << tr("F64: statistics are computed in double; the histogram bins and the values "
+                    "view show each value rounded to f32.");
+    else if (t.dtype != ckptscope::Dtype::F32)
+        notes << tr("%1 values are shown converted to f32%2.")
+                     .arg(dtype, ckptscope::exactInF32(t.dtype)
+                                     ? tr(", exactly")
+                                     : tr(" (integers beyond 2^24 are rounded)"));
     m_description->setText(notes.join(QStringLiteral("<br>")));
     setInfoRow(0, shapeText(t.shape));
     setInfoRow(1, groupedNumber(t.dataLen));
     setInfoRow(2, t.elementCount ? groupedNumber(*t.elementCount) : tr("overflows 64 bits"));
-    setInfoRow(3, t.elementCount && *t.elementCount <= UINT64_MAX / 4
-                      ? humanBytes(*t.elementCount * 4) +
-                            QStringLiteral(" (%1 stored)").arg(humanBytes(t.dataLen * 4))
-                      : tr("–"));
+    const auto bytes = ckptscope::tensorSizeBytes(t);
+    setInfoRow(3, bytes ? humanBytes(*bytes) +
+                              QStringLiteral(" (%1 stored)")
+                                  .arg(humanBytes(t.dataLen * ckptscope::dtypeSize(t.dtype)))
+                        : tr("–"));
     setInfoRow(4, groupedNumber(t.dataOffset));
+    setInfoRow(5, dtype);
     startStats();
 }
 
@@ -188,6 +206,7 @@ void TensorPage::setValues(const QString& title, const QString& description, uin
     m_tensor = -1;
     m_count = count;
     m_reader = std::move(reader);
+    m_job = nullptr;
     m_histogram->clear();
     m_title->setText(title);
     m_description->setText(plainToHtml(description));
@@ -196,6 +215,7 @@ void TensorPage::setValues(const QString& title, const QString& description, uin
     setInfoRow(2, groupedNumber(count));
     setInfoRow(3, humanBytes(count * 4));
     setInfoRow(4, QStringLiteral("–"));
+    setInfoRow(5, tr("F32 (bytes read as f32)"));
     startStats();
 }
 
@@ -208,7 +228,10 @@ void TensorPage::startStats() {
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancel->setVisible(true);
-    m_runner->start(m_tensor, m_count, m_reader, m_bins->value());
+    if (m_job)
+        m_runner->start(m_tensor, m_job, m_bins->value());
+    else
+        m_runner->start(m_tensor, m_count, m_reader, m_bins->value());
 }
 
 void TensorPage::showStats(const ckptscope::StatsResult& r) {
@@ -232,6 +255,10 @@ void TensorPage::showStats(const ckptscope::StatsResult& r) {
                       .arg(groupedNumber(s.nan), groupedNumber(s.posInf), groupedNumber(s.negInf))
                 : (s.finite ? tr("%1 finite values").arg(groupedNumber(s.finite))
                             : tr("no finite values")));
+    if (s.rounded)
+        m_specials->setText(
+            m_specials->text() +
+            tr(" · ⚠ %1 integer values rounded to the nearest f32").arg(groupedNumber(s.rounded)));
     m_histogram->setHistogram(r.histogram);
 }
 

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 class HistogramView;
@@ -55,6 +56,8 @@ private:
     int m_tensor = -1;
     uint64_t m_count = 0;
     ckptscope::ValueReader m_reader;
+    // Document tensors: statistics by dtype (F64 in double, rounding counted).
+    std::function<ckptscope::StatsResult(const ckptscope::StatsOptions&)> m_job;
 
     QLabel* m_title;
     QLabel* m_description;

@@ -73,9 +73,10 @@ void TensorTreeModel::build() {
         leaf.parent = parent;
         leaf.tensor = int(i);
         const TensorEntry& t = tensors[i];
-        leaf.overflow = !t.elementCount || *t.elementCount > UINT64_MAX / 4;
+        const auto bytes = ckptscope::tensorSizeBytes(t); // by dtype
+        leaf.overflow = !bytes;
         leaf.elements = t.elementCount.value_or(0);
-        leaf.bytes = leaf.overflow ? 0 : leaf.elements * 4;
+        leaf.bytes = bytes.value_or(0);
         leaf.warning = !m_warningText[i].isEmpty();
         m_nodes.push_back(leaf);
         m_nodeOfTensor[i] = int(m_nodes.size() - 1);
@@ -174,6 +175,8 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
             return n.overflow && t ? tr("overflow") : groupedNumber(n.elements);
         case Size:
             return n.overflow && t ? QStringLiteral("–") : humanBytes(n.bytes);
+        case Dtype:
+            return t ? QString::fromLatin1(ckptscope::dtypeName(t->dtype)) : QString();
         case ColumnCount:
             break;
         }
@@ -201,6 +204,8 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
             return qulonglong(n.bytes);
         if (index.column() == Shape)
             return t ? shapeText(t->shape) : QString();
+        if (index.column() == Dtype)
+            return t ? QString::fromLatin1(ckptscope::dtypeName(t->dtype)) : QString();
         return n.label;
     default:
         break;
@@ -220,6 +225,8 @@ QVariant TensorTreeModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Elements");
     case Size:
         return tr("Size");
+    case Dtype:
+        return tr("Type");
     case ColumnCount:
         break;
     }

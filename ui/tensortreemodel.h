@@ -12,7 +12,7 @@
 class TensorTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { Name, Shape, Elements, Size, ColumnCount };
+    enum Column { Name, Shape, Elements, Size, Dtype, ColumnCount };
     enum Role {
         TensorIndexRole = Qt::UserRole + 1, // int: tensor index, -1 for a group
         FullNameRole,                       // QString: the tensor name / group path

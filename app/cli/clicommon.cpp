@@ -23,6 +23,10 @@ Options parseOptions(const std::vector<std::string>& args,
             throw UsageError("unknown option " + a);
         if (a == "--json") {
             o.json = true;
+        } else if (a == "--csv") {
+            o.csv = true;
+        } else if (a == "--format") {
+            o.format = value();
         } else if (a == "--dot") {
             o.dot = true;
         } else if (a == "--left-right") {
@@ -40,6 +44,8 @@ Options parseOptions(const std::vector<std::string>& args,
             o.output = value();
         } else if (o.file.empty()) {
             o.file = a;
+        } else if (o.output.empty() && isAllowed("OUT")) {
+            o.output = a;
         } else {
             throw UsageError("unexpected argument '" + a + "'");
         }

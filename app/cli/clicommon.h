@@ -25,9 +25,12 @@ struct Options {
     std::string output;
     bool dot = false;
     bool leftRight = false;
+    std::string format; // --format (export)
+    bool csv = false;   // --csv (stats)
 };
 
 // Parses FILE and the flags `allowed` names (e.g. {"--json", "--bins"}).
+// With "OUT" allowed, a second positional argument is the output (convert).
 Options parseOptions(const std::vector<std::string>& args, const std::vector<std::string>& allowed);
 
 // Opens the file and prints each warning as "FILE: warning: …" on stderr.
@@ -40,5 +43,7 @@ int runGenerate(const std::vector<std::string>& args);
 int runLayout(const std::vector<std::string>& args);
 int runGraph(const std::vector<std::string>& args);
 int runRender(const std::vector<std::string>& args);
+int runExport(const std::vector<std::string>& args);
+int runConvert(const std::vector<std::string>& args);
 
 } // namespace cli

@@ -23,12 +23,15 @@ ordered_json warningsJson(const Document& doc) {
     return w;
 }
 
-ordered_json oxckJson(const Document& doc) {
+// OXCK and safetensors: the same fields (safetensors has no version/flags).
+ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
-    j["format"] = "oxck";
+    j["format"] = formatName(doc.format());
     j["file_size"] = doc.fileSize();
-    j["version"] = doc.version();
-    j["flags"] = doc.flags();
+    if (doc.format() == Format::Oxck) {
+        j["version"] = doc.version();
+        j["flags"] = doc.flags();
+    }
     j["metadata"] = ordered_json::object();
     for (const auto& [k, v] : doc.metadata())
         j["metadata"][k] = v;
@@ -36,7 +39,7 @@ ordered_json oxckJson(const Document& doc) {
     // a saturated number a script could mistake for a count.
     const bool overflow = std::any_of(doc.tensors().begin(), doc.tensors().end(),
                                       [](const TensorEntry& t) { return !t.elementCount; });
-    const bool bytesOverflow = overflow || doc.numParams() > UINT64_MAX / 4;
+    const bool bytesOverflow = overflow || doc.totalBytes() == UINT64_MAX;
     j["num_params"] = overflow ? ordered_json() : ordered_json(doc.numParams());
     j["total_bytes"] = bytesOverflow ? ordered_json() : ordered_json(doc.totalBytes());
     ordered_json tensors = ordered_json::array();
@@ -46,10 +49,10 @@ ordered_json oxckJson(const Document& doc) {
         e["shape"] = t.shape;
         e["data_len"] = t.dataLen;
         e["element_count"] = t.elementCount ? ordered_json(*t.elementCount) : ordered_json();
-        e["size_bytes"] = t.elementCount && *t.elementCount <= UINT64_MAX / 4
-                              ? ordered_json(*t.elementCount * 4)
-                              : ordered_json();
+        const auto bytes = tensorSizeBytes(t);
+        e["size_bytes"] = bytes ? ordered_json(*bytes) : ordered_json();
         e["offset"] = t.dataOffset;
+        e["dtype"] = dtypeName(t.dtype);
         tensors.push_back(std::move(e));
     }
     j["tensors"] = std::move(tensors);
@@ -89,10 +92,15 @@ ordered_json gradientJson(const Document& doc) {
     return j;
 }
 
-void printOxck(const Document& doc) {
-    std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n"
-              << "Format      OXCK version " << doc.version() << ", flags " << doc.flags() << "\n"
-              << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"
+void printTensorFile(const Document& doc) {
+    const bool oxck = doc.format() == Format::Oxck;
+    std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n";
+    if (oxck)
+        std::cout << "Format      OXCK version " << doc.version() << ", flags " << doc.flags()
+                  << "\n";
+    else
+        std::cout << "Format      safetensors\n";
+    std::cout << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"
               << "Parameters  " << fmt::grouped(doc.numParams()) << " ("
               << fmt::bytes(doc.totalBytes()) << ")\n";
     if (!doc.metadata().empty()) {
@@ -104,17 +112,26 @@ void printOxck(const Document& doc) {
     }
     if (!doc.tensors().empty()) {
         std::cout << "\nTensors\n";
-        TextTable table({"#", "name", "shape", "elements", "stored", "size", "offset"},
-                        {true, false, false, true, true, true, true});
+        std::vector<std::string> header = {"#",      "name", "shape", "elements",
+                                           "stored", "size", "offset"};
+        std::vector<bool> right = {true, false, false, true, true, true, true};
+        if (!oxck) { // OXCK is all F32: its table stays as it was
+            header.insert(header.begin() + 2, "dtype");
+            right.insert(right.begin() + 2, false);
+        }
+        TextTable table(header, right);
         size_t i = 0;
         for (const TensorEntry& t : doc.tensors()) {
             const bool known = t.elementCount.has_value();
-            table.addRow(
-                {std::to_string(i++), elided(printable(t.name), 60), fmt::shape(t.shape),
-                 known ? fmt::grouped(*t.elementCount) : "overflow", fmt::grouped(t.dataLen),
-                 known && *t.elementCount <= UINT64_MAX / 4 ? fmt::bytes(*t.elementCount * 4)
-                                                            : std::string(fmt::kMissing),
-                 fmt::grouped(t.dataOffset)});
+            const auto bytes = tensorSizeBytes(t);
+            std::vector<std::string> row = {
+                std::to_string(i++),        elided(printable(t.name), 60),
+                fmt::shape(t.shape),         known ? fmt::grouped(*t.elementCount) : "overflow",
+                fmt::grouped(t.dataLen),   bytes ? fmt::bytes(*bytes) : std::string(fmt::kMissing),
+                fmt::grouped(t.dataOffset)};
+            if (!oxck)
+                row.insert(row.begin() + 2, dtypeName(t.dtype));
+            table.addRow(std::move(row));
         }
         std::cout << table.render("  ");
     }
@@ -152,10 +169,10 @@ int runInfo(const std::vector<std::string>& args) {
     const Options o = parseOptions(args, {"--json"});
     const auto doc = openDocument(o.file);
     if (o.json) {
-        const ordered_json j = doc->format() == Format::Oxck ? oxckJson(*doc) : gradientJson(*doc);
+        const ordered_json j = doc->hasTensors() ? tensorFileJson(*doc) : gradientJson(*doc);
         std::cout << j.dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
-    } else if (doc->format() == Format::Oxck) {
-        printOxck(*doc);
+    } else if (doc->hasTensors()) {
+        printTensorFile(*doc);
     } else {
         printGradient(*doc);
     }

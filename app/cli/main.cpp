@@ -8,19 +8,31 @@ namespace {
 
 const char* kHelp = R"(Usage: ckptscope-cli COMMAND FILE [OPTIONS]
 
-Inspect OXCK model checkpoints and JSON gradient checkpoints.
+Inspect OXCK model checkpoints, safetensors files and JSON gradient
+checkpoints.
 The format is detected from the content, not the file name.
 
 Commands:
-  info FILE [--json]        header, metadata, tensors (OXCK) or graph summary
+  info FILE [--json]        header, metadata, tensors (OXCK, safetensors: with
+                            each tensor's dtype) or graph summary
                             (gradient checkpoint), and every warning
-  stats FILE [--tensor NAME]... [--bins N] [--json]
+  stats FILE [--tensor NAME]... [--bins N] [--json | --csv]
                             per-tensor statistics over the stored values:
                             count, finite, NaN, +-Inf, zeros, min, max, mean,
                             std (population), L2 norm, and an N-bin histogram
                             (default 32) over the finite range. For gradient
                             checkpoints, optimizer-state blobs whose length is
                             a multiple of 4 are read as f32 little-endian.
+                            --csv: one row per tensor (the --json fields
+                            but the histogram), RFC 4180, empty for null.
+  export FILE --tensor NAME -o OUT [--format npy|csv|raw]
+                            one tensor's values: .npy (its dtype and shape),
+                            .csv (rows x last dimension, exact float text)
+                            or raw little-endian bytes; -o - writes to
+                            standard output and needs --format
+  convert IN OUT            OXCK -> OUT.safetensors or OUT.npz; safetensors
+                            -> OUT.oxck (values converted to f32); the
+                            format from OUT's extension
   layout FILE [--json]      layered drawing of a gradient checkpoint's graph:
                             a summary (nodes, edges, ranks, crossings, edges
                             reversed to break cycles, size), or with --json
@@ -83,6 +95,10 @@ int main(int argc, char** argv) {
             return cli::runGraph(rest);
         if (cmd == "render")
             return cli::runRender(rest);
+        if (cmd == "export")
+            return cli::runExport(rest);
+        if (cmd == "convert")
+            return cli::runConvert(rest);
         throw cli::UsageError("unknown command '" + cmd + "'");
     } catch (const cli::UsageError& e) {
         std::cerr << "ckptscope-cli: error: " << e.what()

@@ -3,12 +3,15 @@
 
 #include "ckptscope/checkpointerror.h"
 #include "ckptscope/numberformat.h"
+#include "ckptscope/csvwriter.h"
+#include "ckptscope/documentstats.h"
 #include "ckptscope/tensorstats.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <iostream>
 
 namespace cli {
@@ -22,26 +25,29 @@ namespace {
 // a gradient checkpoint read as f32.
 struct Target {
     std::string name;
-    uint64_t count;
-    ValueReader reader;
+    std::function<StatsResult(const StatsOptions&)> compute;
 };
 
 std::vector<Target> targets(const Document& doc, const Options& o) {
     std::vector<Target> all;
-    if (doc.format() == Format::Oxck) {
-        for (size_t i = 0; i < doc.tensors().size(); ++i) {
-            const TensorEntry& t = doc.tensors()[i];
-            all.push_back({t.name, t.dataLen, [&doc, i](uint64_t first, uint64_t n, float* out) {
-                               doc.readValues(i, first, n, out);
+    if (doc.hasTensors()) {
+        for (size_t i = 0; i < doc.tensors().size(); ++i)
+            all.push_back({doc.tensors()[i].name, [&doc, i](const StatsOptions& options) {
+                               return computeTensorStats(doc, i, options);
                            }});
-        }
     } else {
         for (const auto& [name, bytes] : doc.gradient()->optimizerState) {
             if (bytes.size() % 4 != 0)
                 continue;
             const uint8_t* data = bytes.data();
-            all.push_back({name, bytes.size() / 4, [data](uint64_t first, uint64_t n, float* out) {
-                               std::memcpy(out, data + first * 4, size_t(n) * 4);
+            const uint64_t count = bytes.size() / 4;
+            all.push_back({name, [data, count](const StatsOptions& options) {
+                               return computeStats(
+                                   count,
+                                   [data](uint64_t first, uint64_t n, float* out) {
+                                       std::memcpy(out, data + first * 4, size_t(n) * 4);
+                                   },
+                                   options);
                            }});
         }
     }
@@ -90,10 +96,14 @@ ordered_json statsJson(const std::string& name, const StatsResult& r) {
 } // namespace
 
 int runStats(const std::vector<std::string>& args) {
-    const Options o = parseOptions(args, {"--json", "--bins", "--tensor"});
+    const Options o = parseOptions(args, {"--json", "--csv", "--bins", "--tensor"});
+    if (o.json && o.csv)
+        throw UsageError("--json and --csv exclude each other");
     const auto doc = openDocument(o.file);
     StatsOptions options;
-    options.bins = o.bins;
+    options.bins = o.csv ? 0 : o.bins; // the CSV has no histogram
+    if (o.csv)
+        std::cout << csvLine(statsCsvHeader());
     ordered_json list = ordered_json::array();
     TextTable table(
         {"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
@@ -101,7 +111,7 @@ int runStats(const std::vector<std::string>& args) {
     for (const Target& t : targets(*doc, o)) {
         StatsResult r;
         try {
-            r = computeStats(t.count, t.reader, options);
+            r = t.compute(options);
         } catch (const SourceChangedError& e) {
             throw OpenError(doc->path(), e.what());
         } catch (const CheckpointError& e) {
@@ -109,6 +119,10 @@ int runStats(const std::vector<std::string>& args) {
         }
         if (o.json) {
             list.push_back(statsJson(t.name, r));
+            continue;
+        }
+        if (o.csv) {
+            std::cout << csvLine(statsCsvRow(t.name, r));
             continue;
         }
         const TensorStats& s = r.stats;
@@ -121,7 +135,7 @@ int runStats(const std::vector<std::string>& args) {
         ordered_json out;
         out["tensors"] = std::move(list);
         std::cout << out.dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
-    } else {
+    } else if (!o.csv) {
         std::cout << table.render();
     }
     return kOk;

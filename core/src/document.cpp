@@ -2,6 +2,7 @@
 
 #include "ckptscope/checkpointerror.h"
 #include "ckptscope/filesource.h"
+#include "ckptscope/safetensorsindex.h"
 #include "ckptscope/saturating.h"
 
 #include <algorithm>
@@ -35,6 +36,8 @@ const char* formatName(Format format) {
         return "oxck";
     case Format::Gradient:
         return "gradient";
+    case Format::Safetensors:
+        return "safetensors";
     }
     return "?";
 }
@@ -42,12 +45,22 @@ const char* formatName(Format format) {
 Format detectFormat(const ByteSource& source) {
     const std::string& file = source.name();
     if (source.size() == 0)
-        throw OpenError(file, "the file is empty; expected an OXCK checkpoint or a JSON "
-                              "gradient checkpoint");
+        throw OpenError(file, "the file is empty; expected an OXCK checkpoint, a safetensors "
+                              "file or a JSON gradient checkpoint");
+    std::string magic(size_t(std::min<uint64_t>(source.size(), 4)), '\0');
+    source.read(0, magic.data(), magic.size());
+    if (magic == "OXCK")
+        return Format::Oxck;
+    // Before the JSON probe: a header length's low byte can be a space.
+    if (looksLikeSafetensors(source))
+        return Format::Safetensors;
+    const std::string suffix = ".safetensors";
+    if (file.size() >= suffix.size() &&
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+        throw OpenError(file, "not a safetensors file: " + safetensorsProbeFailure(source));
+    // The JSON probe looks further (whitespace may precede the '{').
     std::string head(size_t(std::min<uint64_t>(source.size(), 64 * 1024)), '\0');
     source.read(0, head.data(), head.size());
-    if (head.rfind("OXCK", 0) == 0)
-        return Format::Oxck;
     size_t i = head.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0; // UTF-8 byte-order mark
     while (i < head.size() &&
            (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
@@ -62,8 +75,8 @@ Format detectFormat(const ByteSource& source) {
             return std::string{hex[c >> 4], hex[c & 15]};
         }();
     }
-    throw OpenError(file, "byte 0: not a checkpoint: expected the OXCK magic or a JSON "
-                          "object, found \"" +
+    throw OpenError(file, "byte 0: not a checkpoint: expected the OXCK magic, a safetensors "
+                          "header or a JSON object, found \"" +
                               found + "\"");
 }
 
@@ -89,6 +102,18 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
             changes.finish();
             for (const auto& [k, v] : doc->m_index.metadata)
                 doc->m_metadataRows.push_back({k, v, MetadataKind::Text});
+        } else if (doc->m_format == Format::Safetensors) {
+            const DeferredChangeCheck changes(src);
+            SafetensorsIndex index = readSafetensorsIndex(src);
+            changes.finish();
+            doc->m_index.version = 0;
+            doc->m_index.fileSize = src.size();
+            doc->m_index.endOffset = src.size();
+            doc->m_index.tensors = std::move(index.tensors);
+            for (auto& [k, v] : index.metadata) {
+                doc->m_index.metadata[k] = v;
+                doc->m_metadataRows.push_back({std::move(k), std::move(v), MetadataKind::Text});
+            }
         } else {
             doc->m_gradient = GradientCheckpoint::fromJson(readAll(src), src.name());
             const GradientCheckpoint& g = *doc->m_gradient;
@@ -137,11 +162,26 @@ uint64_t Document::numParams() const {
 }
 
 uint64_t Document::totalBytes() const {
-    return saturatingMul(numParams(), 4);
+    uint64_t sum = 0;
+    for (const auto& t : m_index.tensors)
+        sum = saturatingAdd(sum, tensorSizeBytes(t).value_or(UINT64_MAX));
+    return sum;
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, float* out) const {
-    readTensorValues(*m_source, m_index.tensors.at(index), first, count, out);
+    const TensorEntry& t = m_index.tensors.at(index);
+    if (t.dtype == Dtype::F32)
+        readTensorValues(*m_source, t, first, count, out);
+    else
+        readConvertedValues(*m_source, t, first, count, out);
+}
+
+void Document::readValues(size_t index, uint64_t first, uint64_t count, double* out) const {
+    readConvertedValues(*m_source, m_index.tensors.at(index), first, count, out);
+}
+
+void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {
+    ckptscope::readRawValues(*m_source, m_index.tensors.at(index), first, count, out);
 }
 
 } // namespace ckptscope

@@ -178,6 +178,13 @@ OxckIndex readOxckIndex(const ByteSource& source) {
     return index;
 }
 
+std::optional<uint64_t> tensorSizeBytes(const TensorEntry& tensor) {
+    const uint64_t size = dtypeSize(tensor.dtype);
+    if (!tensor.elementCount || *tensor.elementCount > UINT64_MAX / size)
+        return std::nullopt;
+    return *tensor.elementCount * size;
+}
+
 void readTensorValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
                       uint64_t count, float* out) {
     if (first > tensor.dataLen || count > tensor.dataLen - first)

@@ -27,6 +27,9 @@ void checkMetadata(std::string_view bytes);
 void checkGradient(std::string_view bytes);
 // Document::open over a MemorySource, then a few value reads and statistics.
 void checkDocument(std::string_view bytes);
+// readSafetensorsIndex and Document over a MemorySource: values match the
+// bytes, a write-back reads as the same tensors. In fuzzsafetensors.cpp.
+void checkSafetensors(std::string_view bytes);
 // A small LayoutInput built from the bytes (≤ 200 nodes, edges from byte
 // pairs) through layoutGraph: forward edges go down, reported crossings ==
 // countCrossings. Defined in fuzzlayout.cpp.

@@ -20,7 +20,7 @@ conformance=$(sed -n 's/^CKPTSCOPE_CONFORMANCE_DIR:[A-Z]*=//p' "$build/CMakeCach
 conformance="${conformance:-${CKPTSCOPE_CONFORMANCE_DIR:-$root/../shared/conformance}}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(oxck metadata gradient document layout)
+    targets=(oxck metadata gradient document layout safetensors)
 fi
 
 # Per target: max input length and dictionary.
@@ -38,11 +38,13 @@ dict() {
     oxck | metadata) echo "$root/tests/fuzz/oxck.dict" ;;
     gradient) echo "$root/tests/fuzz/json.dict" ;;
     document) echo "$build/fuzz-logs/all.dict" ;;
+    safetensors) echo "$root/tests/fuzz/safetensors.dict" ;;
     esac
 }
 
 seeds=()
-for d in "$conformance/valid" "$conformance/invalid" "$root/tests/data/regressions"; do
+for d in "$conformance/valid" "$conformance/invalid" "$conformance/safetensors/valid" \
+    "$conformance/safetensors/invalid" "$root/tests/data/regressions"; do
     [ -d "$d" ] && seeds+=("$d")
 done
 [ -d "$conformance/valid" ] || echo "run-fuzzers: $conformance not found; fuzzing without seeds" >&2

@@ -12,7 +12,7 @@
 
 namespace ckptscope {
 
-enum class Format { Oxck, Gradient };
+enum class Format { Oxck, Gradient, Safetensors };
 const char* formatName(Format format);
 
 // What the first bytes say the file is. Throws OpenError for anything else.
@@ -70,16 +70,27 @@ public:
     const std::vector<std::pair<std::string, std::string>>& metadata() const { return m_metadata; }
     // The same rows, each saying what kind of value it holds.
     const std::vector<MetadataRow>& metadataRows() const { return m_metadataRows; }
-    // Sum of element counts (saturating) and 4× that.
+    // Sum of element counts (saturating) and of their sizes in bytes (4 per
+    // element for OXCK, the dtype's size for safetensors).
     uint64_t numParams() const;
     uint64_t totalBytes() const;
+    // True for formats whose tensors() list the file's content (OXCK,
+    // safetensors), false for gradient checkpoints.
+    bool hasTensors() const { return m_format != Format::Gradient; }
 
     // Gradient checkpoints only.
     const GradientCheckpoint* gradient() const { return m_gradient ? &*m_gradient : nullptr; }
 
     // Reads count values of tensor `index` starting at element `first`.
     // Throws SourceChangedError if the file changed while reading.
+    // Values of any dtype arrive converted to f32 (exact for F32, F16, BF16,
+    // F8, 8/16-bit integers and BOOL; rounded for 32/64-bit integers and F64).
     void readValues(size_t index, uint64_t first, uint64_t count, float* out) const;
+    // The same in double (F64 statistics; exact for every dtype but 64-bit
+    // integers beyond 2^53).
+    void readValues(size_t index, uint64_t first, uint64_t count, double* out) const;
+    // The stored little-endian bytes of count elements in the tensor's dtype.
+    void readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const;
     const ByteSource& source() const { return *m_source; }
 
 private:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ckptscope/bytesource.h"
+#include "ckptscope/dtype.h"
 #include "ckptscope/metadatacodec.h"
 
 #include <cstdint>
@@ -19,6 +20,8 @@ struct TensorEntry {
     uint64_t headerOffset = 0;
     // Product of shape (0 for an empty shape); empty when it overflows u64.
     std::optional<uint64_t> elementCount;
+    // Element type: always F32 in OXCK; dataLen counts elements of it.
+    Dtype dtype = Dtype::F32;
 };
 
 struct IndexWarning {
@@ -44,6 +47,9 @@ OxckIndex readOxckIndex(const ByteSource& source);
 // Product of a shape with the reference quirk (empty shape → 0); nullopt on
 // u64 overflow.
 std::optional<uint64_t> shapeElementCount(const std::vector<uint64_t>& shape);
+
+// elementCount × the dtype's size; nullopt when unknown or over 64 bits.
+std::optional<uint64_t> tensorSizeBytes(const TensorEntry& tensor);
 
 // Copies count f32 values of a tensor starting at element `first` into out
 // (unaligned-safe, little-endian). Bounds are checked against dataLen.

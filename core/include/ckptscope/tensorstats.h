@@ -22,6 +22,9 @@ struct TensorStats {
     std::optional<double> min, max, mean, std; // empty without a finite value
     double l2 = 0;                             // sqrt of the sum of squares of finite values
     double finiteSum = 0;                      // sum of finite values
+    // Values f32 cannot hold exactly (32/64-bit integer tensors), rounded to
+    // the nearest f32 for these statistics; set by computeTensorStats.
+    uint64_t rounded = 0;
 };
 
 // Equal-width bins over [lo, hi], the finite range; NaN/Inf are not binned.

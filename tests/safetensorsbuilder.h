@@ -1,0 +1,90 @@
+#pragma once
+
+// The tests' own small safetensors writer, independent of the project's
+// (core/safetensorswriter): header JSON spelled out here, offsets and
+// padding computed here, hostile variants by editing the parts.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace testsupport {
+
+struct StTensor {
+    std::string name;
+    std::string dtype;
+    std::vector<uint64_t> shape;
+    std::string bytes; // the data, little-endian
+};
+
+// Raw little-endian bytes of values of T.
+template <typename T> std::string leBytes(const std::vector<T>& values) {
+    std::string s(values.size() * sizeof(T), '\0');
+    if (!values.empty())
+        std::memcpy(s.data(), values.data(), s.size());
+    return s;
+}
+
+inline std::string jsonString(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out + "\"";
+}
+
+// The header JSON text for tensors laid out one after another.
+inline std::string stHeader(const std::vector<StTensor>& tensors,
+                            const std::vector<std::pair<std::string, std::string>>& metadata = {}) {
+    std::string h = "{";
+    bool first = true;
+    if (!metadata.empty()) {
+        h += "\"__metadata__\":{";
+        for (size_t i = 0; i < metadata.size(); ++i)
+            h += (i ? "," : "") + jsonString(metadata[i].first) + ":" +
+                 jsonString(metadata[i].second);
+        h += "}";
+        first = false;
+    }
+    uint64_t offset = 0;
+    for (const StTensor& t : tensors) {
+        h += first ? "" : ",";
+        first = false;
+        h += jsonString(t.name) + ":{\"dtype\":\"" + t.dtype + "\",\"shape\":[";
+        for (size_t i = 0; i < t.shape.size(); ++i)
+            h += (i ? "," : "") + std::to_string(t.shape[i]);
+        h += "],\"data_offsets\":[" + std::to_string(offset) + "," +
+             std::to_string(offset + t.bytes.size()) + "]}";
+        offset += t.bytes.size();
+    }
+    return h + "}";
+}
+
+// Length, header (padded with spaces to a multiple of 8 when asked) and data.
+inline std::string stFile(const std::string& header, const std::string& data, bool pad = true) {
+    std::string h = header;
+    if (pad)
+        while ((8 + h.size()) % 8)
+            h += ' ';
+    std::string out;
+    for (int i = 0; i < 8; ++i)
+        out += char((uint64_t(h.size()) >> (8 * i)) & 0xff);
+    return out + h + data;
+}
+
+inline std::string stFile(const std::vector<StTensor>& tensors,
+                          const std::vector<std::pair<std::string, std::string>>& metadata = {}) {
+    std::string data;
+    for (const StTensor& t : tensors)
+        data += t.bytes;
+    return stFile(stHeader(tensors, metadata), data);
+}
+
+} // namespace testsupport
