@@ -27,6 +27,9 @@ struct Options {
     bool leftRight = false;
 };
 
+// The value of --bins: 1 to 100000, else UsageError.
+int parseBins(const std::string& value);
+
 // Parses FILE and the flags `allowed` names (e.g. {"--json", "--bins"}).
 Options parseOptions(const std::vector<std::string>& args, const std::vector<std::string>& allowed);
 
@@ -40,5 +43,7 @@ int runGenerate(const std::vector<std::string>& args);
 int runLayout(const std::vector<std::string>& args);
 int runGraph(const std::vector<std::string>& args);
 int runRender(const std::vector<std::string>& args);
+// Exit 0 no differences, 1 differences, 2 trouble (not the codes above).
+int runDiff(const std::vector<std::string>& args);
 
 } // namespace cli
