@@ -172,6 +172,12 @@ private Q_SLOTS:
         QCOMPARE(compare(a, b, 0, std::nextafter(0.5, 0.0)).differing, uint64_t(1));
         QCOMPARE(compare(a, b, 0.125, 0.375).differing, uint64_t(0));
         QCOMPARE(compare(a, b, 0.125, std::nextafter(0.375, 0.0)).differing, uint64_t(1));
+        // The same in blocks long enough for the vector loop.
+        const std::vector<float> a8(8, 1.0f), b8(8, 1.5f);
+        QCOMPARE(compare(a8, b8, 0.5).differing, uint64_t(0));
+        QCOMPARE(compare(a8, b8, std::nextafter(0.5, 0.0)).differing, uint64_t(8));
+        QCOMPARE(compare(a8, b8, 0.125, 0.375).differing, uint64_t(0));
+        QCOMPARE(compare(a8, b8, 0.125, std::nextafter(0.375, 0.0)).differing, uint64_t(8));
         // Relative to a, not b: a = 2, b = 1, rtol 0.5 allows 1.
         QCOMPARE(compare({2.0f}, {1.0f}, 0, 0.5).differing, uint64_t(0));
         QCOMPARE(compare({1.0f}, {2.0f}, 0, 0.5).differing, uint64_t(1));

@@ -4,10 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CKPTSCOPE_DIFF_AVX2 1
+#include <immintrin.h>
+#endif
 
 namespace ckptscope {
 
@@ -35,16 +40,6 @@ bool special(float f) {
     uint32_t bits;
     std::memcpy(&bits, &f, 4);
     return (bits & 0x7f800000u) == 0x7f800000u; // NaN or ±Inf
-}
-
-bool anySpecial(const float* v, uint64_t n) {
-    uint32_t found = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-        uint32_t bits;
-        std::memcpy(&bits, v + i, 4);
-        found |= uint32_t((bits & 0x7f800000u) == 0x7f800000u);
-    }
-    return found != 0;
 }
 
 // Sums of one block in four lanes, so the additions pipeline.
@@ -76,48 +71,194 @@ struct Lanes {
             p.lo = std::min(p.lo, lo[k]);
             p.hi = std::max(p.hi, hi[k]);
         }
-        p.sumAbs = (sumAbs[0] + sumAbs[1]) + (sumAbs[2] + sumAbs[3]);
-        p.sumSq = (sumSq[0] + sumSq[1]) + (sumSq[2] + sumSq[3]);
-        p.aa = (aa[0] + aa[1]) + (aa[2] + aa[3]);
-        p.bb = (bb[0] + bb[1]) + (bb[2] + bb[3]);
-        p.ab = (ab[0] + ab[1]) + (ab[2] + ab[3]);
+        p.sumAbs += (sumAbs[0] + sumAbs[1]) + (sumAbs[2] + sumAbs[3]);
+        p.sumSq += (sumSq[0] + sumSq[1]) + (sumSq[2] + sumSq[3]);
+        p.aa += (aa[0] + aa[1]) + (aa[2] + aa[3]);
+        p.bb += (bb[0] + bb[1]) + (bb[2] + bb[3]);
+        p.ab += (ab[0] + ab[1]) + (ab[2] + ab[3]);
     }
 };
+
+// One pair: the rules for NaN and infinities, else the finite figures.
+void addPair(Part& p, Lanes& lanes, int lane, float fa, float fb, double atol, double rtol,
+             double* d) {
+    if (special(fa) || special(fb)) {
+        if (d)
+            *d = kNaN;
+        const bool nanA = std::isnan(fa), nanB = std::isnan(fb);
+        if (nanA != nanB) {
+            ++p.differing;
+            ++p.nanMismatch;
+        } else if (!nanA && fa != fb) { // an infinity against anything but itself
+            ++p.differing;
+        }
+        return;
+    }
+    ++p.finite;
+    lanes.add(lane, fa, fb, atol, rtol, d);
+}
+
+// Histogram bin of a difference by one multiplication; a value within
+// `guard` of a bin edge (far beyond the few ulps the two ways of computing
+// can differ) goes to Histogram::binOf, so the counts are exactly binOf's.
+struct Binner {
+    const Histogram& h;
+    double lo, scale, guard;
+    size_t bins;
+
+    explicit Binner(const Histogram& histogram)
+        : h(histogram), lo(h.lo), scale(double(h.counts.size()) / (h.hi - h.lo)),
+          guard(double(h.counts.size()) * 0x1p-40), bins(h.counts.size()) {}
+
+    size_t operator()(double v) const {
+        const double pos = (v - lo) * scale;
+        const auto whole = size_t(pos);
+        const double frac = pos - double(whole);
+        if (frac < guard || frac > 1.0 - guard || !(pos < double(bins)))
+            return h.binOf(v);
+        return whole;
+    }
+};
+
+#ifdef CKPTSCOPE_DIFF_AVX2
+
+bool useAvx2() {
+    static const bool use = [] {
+        const char* env = std::getenv("CKPTSCOPE_SIMD"); // "0": plain loops (testing)
+        if (env && std::strcmp(env, "0") == 0)
+            return false;
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }();
+    return use;
+}
+
+__attribute__((target("avx2,fma"))) double hsum(__m256d x) {
+    const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+__attribute__((target("avx2,fma"))) double hmax(__m256d x) {
+    const __m128d s = _mm_max_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    return std::max(_mm_cvtsd_f64(s), _mm_cvtsd_f64(_mm_unpackhi_pd(s, s)));
+}
+
+__attribute__((target("avx2,fma"))) double hmin(__m256d x) {
+    const __m128d s = _mm_min_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    return std::min(_mm_cvtsd_f64(s), _mm_cvtsd_f64(_mm_unpackhi_pd(s, s)));
+}
+
+// Four pairs at a time in double (exact widening, FMA for the products):
+// the same figures as Lanes::add, summed in another order; a group holding
+// NaN or Inf goes through addPair. Returns how many pairs it took.
+__attribute__((target("avx2,fma"))) uint64_t scanAvx2(const float* a, const float* b, uint64_t n,
+                                                      double atol, double rtol, double* d, Part& p,
+                                                      Lanes& lanes) {
+    const __m128i expMask = _mm_set1_epi32(0x7f800000);
+    const __m256d sign = _mm256_set1_pd(-0.0), vatol = _mm256_set1_pd(atol),
+                  vrtol = _mm256_set1_pd(rtol);
+    __m256d maxAbs = _mm256_setzero_pd(), sumAbs = maxAbs, sumSq = maxAbs, aa = maxAbs, bb = maxAbs,
+            ab = maxAbs;
+    __m256d lo = _mm256_set1_pd(kInf), hi = _mm256_set1_pd(-kInf);
+    __m256i differing = _mm256_setzero_si256();
+    uint64_t i = 0;
+    uint64_t finite = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m128 fa = _mm_loadu_ps(a + i), fb = _mm_loadu_ps(b + i);
+        const __m128i special =
+            _mm_or_si128(_mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(fa), expMask), expMask),
+                         _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(fb), expMask), expMask));
+        if (!_mm_testz_si128(special, special)) { // NaN or Inf among the four: rare
+            for (int k = 0; k < 4; ++k)
+                addPair(p, lanes, k, a[i + k], b[i + k], atol, rtol, d ? d + i + k : nullptr);
+            continue;
+        }
+        finite += 4;
+        const __m256d da = _mm256_cvtps_pd(fa);
+        const __m256d db = _mm256_cvtps_pd(fb);
+        const __m256d diff = _mm256_sub_pd(db, da);
+        const __m256d ad = _mm256_andnot_pd(sign, diff);
+        // atol + rtol |a| rounded twice, as the plain loop: no FMA here.
+        const __m256d tol = _mm256_add_pd(_mm256_mul_pd(vrtol, _mm256_andnot_pd(sign, da)), vatol);
+        differing =
+            _mm256_sub_epi64(differing, _mm256_castpd_si256(_mm256_cmp_pd(ad, tol, _CMP_GT_OQ)));
+        maxAbs = _mm256_max_pd(maxAbs, ad);
+        sumAbs = _mm256_add_pd(sumAbs, ad);
+        sumSq = _mm256_fmadd_pd(diff, diff, sumSq);
+        aa = _mm256_fmadd_pd(da, da, aa);
+        bb = _mm256_fmadd_pd(db, db, bb);
+        ab = _mm256_fmadd_pd(da, db, ab);
+        lo = _mm256_min_pd(lo, diff);
+        hi = _mm256_max_pd(hi, diff);
+        if (d)
+            _mm256_storeu_pd(d + i, diff);
+    }
+    alignas(32) uint64_t counts[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(counts), differing);
+    p.finite += finite;
+    p.differing += counts[0] + counts[1] + counts[2] + counts[3];
+    p.maxAbs = std::max(p.maxAbs, hmax(maxAbs));
+    p.sumAbs += hsum(sumAbs);
+    p.sumSq += hsum(sumSq);
+    p.aa += hsum(aa);
+    p.bb += hsum(bb);
+    p.ab += hsum(ab);
+    p.lo = std::min(p.lo, hmin(lo));
+    p.hi = std::max(p.hi, hmax(hi));
+    return i;
+}
+
+// Bins four differences at a time; a group with a NaN or a value near a bin
+// edge goes through the Binner one by one. Returns how many it took.
+__attribute__((target("avx2,fma"))) uint64_t binAvx2(const double* d, uint64_t n,
+                                                     const Binner& binner, uint64_t* counts) {
+    const __m256d lo = _mm256_set1_pd(binner.lo), scale = _mm256_set1_pd(binner.scale);
+    const __m256d guard = _mm256_set1_pd(binner.guard),
+                  guardHi = _mm256_set1_pd(1.0 - binner.guard),
+                  bins = _mm256_set1_pd(double(binner.bins));
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256d v = _mm256_loadu_pd(d + i);
+        const __m256d pos = _mm256_mul_pd(_mm256_sub_pd(v, lo), scale);
+        const __m256d inRange = _mm256_cmp_pd(pos, bins, _CMP_LT_OQ); // false for NaN
+        // Out-of-range lanes are zeroed before the conversion; they are checked anyway.
+        const __m128i whole = _mm256_cvttpd_epi32(_mm256_and_pd(pos, inRange));
+        const __m256d frac = _mm256_sub_pd(pos, _mm256_cvtepi32_pd(whole));
+        const __m256d check =
+            _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(frac, guard, _CMP_NGE_UQ),
+                                      _mm256_cmp_pd(frac, guardHi, _CMP_GT_OQ)),
+                         _mm256_xor_pd(inRange, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
+        if (_mm256_movemask_pd(check)) {
+            for (int k = 0; k < 4; ++k)
+                if (!std::isnan(d[i + k]))
+                    ++counts[binner(d[i + k])];
+            continue;
+        }
+        alignas(16) int32_t at[4];
+        _mm_store_si128(reinterpret_cast<__m128i*>(at), whole);
+        ++counts[at[0]];
+        ++counts[at[1]];
+        ++counts[at[2]];
+        ++counts[at[3]];
+    }
+    return i;
+}
+
+#endif // CKPTSCOPE_DIFF_AVX2
 
 // One block; writes b - a to d (when non-null), NaN where a pair is not
 // finite on both sides.
 Part scanBlock(const float* a, const float* b, uint64_t n, double atol, double rtol, double* d) {
     Part p;
     Lanes lanes;
-    if (!anySpecial(a, n) && !anySpecial(b, n)) { // the common case: no branch per value
-        uint64_t i = 0;
-        for (; i + 4 <= n; i += 4)
-            for (int k = 0; k < 4; ++k)
-                lanes.add(k, a[i + k], b[i + k], atol, rtol, d ? d + i + k : nullptr);
-        for (; i < n; ++i)
-            lanes.add(0, a[i], b[i], atol, rtol, d ? d + i : nullptr);
-        p.finite = n;
-        lanes.into(p);
-        return p;
-    }
-    for (uint64_t i = 0; i < n; ++i) {
-        const float fa = a[i], fb = b[i];
-        if (special(fa) || special(fb)) {
-            if (d)
-                d[i] = kNaN;
-            const bool nanA = std::isnan(fa), nanB = std::isnan(fb);
-            if (nanA != nanB) {
-                ++p.differing;
-                ++p.nanMismatch;
-            } else if (!nanA && fa != fb) { // an infinity against anything but itself
-                ++p.differing;
-            }
-            continue;
-        }
-        ++p.finite;
-        lanes.add(int(i & 3), fa, fb, atol, rtol, d ? d + i : nullptr);
-    }
-    lanes.into(p); // adds the finite pairs that differ to those counted above
+    uint64_t i = 0;
+#ifdef CKPTSCOPE_DIFF_AVX2
+    if (useAvx2())
+        i = scanAvx2(a, b, n, atol, rtol, d, p, lanes);
+#endif
+    for (; i < n; ++i)
+        addPair(p, lanes, int(i & 3), a[i], b[i], atol, rtol, d ? d + i : nullptr);
+    lanes.into(p); // adds to what the vector loop summed
     return p;
 }
 
@@ -246,22 +387,27 @@ ElementDiff ValueComparer::compare(uint64_t count, const ValueReader& readA,
             progress(1.0);
         return r;
     }
-    std::mutex mutex;
+    const Binner binner(h);
     std::vector<std::vector<uint64_t>> counts(threads, std::vector<uint64_t>(size_t(o.bins), 0));
     run(
         [&](unsigned worker, uint64_t b, uint64_t n) {
             std::vector<uint64_t>& c = counts[worker];
             if (b < retainedBlocks) {
                 const double* d = buf.retained.data() + b * kBlock;
-                for (uint64_t i = 0; i < n; ++i)
+                uint64_t i = 0;
+#ifdef CKPTSCOPE_DIFF_AVX2
+                if (useAvx2())
+                    i = binAvx2(d, n, binner, c.data());
+#endif
+                for (; i < n; ++i)
                     if (!std::isnan(d[i]))
-                        ++c[h.binOf(d[i])];
+                        ++c[binner(d[i])];
                 return;
             }
             const float* v = readBlock(worker, b, n);
             for (uint64_t i = 0; i < n; ++i)
                 if (!special(v[i]) && !special(v[kBlock + i]))
-                    ++c[h.binOf(double(v[kBlock + i]) - double(v[i]))];
+                    ++c[binner(double(v[kBlock + i]) - double(v[i]))];
         },
         span1, 1.0 - span1);
     if (o.cancel && o.cancel->load())
