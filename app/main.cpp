@@ -1,5 +1,6 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
+#include "comparelauncher.h"
 #include "graphexport.h"
 #include "mainwindow.h"
 #include "screenshottaker.h"
@@ -53,7 +54,9 @@ int main(int argc, char** argv) {
         QStringLiteral("file"));
     const QCommandLineOption leftRight(QStringLiteral("left-right"),
                                        QStringLiteral("With --render: draw left to right."));
-    parser.addOptions({screenshot, select, tab, size, render, leftRight});
+    const QCommandLineOption compare(QStringLiteral("compare"),
+                                     QStringLiteral("Compare two files: --compare A B."));
+    parser.addOptions({screenshot, select, tab, size, render, leftRight, compare});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
@@ -83,6 +86,14 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s: error: %s\n", qPrintable(files.first()), e.what());
             return 1;
         }
+    }
+    if (parser.isSet(compare)) {
+        if (files.size() != 2) {
+            std::fputs("ckptscope: --compare takes two files, A and B\n", stderr);
+            return 2;
+        }
+        CompareLauncher::open(files[0], files[1]);
+        return app.exec();
     }
     if (parser.isSet(screenshot)) {
         if (files.size() != 1) {

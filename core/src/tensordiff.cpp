@@ -98,8 +98,9 @@ std::vector<TensorDiffEntry> pairTensors(const Document& a, const Document& b) {
     return out;
 }
 
-// A reader of one side that names that side's file in its errors.
-ValueReader sideReader(const Document& doc, size_t index) {
+} // namespace
+
+ValueReader tensorReader(const Document& doc, size_t index) {
     return [&doc, index](uint64_t first, uint64_t n, float* out) {
         try {
             doc.readValues(index, first, n, out);
@@ -110,8 +111,6 @@ ValueReader sideReader(const Document& doc, size_t index) {
         }
     };
 }
-
-} // namespace
 
 TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& options,
                        const std::vector<std::string>& only) {
@@ -160,8 +159,8 @@ TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& 
                 progress = [&, n](double p) {
                     options.progress((double(done) + p * double(n)) / double(total));
                 };
-            e.elements =
-                comparer.compare(n, sideReader(a, *e.indexA), sideReader(b, *e.indexB), progress);
+            e.elements = comparer.compare(n, tensorReader(a, *e.indexA), tensorReader(b, *e.indexB),
+                                          progress);
             done += n;
             e.status = e.elements->differing == 0 && e.dtypeA == e.dtypeB ? DiffStatus::Same
                                                                           : DiffStatus::Changed;

@@ -58,6 +58,11 @@ private:
     std::string m_name, m_message;
 };
 
+// Reads values of tensor `index` of doc; any failure (damaged, changed on
+// disk) is thrown as OpenError naming the document's file, so a reader of
+// two files says which one failed.
+ValueReader tensorReader(const Document& doc, size_t index);
+
 // Compares two tensor documents; `only` (when not empty) limits the tensors
 // compared to those names (every occurrence), metadata is always compared.
 // Values are read block by block from both files. Throws
