@@ -124,7 +124,9 @@ void CompareWindow::buildUi() {
     m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // file order until asked
     m_tensorView->setAlternatingRowColors(true);
     m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
-    m_tensorView->setColumnWidth(CompareTensorModel::Name, 260);
+    m_tensorView->setColumnWidth(CompareTensorModel::Name, 210);
+    m_tensorView->setColumnWidth(CompareTensorModel::Status, 120);
+    m_tensorView->setColumnWidth(CompareTensorModel::Shape, 80);
     m_tensorListPanel = m_tensorView;
     split->addWidget(m_tensorView);
 
@@ -141,6 +143,7 @@ void CompareWindow::buildUi() {
     m_statsView->setModel(m_statsModel);
     m_statsView->verticalHeader()->hide();
     m_statsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_statsView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     detailSplit->addWidget(m_statsView);
     m_overlay = new CompareHistogramView;
     m_overlay->chart()->setTitle(tr("Values of A and B (same bins)"));
@@ -148,6 +151,7 @@ void CompareWindow::buildUi() {
     m_delta = new HistogramView;
     m_delta->chart()->setTitle(tr("B − A over the pairs finite on both sides"));
     detailSplit->addWidget(m_delta);
+    detailSplit->setSizes({330, 230, 230});
     page->addWidget(detailSplit, 1);
     m_tabs->addTab(m_tensorPage, tr("Tensor"));
 
@@ -165,8 +169,7 @@ void CompareWindow::buildUi() {
     m_changesView->setUniformRowHeights(true);
     m_tabs->addTab(m_changesView, tr("Changes"));
     split->addWidget(m_tabs);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
+    split->setSizes({640, 660});
     layout->addWidget(split, 1);
     setCentralWidget(central);
 
@@ -233,7 +236,10 @@ void CompareWindow::setDifferencesOnly(bool on) {
 
 void CompareWindow::selectTensor(int sourceRow) {
     const QModelIndex i = m_proxy->mapFromSource(m_tensorModel->index(sourceRow, 0));
-    m_tensorView->setCurrentIndex(i);
+    if (i.isValid() && i.row() == m_tensorView->currentIndex().row())
+        showTensor(sourceRow); // already current: show it afresh
+    else
+        m_tensorView->setCurrentIndex(i);
 }
 
 QString CompareWindow::errorText() const {
@@ -305,8 +311,19 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), false);
         m_tensorListPanel->show();
-        showTensor(-1);
         m_tabs->setCurrentWidget(m_tensorPage);
+        // Open on the most changed tensor (largest relative L2 change).
+        int most = -1;
+        for (size_t r = 0; r < d.tensors.size(); ++r) {
+            const auto& el = d.tensors[r].elements;
+            if (el && el->relL2 && *el->relL2 > 0 &&
+                (most < 0 || *el->relL2 > *d.tensors[size_t(most)].elements->relL2))
+                most = int(r);
+        }
+        if (most >= 0)
+            selectTensor(most);
+        else
+            showTensor(-1);
     } else {
         const GradientDiff& g = *m_result->gradient;
         m_tensorDiff.reset();
