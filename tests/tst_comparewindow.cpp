@@ -20,6 +20,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QFile>
 #include <QMenu>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -299,6 +300,34 @@ private Q_SLOTS:
         QCOMPARE(m->item(0)->child(0, 2)->text(), QStringLiteral("1"));
         QCOMPARE(m->item(0)->child(0, 3)->text(), QStringLiteral("2"));
         QVERIFY(w.summaryText().contains(QStringLiteral("1 added")));
+    }
+
+    void cancelDeliversNothing() {
+        CompareWindow w;
+        w.show();
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        w.compare(m_a, m_b);
+        w.cancel();
+        QTest::qWait(500);
+        QVERIFY(done.isEmpty());
+        QVERIFY(!w.result());
+    }
+
+    void sideRewrittenOnDiskIsComparedAgain() {
+        QTemporaryDir dir;
+        const QString b = dir.filePath(QStringLiteral("live.oxck"));
+        QVERIFY(QFile::copy(m_a, b));
+        CompareWindow w;
+        w.show();
+        w.compare(m_a, b);
+        QVERIFY(waitFinished(w));
+        QVERIFY(!w.result()->tensors->differs());
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        Checkpoint c = Checkpoint::load(str(m_a));
+        c.tensors[1].data[0] = 42.0f;
+        c.save(str(b)); // a training job writing its next checkpoint
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        QCOMPARE(w.tensorModel()->entry(1)->status, DiffStatus::Changed);
     }
 
     void dropChoosesCompare() {
