@@ -1,5 +1,6 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
+#include "comparelauncher.h"
 #include "graphexport.h"
 #include "launchselection.h"
 #include "mainwindow.h"
@@ -50,6 +51,11 @@ struct Options {
                               QStringLiteral("file")};
     QCommandLineOption leftRight{QStringLiteral("left-right"),
                                  QStringLiteral("With --render: draw left to right."), QString()};
+    QCommandLineOption compare{QStringLiteral("compare"),
+                               QStringLiteral("Compare the two files given, A (the reference) "
+                                              "and B, in a compare window: what changed in "
+                                              "tensors, metadata, graph and optimizer state."),
+                               QString()};
 
     void addTo(QCommandLineParser& parser) const {
         parser.setApplicationDescription(
@@ -59,7 +65,7 @@ struct Options {
         parser.addPositionalArgument(QStringLiteral("files"),
                                      QStringLiteral("Checkpoints to open, one window each."),
                                      QStringLiteral("[files...]"));
-        parser.addOptions({screenshot, select, tab, size, render, leftRight});
+        parser.addOptions({screenshot, select, tab, size, render, leftRight, compare});
     }
 };
 
@@ -113,6 +119,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption& size = options.size;
     const QCommandLineOption& render = options.render;
     const QCommandLineOption& leftRight = options.leftRight;
+    const QCommandLineOption& compare = options.compare;
     parser.process(app);
     const LaunchSelection selection{parser.value(options.select), parser.value(options.tab)};
 
@@ -143,6 +150,14 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s: error: %s\n", qPrintable(files.first()), e.what());
             return 1;
         }
+    }
+    if (parser.isSet(compare)) {
+        if (files.size() != 2) {
+            std::fputs("ckptscope: --compare takes two files, A and B\n", stderr);
+            return 2;
+        }
+        CompareLauncher::open(files[0], files[1]);
+        return app.exec();
     }
     if (parser.isSet(screenshot)) {
         if (files.size() != 1) {

@@ -32,14 +32,16 @@ std::string dataDir() {
     return dir.string();
 }
 
-std::string oxckFile(uint64_t tensors, uint64_t bytes) {
-    const std::string path =
-        dataDir() + "/model-" + std::to_string(tensors) + "t-" + sizeText(bytes) + ".oxck";
+std::string oxckFile(uint64_t tensors, uint64_t bytes, uint64_t seed) {
+    const std::string path = dataDir() + "/model-" + std::to_string(tensors) + "t-" +
+                             sizeText(bytes) + (seed == 1 ? "" : "-s" + std::to_string(seed)) +
+                             ".oxck";
     if (!fs::exists(path)) {
         std::cerr << "benchdata: writing " << path << "\n";
         ckptscope::SyntheticModelSpec spec;
         spec.tensorCount = tensors;
         spec.totalBytes = bytes;
+        spec.seed = seed;
         ckptscope::writeSyntheticModel(path, spec);
     }
     return path;

@@ -11,8 +11,9 @@ namespace benchdata {
 // The cache folder, created on first use.
 std::string dataDir();
 
-// OXCK file with `tensors` tensors and about `bytes` bytes of values.
-std::string oxckFile(uint64_t tensors, uint64_t bytes);
+// OXCK file with `tensors` tensors and about `bytes` bytes of values; the
+// seed draws the values (same names and shapes whatever the seed).
+std::string oxckFile(uint64_t tensors, uint64_t bytes, uint64_t seed = 1);
 
 // Gradient checkpoint of about `nodes` nodes with `optimizerBytes` bytes of
 // optimizer state.
@@ -24,6 +25,11 @@ inline std::string smallOxck() {
 }
 inline std::string largeOxck() {
     return oxckFile(256, uint64_t(1) << 30);
+}
+// The large file with other values in every tensor: `diff` compares it
+// with largeOxck(), every element differing.
+inline std::string largeOxckOther() {
+    return oxckFile(256, uint64_t(1) << 30, 2);
 }
 // One 256 MiB tensor: statistics larger than the in-memory budget.
 inline std::string singleTensorOxck() {

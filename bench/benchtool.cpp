@@ -38,6 +38,8 @@ std::string pathOf(const std::string& kind) {
         return benchdata::smallOxck();
     if (kind == "oxck-1G")
         return benchdata::largeOxck();
+    if (kind == "oxck-1G-b")
+        return benchdata::largeOxckOther();
     if (kind == "oxck-tensor256M")
         return benchdata::singleTensorOxck();
     if (kind == "gradient-10k")

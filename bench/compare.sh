@@ -129,9 +129,10 @@ verdict() {
 
 SMALL=$("$TOOL" path oxck-1M)
 LARGE=$("$TOOL" path oxck-1G)
+LARGE_B=$("$TOOL" path oxck-1G-b)
 GRAPH=$("$TOOL" path gradient-10k)
 OPTIM=$("$TOOL" path gradient-opt4M)
-for f in "$SMALL" "$LARGE" "$GRAPH" "$OPTIM"; do cat "$f" >/dev/null; done # page cache warm
+for f in "$SMALL" "$LARGE" "$LARGE_B" "$GRAPH" "$OPTIM"; do cat "$f" >/dev/null; done # page cache warm
 
 echo "# Ckptscope: targets measured side by side ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 echo
@@ -162,6 +163,19 @@ row "Stats + histogram, all 256 tensors of the 1 GiB file (\`ckptscope-cli stats
 c1=$(cpu "$CLI" stats "$LARGE" --json)
 c2=$(cpu cat "$LARGE")
 row "CPU time (user + system) of the same two commands" "$(ms "$c1")" "\`cat F\`: $(ms "$c2")" "$(ratio "$c1" "$c2")" "(context: wall time on 2 free cores ≈ half the CPU time)" "–"
+
+# (b2) Compare two 1 GiB files (256 tensors each, every value different):
+# `diff --json` against reading both files. diff exits 1 (differences): a
+# `sh -c` (about 1 ms) turns that into success for `set -e` and time(1).
+DIFF=(sh -c '"$0" "$@"; [ $? -le 1 ]' "$CLI" diff "$LARGE" "$LARGE_B" --json)
+read -r diff cat < <(pair diff cat -- "${DIFF[@]}" -- cat "$LARGE" "$LARGE_B")
+r=$(ratio "$diff" "$cat")
+row "Diff of two 1 GiB files, 256 tensors each (\`ckptscope-cli diff A B --json\`)" "$(ms "$diff")" "\`cat A B\`: $(ms "$cat")" "$r" "≤ 1.5" "$(verdict "$r" 1.5)"
+k=$(rss "${DIFF[@]}")
+row "Peak RSS, diff of the two 1 GiB files" "$(mib "$k")" "files: 2 × 1024 MiB" "–" "≤ 64 MiB" "$(verdict "$k" 65536)"
+c1=$(cpu "${DIFF[@]}")
+c2=$(cpu cat "$LARGE" "$LARGE_B")
+row "CPU time (user + system) of the same two commands" "$(ms "$c1")" "\`cat A B\`: $(ms "$c2")" "$(ratio "$c1" "$c2")" "(context)" "–"
 
 # (c) JSON: our reader against Python's json.load, time and peak RSS.
 for f in "$GRAPH" "$OPTIM"; do

@@ -2,6 +2,7 @@
 
 #include "documentloader.h"
 #include "exportactions.h"
+#include "comparelauncher.h"
 
 #include "graphpage.h"
 #include "helpdialogs.h"
@@ -168,6 +169,8 @@ void MainWindow::buildActions() {
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("Compare &With…"), this,
+                    [this] { CompareLauncher::compareWithDialog(this, m_path); });
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::updateRecentMenu);
     updateRecentMenu();
     m_reloadAction = file->addAction(tr("&Reload"), this, &MainWindow::reload);
@@ -448,6 +451,8 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (files.isEmpty())
         return;
     event->acceptProposedAction();
+    if (CompareLauncher::handleDrop(this, *event, m_path, files))
+        return; // compared, or the drop menu was dismissed
     // The first file opens here, every further one in a window of its own.
     openFile(files.takeFirst());
     for (const QString& f : std::as_const(files)) {

@@ -6,6 +6,14 @@
 
 namespace cli {
 
+int parseBins(const std::string& v) {
+    int n = 0;
+    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || p != v.data() + v.size() || n < 1 || n > 100000)
+        throw UsageError("--bins takes a number from 1 to 100000, not '" + v + "'");
+    return n;
+}
+
 Options parseOptions(const std::vector<std::string>& args,
                      const std::vector<std::string>& allowed) {
     Options o;
@@ -32,12 +40,7 @@ Options parseOptions(const std::vector<std::string>& args,
         } else if (a == "--left-right") {
             o.leftRight = true;
         } else if (a == "--bins") {
-            const std::string& v = value();
-            int n = 0;
-            const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-            if (ec != std::errc() || p != v.data() + v.size() || n < 1 || n > 100000)
-                throw UsageError("--bins takes a number from 1 to 100000, not '" + v + "'");
-            o.bins = n;
+            o.bins = parseBins(value());
         } else if (a == "--tensor") {
             o.tensors.push_back(value());
         } else if (a == "-o" || a == "--output") {

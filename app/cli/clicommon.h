@@ -29,6 +29,9 @@ struct Options {
     bool csv = false;   // --csv (stats)
 };
 
+// The value of --bins: 1 to 100000, else UsageError.
+int parseBins(const std::string& value);
+
 // Parses FILE and the flags `allowed` names (e.g. {"--json", "--bins"}).
 // With "OUT" allowed, a second positional argument is the output (convert).
 Options parseOptions(const std::vector<std::string>& args, const std::vector<std::string>& allowed);
@@ -45,5 +48,7 @@ int runGraph(const std::vector<std::string>& args);
 int runRender(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
 int runConvert(const std::vector<std::string>& args);
+// Exit 0 no differences, 1 differences, 2 trouble (not the codes above).
+int runDiff(const std::vector<std::string>& args);
 
 } // namespace cli

@@ -45,6 +45,24 @@ Commands:
                             draw a gradient checkpoint's computation graph as
                             the browser does, without a display
 
+  diff A B [--json] [--atol X] [--rtol Y] [--tensor NAME]... [--bins N]
+                            compare B with A (the reference): two OXCK files
+                            tensor by tensor (same name, k-th occurrence with
+                            k-th), element by element when shape and stored
+                            count agree; or two gradient checkpoints (step,
+                            loss CID, timestamp, nodes by id — or by op and
+                            topological position when fewer than half the ids
+                            match —, edges as multisets, optimizer blobs).
+                            Elements differ when exactly one is NaN, when one
+                            is infinite and the other not the same infinity,
+                            or when |b - a| > atol + rtol * |a| (defaults 0:
+                            exact equality, -0 == +0, NaN == NaN). Blobs of
+                            equal length, a multiple of 4, compare as f32.
+                            Text: a summary line, then what differs, most
+                            changed (relative L2) first. --tensor limits the
+                            tensors (optimizer blobs) compared; --bins sets
+                            the histogram of B - A (default 64).
+
   generate oxck OUT [--tensors N] [--size BYTES] [--seed S]
   generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]
                             write a synthetic transformer-like checkpoint
@@ -57,9 +75,16 @@ Options:
   -h, --help    this help
   --version     the version
 
-Exit status: 0 success, 1 the file is invalid or unreadable (message on
-stderr as "FILE: error: ..."), 2 usage error. Warnings go to stderr as
-"FILE: warning: ..." and, with --json, into the output.
+Exit status of info, stats, layout, graph, render and generate: 0 success,
+1 the file is invalid or unreadable (message on stderr as "FILE: error: ..."),
+2 usage error.
+Exit status of diff (as diff, cmp and h5diff): 0 no differences, 1 anything
+differs (a tensor, a metadata entry, a graph field, node, edge or blob),
+2 trouble: a file missing or damaged ("FILE: error: ..." names it), a tensor
+file against a gradient checkpoint, a --tensor name in neither file, a usage
+error.
+Warnings go to stderr as "FILE: warning: ..." and, with --json, into the
+output.
 )";
 
 } // namespace
@@ -99,6 +124,8 @@ int main(int argc, char** argv) {
             return cli::runExport(rest);
         if (cmd == "convert")
             return cli::runConvert(rest);
+        if (cmd == "diff")
+            return cli::runDiff(rest);
         throw cli::UsageError("unknown command '" + cmd + "'");
     } catch (const cli::UsageError& e) {
         std::cerr << "ckptscope-cli: error: " << e.what()

@@ -1,0 +1,373 @@
+// `ckptscope-cli diff A B`: exit 0 no differences, 1 differences, 2 trouble
+// (as diff, cmp and h5diff).
+#include "clicommon.h"
+#include "textformat.h"
+
+#include "ckptscope/gradientdiff.h"
+#include "ckptscope/numberformat.h"
+#include "ckptscope/tensordiff.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
+namespace cli {
+
+using nlohmann::ordered_json;
+using namespace ckptscope;
+
+namespace {
+
+enum DiffExit { kNoDifferences = 0, kDifferences = 1, kTrouble = 2 };
+
+struct DiffArgs {
+    std::string a, b;
+    bool json = false;
+    DiffOptions options;
+    std::vector<std::string> tensors;
+};
+
+double tolerance(const std::string& flag, const std::string& v) {
+    double x = 0;
+    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (ec != std::errc() || p != v.data() + v.size() || !std::isfinite(x) || x < 0)
+        throw UsageError(flag + " takes a finite number >= 0, not '" + v + "'");
+    return x;
+}
+
+DiffArgs parseDiffArgs(const std::vector<std::string>& args) {
+    DiffArgs d;
+    std::vector<std::string> files;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size())
+                throw UsageError(a + " needs a value");
+            return args[++i];
+        };
+        if (a == "--json") {
+            d.json = true;
+        } else if (a == "--atol") {
+            d.options.atol = tolerance(a, value());
+        } else if (a == "--rtol") {
+            d.options.rtol = tolerance(a, value());
+        } else if (a == "--tensor") {
+            d.tensors.push_back(value());
+        } else if (a == "--bins") {
+            d.options.bins = parseBins(value());
+        } else if (a.size() > 1 && a[0] == '-') {
+            throw UsageError("unknown option " + a);
+        } else {
+            files.push_back(a);
+        }
+    }
+    if (files.size() != 2)
+        throw UsageError("diff needs two files, A and B (got " + std::to_string(files.size()) +
+                         ")");
+    d.a = files[0];
+    d.b = files[1];
+    return d;
+}
+
+ordered_json optionalJson(const std::optional<double>& v) {
+    return v ? ordered_json(*v) : ordered_json();
+}
+
+template <typename T> ordered_json orNull(const std::optional<T>& v) {
+    return v ? ordered_json(*v) : ordered_json();
+}
+
+ordered_json sideJson(const Document& doc) {
+    return {
+        {"path", doc.path()}, {"format", formatName(doc.format())}, {"file_size", doc.fileSize()}};
+}
+
+// The element fields of the contract; all null when nothing was compared.
+void elementJson(ordered_json& j, const std::optional<ElementDiff>& e) {
+    j["count"] = e ? ordered_json(e->count) : ordered_json();
+    j["differing"] = e ? ordered_json(e->differing) : ordered_json();
+    j["nan_mismatch"] = e ? ordered_json(e->nanMismatch) : ordered_json();
+    j["max_abs_diff"] = e ? optionalJson(e->maxAbsDiff) : ordered_json();
+    j["mean_abs_diff"] = e ? optionalJson(e->meanAbsDiff) : ordered_json();
+    j["rel_l2"] = e ? optionalJson(e->relL2) : ordered_json();
+    j["cosine"] = e ? optionalJson(e->cosine) : ordered_json();
+    if (e && !e->histogram.counts.empty())
+        j["histogram"] = {
+            {"lo", e->histogram.lo}, {"hi", e->histogram.hi}, {"counts", e->histogram.counts}};
+    else
+        j["histogram"] = nullptr;
+}
+
+ordered_json tensorDiffJson(const Document& a, const Document& b, const DiffOptions& o,
+                            const TensorDiff& d) {
+    ordered_json j;
+    j["format"] = "tensors";
+    j["a"] = sideJson(a);
+    j["b"] = sideJson(b);
+    j["tolerance"] = {{"atol", o.atol}, {"rtol", o.rtol}};
+    ordered_json meta = ordered_json::array();
+    for (const MetadataDiffEntry& m : d.metadata)
+        meta.push_back({{"key", m.key},
+                        {"status", diffStatusName(m.status)},
+                        {"a", orNull(m.a)},
+                        {"b", orNull(m.b)}});
+    j["metadata"] = std::move(meta);
+    ordered_json tensors = ordered_json::array();
+    for (const TensorDiffEntry& t : d.tensors) {
+        ordered_json e;
+        e["name"] = t.name;
+        e["status"] = diffStatusName(t.status);
+        e["shape_a"] = orNull(t.shapeA);
+        e["shape_b"] = orNull(t.shapeB);
+        e["dtype_a"] = orNull(t.dtypeA);
+        e["dtype_b"] = orNull(t.dtypeB);
+        elementJson(e, t.elements);
+        tensors.push_back(std::move(e));
+    }
+    j["tensors"] = std::move(tensors);
+    const TensorDiffSummary& s = d.summary;
+    j["summary"] = {{"same", s.same},
+                    {"changed", s.changed},
+                    {"added", s.added},
+                    {"removed", s.removed},
+                    {"shape_changed", s.shapeChanged},
+                    {"differing_elements", s.differingElements}};
+    return j;
+}
+
+ordered_json fieldValueJson(const FieldValue& v) {
+    if (const auto* n = std::get_if<uint64_t>(&v))
+        return *n;
+    if (const auto* s = std::get_if<std::string>(&v))
+        return *s;
+    return nullptr;
+}
+
+ordered_json gradientDiffJson(const Document& a, const Document& b, const GradientDiff& d) {
+    ordered_json j;
+    j["format"] = "gradient";
+    j["a"] = sideJson(a);
+    j["b"] = sideJson(b);
+    ordered_json fields = ordered_json::array();
+    for (const FieldDiff& f : d.fields)
+        fields.push_back({{"field", f.field},
+                          {"status", diffStatusName(f.status)},
+                          {"a", fieldValueJson(f.a)},
+                          {"b", fieldValueJson(f.b)}});
+    j["fields"] = std::move(fields);
+    ordered_json nodes = ordered_json::array();
+    for (const NodeDiff& n : d.nodes)
+        nodes.push_back({{"id", n.id},
+                         {"status", diffStatusName(n.status)},
+                         {"op_a", orNull(n.opA)},
+                         {"op_b", orNull(n.opB)},
+                         {"changed", n.changed}});
+    j["nodes"] = std::move(nodes);
+    auto edges = [](const std::vector<Edge>& list) {
+        ordered_json out = ordered_json::array();
+        for (const Edge& e : list)
+            out.push_back({e.first, e.second});
+        return out;
+    };
+    j["edges"] = {{"added", edges(d.edgesAdded)}, {"removed", edges(d.edgesRemoved)}};
+    ordered_json blobs = ordered_json::array();
+    for (const BlobDiff& o : d.optimizerState) {
+        ordered_json e;
+        e["name"] = o.name;
+        e["status"] = diffStatusName(o.status);
+        e["bytes_a"] = orNull(o.bytesA);
+        e["bytes_b"] = orNull(o.bytesB);
+        e["differing_bytes"] = orNull(o.differingBytes);
+        if (o.f32) {
+            ordered_json f;
+            elementJson(f, o.f32);
+            e["f32"] = std::move(f);
+        } else {
+            e["f32"] = nullptr;
+        }
+        blobs.push_back(std::move(e));
+    }
+    j["optimizer_state"] = std::move(blobs);
+    j["node_matching"] = d.structureMatching ? "structure" : "id";
+    const GradientDiffSummary& s = d.summary;
+    j["summary"] = {{"nodes_same", s.nodesSame},
+                    {"nodes_changed", s.nodesChanged},
+                    {"nodes_added", s.nodesAdded},
+                    {"nodes_removed", s.nodesRemoved},
+                    {"edges_added", s.edgesAdded},
+                    {"edges_removed", s.edgesRemoved},
+                    {"optimizer_changed", s.optimizerChanged}};
+    return j;
+}
+
+std::string shapeChange(const TensorDiffEntry& t) {
+    const std::string a = t.shapeA ? fmt::shape(*t.shapeA) : "-";
+    const std::string b = t.shapeB ? fmt::shape(*t.shapeB) : "-";
+    return a == b ? a : a + " -> " + b;
+}
+
+std::string numberOr(const std::optional<ElementDiff>& e, std::optional<double> ElementDiff::*f) {
+    return e && (*e).*f ? fmt::display(*((*e).*f)) : "-";
+}
+
+void printTensorText(const Document& a, const Document& b, const TensorDiff& d) {
+    const TensorDiffSummary& s = d.summary;
+    const auto metaChanged = std::count_if(d.metadata.begin(), d.metadata.end(),
+                                           [](auto& m) { return m.status != DiffStatus::Same; });
+    std::cout << a.path() << " -> " << b.path() << ": " << s.changed << " changed, " << s.added
+              << " added, " << s.removed << " removed, " << s.shapeChanged << " shape changed, "
+              << s.same << " same; " << fmt::grouped(s.differingElements) << " elements differ; "
+              << metaChanged << " of " << d.metadata.size() << " metadata entries differ\n";
+    std::vector<const TensorDiffEntry*> changed;
+    for (const TensorDiffEntry& t : d.tensors)
+        if (t.status != DiffStatus::Same)
+            changed.push_back(&t);
+    // Most changed first: by rel_l2, those without one after, by name.
+    auto relL2 = [](const TensorDiffEntry* t) {
+        return t->elements ? t->elements->relL2 : std::nullopt;
+    };
+    std::stable_sort(changed.begin(), changed.end(), [&](auto* x, auto* y) {
+        const auto rx = relL2(x), ry = relL2(y);
+        if (rx.has_value() != ry.has_value())
+            return rx.has_value();
+        if (rx && *rx != *ry)
+            return *rx > *ry;
+        return x->name < y->name;
+    });
+    if (!changed.empty()) {
+        TextTable table({"name", "status", "shape", "differing", "count", "max|d|", "mean|d|",
+                         "rel_l2", "cosine"},
+                        {false, false, false, true, true, true, true, true, true});
+        for (const TensorDiffEntry* t : changed) {
+            const auto& e = t->elements;
+            table.addRow({printable(t->name), diffStatusName(t->status), shapeChange(*t),
+                          e ? fmt::grouped(e->differing) : "-", e ? fmt::grouped(e->count) : "-",
+                          numberOr(e, &ElementDiff::maxAbsDiff),
+                          numberOr(e, &ElementDiff::meanAbsDiff), numberOr(e, &ElementDiff::relL2),
+                          numberOr(e, &ElementDiff::cosine)});
+        }
+        std::cout << "\n" << table.render();
+    }
+    if (metaChanged > 0) {
+        std::cout << "\nmetadata:\n";
+        for (const MetadataDiffEntry& m : d.metadata)
+            if (m.status != DiffStatus::Same)
+                std::cout << "  " << printable(m.key) << " (" << diffStatusName(m.status)
+                          << "): " << (m.a ? printable(*m.a) : "-") << " -> "
+                          << (m.b ? printable(*m.b) : "-") << "\n";
+    }
+}
+
+std::string fieldText(const FieldValue& v) {
+    if (const auto* n = std::get_if<uint64_t>(&v))
+        return std::to_string(*n);
+    if (const auto* s = std::get_if<std::string>(&v))
+        return printable(*s);
+    return "null";
+}
+
+void printGradientText(const Document& a, const Document& b, const GradientDiff& d) {
+    const GradientDiffSummary& s = d.summary;
+    std::cout << a.path() << " -> " << b.path() << " (nodes matched by "
+              << (d.structureMatching ? "structure" : "id") << "): " << s.nodesChanged
+              << " nodes changed, " << s.nodesAdded << " added, " << s.nodesRemoved << " removed, "
+              << s.nodesSame << " same; " << s.edgesAdded << " edges added, " << s.edgesRemoved
+              << " removed; " << s.optimizerChanged << " of " << d.optimizerState.size()
+              << " optimizer blobs differ\n";
+    for (const FieldDiff& f : d.fields)
+        if (f.status != DiffStatus::Same)
+            std::cout << "  " << f.field << ": " << fieldText(f.a) << " -> " << fieldText(f.b)
+                      << "\n";
+    if (!d.nodes.empty()) {
+        TextTable table({"node", "status", "op", "changed"});
+        for (const NodeDiff& n : d.nodes) {
+            std::string op = n.opA.value_or("-");
+            if (n.opB && n.opB != n.opA)
+                op = n.opA ? *n.opA + " -> " + *n.opB : *n.opB;
+            std::string fields;
+            for (const std::string& c : n.changed)
+                fields += (fields.empty() ? "" : ", ") + c;
+            table.addRow({printable(n.id), diffStatusName(n.status), printable(op), fields});
+        }
+        std::cout << "\n" << table.render();
+    }
+    for (const auto& [list, what] :
+         {std::pair{&d.edgesAdded, "added"}, {&d.edgesRemoved, "removed"}})
+        for (const Edge& e : *list)
+            std::cout << "  edge " << what << ": " << printable(e.first) << " -> "
+                      << printable(e.second) << "\n";
+    TextTable blobs({"optimizer blob", "status", "bytes", "differing bytes", "differing f32",
+                     "max|d|", "rel_l2"},
+                    {false, false, true, true, true, true, true});
+    bool anyBlob = false;
+    for (const BlobDiff& o : d.optimizerState) {
+        if (o.status == DiffStatus::Same)
+            continue;
+        anyBlob = true;
+        const std::string bytesA = o.bytesA ? fmt::grouped(*o.bytesA) : "-";
+        const std::string bytesB = o.bytesB ? fmt::grouped(*o.bytesB) : "-";
+        blobs.addRow({printable(o.name), diffStatusName(o.status),
+                      bytesA == bytesB ? bytesA : bytesA + " -> " + bytesB,
+                      o.differingBytes ? fmt::grouped(*o.differingBytes) : "-",
+                      o.f32 ? fmt::grouped(o.f32->differing) : "-",
+                      numberOr(o.f32, &ElementDiff::maxAbsDiff),
+                      numberOr(o.f32, &ElementDiff::relL2)});
+    }
+    if (anyBlob)
+        std::cout << "\n" << blobs.render();
+}
+
+} // namespace
+
+int runDiff(const std::vector<std::string>& args) {
+    const DiffArgs d = parseDiffArgs(args); // UsageError: exit 2 from main
+    try {
+        const auto a = openDocument(d.a);
+        const auto b = openDocument(d.b);
+        if (a->format() != b->format()) {
+            auto kind = [](const Document& doc) {
+                return doc.format() == Format::Gradient ? "a gradient checkpoint"
+                                                        : "a tensor file (OXCK)";
+            };
+            std::cerr << b->path() << ": error: is " << kind(*b) << " but " << a->path() << " is "
+                      << kind(*a)
+                      << "; a tensor file and a gradient checkpoint cannot be compared\n";
+            return kTrouble;
+        }
+        bool differs = false;
+        if (a->format() == Format::Gradient) {
+            const GradientDiff g =
+                diffGradients(*a->gradient(), *b->gradient(), d.options, d.tensors);
+            differs = g.differs();
+            if (d.json)
+                std::cout << gradientDiffJson(*a, *b, g).dump(
+                                 2, ' ', false, ordered_json::error_handler_t::replace)
+                          << "\n";
+            else
+                printGradientText(*a, *b, g);
+        } else {
+            const TensorDiff t = diffTensors(*a, *b, d.options, d.tensors);
+            differs = t.differs();
+            if (d.json)
+                std::cout << tensorDiffJson(*a, *b, d.options, t)
+                                 .dump(2, ' ', false, ordered_json::error_handler_t::replace)
+                          << "\n";
+            else
+                printTensorText(*a, *b, t);
+        }
+        std::cout.flush();
+        return differs ? kDifferences : kNoDifferences;
+    } catch (const OpenError& e) {
+        std::cerr << e.file() << ": error: " << e.detail() << "\n";
+    } catch (const UnknownTensorError& e) {
+        std::cerr << "ckptscope-cli: error: " << e.what() << " (" << d.a << ", " << d.b << ")\n";
+    } catch (const std::exception& e) {
+        std::cerr << "ckptscope-cli: error: " << e.what() << "\n";
+    }
+    return kTrouble;
+}
+
+} // namespace cli

@@ -1,0 +1,194 @@
+#include "ckptscope/tensordiff.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace ckptscope {
+
+const char* diffStatusName(DiffStatus status) {
+    switch (status) {
+    case DiffStatus::Same:
+        return "same";
+    case DiffStatus::Changed:
+        return "changed";
+    case DiffStatus::Added:
+        return "added";
+    case DiffStatus::Removed:
+        return "removed";
+    case DiffStatus::ShapeChanged:
+        return "shape_changed";
+    }
+    return "?";
+}
+
+bool TensorDiff::differs() const {
+    const TensorDiffSummary& s = summary;
+    if (s.changed || s.added || s.removed || s.shapeChanged)
+        return true;
+    return std::any_of(metadata.begin(), metadata.end(),
+                       [](const MetadataDiffEntry& m) { return m.status != DiffStatus::Same; });
+}
+
+UnknownTensorError::UnknownTensorError(std::string name)
+    : m_name(std::move(name)), m_message("neither file has a tensor named '" + m_name + "'") {}
+
+namespace {
+
+// Every tensor is stored as f32 today; other formats will give their own.
+const char* kDtype = "F32";
+
+std::vector<MetadataDiffEntry> diffMetadata(const Document& a, const Document& b) {
+    std::map<std::string, std::optional<std::string>> inA, inB; // later entries win
+    for (const auto& [k, v] : a.metadata())
+        inA[k] = v;
+    for (const auto& [k, v] : b.metadata())
+        inB[k] = v;
+    std::set<std::string> keys;
+    for (const auto& kv : inA)
+        keys.insert(kv.first);
+    for (const auto& kv : inB)
+        keys.insert(kv.first);
+    std::vector<MetadataDiffEntry> out;
+    for (const std::string& k : keys) {
+        MetadataDiffEntry e;
+        e.key = k;
+        const auto ia = inA.find(k), ib = inB.find(k);
+        if (ia != inA.end())
+            e.a = ia->second;
+        if (ib != inB.end())
+            e.b = ib->second;
+        e.status = !e.a           ? DiffStatus::Added
+                   : !e.b         ? DiffStatus::Removed
+                   : *e.a == *e.b ? DiffStatus::Same
+                                  : DiffStatus::Changed;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+// Pairs the k-th occurrence of a name in A with the k-th in B: A's order,
+// then the B-only tensors in B's order.
+std::vector<TensorDiffEntry> pairTensors(const Document& a, const Document& b) {
+    std::map<std::string, std::vector<size_t>> byNameB;
+    for (size_t j = 0; j < b.tensors().size(); ++j)
+        byNameB[b.tensors()[j].name].push_back(j);
+    std::map<std::string, size_t> seen;
+    std::vector<bool> paired(b.tensors().size(), false);
+    std::vector<TensorDiffEntry> out;
+    for (size_t i = 0; i < a.tensors().size(); ++i) {
+        TensorDiffEntry e;
+        e.name = a.tensors()[i].name;
+        e.indexA = i;
+        const size_t k = seen[e.name]++;
+        const auto it = byNameB.find(e.name);
+        if (it != byNameB.end() && k < it->second.size()) {
+            e.indexB = it->second[k];
+            paired[*e.indexB] = true;
+        }
+        out.push_back(std::move(e));
+    }
+    for (size_t j = 0; j < b.tensors().size(); ++j)
+        if (!paired[j]) {
+            TensorDiffEntry e;
+            e.name = b.tensors()[j].name;
+            e.indexB = j;
+            out.push_back(std::move(e));
+        }
+    return out;
+}
+
+} // namespace
+
+ValueReader tensorReader(const Document& doc, size_t index) {
+    return [&doc, index](uint64_t first, uint64_t n, float* out) {
+        try {
+            doc.readValues(index, first, n, out);
+        } catch (const OpenError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw OpenError(doc.path(), e.what());
+        }
+    };
+}
+
+TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& options,
+                       const std::vector<std::string>& only) {
+    TensorDiff result;
+    result.metadata = diffMetadata(a, b);
+    std::vector<TensorDiffEntry> all = pairTensors(a, b);
+    if (!only.empty()) {
+        const std::set<std::string> wanted(only.begin(), only.end());
+        for (const std::string& name : wanted)
+            if (std::none_of(all.begin(), all.end(),
+                             [&](const TensorDiffEntry& e) { return e.name == name; }))
+                throw UnknownTensorError(name);
+        std::erase_if(all, [&](const TensorDiffEntry& e) { return !wanted.count(e.name); });
+    }
+
+    // Shapes and statuses first, so progress can be weighted by values.
+    uint64_t total = 0;
+    for (TensorDiffEntry& e : all) {
+        const TensorEntry* ta = e.indexA ? &a.tensors()[*e.indexA] : nullptr;
+        const TensorEntry* tb = e.indexB ? &b.tensors()[*e.indexB] : nullptr;
+        if (ta) {
+            e.shapeA = ta->shape;
+            e.dtypeA = kDtype;
+        }
+        if (tb) {
+            e.shapeB = tb->shape;
+            e.dtypeB = kDtype;
+        }
+        if (!tb)
+            e.status = DiffStatus::Removed;
+        else if (!ta)
+            e.status = DiffStatus::Added;
+        else if (ta->shape != tb->shape || ta->dataLen != tb->dataLen)
+            e.status = DiffStatus::ShapeChanged;
+        else
+            total += ta->dataLen;
+    }
+
+    ValueComparer comparer(options);
+    uint64_t done = 0;
+    for (TensorDiffEntry& e : all) {
+        if (e.indexA && e.indexB && e.status == DiffStatus::Same) {
+            const uint64_t n = a.tensors()[*e.indexA].dataLen;
+            std::function<void(double)> progress;
+            if (options.progress && total > 0)
+                progress = [&, n](double p) {
+                    options.progress((double(done) + p * double(n)) / double(total));
+                };
+            e.elements = comparer.compare(n, tensorReader(a, *e.indexA), tensorReader(b, *e.indexB),
+                                          progress);
+            done += n;
+            e.status = e.elements->differing == 0 && e.dtypeA == e.dtypeB ? DiffStatus::Same
+                                                                          : DiffStatus::Changed;
+            result.summary.differingElements += e.elements->differing;
+        }
+        TensorDiffSummary& s = result.summary;
+        switch (e.status) {
+        case DiffStatus::Same:
+            ++s.same;
+            break;
+        case DiffStatus::Changed:
+            ++s.changed;
+            break;
+        case DiffStatus::Added:
+            ++s.added;
+            break;
+        case DiffStatus::Removed:
+            ++s.removed;
+            break;
+        case DiffStatus::ShapeChanged:
+            ++s.shapeChanged;
+            break;
+        }
+    }
+    result.tensors = std::move(all);
+    if (options.progress)
+        options.progress(1.0);
+    return result;
+}
+
+} // namespace ckptscope

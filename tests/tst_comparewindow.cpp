@@ -1,0 +1,373 @@
+// The compare window: its models under QAbstractItemModelTester, statuses
+// and the summary, the overlaid histograms against a direct count, the
+// histogram of B − A, "differences only", sorting, swap, a damaged side, a
+// tensor file against a gradient checkpoint, gradient changes, and a drop
+// that chooses Compare.
+#include "testsupport.h"
+
+#include "comparefilterproxy.h"
+#include "comparehistogramview.h"
+#include "comparemetadatamodel.h"
+#include "comparestatsmodel.h"
+#include "comparetensormodel.h"
+#include "comparewindow.h"
+#include "histogramview.h"
+#include "mainwindow.h"
+
+#include "ckptscope/checkpoint.h"
+#include "ckptscope/gradientcheckpoint.h"
+#include "ckptscope/numberformat.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QFile>
+#include <QMenu>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QTreeView>
+#include <QUrl>
+
+#include <cmath>
+#include <random>
+
+using namespace ckptscope;
+using testsupport::str;
+
+namespace {
+
+std::vector<float> randomValues(size_t n, unsigned seed, float mean) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> d(mean, 1.0f);
+    std::vector<float> v(n);
+    for (float& f : v)
+        f = d(rng);
+    return v;
+}
+
+// Counts on `bins` equal bins over [lo, hi], computed here.
+std::vector<uint64_t> directCounts(const std::vector<float>& v, double lo, double hi, int bins) {
+    std::vector<uint64_t> counts(size_t(bins), 0);
+    for (float f : v) {
+        if (!std::isfinite(f))
+            continue;
+        const double pos = (double(f) - lo) / (hi - lo) * bins;
+        ++counts[size_t(std::clamp(std::floor(pos), 0.0, double(bins - 1)))];
+    }
+    return counts;
+}
+
+bool waitFinished(CompareWindow& w) {
+    QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+    QSignalSpy failed(&w, &CompareWindow::comparisonFailed);
+    return QTest::qWaitFor([&] { return !done.isEmpty() || !failed.isEmpty(); }, 20000) &&
+           !done.isEmpty();
+}
+
+int rowOf(const CompareTensorModel* m, const std::string& name) {
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->entry(r)->name == name)
+            return r;
+    return -1;
+}
+
+} // namespace
+
+class TestCompareWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_a, m_b, m_bad, m_gradA, m_gradB;
+    std::vector<float> m_wA, m_wB;
+
+private Q_SLOTS:
+    void initTestCase() {
+        m_wA = randomValues(5000, 1, 0.0f);
+        m_wB = randomValues(5000, 2, 0.5f);
+        m_wB[17] = std::nanf("");
+        Checkpoint a, b;
+        a.setMetadata("epoch", "1");
+        a.setMetadata("name", "run");
+        b.setMetadata("epoch", "2");
+        b.setMetadata("name", "run");
+        a.addTensor({"layers.0.w", {50, 100}, m_wA});
+        a.addTensor({"layers.0.b", {3}, {1, 2, 3}});
+        a.addTensor({"layers.1.w", {2}, {1, 2}});
+        a.addTensor({"old", {1}, {1}});
+        b.addTensor({"layers.0.w", {50, 100}, m_wB});
+        b.addTensor({"layers.0.b", {3}, {1, 2, 3}});
+        b.addTensor({"layers.1.w", {2}, {1, 2.5f}});
+        b.addTensor({"new", {1}, {1}});
+        m_a = m_dir.filePath(QStringLiteral("a.oxck"));
+        m_b = m_dir.filePath(QStringLiteral("b.oxck"));
+        a.save(str(m_a));
+        b.save(str(m_b));
+        std::string bytes = b.encode();
+        bytes.resize(bytes.size() / 2);
+        m_bad = m_dir.filePath(QStringLiteral("bad.oxck"));
+        testsupport::writeFile(m_bad, bytes);
+
+        GradientCheckpoint ga;
+        ga.step = 1;
+        ga.graph.insertNode(ComputationNode("n1", "matmul", {}));
+        ga.graph.insertNode(ComputationNode("n2", "relu", {"c"}));
+        ga.graph.addEdge("n1", "n2");
+        GradientCheckpoint gb = ga;
+        gb.step = 2;
+        gb.graph.insertNode(ComputationNode("n3", "add", {}));
+        m_gradA = m_dir.filePath(QStringLiteral("ga.json"));
+        m_gradB = m_dir.filePath(QStringLiteral("gb.json"));
+        ga.save(str(m_gradA));
+        gb.save(str(m_gradB));
+    }
+
+    void tensorsAndSummary() {
+        CompareWindow w;
+        QAbstractItemModelTester t1(w.tensorModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(w.tensorProxy(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(w.metadataModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t4(w.statsModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        w.show();
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        QVERIFY(w.windowTitle().contains(QStringLiteral("a.oxck")));
+        QVERIFY(w.windowTitle().contains(QStringLiteral("b.oxck")));
+        const CompareTensorModel* m = w.tensorModel();
+        QCOMPARE(m->rowCount(), 5);
+        const std::vector<std::pair<std::string, DiffStatus>> want = {
+            {"layers.0.w", DiffStatus::Changed},
+            {"layers.0.b", DiffStatus::Same},
+            {"layers.1.w", DiffStatus::Changed},
+            {"old", DiffStatus::Removed},
+            {"new", DiffStatus::Added}};
+        for (int r = 0; r < 5; ++r) {
+            QCOMPARE(m->entry(r)->name, want[size_t(r)].first);
+            QCOMPARE(m->index(r, CompareTensorModel::Status).data().toString(),
+                     CompareTensorModel::statusText(want[size_t(r)].second));
+            QVERIFY(!m->index(r, CompareTensorModel::Status)
+                         .data(Qt::DecorationRole)
+                         .value<QIcon>()
+                         .isNull());
+        }
+        QVERIFY(w.summaryText().contains(QStringLiteral("2 changed")));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 added")));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 of 2 metadata")));
+        // Metadata: old and new, the changed row marked.
+        const CompareMetadataModel* meta = w.metadataModel();
+        QCOMPARE(meta->rowCount(), 2);
+        QCOMPARE(meta->index(0, CompareMetadataModel::ValueA).data().toString(),
+                 QStringLiteral("1"));
+        QCOMPARE(meta->index(0, CompareMetadataModel::ValueB).data().toString(),
+                 QStringLiteral("2"));
+        QVERIFY(meta->index(0, CompareMetadataModel::Key).data(Qt::BackgroundRole).isValid());
+        QVERIFY(!meta->index(1, CompareMetadataModel::Key).data(Qt::BackgroundRole).isValid());
+
+        // Differences only hides the unchanged tensor; sorting by relative L2.
+        w.setDifferencesOnly(true);
+        QCOMPARE(w.tensorProxy()->rowCount(), 4);
+        w.setDifferencesOnly(false);
+        QCOMPARE(w.tensorProxy()->rowCount(), 5);
+        w.tensorView()->sortByColumn(CompareTensorModel::RelL2, Qt::DescendingOrder);
+        const double rel0 = *m->entry(0)->elements->relL2, rel2 = *m->entry(2)->elements->relL2;
+        const QString top = w.tensorProxy()->index(0, CompareTensorModel::Name).data().toString();
+        QCOMPARE(top, QString::fromStdString(rel0 > rel2 ? "layers.0.w" : "layers.1.w"));
+        // The two tensors without a figure (added, removed) go last either way.
+        for (Qt::SortOrder order : {Qt::DescendingOrder, Qt::AscendingOrder}) {
+            w.tensorView()->sortByColumn(CompareTensorModel::RelL2, order);
+            for (int r = 0; r < 5; ++r)
+                QCOMPARE(w.tensorProxy()
+                             ->index(r, CompareTensorModel::RelL2)
+                             .data()
+                             .toString()
+                             .isEmpty(),
+                         r >= 3);
+        }
+    }
+
+    void overlaidHistogramsOnSameBins() {
+        CompareWindow w;
+        w.show();
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        const int row = rowOf(w.tensorModel(), "layers.0.w");
+        QSignalSpy shown(&w, &CompareWindow::detailShown);
+        w.selectTensor(row);
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        QCOMPARE(shown.first().first().toInt(), row);
+        double lo = INFINITY, hi = -INFINITY;
+        for (const auto* v : {&m_wA, &m_wB})
+            for (float f : *v)
+                if (std::isfinite(f)) {
+                    lo = std::min(lo, double(f));
+                    hi = std::max(hi, double(f));
+                }
+        const Histogram& ha = w.overlayView()->histogramA();
+        const Histogram& hb = w.overlayView()->histogramB();
+        QCOMPARE(ha.lo, lo);
+        QCOMPARE(hb.hi, hi);
+        QCOMPARE(ha.counts, directCounts(m_wA, lo, hi, int(ha.counts.size())));
+        QCOMPARE(hb.counts, directCounts(m_wB, lo, hi, int(hb.counts.size())));
+        QCOMPARE(w.overlayView()->chart()->series().size(), 2); // legend: one entry per side
+        // The histogram of B − A is the diff's.
+        const ElementDiff& el = *w.tensorModel()->entry(row)->elements;
+        QCOMPARE(w.deltaView()->histogram().counts, el.histogram.counts);
+        uint64_t binned = 0;
+        for (uint64_t c : w.deltaView()->histogram().counts)
+            binned += c;
+        QCOMPARE(binned, uint64_t(m_wA.size() - 1)); // the NaN pair is not binned
+        // Statistics side by side, with the Δ figures.
+        const CompareStatsModel* s = w.statsModel();
+        QVERIFY(s->rowCount() > 11);
+        QCOMPARE(s->index(2, CompareStatsModel::SideB).data().toString(), QStringLiteral("1"));
+        QCOMPARE(s->index(2, CompareStatsModel::SideA).data().toString(), QStringLiteral("0"));
+        bool foundDiffering = false;
+        for (int r = 0; r < s->rowCount(); ++r)
+            if (s->index(r, CompareStatsModel::Label).data().toString() ==
+                QStringLiteral("differing")) {
+                QCOMPARE(s->index(r, CompareStatsModel::Delta).data().toString(),
+                         QString::fromStdString(fmt::grouped(el.differing)));
+                foundDiffering = true;
+            }
+        QVERIFY(foundDiffering);
+        // An added tensor: B's side only, no Δ, nothing left over.
+        shown.clear();
+        w.selectTensor(rowOf(w.tensorModel(), "new"));
+        QVERIFY(w.deltaView()->histogram().counts.empty());
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        QVERIFY(w.overlayView()->histogramA().counts.empty());
+        QCOMPARE(w.overlayView()->histogramB().counts.front(), uint64_t(1));
+        QVERIFY(s->index(6, CompareStatsModel::SideA).data().toString().isEmpty());
+    }
+
+    void swapExchangesSides() {
+        CompareWindow w;
+        w.show();
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        w.swapSides();
+        QVERIFY(waitFinished(w));
+        QCOMPARE(w.pathA(), m_b);
+        QCOMPARE(w.pathB(), m_a);
+        const CompareTensorModel* m = w.tensorModel();
+        QCOMPARE(m->entry(rowOf(m, "old"))->status, DiffStatus::Added);
+        QCOMPARE(m->entry(rowOf(m, "new"))->status, DiffStatus::Removed);
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("b.oxck")));
+    }
+
+    void damagedSideIsNamedAndTheComparisonStays() {
+        CompareWindow w;
+        w.show();
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        QVERIFY(w.errorText().isEmpty());
+        QSignalSpy failed(&w, &CompareWindow::comparisonFailed);
+        w.compare(m_a, m_bad);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QVERIFY2(w.errorText().contains(QStringLiteral("side B")), qPrintable(w.errorText()));
+        QVERIFY(w.errorText().contains(m_bad));
+        QCOMPARE(w.tensorModel()->rowCount(), 5); // what was shown stays
+        failed.clear();
+        w.compare(m_bad, m_b);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QVERIFY(w.errorText().contains(QStringLiteral("side A")));
+        failed.clear();
+        w.compare(m_a, m_gradA);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QVERIFY(w.errorText().contains(QStringLiteral("cannot be compared")));
+    }
+
+    void gradientChanges() {
+        CompareWindow w;
+        QAbstractItemModelTester tester(w.changesModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        w.show();
+        w.compare(m_gradA, m_gradB);
+        QVERIFY(waitFinished(w));
+        QVERIFY(w.result()->gradient);
+        const QStandardItemModel* m = w.changesModel();
+        QCOMPARE(m->rowCount(), 4); // fields, nodes, edges, optimizer state
+        const QStandardItem* nodes = m->item(1);
+        QCOMPARE(nodes->rowCount(), 1);
+        QCOMPARE(nodes->child(0, 0)->text(), QStringLiteral("n3"));
+        QCOMPARE(nodes->child(0, 1)->text(), CompareTensorModel::statusText(DiffStatus::Added));
+        QCOMPARE(m->item(0)->child(0, 2)->text(), QStringLiteral("1"));
+        QCOMPARE(m->item(0)->child(0, 3)->text(), QStringLiteral("2"));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 added")));
+    }
+
+    void cancelDeliversNothing() {
+        CompareWindow w;
+        w.show();
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        w.compare(m_a, m_b);
+        w.cancel();
+        QTest::qWait(500);
+        QVERIFY(done.isEmpty());
+        QVERIFY(!w.result());
+    }
+
+    void sideRewrittenOnDiskIsComparedAgain() {
+        QTemporaryDir dir;
+        const QString b = dir.filePath(QStringLiteral("live.oxck"));
+        QVERIFY(QFile::copy(m_a, b));
+        CompareWindow w;
+        w.show();
+        w.compare(m_a, b);
+        QVERIFY(waitFinished(w));
+        QVERIFY(!w.result()->tensors->differs());
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        Checkpoint c = Checkpoint::load(str(m_a));
+        c.tensors[1].data[0] = 42.0f;
+        c.save(str(b)); // a training job writing its next checkpoint
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        QCOMPARE(w.tensorModel()->entry(1)->status, DiffStatus::Changed);
+    }
+
+    void dropChoosesCompare() {
+        MainWindow main;
+        main.show();
+        QSignalSpy loaded(&main, &MainWindow::documentLoaded);
+        main.openFile(m_a);
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        // The drop menu: move to "Compare with the open file" and take it.
+        bool menuSeen = false;
+        QTimer::singleShot(100, this, [&] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (!menu)
+                return;
+            menuSeen = true;
+            QTest::keyClick(menu, Qt::Key_Down);
+            QTest::keyClick(menu, Qt::Key_Return);
+        });
+        auto* mime = new QMimeData;
+        mime->setUrls({QUrl::fromLocalFile(m_b)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton,
+                              Qt::ShiftModifier);
+        QApplication::sendEvent(&main, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent ev(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::ShiftModifier);
+        QApplication::sendEvent(&main, &ev);
+        delete mime;
+        QVERIFY(menuSeen);
+        CompareWindow* compare = nullptr;
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (auto* c = qobject_cast<CompareWindow*>(top))
+                compare = c;
+        QVERIFY(compare);
+        QCOMPARE(compare->pathA(), m_a);
+        QCOMPARE(compare->pathB(), m_b);
+        QCOMPARE(main.currentPath(), m_a); // the open file stays open
+        QVERIFY(waitFinished(*compare));
+        compare->close();
+    }
+};
+
+QTEST_MAIN(TestCompareWindow)
+#include "tst_comparewindow.moc"

@@ -1,0 +1,97 @@
+#include "comparechanges.h"
+
+#include "comparetensormodel.h"
+
+#include "ckptscope/numberformat.h"
+
+#include <QStandardItemModel>
+
+using namespace ckptscope;
+
+namespace {
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QString value(const FieldValue& v) {
+    if (const auto* n = std::get_if<uint64_t>(&v))
+        return QString::number(*n);
+    if (const auto* s = std::get_if<std::string>(&v))
+        return q(*s);
+    return QStringLiteral("null");
+}
+
+QString optional(const std::optional<std::string>& s) {
+    return s ? q(*s) : QString();
+}
+
+QString bytes(const std::optional<uint64_t>& n) {
+    return n ? q(fmt::grouped(*n)) : QString();
+}
+
+void addRow(QStandardItem* group, const QString& item, DiffStatus status, const QString& a,
+            const QString& b, const QString& detail) {
+    auto* statusItem = new QStandardItem(CompareTensorModel::statusIcon(status),
+                                         CompareTensorModel::statusText(status));
+    statusItem->setForeground(CompareTensorModel::statusColor(status));
+    QList<QStandardItem*> row = {new QStandardItem(item), statusItem, new QStandardItem(a),
+                                 new QStandardItem(b), new QStandardItem(detail)};
+    for (QStandardItem* i : row) {
+        i->setEditable(false);
+        i->setToolTip(i->text());
+    }
+    group->appendRow(row);
+}
+
+} // namespace
+
+void fillGradientChanges(QStandardItemModel* model, const GradientDiff& d) {
+    model->clear();
+    model->setHorizontalHeaderLabels({QObject::tr("Item"), QObject::tr("Status"), QObject::tr("A"),
+                                      QObject::tr("B"), QObject::tr("Detail")});
+    auto group = [&](const QString& title, size_t n) {
+        auto* g = new QStandardItem(QObject::tr("%1 (%2)").arg(title).arg(n));
+        g->setEditable(false);
+        QList<QStandardItem*> row = {g};
+        for (int k = 1; k < 5; ++k) {
+            auto* empty = new QStandardItem;
+            empty->setEditable(false);
+            row << empty;
+        }
+        model->appendRow(row);
+        return g;
+    };
+    QStandardItem* fields = group(QObject::tr("Fields"), d.fields.size());
+    for (const FieldDiff& f : d.fields)
+        addRow(fields, q(f.field), f.status, value(f.a), value(f.b), {});
+    QStandardItem* nodes =
+        group(QObject::tr("Nodes changed, added or removed (matched by %1)")
+                  .arg(d.structureMatching ? QObject::tr("structure") : QObject::tr("id")),
+              d.nodes.size());
+    for (const NodeDiff& n : d.nodes) {
+        QStringList changed;
+        for (const std::string& c : n.changed)
+            changed << q(c);
+        QString detail = changed.join(QStringLiteral(", "));
+        if (n.idB)
+            detail += QObject::tr(" (B: %1)").arg(q(*n.idB));
+        addRow(nodes, q(n.id), n.status, optional(n.opA), optional(n.opB), detail);
+    }
+    QStandardItem* edges = group(QObject::tr("Edges"), d.edgesAdded.size() + d.edgesRemoved.size());
+    for (const auto& [list, status] :
+         {std::pair{&d.edgesAdded, DiffStatus::Added}, {&d.edgesRemoved, DiffStatus::Removed}})
+        for (const Edge& e : *list)
+            addRow(edges, q(e.first) + QStringLiteral(" → ") + q(e.second), status, {}, {}, {});
+    QStandardItem* blobs = group(QObject::tr("Optimizer state"), d.optimizerState.size());
+    for (const BlobDiff& o : d.optimizerState) {
+        QString detail;
+        if (o.differingBytes)
+            detail = QObject::tr("%1 bytes differ").arg(q(fmt::grouped(*o.differingBytes)));
+        if (o.f32)
+            detail += QObject::tr("; as f32: %1 of %2 differ, max |Δ| %3, rel. L2 %4")
+                          .arg(q(fmt::grouped(o.f32->differing)), q(fmt::grouped(o.f32->count)),
+                               q(fmt::display(o.f32->maxAbsDiff)), q(fmt::display(o.f32->relL2)));
+        addRow(blobs, q(o.name), o.status, bytes(o.bytesA), bytes(o.bytesB), detail);
+    }
+}

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "compareresult.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+struct CompareDetail;
+class CompareFilterProxy;
+class CompareHistogramView;
+class CompareMetadataModel;
+class CompareStatsModel;
+class CompareTask;
+class CompareTensorModel;
+class HistogramView;
+class NotificationBar;
+class QCheckBox;
+class QFileSystemWatcher;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QStandardItemModel;
+class QTabWidget;
+class QTableView;
+class QTimer;
+class QTreeView;
+
+// Two checkpoints compared, A the reference: for tensor files the list of
+// tensors with their status, a summary bar, and for the selected tensor both
+// sides' statistics, the two histograms overlaid on the same bins and the
+// histogram of B − A; the metadata old and new. For gradient checkpoints the
+// list of changes (fields, nodes, edges, optimizer blobs). Everything is
+// computed off the GUI thread with progress and cancel; each side is
+// compared again when its file changes on disk.
+class CompareWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit CompareWindow(QWidget* parent = nullptr);
+    ~CompareWindow() override;
+
+    // Opens both files and compares them (replacing any comparison shown
+    // only once this one succeeded).
+    void compare(const QString& pathA, const QString& pathB);
+    void swapSides();
+    void recompare();
+    void cancel();
+
+    QString pathA() const { return m_pathA; }
+    QString pathB() const { return m_pathB; }
+    const CompareResult* result() const { return m_result.get(); }
+    QString errorText() const;
+    QString summaryText() const;
+
+    CompareTensorModel* tensorModel() const { return m_tensorModel; }
+    CompareFilterProxy* tensorProxy() const { return m_proxy; }
+    CompareMetadataModel* metadataModel() const { return m_metadataModel; }
+    CompareStatsModel* statsModel() const { return m_statsModel; }
+    QStandardItemModel* changesModel() const { return m_changesModel; }
+    CompareHistogramView* overlayView() const { return m_overlay; }
+    HistogramView* deltaView() const { return m_delta; }
+    QTreeView* tensorView() const { return m_tensorView; }
+    void setDifferencesOnly(bool on);
+    // Selects the tensor at this row of the model (not the view).
+    void selectTensor(int sourceRow);
+
+Q_SIGNALS:
+    void comparisonFinished();
+    void comparisonFailed(const QString& message);
+    void detailShown(int sourceRow);
+
+private:
+    void buildUi();
+    void showResult(std::shared_ptr<CompareResult> result);
+    void showFailure(const QString& message);
+    void showTensor(int sourceRow);
+    void showDetail(int sourceRow, const CompareDetail& detail);
+    void updateTitle();
+    void watchFiles();
+
+    QString m_pathA, m_pathB;
+    std::shared_ptr<CompareResult> m_result;
+    std::shared_ptr<const ckptscope::TensorDiff> m_tensorDiff;
+    int m_detailRow = -1;
+
+    CompareTask* m_task;
+    CompareTask* m_detailTask;
+    NotificationBar* m_notification;
+    QLabel* m_summary;
+    QLineEdit* m_filter;
+    QCheckBox* m_differencesOnly;
+    QTabWidget* m_tabs;
+    QTreeView* m_tensorView;
+    CompareTensorModel* m_tensorModel;
+    CompareFilterProxy* m_proxy;
+    QLabel* m_tensorTitle;
+    QTableView* m_statsView;
+    CompareStatsModel* m_statsModel;
+    CompareHistogramView* m_overlay;
+    HistogramView* m_delta;
+    CompareMetadataModel* m_metadataModel;
+    QStandardItemModel* m_changesModel;
+    QTreeView* m_changesView;
+    QWidget* m_tensorPage;
+    QWidget* m_tensorListPanel;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    QFileSystemWatcher* m_watcher;
+    QTimer* m_reloadTimer;
+};
