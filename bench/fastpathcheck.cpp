@@ -13,15 +13,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
-#include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
