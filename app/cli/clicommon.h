@@ -40,5 +40,6 @@ int runGenerate(const std::vector<std::string>& args);
 int runLayout(const std::vector<std::string>& args);
 int runGraph(const std::vector<std::string>& args);
 int runRender(const std::vector<std::string>& args);
+int runTimeline(const std::vector<std::string>& args);
 
 } // namespace cli

@@ -33,6 +33,13 @@ Commands:
                             draw a gradient checkpoint's computation graph as
                             the browser does, without a display
 
+  timeline PATH... [--tensor NAME]... [--no-cache] [--json]
+                            a training run: the checkpoints in folders (and
+                            their checkpoint-N subfolders) or files, ordered by
+                            step, each tensor's statistics over the steps, the
+                            first NaN/Inf; summaries are cached (see
+                            'ckptscope-cli timeline --help')
+
   generate oxck OUT [--tensors N] [--size BYTES] [--seed S]
   generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]
                             write a synthetic transformer-like checkpoint
@@ -81,6 +88,8 @@ int main(int argc, char** argv) {
             return cli::runGraph(rest);
         if (cmd == "render")
             return cli::runRender(rest);
+        if (cmd == "timeline")
+            return cli::runTimeline(rest);
         throw cli::UsageError("unknown command '" + cmd + "'");
     } catch (const cli::UsageError& e) {
         std::cerr << "ckptscope-cli: error: " << e.what()

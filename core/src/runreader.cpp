@@ -58,7 +58,10 @@ void merge(FileSummary& into, FileSummary&& part, bool first) {
 }
 
 std::string otherKindReason(Format format, RunKind kind) {
-    return std::string("a ") + formatName(format) + " file in a run of " +
+    const std::string what = format == Format::Gradient
+                                 ? "a JSON file (gradient checkpoint format)"
+                                 : std::string("a tensor file (") + formatName(format) + ")";
+    return what + " in a run of " +
            (kind == RunKind::Gradient ? "gradient checkpoints" : "tensor checkpoints");
 }
 
