@@ -2,6 +2,7 @@
 // in a window of its own; without one, the start page offers samples.
 #include "graphexport.h"
 #include "mainwindow.h"
+#include "runwindow.h"
 #include "screenshottaker.h"
 
 #include <QApplication>
@@ -11,6 +12,7 @@
 #include "ckptscope/document.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <csignal>
 
 #include <cstdio>
@@ -102,6 +104,12 @@ int main(int argc, char** argv) {
         (new MainWindow)->show();
     } else {
         for (const QString& file : files) {
+            if (QFileInfo(file).isDir()) { // a training run: `ckptscope DIR`
+                auto* run = new RunWindow;
+                run->show();
+                run->openPaths({file});
+                continue;
+            }
             auto* window = new MainWindow;
             window->show();
             window->openFile(file);

@@ -6,6 +6,7 @@
 #include "optimizerstateview.h"
 #include "overviewpage.h"
 #include "recentfiles.h"
+#include "runwindow.h"
 #include "startpage.h"
 #include "tensorfilterproxy.h"
 #include "tensorpage.h"
@@ -269,6 +270,15 @@ void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
+    QAction* openFolder = file->addAction(tr("Open &Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Training Run"));
+        if (dir.isEmpty())
+            return;
+        auto* run = new RunWindow;
+        run->show();
+        run->openPaths({dir});
+    });
+    openFolder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::updateRecentMenu);
     updateRecentMenu();
