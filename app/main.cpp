@@ -4,6 +4,7 @@
 #include "graphexport.h"
 #include "launchselection.h"
 #include "mainwindow.h"
+#include "runwindow.h"
 #include "screenshottaker.h"
 
 #include <QApplication>
@@ -13,6 +14,7 @@
 #include "ckptscope/document.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <csignal>
 
 #include <cstdio>
@@ -179,6 +181,12 @@ int main(int argc, char** argv) {
         (new MainWindow)->show();
     } else {
         for (const QString& file : files) {
+            if (QFileInfo(file).isDir()) { // a training run: `ckptscope DIR`
+                auto* run = new RunWindow;
+                run->show();
+                run->openPaths({file});
+                continue;
+            }
             auto* window = new MainWindow;
             selection.applyOnLoad(window);
             window->show();

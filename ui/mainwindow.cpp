@@ -13,6 +13,7 @@
 #include "overviewpage.h"
 #include "recentfiles.h"
 #include "reloadwatcher.h"
+#include "runwindow.h"
 #include "startpage.h"
 #include "tensordock.h"
 #include "tensorpage.h"
@@ -168,6 +169,15 @@ void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
+    QAction* openFolder = file->addAction(tr("Open &Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Training Run"));
+        if (dir.isEmpty())
+            return;
+        auto* run = new RunWindow;
+        run->show();
+        run->openPaths({dir});
+    });
+    openFolder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Compare &With…"), this,
                     [this] { CompareLauncher::compareWithDialog(this, m_path); });

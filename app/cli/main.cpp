@@ -62,6 +62,12 @@ Commands:
                             changed (relative L2) first. --tensor limits the
                             tensors (optimizer blobs) compared; --bins sets
                             the histogram of B - A (default 64).
+  timeline PATH... [--tensor NAME]... [--no-cache] [--json]
+                            a training run: the checkpoints in folders (and
+                            their checkpoint-N subfolders) or files, ordered by
+                            step, each tensor's statistics over the steps, the
+                            first NaN/Inf; summaries are cached (see
+                            'ckptscope-cli timeline --help')
 
   generate oxck OUT [--tensors N] [--size BYTES] [--seed S]
   generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]
@@ -126,6 +132,8 @@ int main(int argc, char** argv) {
             return cli::runConvert(rest);
         if (cmd == "diff")
             return cli::runDiff(rest);
+        if (cmd == "timeline")
+            return cli::runTimeline(rest);
         throw cli::UsageError("unknown command '" + cmd + "'");
     } catch (const cli::UsageError& e) {
         std::cerr << "ckptscope-cli: error: " << e.what()

@@ -1,4 +1,5 @@
 #include "clicommon.h"
+#include "statsjson.h"
 #include "textformat.h"
 
 #include "ckptscope/checkpointerror.h"
@@ -64,27 +65,10 @@ std::vector<Target> targets(const Document& doc, const Options& o) {
     return chosen;
 }
 
-ordered_json optionalJson(std::optional<double> v) {
-    return v ? ordered_json(*v) : ordered_json();
-}
-
 ordered_json statsJson(const std::string& name, const StatsResult& r) {
-    const TensorStats& s = r.stats;
     ordered_json j;
     j["name"] = name;
-    j["count"] = s.count;
-    j["finite"] = s.finite;
-    j["nan"] = s.nan;
-    j["inf"] = s.posInf + s.negInf;
-    j["pos_inf"] = s.posInf;
-    j["neg_inf"] = s.negInf;
-    j["zeros"] = s.zeros;
-    j["min"] = optionalJson(s.min);
-    j["max"] = optionalJson(s.max);
-    j["mean"] = optionalJson(s.mean);
-    j["std"] = optionalJson(s.std);
-    j["l2"] = s.l2;
-    j["finite_sum"] = s.finiteSum;
+    putStatsFields(j, r.stats, true);
     if (r.histogram.counts.empty())
         j["histogram"] = nullptr;
     else

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "ckptscope/tensorstats.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cli {
+
+// The statistics fields of `stats --json`, shared by `timeline --json` so a
+// field means the same in both: count, finite, nan, inf, [pos_inf, neg_inf,]
+// zeros, min, max, mean, std (null without a finite value), l2[, finite_sum].
+// The bracketed fields only when `detailed`.
+void putStatsFields(nlohmann::ordered_json& j, const ckptscope::TensorStats& s, bool detailed);
+
+} // namespace cli

@@ -1,0 +1,117 @@
+// The JSON of `timeline --json` (contract in README and issue 12).
+#include "statsjson.h"
+#include "timelinereport.h"
+
+namespace cli {
+
+using nlohmann::ordered_json;
+using namespace ckptscope;
+
+namespace {
+
+ordered_json stepJson(const std::optional<uint64_t>& step) {
+    return step ? ordered_json(*step) : ordered_json();
+}
+
+ordered_json checkpointsJson(const Run& run) {
+    ordered_json list = ordered_json::array();
+    for (const RunCheckpoint& c : run.checkpoints) {
+        ordered_json j;
+        j["path"] = c.path;
+        j["step"] = stepJson(c.step);
+        j["step_source"] = stepSourceName(c.stepSource);
+        j["file_size"] = c.fileSize;
+        j["mtime"] = utcTime(c.mtimeNs);
+        list.push_back(std::move(j));
+    }
+    return list;
+}
+
+ordered_json skippedJson(const Run& run) {
+    ordered_json list = ordered_json::array();
+    for (const SkippedPath& s : run.skipped)
+        list.push_back({{"path", s.path}, {"reason", s.reason}});
+    return list;
+}
+
+void putTensorRun(ordered_json& out, const TimelineReport& r) {
+    const Run& run = r.run;
+    ordered_json tensors = ordered_json::array();
+    for (const TensorSeries& s : r.tensors) {
+        ordered_json series = ordered_json::array();
+        for (size_t c = 0; c < run.checkpoints.size(); ++c) {
+            const TensorSummary* t = s.point(run, c);
+            ordered_json point;
+            if (t)
+                putStatsFields(point, t->stats, false);
+            series.push_back(std::move(point));
+        }
+        tensors.push_back({{"name", s.name}, {"series", std::move(series)}});
+    }
+    out["tensors"] = std::move(tensors);
+    ordered_json metadata = ordered_json::array();
+    for (const MetadataSeries& m : metadataSeries(run)) {
+        ordered_json values = ordered_json::array();
+        for (const auto& v : m.values)
+            values.push_back(v ? ordered_json(*v) : ordered_json());
+        metadata.push_back({{"key", m.key}, {"values", std::move(values)}});
+    }
+    out["metadata"] = std::move(metadata);
+    const auto first = firstNonfinite(run, r.tensors);
+    out["first_nonfinite"] = first ? ordered_json{{"index", first->index},
+                                                  {"step", stepJson(first->step)},
+                                                  {"tensors", first->tensors}}
+                                   : ordered_json();
+}
+
+void putGradientRun(ordered_json& out, const TimelineReport& r) {
+    const Run& run = r.run;
+    ordered_json nodes = ordered_json::array(), edges = ordered_json::array(),
+                 forward = ordered_json::array(), backward = ordered_json::array();
+    for (const RunCheckpoint& c : run.checkpoints) {
+        nodes.push_back(c.summary.graph.nodes);
+        edges.push_back(c.summary.graph.edges);
+        forward.push_back(c.summary.graph.forwardDone);
+        backward.push_back(c.summary.graph.backwardDone);
+    }
+    out["series"] = {{"node_count", std::move(nodes)},
+                     {"edge_count", std::move(edges)},
+                     {"forward_done", std::move(forward)},
+                     {"backward_done", std::move(backward)}};
+    ordered_json blobs = ordered_json::array();
+    for (const BlobSeries& b : r.blobs) {
+        ordered_json series = ordered_json::array();
+        for (size_t c = 0; c < run.checkpoints.size(); ++c) {
+            ordered_json point;
+            if (b.at[c]) {
+                const BlobSummary& s = run.checkpoints[c].summary.blobs[*b.at[c]];
+                point["bytes"] = s.bytes;
+                if (s.stats)
+                    putStatsFields(point, *s.stats, false);
+            }
+            series.push_back(std::move(point));
+        }
+        blobs.push_back({{"name", b.name}, {"series", std::move(series)}});
+    }
+    out["optimizer_state"] = std::move(blobs);
+}
+
+} // namespace
+
+ordered_json timelineJson(const TimelineReport& r) {
+    const Run& run = r.run;
+    ordered_json out;
+    const bool gradient = run.kind == RunKind::Gradient;
+    // A run that read nothing has no kind; it reports as an (empty) tensor run.
+    out["format"] = gradient ? "gradient" : "tensors";
+    out["checkpoints"] = checkpointsJson(run);
+    out["skipped"] = skippedJson(run);
+    if (gradient)
+        putGradientRun(out, r);
+    else
+        putTensorRun(out, r);
+    out["cache"] = {{"hits", run.cacheHits}, {"misses", run.cacheMisses}};
+    return out;
+}
+
+} // namespace cli

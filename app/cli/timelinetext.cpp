@@ -1,0 +1,118 @@
+// The human-readable report of `timeline`: one line per checkpoint, then
+// what stands out (first NaN/Inf, tensors whose L2 norm grew most).
+#include "textformat.h"
+#include "timelinereport.h"
+
+#include "ckptscope/numberformat.h"
+
+namespace cli {
+
+using namespace ckptscope;
+
+namespace {
+
+constexpr size_t kGrowthListed = 5;
+
+std::string stepText(const std::optional<uint64_t>& step) {
+    return step ? std::to_string(*step) : "-";
+}
+
+std::string modifiedText(int64_t ns) {
+    std::string t = utcTime(ns);
+    if (t.size() == 20) // "2026-11-29T08:00:03Z" → "2026-11-29 08:00:03"
+        t = t.substr(0, 10) + " " + t.substr(11, 8);
+    return t;
+}
+
+std::string tensorTable(const TimelineReport& r) {
+    TextTable table({"step", "from", "checkpoint", "size", "modified (UTC)", "tensors", "NaN/Inf"},
+                    {true, false, false, true, false, true, true});
+    for (const RunCheckpoint& c : r.run.checkpoints) {
+        uint64_t bad = 0;
+        for (const TensorSummary& t : c.summary.tensors)
+            bad += (t.stats.nan + t.stats.posInf + t.stats.negInf) > 0;
+        table.addRow({stepText(c.step), stepSourceName(c.stepSource), printable(c.name),
+                      fmt::bytes(c.fileSize), modifiedText(c.mtimeNs),
+                      fmt::grouped(c.summary.tensors.size()),
+                      bad ? fmt::grouped(bad) + " tensors" : ""});
+    }
+    return table.render("  ");
+}
+
+std::string gradientTable(const TimelineReport& r) {
+    TextTable table({"step", "checkpoint", "size", "modified (UTC)", "nodes", "edges", "forward",
+                     "backward", "optimizer state"},
+                    {true, false, true, false, true, true, true, true, true});
+    for (const RunCheckpoint& c : r.run.checkpoints) {
+        uint64_t blobBytes = 0;
+        for (const BlobSummary& b : c.summary.blobs)
+            blobBytes += b.bytes;
+        const GraphCounts& g = c.summary.graph;
+        table.addRow({stepText(c.step), printable(c.name), fmt::bytes(c.fileSize),
+                      modifiedText(c.mtimeNs), fmt::grouped(g.nodes), fmt::grouped(g.edges),
+                      fmt::grouped(g.forwardDone), fmt::grouped(g.backwardDone),
+                      fmt::bytes(blobBytes)});
+    }
+    return table.render("  ");
+}
+
+std::string findings(const TimelineReport& r) {
+    const Run& run = r.run;
+    std::string out;
+    if (const auto first = firstNonfinite(run, r.tensors)) {
+        const RunCheckpoint& c = run.checkpoints[first->index];
+        out += "  First NaN/Inf: step " + stepText(first->step) + " (" + printable(c.name) +
+               "), in " + fmt::grouped(first->tensors.size()) + " tensors:";
+        for (size_t i = 0; i < first->tensors.size() && i < 10; ++i)
+            out += (i ? ", " : " ") + printable(first->tensors[i]);
+        if (first->tensors.size() > 10)
+            out += ", and " + fmt::grouped(first->tensors.size() - 10) + " more";
+        out += "\n";
+    } else {
+        out += "  No NaN or Inf in any checkpoint.\n";
+    }
+    const auto growth = largestL2Growth(run, r.tensors, kGrowthListed);
+    if (growth.empty()) {
+        out += "  No tensor's L2 norm grew between its first and last checkpoint.\n";
+        return out;
+    }
+    out += "  L2 norm grew most (first → last checkpoint holding the tensor):\n";
+    TextTable table({"tensor", "L2 first", "L2 last", "ratio", "steps"},
+                    {false, true, true, true, false});
+    for (const L2Change& g : growth)
+        table.addRow({printable(r.tensors[g.series].name), fmt::display(g.first),
+                      fmt::display(g.last), "×" + fmt::display(g.ratio),
+                      stepText(run.checkpoints[g.firstIndex].step) + " → " +
+                          stepText(run.checkpoints[g.lastIndex].step)});
+    return out + table.render("    ");
+}
+
+} // namespace
+
+std::string timelineText(const TimelineReport& r) {
+    const Run& run = r.run;
+    std::string out;
+    if (run.kind) {
+        const bool gradient = *run.kind == RunKind::Gradient;
+        const size_t n = run.checkpoints.size();
+        out += fmt::grouped(n) + (gradient ? " gradient checkpoint" : " tensor checkpoint") +
+               (n == 1 ? "" : "s") + ", by step:\n";
+        out += gradient ? gradientTable(r) : tensorTable(r);
+    } else {
+        out += "No checkpoint could be read.\n";
+    }
+    if (!run.skipped.empty()) {
+        out += "\nSkipped " + fmt::grouped(run.skipped.size()) + ":\n";
+        for (const SkippedPath& s : run.skipped)
+            out += "  " + printable(s.path) + ": " + printable(s.reason) + "\n";
+    }
+    if (run.kind == RunKind::Tensors)
+        out += "\nFindings:\n" + findings(r);
+    out += "\nCache: ";
+    out += r.cacheUsed ? fmt::grouped(run.cacheHits) + " hits, " + fmt::grouped(run.cacheMisses) +
+                             " misses\n"
+                       : "not used (--no-cache)\n";
+    return out;
+}
+
+} // namespace cli

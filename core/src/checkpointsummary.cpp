@@ -1,0 +1,112 @@
+#include "ckptscope/checkpointsummary.h"
+
+#include "ckptscope/checkpointerror.h"
+
+#include <cstring>
+
+namespace ckptscope {
+
+namespace {
+
+bool sameStats(const TensorStats& a, const TensorStats& b) {
+    return a.count == b.count && a.finite == b.finite && a.nan == b.nan && a.posInf == b.posInf &&
+           a.negInf == b.negInf && a.zeros == b.zeros && a.min == b.min && a.max == b.max &&
+           a.mean == b.mean && a.std == b.std && a.l2 == b.l2 && a.finiteSum == b.finiteSum;
+}
+
+bool sameHistogram(const Histogram& a, const Histogram& b) {
+    return a.lo == b.lo && a.hi == b.hi && a.counts == b.counts;
+}
+
+StatsResult statsOf(const Document& doc, uint64_t count, const ValueReader& reader,
+                    const SummaryOptions& options) {
+    StatsOptions so;
+    so.bins = kSummaryHistogramBins;
+    so.cancel = options.cancel;
+    try {
+        return computeStats(count, reader, so);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const OpenError&) {
+        throw;
+    } catch (const std::exception& e) {
+        // SourceChangedError, CheckpointError, IoError: all name the file.
+        throw OpenError(doc.path(), e.what());
+    }
+}
+
+} // namespace
+
+bool TensorSummary::operator==(const TensorSummary& o) const {
+    return name == o.name && sameStats(stats, o.stats) && sameHistogram(histogram, o.histogram);
+}
+
+bool BlobSummary::operator==(const BlobSummary& o) const {
+    return name == o.name && bytes == o.bytes && stats.has_value() == o.stats.has_value() &&
+           (!stats || sameStats(*stats, *o.stats)) && sameHistogram(histogram, o.histogram);
+}
+
+bool FileSummary::operator==(const FileSummary& o) const {
+    return format == o.format && metadata == o.metadata && tensors == o.tensors &&
+           gradientStep == o.gradientStep && graph == o.graph && blobs == o.blobs;
+}
+
+void FileSummary::dropHistograms() {
+    for (TensorSummary& t : tensors)
+        t.histogram = Histogram{};
+    for (BlobSummary& b : blobs)
+        b.histogram = Histogram{};
+}
+
+FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options) {
+    FileSummary s;
+    s.format = doc.format();
+    s.metadata = doc.metadata();
+    uint64_t done = 0;
+    if (const GradientCheckpoint* g = doc.gradient()) {
+        s.gradientStep = g->step;
+        s.graph.nodes = g->graph.nodeCount();
+        s.graph.edges = g->graph.edgeCount();
+        for (const auto& [id, node] : g->graph.nodes()) {
+            s.graph.forwardDone += node.outputCid.has_value();
+            s.graph.backwardDone += node.gradientCid.has_value();
+        }
+        for (const auto& [name, bytes] : g->optimizerState) {
+            BlobSummary b;
+            b.name = name;
+            b.bytes = bytes.size();
+            if (bytes.size() % 4 == 0) {
+                const uint8_t* data = bytes.data();
+                StatsResult r = statsOf(
+                    doc, bytes.size() / 4,
+                    [data](uint64_t first, uint64_t n, float* out) {
+                        std::memcpy(out, data + first * 4, size_t(n) * 4);
+                    },
+                    options);
+                b.stats = r.stats;
+                b.histogram = std::move(r.histogram);
+            }
+            done += bytes.size();
+            if (options.progressBytes)
+                options.progressBytes(done);
+            s.blobs.push_back(std::move(b));
+        }
+        return s;
+    }
+    // Tensor formats: whatever Document yields as f32 values.
+    s.tensors.reserve(doc.tensors().size());
+    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+        const TensorEntry& t = doc.tensors()[i];
+        StatsResult r = statsOf(
+            doc, t.dataLen,
+            [&doc, i](uint64_t first, uint64_t n, float* out) { doc.readValues(i, first, n, out); },
+            options);
+        s.tensors.push_back({t.name, r.stats, std::move(r.histogram)});
+        done += t.dataLen * 4;
+        if (options.progressBytes)
+            options.progressBytes(done);
+    }
+    return s;
+}
+
+} // namespace ckptscope
