@@ -10,6 +10,7 @@
 #include "comparemetadatamodel.h"
 #include "comparestatsmodel.h"
 #include "comparetensormodel.h"
+#include "comparevaluesmodel.h"
 #include "comparewindow.h"
 #include "histogramview.h"
 #include "mainwindow.h"
@@ -134,6 +135,8 @@ private Q_SLOTS:
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester t4(w.statsModel(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t5(w.valuesModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
         w.show();
         w.compare(m_a, m_b);
         QVERIFY(waitFinished(w));
@@ -236,6 +239,18 @@ private Q_SLOTS:
                 foundDiffering = true;
             }
         QVERIFY(foundDiffering);
+        // Values: A, B and Δ of the rows shown.
+        const CompareValuesModel* values = w.valuesModel();
+        QCOMPARE(values->rowCount(), int(m_wA.size()));
+        for (int r : {0, 17, 4999}) {
+            QCOMPARE(values->index(r, CompareValuesModel::ValueA).data(Qt::ToolTipRole).toString(),
+                     QString::fromStdString(fmt::exact(m_wA[size_t(r)])));
+            QCOMPARE(values->index(r, CompareValuesModel::ValueB).data(Qt::ToolTipRole).toString(),
+                     QString::fromStdString(fmt::exact(m_wB[size_t(r)])));
+            QCOMPARE(values->index(r, CompareValuesModel::Delta).data(Qt::ToolTipRole).toString(),
+                     QString::fromStdString(
+                         fmt::exact(double(m_wB[size_t(r)]) - double(m_wA[size_t(r)]))));
+        }
         // An added tensor: B's side only, no Δ, nothing left over.
         shown.clear();
         w.selectTensor(rowOf(w.tensorModel(), "new"));
@@ -244,6 +259,10 @@ private Q_SLOTS:
         QVERIFY(w.overlayView()->histogramA().counts.empty());
         QCOMPARE(w.overlayView()->histogramB().counts.front(), uint64_t(1));
         QVERIFY(s->index(6, CompareStatsModel::SideA).data().toString().isEmpty());
+        QCOMPARE(values->rowCount(), 1);
+        QVERIFY(!values->index(0, CompareValuesModel::ValueA).data().isValid());
+        QVERIFY(!values->index(0, CompareValuesModel::Delta).data().isValid());
+        QVERIFY(values->index(0, CompareValuesModel::ValueB).data().isValid());
     }
 
     void swapExchangesSides() {

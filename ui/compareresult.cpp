@@ -19,13 +19,17 @@ std::shared_ptr<CompareResult> runComparison(const std::string& pathA, const std
     auto r = std::make_shared<CompareResult>();
     r->a = openSide('A', pathA);
     r->b = openSide('B', pathB);
-    if (r->a->format() != r->b->format())
+    auto kind = [](const Document& doc) {
+        return doc.format() == Format::Gradient ? std::string("a gradient checkpoint")
+                                                : std::string("a tensor file");
+    };
+    // Any two tensor files compare; a gradient checkpoint only with another.
+    const bool gradientA = r->a->format() == Format::Gradient;
+    if (gradientA != (r->b->format() == Format::Gradient))
         throw CompareFailure(
-            r->a->format() == Format::Oxck ? 'B' : 'A',
-            "a tensor file (OXCK) and a gradient checkpoint cannot be compared: " + pathA + " is " +
-                (r->a->format() == Format::Oxck ? "a tensor file" : "a gradient checkpoint") +
-                ", " + pathB + " is " +
-                (r->b->format() == Format::Oxck ? "a tensor file" : "a gradient checkpoint"));
+            gradientA ? 'A' : 'B',
+            "a tensor file and a gradient checkpoint cannot be compared: " + pathA + " is " +
+                kind(*r->a) + ", " + pathB + " is " + kind(*r->b));
     try {
         if (r->a->format() == Format::Gradient)
             r->gradient = diffGradients(*r->a->gradient(), *r->b->gradient(), options);

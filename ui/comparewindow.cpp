@@ -8,6 +8,7 @@
 #include "comparestatsmodel.h"
 #include "comparetask.h"
 #include "comparetensormodel.h"
+#include "comparevaluesmodel.h"
 #include "histogramview.h"
 #include "notificationbar.h"
 
@@ -154,6 +155,15 @@ void CompareWindow::buildUi() {
     detailSplit->setSizes({330, 230, 230});
     page->addWidget(detailSplit, 1);
     m_tabs->addTab(m_tensorPage, tr("Tensor"));
+
+    m_valuesModel = new CompareValuesModel(this);
+    auto* valuesView = new QTableView;
+    valuesView->setModel(m_valuesModel);
+    valuesView->verticalHeader()->hide();
+    valuesView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    valuesView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_valuesPage = valuesView;
+    m_tabs->addTab(valuesView, tr("Values"));
 
     m_metadataModel = new CompareMetadataModel(this);
     auto* metaView = new QTableView;
@@ -309,6 +319,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
                 .arg(metaChanged)
                 .arg(d.metadata.size()));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
+        m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), false);
         m_tensorListPanel->show();
         m_tabs->setCurrentWidget(m_tensorPage);
@@ -347,6 +358,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
                                .arg(s.optimizerChanged)
                                .arg(g.optimizerState.size()));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), false);
+        m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), false);
         m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), true);
         m_tensorListPanel->hide();
         m_tabs->setCurrentWidget(m_changesView);
@@ -362,6 +374,8 @@ void CompareWindow::showTensor(int sourceRow) {
     m_delta->clear();
     m_detailRow = sourceRow;
     const TensorDiffEntry* e = m_tensorModel->entry(sourceRow);
+    m_valuesModel->setTensor(m_result ? m_result->a : nullptr, m_result ? m_result->b : nullptr,
+                             m_result ? e : nullptr);
     if (!e || !m_result) {
         m_tensorTitle->setText(tr("Select a tensor to compare its values."));
         return;

@@ -13,6 +13,7 @@ class CompareMetadataModel;
 class CompareStatsModel;
 class CompareTask;
 class CompareTensorModel;
+class CompareValuesModel;
 class HistogramView;
 class NotificationBar;
 class QCheckBox;
@@ -57,6 +58,7 @@ public:
     CompareFilterProxy* tensorProxy() const { return m_proxy; }
     CompareMetadataModel* metadataModel() const { return m_metadataModel; }
     CompareStatsModel* statsModel() const { return m_statsModel; }
+    CompareValuesModel* valuesModel() const { return m_valuesModel; }
     QStandardItemModel* changesModel() const { return m_changesModel; }
     CompareHistogramView* overlayView() const { return m_overlay; }
     HistogramView* deltaView() const { return m_delta; }
@@ -100,6 +102,8 @@ private:
     CompareHistogramView* m_overlay;
     HistogramView* m_delta;
     CompareMetadataModel* m_metadataModel;
+    CompareValuesModel* m_valuesModel;
+    QWidget* m_valuesPage;
     QStandardItemModel* m_changesModel;
     QTreeView* m_changesView;
     QWidget* m_tensorPage;

@@ -327,10 +327,13 @@ int runDiff(const std::vector<std::string>& args) {
     try {
         const auto a = openDocument(d.a);
         const auto b = openDocument(d.b);
-        if (a->format() != b->format()) {
+        // Any two tensor files compare (formats beyond OXCK included); a
+        // gradient checkpoint only with another.
+        if ((a->format() == Format::Gradient) != (b->format() == Format::Gradient)) {
             auto kind = [](const Document& doc) {
-                return doc.format() == Format::Gradient ? "a gradient checkpoint"
-                                                        : "a tensor file (OXCK)";
+                return doc.format() == Format::Gradient
+                           ? std::string("a gradient checkpoint")
+                           : std::string("a tensor file (") + formatName(doc.format()) + ")";
             };
             std::cerr << b->path() << ": error: is " << kind(*b) << " but " << a->path() << " is "
                       << kind(*a)
