@@ -15,11 +15,15 @@
 #include "ckptscope/checkpoint.h"
 #include "ckptscope/tensorstats.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QDialog>
 #include <QDockWidget>
+#include <QFile>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QRegularExpression>
@@ -28,6 +32,7 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -453,6 +458,30 @@ private Q_SLOTS:
         // Values of the old document now fail loudly rather than mixing files.
         std::vector<float> v(2);
         QVERIFY_THROWS_EXCEPTION(std::exception, before->readValues(0, 0, 2, v.data()));
+    }
+
+    // A file name is shown as it is: in the status bar (not taken for a
+    // "%2" placeholder) and in Open Recent (an '&' is no mnemonic).
+    void fileNameShownExactly() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("odd%2&name.json"));
+        QVERIFY(QFile::copy(QStringLiteral(":/samples/gradient_sample.json"), path));
+        MainWindow w;
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QVERIFY2(w.statusBar()->currentMessage().startsWith(
+                     QStringLiteral("odd%2&name.json: gradient checkpoint, step ")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        const auto menus = w.findChildren<QMenu*>();
+        const auto recent = std::find_if(menus.begin(), menus.end(), [](QMenu* m) {
+            return m->title() == QStringLiteral("Open &Recent");
+        });
+        QVERIFY(recent != menus.end());
+        QVERIFY(!(*recent)->actions().isEmpty());
+        // What QAction shows: "&&" is a literal '&'.
+        QCOMPARE(
+            (*recent)->actions().first()->text().replace(QStringLiteral("&&"), QStringLiteral("&")),
+            QStringLiteral("odd%2&name.json"));
     }
 };
 

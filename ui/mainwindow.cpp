@@ -11,6 +11,7 @@
 #include "notificationbar.h"
 #include "optimizerstateview.h"
 #include "overviewpage.h"
+#include "plaintext.h"
 #include "recentfiles.h"
 #include "reloadwatcher.h"
 #include "runwindow.h"
@@ -282,8 +283,11 @@ void MainWindow::defaultLayout(const QString& kind) {
 void MainWindow::updateRecentMenu() {
     m_recentMenu->clear();
     for (const QString& path : m_recent->files())
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })
-            ->setToolTip(path);
+        m_recentMenu
+            ->addAction(
+                QString(QFileInfo(path).fileName()).replace(QLatin1Char('&'), QStringLiteral("&&")),
+                this, [this, path] { openFile(path); }) // '&' is no mnemonic here
+            ->setToolTip(plainToolTip(path));
     m_recentMenu->addSeparator();
     m_recentMenu->addAction(tr("Clear List"), m_recent, &RecentFiles::clear);
     m_recentMenu->setEnabled(!m_recent->files().isEmpty());
@@ -384,8 +388,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     if (const ckptscope::GradientCheckpoint* g = m_document->gradient())
         statusBar()->showMessage(
             tr("%1: gradient checkpoint, step %2, %n node(s)", nullptr, int(g->graph.nodeCount()))
-                .arg(name)
-                .arg(g->step));
+                .arg(name, QString::number(g->step))); // one pass: a "%2" in a name stays
     else
         statusBar()->showMessage(
             tr("%1: %2, %n tensor(s)", nullptr, int(m_document->tensors().size()))
