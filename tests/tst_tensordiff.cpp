@@ -1,6 +1,7 @@
 // The element comparison and the comparison of two OXCK documents: every
 // figure against a direct computation in this file, every status, the
 // tolerance boundary, the NaN and infinity rules, pairing and order.
+#include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include "ckptscope/checkpoint.h"
@@ -263,6 +264,11 @@ private Q_SLOTS:
     void damagedSideIsNamed() {
         testsupport::guarded([] { damagedSideIsNamedImpl(); });
     }
+    // Each side's dtype is the file's own, and equal values in another dtype
+    // are still a change (OXCK F32 against safetensors F16).
+    void dtypesComeFromTheFiles() {
+        testsupport::guarded([] { dtypesComeFromTheFilesImpl(); });
+    }
 
 private:
     static void documentsImpl() {
@@ -391,6 +397,36 @@ private:
         } catch (const UnknownTensorError& e) {
             QCOMPARE(e.name(), std::string("nope"));
         }
+    }
+
+    static void dtypesComeFromTheFilesImpl() {
+        QTemporaryDir dir;
+        Checkpoint a;
+        a.addTensor({"t", {2}, {1.0f, 2.0f}});
+        const QString pa = dir.filePath(QStringLiteral("a.oxck"));
+        a.save(str(pa));
+        auto writeSt = [&](const char* file, const char* dtype, std::string bytes) {
+            const QString path = dir.filePath(QString::fromLatin1(file));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            const std::string data = testsupport::stFile({{"t", dtype, {2}, std::move(bytes)}});
+            f.write(data.data(), qint64(data.size()));
+            return str(path);
+        };
+        const std::string f16 = writeSt("b16.safetensors", "F16",
+                                        testsupport::leBytes<uint16_t>({0x3C00, 0x4000}));
+        const std::string f32 =
+            writeSt("b32.safetensors", "F32", testsupport::leBytes<float>({1.0f, 2.0f}));
+        const auto da = Document::open(str(pa));
+        const TensorDiff half = diffTensors(*da, *Document::open(f16), DiffOptions{});
+        QCOMPARE(half.tensors.size(), size_t(1));
+        QCOMPARE(half.tensors[0].dtypeA, std::optional<std::string>("F32"));
+        QCOMPARE(half.tensors[0].dtypeB, std::optional<std::string>("F16"));
+        QCOMPARE(half.tensors[0].elements->differing, uint64_t(0));
+        QCOMPARE(half.tensors[0].status, DiffStatus::Changed);
+        const TensorDiff single = diffTensors(*da, *Document::open(f32), DiffOptions{});
+        QCOMPARE(single.tensors[0].dtypeB, std::optional<std::string>("F32"));
+        QCOMPARE(single.tensors[0].status, DiffStatus::Same);
     }
 
     static void damagedSideIsNamedImpl() {

@@ -1,6 +1,7 @@
 #include "ckptscope/checkpointsummary.h"
 
 #include "ckptscope/checkpointerror.h"
+#include "ckptscope/documentstats.h"
 
 #include <cstring>
 
@@ -18,13 +19,15 @@ bool sameHistogram(const Histogram& a, const Histogram& b) {
     return a.lo == b.lo && a.hi == b.hi && a.counts == b.counts;
 }
 
-StatsResult statsOf(const Document& doc, uint64_t count, const ValueReader& reader,
-                    const SummaryOptions& options) {
+// Runs one statistics job with the summary's bins, naming the file in any
+// read error.
+template <typename Job>
+StatsResult statsOf(const Document& doc, const SummaryOptions& options, const Job& job) {
     StatsOptions so;
     so.bins = kSummaryHistogramBins;
     so.cancel = options.cancel;
     try {
-        return computeStats(count, reader, so);
+        return job(so);
     } catch (const Cancelled&) {
         throw;
     } catch (const OpenError&) {
@@ -77,12 +80,14 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
             b.bytes = bytes.size();
             if (bytes.size() % 4 == 0) {
                 const uint8_t* data = bytes.data();
-                StatsResult r = statsOf(
-                    doc, bytes.size() / 4,
-                    [data](uint64_t first, uint64_t n, float* out) {
-                        std::memcpy(out, data + first * 4, size_t(n) * 4);
-                    },
-                    options);
+                StatsResult r = statsOf(doc, options, [&](const StatsOptions& so) {
+                    return computeStats(
+                        bytes.size() / 4,
+                        [data](uint64_t first, uint64_t n, float* out) {
+                            std::memcpy(out, data + first * 4, size_t(n) * 4);
+                        },
+                        so);
+                });
                 b.stats = r.stats;
                 b.histogram = std::move(r.histogram);
             }
@@ -93,16 +98,16 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
         }
         return s;
     }
-    // Tensor formats: whatever Document yields as f32 values.
+    // Tensor formats: the statistics `stats --json` gives (F64 in double,
+    // every other dtype through f32).
     s.tensors.reserve(doc.tensors().size());
     for (size_t i = 0; i < doc.tensors().size(); ++i) {
         const TensorEntry& t = doc.tensors()[i];
-        StatsResult r = statsOf(
-            doc, t.dataLen,
-            [&doc, i](uint64_t first, uint64_t n, float* out) { doc.readValues(i, first, n, out); },
-            options);
+        StatsResult r = statsOf(doc, options, [&doc, i](const StatsOptions& so) {
+            return computeTensorStats(doc, i, so);
+        });
         s.tensors.push_back({t.name, r.stats, std::move(r.histogram)});
-        done += t.dataLen * 4;
+        done += t.dataLen * dtypeSize(t.dtype);
         if (options.progressBytes)
             options.progressBytes(done);
     }

@@ -1,5 +1,7 @@
 #include "ckptscope/tensordiff.h"
 
+#include "ckptscope/dtype.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -34,9 +36,6 @@ UnknownTensorError::UnknownTensorError(std::string name)
     : m_name(std::move(name)), m_message("neither file has a tensor named '" + m_name + "'") {}
 
 namespace {
-
-// Every tensor is stored as f32 today; other formats will give their own.
-const char* kDtype = "F32";
 
 std::vector<MetadataDiffEntry> diffMetadata(const Document& a, const Document& b) {
     std::map<std::string, std::optional<std::string>> inA, inB; // later entries win
@@ -133,11 +132,11 @@ TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& 
         const TensorEntry* tb = e.indexB ? &b.tensors()[*e.indexB] : nullptr;
         if (ta) {
             e.shapeA = ta->shape;
-            e.dtypeA = kDtype;
+            e.dtypeA = dtypeName(ta->dtype);
         }
         if (tb) {
             e.shapeB = tb->shape;
-            e.dtypeB = kDtype;
+            e.dtypeB = dtypeName(tb->dtype);
         }
         if (!tb)
             e.status = DiffStatus::Removed;
