@@ -5,7 +5,12 @@ BUILD_DIR := build/$(PRESET)
 JOBS ?= 2
 SAMPLE ?= resources/samples/model_sample.oxck
 
-.PHONY: all deps configure build run test asan bench fuzz fuzz-build fuzz-smoke package screenshots format clean
+# CI switches, passed to every configure when set (in the environment or on
+# the make command line); .ci/run sets the first two to ON.
+CI_CACHE_VARS := CKPTSCOPE_REQUIRE_CONFORMANCE CKPTSCOPE_WERROR CKPTSCOPE_CONFORMANCE_DIR
+CMAKE_ARGS += $(foreach v,$(CI_CACHE_VARS),$(if $($(v)),-D$(v)=$($(v))))
+
+.PHONY: all deps configure build run test asan asan-gui bench fuzz fuzz-build fuzz-smoke package screenshots format clean
 
 all: build
 
@@ -13,12 +18,15 @@ deps:
 	@./packaging/install-deps.sh
 
 $(BUILD_DIR)/build.ninja: | deps
-	cmake --preset $(PRESET)
+	cmake --preset $(PRESET) $(CMAKE_ARGS)
 
 configure: deps
-	cmake --preset $(PRESET)
+	cmake --preset $(PRESET) $(CMAKE_ARGS)
 
+# With CI switches given, an existing build folder is configured again so
+# they apply.
 build: deps $(BUILD_DIR)/build.ninja
+	$(if $(strip $(CMAKE_ARGS)),cmake --preset $(PRESET) $(CMAKE_ARGS))
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 run: build
@@ -31,16 +39,23 @@ test: build
 asan:
 	$(MAKE) PRESET=asan test
 
+# The same sanitizers over every test including the GUI ones (offscreen).
+# Leak checking is off: Qt and fontconfig keep allocations until exit.
+asan-gui:
+	ASAN_OPTIONS=detect_leaks=0 $(MAKE) PRESET=asan-gui test
+
 # libFuzzer targets (clang, address + undefined): each runs FUZZ_SECONDS.
-# Corpora and crash inputs stay in $(FUZZ_DIR); seeds come from
-# ../shared/conformance at run time (tests/fuzz/run-fuzzers.sh).
+# Corpora and crash inputs stay in $(FUZZ_DIR); seeds come from the
+# conformance corpus (CKPTSCOPE_CONFORMANCE_DIR) at run time
+# (tests/fuzz/run-fuzzers.sh).
 FUZZ_DIR ?= build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
 fuzz-build: deps
 	cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCKPTSCOPE_FUZZ=ON \
-	    -DCKPTSCOPE_BUILD_GUI=OFF -DCKPTSCOPE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	    -DCKPTSCOPE_BUILD_GUI=OFF -DCKPTSCOPE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    $(CMAKE_ARGS)
 	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzzers
 
 fuzz: fuzz-build
@@ -58,9 +73,13 @@ bench:
 	./build/release/bench/ckptscope-bench
 	./bench/compare.sh build/release
 
+# A Release build of what the package holds, the .deb, then the checks a
+# distribution runs: lintian and desktop-file-validate fail on any error or
+# warning (packaging/check-package.sh).
 package:
-	$(MAKE) PRESET=release build
-	cd build/release && cpack -G DEB
+	$(MAKE) PRESET=package build
+	cd build/package && cpack -G DEB
+	./packaging/check-package.sh build/package
 
 screenshots: build
 	./tools/screenshots.sh $(BUILD_DIR)

@@ -1,6 +1,7 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
 #include "graphexport.h"
+#include "launchselection.h"
 #include "mainwindow.h"
 #include "screenshottaker.h"
 
@@ -16,45 +17,104 @@
 #include <cstdio>
 #include <string_view>
 
+namespace {
+
+// Every option, described for --help and the man page generated from it.
+struct Options {
+    QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                  QStringLiteral("Open the one file given, wait until it is shown "
+                                                 "(statistics and graph layout done), save the "
+                                                 "window as a PNG image to <png> and quit."),
+                                  QStringLiteral("png")};
+    QCommandLineOption select{
+        QStringLiteral("select"),
+        QStringLiteral("Once each file has opened, select the tensor with this full name "
+                       "(e.g. layers.0.attn.q.weight) and show its statistics; in a gradient "
+                       "checkpoint, the graph node with this id. Works in every launch; a name "
+                       "not in the file is reported on stderr."),
+        QStringLiteral("name")};
+    QCommandLineOption tab{QStringLiteral("tab"),
+                           QStringLiteral("Once each file has opened, show the tab with this "
+                                          "title (Overview, Metadata, Tensor, Values, Graph, "
+                                          "Optimizer State; case-insensitive), after --select. "
+                                          "Works in every launch."),
+                           QStringLiteral("title")};
+    QCommandLineOption size{QStringLiteral("size"),
+                            QStringLiteral("Window size in pixels, WIDTHxHEIGHT (with "
+                                           "--screenshot; default 1400x860)."),
+                            QStringLiteral("size")};
+    QCommandLineOption render{QStringLiteral("render"),
+                              QStringLiteral("Draw the computation graph of the one gradient "
+                                             "checkpoint given to <file> (.svg or .png) and quit; "
+                                             "needs no display."),
+                              QStringLiteral("file")};
+    QCommandLineOption leftRight{QStringLiteral("left-right"),
+                                 QStringLiteral("With --render: draw left to right."), QString()};
+
+    void addTo(QCommandLineParser& parser) const {
+        parser.setApplicationDescription(
+            QStringLiteral("Browse OXCK model checkpoints and JSON gradient checkpoints."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument(QStringLiteral("files"),
+                                     QStringLiteral("Checkpoints to open, one window each."),
+                                     QStringLiteral("[files...]"));
+        parser.addOptions({screenshot, select, tab, size, render, leftRight});
+    }
+};
+
+void describeApplication() {
+    QCoreApplication::setOrganizationName(QStringLiteral("Ckptscope"));
+    QCoreApplication::setApplicationName(QStringLiteral("Ckptscope")); // names the settings too
+    QCoreApplication::setApplicationVersion(QStringLiteral(CKPTSCOPE_VERSION));
+}
+
+// --help and --version print and exit 0 without a display (over ssh, in a
+// package build that makes the man page): answer them before QApplication,
+// which aborts when it cannot connect to one.
+void answerHelpWithoutDisplay(int argc, char** argv) {
+    bool asked = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a(argv[i]);
+        if (a == "--")
+            break;
+        asked = asked || a == "-h" || a == "--help" || a == "-?" || a == "--help-all" ||
+                a == "-v" || a == "--version";
+    }
+    if (!asked)
+        return;
+    QCoreApplication core(argc, argv);
+    describeApplication();
+    QCommandLineParser parser;
+    const Options options;
+    options.addTo(parser);
+    parser.process(core); // exits for --help/--version; otherwise carry on
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
     std::signal(SIGXFSZ, SIG_IGN); // over a size limit a write fails (EFBIG), no kill
+    answerHelpWithoutDisplay(argc, argv);
     // Rendering needs no display: choose the offscreen platform before Qt starts.
     for (int i = 1; i < argc; ++i)
         if (std::string_view(argv[i]) == "--render" &&
             qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Ckptscope"));
-    QApplication::setApplicationName(QStringLiteral("Ckptscope"));
-    QApplication::setApplicationVersion(QStringLiteral(CKPTSCOPE_VERSION));
+    describeApplication();
     QApplication::setDesktopFileName(QStringLiteral("io.github.ckptscope.Ckptscope"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/ckptscope.svg")));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Browse OXCK model checkpoints and JSON gradient checkpoints."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Checkpoints to open."),
-                                 QStringLiteral("[files...]"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Render the window to a PNG and quit."),
-                                        QStringLiteral("png"));
-    const QCommandLineOption select(QStringLiteral("select"),
-                                    QStringLiteral("Select a tensor by full name."),
-                                    QStringLiteral("name"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Show a tab by title."),
-                                 QStringLiteral("title"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, WxH."),
-                                  QStringLiteral("size"));
-    const QCommandLineOption render(
-        QStringLiteral("render"),
-        QStringLiteral("Draw the computation graph to an SVG/PNG and quit."),
-        QStringLiteral("file"));
-    const QCommandLineOption leftRight(QStringLiteral("left-right"),
-                                       QStringLiteral("With --render: draw left to right."));
-    parser.addOptions({screenshot, select, tab, size, render, leftRight});
+    const Options options;
+    options.addTo(parser);
+    const QCommandLineOption& screenshot = options.screenshot;
+    const QCommandLineOption& size = options.size;
+    const QCommandLineOption& render = options.render;
+    const QCommandLineOption& leftRight = options.leftRight;
     parser.process(app);
+    const LaunchSelection selection{parser.value(options.select), parser.value(options.tab)};
 
     const QStringList files = parser.positionalArguments();
     if (parser.isSet(render)) {
@@ -92,17 +152,20 @@ int main(int argc, char** argv) {
         auto* window = new MainWindow;
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         window->resize(wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860));
-        new ScreenshotTaker(window,
-                            {parser.value(screenshot), parser.value(select), parser.value(tab)});
+        new ScreenshotTaker(window, {parser.value(screenshot), selection.select, selection.tab});
         window->show();
         window->openFile(files.first());
         return app.exec();
     }
     if (files.isEmpty()) {
+        if (!selection.select.isEmpty() || !selection.tab.isEmpty())
+            std::fputs("ckptscope: --select and --tab apply to the files given; none was\n",
+                       stderr);
         (new MainWindow)->show();
     } else {
         for (const QString& file : files) {
             auto* window = new MainWindow;
+            selection.applyOnLoad(window);
             window->show();
             window->openFile(file);
         }

@@ -46,7 +46,9 @@ std::string oxckFile(uint64_t tensors, uint64_t bytes) {
 }
 
 std::string gradientFile(uint64_t nodes, uint64_t optimizerBytes) {
-    const std::string path = dataDir() + "/gradient-" + std::to_string(nodes) + "n-" +
+    // "nodes": exactly that many (files from before the count was exact were
+    // named "…n-" and are not reused).
+    const std::string path = dataDir() + "/gradient-" + std::to_string(nodes) + "nodes-" +
                              sizeText(optimizerBytes) + "opt.json";
     if (!fs::exists(path)) {
         std::cerr << "benchdata: writing " << path << "\n";

@@ -15,10 +15,8 @@
 
 #include "ckptscope/document.h"
 #include "ckptscope/gradientcheckpoint.h"
-#include "ckptscope/tensorstats.h"
-#ifdef CKPTSCOPE_BENCH_LAYOUT
 #include "ckptscope/graphlayout.h"
-#endif
+#include "ckptscope/tensorstats.h"
 
 #include <chrono>
 #include <iostream>
@@ -103,7 +101,6 @@ int main(int argc, char** argv) {
         } else if (cmd == "dot") {
             printDot(GradientCheckpoint::load(arg));
         } else if (cmd == "layout") {
-#ifdef CKPTSCOPE_BENCH_LAYOUT
             const GradientCheckpoint g = GradientCheckpoint::load(arg);
             const auto start = std::chrono::steady_clock::now();
             const GraphLayoutInput in = layoutInputFromGraph(
@@ -112,10 +109,6 @@ int main(int argc, char** argv) {
             const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
             std::cout << layout.nodes.size() << " nodes, " << layout.crossings << " crossings, "
                       << took.count() << " s\n";
-#else
-            std::cerr << "ckptscope-benchtool: built without the layout engine\n";
-            return 3;
-#endif
         } else {
             return usage();
         }

@@ -8,12 +8,7 @@
 //    adversarial data (values on bin edges, tiny and huge ranges, specials),
 //    bin counts 1..5000, 1 and 2 threads, tensors below and above the
 //    in-memory budget.
-// 2. Gradient JSON: the fast reader accepts a text exactly when the full
-//    reader does and builds the same checkpoint. An escaped unknown key put in
-//    front of the first field sends the full reader through the same text, so
-//    both are compared on valid files and on thousands of mutated ones.
-#include "ckptscope/gradientcheckpoint.h"
-#include "ckptscope/samplegenerator.h"
+// (The gradient JSON reader's two paths are compared by tst_gradientjsonpaths.)
 #include "ckptscope/tensorstats.h"
 
 #include <algorithm>
@@ -182,107 +177,10 @@ void statsChecks() {
     checkStats("17M values (beyond the in-memory budget)", big, 64);
 }
 
-// --- gradient JSON --------------------------------------------------------------
-
-std::optional<GradientCheckpoint> tryParse(const std::string& text, std::string& error) {
-    try {
-        return GradientCheckpoint::fromJson(text, "t.json");
-    } catch (const GradientError& e) {
-        error = e.what();
-        return std::nullopt;
-    }
-}
-
-// Puts an escaped unknown key before the first field: the fast reader gives
-// up on escapes, so this text goes through the full reader, with the same
-// meaning. Empty when the text does not start with '{'.
-std::string forceFullReader(const std::string& text) {
-    const size_t brace = text.find_first_not_of(" \t\r\n");
-    if (brace == std::string::npos || text[brace] != '{')
-        return {};
-    return text.substr(0, brace + 1) + "\"\\u007a\\u007a\": 0," + text.substr(brace + 1);
-}
-
-void compareReaders(const std::string& name, const std::string& text) {
-    const std::string forced = forceFullReader(text);
-    if (forced.empty())
-        return;
-    std::string fastError, fullError;
-    const auto fast = tryParse(text, fastError);
-    const auto full = tryParse(forced, fullError);
-    if (fast.has_value() != full.has_value()) {
-        fail(name + ": fast reader " + (fast ? "accepts" : "refuses (" + fastError + ")") +
-             ", full reader " + (full ? "accepts" : "refuses (" + fullError + ")"));
-        return;
-    }
-    if (fast && !(*fast == *full))
-        fail(name + ": fast and full readers build different checkpoints");
-}
-
-void jsonChecks() {
-    std::vector<std::pair<std::string, std::string>> valid;
-    for (uint64_t nodes : {0, 1, 30, 400}) {
-        SyntheticGraphSpec spec;
-        spec.nodeCount = nodes;
-        spec.optimizerBytes = nodes * 64;
-        spec.completeBackward = nodes % 2 == 0;
-        valid.emplace_back("synthetic " + std::to_string(nodes),
-                           makeSyntheticGradient(spec).toJson());
-    }
-    valid.emplace_back("hand-written", R"({"zz": {"a": [1, {"b": null}], "c": "d", "e": -15},
-        "graph": {"nodes": {"n": {"id": "n", "extra": {"deep": [[["x"]]]}, "op": "o",
-        "input_cids": [], "more": 0, "metadata": {"k": "v", "k": "w"}, "z": null},
-        "é": {"id": "名前", "op": "o", "input_cids": ["a", "b"], "output_cid": null}},
-        "edges": [["n", "é"], ["n", "missing"]], "unknown": [true, false]},
-        "step": 1, "loss_cid": "c", "optimizer_state": {"m": [0, 255, 7], "m": [1]},
-        "timestamp": 2, "tail": "t"})");
-    const std::filesystem::path corpus = CKPTSCOPE_CONFORMANCE_DIR;
-    std::error_code ec;
-    for (const char* sub : {"valid", "invalid"})
-        for (const auto& e : std::filesystem::directory_iterator(corpus / sub, ec))
-            if (e.path().extension() == ".json") {
-                std::ifstream in(e.path(), std::ios::binary);
-                std::ostringstream s;
-                s << in.rdbuf();
-                valid.emplace_back(e.path().filename().string(), s.str());
-            }
-    for (const auto& [name, text] : valid)
-        compareReaders(name, text);
-
-    // Mutations: each byte class the fast reader looks at, at random places.
-    static const char* kPieces[] = {
-        "\"",   "\\",           ",",         ":",   "[",    "]",    "{", "}",  "0",    "00",
-        "256",  "-1",           "1.5",       "1e3", "null", "true", " ", "\n", "\x01", "\xC3\xA9",
-        "\xFF", "\xED\xA0\x80", "\"x\": 1,", ""};
-    std::mt19937_64 rng(5);
-    for (const auto& [name, text] : valid) {
-        if (text.size() > 200'000)
-            continue;
-        for (int k = 0; k < 400; ++k) {
-            std::string t = text;
-            const size_t at = 1 + rng() % (t.size() - 1);
-            const std::string piece = kPieces[rng() % std::size(kPieces)];
-            switch (rng() % 3) {
-            case 0:
-                t.insert(at, piece);
-                break;
-            case 1:
-                t.replace(at, 1 + rng() % 3, piece);
-                break;
-            default:
-                t.erase(at, 1 + rng() % 8);
-                break;
-            }
-            compareReaders(name + " mutated at byte " + std::to_string(at), t);
-        }
-    }
-}
-
 } // namespace
 
 int main() {
     statsChecks();
-    jsonChecks();
     if (g_failures) {
         std::cerr << g_failures << " failures\n";
         return 1;

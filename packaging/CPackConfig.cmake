@@ -19,6 +19,29 @@ install(FILES ${_pkg}/ckptscope-mime.xml
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/samples/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/ckptscope/samples)
 
+# What Debian policy asks of every package: the copyright (machine-readable,
+# the LICENSE's terms) and the changelog, gzipped, in /usr/share/doc/PACKAGE.
+install(FILES ${_pkg}/debian/copyright DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ckptscope)
+file(STRINGS ${_pkg}/debian/changelog _changelog_head LIMIT_COUNT 1)
+if(NOT _changelog_head MATCHES "^ckptscope \\(${PROJECT_VERSION}\\) ")
+  message(FATAL_ERROR "packaging/debian/changelog: the first entry is '${_changelog_head}', "
+                      "not version ${PROJECT_VERSION}; add an entry for this version")
+endif()
+find_program(GZIP_EXECUTABLE gzip)
+if(GZIP_EXECUTABLE)
+  # A native package (no Debian revision): changelog.gz, compressed without a
+  # timestamp so the package is reproducible.
+  set(_changelog_gz ${CMAKE_BINARY_DIR}/debian/changelog.gz)
+  add_custom_command(
+    OUTPUT ${_changelog_gz}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/debian
+    COMMAND ${GZIP_EXECUTABLE} -9n -c ${_pkg}/debian/changelog > ${_changelog_gz}
+    DEPENDS ${_pkg}/debian/changelog)
+  add_custom_target(debian_changelog ALL DEPENDS ${_changelog_gz})
+  install(FILES ${_changelog_gz} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ckptscope)
+endif()
+include(${_pkg}/manpages.cmake)
+
 set(CPACK_PACKAGE_NAME ckptscope)
 set(CPACK_PACKAGE_VENDOR "Ckptscope developers")
 set(CPACK_PACKAGE_CONTACT "Ckptscope developers <dev@ckptscope.invalid>")

@@ -10,7 +10,7 @@ PACKAGES=(
   nlohmann-json3-dev libbenchmark-dev zlib1g-dev python3-numpy
   clang libclang-rt-14-dev
   xvfb xauth imagemagick fonts-dejavu-core
-  file dpkg-dev
+  file dpkg-dev lintian desktop-file-utils help2man
 )
 
 missing=()

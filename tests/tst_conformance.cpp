@@ -4,6 +4,7 @@
 #include "testsupport.h"
 
 #include "ckptscope/document.h"
+#include "ckptscope/numberformat.h"
 #include "ckptscope/tensorstats.h"
 
 #include <nlohmann/json.hpp>
@@ -24,38 +25,18 @@
 #include <typeinfo>
 #include <vector>
 
-#if defined(__linux__)
-#include <fstream>
-#include <sys/resource.h>
-#endif
-
 using nlohmann::json;
 using namespace ckptscope;
+using testsupport::AddressSpaceCap;
 using testsupport::guarded;
+using testsupport::loadJson;
 using testsupport::qstr;
 using testsupport::str;
 
-// An address-space cap would break the sanitizers' shadow memory.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CKPTSCOPE_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
-    __has_feature(memory_sanitizer)
-#define CKPTSCOPE_SANITIZED 1
-#endif
-#endif
-
 namespace {
 
-json loadJson(const QString& path) {
-    return json::parse(testsupport::readFile(path));
-}
-
 QString shapeText(const std::vector<uint64_t>& shape) {
-    QStringList parts;
-    for (uint64_t d : shape)
-        parts << QString::number(d);
-    return QLatin1Char('[') + parts.join(QLatin1Char(',')) + QLatin1Char(']');
+    return qstr(fmt::shape(shape));
 }
 
 QString optText(const std::optional<double>& v) {
@@ -65,56 +46,6 @@ QString optText(const std::optional<double>& v) {
 QString jsonText(const json& j) {
     return qstr(j.dump());
 }
-
-// While alive, caps the process's address space at what it uses now plus
-// `extra` bytes, so an allocation sized by a hostile count fails loudly
-// (std::bad_alloc) instead of quietly succeeding under overcommit.
-class AddressSpaceCap {
-public:
-    explicit AddressSpaceCap(uint64_t extra) {
-#if defined(__linux__) && !defined(CKPTSCOPE_SANITIZED)
-        if (getrlimit(RLIMIT_AS, &m_old) != 0)
-            return;
-        const uint64_t used = currentVmSize();
-        if (used == 0)
-            return;
-        rlimit capped = m_old;
-        capped.rlim_cur = rlim_t(used + extra);
-        if (m_old.rlim_max != RLIM_INFINITY && capped.rlim_cur > m_old.rlim_max)
-            return;
-        m_active = setrlimit(RLIMIT_AS, &capped) == 0;
-#else
-        (void)extra;
-#endif
-    }
-    ~AddressSpaceCap() {
-#if defined(__linux__) && !defined(CKPTSCOPE_SANITIZED)
-        if (m_active)
-            setrlimit(RLIMIT_AS, &m_old);
-#endif
-    }
-    AddressSpaceCap(const AddressSpaceCap&) = delete;
-    AddressSpaceCap& operator=(const AddressSpaceCap&) = delete;
-
-private:
-#if defined(__linux__) && !defined(CKPTSCOPE_SANITIZED)
-    static uint64_t currentVmSize() {
-        std::ifstream status("/proc/self/status");
-        std::string key;
-        while (status >> key) {
-            if (key == "VmSize:") {
-                uint64_t kib = 0;
-                status >> kib;
-                return kib * 1024;
-            }
-            status.ignore(1 << 16, '\n');
-        }
-        return 0;
-    }
-    rlimit m_old{};
-    bool m_active = false;
-#endif
-};
 
 // First byte that is not JSON whitespace, after an optional UTF-8 BOM.
 char firstSignificantByte(const std::string& bytes) {

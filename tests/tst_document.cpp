@@ -109,6 +109,7 @@ private Q_SLOTS:
     void cleanFileHasNoWarnings();
     void truncatedAfterOpenIsSourceChanged();
     void readsPast4GiBInSparseFile();
+    void metadataRowsSayWhatTheyHold();
 
 private:
     void detectsOxckByMagicImpl();
@@ -126,6 +127,7 @@ private:
     void cleanFileHasNoWarningsImpl();
     void truncatedAfterOpenIsSourceChangedImpl();
     void readsPast4GiBInSparseFileImpl();
+    void metadataRowsSayWhatTheyHoldImpl();
 };
 
 // ---------------------------------------------------------------- detection
@@ -648,6 +650,40 @@ void TestDocument::truncatedAfterOpenIsSourceChanged() {
 }
 void TestDocument::readsPast4GiBInSparseFile() {
     guarded([this] { readsPast4GiBInSparseFileImpl(); });
+}
+
+void TestDocument::metadataRowsSayWhatTheyHold() {
+    guarded([this] { metadataRowsSayWhatTheyHoldImpl(); });
+}
+
+// ---------------------------------------------------------------- metadata kinds
+
+void TestDocument::metadataRowsSayWhatTheyHoldImpl() {
+    // Gradient summary: the timestamp is Unix seconds, counts are integers.
+    const auto g = Document::open(memory(kMinimalGradient, "memory:g.json"));
+    const auto& rows = g->metadataRows();
+    QCOMPARE(rows.size(), g->metadata().size());
+    std::map<std::string, MetadataKind> kinds;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        QCOMPARE(qstr(rows[i].key), qstr(g->metadata()[i].first));
+        QCOMPARE(qstr(rows[i].value), qstr(g->metadata()[i].second));
+        kinds[rows[i].key] = rows[i].kind;
+    }
+    QCOMPARE(int(kinds.at("timestamp")), int(MetadataKind::Timestamp));
+    QCOMPARE(int(kinds.at("step")), int(MetadataKind::Integer));
+    QCOMPARE(int(kinds.at("node_count")), int(MetadataKind::Integer));
+    QCOMPARE(int(kinds.at("loss_cid")), int(MetadataKind::Text));
+    QCOMPARE(qstr(g->metadataRows()[2].value), QStringLiteral("5"));
+
+    // OXCK metadata is text, whatever its key: a "timestamp" there is the
+    // writer's own string, not a number we may reformat.
+    Checkpoint ck;
+    ck.setMetadata("timestamp", "yesterday");
+    ck.addTensor({"w", {1}, {1.0f}});
+    const auto o = Document::open(memory(ck.encode(), "memory:o"));
+    QCOMPARE(o->metadataRows().size(), size_t(1));
+    QCOMPARE(int(o->metadataRows()[0].kind), int(MetadataKind::Text));
+    QCOMPARE(qstr(o->metadataRows()[0].value), QStringLiteral("yesterday"));
 }
 
 QTEST_GUILESS_MAIN(TestDocument)

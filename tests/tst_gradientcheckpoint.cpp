@@ -17,23 +17,14 @@
 #include <sstream>
 
 using namespace ckptscope;
+using testsupport::qstr;
+using testsupport::qstrList;
 using OJson = nlohmann::ordered_json;
 
 namespace {
 
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-QStringList qsl(const std::vector<std::string>& v) {
-    QStringList out;
-    for (const std::string& s : v)
-        out << qs(s);
-    return out;
-}
-
 std::string corpusPath(const QString& relative) {
-    return (testsupport::conformanceDir() + QLatin1Char('/') + relative).toStdString();
+    return testsupport::str(testsupport::corpus(relative));
 }
 
 // An independent writer: nlohmann's dump(2) has serde_json's pretty layout
@@ -159,7 +150,7 @@ void expectError(const std::string& text, const QString& message,
                  GradientError::Kind kind = GradientError::Kind::Schema) {
     try {
         GradientCheckpoint::fromJson(text, "t.json");
-        QFAIL(qPrintable(QStringLiteral("accepted: ") + qs(text.substr(0, 200))));
+        QFAIL(qPrintable(QStringLiteral("accepted: ") + qstr(text.substr(0, 200))));
     } catch (const GradientError& e) {
         QCOMPARE(QString::fromUtf8(e.what()), message);
         QCOMPARE(int(e.kind()), int(kind));
@@ -202,9 +193,9 @@ private Q_SLOTS:
         const uint64_t after = now();
         QVERIFY(c.timestamp >= before && c.timestamp <= after);
         QCOMPARE(c.step, uint64_t(1200));
-        QCOMPARE(qs(*c.lossCid), QStringLiteral("lossCid"));
+        QCOMPARE(qstr(*c.lossCid), QStringLiteral("lossCid"));
         QVERIFY(c.graph == g);
-        QCOMPARE(qs(c.lossNode()->id), QStringLiteral("L"));
+        QCOMPARE(qstr(c.lossNode()->id), QStringLiteral("L"));
         c.lossCid = "unknown";
         QVERIFY(c.lossNode() == nullptr);
         c.lossCid.reset();
@@ -269,12 +260,12 @@ private Q_SLOTS:
   },
   "timestamp": 1732867200
 })";
-        QCOMPARE(qs(c.toJson()), qs(expected));
+        QCOMPARE(qstr(c.toJson()), qstr(expected));
         std::ostringstream streamed;
         c.writeJson(streamed);
-        QCOMPARE(qs(streamed.str()), qs(expected));
+        QCOMPARE(qstr(streamed.str()), qstr(expected));
         QCOMPARE(
-            qs(GradientCheckpoint().toJson()),
+            qstr(GradientCheckpoint().toJson()),
             QStringLiteral("{\n  \"graph\": {\n    \"nodes\": {},\n    \"edges\": []\n  },\n"
                            "  \"step\": 0,\n  \"loss_cid\": null,\n  \"optimizer_state\": {},\n"
                            "  \"timestamp\": 0\n}"));
@@ -296,7 +287,7 @@ private Q_SLOTS:
         c.lossCid = all;
         c.graph.insertNode(ComputationNode(all, all, {all}).withMeta(all, all));
         c.setOptimizerState(all, {1});
-        QCOMPARE(qs(c.toJson()), qs(oracle(c).dump(2)));
+        QCOMPARE(qstr(c.toJson()), qstr(oracle(c).dump(2)));
         QVERIFY(GradientCheckpoint::fromJson(c.toJson(), "x") == c);
     }
 
@@ -308,13 +299,13 @@ private Q_SLOTS:
         for (int round = 0; round < 200; ++round) {
             const GradientCheckpoint c = randomCheckpoint(rng);
             const std::string json = c.toJson();
-            QCOMPARE(qs(json), qs(oracle(c).dump(2)));
+            QCOMPARE(qstr(json), qstr(oracle(c).dump(2)));
             const GradientCheckpoint back = GradientCheckpoint::fromJson(json, "random.json");
             QVERIFY2(back == c, json.c_str());
             if (round % 20 == 0) {
                 c.save(path);
                 QVERIFY(GradientCheckpoint::load(path) == c);
-                QCOMPARE(qs(testsupport::readFile(QString::fromStdString(path))), qs(json));
+                QCOMPARE(qstr(testsupport::readFile(QString::fromStdString(path))), qstr(json));
             }
         }
     }
@@ -365,7 +356,7 @@ private Q_SLOTS:
             QFAIL("saved into a missing folder");
         } catch (const GradientError& e) {
             QCOMPARE(int(e.kind()), int(GradientError::Kind::Io));
-            QVERIFY2(qs(e.what()).contains(qs(missingDir)), e.what());
+            QVERIFY2(qstr(e.what()).contains(qstr(missingDir)), e.what());
         }
     }
 
@@ -377,13 +368,13 @@ private Q_SLOTS:
             QFAIL("loaded a missing file");
         } catch (const GradientError& e) {
             QCOMPARE(int(e.kind()), int(GradientError::Kind::Io));
-            QVERIFY2(qs(e.what()).startsWith(qs(missing + ": ")), e.what());
+            QVERIFY2(qstr(e.what()).startsWith(qstr(missing + ": ")), e.what());
         }
         try {
             GradientCheckpoint::load(dir.path().toStdString());
             QFAIL("loaded a folder");
         } catch (const GradientError& e) {
-            QVERIFY2(qs(e.what()).startsWith(dir.path()), e.what());
+            QVERIFY2(qstr(e.what()).startsWith(dir.path()), e.what());
         }
     }
 
@@ -541,54 +532,52 @@ private Q_SLOTS:
                              "t.json:1:1: the top-level value must be an object, found integer 7"));
     }
 
+    // Where the error is and what was found: exact. The rest of the wording
+    // is nlohmann's lexer's (rewritten, but not pinned here word for word).
     void syntaxErrors_data() {
         QTest::addColumn<QByteArray>("text");
-        QTest::addColumn<QString>("message");
-        QTest::newRow("empty") << QByteArray()
-                               << QStringLiteral(
-                                      "t.json:1:1: unexpected end of file, expected a value");
-        QTest::newRow("bom only") << QByteArray("\xEF\xBB\xBF")
-                                  << QStringLiteral(
-                                         "t.json:1:1: unexpected end of file, expected a value");
-        QTest::newRow("whitespace only")
-            << QByteArray("  \n ")
-            << QStringLiteral("t.json:2:2: unexpected end of file, expected a value");
-        QTest::newRow("not json") << QByteArray("hello\n")
-                                  << QStringLiteral("t.json:1:1: unexpected 'h', expected a value");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QStringList>("mentions");
+        const auto row = [](const char* name, const QByteArray& text, const QString& where,
+                            const QStringList& mentions) {
+            QTest::newRow(name) << text << where << mentions;
+        };
+        const QString eof = QStringLiteral("unexpected end of file");
+        row("empty", QByteArray(), QStringLiteral("t.json:1:1"), {eof});
+        row("bom only", QByteArray("\xEF\xBB\xBF"), QStringLiteral("t.json:1:1"), {eof});
+        row("whitespace only", QByteArray("  \n "), QStringLiteral("t.json:2:2"), {eof});
+        row("not json", QByteArray("hello\n"), QStringLiteral("t.json:1:1"),
+            {QStringLiteral("unexpected 'h'")});
         const QByteArray valid = QByteArray::fromStdString(Parts().text());
-        QTest::newRow("trailing garbage")
-            << valid + "\n x" << QStringLiteral("t.json:2:2: unexpected 'x', expected end of file");
-        QTest::newRow("second value")
-            << valid + " {}"
-            << QStringLiteral("t.json:1:%1: unexpected '{', expected end of file")
-                   .arg(valid.size() + 2);
-        QTest::newRow("truncated in object")
-            << QByteArray("{\"step\": 1,\n  ")
-            << QStringLiteral("t.json:2:3: unexpected end of file, expected string literal");
-        QTest::newRow("missing colon")
-            << QByteArray("{\"step\" 1}")
-            << QStringLiteral("t.json:1:9: unexpected number literal, expected ':'");
-        QTest::newRow("unterminated string")
-            << QByteArray("{\"graph\": \"abc")
-            << QStringLiteral(
-                   "t.json:1:15: invalid string: missing closing quote; last read: '\"abc'");
-        QTest::newRow("raw newline in string")
-            << QByteArray("{\"a\": \"x\ny\"}")
-            << QStringLiteral(
-                   "t.json:1:9: invalid string: control character U+000A (LF) must be escaped to "
-                   "\\u000A or \\n; last read: '\"x<U+000A>'");
-        QTest::newRow("invalid utf8")
-            << QByteArray("{\"a\": \"\xff\"}")
-            << QStringLiteral(
-                   "t.json:1:8: invalid string: ill-formed UTF-8 byte; last read: '\"\\xFF'");
-        QTest::newRow("bom then error")
-            << QByteArray("\xEF\xBB\xBF{\"a\": [1,]}")
-            << QStringLiteral("t.json:1:10: unexpected ']', expected a value");
+        row("trailing garbage", valid + "\n x", QStringLiteral("t.json:2:2"),
+            {QStringLiteral("unexpected 'x'"), QStringLiteral("end of file")});
+        row("second value", valid + " {}", QStringLiteral("t.json:1:%1").arg(valid.size() + 2),
+            {QStringLiteral("unexpected '{'"), QStringLiteral("end of file")});
+        row("truncated in object", QByteArray("{\"step\": 1,\n  "), QStringLiteral("t.json:2:3"),
+            {eof});
+        row("missing colon", QByteArray("{\"step\" 1}"), QStringLiteral("t.json:1:9"),
+            {QStringLiteral("':'")});
+        row("unterminated string", QByteArray("{\"graph\": \"abc"), QStringLiteral("t.json:1:15"),
+            {QStringLiteral("string")});
+        row("raw newline in string", QByteArray("{\"a\": \"x\ny\"}"), QStringLiteral("t.json:1:9"),
+            {QStringLiteral("string"), QStringLiteral("U+000A")});
+        row("invalid utf8", QByteArray("{\"a\": \"\xff\"}"), QStringLiteral("t.json:1:8"),
+            {QStringLiteral("UTF-8"), QStringLiteral("\\xFF")});
+        row("bom then error", QByteArray("\xEF\xBB\xBF{\"a\": [1,]}"),
+            QStringLiteral("t.json:1:10"), {QStringLiteral("unexpected ']'")});
     }
     void syntaxErrors() {
         QFETCH(QByteArray, text);
-        QFETCH(QString, message);
-        expectError(text.toStdString(), message, GradientError::Kind::Parse);
+        QFETCH(QString, where);
+        QFETCH(QStringList, mentions);
+        try {
+            GradientCheckpoint::fromJson(text.toStdString(), "t.json");
+            QFAIL("accepted");
+        } catch (const GradientError& e) {
+            const QString problem = testsupport::syntaxErrorProblem(e.what(), where, mentions);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+            QCOMPARE(int(e.kind()), int(GradientError::Kind::Parse));
+        }
     }
 
     void nestingLimit() {
@@ -643,8 +632,8 @@ private Q_SLOTS:
             "edges": []}, "step": 1, "optimizer_state": {"m": [1], "m": [2, 3]}, "timestamp": 2})";
         const GradientCheckpoint c = GradientCheckpoint::fromJson(text, "t.json");
         QCOMPARE(c.graph.nodeCount(), size_t(1));
-        QCOMPARE(qs(c.graph.getNode("n")->op), QStringLiteral("second"));
-        QCOMPARE(qs(c.graph.getNode("n")->metadata.at("k")), QStringLiteral("2"));
+        QCOMPARE(qstr(c.graph.getNode("n")->op), QStringLiteral("second"));
+        QCOMPARE(qstr(c.graph.getNode("n")->metadata.at("k")), QStringLiteral("2"));
         QVERIFY(c.optimizerState.at("m") == (std::vector<uint8_t>{2, 3}));
     }
 
@@ -681,26 +670,26 @@ private Q_SLOTS:
             for (const auto& [id, node] : c.graph.nodes())
                 ops.push_back(node.op);
             std::sort(ops.begin(), ops.end());
-            QCOMPARE(qsl(ops), qsl(expected.at("ops").get<std::vector<std::string>>()));
+            QCOMPARE(qstrList(ops), qstrList(expected.at("ops").get<std::vector<std::string>>()));
             const std::vector<std::string> order = c.graph.topologicalOrder();
-            QCOMPARE(qsl(order),
-                     qsl(expected.at("topological_order").get<std::vector<std::string>>()));
+            QCOMPARE(qstrList(order),
+                     qstrList(expected.at("topological_order").get<std::vector<std::string>>()));
             std::vector<std::string> topoOps;
             for (const std::string& id : order)
                 topoOps.push_back(c.graph.getNode(id)->op);
-            QCOMPARE(qsl(topoOps),
-                     qsl(expected.at("topological_ops").get<std::vector<std::string>>()));
+            QCOMPARE(qstrList(topoOps),
+                     qstrList(expected.at("topological_ops").get<std::vector<std::string>>()));
             const ComputationNode* loss = c.lossNode();
             if (expected.at("loss_node").is_null())
                 QVERIFY2(loss == nullptr, ctx);
             else
-                QCOMPARE(qs(loss->id), qs(expected.at("loss_node").get<std::string>()));
+                QCOMPARE(qstr(loss->id), qstr(expected.at("loss_node").get<std::string>()));
             const auto& blobs = expected.at("optimizer_state");
             QVERIFY2(blobs.size() == c.optimizerState.size(), ctx);
             size_t i = 0;
             for (const auto& [name, bytes] : c.optimizerState) {
                 const auto& row = blobs.at(i++);
-                QCOMPARE(qs(name), qs(row.at(0).get<std::string>()));
+                QCOMPARE(qstr(name), qstr(row.at(0).get<std::string>()));
                 QVERIFY2(bytes.size() == row.at(1).get<size_t>(), ctx);
                 uint64_t sum = 0;
                 for (const uint8_t b : bytes)
@@ -738,7 +727,7 @@ private Q_SLOTS:
         QVERIFY(identical >= 1); // empty_graph.json has no map with two keys
         const std::string empty = testsupport::readFile(testsupport::conformanceDir() +
                                                         QStringLiteral("/valid/empty_graph.json"));
-        QCOMPARE(qs(GradientCheckpoint::fromJson(empty, "e").toJson()), qs(empty));
+        QCOMPARE(qstr(GradientCheckpoint::fromJson(empty, "e").toJson()), qstr(empty));
     }
 
     void conformanceInvalidFilesGetTheirVerdict() {
@@ -751,7 +740,7 @@ private Q_SLOTS:
                 continue;
             ++checked;
             const std::string expect = entry.at("expect").get<std::string>();
-            const std::string path = corpusPath(QStringLiteral("invalid/") + qs(name));
+            const std::string path = corpusPath(QStringLiteral("invalid/") + qstr(name));
             const QByteArray ctx = QByteArray::fromStdString(name + " (" + expect + ")");
             if (expect == "error") {
                 try {
@@ -759,7 +748,7 @@ private Q_SLOTS:
                     QFAIL(ctx.constData());
                 } catch (const GradientError& e) {
                     const QString msg = QString::fromUtf8(e.what());
-                    const QRegularExpression where(QRegularExpression::escape(qs(name)) +
+                    const QRegularExpression where(QRegularExpression::escape(qstr(name)) +
                                                    QStringLiteral(":[1-9][0-9]*:[1-9][0-9]*: \\S"));
                     QVERIFY2(where.match(msg).hasMatch(), qPrintable(msg));
                     QVERIFY2(e.kind() != GradientError::Kind::Io, qPrintable(msg));
@@ -780,9 +769,9 @@ private Q_SLOTS:
         // (serde_json says 5, the column of the last character it read).
         QTest::newRow("truncated")
             << QStringLiteral("truncated.json")
-            << QStringLiteral(":7221:6: unexpected end of file, expected a value");
+            << QStringLiteral(":7221:6: unexpected end of file"); // then nlohmann's wording
         QTest::newRow("not json") << QStringLiteral("not_json.json")
-                                  << QStringLiteral(":1:1: unexpected 'h', expected a value");
+                                  << QStringLiteral(":1:1: unexpected 'h'");
         QTest::newRow("deep nesting")
             << QStringLiteral("deep_nesting.json")
             << QStringLiteral(":1:1: the top-level value must be an object, found an array");
@@ -807,7 +796,13 @@ private Q_SLOTS:
             GradientCheckpoint::load(path);
             QFAIL("accepted");
         } catch (const GradientError& e) {
-            QCOMPARE(QString::fromUtf8(e.what()), qs(path) + tail);
+            // Syntax errors: the place and what was found, then nlohmann's
+            // words (not pinned); the project's own messages whole.
+            const QString message = QString::fromUtf8(e.what());
+            if (e.kind() == GradientError::Kind::Parse)
+                QVERIFY2(message.startsWith(qstr(path) + tail), qPrintable(message));
+            else
+                QCOMPARE(message, qstr(path) + tail);
         }
     }
 
@@ -835,7 +830,7 @@ private Q_SLOTS:
         QVERIFY(!load("missing_loss_cid.json").lossCid);
         const auto warnings = load("edge_to_missing_node.json").graph.validate();
         QCOMPARE(warnings.size(), size_t(1));
-        QVERIFY2(qs(warnings[0]).contains(QStringLiteral("producer no-such-node is not a node")),
+        QVERIFY2(qstr(warnings[0]).contains(QStringLiteral("producer no-such-node is not a node")),
                  warnings[0].c_str());
     }
 };

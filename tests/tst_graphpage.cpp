@@ -1,4 +1,6 @@
+#include "graphexport.h"
 #include "graphindex.h"
+#include "graphminimap.h"
 #include "graphnodeitem.h"
 #include "graphpage.h"
 #include "graphscene.h"
@@ -6,10 +8,14 @@
 #include "nodeinspector.h"
 
 #include "ckptscope/document.h"
+#include "ckptscope/samplegenerator.h"
+
+#include "guisupport.h"
 
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -38,9 +44,53 @@ std::set<std::string> ancestorsOf(const ComputationGraphStore& g, const std::str
     return seen;
 }
 
+// A generated transformer-like graph of exactly `nodes` nodes.
+std::shared_ptr<const Document> generated(uint64_t nodes) {
+    SyntheticGraphSpec spec;
+    spec.nodeCount = nodes;
+    const std::string json = makeSyntheticGradient(spec).toJson();
+    return Document::open(std::make_shared<MemorySource>(
+        std::vector<uint8_t>(json.begin(), json.end()), "generated.json"));
+}
+
+// The minimap's area in viewport coordinates.
+QRect minimapInViewport(GraphPage& page) {
+    const auto* map = page.findChild<GraphMinimap*>();
+    if (!map || !map->isVisible())
+        return {};
+    return QRect(page.view()->viewport()->mapFrom(page.view(), map->geometry().topLeft()),
+                 map->size());
+}
+
+QRectF itemInViewport(GraphPage& page, int node) {
+    return page.view()
+        ->mapFromScene(page.scene()->nodeItem(node)->sceneBoundingRect())
+        .boundingRect();
+}
+
+// With CKPTSCOPE_TEST_SHOTS=DIR, saves what the widget shows as DIR/NAME.png
+// (to look at the drawing under Xvfb).
+void shot(QWidget& w, const char* name) {
+    const QByteArray dir = qgetenv("CKPTSCOPE_TEST_SHOTS");
+    if (!dir.isEmpty())
+        w.grab().save(QString::fromLocal8Bit(dir + '/' + name + ".png"));
+}
+
 bool waitLayout(GraphPage& page) {
     QSignalSpy done(&page, &GraphPage::layoutFinished);
     return page.layout() || QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000);
+}
+
+// A page shown (1200×800 unless told) with the document laid out (null on timeout).
+std::unique_ptr<GraphPage> shownPage(std::shared_ptr<const Document> doc,
+                                     QSize size = QSize(1200, 800)) {
+    auto page = std::make_unique<GraphPage>();
+    page->resize(size);
+    page->show();
+    if (!QTest::qWaitForWindowExposed(page.get()))
+        return nullptr;
+    page->setDocument(std::move(doc));
+    return waitLayout(*page) ? std::move(page) : nullptr;
 }
 
 } // namespace
@@ -164,6 +214,159 @@ private Q_SLOTS:
         QVERIFY(!image.isNull());
         QVERIFY(image.width() > 100 && image.height() > 100);
         QVERIFY(!page.exportTo(dir.filePath(QStringLiteral("g.bmpx"))).isEmpty());
+    }
+    // A page laid out while its tab was hidden (a window restored from
+    // settings) shows the minimap in the viewport's corner once shown.
+    void minimapSitsInTheCornerWhenShownLater() {
+        QTabWidget tabs;
+        tabs.addTab(new QWidget, QStringLiteral("Overview"));
+        auto* page = new GraphPage;
+        tabs.addTab(page, QStringLiteral("Graph"));
+        tabs.resize(1300, 900);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        page->setDocument(generated(207));
+        QVERIFY(waitLayout(*page));
+        tabs.setCurrentWidget(page);
+        QTest::qWait(50);
+        const QRect viewport = page->view()->viewport()->rect();
+        const QRect map = minimapInViewport(*page);
+        QVERIFY(!map.isEmpty());
+        shot(tabs, "minimap-shown-later");
+        QVERIFY2(viewport.contains(map), "the minimap lies inside the viewport");
+        // Bottom-right corner, a small margin away from both edges.
+        QVERIFY2(viewport.right() - map.right() <= 16 && viewport.right() - map.right() >= 0,
+                 qPrintable(QStringLiteral("right gap %1").arg(viewport.right() - map.right())));
+        QVERIFY2(viewport.bottom() - map.bottom() <= 16 && viewport.bottom() - map.bottom() >= 0,
+                 qPrintable(QStringLiteral("bottom gap %1").arg(viewport.bottom() - map.bottom())));
+        // And it follows a resize of the window.
+        tabs.resize(1000, 700);
+        QTest::qWait(50);
+        const QRect after = minimapInViewport(*page);
+        QVERIFY(page->view()->viewport()->rect().contains(after));
+        QVERIFY(page->view()->viewport()->rect().right() - after.right() <= 16);
+    }
+
+    // Go to loss brings the loss node (last in the drawing) fully into view
+    // and clear of the minimap, however close to the drawing's edge it is.
+    void goToLossKeepsTheNodeClearOfTheMinimap_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("wide") << QSize(1200, 800);
+        QTest::newRow("narrow") << QSize(700, 600); // the minimap spans the middle
+    }
+    void goToLossKeepsTheNodeClearOfTheMinimap() {
+        QFETCH(QSize, size);
+        auto doc = generated(207);
+        const auto shown = shownPage(doc, size);
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        page.goToLoss();
+        const int loss = page.selectedNode();
+        QCOMPARE(page.index()->id(loss), doc->gradient()->lossNode()->id);
+        const QRectF item = itemInViewport(page, loss);
+        const QRect viewport = page.view()->viewport()->rect();
+        QVERIFY2(QRectF(viewport).contains(item), "the loss node is wholly in view");
+        const QRect map = minimapInViewport(page);
+        QVERIFY(!map.isEmpty());
+        QVERIFY2(!item.intersects(map), "the minimap does not cover the loss node");
+        shot(page, "gotoloss207");
+    }
+
+    // Fit shows every node of a large graph, whatever zoom that takes; zoom
+    // out stops there instead of jumping back in.
+    void fitShowsTheWholeLargeGraph() {
+        const auto shown = shownPage(generated(10000));
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        QCOMPARE(page.scene()->nodeCount(), 10000);
+        page.view()->fitAll();
+        const QRectF visible =
+            page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
+        QVERIFY2(visible.contains(page.scene()->itemsBoundingRect()),
+                 qPrintable(QStringLiteral("zoom %1").arg(page.view()->zoom())));
+        const double fitted = page.view()->zoom();
+        page.view()->zoomBy(0.8);
+        QVERIFY(page.view()->zoom() <= fitted);
+        page.view()->zoomBy(1.25);
+        QVERIFY(page.view()->zoom() > fitted * 0.99);
+        page.view()->fitAll();
+        shot(page, "fit10000");
+    }
+
+    // Switching top-down ↔ left-right keeps the selected node, the
+    // inspector and the highlight.
+    void orientationKeepsSelectionAndHighlight() {
+        auto doc = sample();
+        const auto shown = shownPage(doc);
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        const int loss = page.index()->indexOf(doc->gradient()->lossNode()->id);
+        page.selectNode(loss);
+        page.highlightProvenance(loss);
+        const std::vector<int> highlighted = page.scene()->highlighted();
+        QVERIFY(!highlighted.empty());
+        const QString inspected = page.inspector()->text();
+        QSignalSpy done(&page, &GraphPage::layoutFinished);
+        page.setOrientation(GraphScene::Orientation::LeftRight);
+        QCOMPARE(page.inspector()->text(), inspected); // also while laying out
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000));
+        QCOMPARE(page.scene()->orientation(), GraphScene::Orientation::LeftRight);
+        QCOMPARE(page.selectedNode(), loss);
+        QCOMPARE(page.inspector()->node(), loss);
+        QCOMPARE(page.inspector()->text(), inspected);
+        QCOMPARE(page.scene()->highlighted(), highlighted);
+        QCOMPARE(int(page.scene()->nodeItem(highlighted.front())->mark()),
+                 int(GraphNodeItem::Mark::Highlighted));
+        const QRectF item = itemInViewport(page, loss);
+        QVERIFY2(QRectF(page.view()->viewport()->rect()).contains(item), "still in view");
+        shot(page, "leftright-kept");
+        done.clear();
+        page.setOrientation(GraphScene::Orientation::TopDown);
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000));
+        QCOMPARE(page.selectedNode(), loss);
+        QCOMPARE(page.scene()->highlighted(), highlighted);
+    }
+
+    // The chosen filter supplies the extension of a bare name.
+    void exportNameTakesTheFiltersExtension() {
+        QCOMPARE(exportPath(QStringLiteral("/tmp/graph"), QStringLiteral("PNG (*.png)")),
+                 QStringLiteral("/tmp/graph.png"));
+        QCOMPARE(exportPath(QStringLiteral("/tmp/graph"), QStringLiteral("SVG (*.svg)")),
+                 QStringLiteral("/tmp/graph.svg"));
+        QCOMPARE(exportPath(QStringLiteral("/tmp/a.b/graph.v2"), QStringLiteral("PNG (*.png)")),
+                 QStringLiteral("/tmp/a.b/graph.v2.png"));
+        // A typed suffix wins over the filter.
+        QCOMPARE(exportPath(QStringLiteral("/tmp/graph.svg"), QStringLiteral("PNG (*.png)")),
+                 QStringLiteral("/tmp/graph.svg"));
+        GraphPage page;
+        page.setDocument(sample());
+        QVERIFY(waitLayout(page));
+        QTemporaryDir dir;
+        const QString typed = dir.filePath(QStringLiteral("graph"));
+        QCOMPARE(page.exportTo(exportPath(typed, QStringLiteral("PNG (*.png)"))), QString());
+        QVERIFY(!QImage(typed + QStringLiteral(".png")).isNull());
+    }
+
+    // Node tooltips, the inspector and warnings show the file's text as it is,
+    // never as HTML.
+    void fileTextShownExactly() {
+        const std::string op = "<b>mat&mul</b>", id = "n<1>&quot;";
+        ComputationGraphStore g;
+        ComputationNode n(id, op, {"in<put>"});
+        n.outputCid = "cid&amp;1";
+        g.insertNode(std::move(n));
+        const std::string json = GradientCheckpoint(std::move(g), 1).toJson();
+        GraphPage page;
+        page.setDocument(Document::open(std::make_shared<MemorySource>(
+            std::vector<uint8_t>(json.begin(), json.end()), "odd.json")));
+        QVERIFY(waitLayout(page));
+        QCOMPARE(page.scene()->nodeCount(), 1);
+        QCOMPARE(guisupport::shownText(page.scene()->nodeItem(0)->toolTip()),
+                 QString::fromStdString(op + "\n" + id));
+        page.selectNode(0);
+        const QString text = page.inspector()->text();
+        for (const std::string& s : {op, id, std::string("in<put>"), std::string("cid&amp;1")})
+            QVERIFY2(text.contains(QString::fromStdString(s)), qPrintable(text));
     }
 };
 

@@ -1,7 +1,13 @@
+#include "graphpage.h"
+#include "helpdialogs.h"
 #include "histogramview.h"
 #include "mainwindow.h"
 #include "metadatamodel.h"
+#include "metadatatext.h"
+#include "nodelist.h"
+#include "nodetablemodel.h"
 #include "notificationbar.h"
+#include "overviewpage.h"
 #include "tensorpage.h"
 #include "tensortreemodel.h"
 #include "tensorvaluesview.h"
@@ -9,14 +15,23 @@
 #include "ckptscope/checkpoint.h"
 #include "ckptscope/tensorstats.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QDialog>
+#include <QDockWidget>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QMimeData>
+#include <QRegularExpression>
+#include <QSet>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTreeView>
 #include <QUrl>
 
@@ -52,6 +67,29 @@ void drop(MainWindow& w, const QStringList& files) {
     delete mime;
 }
 
+const auto kGradient = QStringLiteral(":/samples/gradient_sample.json");
+
+// Shown, active and settled, so shortcuts reach it as a user's keys would.
+bool showActive(MainWindow& w) {
+    w.show();
+    w.activateWindow();
+    return QTest::qWaitForWindowActive(&w);
+}
+
+QAction* actionWithShortcut(QWidget& w, QKeySequence::StandardKey key) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->shortcuts().contains(QKeySequence(key)))
+            return a;
+    return nullptr;
+}
+
+QAction* menuAction(MainWindow& w, const QString& text) {
+    for (QAction* a : w.menuBar()->findChildren<QAction*>())
+        if (a->text().remove(QLatin1Char('&')) == text)
+            return a;
+    return nullptr;
+}
+
 Checkpoint smallCheckpoint(float scale) {
     Checkpoint c;
     c.setMetadata("step", "5");
@@ -68,6 +106,7 @@ private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true); // keep the user's settings out
         QApplication::setOrganizationName(QStringLiteral("CkptscopeTest"));
+        QSettings().clear(); // layouts of an earlier run must not leak in
     }
 
     void openSampleShowsTreeAndMetadata() {
@@ -222,20 +261,175 @@ private Q_SLOTS:
         QVERIFY(w.tensorModel()->indexOfTensor(1).data(Qt::DecorationRole).isNull());
     }
 
-    void gradientMetadataShowsTheTimestampAsADate() {
+    void timestampReadsTheSameOnOverviewAndMetadata() {
         MainWindow w;
-        w.openFile(QStringLiteral(":/samples/gradient_sample.json"));
+        w.openFile(kGradient);
         QVERIFY(waitLoaded(w));
         const qint64 ts = qint64(w.document()->gradient()->timestamp);
-        bool found = false;
+        const QString expected = timestampText(ts);
+        // One format, with the zone: local time and its UTC offset.
+        static const QRegularExpression shape(
+            QStringLiteral("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d [+-]\\d\\d:\\d\\d \\(%1\\)$")
+                .arg(ts));
+        QVERIFY2(shape.match(expected).hasMatch(), qPrintable(expected));
+        // It names the same instant: date, time and offset read back as ISO 8601.
+        const QString iso =
+            expected.left(10) + QLatin1Char('T') + expected.mid(11, 8) + expected.mid(20, 6);
+        QCOMPARE(QDateTime::fromString(iso, Qt::ISODate).toSecsSinceEpoch(), ts);
+        QString metadata;
         for (int r = 0; r < w.metadataModel()->rowCount(); ++r)
-            if (w.metadataModel()->index(r, 0).data().toString() == QStringLiteral("timestamp")) {
-                const QString v = w.metadataModel()->index(r, 1).data().toString();
-                QVERIFY(v.startsWith(QDateTime::fromSecsSinceEpoch(ts).toString(Qt::ISODate)));
-                QVERIFY(v.contains(QString::number(ts)));
-                found = true;
-            }
-        QVERIFY(found);
+            if (w.metadataModel()->index(r, 0).data().toString() == QStringLiteral("timestamp"))
+                metadata = w.metadataModel()->index(r, 1).data().toString();
+        QCOMPARE(metadata, expected);
+        const QString overview = w.findChild<OverviewPage*>()->toPlainText();
+        QVERIFY2(overview.contains(expected), qPrintable(overview));
+    }
+
+    void nodeListIsTheWindowsAndFollowsTheGraph() {
+        MainWindow w;
+        w.show();
+        QSignalSpy laidOut(w.graphPage(), &GraphPage::layoutFinished);
+        w.openFile(QStringLiteral(":/samples/gradient_sample.json"));
+        QVERIFY(waitLoaded(w));
+        NodeList* list = w.nodeList();
+        QVERIFY(list->isVisible()); // its dock is shown for gradient checkpoints
+        QVERIFY(!w.graphPage()->isAncestorOf(list));
+        QCOMPARE(size_t(list->model()->rowCount()), w.document()->gradient()->graph.nodeCount());
+        QVERIFY(QTest::qWaitFor([&] { return !laidOut.isEmpty(); }, 20000));
+        // A row chosen in the list selects its node in the graph...
+        const QModelIndex row = list->model()->index(5, 0);
+        list->setCurrentIndex(row);
+        QCOMPARE(w.graphPage()->selectedNode(), row.data(NodeTableModel::NodeIndexRole).toInt());
+        // ...and a node selected in the graph moves the list.
+        w.graphPage()->goToLoss();
+        QVERIFY(w.graphPage()->selectedNode() != row.data(NodeTableModel::NodeIndexRole).toInt());
+        QCOMPARE(list->currentIndex().data(NodeTableModel::NodeIndexRole).toInt(),
+                 w.graphPage()->selectedNode());
+        // An OXCK file empties it.
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(list->model()->rowCount(), 0);
+    }
+
+    void findFocusesTheSearchOfThePageShowing() {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        QAction* find = actionWithShortcut(w, QKeySequence::Find);
+        QVERIFY(find);
+        w.openFile(kGradient);
+        QVERIFY(waitLoaded(w));
+        // A gradient checkpoint has no tensor filter: Ctrl+F is the graph's search.
+        QCOMPARE(find->text().remove(QLatin1Char('&')), QStringLiteral("Find Node in Graph"));
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+        QCOMPARE(w.tabs()->currentWidget(), w.graphPage());
+        QCOMPARE(QApplication::focusWidget(), w.graphPage()->searchEdit());
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("gelu"));
+        QCOMPARE(w.graphPage()->searchEdit()->text(), QStringLiteral("gelu"));
+
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(find->text().remove(QLatin1Char('&')), QStringLiteral("Filter Tensors"));
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+        QCOMPARE(QApplication::focusWidget(), w.filterEdit());
+    }
+
+    void escapeClearsTheFilter() {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        const int all = w.tensorProxy()->rowCount();
+        w.filterEdit()->setFocus();
+        QTest::keyClicks(w.filterEdit(), QStringLiteral("layers.3.attn.q"));
+        w.applyFilter();
+        QCOMPARE(w.tensorProxy()->rowCount(), 1);
+        QTest::keyClick(w.filterEdit(), Qt::Key_Escape);
+        QCOMPARE(w.filterEdit()->text(), QString());
+        QCOMPARE(w.tensorProxy()->rowCount(), all);
+    }
+
+    void layoutsAreRememberedPerFileKind() {
+        MainWindow w;
+        w.resize(1400, 900);
+        QVERIFY(showActive(w));
+        auto* tensors = w.findChild<QDockWidget*>(QStringLiteral("tensorDock"));
+        auto* nodes = w.findChild<QDockWidget*>(QStringLiteral("nodeDock"));
+        QVERIFY(tensors && nodes);
+        auto open = [&](const QString& path) {
+            w.openFile(path);
+            QVERIFY(waitLoaded(w));
+            QTest::qWait(50); // docks settle
+        };
+        open(kSample);
+        const int oxckWidth = tensors->width();
+        QVERIFY2(oxckWidth >= 450, qPrintable(QString::number(oxckWidth)));
+        open(kGradient);
+        w.resizeDocks({nodes}, {230}, Qt::Horizontal); // the user narrows the node list
+        QTest::qWait(50);
+        const int gradientWidth = nodes->width();
+        QVERIFY(std::abs(gradientWidth - 230) < 40);
+        open(kSample); // the tree comes back as wide as it was
+        QVERIFY2(std::abs(tensors->width() - oxckWidth) < 10,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(tensors->width()).arg(oxckWidth)));
+        QVERIFY(tensors->isVisible() && !nodes->isVisible());
+        open(kGradient);
+        QVERIFY(std::abs(nodes->width() - gradientWidth) < 10);
+    }
+
+    void keyboardShortcutsListEveryShortcut() {
+        MainWindow w;
+        w.show();
+        // One more action after construction: the list is read, not written.
+        auto* extra = new QAction(QStringLiteral("Frobnicate"), w.graphPage());
+        extra->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
+        w.graphPage()->addAction(extra);
+        QAction* help = menuAction(w, QStringLiteral("Keyboard Shortcuts"));
+        QVERIFY(help);
+        help->trigger();
+        auto* dialog = w.findChild<QDialog*>(QStringLiteral("keyboardShortcuts"));
+        QVERIFY(dialog);
+        auto* table = dialog->findChild<QTableWidget*>();
+        QVERIFY(table);
+        QSet<QString> rows;
+        for (int r = 0; r < table->rowCount(); ++r)
+            rows << table->item(r, 1)->text() + QLatin1Char('|') + table->item(r, 2)->text();
+        int withShortcut = 0;
+        for (QAction* a : w.findChildren<QAction*>()) {
+            if (a->shortcut().isEmpty() || a->text().isEmpty())
+                continue;
+            ++withShortcut;
+            const QString key = a->text().remove(QLatin1Char('&')) + QLatin1Char('|') +
+                                a->shortcut().toString(QKeySequence::NativeText);
+            bool listed = false;
+            for (const QString& row : rows)
+                listed = listed || row.startsWith(key);
+            QVERIFY2(listed, qPrintable(key));
+        }
+        QCOMPARE(table->rowCount(), withShortcut);
+        QVERIFY(rows.contains(QStringLiteral("Frobnicate|") +
+                              extra->shortcut().toString(QKeySequence::NativeText)));
+        // Where each lives, as the user finds it.
+        QVERIFY(!table->findItems(QStringLiteral("Open…"), Qt::MatchExactly).isEmpty());
+        const int fit = table->findItems(QStringLiteral("Fit"), Qt::MatchExactly).first()->row();
+        QCOMPARE(table->item(fit, 0)->text(), QStringLiteral("Graph"));
+    }
+
+    void userGuideIsBundledAndOpensFromHelp() {
+        MainWindow w;
+        w.show();
+        QAction* guide = menuAction(w, QStringLiteral("User Guide"));
+        QVERIFY(guide);
+        guide->trigger();
+        auto* dialog = w.findChild<QDialog*>(QStringLiteral("userGuide"));
+        QVERIFY(dialog);
+        auto* browser = dialog->findChild<QTextBrowser*>();
+        QVERIFY(browser);
+        const QString text = browser->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Ckptscope User Guide")), qPrintable(text.left(200)));
+        for (const char* section :
+             {"Opening files", "OXCK model checkpoints", "Gradient checkpoints", "Copying"})
+            QVERIFY2(text.contains(QLatin1String(section)), section);
+        QCOMPARE(browser->source(), QUrl(QStringLiteral("qrc:/help/guide.html")));
     }
 
     void fileTruncatedWhileOpenReportsAndKeepsTheView() {

@@ -1,3 +1,4 @@
+#include "guisupport.h"
 #include "metadatamodel.h"
 
 #include <QAbstractItemModelTester>
@@ -26,7 +27,22 @@ private Q_SLOTS:
         model.setRows({});
         QCOMPARE(model.rowCount(), 0);
     }
+
+    // Tooltips show keys and values as they are, never as HTML.
+    void toolTipsShowTextExactly() {
+        MetadataModel model;
+        const std::string key = "<b>k</b>", value = "a &lt; <i>b</i>\n\"c\" & 'd'";
+        model.setRows({{key, value}, {"plain", "1200"}});
+        QCOMPARE(guisupport::shownText(
+                     model.index(0, MetadataModel::Key).data(Qt::ToolTipRole).toString()),
+                 QString::fromStdString(key));
+        QCOMPARE(guisupport::shownText(
+                     model.index(0, MetadataModel::Value).data(Qt::ToolTipRole).toString()),
+                 QString::fromStdString(value));
+        QCOMPARE(model.index(1, MetadataModel::Value).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("1200"));
+    }
 };
 
-QTEST_APPLESS_MAIN(TestMetadataModel)
+QTEST_MAIN(TestMetadataModel)
 #include "tst_metadatamodel.moc"

@@ -7,6 +7,7 @@
 
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QTableView>
 #include <QTest>
 
 #include <cstring>
@@ -46,6 +47,36 @@ private Q_SLOTS:
         QCOMPARE(got.histogram.counts, direct.histogram.counts);
         QCOMPARE(view.statsPage()->statText(QStringLiteral("max")),
                  QString::number(*direct.stats.max, 'g', 7));
+    }
+
+    // Blob names in natural order: layers.2 before layers.10, as shown and
+    // as the first selection; the size column still sorts by bytes.
+    void blobsInNaturalOrder() {
+        ComputationGraphStore g;
+        g.insertNode(ComputationNode("n", "matmul", {}));
+        GradientCheckpoint ck(std::move(g), 1);
+        const std::vector<std::string> natural = {"layers.1.exp_avg", "layers.2.exp_avg",
+                                                  "layers.10.exp_avg", "layers.10.exp_avg_sq",
+                                                  "layers.100.exp_avg"};
+        for (size_t i = 0; i < natural.size(); ++i)
+            ck.setOptimizerState(natural[i], std::vector<uint8_t>(4 * (natural.size() - i), 0));
+        const std::string json = ck.toJson();
+        auto doc = Document::open(std::make_shared<MemorySource>(
+            std::vector<uint8_t>(json.begin(), json.end()), "blobs.json"));
+        OptimizerStateView view;
+        view.setDocument(doc);
+        QAbstractItemModel* shown = view.blobTable()->model();
+        QCOMPARE(shown->rowCount(), int(natural.size()));
+        for (int r = 0; r < shown->rowCount(); ++r) {
+            QCOMPARE(shown->index(r, 0).data().toString().toStdString(), natural[size_t(r)]);
+            QCOMPARE(view.blobModel()->index(r, 0).data().toString().toStdString(),
+                     natural[size_t(r)]);
+        }
+        view.blobTable()->sortByColumn(1, Qt::AscendingOrder); // smallest first
+        QCOMPARE(shown->index(0, 0).data().toString().toStdString(), natural.back());
+        view.blobTable()->sortByColumn(0, Qt::DescendingOrder);
+        QCOMPARE(shown->index(0, 0).data().toString().toStdString(), natural.back());
+        QCOMPARE(shown->index(4, 0).data().toString().toStdString(), natural.front());
     }
 };
 

@@ -1,3 +1,4 @@
+#include "guisupport.h"
 #include "tensortreemodel.h"
 
 #include "ckptscope/checkpoint.h"
@@ -86,6 +87,24 @@ private Q_SLOTS:
         model.markNonFinite(0);
         QVERIFY(!ok.data(Qt::DecorationRole).isNull());
         QVERIFY(ok.data(Qt::ToolTipRole).toString().contains(QStringLiteral("NaN")));
+    }
+    // Tooltips show names and warnings as they are in the file, never as HTML.
+    void toolTipsShowNamesExactly() {
+        QTemporaryDir dir;
+        Checkpoint c;
+        const std::string name = "<b>odd</b>&quot;", mismatch = "<i>m</i>";
+        c.addTensor({name, {1}, {1}});
+        c.addTensor({mismatch, {2, 3}, {1}});
+        const std::string path = dir.filePath(QStringLiteral("odd.oxck")).toStdString();
+        c.save(path);
+        TensorTreeModel model;
+        model.setDocument(Document::open(path));
+        QCOMPARE(guisupport::shownText(model.indexOfTensor(0).data(Qt::ToolTipRole).toString()),
+                 QString::fromStdString(name));
+        const QString tip =
+            guisupport::shownText(model.indexOfTensor(1).data(Qt::ToolTipRole).toString());
+        QVERIFY2(tip.startsWith(QString::fromStdString(mismatch + "\n")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("6 elements but 1 values")));
     }
     void filterKeepsParentsOfMatches() {
         QTemporaryDir dir;

@@ -32,13 +32,15 @@ QRectF GraphEdgeItem::boundingRect() const {
 void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     if (m_route.size() < 2)
         return;
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     QColor color = option->palette.color(QPalette::Text);
-    color.setAlpha(m_dimmed ? 35 : 150);
+    // Thousands of edges on a few pixels would paint the nodes over: fainter
+    // the further out.
+    color.setAlpha(m_dimmed ? 35 : lod < 0.1 ? 60 : 150);
     if (m_kind == Kind::Reversed)
         color = QColor(220, 40, 40, m_dimmed ? 60 : 220);
     if (m_highlighted)
         color = QColor(230, 170, 0);
-    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     // Zoomed far out, antialiasing thousands of sub-pixel polylines is most of
     // a frame and shows nothing. The view does not save painter state between
     // items (DontSavePainterState), so set the hint either way.

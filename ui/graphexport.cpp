@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
 
@@ -48,6 +49,15 @@ QString exportScene(QGraphicsScene* scene, const QString& path) {
     if (!file.commit())
         return QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
     return {};
+}
+
+QString exportPath(const QString& path, const QString& selectedFilter) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QStringLiteral("svg") || suffix == QStringLiteral("png"))
+        return path;
+    static const QRegularExpression pattern(QStringLiteral("\\*\\.(\\w+)"));
+    const QRegularExpressionMatch m = pattern.match(selectedFilter);
+    return m.hasMatch() ? path + QLatin1Char('.') + m.captured(1).toLower() : path;
 }
 
 QString renderCheckpointGraph(const ckptscope::GradientCheckpoint& checkpoint, const QString& path,

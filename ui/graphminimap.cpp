@@ -2,14 +2,32 @@
 
 #include "graphview.h"
 
+#include <QEvent>
 #include <QGraphicsScene>
 #include <QMouseEvent>
 #include <QPainter>
 
-GraphMinimap::GraphMinimap(GraphView* main, QWidget* parent) : QWidget(parent), m_main(main) {
+GraphMinimap::GraphMinimap(GraphView* main) : QWidget(main), m_main(main) {
     setFixedSize(220, 160);
     setAttribute(Qt::WA_OpaquePaintEvent);
     connect(main, &GraphView::viewportChanged, this, qOverload<>(&QWidget::update));
+    main->installEventFilter(this);
+    main->viewport()->installEventFilter(this);
+    main->setOverlay(this);
+    place();
+}
+
+bool GraphMinimap::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Resize || event->type() == QEvent::Show ||
+        event->type() == QEvent::Move)
+        place();
+    return QWidget::eventFilter(watched, event);
+}
+
+void GraphMinimap::place() {
+    const QRect area = m_main->viewport()->geometry(); // in the view's coordinates
+    move(area.right() - width() - 8, area.bottom() - height() - 8);
+    raise();
 }
 
 void GraphMinimap::refit() {

@@ -12,10 +12,15 @@ class GraphView;
 class GraphMinimap : public QWidget {
     Q_OBJECT
 public:
-    explicit GraphMinimap(GraphView* main, QWidget* parent = nullptr);
+    // Floats over the main view's bottom-right corner and stays there as the
+    // view or its viewport resizes (scroll bars come and go, a hidden tab is
+    // shown at last).
+    explicit GraphMinimap(GraphView* main);
     void refit();
+    void place();
 
 protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;

@@ -1,13 +1,16 @@
 #include "graphnodeitem.h"
 
+#include "plaintext.h"
+
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+#include <algorithm>
 
 GraphNodeItem::GraphNodeItem(int index, const QString& label, OpFamily family, State state,
                              QSizeF size)
     : m_index(index), m_label(label), m_family(family), m_state(state), m_size(size) {
     setFlag(ItemIsSelectable);
-    setToolTip(label);
+    setToolTip(plainToolTip(label));
     setZValue(1);
 }
 
@@ -31,7 +34,16 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         fill.setAlpha(60);
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     if (lod < 0.25) { // far away: a plain block is all the eye can use
-        painter->fillRect(box,
+        // At the zoom that fits thousands of nodes a block would be under a
+        // pixel and vanish: keep it at least 2 pixels, so the whole graph
+        // still shows its op families.
+        QRectF block = box;
+        if (lod > 0 && (box.width() * lod < 2 || box.height() * lod < 2)) {
+            const double side = 2 / lod;
+            block.setSize(QSizeF(std::max(box.width(), side), std::max(box.height(), side)));
+            block.moveCenter(box.center());
+        }
+        painter->fillRect(block,
                           isSelected() || m_mark == Mark::Highlighted ? fill.lighter(140) : fill);
         return;
     }

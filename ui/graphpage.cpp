@@ -7,40 +7,25 @@
 #include "nodeinspector.h"
 #include "nodetablemodel.h"
 #include "opfamily.h"
+#include "plaintext.h"
 #include "sizeformat.h"
 
 #include "ckptscope/tensorstats.h"
 
 #include <QAction>
 #include <QFileDialog>
-#include <QFutureWatcher>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QPointer>
 #include <QProgressBar>
 #include <QSplitter>
-#include <QTableView>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 using namespace ckptscope;
 
-namespace {
-
-struct LayoutOutcome {
-    std::shared_ptr<const GraphLayout> layout;
-    QString error;
-    bool cancelled = false;
-};
-
-} // namespace
-
-GraphPage::GraphPage(QWidget* parent)
-    : QWidget(parent), m_scene(new GraphScene(this)), m_nodeModel(new NodeTableModel(this)) {
+GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QToolBar;
@@ -48,23 +33,11 @@ GraphPage::GraphPage(QWidget* parent)
     layout->addWidget(bar);
     m_warnings = new QLabel;
     m_warnings->setWordWrap(true);
+    m_warnings->setTextFormat(Qt::RichText); // file text escaped once (plainToHtml)
     m_warnings->setVisible(false);
     layout->addWidget(m_warnings);
 
     auto* splitter = new QSplitter;
-    m_nodeTable = new QTableView;
-    m_nodeTable->setModel(m_nodeModel);
-    m_nodeTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_nodeTable->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_nodeTable->verticalHeader()->hide();
-    m_nodeTable->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_nodeTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_nodeTable->horizontalHeader()->setStretchLastSection(true);
-    // The node list lives in a dock of the main window (nodeList()); until it
-    // is placed there this page owns it.
-    m_nodeTable->setParent(this);
-    m_nodeTable->hide();
-
     m_view = new GraphView;
     m_view->setScene(m_scene);
     splitter->addWidget(m_view);
@@ -74,10 +47,11 @@ GraphPage::GraphPage(QWidget* parent)
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({1000, 340});
     layout->addWidget(splitter, 1);
-    m_minimap = new GraphMinimap(m_view, m_view);
+    m_minimap = new GraphMinimap(m_view);
 
     auto* statusRow = new QHBoxLayout;
     m_status = new QLabel;
+    m_status->setTextFormat(Qt::PlainText); // may quote ids from the file
     statusRow->addWidget(m_status, 1);
     // Legend: op family colours, and what the outlines mean.
     QStringList legend;
@@ -87,6 +61,7 @@ GraphPage::GraphPage(QWidget* parent)
         legend << QStringLiteral("<span style='color:%1'>■</span>&nbsp;%2")
                       .arg(opFamilyColor(f).name(), opFamilyName(f));
     auto* legendLabel = new QLabel(legend.join(QStringLiteral("&nbsp;&nbsp;")));
+    legendLabel->setTextFormat(Qt::RichText);
     legendLabel->setToolTip(tr("Outline: solid = backward done, dashed = forward done, dotted = "
                                "pending; red = loss node; red dash-dot = on a cycle. Red dashed "
                                "edges were reversed to break a cycle."));
@@ -126,16 +101,23 @@ GraphPage::GraphPage(QWidget* parent)
         ->setShortcut(QKeySequence::FindPrevious);
     bar->addAction(tr("Next"), this, [this] { findNext(1); })->setShortcut(QKeySequence::FindNext);
     m_searchStatus = new QLabel;
+    m_searchStatus->setTextFormat(Qt::PlainText);
     bar->addWidget(m_searchStatus);
     bar->addSeparator();
     bar->addAction(tr("Export…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export Graph"), QStringLiteral("graph.svg"), tr("SVG (*.svg);;PNG (*.png)"));
+        QString filter;
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export Graph"), QStringLiteral("graph.svg"),
+                                         tr("SVG (*.svg);;PNG (*.png)"), &filter);
         if (path.isEmpty())
             return;
-        const QString error = exportTo(path);
-        if (!error.isEmpty())
-            QMessageBox::warning(this, tr("Export failed"), error);
+        const QString error = exportTo(exportPath(path, filter));
+        if (!error.isEmpty()) {
+            QMessageBox box(QMessageBox::Warning, tr("Export failed"), error, QMessageBox::Ok,
+                            this);
+            box.setTextFormat(Qt::PlainText); // the path is the user's text
+            box.exec();
+        }
     });
 
     connect(m_search, &QLineEdit::returnPressed, this, [this] {
@@ -150,42 +132,35 @@ GraphPage::GraphPage(QWidget* parent)
         const int node = m_scene->selectedNode();
         if (node >= 0) {
             m_inspector->setNode(node);
-            syncTableSelection(node);
+            Q_EMIT nodeSelected(node);
         }
     });
-    connect(m_nodeTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) {
-                const int node = current.data(NodeTableModel::NodeIndexRole).toInt();
-                if (current.isValid() && node != m_scene->selectedNode())
-                    selectNode(node);
-            });
     connect(m_inspector, &NodeInspector::nodeRequested, this, [this](int n) { selectNode(n); });
     connect(m_inspector, &NodeInspector::provenanceRequested, this,
             &GraphPage::highlightProvenance);
     connect(m_inspector, &NodeInspector::consumersRequested, this, &GraphPage::highlightConsumers);
     connect(m_cancelButton, &QToolButton::clicked, this, [this] {
-        if (m_cancel)
-            *m_cancel = true;
+        m_layoutTask.cancel();
+        endLayout(tr("Layout cancelled."));
     });
 }
 
 GraphPage::~GraphPage() {
-    if (m_cancel)
-        *m_cancel = true;
-    // Workers post back through a QPointer; let them finish before we go.
-    for (auto& f : m_futures)
-        f.waitForFinished();
+    // The scene is our child and would die in ~QWidget, after this page has
+    // stopped being a GraphPage; its clear() there emits selectionChanged.
+    // Cut that off and let it go first, while views and inspector still live.
+    disconnect(m_scene, nullptr, this, nullptr);
+    delete m_scene;
 }
 
 void GraphPage::setDocument(std::shared_ptr<const Document> document) {
-    if (m_cancel)
-        *m_cancel = true;
+    m_layoutTask.cancel(); // a layout still running belongs to the old document
     m_document = std::move(document);
-    ++m_generation; // a layout still running belongs to the old document
-    m_running = false;
+    m_kept.reset();
     m_progress->setVisible(false);
     m_cancelButton->setVisible(false);
     m_scene->clearGraph();
+    m_view->setSceneRect(QRectF()); // centring may have grown it past the old drawing
     m_minimap->refit();
     m_layout.reset();
     m_matches.clear();
@@ -194,15 +169,16 @@ void GraphPage::setDocument(std::shared_ptr<const Document> document) {
     if (!g) {
         m_checkpoint.reset();
         m_index.reset();
-        m_nodeModel->setGraph(nullptr, nullptr);
+        m_order.clear();
         m_inspector->setGraph(nullptr, nullptr);
+        Q_EMIT graphChanged(nullptr, nullptr);
         return;
     }
     // Share the document's lifetime instead of copying a large graph.
     m_checkpoint = std::shared_ptr<const GradientCheckpoint>(m_document, g);
     QStringList problems;
     for (const auto& w : m_document->warnings())
-        problems << QStringLiteral("⚠ ") + QString::fromStdString(w.message).toHtmlEscaped();
+        problems << QStringLiteral("⚠ ") + plainToHtml(QString::fromStdString(w.message));
     m_warnings->setText(problems.join(QStringLiteral("<br>")));
     m_warnings->setVisible(!problems.isEmpty());
     startLayout();
@@ -212,101 +188,72 @@ void GraphPage::setOrientation(GraphScene::Orientation orientation) {
     if (orientation == m_orientation)
         return;
     m_orientation = orientation;
-    if (m_checkpoint)
-        startLayout();
+    if (!m_checkpoint)
+        return;
+    // A pending restore (switched twice during one layout) still holds the
+    // state: the scene is empty until the layout is drawn.
+    if (!m_kept)
+        m_kept = KeptView{m_inspector->node(), m_scene->highlighted(), m_scene->highlightFocus()};
+    startLayout();
+    // The node list and inspector work before the drawing exists.
+    if (m_kept->node >= 0) {
+        m_inspector->setNode(m_kept->node);
+        Q_EMIT nodeSelected(m_kept->node);
+    }
 }
 
 void GraphPage::startLayout() {
-    if (m_cancel)
-        *m_cancel = true;
     auto input = GraphScene::layoutInput(m_checkpoint->graph); // font metrics: GUI thread
     if (m_orientation == GraphScene::Orientation::LeftRight)
         std::swap(input.input.widths, input.input.heights);
     m_index = std::make_shared<const GraphIndex>(input);
-    m_nodeModel->setGraph(m_checkpoint, m_index);
+    m_order = NodeTableModel::listOrder(m_checkpoint->graph, *m_index);
     m_inspector->setGraph(m_checkpoint, m_index);
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
-    auto progress = std::make_shared<std::atomic<int>>(0);
-    m_cancel = cancel;
-    m_running = true;
-    const int generation = ++m_generation;
+    Q_EMIT graphChanged(m_checkpoint, m_index);
     m_status->setText(tr("Laying out %1 nodes…").arg(groupedNumber(uint64_t(m_index->size()))));
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancelButton->setVisible(true);
 
-    QPointer<GraphPage> self(this);
-    auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
-    connect(watcher, &QFutureWatcher<LayoutOutcome>::finished, this, [this, watcher, generation] {
-        const LayoutOutcome outcome = watcher->result();
-        watcher->deleteLater();
-        if (generation != m_generation || !m_checkpoint)
-            return; // superseded
-        m_running = false;
-        m_progress->setVisible(false);
-        m_cancelButton->setVisible(false);
-        if (outcome.cancelled) {
-            m_status->setText(tr("Layout cancelled."));
-            return;
-        }
-        if (!outcome.layout) {
-            m_status->setText(outcome.error);
-            Q_EMIT layoutFailed(outcome.error);
-            return;
-        }
-        m_layout = outcome.layout;
-        m_scene->build(m_checkpoint, m_index, m_layout, m_orientation);
-        m_view->showInitial();
-        m_minimap->refit();
-        m_nodeTable->resizeColumnsToContents();
-        placeMinimap();
-        uint64_t reversed = 0;
-        for (const auto& e : m_layout->edges)
-            reversed += e.reversed;
-        m_status->setText(
-            tr("%1 nodes, %2 edges drawn, %3 crossings, %4 edges reversed to break cycles")
-                .arg(groupedNumber(uint64_t(m_index->size())),
-                     groupedNumber(m_layout->edges.size()), groupedNumber(m_layout->crossings),
-                     groupedNumber(reversed)));
-        Q_EMIT layoutFinished();
-    });
-    ckptscope::LayoutInput layoutInput = std::move(input.input);
-    m_futures.removeIf([](const QFuture<void>& f) { return f.isFinished(); });
-    const QFuture<LayoutOutcome> future =
-        QtConcurrent::run([layoutInput = std::move(layoutInput), cancel, self, generation] {
+    m_layoutTask.start(
+        [this, layoutInput = std::move(input.input)](BackgroundTask::Run& run) {
             LayoutOptions options;
-            options.cancel = cancel.get();
-            options.progress = [self, generation](double p) {
-                QMetaObject::invokeMethod(
-                    self,
-                    [self, generation, p] {
-                        if (self && generation == self->m_generation)
-                            self->m_progress->setValue(int(p * 100));
-                    },
-                    Qt::QueuedConnection);
-            };
-            try {
-                return LayoutOutcome{
-                    std::make_shared<const GraphLayout>(layoutGraph(layoutInput, options)), {}};
-            } catch (const Cancelled&) {
-                return LayoutOutcome{nullptr, {}, true};
-            } catch (const std::exception& e) {
-                return LayoutOutcome{nullptr, QString::fromStdString(e.what())};
-            }
-        });
-    m_futures << QFuture<void>(future);
-    watcher->setFuture(future);
+            options.cancel = run.cancelFlag();
+            options.progress = [&run](double p) { run.progress(p); };
+            auto layout = std::make_shared<const GraphLayout>(layoutGraph(layoutInput, options));
+            run.finish([this, layout] { showLayout(layout); });
+        },
+        {[this](double p) { m_progress->setValue(int(p * 100)); },
+         [this](const QString& error) { endLayout(error); }});
 }
 
-void GraphPage::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    placeMinimap();
+void GraphPage::endLayout(const QString& status) {
+    m_progress->setVisible(false);
+    m_cancelButton->setVisible(false);
+    m_status->setText(status);
 }
 
-void GraphPage::placeMinimap() {
-    const QRect area = m_view->viewport()->geometry();
-    m_minimap->move(area.right() - m_minimap->width() - 8, area.bottom() - m_minimap->height() - 8);
-    m_minimap->raise();
+void GraphPage::showLayout(std::shared_ptr<const GraphLayout> layout) {
+    m_layout = std::move(layout);
+    m_scene->build(m_checkpoint, m_index, m_layout, m_orientation);
+    m_view->showInitial();
+    m_minimap->refit();
+    if (m_kept && !m_kept->highlighted.empty())
+        m_scene->highlight(m_kept->highlighted, m_kept->focus);
+    // The node kept over an orientation switch, or one chosen in the list
+    // (or by --select) while the layout ran: drawn selected, in view.
+    const int chosen = m_kept ? m_kept->node : m_inspector->node();
+    m_kept.reset();
+    if (chosen >= 0)
+        selectNode(chosen);
+    uint64_t reversed = 0;
+    for (const auto& e : m_layout->edges)
+        reversed += e.reversed;
+    endLayout(tr("%1 nodes, %2 edges drawn, %3 crossings, %4 edges reversed to break cycles")
+                  .arg(groupedNumber(uint64_t(m_index->size())),
+                       groupedNumber(m_layout->edges.size()), groupedNumber(m_layout->crossings),
+                       groupedNumber(reversed)));
+    Q_EMIT layoutFinished();
 }
 
 int GraphPage::selectedNode() const {
@@ -316,21 +263,12 @@ int GraphPage::selectedNode() const {
 void GraphPage::selectNode(int node, bool center) {
     GraphNodeItem* item = m_scene->nodeItem(node);
     m_inspector->setNode(node);
-    syncTableSelection(node);
+    Q_EMIT nodeSelected(node);
     if (!item)
         return;
     m_scene->selectNode(node);
     if (center)
         m_view->centerOnItem(item);
-}
-
-void GraphPage::syncTableSelection(int node) {
-    const int row = m_nodeModel->rowOfNode(node);
-    if (row < 0 || m_nodeTable->currentIndex().row() == row)
-        return;
-    const QModelIndex idx = m_nodeModel->index(row, 0);
-    m_nodeTable->setCurrentIndex(idx);
-    m_nodeTable->scrollTo(idx);
 }
 
 void GraphPage::highlightProvenance(int node) {
@@ -361,10 +299,10 @@ int GraphPage::search(const QString& text) {
     if (!needle.empty() && m_index) {
         const QString lower = text.trimmed().toLower();
         auto startsWith = [&](const std::string& s) { return s.rfind(needle, 0) == 0; };
-        // Walk in table (topological) order so next/previous follow the flow.
-        for (int row = 0; row < m_nodeModel->rowCount(); ++row) {
-            const int n = m_nodeModel->index(row, 0).data(NodeTableModel::NodeIndexRole).toInt();
-            const ComputationNode* node = m_checkpoint->graph.getNode(m_index->id(n));
+        // Walk in list (topological) order so next/previous follow the flow.
+        for (const int n : m_order) {
+            const ComputationNode* node =
+                n >= 0 ? m_checkpoint->graph.getNode(m_index->id(n)) : nullptr;
             if (!node)
                 continue;
             bool hit = QString::fromStdString(node->op).toLower().contains(lower) ||

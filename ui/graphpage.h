@@ -1,29 +1,28 @@
 #pragma once
 
+#include "backgroundtask.h"
 #include "graphindex.h"
 #include "graphscene.h"
 
 #include "ckptscope/document.h"
 
-#include <QFuture>
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
+#include <optional>
 
 class GraphMinimap;
 class GraphView;
 class NodeInspector;
-class NodeTableModel;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
-class QTableView;
 class QToolButton;
 
 // The computation graph of a gradient checkpoint: layered drawing (laid out
-// off the GUI thread), minimap, node list in topological order, inspector,
-// search, provenance/consumer highlighting and export.
+// off the GUI thread), minimap, inspector, search, provenance/consumer
+// highlighting and export. The main window lists the nodes in a dock of its
+// own, kept in step through graphChanged/nodeSelected.
 class GraphPage : public QWidget {
     Q_OBJECT
 public:
@@ -31,7 +30,7 @@ public:
     ~GraphPage() override;
 
     void setDocument(std::shared_ptr<const ckptscope::Document> document);
-    bool isLayingOut() const { return m_running; }
+    bool isLayingOut() const { return m_layoutTask.isRunning(); }
 
     void selectNode(int node, bool center = true);
     int selectedNode() const;
@@ -47,48 +46,50 @@ public:
 
     GraphScene* scene() const { return m_scene; }
     GraphView* view() const { return m_view; }
+    GraphMinimap* minimap() const { return m_minimap; }
     NodeInspector* inspector() const { return m_inspector; }
-    NodeTableModel* nodeModel() const { return m_nodeModel; }
-    // Nodes in topological order, synced with the selection; the main
-    // window shows it in a dock.
-    QTableView* nodeList() const { return m_nodeTable; }
+    QLineEdit* searchEdit() const { return m_search; }
     const GraphIndex* index() const { return m_index.get(); }
     const ckptscope::GraphLayout* layout() const { return m_layout.get(); }
 
 Q_SIGNALS:
     void layoutFinished();
-    void layoutFailed(const QString& message);
-
-protected:
-    void resizeEvent(QResizeEvent* event) override;
+    // A new graph (or none) is indexed; node numbers below refer to it.
+    void graphChanged(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
+                      std::shared_ptr<const GraphIndex> index);
+    void nodeSelected(int node);
 
 private:
     void startLayout();
-    void placeMinimap();
-    void syncTableSelection(int node);
+    void showLayout(std::shared_ptr<const ckptscope::GraphLayout> layout);
+    void endLayout(const QString& status);
 
     std::shared_ptr<const ckptscope::Document> m_document;
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
     std::shared_ptr<const GraphIndex> m_index;
     std::shared_ptr<const ckptscope::GraphLayout> m_layout;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    QList<QFuture<void>> m_futures; // waited for on destruction
-    bool m_running = false;
-    int m_generation = 0;
+    std::vector<int> m_order; // the Nodes list order, which search steps through
     GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
     std::vector<int> m_matches;
+    // What the user was looking at when the orientation changed: the same
+    // node indices come back once the new layout is drawn.
+    struct KeptView {
+        int node = -1;
+        std::vector<int> highlighted;
+        int focus = -1;
+    };
+    std::optional<KeptView> m_kept;
     int m_match = -1;
 
     GraphScene* m_scene;
     GraphView* m_view;
     GraphMinimap* m_minimap;
     NodeInspector* m_inspector;
-    NodeTableModel* m_nodeModel;
-    QTableView* m_nodeTable;
     QLineEdit* m_search;
     QLabel* m_searchStatus;
     QLabel* m_warnings;
     QLabel* m_status;
     QProgressBar* m_progress;
     QToolButton* m_cancelButton;
+    BackgroundTask m_layoutTask{this}; // works on a copy of the layout input
 };

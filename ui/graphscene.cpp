@@ -2,6 +2,7 @@
 
 #include "graphedgeitem.h"
 #include "graphnodeitem.h"
+#include "plaintext.h"
 
 #include <QFontMetrics>
 #include <QGuiApplication>
@@ -30,6 +31,7 @@ void GraphScene::clearGraph() {
     m_nodes.clear();
     m_edges.clear();
     m_highlighted.clear();
+    m_focus = -1;
     m_layout.reset();
     m_index.reset();
     m_checkpoint.reset();
@@ -70,7 +72,8 @@ void GraphScene::build(std::shared_ptr<const GradientCheckpoint> checkpoint,
         item->setPos(map(ln.x, ln.y));
         item->setLoss(loss && node == loss);
         item->setProblem(onCycle.count(m_index->id(int(i))) > 0);
-        item->setToolTip(op + QStringLiteral("\n") + QString::fromStdString(m_index->id(int(i))));
+        item->setToolTip(
+            plainToolTip(op + QStringLiteral("\n") + QString::fromStdString(m_index->id(int(i)))));
         addItem(item);
         m_nodes.push_back(item);
     }
@@ -112,6 +115,7 @@ void GraphScene::selectNode(int index) {
 
 void GraphScene::highlight(const std::vector<int>& nodes, int focus) {
     m_highlighted = nodes;
+    m_focus = nodes.empty() ? -1 : focus;
     std::vector<char> marked(m_nodes.size(), 0);
     // The node list and inspector work before the drawing exists (during a
     // layout, or after a cancelled one): ignore nodes not drawn.

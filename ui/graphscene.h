@@ -35,6 +35,7 @@ public:
     // empty set clears the marks.
     void highlight(const std::vector<int>& nodes, int focus = -1);
     const std::vector<int>& highlighted() const { return m_highlighted; }
+    int highlightFocus() const { return m_focus; }
     Orientation orientation() const { return m_orientation; }
 
     // Node sizes for the layout: label width from the font, fixed height.
@@ -49,5 +50,6 @@ private:
     std::vector<GraphNodeItem*> m_nodes;
     std::vector<GraphEdgeItem*> m_edges;
     std::vector<int> m_highlighted;
+    int m_focus = -1;
     Orientation m_orientation = Orientation::TopDown;
 };

@@ -1,14 +1,15 @@
 #include "histogramview.h"
 
+#include "axisticks.h"
 #include "sizeformat.h"
 
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QToolTip>
-#include <QValueAxis>
 
 #include <algorithm>
 
@@ -71,10 +72,16 @@ void HistogramView::rebuild() {
     area->setPen(QPen(fill.darker(130), 1));
     c->addSeries(area);
 
-    auto* x = new QValueAxis;
+    // Ticks on round numbers, labelled exactly (a category axis puts each
+    // label on its value); the histogram still spans [lo, hi].
+    auto* x = new QCategoryAxis;
     x->setRange(lo, hi);
-    x->setLabelFormat(QStringLiteral("%.3g"));
-    x->setTickCount(7);
+    // The start value carries no label of its own: keep it out of range so a
+    // tick on lo itself is labelled too.
+    x->setStartValue(lo - (hi - lo));
+    x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    for (const AxisTick& t : roundTicks(lo, hi, 6))
+        x->append(t.label, t.value);
     QAbstractAxis* y;
     if (m_log) {
         auto* logAxis = new QLogValueAxis;
@@ -83,9 +90,12 @@ void HistogramView::rebuild() {
         logAxis->setLabelFormat(QStringLiteral("%g"));
         y = logAxis;
     } else {
-        auto* linear = new QValueAxis;
+        auto* linear = new QCategoryAxis;
         linear->setRange(0, double(peak) * 1.05);
-        linear->setLabelFormat(QStringLiteral("%d"));
+        linear->setStartValue(-1);
+        linear->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+        for (const AxisTick& t : roundCountTicks(double(peak) * 1.05, 5))
+            linear->append(t.label, t.value);
         y = linear;
     }
     y->setTitleText(tr("count"));

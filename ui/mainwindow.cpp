@@ -1,86 +1,79 @@
 #include "mainwindow.h"
 
+#include "documentloader.h"
 #include "exportactions.h"
 
 #include "graphpage.h"
-#include "metadatamodel.h"
+#include "helpdialogs.h"
+#include "metadataview.h"
+#include "nodelist.h"
 #include "notificationbar.h"
 #include "optimizerstateview.h"
 #include "overviewpage.h"
 #include "recentfiles.h"
+#include "reloadwatcher.h"
 #include "startpage.h"
-#include "tensorfilterproxy.h"
+#include "tensordock.h"
 #include "tensorpage.h"
 #include "tensortreemodel.h"
 #include "tensorvaluesmodel.h"
 #include "tensorvaluesview.h"
 #include "valuescanner.h"
 
-#include "ckptscope/bytesource.h"
-
 #include <QAction>
 #include <QApplication>
-#include <QCheckBox>
-#include <QClipboard>
 #include <QCloseEvent>
-#include <QDateTime>
 #include <QDockWidget>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFileSystemWatcher>
-#include <QFutureWatcher>
-#include <QHeaderView>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QRegularExpression>
 #include <QSettings>
-#include <QSortFilterProxyModel>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTableView>
-#include <QTimer>
-#include <QTreeView>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 using ckptscope::Document;
 
-namespace {
-
-// Runs on a worker thread: never touches widgets.
-std::shared_ptr<const Document> loadDocument(const QString& path) {
-    if (path.startsWith(QStringLiteral(":/"))) {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly))
-            throw ckptscope::OpenError(path.toStdString(), "cannot open the bundled sample");
-        const QByteArray bytes = f.readAll();
-        auto source = std::make_shared<ckptscope::MemorySource>(
-            std::vector<uint8_t>(bytes.begin(), bytes.end()), path.toStdString());
-        return Document::open(std::move(source));
-    }
-    return Document::open(QFile::encodeName(path).toStdString());
-}
-
-struct LoadOutcome {
-    std::shared_ptr<const Document> document;
-    QString error;
-};
-
-} // namespace
-
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_recent(new RecentFiles(this)), m_watcher(new QFileSystemWatcher(this)),
-      m_reloadTimer(new QTimer(this)) {
+    : QMainWindow(parent), m_recent(new RecentFiles(this)), m_loader(new DocumentLoader(this)),
+      m_reloadWatcher(new ReloadWatcher(this)) {
     setAttribute(Qt::WA_DeleteOnClose);
     setAcceptDrops(true);
     setWindowTitle(QStringLiteral("Ckptscope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/ckptscope.svg")));
 
+    buildPages();
+    buildStatusBar();
+    buildDocks();
+    buildActions();
+    restoreSettings();
+
+    connect(m_loader, &DocumentLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &DocumentLoader::failed, this, &MainWindow::onLoadFailed);
+    // A training job rewrites the file: reload once it settles.
+    connect(m_reloadWatcher, &ReloadWatcher::changed, this, &MainWindow::reload);
+    connect(m_reloadWatcher, &ReloadWatcher::gone, this, [this] {
+        m_bar->showMessage(NotificationBar::Kind::Error,
+                           tr("%1 was deleted or moved; the view shows it as it was.")
+                               .arg(m_path.toHtmlEscaped()));
+    });
+    statusBar()->showMessage(tr("Drop a checkpoint here, or press Ctrl+O"));
+}
+
+MainWindow::~MainWindow() {
+    // The tab and stack widgets die in ~QWidget, when this is no longer a
+    // MainWindow: a page change they report on the way out must not reach
+    // us (the GraphPage scene's selectionChanged did exactly that).
+    disconnect(m_tabs, nullptr, this, nullptr);
+    disconnect(m_stack, nullptr, this, nullptr);
+}
+
+void MainWindow::buildPages() {
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -100,31 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->setDocumentMode(true);
     m_overview = new OverviewPage;
     m_tabs->addTab(m_overview, tr("&Overview"));
-    m_metadataModel = new MetadataModel(this);
-    auto* metaProxy = new QSortFilterProxyModel(this);
-    metaProxy->setSourceModel(m_metadataModel);
-    m_metadataView = new QTableView;
-    m_metadataView->setModel(metaProxy);
-    m_metadataView->setSortingEnabled(true);
-    m_metadataView->sortByColumn(-1, Qt::AscendingOrder);
-    m_metadataView->setWordWrap(true);
-    m_metadataView->horizontalHeader()->setStretchLastSection(true);
-    m_metadataView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_metadataView->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    auto* copyMeta = new QAction(tr("&Copy"), m_metadataView);
-    copyMeta->setShortcut(QKeySequence::Copy);
-    copyMeta->setShortcutContext(Qt::WidgetShortcut);
-    connect(copyMeta, &QAction::triggered, this, [this] {
-        QStringList lines;
-        const auto rows = m_metadataView->selectionModel()->selectedRows();
-        for (const QModelIndex& r : rows)
-            lines << r.data().toString() + QLatin1Char('\t') +
-                         r.siblingAtColumn(MetadataModel::Value).data().toString();
-        QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')));
-    });
-    m_metadataView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_metadataView->addAction(copyMeta);
-    m_metadataView->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_metadataView = new MetadataView;
     m_tabs->addTab(m_metadataView, tr("&Metadata"));
     m_tensorPage = new TensorPage;
     m_tabs->addTab(m_tensorPage, tr("&Tensor"));
@@ -136,6 +105,18 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_optimizerView, tr("O&ptimizer State"));
     m_stack->addWidget(m_tabs);
 
+    connect(m_tensorPage, &TensorPage::statsReady, this,
+            [this](int tensor, const ckptscope::StatsResult& r) {
+                if (r.stats.nan + r.stats.posInf + r.stats.negInf > 0)
+                    tensorModel()->markNonFinite(tensor);
+            });
+    // Reads that find the file changed (truncated or rewritten in place)
+    // offer a reload instead of showing stale or mixed values.
+    connect(m_tensorPage, &TensorPage::statsFailed, this, &MainWindow::offerReload);
+    connect(m_valuesView->model(), &TensorValuesModel::readFailed, this, &MainWindow::offerReload);
+}
+
+void MainWindow::buildStatusBar() {
     m_busy = new QProgressBar;
     m_busy->setRange(0, 0); // indeterminate while indexing
     m_busy->setMaximumWidth(140);
@@ -150,7 +131,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_scanProgress);
     m_scanner = new ValueScanner(this);
     connect(m_scanner, &ValueScanner::nonFinite, this,
-            [this](int tensor) { m_treeModel->markNonFinite(tensor); });
+            [this](int tensor) { tensorModel()->markNonFinite(tensor); });
     connect(m_scanner, &ValueScanner::progress, this,
             [this](double p) { m_scanProgress->setValue(int(p * 100)); });
     connect(m_scanner, &ValueScanner::finished, m_scanProgress, &QWidget::hide);
@@ -158,112 +139,27 @@ MainWindow::MainWindow(QWidget* parent)
         m_scanProgress->hide();
         offerReload(message);
     });
-
-    buildDock();
-    m_nodeDock = new QDockWidget(tr("Nodes"), this);
-    m_nodeDock->setObjectName(QStringLiteral("nodeDock"));
-    m_nodeDock->setWidget(m_graphPage->nodeList());
-    m_graphPage->nodeList()->show();
-    addDockWidget(Qt::LeftDockWidgetArea, m_nodeDock);
-    m_nodeDock->hide();
-    buildActions();
-
-    QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1400, 900);
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_tensorPage->setBins(settings.value(QStringLiteral("histogram/bins"), 64).toInt());
-    m_tensorPage->setLogScale(settings.value(QStringLiteral("histogram/log"), false).toBool());
-    connect(m_tensorPage, &TensorPage::binsChanged, this,
-            [](int n) { QSettings().setValue(QStringLiteral("histogram/bins"), n); });
-    connect(m_tensorPage, &TensorPage::logScaleChanged, this,
-            [](bool on) { QSettings().setValue(QStringLiteral("histogram/log"), on); });
-    connect(m_tensorPage, &TensorPage::statsReady, this,
-            [this](int tensor, const ckptscope::StatsResult& r) {
-                if (r.stats.nan + r.stats.posInf + r.stats.negInf > 0)
-                    m_treeModel->markNonFinite(tensor);
-            });
-
-    // Reads that find the file changed (truncated or rewritten in place)
-    // offer a reload instead of showing stale or mixed values.
-    connect(m_tensorPage, &TensorPage::statsFailed, this, &MainWindow::offerReload);
-    connect(m_valuesView->model(), &TensorValuesModel::readFailed, this, &MainWindow::offerReload);
-
-    // A training job rewrites the file: wait until it settles, then reload.
-    m_reloadTimer->setSingleShot(true);
-    m_reloadTimer->setInterval(400);
-    connect(m_watcher, &QFileSystemWatcher::fileChanged, this, [this] { m_reloadTimer->start(); });
-    connect(m_reloadTimer, &QTimer::timeout, this, [this] {
-        if (!m_path.isEmpty() && QFileInfo::exists(m_path)) {
-            m_reloadAttempts = 0;
-            reload();
-        } else if (++m_reloadAttempts < 25) {
-            m_reloadTimer->start(); // replaced by rename: try again shortly
-        } else {
-            m_reloadAttempts = 0; // gone for good: say so instead of polling
-            m_bar->showMessage(NotificationBar::Kind::Error,
-                               tr("%1 was deleted or moved; the view shows it as it was.")
-                                   .arg(m_path.toHtmlEscaped()));
-        }
-    });
-    statusBar()->showMessage(tr("Drop a checkpoint here, or press Ctrl+O"));
 }
 
-MainWindow::~MainWindow() = default;
+void MainWindow::buildDocks() {
+    m_tensorDock = new TensorDock(this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_tensorDock);
+    resizeDocks({m_tensorDock}, {520}, Qt::Horizontal);
+    connect(m_tensorDock, &TensorDock::tensorSelected, this, &MainWindow::showTensor);
+    connect(m_tensorDock, &TensorDock::tensorActivated, this,
+            [this] { m_tabs->setCurrentWidget(m_tensorPage); });
 
-void MainWindow::buildDock() {
-    auto* dock = new QDockWidget(tr("Tensors"), this);
-    m_tensorDock = dock;
-    dock->setObjectName(QStringLiteral("tensorDock"));
-    auto* panel = new QWidget;
-    auto* layout = new QVBoxLayout(panel);
-    layout->setContentsMargins(4, 4, 4, 4);
-    auto* filterRow = new QHBoxLayout;
-    m_filter = new QLineEdit;
-    m_filter->setPlaceholderText(tr("Filter tensors (Ctrl+F)"));
-    m_filter->setClearButtonEnabled(true);
-    m_regex = new QCheckBox(tr("Regex"));
-    m_regex->setToolTip(tr("Treat the filter as a regular expression"));
-    filterRow->addWidget(m_filter, 1);
-    filterRow->addWidget(m_regex);
-    layout->addLayout(filterRow);
-
-    m_treeModel = new TensorTreeModel(this);
-    m_treeProxy = new TensorFilterProxy(this);
-    m_treeProxy->setSourceModel(m_treeModel);
-    m_tree = new QTreeView;
-    m_tree->setModel(m_treeProxy);
-    m_tree->setUniformRowHeights(true);
-    m_tree->setAlternatingRowColors(true);
-    m_tree->setSortingEnabled(true); // natural name order by default
-    m_tree->sortByColumn(TensorTreeModel::Name, Qt::AscendingOrder);
-    m_tree->header()->setStretchLastSection(false);
-    m_tree->header()->setSectionResizeMode(TensorTreeModel::Name, QHeaderView::Stretch);
-    // Keep shape/size columns readable as branches open.
-    connect(m_tree, &QTreeView::expanded, this, [this] {
-        for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
-            m_tree->resizeColumnToContents(c);
-    });
-    layout->addWidget(m_tree, 1);
-    dock->setWidget(panel);
-    addDockWidget(Qt::LeftDockWidgetArea, dock);
-    resizeDocks({dock}, {520}, Qt::Horizontal);
-
-    // Filter after a short pause in typing: 100k tensors re-filter in ~0.1 s.
-    m_filterTimer = new QTimer(this);
-    m_filterTimer->setSingleShot(true);
-    m_filterTimer->setInterval(200);
-    connect(m_filterTimer, &QTimer::timeout, this, &MainWindow::applyFilter);
-    connect(m_filter, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
-    connect(m_regex, &QCheckBox::toggled, this, &MainWindow::applyFilter);
-    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this](const QModelIndex& current) {
-                if (!m_filtering) // rows moving under the filter are not a choice
-                    showTensor(current.data(TensorTreeModel::TensorIndexRole).toInt());
-            });
-    connect(m_tree, &QTreeView::activated, this, [this](const QModelIndex& idx) {
-        if (idx.data(TensorTreeModel::TensorIndexRole).toInt() >= 0)
-            m_tabs->setCurrentWidget(m_tensorPage);
+    m_nodeDock = new QDockWidget(tr("Nodes"), this);
+    m_nodeDock->setObjectName(QStringLiteral("nodeDock"));
+    m_nodeList = new NodeList;
+    m_nodeDock->setWidget(m_nodeList);
+    addDockWidget(Qt::LeftDockWidgetArea, m_nodeDock);
+    m_nodeDock->hide();
+    connect(m_graphPage, &GraphPage::graphChanged, m_nodeList, &NodeList::setGraph);
+    connect(m_graphPage, &GraphPage::nodeSelected, m_nodeList, &NodeList::showNode);
+    connect(m_nodeList, &NodeList::nodeChosen, this, [this](int node) {
+        if (node != m_graphPage->selectedNode())
+            m_graphPage->selectNode(node);
     });
 }
 
@@ -289,21 +185,85 @@ void MainWindow::buildActions() {
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* find = view->addAction(tr("&Filter Tensors"), this, [this] {
-        m_filter->setFocus();
-        m_filter->selectAll();
-    });
-    find->setShortcut(QKeySequence::Find);
+    m_findAction = view->addAction(tr("&Find"), this, &MainWindow::find);
+    m_findAction->setShortcut(QKeySequence::Find);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateFindAction);
+    connect(m_stack, &QStackedWidget::currentChanged, this, &MainWindow::updateFindAction);
+    updateFindAction();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, [this] { showUserGuide(this); });
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcuts(this); });
+    help->addSeparator();
     help->addAction(tr("&About Ckptscope"), this, [this] {
         QMessageBox::about(this, tr("About Ckptscope"),
                            tr("<h3>Ckptscope %1</h3><p>A browser for OXCK model checkpoints and "
                               "gradient checkpoints.</p>")
                                .arg(QStringLiteral(CKPTSCOPE_VERSION)));
     });
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1400, 900);
+    m_tensorPage->setBins(settings.value(QStringLiteral("histogram/bins"), 64).toInt());
+    m_tensorPage->setLogScale(settings.value(QStringLiteral("histogram/log"), false).toBool());
+    connect(m_tensorPage, &TensorPage::binsChanged, this,
+            [](int n) { QSettings().setValue(QStringLiteral("histogram/bins"), n); });
+    connect(m_tensorPage, &TensorPage::logScaleChanged, this,
+            [](bool on) { QSettings().setValue(QStringLiteral("histogram/log"), on); });
+}
+
+void MainWindow::find() {
+    if (m_stack->currentWidget() != m_tabs || !m_document)
+        return;
+    if (m_document->hasTensors()) {
+        m_tensorDock->show();
+        m_tensorDock->raise();
+        m_tensorDock->focusFilter();
+        return;
+    }
+    // Gradient checkpoints: the graph's search, whichever tab is showing.
+    m_tabs->setCurrentWidget(m_graphPage);
+    m_graphPage->searchEdit()->setFocus(Qt::ShortcutFocusReason);
+    m_graphPage->searchEdit()->selectAll();
+}
+
+void MainWindow::updateFindAction() {
+    if (!m_findAction)
+        return;
+    const bool open = m_document && m_stack->currentWidget() == m_tabs;
+    m_findAction->setEnabled(open);
+    if (!open)
+        m_findAction->setText(tr("&Find"));
+    else if (m_document->hasTensors())
+        m_findAction->setText(tr("&Filter Tensors"));
+    else
+        m_findAction->setText(tr("&Find Node in Graph"));
+}
+
+void MainWindow::switchLayout(const QString& kind) {
+    if (kind == m_layoutKind)
+        return;
+    QSettings settings;
+    if (!m_layoutKind.isEmpty())
+        settings.setValue(QStringLiteral("window/state/") + m_layoutKind, saveState());
+    m_layoutKind = kind;
+    if (!restoreState(settings.value(QStringLiteral("window/state/") + kind).toByteArray()))
+        defaultLayout(kind);
+}
+
+void MainWindow::defaultLayout(const QString& kind) {
+    const bool oxck = kind == QLatin1String("oxck");
+    m_tensorDock->setVisible(oxck);
+    m_nodeDock->setVisible(!oxck);
+    // Wide enough for the tree's name, shape, element and size columns.
+    QDockWidget* dock = oxck ? static_cast<QDockWidget*>(m_tensorDock) : m_nodeDock;
+    resizeDocks({dock}, {oxck ? 520 : 420}, Qt::Horizontal);
 }
 
 void MainWindow::updateRecentMenu() {
@@ -330,54 +290,37 @@ void MainWindow::openDialog() {
 void MainWindow::openFile(const QString& path) {
     if (path.isEmpty())
         return;
-    const bool isReload = path == m_path;
-    const QString keep = isReload
-                             ? m_tree->currentIndex().data(TensorTreeModel::FullNameRole).toString()
-                             : QString();
-    ++m_loading;
-    const int serial = ++m_loadSerial;
+    m_pendingReload = path == m_path;
+    m_pendingKeep = m_pendingReload ? m_tensorDock->currentTensorName() : QString();
     m_busy->setVisible(true);
     statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
-    auto* watcher = new QFutureWatcher<LoadOutcome>(this);
-    connect(watcher, &QFutureWatcher<LoadOutcome>::finished, this,
-            [this, watcher, path, isReload, keep, serial] {
-                const LoadOutcome outcome = watcher->result();
-                watcher->deleteLater();
-                onLoaded(path, outcome.document, outcome.error, isReload, keep, serial);
-            });
-    watcher->setFuture(QtConcurrent::run([path]() -> LoadOutcome {
-        try {
-            return {loadDocument(path), {}};
-        } catch (const std::exception& e) {
-            return {nullptr, QString::fromStdString(e.what())};
-        }
-    }));
+    m_loader->load(path);
 }
 
-void MainWindow::onLoaded(const QString& path, std::shared_ptr<const Document> doc,
-                          const QString& error, bool isReload, const QString& keepTensor,
-                          int serial) {
-    if (--m_loading == 0)
-        m_busy->setVisible(false);
-    if (serial != m_loadSerial)
-        return; // a later open (or reload) superseded this one
-    if (!doc) {
-        statusBar()->clearMessage();
-        m_bar->showMessage(NotificationBar::Kind::Error,
-                           tr("<b>Could not open the file.</b> %1").arg(error.toHtmlEscaped()),
-                           isReload ? tr("Try Again") : QString());
-        disconnect(m_bar, &NotificationBar::actionTriggered, nullptr, nullptr);
-        connect(m_bar, &NotificationBar::actionTriggered, this, &MainWindow::reload);
-        Q_EMIT loadFailed(path, error);
-        return;
-    }
-    setDocument(std::move(doc), path, isReload);
-    if (isReload) {
+bool MainWindow::isLoading() const {
+    return m_loader->isLoading();
+}
+
+void MainWindow::onLoadFailed(const QString& path, const QString& error) {
+    m_busy->setVisible(false);
+    statusBar()->clearMessage();
+    m_bar->showMessage(NotificationBar::Kind::Error,
+                       tr("<b>Could not open the file.</b> %1").arg(error.toHtmlEscaped()),
+                       m_pendingReload ? tr("Try Again") : QString());
+    disconnect(m_bar, &NotificationBar::actionTriggered, nullptr, nullptr);
+    connect(m_bar, &NotificationBar::actionTriggered, this, &MainWindow::reload);
+    Q_EMIT loadFailed(path, error);
+}
+
+void MainWindow::onLoaded(const QString& path, std::shared_ptr<const Document> doc) {
+    m_busy->setVisible(false);
+    setDocument(std::move(doc), path, m_pendingReload);
+    if (m_pendingReload) {
         m_bar->showMessage(NotificationBar::Kind::Info,
                            tr("The file changed on disk and was reloaded."));
         m_restoring = true;
-        if (!keepTensor.isEmpty())
-            selectTensor(keepTensor);
+        if (!m_pendingKeep.isEmpty())
+            selectTensor(m_pendingKeep);
         m_restoring = false;
     } else {
         m_bar->hide();
@@ -389,7 +332,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
                              bool keepView) {
     m_document = std::move(doc);
     if (path != m_path)
-        watch(path);
+        m_reloadWatcher->watch(path);
     m_path = path;
     const QString name = QFileInfo(path).fileName();
     setWindowTitle(name + QStringLiteral(" — Ckptscope"));
@@ -398,21 +341,9 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
         m_recent->add(path);
     m_reloadAction->setEnabled(true);
 
-    m_treeModel->setDocument(m_document);
-    m_tree->expandToDepth(0);
-    for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
-        m_tree->resizeColumnToContents(c);
+    m_tensorDock->setDocument(m_document);
     m_overview->setDocument(m_document);
-    MetadataModel::Rows rows = m_document->metadata();
-    if (const ckptscope::GradientCheckpoint* g = m_document->gradient())
-        for (auto& [key, value] : rows)
-            if (key == "timestamp") // Unix seconds, shown as a local date too
-                value = QDateTime::fromSecsSinceEpoch(qint64(g->timestamp))
-                            .toString(Qt::ISODate)
-                            .toStdString() +
-                        " (" + value + ")";
-    m_metadataModel->setRows(std::move(rows));
-    m_metadataView->resizeColumnToContents(MetadataModel::Key);
+    m_metadataView->setDocument(m_document);
     m_tensorPage->clear();
     m_valuesView->setTensor(nullptr, -1);
     m_stack->setCurrentWidget(m_tabs);
@@ -421,6 +352,8 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     // Tabs follow the format: tensors for OXCK, graph and optimizer state for
     // gradient checkpoints.
     const bool oxck = m_document->hasTensors(); // OXCK or safetensors
+    if (!keepView)
+        switchLayout(oxck ? QStringLiteral("oxck") : QStringLiteral("gradient"));
     m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), oxck);
     m_tabs->setTabVisible(m_tabs->indexOf(m_valuesView), oxck);
     m_tabs->setTabVisible(m_tabs->indexOf(m_graphPage), !oxck);
@@ -446,6 +379,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
                 .arg(name, m_document->format() == ckptscope::Format::Oxck
                                ? tr("OXCK checkpoint")
                                : tr("safetensors file")));
+    updateFindAction();
 }
 
 bool MainWindow::isScanning() const {
@@ -458,64 +392,43 @@ void MainWindow::offerReload(const QString& message) {
     connect(m_bar, &NotificationBar::actionTriggered, this, &MainWindow::reload);
 }
 
-void MainWindow::watch(const QString& path) {
-    if (!m_watcher->files().isEmpty())
-        m_watcher->removePaths(m_watcher->files());
-    if (!path.startsWith(QStringLiteral(":/")))
-        m_watcher->addPath(path);
-}
-
 void MainWindow::reload() {
     if (m_path.isEmpty())
         return;
-    // A writer that replaces the file by rename drops it from the watcher.
-    if (!m_path.startsWith(QStringLiteral(":/")) && !m_watcher->files().contains(m_path))
-        m_watcher->addPath(m_path);
+    m_reloadWatcher->rearm();
     openFile(m_path);
 }
 
+QTreeView* MainWindow::tensorTree() const {
+    return m_tensorDock->tree();
+}
+TensorTreeModel* MainWindow::tensorModel() const {
+    return m_tensorDock->model();
+}
+QSortFilterProxyModel* MainWindow::tensorProxy() const {
+    return m_tensorDock->proxy();
+}
+QLineEdit* MainWindow::filterEdit() const {
+    return m_tensorDock->filterEdit();
+}
+MetadataModel* MainWindow::metadataModel() const {
+    return m_metadataView->metadataModel();
+}
+
 bool MainWindow::selectTensor(const QString& fullName) {
-    const QModelIndex source = m_treeModel->indexOfName(fullName);
-    const QModelIndex idx = m_treeProxy->mapFromSource(source);
-    if (!idx.isValid())
-        return false;
-    m_tree->setCurrentIndex(idx);
-    m_tree->scrollTo(idx);
-    return true;
+    return m_tensorDock->selectTensor(fullName);
+}
+
+void MainWindow::applyFilter() {
+    m_tensorDock->applyFilter();
 }
 
 void MainWindow::showTensor(int tensor) {
-    if (tensor < 0)
-        return;
     m_tensorPage->setTensor(m_document, tensor);
     m_valuesView->setTensor(m_document, tensor);
     if (!m_restoring &&
         (m_tabs->currentWidget() == m_overview || m_tabs->currentWidget() == m_metadataView))
         m_tabs->setCurrentWidget(m_tensorPage);
-}
-
-void MainWindow::applyFilter() {
-    m_filterTimer->stop();
-    m_filtering = true;
-    const QString text = m_filter->text();
-    if (m_regex->isChecked()) {
-        const QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
-        m_filter->setStyleSheet(re.isValid() ? QString() : QStringLiteral("color: #d33"));
-        m_filter->setToolTip(re.isValid() ? QString() : re.errorString());
-        if (re.isValid())
-            m_treeProxy->setFilterRegularExpression(re);
-    } else {
-        m_filter->setStyleSheet(QString());
-        m_treeProxy->setFilterFixedString(text);
-    }
-    m_filtering = false;
-    // Show the matches; a huge tree opens only its first levels.
-    if (text.isEmpty())
-        return;
-    if (m_treeModel->tensorCount() > 20000)
-        m_tree->expandToDepth(2);
-    else
-        m_tree->expandAll();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -547,6 +460,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    if (!m_layoutKind.isEmpty())
+        settings.setValue(QStringLiteral("window/state/") + m_layoutKind, saveState());
     QMainWindow::closeEvent(event);
 }

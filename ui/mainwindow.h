@@ -6,25 +6,26 @@
 
 #include <memory>
 
+class DocumentLoader;
 class GraphPage;
 class MetadataModel;
-class OptimizerStateView;
+class MetadataView;
+class NodeList;
 class NotificationBar;
+class OptimizerStateView;
 class OverviewPage;
-class QCheckBox;
 class QDockWidget;
-class QFileSystemWatcher;
 class QLineEdit;
 class QMenu;
 class QProgressBar;
 class QSortFilterProxyModel;
 class QStackedWidget;
 class QTabWidget;
-class QTableView;
-class QTimer;
 class QTreeView;
 class RecentFiles;
+class ReloadWatcher;
 class StartPage;
+class TensorDock;
 class TensorPage;
 class TensorTreeModel;
 class TensorValuesView;
@@ -45,22 +46,27 @@ public:
     void reload();
     std::shared_ptr<const ckptscope::Document> document() const { return m_document; }
     QString currentPath() const { return m_path; }
-    bool isLoading() const { return m_loading > 0; }
+    bool isLoading() const;
     bool isScanning() const;
 
     // For tests and the screenshot script.
-    QTreeView* tensorTree() const { return m_tree; }
-    TensorTreeModel* tensorModel() const { return m_treeModel; }
-    QSortFilterProxyModel* tensorProxy() const { return m_treeProxy; }
-    QLineEdit* filterEdit() const { return m_filter; }
-    MetadataModel* metadataModel() const { return m_metadataModel; }
+    QTreeView* tensorTree() const;
+    TensorTreeModel* tensorModel() const;
+    QSortFilterProxyModel* tensorProxy() const;
+    QLineEdit* filterEdit() const;
+    MetadataModel* metadataModel() const;
+    MetadataView* metadataView() const { return m_metadataView; }
     TensorPage* tensorPage() const { return m_tensorPage; }
     TensorValuesView* valuesView() const { return m_valuesView; }
     NotificationBar* notificationBar() const { return m_bar; }
     QTabWidget* tabs() const { return m_tabs; }
     GraphPage* graphPage() const { return m_graphPage; }
-    OptimizerStateView* optimizerView() const { return m_optimizerView; }
+    NodeList* nodeList() const { return m_nodeList; }
     bool selectTensor(const QString& fullName);
+    // View ▸ Find (Ctrl+F): its text names the search it will focus.
+    QAction* findAction() const { return m_findAction; }
+    // Applies the filter box now (it otherwise waits for a pause in typing).
+    void applyFilter();
 
 Q_SIGNALS:
     void documentLoaded(const QString& path);
@@ -72,57 +78,54 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void buildPages();
+    void buildStatusBar();
+    void buildDocks();
     void buildActions();
-    void buildDock();
+    void restoreSettings();
+    void find();
+    void updateFindAction();
+    // Dock layouts are kept per file kind ("oxck", "gradient"): a graph's
+    // narrow node list must not squeeze the next OXCK file's tensor tree.
+    void switchLayout(const QString& kind);
+    void defaultLayout(const QString& kind);
     void setDocument(std::shared_ptr<const ckptscope::Document> document, const QString& path,
                      bool keepView);
     void showTensor(int tensor);
-
-public:
-    // Applies the filter box now (it otherwise waits for a pause in typing).
-    void applyFilter();
-
-private:
     void updateRecentMenu();
     void openDialog();
-    void watch(const QString& path);
     void offerReload(const QString& message);
-    void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc,
-                  const QString& error, bool isReload, const QString& keepTensor, int serial);
+    void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc);
+    void onLoadFailed(const QString& path, const QString& error);
 
     std::shared_ptr<const ckptscope::Document> m_document;
     QString m_path;
-    int m_loading = 0;
-    int m_loadSerial = 0;     // the newest openFile(); older results are dropped
+    // What the newest openFile() asked for; older results never arrive.
+    bool m_pendingReload = false;
+    QString m_pendingKeep;    // tensor to reselect after a reload
     bool m_restoring = false; // reselecting after a reload: keep the tab
-    bool m_filtering = false; // the proxy moves the current row: not a choice
-    QTimer* m_filterTimer = nullptr;
+    QString m_layoutKind;     // the file kind whose dock layout is on show
 
     RecentFiles* m_recent;
-    NotificationBar* m_bar;
-    QStackedWidget* m_stack;
-    StartPage* m_start;
-    QTabWidget* m_tabs;
-    OverviewPage* m_overview;
-    MetadataModel* m_metadataModel;
-    QTableView* m_metadataView;
-    TensorPage* m_tensorPage;
-    TensorValuesView* m_valuesView;
-    GraphPage* m_graphPage;
-    OptimizerStateView* m_optimizerView;
-    QDockWidget* m_tensorDock = nullptr;
+    DocumentLoader* m_loader;
+    ReloadWatcher* m_reloadWatcher;
+    NotificationBar* m_bar = nullptr;
+    QStackedWidget* m_stack = nullptr;
+    StartPage* m_start = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    OverviewPage* m_overview = nullptr;
+    MetadataView* m_metadataView = nullptr;
+    TensorPage* m_tensorPage = nullptr;
+    TensorValuesView* m_valuesView = nullptr;
+    GraphPage* m_graphPage = nullptr;
+    OptimizerStateView* m_optimizerView = nullptr;
+    TensorDock* m_tensorDock = nullptr;
     QDockWidget* m_nodeDock = nullptr;
-    TensorTreeModel* m_treeModel;
-    QSortFilterProxyModel* m_treeProxy;
-    QTreeView* m_tree;
-    QLineEdit* m_filter;
-    QCheckBox* m_regex;
-    QMenu* m_recentMenu;
-    QProgressBar* m_busy;
-    QFileSystemWatcher* m_watcher;
-    QTimer* m_reloadTimer;
-    int m_reloadAttempts = 0;
-    QAction* m_reloadAction;
-    ValueScanner* m_scanner;
-    QProgressBar* m_scanProgress;
+    NodeList* m_nodeList = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QProgressBar* m_busy = nullptr;
+    QAction* m_reloadAction = nullptr;
+    QAction* m_findAction = nullptr;
+    ValueScanner* m_scanner = nullptr;
+    QProgressBar* m_scanProgress = nullptr;
 };

@@ -1,5 +1,7 @@
 #include "metadatamodel.h"
 
+#include "plaintext.h"
+
 MetadataModel::MetadataModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void MetadataModel::setRows(Rows rows) {
@@ -23,8 +25,10 @@ QVariant MetadataModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || size_t(index.row()) >= m_rows.size())
         return {};
     const auto& [key, value] = m_rows[size_t(index.row())];
-    if (role == Qt::DisplayRole || role == Qt::EditRole || role == Qt::ToolTipRole)
+    if (role == Qt::DisplayRole || role == Qt::EditRole)
         return index.column() == Key ? key : value;
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(index.column() == Key ? key : value);
     return {};
 }
 

@@ -14,17 +14,25 @@ void NodeTableModel::setGraph(std::shared_ptr<const ckptscope::GradientCheckpoin
     m_rowOf.clear();
     m_ordered = 0;
     if (m_checkpoint && m_index) {
-        for (const std::string& id : m_checkpoint->graph.topologicalOrder())
-            m_rows.push_back(m_index->indexOf(id));
-        m_ordered = m_rows.size();
-        for (const std::string& id : m_checkpoint->graph.cycleNodes())
-            m_rows.push_back(m_index->indexOf(id));
+        m_rows = listOrder(m_checkpoint->graph, *m_index, &m_ordered);
         m_rowOf.assign(size_t(m_index->size()), -1);
         for (size_t r = 0; r < m_rows.size(); ++r)
             if (m_rows[r] >= 0)
                 m_rowOf[size_t(m_rows[r])] = int(r);
     }
     endResetModel();
+}
+
+std::vector<int> NodeTableModel::listOrder(const ckptscope::ComputationGraphStore& graph,
+                                           const GraphIndex& index, size_t* ordered) {
+    std::vector<int> rows;
+    for (const std::string& id : graph.topologicalOrder())
+        rows.push_back(index.indexOf(id));
+    if (ordered)
+        *ordered = rows.size();
+    for (const std::string& id : graph.cycleNodes())
+        rows.push_back(index.indexOf(id));
+    return rows;
 }
 
 int NodeTableModel::rowOfNode(int node) const {

@@ -20,6 +20,10 @@ public:
     void setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
                   std::shared_ptr<const GraphIndex> index);
     int rowOfNode(int node) const;
+    // Node index per row: topological order, then the nodes on cycles
+    // (counted in *ordered and after). -1 for an id the index lacks.
+    static std::vector<int> listOrder(const ckptscope::ComputationGraphStore& graph,
+                                      const GraphIndex& index, size_t* ordered = nullptr);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -13,6 +13,9 @@ NotificationBar::NotificationBar(QWidget* parent) : QFrame(parent) {
     layout->setContentsMargins(8, 4, 4, 4);
     m_label = new QLabel;
     m_label->setWordWrap(true);
+    // Always HTML: callers escape the file's text once (never Qt::AutoText,
+    // which shows "&quot;" literally when a message has no tag).
+    m_label->setTextFormat(Qt::RichText);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_label, 1);
     m_action = new QPushButton;

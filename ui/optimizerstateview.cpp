@@ -1,6 +1,8 @@
 #include "optimizerstateview.h"
 
 #include "hexmodel.h"
+#include "naturalorder.h"
+#include "naturalsortproxy.h"
 #include "sizeformat.h"
 #include "tensorpage.h"
 
@@ -11,15 +13,19 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cstring>
 
 OptimizerStateView::OptimizerStateView(QWidget* parent)
-    : QWidget(parent), m_blobs(new QStandardItemModel(this)), m_hex(new HexModel(this)) {
+    : QWidget(parent), m_blobs(new QStandardItemModel(this)), m_sorted(new NaturalSortProxy(this)),
+      m_hex(new HexModel(this)) {
+    m_sorted->setSourceModel(m_blobs);
+    m_sorted->setSortRole(Qt::UserRole + 1); // names naturally, bytes by number
     auto* layout = new QVBoxLayout(this);
     auto* split = new QSplitter(Qt::Vertical);
     auto* top = new QSplitter;
     m_blobTable = new QTableView;
-    m_blobTable->setModel(m_blobs);
+    m_blobTable->setModel(m_sorted);
     m_blobTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_blobTable->setSelectionMode(QAbstractItemView::SingleSelection);
     m_blobTable->horizontalHeader()->setStretchLastSection(true);
@@ -72,7 +78,16 @@ void OptimizerStateView::setDocument(std::shared_ptr<const ckptscope::Document> 
     const auto* g = m_document ? m_document->gradient() : nullptr;
     if (!g)
         return;
-    for (const auto& [name, bytes] : g->optimizerState) {
+    // Rows in natural order in the model too, so row N is the Nth shown.
+    std::vector<const std::pair<const std::string, std::vector<uint8_t>>*> blobs;
+    for (const auto& blob : g->optimizerState)
+        blobs.push_back(&blob);
+    std::stable_sort(blobs.begin(), blobs.end(), [](const auto* a, const auto* b) {
+        return naturalLess(QString::fromStdString(a->first), QString::fromStdString(b->first));
+    });
+    for (const auto* blob : blobs) {
+        const std::string& name = blob->first;
+        const std::vector<uint8_t>& bytes = blob->second;
         auto* nameItem = new QStandardItem(QString::fromStdString(name));
         nameItem->setData(QString::fromStdString(name), Qt::UserRole);
         nameItem->setData(QString::fromStdString(name), Qt::UserRole + 1); // sort key
@@ -82,7 +97,7 @@ void OptimizerStateView::setDocument(std::shared_ptr<const ckptscope::Document> 
         size->setEditable(false);
         m_blobs->appendRow({nameItem, size});
     }
-    m_blobs->setSortRole(Qt::UserRole + 1); // bytes sort by number, not by "1.0 MiB"
+    m_blobTable->sortByColumn(0, Qt::AscendingOrder);
     m_blobTable->resizeColumnToContents(0);
     if (m_blobs->rowCount() > 0)
         selectBlob(0);
@@ -93,7 +108,7 @@ const std::vector<uint8_t>* OptimizerStateView::selectedBytes(QString* name) con
     const auto* g = m_document ? m_document->gradient() : nullptr;
     if (!current.isValid() || !g)
         return nullptr;
-    const QString key = m_blobs->index(current.row(), 0).data(Qt::UserRole).toString();
+    const QString key = current.siblingAtColumn(0).data(Qt::UserRole).toString();
     const auto it = g->optimizerState.find(key.toStdString());
     if (it == g->optimizerState.end())
         return nullptr;
@@ -103,7 +118,7 @@ const std::vector<uint8_t>* OptimizerStateView::selectedBytes(QString* name) con
 }
 
 void OptimizerStateView::selectBlob(int row) {
-    m_blobTable->setCurrentIndex(m_blobs->index(row, 0));
+    m_blobTable->setCurrentIndex(m_sorted->index(row, 0));
 }
 
 bool OptimizerStateView::interpretAsF32() {

@@ -7,6 +7,7 @@
 #include <memory>
 
 class HexModel;
+class NaturalSortProxy;
 class QCheckBox;
 class QStandardItemModel;
 class QTableView;
@@ -27,12 +28,16 @@ public:
     TensorPage* statsPage() const { return m_stats; }
     HexModel* hexModel() const { return m_hex; }
     QStandardItemModel* blobModel() const { return m_blobs; }
+    // The blob list as shown: names in natural order (layers.2 before
+    // layers.10) until a header click sorts otherwise.
+    QTableView* blobTable() const { return m_blobTable; }
 
 private:
     const std::vector<uint8_t>* selectedBytes(QString* name = nullptr) const;
 
     std::shared_ptr<const ckptscope::Document> m_document;
     QStandardItemModel* m_blobs;
+    NaturalSortProxy* m_sorted;
     QTableView* m_blobTable;
     HexModel* m_hex;
     QCheckBox* m_asF32;

@@ -1,8 +1,7 @@
 #include "overviewpage.h"
 
+#include "metadatatext.h"
 #include "sizeformat.h"
-
-#include <QDateTime>
 #include <QFileInfo>
 
 #include <map>
@@ -55,9 +54,9 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
     } else if (const ckptscope::GradientCheckpoint* g = doc->gradient()) {
         html += row(tr("Format"), tr("Gradient checkpoint (JSON)"));
         html += row(tr("Step"), groupedNumber(g->step));
-        html += row(tr("Timestamp"),
-                    QDateTime::fromSecsSinceEpoch(qint64(g->timestamp)).toString(Qt::TextDate) +
-                        QStringLiteral(" (%1)").arg(g->timestamp));
+        for (const ckptscope::MetadataRow& r : doc->metadataRows())
+            if (r.kind == ckptscope::MetadataKind::Timestamp)
+                html += row(tr("Timestamp"), metadataValueText(r).toHtmlEscaped());
         html += row(tr("Loss CID"), g->lossCid ? esc(*g->lossCid) : tr("none yet"));
         const ckptscope::ComputationNode* loss = g->lossNode();
         html += row(tr("Loss node"), loss ? esc(loss->id + " (" + loss->op + ")") : tr("none"));
@@ -85,7 +84,7 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
             tr("%1 of %2 nodes").arg(groupedNumber(backward), groupedNumber(g->graph.nodeCount())));
         QStringList opList;
         for (const auto& [op, count] : ops)
-            opList << QStringLiteral("%1&nbsp;×&nbsp;%2").arg(esc(op)).arg(count);
+            opList << QStringLiteral("%1&nbsp;×&nbsp;%2").arg(esc(op), QString::number(count));
         html += row(tr("Ops"), opList.join(QStringLiteral(", ")));
     }
     html += QStringLiteral("</table>");

@@ -1,6 +1,7 @@
 #include "screenshottaker.h"
 
 #include "graphpage.h"
+#include "launchselection.h"
 #include "mainwindow.h"
 #include "tensorpage.h"
 
@@ -8,7 +9,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSaveFile>
-#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -16,11 +16,9 @@
 ScreenshotTaker::ScreenshotTaker(MainWindow* window, Request request)
     : QObject(window), m_window(window), m_request(std::move(request)) {
     connect(window, &MainWindow::documentLoaded, this, [this] {
-        if (!m_request.selectTensor.isEmpty())
-            m_window->selectTensor(m_request.selectTensor);
-        for (int i = 0; i < m_window->tabs()->count(); ++i)
-            if (m_window->tabs()->tabText(i).remove(QLatin1Char('&')) == m_request.tab)
-                m_window->tabs()->setCurrentIndex(i);
+        for (const QString& problem :
+             LaunchSelection{m_request.selectTensor, m_request.tab}.applyTo(m_window))
+            std::fprintf(stderr, "screenshot: %s\n", qPrintable(problem));
         // Let statistics finish and the layout settle before grabbing.
         auto* poll = new QTimer(this);
         connect(poll, &QTimer::timeout, this, [this, poll] {

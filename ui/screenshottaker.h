@@ -12,7 +12,7 @@ class ScreenshotTaker : public QObject {
 public:
     struct Request {
         QString output;
-        QString selectTensor; // full tensor name, optional
+        QString selectTensor; // tensor full name or graph node id, optional
         QString tab;          // tab title without '&', optional
     };
     ScreenshotTaker(MainWindow* window, Request request);

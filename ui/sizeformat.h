@@ -6,9 +6,11 @@
 #include <optional>
 #include <vector>
 
-// Display text shared by the views: sizes in KiB/MiB/GiB, grouped counts,
-// shapes, and numbers with enough digits to tell f32 values apart.
+// QString wrappers over the core formatter (ckptscope/numberformat.h), so the
+// views print numbers exactly as the CLI does: sizes in KiB/MiB/GiB, counts
+// grouped by ',', shapes, floats with 7 significant digits.
 QString humanBytes(uint64_t bytes);
 QString groupedNumber(uint64_t n);
 QString shapeText(const std::vector<uint64_t>& shape);
+// fmt::kMissing when there is no value.
 QString numberText(std::optional<double> v);

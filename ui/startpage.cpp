@@ -1,7 +1,9 @@
 #include "startpage.h"
 
+#include "plaintext.h"
 #include "recentfiles.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
@@ -34,9 +36,9 @@ StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), m_
     col->addWidget(new QLabel(tr("<h3>Recent files</h3>")));
     m_recentList = new QListWidget;
     m_recentList->setMaximumHeight(220);
-    connect(m_recentList, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
-        Q_EMIT openRequested(item->data(Qt::UserRole).toString());
-    });
+    // A single click opens, like a link; Enter (and a double-click) too.
+    connect(m_recentList, &QListWidget::itemClicked, this, &StartPage::openItem);
+    connect(m_recentList, &QListWidget::itemActivated, this, &StartPage::openItem);
     col->addWidget(m_recentList);
     col->addStretch(2);
     connect(m_recent, &RecentFiles::changed, this, &StartPage::refreshRecent);
@@ -50,13 +52,27 @@ QStringList StartPage::samples() {
     return out;
 }
 
+void StartPage::openItem(QListWidgetItem* item) {
+    const QString path = item ? item->data(Qt::UserRole).toString() : QString();
+    if (path.isEmpty()) // "(none yet)"
+        return;
+    // A double-click also clicks, and some styles activate on a single
+    // click: the same file asked for again at once is one request.
+    if (path == m_lastOpened && m_sinceOpen.isValid() &&
+        m_sinceOpen.elapsed() < QApplication::doubleClickInterval())
+        return;
+    m_lastOpened = path;
+    m_sinceOpen.start();
+    Q_EMIT openRequested(path);
+}
+
 void StartPage::refreshRecent() {
     m_recentList->clear();
     for (const QString& path : m_recent->files()) {
         auto* item = new QListWidgetItem(QFileInfo(path).fileName() + QStringLiteral("  —  ") +
                                          QFileInfo(path).absolutePath());
         item->setData(Qt::UserRole, path);
-        item->setToolTip(path);
+        item->setToolTip(plainToolTip(path));
         m_recentList->addItem(item);
     }
     if (m_recent->files().isEmpty())

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 class QListWidget;
+class QListWidgetItem;
 class RecentFiles;
 
 // Shown while no file is open: bundled samples, recent files and Open.
@@ -20,6 +22,9 @@ Q_SIGNALS:
 
 private:
     void refreshRecent();
+    void openItem(QListWidgetItem* item);
     RecentFiles* m_recent;
     QListWidget* m_recentList;
+    QString m_lastOpened; // one open per click, double-click or Enter
+    QElapsedTimer m_sinceOpen;
 };

@@ -1,13 +1,12 @@
 #pragma once
 
+#include "backgroundtask.h"
+
 #include "ckptscope/tensorstats.h"
 
-#include <QFuture>
 #include <QObject>
 
-#include <atomic>
 #include <functional>
-#include <memory>
 
 // Computes statistics and a histogram off the GUI thread. Starting a new
 // request cancels the one before it; results of a cancelled request are
@@ -16,16 +15,17 @@ class StatsRunner : public QObject {
     Q_OBJECT
 public:
     explicit StatsRunner(QObject* parent = nullptr);
-    ~StatsRunner() override;
 
-    // `key` identifies the request in the signals (for example a tensor index).
-    // The reader must stay valid until finished/failed (capture what it needs).
-    void start(int key, uint64_t count, ckptscope::ValueReader reader, int bins);
     // Any statistics job (a document tensor of any dtype: computeTensorStats).
     using Job = std::function<ckptscope::StatsResult(const ckptscope::StatsOptions&)>;
+
+    // `key` identifies the request in the signals (for example a tensor index).
+    // The job (or reader) must stay valid until finished/failed (capture what
+    // it needs).
     void start(int key, Job job, int bins);
-    void cancel();
-    bool isRunning() const { return m_running; }
+    void start(int key, uint64_t count, ckptscope::ValueReader reader, int bins);
+    void cancel() { m_task.cancel(); }
+    bool isRunning() const { return m_task.isRunning(); }
 
 Q_SIGNALS:
     void progress(int key, double fraction);
@@ -33,7 +33,6 @@ Q_SIGNALS:
     void failed(int key, const QString& message);
 
 private:
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    QList<QFuture<void>> m_futures;
-    bool m_running = false;
+    // Readers may point into documents owned elsewhere: it waits for them.
+    BackgroundTask m_task{this};
 };

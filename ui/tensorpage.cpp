@@ -1,6 +1,7 @@
 #include "tensorpage.h"
 
 #include "histogramview.h"
+#include "plaintext.h"
 #include "sizeformat.h"
 #include "statsrunner.h"
 
@@ -33,8 +34,12 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     m_title->setFont(big);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_title->setWordWrap(true);
+    // Names are shown as they are; the notes below are HTML with the file's
+    // text escaped once. Never let Qt guess (Qt::AutoText).
+    m_title->setTextFormat(Qt::PlainText);
     m_description = new QLabel;
     m_description->setWordWrap(true);
+    m_description->setTextFormat(Qt::RichText);
     layout->addWidget(m_title);
     layout->addWidget(m_description);
 
@@ -43,6 +48,7 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     auto* form = new QFormLayout(infoBox);
     for (const char* row : kInfoRows) {
         auto* value = new QLabel;
+        value->setTextFormat(Qt::PlainText);
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         form->addRow(tr(row), value);
         m_info << value;
@@ -51,6 +57,7 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     auto* grid = new QGridLayout(statsBox);
     for (int i = 0; i < 9; ++i) {
         auto* value = new QLabel(QStringLiteral("–"));
+        value->setTextFormat(Qt::PlainText);
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
         grid->addWidget(new QLabel(tr(kStatLabels[i])), i % 5, (i / 5) * 2);
@@ -74,6 +81,7 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     controls->addWidget(m_log);
     controls->addStretch();
     m_specials = new QLabel;
+    m_specials->setTextFormat(Qt::RichText);
     controls->addWidget(m_specials);
     m_progress = new QProgressBar;
     m_progress->setRange(0, 100);
@@ -113,6 +121,11 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     connect(m_runner, &StatsRunner::failed, this, [this](int, const QString& message) {
         m_progress->setVisible(false);
         m_cancel->setVisible(false);
+        // Nothing of this tensor was read: show no numbers and no histogram
+        // rather than those of the tensor before.
+        for (QLabel* l : std::as_const(m_stats))
+            l->setText(QStringLiteral("–"));
+        m_histogram->clear();
         m_specials->setText(tr("<span style='color:#d33'>%1</span>").arg(message.toHtmlEscaped()));
         Q_EMIT statsFailed(message);
     });
@@ -155,11 +168,12 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     m_reader = [document, tensor](uint64_t first, uint64_t n, float* out) {
         document->readValues(size_t(tensor), first, n, out);
     };
-    m_title->setText(QString::fromStdString(t.name).toHtmlEscaped());
+    m_histogram->clear(); // another tensor's histogram must not stand under this name
+    m_title->setText(QString::fromStdString(t.name));
     QStringList notes;
     for (const auto& w : document->warnings())
         if (w.tensor && *w.tensor == size_t(tensor))
-            notes << QStringLiteral("⚠ ") + QString::fromStdString(w.message).toHtmlEscaped();
+            notes << QStringLiteral("⚠ ") + plainToHtml(QString::fromStdString(w.message));
     m_job = [document, tensor](const ckptscope::StatsOptions& options) {
         return ckptscope::computeTensorStats(*document, size_t(tensor), options);
     };
@@ -193,8 +207,9 @@ void TensorPage::setValues(const QString& title, const QString& description, uin
     m_count = count;
     m_reader = std::move(reader);
     m_job = nullptr;
-    m_title->setText(title.toHtmlEscaped());
-    m_description->setText(description.toHtmlEscaped());
+    m_histogram->clear();
+    m_title->setText(title);
+    m_description->setText(plainToHtml(description));
     setInfoRow(0, QStringLiteral("[%1]").arg(count));
     setInfoRow(1, groupedNumber(count));
     setInfoRow(2, groupedNumber(count));

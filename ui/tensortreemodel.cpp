@@ -2,6 +2,7 @@
 
 #include "ckptscope/saturating.h"
 #include "naturalorder.h"
+#include "plaintext.h"
 #include "sizeformat.h"
 
 #include <QApplication>
@@ -190,8 +191,8 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
         break;
     case Qt::ToolTipRole:
         if (t && n.warning)
-            return n.path + QStringLiteral("\n") + m_warningText[size_t(n.tensor)];
-        return n.path;
+            return plainToolTip(n.path + QStringLiteral("\n") + m_warningText[size_t(n.tensor)]);
+        return plainToolTip(n.path);
     case TensorIndexRole:
         return n.tensor;
     case FullNameRole:

@@ -1,5 +1,9 @@
 #include "tensorvaluesmodel.h"
 
+#include "sizeformat.h"
+
+#include "ckptscope/numberformat.h"
+
 #include <QLocale>
 
 #include <algorithm>
@@ -71,6 +75,20 @@ void TensorValuesModel::layout() {
     }
 }
 
+QString TensorValuesModel::layoutNote() const {
+    if (m_tensor < 0)
+        return {};
+    const auto& t = m_document->tensors()[size_t(m_tensor)];
+    if (t.elementCount && *t.elementCount == t.dataLen)
+        return {};
+    const QString holds = t.elementCount
+                              ? tr("holds %1 elements").arg(groupedNumber(*t.elementCount))
+                              : tr("holds more elements than 64 bits can count");
+    return tr("⚠ The shape %1 %2, but the file stores %3 values: they are shown as one column "
+              "in file order, not as a grid.")
+        .arg(shapeText(t.shape), holds, groupedNumber(t.dataLen));
+}
+
 uint64_t TensorValuesModel::linearIndex(int row, int column) const {
     return m_base + uint64_t(row) * (m_matrix ? m_cols : 1) + uint64_t(column);
 }
@@ -124,7 +142,8 @@ QVariant TensorValuesModel::data(const QModelIndex& index, int role) const {
     const float v = (*values)[size_t(linear % kChunk)];
     if (role == Qt::EditRole)
         return double(v);
-    const QString text = QString::number(double(v), 'g', 9);
+    // Exact, not rounded: what the cell shows is what a copy pastes.
+    const QString text = QString::fromStdString(ckptscope::fmt::exact(v));
     if (role == Qt::ToolTipRole)
         return tr("element %1 = %2").arg(QLocale::system().toString(qulonglong(linear)), text);
     return text;

@@ -29,6 +29,12 @@ public:
     bool truncated() const { return m_truncated; }
     // Linear element index of a cell, for tooltips and tests.
     uint64_t linearIndex(int row, int column) const;
+    // Why the table is a flat column although the tensor has a shape (the
+    // shape does not match the stored values); empty otherwise.
+    QString layoutNote() const;
+    // Cells show fmt::exact (the shortest text that reads back to the same
+    // f32): at most this many characters.
+    static constexpr int kMaxTextLength = 15;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -1,16 +1,21 @@
 #include "tensorvaluesview.h"
 
+#include "plaintext.h"
 #include "tensorvaluesmodel.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <map>
 
 TensorValuesView::TensorValuesView(QWidget* parent)
@@ -20,6 +25,7 @@ TensorValuesView::TensorValuesView(QWidget* parent)
     layout->addLayout(m_selectors);
     m_note = new QLabel;
     m_note->setWordWrap(true);
+    m_note->setTextFormat(Qt::RichText); // file text in it is escaped once
     layout->addWidget(m_note);
     m_table = new QTableView;
     m_table->setModel(m_model);
@@ -27,7 +33,7 @@ TensorValuesView::TensorValuesView(QWidget* parent)
     // Fixed section sizes: the view never asks the model for every row.
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->horizontalHeader()->setDefaultSectionSize(110);
+    m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     layout->addWidget(m_table, 1);
 
@@ -72,9 +78,37 @@ void TensorValuesView::rebuildSelectors() {
         m_selectors->addWidget(new QLabel(tr("showing the last two dimensions")));
         m_selectors->addStretch();
     }
+    if (const QString why = m_model->layoutNote(); !why.isEmpty())
+        notes << plainToHtml(why);
     if (m_model->truncated())
         notes << tr("Only the first %1 rows are shown.").arg(INT_MAX);
     m_note->setText(notes.join(QLatin1Char(' ')));
+}
+
+int TensorValuesView::valueColumnWidth() const {
+    // Every cell fits, whatever value the file holds: the widest text
+    // fmt::exact writes is 15 characters, either "-d.dddddddde+dd" or a fixed
+    // "-0.ddd…" of 13 digits. The column never depends on the values read.
+    const QFontMetrics fm(m_table->font());
+    int digit = 0;
+    for (char c = '0'; c <= '9'; ++c)
+        digit = std::max(digit, fm.horizontalAdvance(QLatin1Char(c)));
+    const int sign =
+        std::max(fm.horizontalAdvance(QLatin1Char('-')), fm.horizontalAdvance(QLatin1Char('+')));
+    const int point = fm.horizontalAdvance(QLatin1Char('.'));
+    const int scientific = sign + 1 * digit + point + 8 * digit +
+                           fm.horizontalAdvance(QLatin1Char('e')) + sign + 2 * digit;
+    const int fixed = sign + point + 13 * digit;
+    // The delegate's text margins, as QStyledItemDelegate lays a cell out.
+    const int margin =
+        m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1;
+    return std::max(scientific, fixed) + 2 * margin + 6;
+}
+
+void TensorValuesView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+        m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
 }
 
 QString TensorValuesView::selectionText() const {

@@ -26,6 +26,11 @@ public:
     QString selectionText() const;
     static constexpr qint64 kMaxCopyCells = 1'000'000;
     void copySelection() const;
+    // Width of a value column: room for the widest number a cell can show.
+    int valueColumnWidth() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
 
 private:
     void rebuildSelectors();

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "backgroundtask.h"
+
 #include "ckptscope/document.h"
 
-#include <QFuture>
 #include <QObject>
 
-#include <atomic>
 #include <memory>
 
 // After a file opens, reads every tensor once in the background to find the
@@ -15,11 +15,10 @@ class ValueScanner : public QObject {
     Q_OBJECT
 public:
     explicit ValueScanner(QObject* parent = nullptr);
-    ~ValueScanner() override;
 
     void start(std::shared_ptr<const ckptscope::Document> document);
-    void cancel();
-    bool isRunning() const { return m_running; }
+    void cancel() { m_task.cancel(); }
+    bool isRunning() const { return m_task.isRunning(); }
 
 Q_SIGNALS:
     void nonFinite(int tensor);     // tensor holds NaN or ±Inf
@@ -28,8 +27,5 @@ Q_SIGNALS:
     void failed(const QString& message); // e.g. the file changed on disk
 
 private:
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    QList<QFuture<void>> m_futures; // all waited for on destruction
-    bool m_running = false;
-    int m_generation = 0;
+    BackgroundTask m_task{this};
 };

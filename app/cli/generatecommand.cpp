@@ -66,8 +66,8 @@ int runGenerate(const std::vector<std::string>& args) {
             throw UsageError("--tensors takes 1 to 10000000");
         ckptscope::writeSyntheticModel(out, model);
     } else if (kind == "gradient") {
-        if (graph.nodeCount > 10'000'000)
-            throw UsageError("--nodes takes at most 10000000");
+        if (graph.nodeCount < 3 || graph.nodeCount > 10'000'000)
+            throw UsageError("--nodes takes 3 to 10000000");
         makeSyntheticGradient(graph).save(out);
     } else {
         throw UsageError("generate: unknown kind '" + kind + "' (oxck or gradient)");

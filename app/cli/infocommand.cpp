@@ -1,6 +1,8 @@
 #include "clicommon.h"
 #include "textformat.h"
 
+#include "ckptscope/numberformat.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -92,15 +94,15 @@ ordered_json gradientJson(const Document& doc) {
 
 void printTensorFile(const Document& doc) {
     const bool oxck = doc.format() == Format::Oxck;
-    std::cout << "File        " << doc.path() << " (" << humanBytes(doc.fileSize()) << ")\n";
+    std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n";
     if (oxck)
         std::cout << "Format      OXCK version " << doc.version() << ", flags " << doc.flags()
                   << "\n";
     else
         std::cout << "Format      safetensors\n";
-    std::cout << "Tensors     " << groupedNumber(doc.tensors().size()) << "\n"
-              << "Parameters  " << groupedNumber(doc.numParams()) << " ("
-              << humanBytes(doc.totalBytes()) << ")\n";
+    std::cout << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"
+              << "Parameters  " << fmt::grouped(doc.numParams()) << " ("
+              << fmt::bytes(doc.totalBytes()) << ")\n";
     if (!doc.metadata().empty()) {
         std::cout << "\nMetadata\n";
         TextTable table({"key", "value"});
@@ -124,9 +126,9 @@ void printTensorFile(const Document& doc) {
             const auto bytes = tensorSizeBytes(t);
             std::vector<std::string> row = {
                 std::to_string(i++),        elided(printable(t.name), 60),
-                shapeText(t.shape),         known ? groupedNumber(*t.elementCount) : "overflow",
-                groupedNumber(t.dataLen),   bytes ? humanBytes(*bytes) : "-",
-                groupedNumber(t.dataOffset)};
+                fmt::shape(t.shape),         known ? fmt::grouped(*t.elementCount) : "overflow",
+                fmt::grouped(t.dataLen),   bytes ? fmt::bytes(*bytes) : std::string(fmt::kMissing),
+                fmt::grouped(t.dataOffset)};
             if (!oxck)
                 row.insert(row.begin() + 2, dtypeName(t.dtype));
             table.addRow(std::move(row));
@@ -138,25 +140,25 @@ void printTensorFile(const Document& doc) {
 void printGradient(const Document& doc) {
     const GradientCheckpoint& g = *doc.gradient();
     const ComputationNode* loss = g.lossNode();
-    std::cout << "File        " << doc.path() << " (" << humanBytes(doc.fileSize()) << ")\n"
+    std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n"
               << "Format      gradient checkpoint (JSON)\n"
               << "Step        " << g.step << "\n"
               << "Timestamp   " << g.timestamp << "\n"
               << "Loss CID    " << g.lossCid.value_or("(none)") << "\n"
               << "Loss node   " << (loss ? loss->id + " (" + loss->op + ")" : "(none)") << "\n"
-              << "Graph       " << groupedNumber(g.graph.nodeCount()) << " nodes, "
-              << groupedNumber(g.graph.edgeCount()) << " edges, " << g.graph.cycleNodes().size()
+              << "Graph       " << fmt::grouped(g.graph.nodeCount()) << " nodes, "
+              << fmt::grouped(g.graph.edgeCount()) << " edges, " << g.graph.cycleNodes().size()
               << " on cycles\n";
     std::cout << "\nOps\n";
     TextTable ops({"op", "nodes"}, {false, true});
     for (const auto& [op, n] : opCounts(g.graph))
-        ops.addRow({op, groupedNumber(n)});
+        ops.addRow({op, fmt::grouped(n)});
     std::cout << ops.render("  ");
     if (!g.optimizerState.empty()) {
         std::cout << "\nOptimizer state\n";
         TextTable blobs({"name", "bytes"}, {false, true});
         for (const auto& [name, bytes] : g.optimizerState)
-            blobs.addRow({name, humanBytes(bytes.size())});
+            blobs.addRow({name, fmt::bytes(bytes.size())});
         std::cout << blobs.render("  ");
     }
 }

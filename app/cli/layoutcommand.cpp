@@ -4,6 +4,7 @@
 #include "textformat.h"
 
 #include "ckptscope/graphlayout.h"
+#include "ckptscope/numberformat.h"
 
 #include <nlohmann/json.hpp>
 
@@ -94,13 +95,13 @@ void printSummary(const Document& doc, const GraphLayout& layout) {
     for (const LayoutEdge& e : layout.edges)
         reversed += e.reversed;
     std::cout << "File        " << doc.path() << "\n"
-              << "Nodes       " << groupedNumber(layout.nodes.size()) << "\n"
-              << "Edges       " << groupedNumber(layout.edges.size()) << " ("
-              << groupedNumber(reversed) << " reversed to break cycles)\n"
-              << "Ranks       " << groupedNumber(uint64_t(ranks)) << "\n"
-              << "Crossings   " << groupedNumber(layout.crossings) << "\n"
-              << "Size        " << groupedNumber(uint64_t(std::ceil(layout.width))) << " x "
-              << groupedNumber(uint64_t(std::ceil(layout.height))) << " px\n";
+              << "Nodes       " << fmt::grouped(layout.nodes.size()) << "\n"
+              << "Edges       " << fmt::grouped(layout.edges.size()) << " ("
+              << fmt::grouped(reversed) << " reversed to break cycles)\n"
+              << "Ranks       " << fmt::grouped(uint64_t(ranks)) << "\n"
+              << "Crossings   " << fmt::grouped(layout.crossings) << "\n"
+              << "Size        " << fmt::grouped(uint64_t(std::ceil(layout.width))) << " x "
+              << fmt::grouped(uint64_t(std::ceil(layout.height))) << " px\n";
 }
 
 // A DOT quoted string: quote, backslash and line breaks escaped, so distinct

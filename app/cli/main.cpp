@@ -48,7 +48,9 @@ Commands:
   generate oxck OUT [--tensors N] [--size BYTES] [--seed S]
   generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]
                             write a synthetic transformer-like checkpoint
-                            (for samples and benchmarks); sizes take K, M, G
+                            (for samples and benchmarks); sizes take K, M, G;
+                            the graph has exactly N nodes (3 or more,
+                            default 2000)
 
 Options:
   --json        machine-readable output on stdout

@@ -2,6 +2,7 @@
 #include "textformat.h"
 
 #include "ckptscope/checkpointerror.h"
+#include "ckptscope/numberformat.h"
 #include "ckptscope/csvwriter.h"
 #include "ckptscope/documentstats.h"
 #include "ckptscope/tensorstats.h"
@@ -125,9 +126,10 @@ int runStats(const std::vector<std::string>& args) {
             continue;
         }
         const TensorStats& s = r.stats;
-        table.addRow({t.name, groupedNumber(s.count), groupedNumber(s.finite), groupedNumber(s.nan),
-                      groupedNumber(s.posInf + s.negInf), groupedNumber(s.zeros), numberText(s.min),
-                      numberText(s.max), numberText(s.mean), numberText(s.std), numberText(s.l2)});
+        table.addRow({t.name, fmt::grouped(s.count), fmt::grouped(s.finite), fmt::grouped(s.nan),
+                      fmt::grouped(s.posInf + s.negInf), fmt::grouped(s.zeros), fmt::display(s.min),
+                      fmt::display(s.max), fmt::display(s.mean), fmt::display(s.std),
+                      fmt::display(s.l2)});
     }
     if (o.json) {
         ordered_json out;

@@ -1,43 +1,9 @@
 #include "textformat.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 
 namespace cli {
-
-std::string humanBytes(uint64_t bytes) {
-    static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (bytes < 1024)
-        return std::to_string(bytes) + " B";
-    double v = double(bytes) / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 5) {
-        v /= 1024;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    return buf;
-}
-
-std::string groupedNumber(uint64_t n) {
-    const std::string digits = std::to_string(n);
-    std::string out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i != 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-std::string shapeText(const std::vector<uint64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
 
 std::string printable(const std::string& s) {
     std::string out;
@@ -66,14 +32,6 @@ std::string elided(const std::string& s, size_t maxChars) {
             return s.substr(0, i) + "…";
     }
     return s;
-}
-
-std::string numberText(std::optional<double> v) {
-    if (!v)
-        return "-";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.7g", *v);
-    return buf;
 }
 
 TextTable::TextTable(std::vector<std::string> header, std::vector<bool> rightAligned)

@@ -1,25 +1,17 @@
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
+// Terminal text helpers. Numbers, sizes and shapes come from the core
+// formatter (ckptscope/numberformat.h), shared with the GUI.
 namespace cli {
 
-// 1536 → "1.5 KiB"; exact bytes below 1 KiB.
-std::string humanBytes(uint64_t bytes);
-// 1234567 → "1,234,567".
-std::string groupedNumber(uint64_t n);
-// "[2, 3]"; "[]" for a scalar.
-std::string shapeText(const std::vector<uint64_t>& shape);
 // Control characters spelled as escapes (\n, \t, \xNN) so a table row
 // stays one line.
 std::string printable(const std::string& s);
 // At most maxChars code points, with "…" when cut (never inside a UTF-8 sequence).
 std::string elided(const std::string& s, size_t maxChars);
-// Shortest round-trip text of a double, "-" when empty.
-std::string numberText(std::optional<double> v);
 
 // A plain text table: columns padded to their widest cell, right-aligned
 // where asked (numbers).

@@ -251,14 +251,14 @@ std::vector<std::string> ComputationGraphStore::validate() const {
     return messages;
 }
 
-std::string ComputationGraphStore::checkpoint() const {
+std::string ComputationGraphStore::toJson() const {
     std::string out;
     gradientjson::writeGraph(out, *this);
     return out;
 }
 
-ComputationGraphStore ComputationGraphStore::fromCheckpoint(const std::string& text,
-                                                            const std::string& name) {
+ComputationGraphStore ComputationGraphStore::fromJson(const std::string& text,
+                                                      const std::string& name) {
     return gradientjson::readGraph(text, name);
 }
 

@@ -101,7 +101,7 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
             doc->m_index = readOxckIndex(src);
             changes.finish();
             for (const auto& [k, v] : doc->m_index.metadata)
-                doc->m_metadata.emplace_back(k, v);
+                doc->m_metadataRows.push_back({k, v, MetadataKind::Text});
         } else if (doc->m_format == Format::Safetensors) {
             const DeferredChangeCheck changes(src);
             SafetensorsIndex index = readSafetensorsIndex(src);
@@ -110,20 +110,21 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
             doc->m_index.fileSize = src.size();
             doc->m_index.endOffset = src.size();
             doc->m_index.tensors = std::move(index.tensors);
-            doc->m_metadata = std::move(index.metadata);
-            for (const auto& [k, v] : doc->m_metadata)
+            for (auto& [k, v] : index.metadata) {
                 doc->m_index.metadata[k] = v;
+                doc->m_metadataRows.push_back({std::move(k), std::move(v), MetadataKind::Text});
+            }
         } else {
             doc->m_gradient = GradientCheckpoint::fromJson(readAll(src), src.name());
             const GradientCheckpoint& g = *doc->m_gradient;
             doc->m_index.version = 0;
             doc->m_index.fileSize = src.size();
-            doc->m_metadata = {
-                {"step", std::to_string(g.step)},
-                {"loss_cid", g.lossCid.value_or("(none)")},
-                {"timestamp", std::to_string(g.timestamp)},
-                {"node_count", std::to_string(g.graph.nodeCount())},
-                {"edge_count", std::to_string(g.graph.edgeCount())},
+            doc->m_metadataRows = {
+                {"step", std::to_string(g.step), MetadataKind::Integer},
+                {"loss_cid", g.lossCid.value_or("(none)"), MetadataKind::Text},
+                {"timestamp", std::to_string(g.timestamp), MetadataKind::Timestamp},
+                {"node_count", std::to_string(g.graph.nodeCount()), MetadataKind::Integer},
+                {"edge_count", std::to_string(g.graph.edgeCount()), MetadataKind::Integer},
             };
             for (std::string& w : g.graph.validate())
                 doc->m_index.warnings.push_back({std::move(w), std::nullopt});
@@ -135,6 +136,8 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
                          "order",
                      std::nullopt});
         }
+        for (const MetadataRow& row : doc->m_metadataRows)
+            doc->m_metadata.emplace_back(row.key, row.value);
     } catch (const OpenError&) {
         throw;
     } catch (const std::bad_alloc&) {

@@ -9,7 +9,7 @@
 // lays out in a fraction of a second.
 #include "ckptscope/graphlayout.h"
 
-#include "ckptscope/tensorstats.h"
+#include "ckptscope/cancelled.h"
 #include "layoutinternal.h"
 
 #include <algorithm>

@@ -12,7 +12,9 @@ std::string bytes(uint64_t n) {
         return std::to_string(n) + " B";
     double v = double(n) / 1024;
     int u = 0;
-    while (v >= 1024 && u < 5) {
+    // Compared after rounding to one decimal, so 1048575 reads "1.0 MiB",
+    // not "1024.0 KiB".
+    while (v >= 1023.95 && u < 5) {
         v /= 1024;
         ++u;
     }

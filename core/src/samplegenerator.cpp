@@ -116,9 +116,10 @@ GradientCheckpoint makeSyntheticGradient(const SyntheticGraphSpec& spec) {
     };
     const std::string act = "[8,128]";
     std::string x = add("embedding", {cid(rng)}, act);
-    // 11 nodes per block; stop when the budget is used.
-    const uint64_t blocks =
-        std::max<uint64_t>(1, (spec.nodeCount > 3 ? spec.nodeCount - 3 : 1) / 11);
+    // Exactly spec.nodeCount nodes (at least 3): embedding, whole blocks of
+    // 12, a chain of dropouts for the remainder, then logits and the loss.
+    const uint64_t body = std::max<uint64_t>(spec.nodeCount, 3) - 3;
+    const uint64_t blocks = body / 12;
     for (uint64_t b = 0; b < blocks; ++b) {
         const std::string h = add("layer_norm", {x}, act);
         const std::string q = add("matmul", {h, cid(rng)}, act);
@@ -133,6 +134,8 @@ GradientCheckpoint makeSyntheticGradient(const SyntheticGraphSpec& spec) {
         const std::string dn = add("matmul", {ge, cid(rng)}, act);
         x = add("add", {r1, dn}, act);
     }
+    for (uint64_t r = 0; r < body % 12; ++r)
+        x = add("dropout", {x}, act);
     const std::string logits = add("matmul", {x, cid(rng)}, "[8,1000]");
     const std::string loss = add("cross_entropy", {logits, cid(rng)}, "[]");
     // Edges from CIDs through a producer index: addNode() scans every node,

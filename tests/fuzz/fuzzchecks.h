@@ -32,7 +32,7 @@ void checkDocument(std::string_view bytes);
 void checkSafetensors(std::string_view bytes);
 // A small LayoutInput built from the bytes (≤ 200 nodes, edges from byte
 // pairs) through layoutGraph: forward edges go down, reported crossings ==
-// countCrossings. Defined in fuzzlayout.cpp (only where layoutGraph links).
+// countCrossings. Defined in fuzzlayout.cpp.
 void checkLayout(std::string_view bytes);
 
 // Runs one check for a libFuzzer entry point: an InvariantViolation aborts

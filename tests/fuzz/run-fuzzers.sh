@@ -3,7 +3,7 @@
 # summary (executions, coverage, corpus size). Usage:
 #   tests/fuzz/run-fuzzers.sh BUILD_DIR SECONDS [TARGET...]   (TARGET: oxck, metadata, ...)
 # Corpora: BUILD_DIR/fuzz-corpus/TARGET (written by libFuzzer, kept between
-# runs) plus, read only, ../shared/conformance/{valid,invalid} and
+# runs) plus, read only, the conformance corpus's valid/ and invalid/ and
 # tests/data/regressions — pointed at, never copied into the repository.
 # Crashes are written to BUILD_DIR/fuzz-artifacts/TARGET/; the script then
 # exits 1. Reproduce one with: BUILD_DIR/tests/fuzz/fuzz_TARGET FILE
@@ -14,7 +14,10 @@ build="${1:?usage: run-fuzzers.sh BUILD_DIR SECONDS [TARGET...]}"
 seconds="${2:?usage: run-fuzzers.sh BUILD_DIR SECONDS [TARGET...]}"
 shift 2
 build="$(cd "$build" && pwd)"
-conformance="${CKPTSCOPE_CONFORMANCE_DIR:-$root/../shared/conformance}"
+# The corpus the build was configured with (cache entry CKPTSCOPE_CONFORMANCE_DIR,
+# see the top CMakeLists.txt); else the environment variable; else the default.
+conformance=$(sed -n 's/^CKPTSCOPE_CONFORMANCE_DIR:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)
+conformance="${conformance:-${CKPTSCOPE_CONFORMANCE_DIR:-$root/../shared/conformance}}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=(oxck metadata gradient document layout safetensors)

@@ -71,10 +71,10 @@ public:
     std::vector<std::string> validate() const;
 
     // The graph alone as pretty JSON ({"nodes":{…},"edges":[…]}) and back.
-    // fromCheckpoint throws GradientError like GradientCheckpoint::fromJson.
-    std::string checkpoint() const;
-    static ComputationGraphStore fromCheckpoint(const std::string& json,
-                                                const std::string& name = "<graph>");
+    // fromJson throws GradientError like GradientCheckpoint::fromJson.
+    std::string toJson() const;
+    static ComputationGraphStore fromJson(const std::string& json,
+                                          const std::string& name = "<graph>");
 
     bool operator==(const ComputationGraphStore&) const = default;
 

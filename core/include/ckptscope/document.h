@@ -34,6 +34,20 @@ private:
     std::string m_message;
 };
 
+// What a metadata value is, so front ends can show it in their own way
+// without knowing which format uses which key.
+enum class MetadataKind {
+    Text,      // shown as stored
+    Integer,   // decimal digits
+    Timestamp, // Unix time in seconds, decimal
+};
+
+struct MetadataRow {
+    std::string key;
+    std::string value; // as stored (or, for summary fields, as the file spells them)
+    MetadataKind kind = MetadataKind::Text;
+};
+
 // One format-neutral, immutable view of an opened file. The UI and the CLI
 // talk only to this. Tensor values are read on demand from the file.
 class Document {
@@ -54,6 +68,8 @@ public:
     const std::vector<IndexWarning>& warnings() const { return m_index.warnings; }
     // Metadata as key/value rows (OXCK metadata, or gradient summary fields).
     const std::vector<std::pair<std::string, std::string>>& metadata() const { return m_metadata; }
+    // The same rows, each saying what kind of value it holds.
+    const std::vector<MetadataRow>& metadataRows() const { return m_metadataRows; }
     // Sum of element counts (saturating) and of their sizes in bytes (4 per
     // element for OXCK, the dtype's size for safetensors).
     uint64_t numParams() const;
@@ -84,6 +100,7 @@ private:
     std::shared_ptr<const ByteSource> m_source;
     OxckIndex m_index;
     std::vector<std::pair<std::string, std::string>> m_metadata;
+    std::vector<MetadataRow> m_metadataRows;
     std::optional<GradientCheckpoint> m_gradient;
 };
 

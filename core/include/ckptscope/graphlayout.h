@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ckptscope/cancelled.h"
 #include "ckptscope/computationgraphstore.h"
 
 #include <atomic>
@@ -49,7 +50,7 @@ struct GraphLayout {
 // Layered (Sugiyama-style) layout: cycles broken by reversing edges, longest
 // path ranks, dummy nodes on long edges, crossing reduction by bounded
 // barycenter/median sweeps, coordinates that keep chains straight, edge
-// routes through the dummies. Deterministic; throws Cancelled (tensorstats.h)
+// routes through the dummies. Deterministic; throws Cancelled (cancelled.h)
 // when *cancel becomes true.
 GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options = {});
 

@@ -22,7 +22,7 @@ struct SyntheticModelSpec {
 void writeSyntheticModel(const std::string& path, const SyntheticModelSpec& spec);
 
 struct SyntheticGraphSpec {
-    uint64_t nodeCount = 2000;   // approximate: whole transformer blocks
+    uint64_t nodeCount = 2000;   // exact (at least 3)
     uint64_t optimizerBytes = 0; // total optimizer-state bytes (f32 Adam moments)
     uint64_t step = 1200;
     uint64_t seed = 1;
@@ -31,8 +31,8 @@ struct SyntheticGraphSpec {
 
 // A transformer-like computation graph: embedding, N blocks of
 // layer_norm → q/k/v matmuls → attention → projection → residual add →
-// MLP (matmul, gelu, matmul) → add, then the loss, with UUID-like ids and
-// CID-like strings. Edges follow the CIDs.
+// MLP (matmul, gelu, matmul) → add, dropouts to make the count exact, then
+// the loss, with UUID-like ids and CID-like strings. Edges follow the CIDs.
 GradientCheckpoint makeSyntheticGradient(const SyntheticGraphSpec& spec);
 
 } // namespace ckptscope

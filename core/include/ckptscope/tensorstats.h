@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ckptscope/cancelled.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -44,12 +46,9 @@ using ValueReader = std::function<void(uint64_t first, uint64_t n, float* out)>;
 struct StatsOptions {
     int bins = 0;                              // 0: no histogram
     unsigned threads = 0;                      // 0: hardware concurrency
-    const std::atomic<bool>* cancel = nullptr; // checked between blocks
+    const std::atomic<bool>* cancel = nullptr; // checked between blocks; then Cancelled
     std::function<void(double)> progress;      // 0..1, from worker threads
 };
-
-// Thrown from computeStats when *cancel became true.
-struct Cancelled {};
 
 // One fused pass for counts and moments (parallel over blocks, merged in
 // block order so results do not depend on the thread count), then one pass

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "statskernels.h"
+
+#include "ckptscope/tensorstats.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+// Histogram counting with exactly Histogram::binOf's bins, vectorised.
+namespace ckptscope::stats {
+
+// Histogram counting for one worker. Exact counts are Histogram::binOf's;
+// the vector paths compute the same bins faster and hand every value whose
+// bin they cannot vouch for to binOf.
+struct BinCounter {
+    const Histogram& h;
+    size_t bins;
+    std::vector<uint64_t> counts; // the result, bins entries
+
+    // Vector paths: small counters, added to `counts` by flush().
+    enum class Mode { Scalar, Pairs, Lanes } mode = Mode::Scalar;
+    unsigned shift = 0;          // Pairs: bins ≤ 2^shift
+    std::vector<uint32_t> small; // Pairs: 2 tables of 4^shift; Lanes: 8 tables of bins
+    uint64_t pending = 0;        // values counted in `small` since the last flush
+    float lo = 0, scale = 0, guard = 0;
+
+    // Kernel::Scalar: binOf for every value (tests compare the two).
+    BinCounter(const Histogram& histogram, size_t n, Kernel kernel = Kernel::Auto);
+
+    void addScalar(const float* v, uint64_t from, uint64_t to) {
+        for (uint64_t i = from; i < to; ++i)
+            if (std::isfinite(v[i]))
+                ++counts[h.binOf(v[i])];
+    }
+
+    void add(const float* v, uint64_t n);
+
+    void flush();
+    void mergeInto(std::vector<uint64_t>& out);
+};
+
+} // namespace ckptscope::stats

@@ -1,0 +1,160 @@
+#include "statskernels.h"
+#include "statssimd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#ifdef CKPTSCOPE_STATS_AVX2
+#include <immintrin.h>
+#endif
+
+namespace ckptscope::stats {
+
+namespace {
+
+// Sums of one block, four lanes each so the adds pipeline.
+struct Sums {
+    double s[4] = {}, ss[4] = {}, sq[4] = {};
+};
+
+bool isSpecial(uint32_t bits) {
+    return (bits & 0x7f800000u) == 0x7f800000u; // NaN or ±Inf
+}
+
+// Values [from, to) of a block, one at a time.
+void scanScalar(const float* v, uint64_t from, uint64_t to, Partial& p, Sums& sums) {
+    for (uint64_t i = from; i < to; ++i) {
+        const float f = v[i];
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        if (isSpecial(bits)) { // rare
+            if (bits & 0x007fffffu)
+                ++p.nan;
+            else if (bits & 0x80000000u)
+                ++p.negInf;
+            else
+                ++p.posInf;
+            continue;
+        }
+        p.zeros += (f == 0.0f);
+        p.min = std::min(p.min, f);
+        p.max = std::max(p.max, f);
+        const double d = f;
+        const double c = d - p.shift;
+        sums.s[i & 3] += c;
+        sums.ss[i & 3] += c * c;
+        sums.sq[i & 3] += d * d;
+    }
+}
+
+#ifdef CKPTSCOPE_STATS_AVX2
+
+} // namespace
+
+bool useAvx2() {
+    static const bool use = [] {
+        const char* env = std::getenv("CKPTSCOPE_SIMD"); // "0": scalar loops (testing)
+        if (env && std::strcmp(env, "0") == 0)
+            return false;
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }();
+    return use;
+}
+
+namespace {
+
+__attribute__((target("avx2,fma"))) double hsum(__m256d x) {
+    const __m128d lo = _mm256_castpd256_pd128(x), hi = _mm256_extractf128_pd(x, 1);
+    const __m128d s = _mm_add_pd(lo, hi);
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+// Eight values at a time; a group holding NaN or Inf goes through the scalar
+// loop. Sums in double (exact f32 → f64 widening, FMA for the squares).
+__attribute__((target("avx2,fma"))) void scanAvx2(const float* v, uint64_t n, Partial& p,
+                                                  Sums& sums) {
+    const __m256i expMask = _mm256_set1_epi32(0x7f800000);
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256d shift = _mm256_set1_pd(p.shift);
+    __m256 vmin = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+    __m256 vmax = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    __m256i zeros = _mm256_setzero_si256(); // per lane, at most kBlock / 8
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, ss0 = s0, ss1 = s0, sq0 = s0, sq1 = s0;
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(v + i);
+        const __m256i e = _mm256_and_si256(_mm256_castps_si256(x), expMask);
+        const __m256i special = _mm256_cmpeq_epi32(e, expMask);
+        if (!_mm256_testz_si256(special, special)) {
+            scanScalar(v, i, i + 8, p, sums);
+            continue;
+        }
+        zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(x, zero, _CMP_EQ_OQ)));
+        vmin = _mm256_min_ps(vmin, x);
+        vmax = _mm256_max_ps(vmax, x);
+        const __m256d d0 = _mm256_cvtps_pd(_mm256_castps256_ps128(x));
+        const __m256d d1 = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
+        const __m256d c0 = _mm256_sub_pd(d0, shift);
+        const __m256d c1 = _mm256_sub_pd(d1, shift);
+        s0 = _mm256_add_pd(s0, c0);
+        s1 = _mm256_add_pd(s1, c1);
+        ss0 = _mm256_fmadd_pd(c0, c0, ss0);
+        ss1 = _mm256_fmadd_pd(c1, c1, ss1);
+        sq0 = _mm256_fmadd_pd(d0, d0, sq0);
+        sq1 = _mm256_fmadd_pd(d1, d1, sq1);
+    }
+    scanScalar(v, i, n, p, sums);
+
+    alignas(32) float mins[8], maxs[8];
+    alignas(32) uint32_t zeroLanes[8];
+    _mm256_store_ps(mins, vmin);
+    _mm256_store_ps(maxs, vmax);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(zeroLanes), zeros);
+    for (int k = 0; k < 8; ++k) {
+        p.min = std::min(p.min, mins[k]);
+        p.max = std::max(p.max, maxs[k]);
+        p.zeros += zeroLanes[k];
+    }
+    sums.s[0] += hsum(_mm256_add_pd(s0, s1));
+    sums.ss[0] += hsum(_mm256_add_pd(ss0, ss1));
+    sums.sq[0] += hsum(_mm256_add_pd(sq0, sq1));
+}
+
+#endif // CKPTSCOPE_STATS_AVX2
+
+} // namespace
+
+bool simdAvailable() {
+#ifdef CKPTSCOPE_STATS_AVX2
+    return useAvx2();
+#else
+    return false;
+#endif
+}
+
+Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
+    Partial p;
+    p.n = n;
+    uint64_t i = 0;
+    while (i < n && !std::isfinite(v[i]))
+        ++i;
+    p.shift = i < n ? double(v[i]) : 0.0;
+    Sums sums;
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (kernel == Kernel::Auto && useAvx2())
+        scanAvx2(v, n, p, sums);
+    else
+#endif
+        scanScalar(v, 0, n, p, sums);
+    p.finite = n - p.nan - p.posInf - p.negInf;
+    p.sumShifted = (sums.s[0] + sums.s[1]) + (sums.s[2] + sums.s[3]);
+    p.sumSqShifted = (sums.ss[0] + sums.ss[1]) + (sums.ss[2] + sums.ss[3]);
+    p.sumSq = (sums.sq[0] + sums.sq[1]) + (sums.sq[2] + sums.sq[3]);
+    p.sum = p.sumShifted + double(p.finite) * p.shift;
+    return p;
+}
+
+} // namespace ckptscope::stats

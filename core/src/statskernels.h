@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+// The statistics kernels: counts, extremes and shifted moments of one block
+// of values, by a scalar loop or AVX2 (chosen at run time).
+namespace ckptscope::stats {
+
+// Values per work unit: 256 KiB, so a block is still in the core's L2 cache
+// when it is scanned right after being read. The partition into blocks does
+// not depend on the thread count, so neither does any result.
+constexpr uint64_t kBlock = uint64_t(1) << 16;
+
+// Partial results of one block. Moments are kept as sums of (x - shift) so
+// that large offsets do not cancel catastrophically in double.
+struct Partial {
+    uint64_t n = 0, finite = 0, nan = 0, posInf = 0, negInf = 0, zeros = 0;
+    float min = std::numeric_limits<float>::infinity();
+    float max = -std::numeric_limits<float>::infinity();
+    double shift = 0, sum = 0, sumShifted = 0, sumSqShifted = 0, sumSq = 0;
+};
+
+// Which loop scans: Auto takes AVX2 + FMA when the CPU has them (and the
+// environment does not say CKPTSCOPE_SIMD=0); Scalar the plain loop (tests
+// compare the two).
+enum class Kernel { Auto, Scalar };
+
+// True when Kernel::Auto runs vector code.
+bool simdAvailable();
+
+Partial scanBlock(const float* v, uint64_t n, Kernel kernel = Kernel::Auto);
+
+} // namespace ckptscope::stats

@@ -1,0 +1,161 @@
+// ckptscope-cli run as a process: usage and errors: --help, --version, exit 2 on bad arguments,
+// exit 1 with FILE: error: … on invalid or missing files.
+#include "clirunner.h"
+#include "testsupport.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+using nlohmann::json;
+using namespace clirunner;
+using testsupport::corpus;
+
+class TestCliUsage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void help();
+    void version();
+    void usageErrors_data();
+    void usageErrors();
+    void invalidFilesExit1_data();
+    void invalidFilesExit1();
+    void missingFileExit1();
+    void layoutAndGraphNeedAGraph();
+
+private:
+    QTemporaryDir m_tmp;
+};
+
+void TestCliUsage::initTestCase() {
+    requireCli();
+    QVERIFY(m_tmp.isValid());
+}
+
+void TestCliUsage::help() {
+    for (const char* flag : {"--help", "-h"}) {
+        const Run r = runCli({QLatin1String(flag)});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QString text = r.outText();
+        QVERIFY2(text.contains(QStringLiteral("info")), qPrintable(describe(r)));
+        QVERIFY2(text.contains(QStringLiteral("stats")), qPrintable(describe(r)));
+        QVERIFY2(text.contains(QStringLiteral("--json")), qPrintable(describe(r)));
+    }
+}
+
+void TestCliUsage::version() {
+    const Run r = runCli({QStringLiteral("--version")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.outText().contains(QStringLiteral(CKPTSCOPE_VERSION)), qPrintable(describe(r)));
+}
+
+void TestCliUsage::usageErrors_data() {
+    QTest::addColumn<QStringList>("args");
+    const QString f = corpus(QStringLiteral("valid/mlp.oxck"));
+    QTest::newRow("no-args") << QStringList();
+    QTest::newRow("unknown-command") << QStringList{QStringLiteral("frobnicate"), f};
+    QTest::newRow("info-no-file") << QStringList{QStringLiteral("info")};
+    QTest::newRow("info-unknown-option")
+        << QStringList{QStringLiteral("info"), f, QStringLiteral("--frob")};
+    QTest::newRow("info-two-files") << QStringList{QStringLiteral("info"), f, f};
+    QTest::newRow("info-bins-not-allowed")
+        << QStringList{QStringLiteral("info"), f, QStringLiteral("--bins"), QStringLiteral("4")};
+    QTest::newRow("stats-bins-zero")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"), QStringLiteral("0")};
+    QTest::newRow("stats-bins-negative")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"), QStringLiteral("-3")};
+    QTest::newRow("stats-bins-text")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"), QStringLiteral("abc")};
+    QTest::newRow("stats-bins-suffix")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"), QStringLiteral("8x")};
+    QTest::newRow("stats-bins-missing-value")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins")};
+    QTest::newRow("stats-bins-huge")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"),
+                       QStringLiteral("99999999999999999999")};
+    QTest::newRow("stats-tensor-missing-value")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--tensor")};
+    QTest::newRow("layout-no-file") << QStringList{QStringLiteral("layout")};
+    QTest::newRow("layout-dot-not-allowed")
+        << QStringList{QStringLiteral("layout"), f, QStringLiteral("--dot")};
+    QTest::newRow("graph-json-not-allowed")
+        << QStringList{QStringLiteral("graph"), f, QStringLiteral("--json")};
+}
+
+void TestCliUsage::usageErrors() {
+    QFETCH(QStringList, args);
+    const Run r = runCli(args);
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+    QVERIFY2(!r.err.trimmed().isEmpty(), qPrintable(describe(r)));
+    QVERIFY2(r.out.isEmpty(), qPrintable(describe(r)));
+}
+
+void TestCliUsage::invalidFilesExit1_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("command");
+    for (const char* f : {"truncated_in_data.oxck", "hostile_tensor_count.oxck",
+                          "tiny_file_huge_count.oxck", "hostile_data_len.oxck"})
+        for (const char* c : {"info", "stats"})
+            QTest::newRow(
+                qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(c), QLatin1String(f))))
+                << QString::fromLatin1(f) << QString::fromLatin1(c);
+}
+
+void TestCliUsage::invalidFilesExit1() {
+    REQUIRE_CONFORMANCE();
+    QFETCH(QString, file);
+    QFETCH(QString, command);
+    const QString path = corpus(QStringLiteral("invalid/") + file);
+    for (const QStringList& extra : {QStringList(), QStringList{QStringLiteral("--json")}}) {
+        const Run r = runCli(QStringList{command, path} + extra);
+        QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+        QVERIFY2(r.errText().startsWith(path + QStringLiteral(": error: ")),
+                 qPrintable(describe(r)));
+        static const QRegularExpression byteRe(QStringLiteral("\\bbyte \\d+"));
+        QVERIFY2(r.errText().contains(byteRe), qPrintable(describe(r)));
+        QVERIFY2(r.out.isEmpty(), qPrintable(describe(r)));
+    }
+}
+
+void TestCliUsage::missingFileExit1() {
+    const QString path = m_tmp.filePath(QStringLiteral("does_not_exist.oxck"));
+    const Run r = runCli({QStringLiteral("info"), path});
+    QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+    QVERIFY2(r.errText().startsWith(path + QStringLiteral(": error: ")), qPrintable(describe(r)));
+
+    // Garbage: says what it found.
+    const QString garbage = m_tmp.filePath(QStringLiteral("garbage.bin"));
+    testsupport::writeFile(garbage, "hello, not a checkpoint");
+    const Run g = runCli({QStringLiteral("stats"), garbage, QStringLiteral("--json")});
+    QVERIFY2(g.exitCode == 1, qPrintable(describe(g)));
+    QVERIFY2(g.errText().startsWith(garbage + QStringLiteral(": error: ")),
+             qPrintable(describe(g)));
+    QVERIFY2(g.errText().contains(QStringLiteral("hell")), qPrintable(describe(g)));
+}
+
+void TestCliUsage::layoutAndGraphNeedAGraph() {
+    REQUIRE_CONFORMANCE();
+    const QString path = corpus(QStringLiteral("valid/mlp.oxck"));
+    for (const QStringList& args :
+         {QStringList{QStringLiteral("layout"), path},
+          QStringList{QStringLiteral("layout"), path, QStringLiteral("--json")},
+          QStringList{QStringLiteral("graph"), path, QStringLiteral("--dot")}}) {
+        const Run r = runCli(args);
+        QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+        QVERIFY2(r.errText().startsWith(path + QStringLiteral(": error: ")),
+                 qPrintable(describe(r)));
+        QVERIFY2(r.errText().contains(QStringLiteral("gradient")), qPrintable(describe(r)));
+        QVERIFY2(r.out.isEmpty(), qPrintable(describe(r)));
+    }
+    // The help names both commands.
+    const Run h = runCli({QStringLiteral("--help")});
+    QVERIFY(h.outText().contains(QStringLiteral("layout FILE")));
+    QVERIFY(h.outText().contains(QStringLiteral("graph FILE")));
+}
+
+QTEST_GUILESS_MAIN(TestCliUsage)
+#include "tst_cliusage.moc"

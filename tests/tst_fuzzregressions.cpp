@@ -1,0 +1,93 @@
+// The fuzz targets' own checks (tests/fuzz/fuzzchecks.h) over every corpus
+// file (the fuzzers' seeds) and over the inputs the fuzzers found
+// (tests/data/regressions/), so a fixed crash stays fixed under `make test`.
+#include "fuzzchecks.h"
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTest>
+
+#include <string>
+
+using namespace testsupport;
+
+class TestFuzzRegressions : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void corpusHoldsFuzzInvariants();
+    void regressionInputs_data();
+    void regressionInputs();
+};
+
+void TestFuzzRegressions::corpusHoldsFuzzInvariants() {
+    REQUIRE_CONFORMANCE();
+    // Every corpus file (the fuzzers' seeds) through every fuzz check.
+    int files = 0;
+    for (const QString& sub : {QStringLiteral("valid"), QStringLiteral("invalid")}) {
+        const QDir dir(testsupport::conformanceDir() + QLatin1Char('/') + sub);
+        for (const QFileInfo& fi : dir.entryInfoList(QDir::Files, QDir::Name)) {
+            const std::string bytes = testsupport::readFile(fi.filePath());
+            const std::string_view view(bytes);
+            try {
+                fuzzchecks::checkOxck(view);
+                fuzzchecks::checkMetadata(view);
+                fuzzchecks::checkGradient(view);
+                fuzzchecks::checkDocument(view);
+                fuzzchecks::checkLayout(view.substr(0, 1024)); // the fuzzer's -max_len
+            } catch (const fuzzchecks::InvariantViolation& e) {
+                QFAIL(
+                    qPrintable(fi.fileName() + QStringLiteral(": ") + QString::fromUtf8(e.what())));
+            }
+            ++files;
+        }
+    }
+    QVERIFY(files > 30);
+}
+
+void TestFuzzRegressions::regressionInputs_data() {
+    // tests/data/regressions/TARGET-NAME: an input fuzz_TARGET crashed on.
+    QTest::addColumn<QString>("path");
+    const QDir dir(QStringLiteral(CKPTSCOPE_SOURCE_DIR "/tests/data/regressions"));
+    int rows = 0;
+    for (const QFileInfo& fi : dir.entryInfoList(QDir::Files, QDir::Name)) {
+        if (fi.fileName() == QStringLiteral("README.md"))
+            continue;
+        QTest::newRow(qPrintable(fi.fileName())) << fi.filePath();
+        ++rows;
+    }
+    if (rows == 0)
+        QTest::newRow("none") << QString();
+}
+
+void TestFuzzRegressions::regressionInputs() {
+    QFETCH(QString, path);
+    if (path.isEmpty())
+        QSKIP("no regression inputs");
+    const QString name = QFileInfo(path).fileName();
+    const std::string bytes = testsupport::readFile(path);
+    const QString target = name.section(QLatin1Char('-'), 0, 0);
+    void (*check)(std::string_view) = nullptr;
+    if (target == QStringLiteral("oxck"))
+        check = fuzzchecks::checkOxck;
+    else if (target == QStringLiteral("metadata"))
+        check = fuzzchecks::checkMetadata;
+    else if (target == QStringLiteral("gradient"))
+        check = fuzzchecks::checkGradient;
+    else if (target == QStringLiteral("document"))
+        check = fuzzchecks::checkDocument;
+    else if (target == QStringLiteral("layout"))
+        check = fuzzchecks::checkLayout;
+    else if (target == QStringLiteral("safetensors"))
+        check = fuzzchecks::checkSafetensors;
+    QVERIFY2(check, qPrintable(name + QStringLiteral(": name must start with a fuzz target")));
+    try {
+        check(bytes);
+    } catch (const fuzzchecks::InvariantViolation& e) {
+        QFAIL(e.what());
+    }
+}
+
+QTEST_GUILESS_MAIN(TestFuzzRegressions)
+#include "tst_fuzzregressions.moc"

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <QString>
+
+#include <vector>
+
+// Axis ticks on round numbers: multiples of 1, 2 or 5 × 10^k, about
+// `target` of them inside [lo, hi], labelled with just the digits that tell
+// them apart ("0.12", "1.2e-07", "0"). Computed as k × step, never by
+// repeated addition, so zero is exactly 0.
+struct AxisTick {
+    double value;
+    QString label;
+};
+
+double roundTickStep(double span, int target);
+std::vector<AxisTick> roundTicks(double lo, double hi, int target = 6);
+// The same for counts: whole-number steps, labels grouped ("1,200").
+std::vector<AxisTick> roundCountTicks(double hi, int target = 5);
