@@ -79,6 +79,8 @@ void TestFuzzRegressions::regressionInputs() {
         check = fuzzchecks::checkDocument;
     else if (target == QStringLiteral("layout"))
         check = fuzzchecks::checkLayout;
+    else if (target == QStringLiteral("safetensors"))
+        check = fuzzchecks::checkSafetensors;
     QVERIFY2(check, qPrintable(name + QStringLiteral(": name must start with a fuzz target")));
     try {
         check(bytes);
