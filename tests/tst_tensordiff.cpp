@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
 
 using namespace ckptscope;
 using testsupport::str;
@@ -408,7 +409,8 @@ private:
         auto writeSt = [&](const char* file, const char* dtype, std::string bytes) {
             const QString path = dir.filePath(QString::fromLatin1(file));
             QFile f(path);
-            QVERIFY(f.open(QIODevice::WriteOnly));
+            if (!f.open(QIODevice::WriteOnly))
+                throw std::runtime_error("cannot write " + str(path));
             const std::string data = testsupport::stFile({{"t", dtype, {2}, std::move(bytes)}});
             f.write(data.data(), qint64(data.size()));
             return str(path);
