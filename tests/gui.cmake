@@ -18,6 +18,8 @@ add_dependencies(tst_graphexport ckptscope-cli ckptscope)
 # Defects of issue 10: file text shown exactly, cells that fit, the launch
 # options (--select, --tab, --help without a display).
 ckptscope_add_test(tst_tensorpage ckptscope_ui)
+# Status-bar line: grouped counts, nouns that agree (QA of issue 10).
+ckptscope_add_test(tst_documentsummary ckptscope_ui)
 ckptscope_add_test(tst_tensorvaluesview ckptscope_ui)
 ckptscope_add_test(tst_plaintext ckptscope_ui)
 ckptscope_add_test(tst_launch ckptscope_ui)

@@ -483,6 +483,28 @@ private Q_SLOTS:
             (*recent)->actions().first()->text().replace(QStringLiteral("&&"), QStringLiteral("&")),
             QStringLiteral("odd%2&name.json"));
     }
+
+    void failedOpenKeepsTheStatusLineOfTheFileShown() {
+        QTemporaryDir dir;
+        const QString good = dir.filePath(QStringLiteral("good.oxck"));
+        smallCheckpoint(1).save(good.toStdString());
+        const QString bad = dir.filePath(QStringLiteral("bad.oxck"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("OXCX not a checkpoint");
+        f.close();
+        MainWindow w;
+        w.show();
+        w.openFile(good);
+        QVERIFY(waitLoaded(w));
+        const QString line = w.statusBar()->currentMessage();
+        QCOMPARE(line, QStringLiteral("good.oxck: OXCK checkpoint, 2 tensors"));
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        w.openFile(bad);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        // good.oxck is still shown, so its line stays (not blank, not "Opening bad.oxck…").
+        QCOMPARE(w.statusBar()->currentMessage(), line);
+    }
 };
 
 QTEST_MAIN(TestMainWindow)

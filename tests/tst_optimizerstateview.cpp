@@ -1,10 +1,12 @@
 #include "hexmodel.h"
 #include "optimizerstateview.h"
+#include "sizeformat.h"
 #include "tensorpage.h"
 
 #include "ckptscope/document.h"
 #include "ckptscope/tensorstats.h"
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -47,6 +49,14 @@ private Q_SLOTS:
         QCOMPARE(got.histogram.counts, direct.histogram.counts);
         QCOMPARE(view.statsPage()->statText(QStringLiteral("max")),
                  QString::number(*direct.stats.max, 'g', 7));
+        // The caption counts as the rest of the window does, with no "(s)".
+        const QString caption =
+            QStringLiteral("optimizer state read as %1 f32 values, little-endian")
+                .arg(groupedNumber(values.size()));
+        bool shown = false;
+        for (const QLabel* label : view.statsPage()->findChildren<QLabel*>())
+            shown = shown || label->text().contains(caption);
+        QVERIFY2(shown, qPrintable(caption));
     }
 
     // Blob names in natural order: layers.2 before layers.10, as shown and

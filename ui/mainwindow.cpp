@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "documentsummary.h"
+
 #include "documentloader.h"
 #include "exportactions.h"
 #include "comparelauncher.h"
@@ -320,7 +322,11 @@ bool MainWindow::isLoading() const {
 
 void MainWindow::onLoadFailed(const QString& path, const QString& error) {
     m_busy->setVisible(false);
-    statusBar()->clearMessage();
+    // The file still shown keeps its line; "Opening …" must not stay.
+    if (m_document)
+        statusBar()->showMessage(documentSummary(*m_document, QFileInfo(m_path).fileName()));
+    else
+        statusBar()->clearMessage();
     m_bar->showMessage(NotificationBar::Kind::Error,
                        tr("<b>Could not open the file.</b> %1").arg(error.toHtmlEscaped()),
                        m_pendingReload ? tr("Try Again") : QString());
@@ -385,16 +391,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_scanProgress->setVisible(oxck && !m_document->tensors().empty());
     m_scanner->start(oxck ? m_document : nullptr);
     m_optimizerView->setDocument(oxck ? nullptr : m_document);
-    if (const ckptscope::GradientCheckpoint* g = m_document->gradient())
-        statusBar()->showMessage(
-            tr("%1: gradient checkpoint, step %2, %n node(s)", nullptr, int(g->graph.nodeCount()))
-                .arg(name, QString::number(g->step))); // one pass: a "%2" in a name stays
-    else
-        statusBar()->showMessage(
-            tr("%1: %2, %n tensor(s)", nullptr, int(m_document->tensors().size()))
-                .arg(name, m_document->format() == ckptscope::Format::Oxck
-                               ? tr("OXCK checkpoint")
-                               : tr("safetensors file")));
+    statusBar()->showMessage(documentSummary(*m_document, name));
     updateFindAction();
 }
 

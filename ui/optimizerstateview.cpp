@@ -1,5 +1,7 @@
 #include "optimizerstateview.h"
 
+#include "documentsummary.h"
+
 #include "hexmodel.h"
 #include "naturalorder.h"
 #include "naturalsortproxy.h"
@@ -130,8 +132,8 @@ bool OptimizerStateView::interpretAsF32() {
     auto doc = m_document;
     const uint8_t* raw = bytes->data();
     m_stats->setValues(name,
-                       tr("optimizer state read as %n f32 value(s), little-endian", nullptr,
-                          int(bytes->size() / 4)),
+                       tr("optimizer state read as %1, little-endian")
+                           .arg(countNoun(bytes->size() / 4, tr("f32 value"), tr("f32 values"))),
                        bytes->size() / 4, [doc, raw](uint64_t first, uint64_t n, float* out) {
                            std::memcpy(out, raw + first * 4, size_t(n) * 4);
                        });

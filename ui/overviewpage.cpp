@@ -1,5 +1,7 @@
 #include "overviewpage.h"
 
+#include "documentsummary.h"
+
 #include "metadatatext.h"
 #include "sizeformat.h"
 #include <QFileInfo>
@@ -91,7 +93,7 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
     const auto& warnings = doc->warnings();
     if (!warnings.empty()) {
         html += QStringLiteral("<h3>%1</h3><ul>")
-                    .arg(tr("%n warning(s)", nullptr, int(warnings.size())));
+                    .arg(countNoun(warnings.size(), tr("warning"), tr("warnings")));
         for (const auto& w : warnings)
             html += QStringLiteral("<li>⚠ %1</li>").arg(esc(w.message));
         html += QStringLiteral("</ul>");
