@@ -415,8 +415,8 @@ private:
             f.write(data.data(), qint64(data.size()));
             return str(path);
         };
-        const std::string f16 = writeSt("b16.safetensors", "F16",
-                                        testsupport::leBytes<uint16_t>({0x3C00, 0x4000}));
+        const std::string f16 =
+            writeSt("b16.safetensors", "F16", testsupport::leBytes<uint16_t>({0x3C00, 0x4000}));
         const std::string f32 =
             writeSt("b32.safetensors", "F32", testsupport::leBytes<float>({1.0f, 2.0f}));
         const auto da = Document::open(str(pa));

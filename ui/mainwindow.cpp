@@ -2,9 +2,9 @@
 
 #include "documentsummary.h"
 
+#include "comparelauncher.h"
 #include "documentloader.h"
 #include "exportactions.h"
-#include "comparelauncher.h"
 
 #include "graphpage.h"
 #include "helpdialogs.h"

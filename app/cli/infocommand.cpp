@@ -125,8 +125,8 @@ void printTensorFile(const Document& doc) {
             const bool known = t.elementCount.has_value();
             const auto bytes = tensorSizeBytes(t);
             std::vector<std::string> row = {
-                std::to_string(i++),        elided(printable(t.name), 60),
-                fmt::shape(t.shape),         known ? fmt::grouped(*t.elementCount) : "overflow",
+                std::to_string(i++),       elided(printable(t.name), 60),
+                fmt::shape(t.shape),       known ? fmt::grouped(*t.elementCount) : "overflow",
                 fmt::grouped(t.dataLen),   bytes ? fmt::bytes(*bytes) : std::string(fmt::kMissing),
                 fmt::grouped(t.dataOffset)};
             if (!oxck)

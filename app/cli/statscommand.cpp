@@ -3,9 +3,9 @@
 #include "textformat.h"
 
 #include "ckptscope/checkpointerror.h"
-#include "ckptscope/numberformat.h"
 #include "ckptscope/csvwriter.h"
 #include "ckptscope/documentstats.h"
+#include "ckptscope/numberformat.h"
 #include "ckptscope/tensorstats.h"
 
 #include <nlohmann/json.hpp>
