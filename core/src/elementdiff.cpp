@@ -9,9 +9,10 @@
 #include <limits>
 #include <vector>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#include "statssimd.h"
+
+#ifdef CKPTSCOPE_STATS_AVX2
 #define CKPTSCOPE_DIFF_AVX2 1
-#include <immintrin.h>
 #endif
 
 namespace ckptscope {
@@ -122,21 +123,8 @@ struct Binner {
 
 #ifdef CKPTSCOPE_DIFF_AVX2
 
-bool useAvx2() {
-    static const bool use = [] {
-        const char* env = std::getenv("CKPTSCOPE_SIMD"); // "0": plain loops (testing)
-        if (env && std::strcmp(env, "0") == 0)
-            return false;
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }();
-    return use;
-}
-
-__attribute__((target("avx2,fma"))) double hsum(__m256d x) {
-    const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
+using stats::hsum;
+using stats::useAvx2;
 
 __attribute__((target("avx2,fma"))) double hmax(__m256d x) {
     const __m128d s = _mm_max_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));

@@ -66,12 +66,6 @@ bool useAvx2() {
 
 namespace {
 
-__attribute__((target("avx2,fma"))) double hsum(__m256d x) {
-    const __m128d lo = _mm256_castpd256_pd128(x), hi = _mm256_extractf128_pd(x, 1);
-    const __m128d s = _mm_add_pd(lo, hi);
-    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
-
 // Eight values at a time; a group holding NaN or Inf goes through the scalar
 // loop. Sums in double (exact f32 → f64 widening, FMA for the squares).
 __attribute__((target("avx2,fma"))) void scanAvx2(const float* v, uint64_t n, Partial& p,
