@@ -12,6 +12,7 @@
 #include "comparetensormodel.h"
 #include "comparevaluesmodel.h"
 #include "comparewindow.h"
+#include "guisupport.h"
 #include "histogramview.h"
 #include "mainwindow.h"
 
@@ -218,6 +219,12 @@ private Q_SLOTS:
         QCOMPARE(ha.counts, directCounts(m_wA, lo, hi, int(ha.counts.size())));
         QCOMPARE(hb.counts, directCounts(m_wB, lo, hi, int(hb.counts.size())));
         QCOMPARE(w.overlayView()->chart()->series().size(), 2); // legend: one entry per side
+        // Its axes tick on round numbers, as every value chart does.
+        for (QAbstractAxis* axis : w.overlayView()->chart()->axes()) {
+            const QString problem =
+                guisupport::roundnessProblem(guisupport::ticksOf(qobject_cast<QValueAxis*>(axis)));
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
         // The histogram of B − A is the diff's.
         const ElementDiff& el = *w.tensorModel()->entry(row)->elements;
         QCOMPARE(w.deltaView()->histogram().counts, el.histogram.counts);

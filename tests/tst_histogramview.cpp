@@ -1,3 +1,4 @@
+#include "guisupport.h"
 #include "histogramview.h"
 
 #include <QCategoryAxis>
@@ -7,70 +8,6 @@
 #include <QValueAxis>
 
 #include <cmath>
-
-namespace {
-
-struct Tick {
-    double value;
-    QString label;
-};
-
-// The ticks an axis draws, with their labels, whatever kind of value axis.
-std::vector<Tick> ticksOf(QValueAxis* axis) {
-    std::vector<Tick> out;
-    auto label = [&](double v) {
-        const QString f = axis->labelFormat();
-        return f.endsWith(QLatin1Char('d')) ? QString::asprintf(qPrintable(f), int(v))
-                                            : QString::asprintf(qPrintable(f), v);
-    };
-    if (auto* cat = qobject_cast<QCategoryAxis*>(axis)) {
-        for (const QString& l : cat->categoriesLabels()) {
-            const double v = cat->endValue(l);
-            if (v >= axis->min() && v <= axis->max())
-                out.push_back({v, l});
-        }
-    } else if (axis->tickType() == QValueAxis::TicksDynamic) {
-        const double step = axis->tickInterval();
-        double v =
-            axis->tickAnchor() - std::floor((axis->tickAnchor() - axis->min()) / step) * step;
-        for (; v <= axis->max(); v += step)
-            out.push_back({v, label(v)});
-    } else {
-        const int n = axis->tickCount();
-        for (int i = 0; i < n; ++i) {
-            const double v = axis->min() + i * (axis->max() - axis->min()) / (n - 1);
-            out.push_back({v, label(v)});
-        }
-    }
-    return out;
-}
-
-// Ticks a reader can use: evenly spaced by 1, 2 or 5 × 10^k, on multiples of
-// that step, labelled with text that reads back to the tick's value.
-QString roundnessProblem(const std::vector<Tick>& ticks) {
-    if (ticks.size() < 3)
-        return QStringLiteral("only %1 ticks").arg(ticks.size());
-    const double step = ticks[1].value - ticks[0].value;
-    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
-    bool round = false;
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        round = round || std::abs(mantissa - m) < 1e-6;
-    if (!round)
-        return QStringLiteral("step %1 is not 1, 2 or 5 x 10^k").arg(step);
-    for (size_t i = 0; i < ticks.size(); ++i) {
-        const Tick& t = ticks[i];
-        const double k = t.value / step;
-        if (std::abs(k - std::round(k)) > 1e-6)
-            return QStringLiteral("tick %1 is not a multiple of %2").arg(t.value).arg(step);
-        bool ok = false;
-        const double read = QString(t.label).remove(QLatin1Char(',')).toDouble(&ok);
-        if (!ok || std::abs(read - t.value) > step * 1e-6)
-            return QStringLiteral("label '%1' for tick %2").arg(t.label).arg(t.value);
-    }
-    return {};
-}
-
-} // namespace
 
 class TestHistogramView : public QObject {
     Q_OBJECT
@@ -117,9 +54,9 @@ private Q_SLOTS:
         QVERIFY(x && y);
         QCOMPARE(x->min(), lo); // the axis still spans the histogram exactly
         QCOMPARE(x->max(), hi);
-        const QString xProblem = roundnessProblem(ticksOf(x));
+        const QString xProblem = guisupport::roundnessProblem(guisupport::ticksOf(x));
         QVERIFY2(xProblem.isEmpty(), qPrintable(QStringLiteral("x: ") + xProblem));
-        const QString yProblem = roundnessProblem(ticksOf(y));
+        const QString yProblem = guisupport::roundnessProblem(guisupport::ticksOf(y));
         QVERIFY2(yProblem.isEmpty(), qPrintable(QStringLiteral("y: ") + yProblem));
         QVERIFY(y->max() >= peak);
     }

@@ -3,6 +3,7 @@
 // appears in the watched folder being added.
 #include "testsupport.h"
 
+#include "guisupport.h"
 #include "runchartview.h"
 #include "runcheckpointmodel.h"
 #include "runtensormodel.h"
@@ -98,6 +99,15 @@ private Q_SLOTS:
         QCOMPARE(mean->at(0).x(), 100.0);
         QCOMPARE(mean->at(1).x(), 200.0);
         QCOMPARE(mean->at(1).y(), *w->run()->checkpoints[1].summary.tensors[0].stats.mean);
+        // Every axis of both charts ticks on round numbers (steps 100, 120…).
+        for (QChart* c : {chart, w->chartView()->normChart()})
+            for (QAbstractAxis* axis : c->axes()) {
+                auto* value = qobject_cast<QValueAxis*>(axis);
+                QVERIFY(value);
+                const QString problem = guisupport::roundnessProblem(guisupport::ticksOf(value));
+                QVERIFY2(problem.isEmpty(),
+                         qPrintable(axis->titleText() + QStringLiteral(": ") + problem));
+            }
         // A new checkpoint in the folder is picked up.
         writeStep(dir, 300, 9);
         QVERIFY(loaded.wait(20000));

@@ -2,6 +2,8 @@
 
 #include "sizeformat.h"
 
+#include <QCategoryAxis>
+
 #include <algorithm>
 #include <cmath>
 
@@ -46,4 +48,24 @@ std::vector<AxisTick> roundCountTicks(double hi, int target) {
     for (double k = 0; k * step <= hi && ticks.size() < 1000; ++k)
         ticks.push_back({k * step, groupedNumber(uint64_t(k * step))});
     return ticks;
+}
+
+static QCategoryAxis* categoryAxis(double lo, double hi, const std::vector<AxisTick>& ticks) {
+    auto* axis = new QCategoryAxis;
+    axis->setRange(lo, hi);
+    // The start value carries no label of its own: keep it out of range so a
+    // tick on lo itself is labelled too.
+    axis->setStartValue(lo - (hi - lo) - 1);
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    for (const AxisTick& t : ticks)
+        axis->append(t.label, t.value);
+    return axis;
+}
+
+QCategoryAxis* roundValueAxis(double lo, double hi, int target) {
+    return categoryAxis(lo, hi, roundTicks(lo, hi, target));
+}
+
+QCategoryAxis* roundCountAxis(double hi, int target) {
+    return categoryAxis(0, hi, roundCountTicks(hi, target));
 }

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+class QCategoryAxis;
+
 // Axis ticks on round numbers: multiples of 1, 2 or 5 × 10^k, about
 // `target` of them inside [lo, hi], labelled with just the digits that tell
 // them apart ("0.12", "1.2e-07", "0"). Computed as k × step, never by
@@ -17,3 +19,9 @@ double roundTickStep(double span, int target);
 std::vector<AxisTick> roundTicks(double lo, double hi, int target = 6);
 // The same for counts: whole-number steps, labels grouped ("1,200").
 std::vector<AxisTick> roundCountTicks(double hi, int target = 5);
+
+// Chart axes with those ticks (and their grid lines), each label on its
+// value: over [lo, hi] for values, over [0, hi] for counts. Every chart of
+// values (histograms, comparisons, runs) uses these.
+QCategoryAxis* roundValueAxis(double lo, double hi, int target = 6);
+QCategoryAxis* roundCountAxis(double hi, int target = 5);

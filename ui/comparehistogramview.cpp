@@ -1,9 +1,11 @@
 #include "comparehistogramview.h"
 
+#include "axisticks.h"
+
+#include <QCategoryAxis>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QValueAxis>
 
 #include <algorithm>
 
@@ -45,12 +47,11 @@ void CompareHistogramView::rebuild() {
     const double hi = ref.hi > lo ? ref.hi : lo + 1;
     const double width = (hi - lo) / double(ref.counts.size());
     uint64_t peak = 1;
-    auto* x = new QValueAxis;
-    x->setRange(lo, hi);
-    x->setLabelFormat(QStringLiteral("%.3g"));
-    x->setTickCount(7);
-    auto* y = new QValueAxis;
-    y->setLabelFormat(QStringLiteral("%d"));
+    for (const ckptscope::Histogram* h : {&m_a, &m_b})
+        for (uint64_t n : h->counts)
+            peak = std::max(peak, n);
+    QCategoryAxis* x = roundValueAxis(lo, hi);
+    QCategoryAxis* y = roundCountAxis(double(peak) * 1.05);
     y->setTitleText(tr("count"));
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
@@ -73,7 +74,6 @@ void CompareHistogramView::rebuild() {
         for (size_t i = 0; i < side.h->counts.size(); ++i) {
             const double v = double(side.h->counts[i]);
             pts << QPointF(lo + width * double(i), v) << QPointF(lo + width * double(i + 1), v);
-            peak = std::max(peak, side.h->counts[i]);
         }
         pts << QPointF(hi, 0);
         series->replace(pts);
@@ -81,7 +81,6 @@ void CompareHistogramView::rebuild() {
         series->attachAxis(x);
         series->attachAxis(y);
     }
-    y->setRange(0, double(peak) * 1.05);
     for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(x), static_cast<QAbstractAxis*>(y)}) {
         axis->setLabelsColor(palette().color(QPalette::Text));
         axis->setTitleBrush(palette().color(QPalette::Text));

@@ -74,14 +74,7 @@ void HistogramView::rebuild() {
 
     // Ticks on round numbers, labelled exactly (a category axis puts each
     // label on its value); the histogram still spans [lo, hi].
-    auto* x = new QCategoryAxis;
-    x->setRange(lo, hi);
-    // The start value carries no label of its own: keep it out of range so a
-    // tick on lo itself is labelled too.
-    x->setStartValue(lo - (hi - lo));
-    x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    for (const AxisTick& t : roundTicks(lo, hi, 6))
-        x->append(t.label, t.value);
+    QCategoryAxis* x = roundValueAxis(lo, hi);
     QAbstractAxis* y;
     if (m_log) {
         auto* logAxis = new QLogValueAxis;
@@ -90,13 +83,7 @@ void HistogramView::rebuild() {
         logAxis->setLabelFormat(QStringLiteral("%g"));
         y = logAxis;
     } else {
-        auto* linear = new QCategoryAxis;
-        linear->setRange(0, double(peak) * 1.05);
-        linear->setStartValue(-1);
-        linear->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-        for (const AxisTick& t : roundCountTicks(double(peak) * 1.05, 5))
-            linear->append(t.label, t.value);
-        y = linear;
+        y = roundCountAxis(double(peak) * 1.05);
     }
     y->setTitleText(tr("count"));
     for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(x), y}) {

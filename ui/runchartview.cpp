@@ -1,12 +1,16 @@
 #include "runchartview.h"
 
+#include "axisticks.h"
+
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QVBoxLayout>
-#include <QValueAxis>
+
+#include <algorithm>
 
 using namespace ckptscope;
 
@@ -29,10 +33,9 @@ void clear(QChart* chart, const QString& title) {
     chart->setTitle(title);
 }
 
-QValueAxis* axis(QChart* chart, const QString& title, Qt::Alignment where) {
-    auto* a = new QValueAxis;
+// An axis with its ticks on round numbers (axisticks.h), titled and placed.
+QCategoryAxis* axis(QChart* chart, QCategoryAxis* a, const QString& title, Qt::Alignment where) {
     a->setTitleText(title);
-    a->setLabelFormat(QStringLiteral("%.6g"));
     chart->addAxis(a, where);
     return a;
 }
@@ -120,10 +123,11 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     if (xMax == xMin)
         xMax = xMin + 1;
 
-    QValueAxis* x1 = axis(values, xTitle, Qt::AlignBottom);
-    x1->setRange(xMin, xMax);
-    QValueAxis* y1 = axis(values, tr("value"), Qt::AlignLeft);
-    y1->setRange(lo - (hi - lo) * 0.05 - (hi == lo), hi + (hi - lo) * 0.05 + (hi == lo));
+    QCategoryAxis* x1 = axis(values, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
+    QCategoryAxis* y1 =
+        axis(values,
+             roundValueAxis(lo - (hi - lo) * 0.05 - (hi == lo), hi + (hi - lo) * 0.05 + (hi == lo)),
+             tr("value"), Qt::AlignLeft);
     auto* band = new QAreaSeries(upper, lower);
     upper->setParent(band); // the area series does not own its edges
     lower->setParent(band);
@@ -136,12 +140,11 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     attach(values, minS, x1, y1);
     attach(values, maxS, x1, y1);
 
-    QValueAxis* x2 = axis(norms, xTitle, Qt::AlignBottom);
-    x2->setRange(xMin, xMax);
-    QValueAxis* yL2 = axis(norms, tr("L2 norm"), Qt::AlignLeft);
-    yL2->setRange(0, l2Max > 0 ? l2Max * 1.05 : 1);
-    QValueAxis* yBad = axis(norms, tr("NaN/Inf values"), Qt::AlignRight);
-    yBad->setRange(0, badMax > 0 ? badMax * 1.1 : 1);
+    QCategoryAxis* x2 = axis(norms, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
+    QCategoryAxis* yL2 =
+        axis(norms, roundValueAxis(0, l2Max > 0 ? l2Max * 1.05 : 1), tr("L2 norm"), Qt::AlignLeft);
+    QCategoryAxis* yBad = axis(norms, roundCountAxis(std::max(badMax * 1.1, 5.0)),
+                               tr("NaN/Inf values"), Qt::AlignRight);
     attach(norms, l2, x2, yL2);
     attach(norms, bad, x2, yBad);
 }
