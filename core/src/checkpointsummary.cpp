@@ -80,9 +80,10 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
             b.bytes = bytes.size();
             if (bytes.size() % 4 == 0) {
                 const uint8_t* data = bytes.data();
-                StatsResult r = statsOf(doc, options, [&](const StatsOptions& so) {
+                const uint64_t count = bytes.size() / 4; // (clang: no captured bindings)
+                StatsResult r = statsOf(doc, options, [count, data](const StatsOptions& so) {
                     return computeStats(
-                        bytes.size() / 4,
+                        count,
                         [data](uint64_t first, uint64_t n, float* out) {
                             std::memcpy(out, data + first * 4, size_t(n) * 4);
                         },
