@@ -1,5 +1,7 @@
 #include "comparetensormodel.h"
 
+#include "sizeformat.h"
+
 #include "ckptscope/numberformat.h"
 
 #include <QPainter>
@@ -14,8 +16,8 @@ QString text(const std::string& s) {
 }
 
 QString shapeText(const TensorDiffEntry& e) {
-    const QString a = e.shapeA ? text(fmt::shape(*e.shapeA)) : QStringLiteral("–");
-    const QString b = e.shapeB ? text(fmt::shape(*e.shapeB)) : QStringLiteral("–");
+    const QString a = e.shapeA ? text(fmt::shape(*e.shapeA)) : missingText();
+    const QString b = e.shapeB ? text(fmt::shape(*e.shapeB)) : missingText();
     return a == b ? a : a + QStringLiteral(" → ") + b;
 }
 

@@ -1,5 +1,7 @@
 #include "runcheckpointmodel.h"
 
+#include "sizeformat.h"
+
 #include "ckptscope/numberformat.h"
 
 #include <QDateTime>
@@ -46,7 +48,7 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
         return {};
     switch (Column(index.column())) {
     case Step:
-        return c.step ? QString::number(*c.step) : QStringLiteral("–");
+        return c.step ? groupedNumber(*c.step) : missingText();
     case File:
         return QString::fromStdString(c.name);
     case Size:

@@ -23,3 +23,8 @@ QString shapeText(const std::vector<uint64_t>& shape) {
 QString numberText(std::optional<double> v) {
     return utf8(fmt::display(v));
 }
+
+QString missingText() {
+    return QString::fromUtf8(ckptscope::fmt::kMissing.data(),
+                             qsizetype(ckptscope::fmt::kMissing.size()));
+}

@@ -14,3 +14,5 @@ QString groupedNumber(uint64_t n);
 QString shapeText(const std::vector<uint64_t>& shape);
 // fmt::kMissing when there is no value.
 QString numberText(std::optional<double> v);
+// What is shown where a value does not exist (fmt::kMissing).
+QString missingText();

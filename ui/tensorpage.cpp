@@ -56,7 +56,7 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     auto* statsBox = new QGroupBox(tr("Statistics (finite values)"));
     auto* grid = new QGridLayout(statsBox);
     for (int i = 0; i < 9; ++i) {
-        auto* value = new QLabel(QStringLiteral("–"));
+        auto* value = new QLabel(missingText());
         value->setTextFormat(Qt::PlainText);
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -124,7 +124,7 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
         // Nothing of this tensor was read: show no numbers and no histogram
         // rather than those of the tensor before.
         for (QLabel* l : std::as_const(m_stats))
-            l->setText(QStringLiteral("–"));
+            l->setText(missingText());
         m_histogram->clear();
         m_specials->setText(tr("<span style='color:#d33'>%1</span>").arg(message.toHtmlEscaped()));
         Q_EMIT statsFailed(message);
@@ -148,7 +148,7 @@ void TensorPage::clear() {
     for (QLabel* l : std::as_const(m_info))
         l->clear();
     for (QLabel* l : std::as_const(m_stats))
-        l->setText(QStringLiteral("–"));
+        l->setText(missingText());
     m_specials->clear();
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
@@ -194,7 +194,7 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     setInfoRow(3, bytes ? humanBytes(*bytes) +
                               QStringLiteral(" (%1 stored)")
                                   .arg(humanBytes(t.dataLen * ckptscope::dtypeSize(t.dtype)))
-                        : tr("–"));
+                        : missingText());
     setInfoRow(4, groupedNumber(t.dataOffset));
     setInfoRow(5, dtype);
     startStats();
@@ -214,7 +214,7 @@ void TensorPage::setValues(const QString& title, const QString& description, uin
     setInfoRow(1, groupedNumber(count));
     setInfoRow(2, groupedNumber(count));
     setInfoRow(3, humanBytes(count * 4));
-    setInfoRow(4, QStringLiteral("–"));
+    setInfoRow(4, missingText());
     setInfoRow(5, tr("F32 (bytes read as f32)"));
     startStats();
 }

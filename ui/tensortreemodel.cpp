@@ -174,7 +174,7 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
         case Elements:
             return n.overflow && t ? tr("overflow") : groupedNumber(n.elements);
         case Size:
-            return n.overflow && t ? QStringLiteral("–") : humanBytes(n.bytes);
+            return n.overflow && t ? missingText() : humanBytes(n.bytes);
         case Dtype:
             return t ? QString::fromLatin1(ckptscope::dtypeName(t->dtype)) : QString();
         case ColumnCount:

@@ -4,8 +4,6 @@
 
 #include "ckptscope/numberformat.h"
 
-#include <QLocale>
-
 #include <algorithm>
 #include <climits>
 
@@ -145,7 +143,7 @@ QVariant TensorValuesModel::data(const QModelIndex& index, int role) const {
     // Exact, not rounded: what the cell shows is what a copy pastes.
     const QString text = QString::fromStdString(ckptscope::fmt::exact(v));
     if (role == Qt::ToolTipRole)
-        return tr("element %1 = %2").arg(QLocale::system().toString(qulonglong(linear)), text);
+        return tr("element %1 = %2").arg(groupedNumber(uint64_t(linear)), text);
     return text;
 }
 
