@@ -1,6 +1,7 @@
 // `ckptscope-cli diff` run as a process: exit codes 0/1/2, the JSON contract
 // for tensor files and gradient checkpoints against values computed here,
 // the text output's order, and damaged or mismatched inputs.
+#include "clirunner.h"
 #include "testsupport.h"
 
 #include "ckptscope/checkpoint.h"
@@ -9,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -21,39 +21,11 @@ using nlohmann::json;
 using namespace ckptscope;
 using testsupport::str;
 
+using clirunner::describe;
+using clirunner::Run;
+using clirunner::runCli;
+
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-    QString errText() const { return QString::fromUtf8(err); }
-    QString outText() const { return QString::fromUtf8(out); }
-    json parsed() const {
-        return json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
-    }
-};
-
-Run runCli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(CKPTSCOPE_CLI_PATH), args);
-    Run r;
-    if (!p.waitForStarted(30000) || !p.waitForFinished(240000)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "did not run";
-        return r;
-    }
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1000;
-    return r;
-}
-
-QString describe(const Run& r) {
-    return QStringLiteral("exit %1\n--- stdout:\n%2\n--- stderr:\n%3")
-        .arg(r.exitCode)
-        .arg(QString::fromUtf8(r.out.left(3000)), QString::fromUtf8(r.err.left(2000)));
-}
 
 std::vector<float> randomValues(size_t n, unsigned seed) {
     std::mt19937 rng(seed);
@@ -186,18 +158,18 @@ private Q_SLOTS:
             QVERIFY(r.outText().contains(QStringLiteral("0 changed")));
             const Run j = runCli({QStringLiteral("diff"), m_a, b, QStringLiteral("--json")});
             QVERIFY2(j.exitCode == 0, qPrintable(describe(j)));
-            QCOMPARE(j.parsed()["summary"]["same"].get<int>(), 5);
+            QCOMPARE(clirunner::parseOut(j)["summary"]["same"].get<int>(), 5);
         }
         const Run g = runCli({QStringLiteral("diff"), m_gradA, m_gradA, QStringLiteral("--json")});
         QVERIFY2(g.exitCode == 0, qPrintable(describe(g)));
-        QCOMPARE(g.parsed()["node_matching"].get<std::string>(), std::string("id"));
+        QCOMPARE(clirunner::parseOut(g)["node_matching"].get<std::string>(), std::string("id"));
     }
 
     void tensorJsonContract() {
         const Run r = runCli({QStringLiteral("diff"), m_a, m_b, QStringLiteral("--json"),
                               QStringLiteral("--bins"), QStringLiteral("10")});
         QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
-        const json j = r.parsed();
+        const json j = clirunner::parseOut(r);
         QVERIFY(!j.is_discarded());
         QCOMPARE(j["format"].get<std::string>(), std::string("tensors"));
         QCOMPARE(j["a"]["path"].get<std::string>(), str(m_a));
@@ -250,12 +222,13 @@ private Q_SLOTS:
         };
         // Metadata differs too: compare the tensor's own status.
         const Run inside = run("9", "0");
-        QCOMPARE(inside.parsed()["tensors"][0]["status"].get<std::string>(), std::string("same"));
-        QCOMPARE(inside.parsed()["tolerance"]["atol"].get<double>(), 9.0);
+        QCOMPARE(clirunner::parseOut(inside)["tensors"][0]["status"].get<std::string>(),
+                 std::string("same"));
+        QCOMPARE(clirunner::parseOut(inside)["tolerance"]["atol"].get<double>(), 9.0);
         const Run outside = run("8.999999999", "0");
-        QCOMPARE(outside.parsed()["tensors"][0]["status"].get<std::string>(),
+        QCOMPARE(clirunner::parseOut(outside)["tensors"][0]["status"].get<std::string>(),
                  std::string("changed"));
-        QCOMPARE(run("4", "5").parsed()["tensors"][0]["status"].get<std::string>(),
+        QCOMPARE(clirunner::parseOut(run("4", "5"))["tensors"][0]["status"].get<std::string>(),
                  std::string("same")); // 4 + 5 * |1|
         // Without a metadata difference the exit code follows.
         Checkpoint c = Checkpoint::load(str(m_a));
@@ -293,7 +266,7 @@ private Q_SLOTS:
     void gradientJsonContract() {
         const Run r = runCli({QStringLiteral("diff"), m_gradA, m_gradB, QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
-        const json j = r.parsed();
+        const json j = clirunner::parseOut(r);
         QCOMPARE(j["format"].get<std::string>(), std::string("gradient"));
         QCOMPARE(j["a"]["format"].get<std::string>(), std::string("gradient"));
         JSON_COMPARE(j["fields"][0],
@@ -374,7 +347,7 @@ private Q_SLOTS:
         const Run one = runCli({QStringLiteral("diff"), m_a, m_b, QStringLiteral("--tensor"),
                                 QStringLiteral("new"), QStringLiteral("--json")});
         QCOMPARE(one.exitCode, 1);
-        QCOMPARE(one.parsed()["tensors"].size(), size_t(1));
+        QCOMPARE(clirunner::parseOut(one)["tensors"].size(), size_t(1));
     }
 
     void helpNamesEveryExitCode() {
