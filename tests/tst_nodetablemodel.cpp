@@ -32,6 +32,12 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 4);
         QCOMPARE(model.index(0, NodeTableModel::Id).data().toString(), QStringLiteral("a"));
         QCOMPARE(model.index(1, NodeTableModel::Op).data().toString(), QStringLiteral("relu"));
+        // Ids and ops elided by a narrow dock are whole in the tooltip.
+        QCOMPARE(model.index(0, NodeTableModel::Id).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("a"));
+        QCOMPARE(model.index(1, NodeTableModel::Op).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("relu"));
+        QVERIFY(model.index(0, NodeTableModel::State).data(Qt::ToolTipRole).isNull());
         QCOMPARE(model.index(2, NodeTableModel::Position).data().toString(),
                  QStringLiteral("cycle"));
         QVERIFY(!model.index(3, NodeTableModel::Position).data(Qt::DecorationRole).isNull());

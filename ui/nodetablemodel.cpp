@@ -1,5 +1,7 @@
 #include "nodetablemodel.h"
 
+#include "plaintext.h"
+
 #include <QApplication>
 #include <QStyle>
 
@@ -60,8 +62,16 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
         return {};
     if (role == Qt::DecorationRole && index.column() == Position && onCycle)
         return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
-    if (role == Qt::ToolTipRole && onCycle)
-        return tr("On or behind a cycle: not in the topological order");
+    if (role == Qt::ToolTipRole) {
+        // A narrow dock elides long ids and op names: the tooltip has them whole.
+        if (index.column() == Id)
+            return plainToolTip(QString::fromStdString(n->id));
+        if (index.column() == Op)
+            return plainToolTip(QString::fromStdString(n->op));
+        if (onCycle)
+            return tr("On or behind a cycle: not in the topological order");
+        return {};
+    }
     if (role != Qt::DisplayRole)
         return {};
     switch (Column(index.column())) {
