@@ -26,6 +26,8 @@
 #include "ckptscope/numberformat.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QPalette>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
@@ -357,6 +359,32 @@ private Q_SLOTS:
         opt->selectBlob(1);
         QVERIFY(opt->deltaView()->histogram().counts.empty());
         QVERIFY(opt->title().contains(QStringLiteral("bytewise")));
+    }
+
+    // With CKPTSCOPE_TEST_SHOTS=DIR, saves the graph page in a light and a
+    // dark palette there (to look at the status marks on both).
+    void shotsInLightAndDarkPalettes() {
+        const QString dir = qEnvironmentVariable("CKPTSCOPE_TEST_SHOTS");
+        if (dir.isEmpty())
+            QSKIP("CKPTSCOPE_TEST_SHOTS not set");
+        QPalette dark;
+        for (auto [role, color] : {std::pair{QPalette::Window, QColor(45, 45, 48)},
+                                   {QPalette::Base, QColor(30, 30, 30)},
+                                   {QPalette::Text, QColor(220, 220, 220)},
+                                   {QPalette::WindowText, QColor(220, 220, 220)},
+                                   {QPalette::Button, QColor(60, 60, 60)},
+                                   {QPalette::ButtonText, QColor(220, 220, 220)}})
+            dark.setColor(role, color);
+        for (const auto& [name, palette] :
+             {std::pair{QStringLiteral("light"), QApplication::palette()},
+              {QStringLiteral("dark"), dark}}) {
+            QApplication::setPalette(palette);
+            CompareWindow w;
+            QVERIFY(compared(w, *m_files));
+            w.graphPage()->selectKey("n05");
+            QTest::qWait(100);
+            w.grab().save(dir + QStringLiteral("/comparegraph-") + name + QStringLiteral(".png"));
+        }
     }
 
     void tensorComparisonLeavesNothingOfTheGraph() {

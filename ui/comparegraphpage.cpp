@@ -9,6 +9,7 @@
 #include "graphscene.h"
 #include "graphview.h"
 #include "plaintext.h"
+#include "wrapanywheredelegate.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,6 +20,8 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace ckptscope;
 
@@ -96,11 +99,16 @@ CompareGraphPage::CompareGraphPage(QStandardItemModel* changes, QWidget* parent)
     m_nodeView = new QTableView;
     m_nodeView->setModel(m_nodeModel);
     m_nodeView->verticalHeader()->hide();
+    // Ids and CIDs are long and have no spaces: wrapped anywhere, never cut.
+    m_nodeView->setItemDelegate(new WrapAnywhereDelegate(m_nodeView));
     m_nodeView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_nodeView->horizontalHeader()->setSectionResizeMode(CompareNodeModel::Field,
+                                                         QHeaderView::ResizeToContents);
+    m_nodeView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_nodeView->setWordWrap(true);
     nodeLayout->addWidget(m_nodeView, 1);
     side->addWidget(nodeBox);
-    side->setSizes({380, 300});
+    side->setSizes({280, 440});
     split->addWidget(side);
     m_graph = new GraphPage;
     split->addWidget(m_graph);
@@ -140,6 +148,8 @@ void CompareGraphPage::setResult(std::shared_ptr<const CompareResult> result) {
     m_list->expandAll();
     for (int c = 0; c < m_changes->columnCount(); ++c)
         m_list->resizeColumnToContents(c);
+    // Long edge names would push the status out of sight (tooltips hold them).
+    m_list->setColumnWidth(0, std::min(m_list->columnWidth(0), 260));
     showNode(-1);
     if (!m_result)
         return;
@@ -174,7 +184,7 @@ void CompareGraphPage::applyStatuses() {
         const ComputationNode* node = m_union->checkpoint().graph.getNode(n->key);
         QString tip = (node ? q(node->op) : QString()) + QLatin1Char('\n') + q(n->key) +
                       QLatin1Char('\n') + CompareTensorModel::statusText(n->status);
-        if (n->keyA && n->keyA != n->keyB)
+        if (n->keyA && *n->keyA != n->key)
             tip += tr("\nin A: %1").arg(q(*n->keyA));
         item->setToolTip(plainToolTip(tip));
     }
@@ -253,10 +263,9 @@ void CompareGraphPage::showNode(int node) {
     m_nodeModel->setNodes(n->keyA ? a->graph.getNode(*n->keyA) : nullptr,
                           n->keyB ? b->graph.getNode(*n->keyB) : nullptr);
     QString title = tr("%1 — %2").arg(q(n->key), CompareTensorModel::statusText(n->status));
-    if (n->keyA && n->keyA != n->keyB)
+    if (n->keyA && *n->keyA != n->key)
         title += tr(" (in A: %1)").arg(q(*n->keyA));
     m_nodeTitle->setText(title);
-    m_nodeView->resizeRowsToContents();
     if (m_syncing)
         return; // selected from the list
     // The drawing's selection shown in the list too (or none, for a node

@@ -38,18 +38,25 @@ CompareScreenshot::CompareScreenshot(CompareWindow* window, QString output, QStr
 }
 
 void CompareScreenshot::whenSettled() {
-    // The first node change, selected from the list as a user would.
+    // A changed node (else any node change), selected from the list as a
+    // user would: the drawing centred on it, its A and B fields shown.
     const QStandardItemModel* m = m_window->changesModel();
+    const auto& nodes = m_window->result()->gradient->nodes;
+    QModelIndex chosen;
     for (int g = 0; g < m->rowCount(); ++g) {
         const QStandardItem* group = m->item(g);
-        for (int r = 0; r < group->rowCount(); ++r)
-            if (group->child(r, 0)->data(ChangeKindRole).toInt() == int(ChangeKind::Node)) {
-                m_window->graphPage()->changesView()->setCurrentIndex(
-                    m->indexFromItem(group->child(r, 0)));
-                QTimer::singleShot(300, this, &CompareScreenshot::capture);
-                return;
-            }
+        for (int r = 0; r < group->rowCount(); ++r) {
+            const QStandardItem* item = group->child(r, 0);
+            if (item->data(ChangeKindRole).toInt() != int(ChangeKind::Node))
+                continue;
+            const size_t i = size_t(item->data(ChangeIndexRole).toULongLong());
+            if (!chosen.isValid() ||
+                (i < nodes.size() && nodes[i].status == ckptscope::DiffStatus::Changed))
+                chosen = m->indexFromItem(item);
+        }
     }
+    if (chosen.isValid())
+        m_window->graphPage()->changesView()->setCurrentIndex(chosen);
     QTimer::singleShot(300, this, &CompareScreenshot::capture);
 }
 

@@ -77,8 +77,9 @@ void GraphNodeItem::paintChange(QPainter* painter, const QRectF& box) const {
 void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF box(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     QColor fill = opFamilyColor(m_family);
-    if (m_change == Change::Same || m_change == Change::Removed)
-        fill.setAlpha(150); // what changed stands out
+    if (m_change == Change::Same || m_change == Change::Removed) // what changed stands out
+        fill = QColor::fromHsvF(fill.hsvHueF(), fill.hsvSaturationF() * 0.35,
+                                std::min(1.0, fill.valueF() * 1.05));
     if (m_mark == Mark::Dimmed)
         fill.setAlpha(60);
     const bool changed =
