@@ -30,6 +30,7 @@
 #include <QPalette>
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -359,6 +360,32 @@ private Q_SLOTS:
         opt->selectBlob(1);
         QVERIFY(opt->deltaView()->histogram().counts.empty());
         QVERIFY(opt->title().contains(QStringLiteral("bytewise")));
+    }
+
+    // Ids and CIDs have no spaces: the node's fields wrap anywhere, whole.
+    void longFieldsWrapInsteadOfBeingCut() {
+        CompareNodeModel model;
+        ComputationNode a(std::string(150, 'x'), "matmul", {"cid"});
+        ComputationNode b = a;
+        b.op = "linear";
+        model.setNodes(&a, &b);
+        QTableView* view = nullptr;
+        CompareWindow w;
+        QVERIFY(compared(w, *m_files));
+        for (QTableView* t : w.graphPage()->findChildren<QTableView*>())
+            if (t->model() == w.graphPage()->nodeModel())
+                view = t;
+        QVERIFY(view);
+        view->setModel(&model); // the page's view, delegate and settings
+        view->resizeRowsToContents();
+        const int line = view->fontMetrics().height();
+        const int width = view->columnWidth(CompareNodeModel::SideA);
+        const int needed = view->fontMetrics().horizontalAdvance(QString(150, QLatin1Char('x')));
+        QVERIFY(needed > 2 * width); // the test means something: three lines at least
+        QVERIFY2(view->rowHeight(model.rowOf(QStringLiteral("id"))) >= 3 * line,
+                 qPrintable(QString::number(view->rowHeight(0))));
+        QVERIFY(view->rowHeight(model.rowOf(QStringLiteral("op"))) < 2 * line);
+        view->setModel(w.graphPage()->nodeModel());
     }
 
     // With CKPTSCOPE_TEST_SHOTS=DIR, saves the graph page in a light and a
