@@ -198,6 +198,10 @@ private Q_SLOTS:
             marked += expectedStatus(key) != DiffStatus::Same;
         }
         QCOMPARE(marked, 3);
+        // Opened on the first change in key order, in view but not selected.
+        QVERIFY2(offCentre(w, index->indexOf("extra")) < 3,
+                 qPrintable(QString::number(offCentre(w, index->indexOf("extra")))));
+        QCOMPARE(scene->selectedNode(), -1);
         // Edges: those of n20 removed, the bypass and the new one added.
         const auto& edges = scene->layout()->edges;
         QCOMPARE(scene->edgeCount(), int(edges.size()));

@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 using namespace ckptscope;
 
@@ -124,6 +125,15 @@ CompareGraphPage::CompareGraphPage(QStandardItemModel* changes, QWidget* parent)
     connect(m_graph, &GraphPage::nodeSelected, this, &CompareGraphPage::showNode);
     connect(m_graph, &GraphPage::layoutFinished, this, [this] {
         applyStatuses();
+        // A new comparison opens on its first change (in key order), in view
+        // but not selected; a re-layout (orientation) keeps what was shown.
+        if (std::exchange(m_openOnChange, false) && m_graph->selectedNode() < 0)
+            for (const UnionNode& n : m_union->nodes())
+                if (n.status != DiffStatus::Same) {
+                    m_graph->view()->centerOnItem(
+                        m_graph->scene()->nodeItem(m_graph->index()->indexOf(n.key)));
+                    break;
+                }
         Q_EMIT graphShown();
     });
     showNode(-1);
@@ -153,6 +163,7 @@ void CompareGraphPage::setResult(std::shared_ptr<const CompareResult> result) {
     showNode(-1);
     if (!m_result)
         return;
+    m_openOnChange = true;
     const auto r = m_result;
     m_task.start([this, r](BackgroundTask::Run& run) {
         auto u = std::make_shared<const UnionGraph>(

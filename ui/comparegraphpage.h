@@ -61,5 +61,6 @@ private:
     QTableView* m_nodeView;
     GraphPage* m_graph;
     bool m_syncing = false; // a selection echoed between list and drawing
+    bool m_openOnChange = false;
     BackgroundTask m_task{this};
 };

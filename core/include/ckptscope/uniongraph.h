@@ -30,10 +30,11 @@ struct UnionEdge {
 // The union of two gradient checkpoints' graphs, for drawing one graph with
 // what changed marked: every node of B under its key, plus A's removed
 // nodes; a node matched by structure (under another id) is one node, under
-// B's key. Each node keeps B's content (A's for a removed node). A removed
-// node whose key B also uses is renamed "KEY (A)" (only possible when
-// matched by structure). Edges of both, each distinct pair once with its
-// copies in A and B; edges naming a node of neither graph are left out.
+// B's key. Each node keeps B's content (A's for a removed node), its id set
+// to its union key. A removed node whose key B also uses is renamed
+// "KEY (A)" (only possible when matched by structure). Edges of both, each
+// distinct pair once with its copies in A and B; edges naming a node of
+// neither graph are left out.
 class UnionGraph {
 public:
     static UnionGraph build(const GradientCheckpoint& a, const GradientCheckpoint& b,
