@@ -1,6 +1,8 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
 #include "comparelauncher.h"
+#include "comparescreenshot.h"
+#include "comparewindow.h"
 #include "graphexport.h"
 #include "launchselection.h"
 #include "mainwindow.h"
@@ -25,7 +27,8 @@ namespace {
 // Every option, described for --help and the man page generated from it.
 struct Options {
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
-                                  QStringLiteral("Open the one file given, wait until it is shown "
+                                  QStringLiteral("Open the one file given (with --compare: "
+                                                 "compare the two), wait until it is shown "
                                                  "(statistics and graph layout done), save the "
                                                  "window as a PNG image to <png> and quit."),
                                   QStringLiteral("png")};
@@ -157,6 +160,15 @@ int main(int argc, char** argv) {
         if (files.size() != 2) {
             std::fputs("ckptscope: --compare takes two files, A and B\n", stderr);
             return 2;
+        }
+        if (parser.isSet(screenshot)) { // the README's compare screenshots
+            auto* window = new CompareWindow;
+            const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+            window->resize(wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860));
+            new CompareScreenshot(window, parser.value(screenshot), selection.tab);
+            window->show();
+            window->compare(files[0], files[1]);
+            return app.exec();
         }
         CompareLauncher::open(files[0], files[1]);
         return app.exec();

@@ -19,4 +19,36 @@ trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
     --size 1400x860 resources/samples/gradient_sample.json
 "$app" --screenshot "$out/gradient-graph.png" --tab Graph \
     --size 1400x860 resources/samples/gradient_sample.json
+
+# Two gradient checkpoints to compare: the sample as A, and as B the sample a
+# step later with a matmul removed, a dropout added, the metadata of that
+# matmul's producer and an Adam moment changed (made with python3 from the
+# sample).
+pair=$(mktemp -d)
+trap 'rm -rf "$XDG_CONFIG_HOME" "$pair"' EXIT
+cp resources/samples/gradient_sample.json "$pair/step-1200.json"
+python3 - resources/samples/gradient_sample.json "$pair/step-1250.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+nodes, edges = g["graph"]["nodes"], g["graph"]["edges"]
+def key_of(op, n):
+    return [k for k in sorted(nodes) if nodes[k]["op"] == op][n]
+rm, src = key_of("matmul", 12), key_of("attention", 2)
+ch = [e[0] for e in edges if e[1] == rm][0]
+g["step"] += 50
+g["timestamp"] += 3600
+nodes["added-dropout-0"] = {"id": "added-dropout-0", "op": "dropout",
+                            "input_cids": [nodes[src]["output_cid"]], "output_cid": None,
+                            "gradient_cid": None, "metadata": {"p": "0.1"}}
+edges.append([src, "added-dropout-0"])
+del nodes[rm]
+g["graph"]["edges"] = [e for e in edges if rm not in e]
+nodes[ch]["metadata"]["eps"] = "1e-6"
+m = g["optimizer_state"]["layers.0.mlp.up.weight.exp_avg"]
+for i in range(1, 2048, 4):
+    m[i] = (m[i] + 7) % 256
+json.dump(g, open(sys.argv[2], "w"), indent=2)
+PY
+"$app" --compare --screenshot "$out/compare-graph.png" --size 1500x900 \
+    "$pair/step-1200.json" "$pair/step-1250.json"
 echo "screenshots written to $out"

@@ -6,20 +6,14 @@
 
 #include <QStandardItemModel>
 
+#include <tuple>
+
 using namespace ckptscope;
 
 namespace {
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
-}
-
-QString value(const FieldValue& v) {
-    if (const auto* n = std::get_if<uint64_t>(&v))
-        return QString::number(*n);
-    if (const auto* s = std::get_if<std::string>(&v))
-        return q(*s);
-    return QStringLiteral("null");
 }
 
 QString optional(const std::optional<std::string>& s) {
@@ -31,7 +25,7 @@ QString bytes(const std::optional<uint64_t>& n) {
 }
 
 void addRow(QStandardItem* group, const QString& item, DiffStatus status, const QString& a,
-            const QString& b, const QString& detail) {
+            const QString& b, const QString& detail, ChangeKind kind, size_t index) {
     auto* statusItem = new QStandardItem(CompareTensorModel::statusIcon(status),
                                          CompareTensorModel::statusText(status));
     statusItem->setForeground(CompareTensorModel::statusColor(status));
@@ -41,10 +35,20 @@ void addRow(QStandardItem* group, const QString& item, DiffStatus status, const 
         i->setEditable(false);
         i->setToolTip(i->text());
     }
+    row[0]->setData(int(kind), ChangeKindRole);
+    row[0]->setData(qulonglong(index), ChangeIndexRole);
     group->appendRow(row);
 }
 
 } // namespace
+
+QString fieldValueText(const FieldValue& v) {
+    if (const auto* n = std::get_if<uint64_t>(&v))
+        return QString::number(*n);
+    if (const auto* s = std::get_if<std::string>(&v))
+        return QString::fromStdString(*s);
+    return QStringLiteral("null");
+}
 
 void fillGradientChanges(QStandardItemModel* model, const GradientDiff& d) {
     model->clear();
@@ -63,28 +67,36 @@ void fillGradientChanges(QStandardItemModel* model, const GradientDiff& d) {
         return g;
     };
     QStandardItem* fields = group(QObject::tr("Fields"), d.fields.size());
-    for (const FieldDiff& f : d.fields)
-        addRow(fields, q(f.field), f.status, value(f.a), value(f.b), {});
+    for (size_t i = 0; i < d.fields.size(); ++i) {
+        const FieldDiff& f = d.fields[i];
+        addRow(fields, q(f.field), f.status, fieldValueText(f.a), fieldValueText(f.b), {},
+               ChangeKind::Field, i);
+    }
     QStandardItem* nodes =
         group(QObject::tr("Nodes changed, added or removed (matched by %1)")
                   .arg(d.structureMatching ? QObject::tr("structure") : QObject::tr("id")),
               d.nodes.size());
-    for (const NodeDiff& n : d.nodes) {
+    for (size_t i = 0; i < d.nodes.size(); ++i) {
+        const NodeDiff& n = d.nodes[i];
         QStringList changed;
         for (const std::string& c : n.changed)
             changed << q(c);
         QString detail = changed.join(QStringLiteral(", "));
         if (n.idB)
             detail += QObject::tr(" (B: %1)").arg(q(*n.idB));
-        addRow(nodes, q(n.id), n.status, optional(n.opA), optional(n.opB), detail);
+        addRow(nodes, q(n.id), n.status, optional(n.opA), optional(n.opB), detail, ChangeKind::Node,
+               i);
     }
     QStandardItem* edges = group(QObject::tr("Edges"), d.edgesAdded.size() + d.edgesRemoved.size());
-    for (const auto& [list, status] :
-         {std::pair{&d.edgesAdded, DiffStatus::Added}, {&d.edgesRemoved, DiffStatus::Removed}})
-        for (const Edge& e : *list)
-            addRow(edges, q(e.first) + QStringLiteral(" → ") + q(e.second), status, {}, {}, {});
+    for (const auto& [list, status, kind] :
+         {std::tuple{&d.edgesAdded, DiffStatus::Added, ChangeKind::EdgeAdded},
+          {&d.edgesRemoved, DiffStatus::Removed, ChangeKind::EdgeRemoved}})
+        for (size_t i = 0; i < list->size(); ++i)
+            addRow(edges, q((*list)[i].first) + QStringLiteral(" → ") + q((*list)[i].second),
+                   status, {}, {}, {}, kind, i);
     QStandardItem* blobs = group(QObject::tr("Optimizer state"), d.optimizerState.size());
-    for (const BlobDiff& o : d.optimizerState) {
+    for (size_t i = 0; i < d.optimizerState.size(); ++i) {
+        const BlobDiff& o = d.optimizerState[i];
         QString detail;
         if (o.differingBytes)
             detail = QObject::tr("%1 bytes differ").arg(q(fmt::grouped(*o.differingBytes)));
@@ -92,6 +104,7 @@ void fillGradientChanges(QStandardItemModel* model, const GradientDiff& d) {
             detail += QObject::tr("; as f32: %1 of %2 differ, max |Δ| %3, rel. L2 %4")
                           .arg(q(fmt::grouped(o.f32->differing)), q(fmt::grouped(o.f32->count)),
                                q(fmt::display(o.f32->maxAbsDiff)), q(fmt::display(o.f32->relL2)));
-        addRow(blobs, q(o.name), o.status, bytes(o.bytesA), bytes(o.bytesB), detail);
+        addRow(blobs, q(o.name), o.status, bytes(o.bytesA), bytes(o.bytesB), detail,
+               ChangeKind::Blob, i);
     }
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <vector>
 
 // What the compare window shows for one selected tensor beyond the diff:
 // each side's statistics, and both sides' value histograms counted on the
@@ -21,3 +22,10 @@ CompareDetail computeCompareDetail(const ckptscope::Document& a, const ckptscope
                                    const ckptscope::TensorDiffEntry& entry, int bins,
                                    const std::atomic<bool>* cancel,
                                    const std::function<void(double)>& progress);
+
+// The same for two optimizer blobs read as f32 little-endian (a blob that is
+// absent, or whose length is no multiple of 4, is an empty side). The bytes
+// must outlive the call.
+CompareDetail computeBlobDetail(const std::vector<uint8_t>* a, const std::vector<uint8_t>* b,
+                                int bins, const std::atomic<bool>* cancel,
+                                const std::function<void(double)>& progress);

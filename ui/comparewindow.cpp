@@ -2,9 +2,12 @@
 
 #include "comparechanges.h"
 #include "comparedetail.h"
+#include "comparefieldsmodel.h"
 #include "comparefilterproxy.h"
+#include "comparegraphpage.h"
 #include "comparehistogramview.h"
 #include "comparemetadatamodel.h"
+#include "compareoptimizerpage.h"
 #include "comparestatsmodel.h"
 #include "comparetask.h"
 #include "comparetensormodel.h"
@@ -178,6 +181,17 @@ void CompareWindow::buildUi() {
     m_changesView->setModel(m_changesModel);
     m_changesView->setUniformRowHeights(true);
     m_tabs->addTab(m_changesView, tr("Changes"));
+    // Gradient comparisons: the graph page lists the changes beside the drawing.
+    m_graphPage = new CompareGraphPage(m_changesModel);
+    m_tabs->addTab(m_graphPage, tr("Graph"));
+    m_fieldsModel = new CompareFieldsModel(this);
+    m_fieldsView = new QTableView;
+    m_fieldsView->setModel(m_fieldsModel);
+    m_fieldsView->verticalHeader()->hide();
+    m_fieldsView->horizontalHeader()->setStretchLastSection(true);
+    m_tabs->addTab(m_fieldsView, tr("Fields"));
+    m_optimizerPage = new CompareOptimizerPage;
+    m_tabs->addTab(m_optimizerPage, tr("Optimizer state"));
     split->addWidget(m_tabs);
     split->setSizes({640, 660});
     layout->addWidget(split, 1);
@@ -321,6 +335,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), false);
+        showGradientPages(false);
         m_tensorListPanel->show();
         m_tabs->setCurrentWidget(m_tensorPage);
         // Open on the most changed tensor (largest relative L2 change).
@@ -359,11 +374,24 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
                                .arg(g.optimizerState.size()));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), false);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), false);
-        m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), true);
+        m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), false); // in the graph page
+        showGradientPages(true);
         m_tensorListPanel->hide();
-        m_tabs->setCurrentWidget(m_changesView);
+        m_tabs->setCurrentWidget(m_graphPage);
     }
     Q_EMIT comparisonFinished();
+}
+
+void CompareWindow::showGradientPages(bool on) {
+    const std::shared_ptr<const CompareResult> r = on ? m_result : nullptr;
+    m_graphPage->setResult(r);
+    m_fieldsModel->setFields(r ? r->gradient->fields : std::vector<FieldDiff>{});
+    m_fieldsView->resizeColumnsToContents();
+    m_optimizerPage->setResult(r, tr("A: %1").arg(QFileInfo(m_pathA).fileName()),
+                               tr("B: %1").arg(QFileInfo(m_pathB).fileName()));
+    for (QWidget* page : {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
+                          static_cast<QWidget*>(m_optimizerPage)})
+        m_tabs->setTabVisible(m_tabs->indexOf(page), on);
 }
 
 void CompareWindow::showTensor(int sourceRow) {

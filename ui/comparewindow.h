@@ -7,6 +7,9 @@
 #include <memory>
 
 struct CompareDetail;
+class CompareFieldsModel;
+class CompareGraphPage;
+class CompareOptimizerPage;
 class CompareFilterProxy;
 class CompareHistogramView;
 class CompareMetadataModel;
@@ -63,6 +66,11 @@ public:
     CompareHistogramView* overlayView() const { return m_overlay; }
     HistogramView* deltaView() const { return m_delta; }
     QTreeView* tensorView() const { return m_tensorView; }
+    // Gradient comparisons: the union graph, the fields, the optimizer state.
+    CompareGraphPage* graphPage() const { return m_graphPage; }
+    CompareFieldsModel* fieldsModel() const { return m_fieldsModel; }
+    CompareOptimizerPage* optimizerPage() const { return m_optimizerPage; }
+    QTabWidget* tabs() const { return m_tabs; }
     void setDifferencesOnly(bool on);
     // Selects the tensor at this row of the model (not the view).
     void selectTensor(int sourceRow);
@@ -77,6 +85,7 @@ private:
     void showResult(std::shared_ptr<CompareResult> result);
     void showFailure(const QString& message);
     void showTensor(int sourceRow);
+    void showGradientPages(bool on);
     void showDetail(int sourceRow, const CompareDetail& detail);
     void updateTitle();
     void watchFiles();
@@ -112,4 +121,8 @@ private:
     QPushButton* m_cancel;
     QFileSystemWatcher* m_watcher;
     QTimer* m_reloadTimer;
+    CompareGraphPage* m_graphPage;
+    CompareFieldsModel* m_fieldsModel;
+    QTableView* m_fieldsView;
+    CompareOptimizerPage* m_optimizerPage;
 };

@@ -10,6 +10,13 @@ GraphEdgeItem::GraphEdgeItem(const QPolygonF& route, Kind kind) : m_route(route)
     setAcceptedMouseButtons(Qt::NoButton);
 }
 
+void GraphEdgeItem::setChange(Change change, const QColor& color) {
+    m_change = change;
+    m_changeColor = color;
+    setZValue(change == Change::None || change == Change::Same ? 0 : 0.25); // over the rest
+    update();
+}
+
 void GraphEdgeItem::setDimmed(bool dimmed) {
     if (dimmed != m_dimmed) {
         m_dimmed = dimmed;
@@ -39,16 +46,28 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     color.setAlpha(m_dimmed ? 35 : lod < 0.1 ? 60 : 150);
     if (m_kind == Kind::Reversed)
         color = QColor(220, 40, 40, m_dimmed ? 60 : 220);
+    const bool changed =
+        m_change == Change::Added || m_change == Change::Removed || m_change == Change::Changed;
+    if (changed) {
+        color = m_changeColor;
+        color.setAlpha(m_dimmed ? 60 : 230);
+    }
     if (m_highlighted)
         color = QColor(230, 170, 0);
     // Zoomed far out, antialiasing thousands of sub-pixel polylines is most of
     // a frame and shows nothing. The view does not save painter state between
     // items (DontSavePainterState), so set the hint either way.
     painter->setRenderHint(QPainter::Antialiasing, lod >= 0.1);
-    QPen pen(color, m_highlighted ? 2.5 : 1.2);
+    QPen pen(color, m_highlighted || changed ? 2.5 : 1.2);
     pen.setCosmetic(lod < 0.5); // thin hairlines when zoomed out: cheap and legible
     if (m_kind == Kind::Reversed)
         pen.setStyle(Qt::DashLine);
+    if (m_change == Change::Removed)
+        pen.setStyle(Qt::DotLine);
+    else if (m_change == Change::Changed)
+        pen.setStyle(Qt::DashDotLine);
+    else if (m_change == Change::Added)
+        pen.setStyle(Qt::SolidLine);
     painter->setPen(pen);
     painter->drawPolyline(m_route);
     if (lod < 0.4)

@@ -10,6 +10,13 @@ public:
     enum class Kind { Normal, Reversed };
     GraphEdgeItem(const QPolygonF& route, Kind kind);
 
+    // What a comparison found for the edge (none outside the compare view):
+    // added solid and thick, removed dotted, a changed number of copies
+    // dash-dotted, each in `color`; same edges as they are.
+    enum class Change { None, Same, Changed, Added, Removed };
+    void setChange(Change change, const QColor& color);
+    Change change() const { return m_change; }
+
     void setDimmed(bool dimmed);
     void setHighlighted(bool on);
     const QPolygonF& route() const { return m_route; }
@@ -23,4 +30,6 @@ private:
     Kind m_kind;
     bool m_dimmed = false;
     bool m_highlighted = false;
+    Change m_change = Change::None;
+    QColor m_changeColor;
 };

@@ -3,6 +3,7 @@
 #include "plaintext.h"
 
 #include <QPainter>
+#include <QPainterPath>
 #include <QStyleOptionGraphicsItem>
 #include <algorithm>
 
@@ -21,17 +22,68 @@ void GraphNodeItem::setMark(Mark mark) {
     update();
 }
 
+void GraphNodeItem::setChange(Change change, const QColor& color) {
+    if (change == m_change && color == m_changeColor)
+        return;
+    prepareGeometryChange(); // the badge reaches past the box
+    m_change = change;
+    m_changeColor = color;
+    update();
+}
+
 QRectF GraphNodeItem::boundingRect() const {
-    // Room for the thick loss/selection outline.
-    return QRectF(-m_size.width() / 2 - 3, -m_size.height() / 2 - 3, m_size.width() + 6,
-                  m_size.height() + 6);
+    // Room for the thick loss/selection outline, and for a change badge
+    // centred on the top-right corner.
+    const double m = m_change == Change::None || m_change == Change::Same ? 3 : kBadge / 2 + 5;
+    return QRectF(-m_size.width() / 2 - m, -m_size.height() / 2 - m, m_size.width() + 2 * m,
+                  m_size.height() + 2 * m);
+}
+
+void GraphNodeItem::paintChange(QPainter* painter, const QRectF& box) const {
+    // Outline by status, then the badge: shape and glyph besides the colour.
+    QPen pen(m_changeColor, 3);
+    if (m_change == Change::Removed) {
+        pen.setStyle(Qt::DashLine);
+        painter->setBrush(QBrush(QColor(80, 80, 80, 110), Qt::BDiagPattern));
+    } else {
+        painter->setBrush(Qt::NoBrush);
+    }
+    painter->setPen(pen);
+    painter->drawRoundedRect(box, 5, 5);
+    if (m_change == Change::Changed) { // a double outline
+        painter->setPen(QPen(m_changeColor, 1.5));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(box.adjusted(4, 4, -4, -4), 3, 3);
+    }
+    const QRectF badge(box.right() - kBadge / 2, box.top() - kBadge / 2, kBadge, kBadge);
+    painter->setPen(QPen(Qt::white, 1.5)); // a ring that parts it from any fill
+    painter->setBrush(m_changeColor);
+    painter->drawEllipse(badge);
+    painter->setPen(QPen(Qt::white, 2.2, Qt::SolidLine, Qt::RoundCap));
+    const QPointF c = badge.center();
+    const double r = kBadge * 0.28;
+    if (m_change == Change::Changed) { // ~
+        QPainterPath wave(c - QPointF(r, -1));
+        wave.cubicTo(c + QPointF(-r / 2, -r - 1), c + QPointF(r / 2, r + 1), c + QPointF(r, -1));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(wave);
+        return;
+    }
+    painter->drawLine(c - QPointF(r, 0), c + QPointF(r, 0)); // −
+    if (m_change == Change::Added)
+        painter->drawLine(c - QPointF(0, r), c + QPointF(0, r)); // +
 }
 
 void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF box(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     QColor fill = opFamilyColor(m_family);
+    if (m_change == Change::Same || m_change == Change::Removed) // what changed stands out
+        fill = QColor::fromHsvF(fill.hsvHueF(), fill.hsvSaturationF() * 0.35,
+                                std::min(1.0, fill.valueF() * 1.05));
     if (m_mark == Mark::Dimmed)
         fill.setAlpha(60);
+    const bool changed =
+        m_change == Change::Changed || m_change == Change::Added || m_change == Change::Removed;
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     if (lod < 0.25) { // far away: a plain block is all the eye can use
         // At the zoom that fits thousands of nodes a block would be under a
@@ -43,6 +95,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
             block.setSize(QSizeF(std::max(box.width(), side), std::max(box.height(), side)));
             block.moveCenter(box.center());
         }
+        if (changed) // from afar the status is what the eye looks for
+            fill = m_changeColor;
         painter->fillRect(block,
                           isSelected() || m_mark == Mark::Highlighted ? fill.lighter(140) : fill);
         return;
@@ -73,6 +127,10 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     painter->setPen(pen);
     painter->setBrush(fill);
     painter->drawRoundedRect(box, 5, 5);
+    if (changed && !isSelected() && m_mark != Mark::Highlighted)
+        paintChange(painter, box);
+    else if (changed)
+        paintChange(painter, box.adjusted(-3, -3, 3, 3)); // around the selection outline
     if (lod < 0.5)
         return;
     painter->setPen(m_mark == Mark::Dimmed ? QColor(0, 0, 0, 90) : QColor(Qt::black));

@@ -11,6 +11,11 @@ class GraphNodeItem : public QGraphicsItem {
 public:
     enum class State { Pending, ForwardDone, BackwardDone };
     enum class Mark { None, Highlighted, Dimmed };
+    // What a comparison found for the node (none outside the compare view):
+    // drawn as an outline in `color` of a style of its own, a badge with a
+    // glyph (+ added, − removed, ~ changed), a hatch over removed nodes, and
+    // unchanged nodes faded — never by colour alone.
+    enum class Change { None, Same, Changed, Added, Removed };
 
     GraphNodeItem(int index, const QString& label, OpFamily family, State state, QSizeF size);
 
@@ -26,10 +31,16 @@ public:
         update();
     } // on a cycle / dangling edge
 
+    void setChange(Change change, const QColor& color);
+    Change change() const { return m_change; }
+
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 private:
+    static constexpr double kBadge = 15;
+    void paintChange(QPainter* painter, const QRectF& box) const;
+
     int m_index;
     QString m_label;
     OpFamily m_family;
@@ -38,4 +49,6 @@ private:
     Mark m_mark = Mark::None;
     bool m_loss = false;
     bool m_problem = false;
+    Change m_change = Change::None;
+    QColor m_changeColor;
 };

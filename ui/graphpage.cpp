@@ -154,8 +154,19 @@ GraphPage::~GraphPage() {
 }
 
 void GraphPage::setDocument(std::shared_ptr<const Document> document) {
-    m_layoutTask.cancel(); // a layout still running belongs to the old document
     m_document = std::move(document);
+    const GradientCheckpoint* g = m_document ? m_document->gradient() : nullptr;
+    QStringList problems;
+    if (g)
+        for (const auto& w : m_document->warnings())
+            problems << QString::fromStdString(w.message);
+    // Share the document's lifetime instead of copying a large graph.
+    setGraph(g ? std::shared_ptr<const GradientCheckpoint>(m_document, g) : nullptr, problems);
+}
+
+void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
+                         const QStringList& warnings) {
+    m_layoutTask.cancel(); // a layout still running belongs to the old graph
     m_kept.reset();
     m_progress->setVisible(false);
     m_cancelButton->setVisible(false);
@@ -165,20 +176,18 @@ void GraphPage::setDocument(std::shared_ptr<const Document> document) {
     m_layout.reset();
     m_matches.clear();
     m_searchStatus->clear();
-    const GradientCheckpoint* g = m_document ? m_document->gradient() : nullptr;
-    if (!g) {
-        m_checkpoint.reset();
+    m_checkpoint = std::move(checkpoint);
+    if (!m_checkpoint) {
         m_index.reset();
         m_order.clear();
         m_inspector->setGraph(nullptr, nullptr);
+        m_warnings->setVisible(false);
         Q_EMIT graphChanged(nullptr, nullptr);
         return;
     }
-    // Share the document's lifetime instead of copying a large graph.
-    m_checkpoint = std::shared_ptr<const GradientCheckpoint>(m_document, g);
     QStringList problems;
-    for (const auto& w : m_document->warnings())
-        problems << QStringLiteral("⚠ ") + plainToHtml(QString::fromStdString(w.message));
+    for (const QString& w : warnings)
+        problems << QStringLiteral("⚠ ") + plainToHtml(w);
     m_warnings->setText(problems.join(QStringLiteral("<br>")));
     m_warnings->setVisible(!problems.isEmpty());
     startLayout();

@@ -30,6 +30,10 @@ public:
     ~GraphPage() override;
 
     void setDocument(std::shared_ptr<const ckptscope::Document> document);
+    // A graph of no document (the union of two compared graphs), with the
+    // warnings to show above it.
+    void setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
+                  const QStringList& warnings = {});
     bool isLayingOut() const { return m_layoutTask.isRunning(); }
 
     void selectNode(int node, bool center = true);

@@ -98,6 +98,10 @@ GraphNodeItem* GraphScene::nodeItem(int index) const {
     return index >= 0 && size_t(index) < m_nodes.size() ? m_nodes[size_t(index)] : nullptr;
 }
 
+GraphEdgeItem* GraphScene::edgeItem(int e) const {
+    return e >= 0 && size_t(e) < m_edges.size() ? m_edges[size_t(e)] : nullptr;
+}
+
 int GraphScene::selectedNode() const {
     for (QGraphicsItem* item : selectedItems())
         if (auto* node = dynamic_cast<GraphNodeItem*>(item))

@@ -29,6 +29,10 @@ public:
 
     GraphNodeItem* nodeItem(int index) const;
     int nodeCount() const { return int(m_nodes.size()); }
+    // Edge e is drawn for layout()->edges[e].
+    GraphEdgeItem* edgeItem(int e) const;
+    int edgeCount() const { return int(m_edges.size()); }
+    const ckptscope::GraphLayout* layout() const { return m_layout.get(); }
     int selectedNode() const;
     void selectNode(int index);
     // Marks `nodes` (and edges between marked nodes) and dims the rest; an

@@ -106,37 +106,44 @@ std::vector<std::string> changedFields(const ComputationNode& a, const Computati
 
 } // namespace
 
+NodeMatching matchNodes(const ComputationGraphStore& a, const ComputationGraphStore& b) {
+    // Node keys (the file's keys) are the identities, as everywhere else.
+    const auto& nodesA = a.nodes();
+    const auto& nodesB = b.nodes();
+    size_t common = 0;
+    for (const auto& [id, node] : nodesA)
+        common += nodesB.count(id);
+    NodeMatching m;
+    m.byStructure = 2 * common < nodesA.size() || 2 * common < nodesB.size();
+    if (!m.byStructure) {
+        for (const auto& [id, node] : nodesA)
+            if (nodesB.count(id))
+                m.pairs.emplace_back(id, id);
+        return m;
+    }
+    const auto orderA = structuralOrder(a), orderB = structuralOrder(b);
+    for (const auto& [op, listA] : orderA) {
+        const auto it = orderB.find(op);
+        if (it == orderB.end())
+            continue;
+        for (size_t k = 0; k < std::min(listA.size(), it->second.size()); ++k)
+            m.pairs.emplace_back(listA[k]->id, it->second[k]->id);
+    }
+    return m;
+}
+
 GradientDiff diffGradients(const GradientCheckpoint& a, const GradientCheckpoint& b,
                            const DiffOptions& options, const std::vector<std::string>& onlyBlobs) {
     GradientDiff r;
     r.fields = diffFields(a, b);
     GradientDiffSummary& s = r.summary;
 
-    // Node keys (the file's keys) are the identities, as everywhere else.
     const auto& nodesA = a.graph.nodes();
     const auto& nodesB = b.graph.nodes();
-    size_t common = 0;
-    for (const auto& [id, node] : nodesA)
-        common += nodesB.count(id);
-    r.structureMatching = 2 * common < nodesA.size() || 2 * common < nodesB.size();
-
-    // Matched pairs (A key, B key); the unmatched ones are removed/added.
-    std::vector<std::pair<std::string, std::string>> pairs;
+    const NodeMatching matching = matchNodes(a.graph, b.graph);
+    r.structureMatching = matching.byStructure;
+    const auto& pairs = matching.pairs;
     std::set<std::string> matchedA, matchedB;
-    if (!r.structureMatching) {
-        for (const auto& [id, node] : nodesA)
-            if (nodesB.count(id))
-                pairs.emplace_back(id, id);
-    } else {
-        const auto orderA = structuralOrder(a.graph), orderB = structuralOrder(b.graph);
-        for (const auto& [op, listA] : orderA) {
-            const auto it = orderB.find(op);
-            if (it == orderB.end())
-                continue;
-            for (size_t k = 0; k < std::min(listA.size(), it->second.size()); ++k)
-                pairs.emplace_back(listA[k]->id, it->second[k]->id);
-        }
-    }
     std::map<std::string, std::string> bToA;
     for (const auto& [ka, kb] : pairs) {
         matchedA.insert(ka);

@@ -59,6 +59,14 @@ struct GradientDiff {
     bool differs() const;
 };
 
+// Which node of A is which node of B (node keys), by id or by structure as
+// diffGradients describes; unmatched nodes are removed (A) or added (B).
+struct NodeMatching {
+    bool byStructure = false;
+    std::vector<std::pair<std::string, std::string>> pairs; // (A key, B key)
+};
+NodeMatching matchNodes(const ComputationGraphStore& a, const ComputationGraphStore& b);
+
 // Nodes match by id, unless fewer than half of either graph's nodes find
 // their id in the other (a graph rebuilt with fresh ids): then by op and
 // position in a topological order that does not depend on ids (depth, then

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "backgroundtask.h"
+#include "compareresult.h"
+
+#include "ckptscope/uniongraph.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class CompareNodeModel;
+class GraphPage;
+class QLabel;
+class QModelIndex;
+class QStandardItemModel;
+class QTableView;
+class QTreeView;
+
+// Two gradient checkpoints' graphs drawn as one: the union (every node of B
+// and A's removed nodes) in the single-file graph page, each node and edge
+// marked by status, with a legend; beside it the list of changes (the
+// window's changes model) and the selected node's A and B fields. A click
+// on a node's change selects and centres the node; selecting a node in the
+// drawing selects its change. The union is built, and laid out, off the GUI
+// thread.
+class CompareGraphPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareGraphPage(QStandardItemModel* changes, QWidget* parent = nullptr);
+    ~CompareGraphPage() override;
+
+    // A gradient comparison (anything else clears the page). The changes
+    // model must already hold this result's changes.
+    void setResult(std::shared_ptr<const CompareResult> result);
+    // Selects the union node with this key everywhere and centres it.
+    void selectKey(const std::string& key);
+
+    const ckptscope::UnionGraph* unionGraph() const { return m_union.get(); }
+    GraphPage* graphPage() const { return m_graph; }
+    QTreeView* changesView() const { return m_list; }
+    CompareNodeModel* nodeModel() const { return m_nodeModel; }
+    QString nodeTitle() const;
+    bool isBusy() const;
+
+Q_SIGNALS:
+    // The union is drawn with every status applied.
+    void graphShown();
+
+private:
+    void applyStatuses();
+    void showChange(const QModelIndex& index);
+    void showNode(int node);
+
+    std::shared_ptr<const CompareResult> m_result;
+    std::shared_ptr<const ckptscope::UnionGraph> m_union;
+    QStandardItemModel* m_changes;
+    CompareNodeModel* m_nodeModel;
+    QTreeView* m_list;
+    QLabel* m_nodeTitle;
+    QTableView* m_nodeView;
+    GraphPage* m_graph;
+    bool m_syncing = false; // a selection echoed between list and drawing
+    bool m_openOnChange = false;
+    BackgroundTask m_task{this};
+};

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+class CompareWindow;
+
+// Renders a compare window to a PNG once the comparison is shown (for two
+// gradient checkpoints: the union graph drawn, the first node change
+// selected), then quits: `ckptscope --compare A B --screenshot FILE`, used
+// by tools/screenshots.sh for the README.
+class CompareScreenshot : public QObject {
+    Q_OBJECT
+public:
+    // tab: a tab title to show instead of the one the window opens on.
+    CompareScreenshot(CompareWindow* window, QString output, QString tab);
+
+private:
+    void whenSettled();
+    void capture();
+
+    CompareWindow* m_window;
+    QString m_output, m_tab;
+};
