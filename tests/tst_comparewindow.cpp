@@ -12,6 +12,7 @@
 #include "comparetensormodel.h"
 #include "comparevaluesmodel.h"
 #include "comparewindow.h"
+#include "dropsupport.h"
 #include "guisupport.h"
 #include "histogramview.h"
 #include "mainwindow.h"
@@ -74,6 +75,22 @@ int rowOf(const CompareTensorModel* m, const std::string& name) {
         if (m->entry(r)->name == name)
             return r;
     return -1;
+}
+
+bool openInMain(MainWindow& main, const QString& path) {
+    main.show();
+    QSignalSpy loaded(&main, &MainWindow::documentLoaded);
+    main.openFile(path);
+    return QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000) && main.currentPath() == path;
+}
+
+// The top-level windows of this type on screen (closed ones await deletion).
+template <typename W> QList<W*> visible() {
+    QList<W*> out;
+    for (QWidget* top : QApplication::topLevelWidgets())
+        if (auto* w = qobject_cast<W*>(top); w && w->isVisible())
+            out << w;
+    return out;
 }
 
 } // namespace
@@ -358,40 +375,89 @@ private Q_SLOTS:
 
     void dropChoosesCompare() {
         MainWindow main;
-        main.show();
-        QSignalSpy loaded(&main, &MainWindow::documentLoaded);
-        main.openFile(m_a);
-        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
-        // The drop menu: move to "Compare with the open file" and take it.
-        bool menuSeen = false;
-        QTimer::singleShot(100, this, [&] {
-            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
-            if (!menu)
-                return;
-            menuSeen = true;
-            QTest::keyClick(menu, Qt::Key_Down);
-            QTest::keyClick(menu, Qt::Key_Return);
-        });
-        auto* mime = new QMimeData;
-        mime->setUrls({QUrl::fromLocalFile(m_b)});
-        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton,
-                              Qt::ShiftModifier);
-        QApplication::sendEvent(&main, &enter);
-        QVERIFY(enter.isAccepted());
-        QDropEvent ev(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::ShiftModifier);
-        QApplication::sendEvent(&main, &ev);
-        delete mime;
-        QVERIFY(menuSeen);
-        CompareWindow* compare = nullptr;
-        for (QWidget* top : QApplication::topLevelWidgets())
-            if (auto* c = qobject_cast<CompareWindow*>(top))
-                compare = c;
-        QVERIFY(compare);
+        QVERIFY(openInMain(main, m_a));
+        // A plain drop (no modifier) shows the menu; Down moves from Open to
+        // "Compare with the open file", Enter takes it.
+        dropsupport::MenuAnswer answer({Qt::Key_Down, Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QCOMPARE(answer.actions(),
+                 (QStringList{QStringLiteral("openDropped"), QStringLiteral("compareWithOpenFile"),
+                              QStringLiteral("openInNewWindow")}));
+        QVERIFY(answer.texts().at(1).contains(QStringLiteral("a.oxck → b.oxck")));
+        QCOMPARE(answer.defaultAction(), QStringLiteral("openDropped"));
+        QCOMPARE(answer.activeAction(), QStringLiteral("openDropped"));
+        const QList<CompareWindow*> compares = visible<CompareWindow>();
+        QCOMPARE(compares.size(), 1);
+        CompareWindow* compare = compares.first();
         QCOMPARE(compare->pathA(), m_a);
         QCOMPARE(compare->pathB(), m_b);
         QCOMPARE(main.currentPath(), m_a); // the open file stays open
         QVERIFY(waitFinished(*compare));
         compare->close();
+    }
+
+    void plainDropOpensByDefault() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        QSignalSpy loaded(&main, &MainWindow::documentLoaded);
+        dropsupport::MenuAnswer answer({Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QCOMPARE(main.currentPath(), m_b);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+    }
+
+    void escapeDismissesTheDrop() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        const auto mains = visible<MainWindow>().size();
+        QSignalSpy loading(&main, &MainWindow::documentLoaded);
+        dropsupport::MenuAnswer answer({Qt::Key_Escape});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QTest::qWait(200);
+        QVERIFY(loading.isEmpty());
+        QCOMPARE(main.currentPath(), m_a);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+        QCOMPARE(visible<MainWindow>().size(), mains);
+    }
+
+    void dropOpensInNewWindow() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        const QList<MainWindow*> before = visible<MainWindow>();
+        dropsupport::MenuAnswer answer({Qt::Key_Down, Qt::Key_Down, Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        MainWindow* other = nullptr;
+        for (MainWindow* w : visible<MainWindow>())
+            if (!before.contains(w))
+                other = w;
+        QVERIFY(other);
+        QVERIFY(QTest::qWaitFor([&] { return other->currentPath() == m_b; }, 10000));
+        QCOMPARE(main.currentPath(), m_a);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+        other->close();
+    }
+
+    void severalFilesOrNoDocumentOpenWithoutMenu() {
+        MainWindow empty;
+        empty.show();
+        dropsupport::MenuAnswer none({Qt::Key_Escape});
+        QSignalSpy loaded(&empty, &MainWindow::documentLoaded);
+        QVERIFY(dropsupport::drop(&empty, {m_a}));
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QVERIFY(!none.seen());
+        QCOMPARE(empty.currentPath(), m_a);
+        const QList<MainWindow*> before = visible<MainWindow>();
+        QVERIFY(dropsupport::drop(&empty, {m_b, m_a}));
+        QVERIFY(QTest::qWaitFor([&] { return empty.currentPath() == m_b; }, 10000));
+        QVERIFY(!none.seen());
+        for (MainWindow* w : visible<MainWindow>())
+            if (!before.contains(w))
+                w->close(); // the second file's window
     }
 };
 
