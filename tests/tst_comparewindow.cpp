@@ -71,10 +71,23 @@ bool waitFinished(CompareWindow& w) {
 }
 
 int rowOf(const CompareTensorModel* m, const std::string& name) {
-    for (int r = 0; r < m->rowCount(); ++r)
+    for (int r = 0; r < m->tensorCount(); ++r)
         if (m->entry(r)->name == name)
             return r;
     return -1;
+}
+
+// The full names of the tensors (leaves) of a compare tree, depth first.
+QStringList leafNames(const QAbstractItemModel* m, const QModelIndex& parent = {}) {
+    QStringList out;
+    for (int r = 0; r < m->rowCount(parent); ++r) {
+        const QModelIndex i = m->index(r, 0, parent);
+        if (i.data(CompareTensorModel::TensorIndexRole).toInt() >= 0)
+            out << i.data(CompareTensorModel::FullNameRole).toString();
+        else
+            out << leafNames(m, i);
+    }
+    return out;
 }
 
 bool openInMain(MainWindow& main, const QString& path) {
@@ -161,7 +174,7 @@ private Q_SLOTS:
         QVERIFY(w.windowTitle().contains(QStringLiteral("a.oxck")));
         QVERIFY(w.windowTitle().contains(QStringLiteral("b.oxck")));
         const CompareTensorModel* m = w.tensorModel();
-        QCOMPARE(m->rowCount(), 5);
+        QCOMPARE(m->tensorCount(), 5);
         const std::vector<std::pair<std::string, DiffStatus>> want = {
             {"layers.0.w", DiffStatus::Changed},
             {"layers.0.b", DiffStatus::Same},
@@ -170,13 +183,19 @@ private Q_SLOTS:
             {"new", DiffStatus::Added}};
         for (int r = 0; r < 5; ++r) {
             QCOMPARE(m->entry(r)->name, want[size_t(r)].first);
-            QCOMPARE(m->index(r, CompareTensorModel::Status).data().toString(),
+            const QModelIndex status = m->indexOfTensor(r, CompareTensorModel::Status);
+            QCOMPARE(status.data().toString(),
                      CompareTensorModel::statusText(want[size_t(r)].second));
-            QVERIFY(!m->index(r, CompareTensorModel::Status)
-                         .data(Qt::DecorationRole)
-                         .value<QIcon>()
-                         .isNull());
+            QVERIFY(!status.data(Qt::DecorationRole).value<QIcon>().isNull());
+            QCOMPARE(m->indexOfTensor(r).data(CompareTensorModel::FullNameRole).toString(),
+                     QString::fromStdString(want[size_t(r)].first));
         }
+        // A tree like the main window's: layers (0: b, w; 1: w), new, old.
+        QCOMPARE(m->rowCount(), 3);
+        QCOMPARE(leafNames(m),
+                 (QStringList{QStringLiteral("layers.0.b"), QStringLiteral("layers.0.w"),
+                              QStringLiteral("layers.1.w"), QStringLiteral("new"),
+                              QStringLiteral("old")}));
         QVERIFY(w.summaryText().contains(QStringLiteral("2 changed")));
         QVERIFY(w.summaryText().contains(QStringLiteral("1 added")));
         QVERIFY(w.summaryText().contains(QStringLiteral("1 of 2 metadata")));
@@ -190,26 +209,40 @@ private Q_SLOTS:
         QVERIFY(meta->index(0, CompareMetadataModel::Key).data(Qt::BackgroundRole).isValid());
         QVERIFY(!meta->index(1, CompareMetadataModel::Key).data(Qt::BackgroundRole).isValid());
 
-        // Differences only hides the unchanged tensor; sorting by relative L2.
+        // Differences only hides the unchanged tensor, keeping its group.
         w.setDifferencesOnly(true);
-        QCOMPARE(w.tensorProxy()->rowCount(), 4);
+        QCOMPARE(leafNames(w.tensorProxy()).size(), 4);
+        QVERIFY(!leafNames(w.tensorProxy()).contains(QStringLiteral("layers.0.b")));
         w.setDifferencesOnly(false);
-        QCOMPARE(w.tensorProxy()->rowCount(), 5);
+        QCOMPARE(leafNames(w.tensorProxy()).size(), 5);
+        // Sorting by relative L2: within layers, the group holding the most
+        // changed tensor first; groups and tensors without a figure last.
         w.tensorView()->sortByColumn(CompareTensorModel::RelL2, Qt::DescendingOrder);
         const double rel0 = *m->entry(0)->elements->relL2, rel2 = *m->entry(2)->elements->relL2;
-        const QString top = w.tensorProxy()->index(0, CompareTensorModel::Name).data().toString();
-        QCOMPARE(top, QString::fromStdString(rel0 > rel2 ? "layers.0.w" : "layers.1.w"));
+        const QModelIndex layers = w.tensorProxy()->index(0, CompareTensorModel::Name);
+        QCOMPARE(layers.data().toString(), QStringLiteral("layers"));
+        QCOMPARE(w.tensorProxy()->index(0, CompareTensorModel::Name, layers).data().toString(),
+                 QString::fromLatin1(rel0 > rel2 ? "0" : "1"));
+        QCOMPARE(w.tensorProxy()->index(0, CompareTensorModel::RelL2).data().toString(),
+                 QString::fromStdString(fmt::display(std::max(rel0, rel2))));
         // The two tensors without a figure (added, removed) go last either way.
         for (Qt::SortOrder order : {Qt::DescendingOrder, Qt::AscendingOrder}) {
             w.tensorView()->sortByColumn(CompareTensorModel::RelL2, order);
-            for (int r = 0; r < 5; ++r)
+            for (int r = 0; r < 3; ++r)
                 QCOMPARE(w.tensorProxy()
                              ->index(r, CompareTensorModel::RelL2)
                              .data()
                              .toString()
                              .isEmpty(),
-                         r >= 3);
+                         r >= 1);
         }
+        // Selecting a tensor by its index finds it wherever the sort put it.
+        QSignalSpy shown(&w, &CompareWindow::detailShown);
+        w.selectTensor(2);
+        QCOMPARE(w.tensorView()->currentIndex().data(CompareTensorModel::FullNameRole).toString(),
+                 QStringLiteral("layers.1.w"));
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        QCOMPARE(shown.last().first().toInt(), 2);
     }
 
     void overlaidHistogramsOnSameBins() {
@@ -315,7 +348,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
         QVERIFY2(w.errorText().contains(QStringLiteral("side B")), qPrintable(w.errorText()));
         QVERIFY(w.errorText().contains(m_bad));
-        QCOMPARE(w.tensorModel()->rowCount(), 5); // what was shown stays
+        QCOMPARE(w.tensorModel()->tensorCount(), 5); // what was shown stays
         failed.clear();
         w.compare(m_bad, m_b);
         QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));

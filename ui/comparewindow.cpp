@@ -119,10 +119,9 @@ void CompareWindow::buildUi() {
     m_proxy->setSourceModel(m_tensorModel);
     m_tensorView = new QTreeView;
     m_tensorView->setModel(m_proxy);
-    m_tensorView->setRootIsDecorated(false);
     m_tensorView->setUniformRowHeights(true);
     m_tensorView->setSortingEnabled(true);
-    m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // file order until asked
+    m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // the tree's natural order until asked
     m_tensorView->setAlternatingRowColors(true);
     m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_tensorView->setColumnWidth(CompareTensorModel::Name, 210);
@@ -198,7 +197,10 @@ void CompareWindow::buildUi() {
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &CompareFilterProxy::setFilterFixedString);
     connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
-                showTensor(current.isValid() ? m_proxy->mapToSource(current).row() : -1);
+                // A group shows no tensor (-1).
+                showTensor(current.isValid()
+                               ? current.data(CompareTensorModel::TensorIndexRole).toInt()
+                               : -1);
             });
 }
 
@@ -244,12 +246,15 @@ void CompareWindow::setDifferencesOnly(bool on) {
     m_differencesOnly->setChecked(on);
 }
 
-void CompareWindow::selectTensor(int sourceRow) {
-    const QModelIndex i = m_proxy->mapFromSource(m_tensorModel->index(sourceRow, 0));
-    if (i.isValid() && i.row() == m_tensorView->currentIndex().row())
-        showTensor(sourceRow); // already current: show it afresh
-    else
-        m_tensorView->setCurrentIndex(i);
+void CompareWindow::selectTensor(int tensor) {
+    const QModelIndex i = m_proxy->mapFromSource(m_tensorModel->indexOfTensor(tensor));
+    if (i.isValid() && i == m_tensorView->currentIndex().siblingAtColumn(0)) {
+        showTensor(tensor); // already current: show it afresh
+        return;
+    }
+    m_tensorView->setCurrentIndex(i);
+    if (i.isValid())
+        m_tensorView->scrollTo(i); // opens the groups above it
 }
 
 QString CompareWindow::errorText() const {
@@ -303,6 +308,11 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         const TensorDiff& d = *m_result->tensors;
         m_tensorDiff = std::shared_ptr<const TensorDiff>(m_result, &*m_result->tensors);
         m_tensorModel->setDiff(m_tensorDiff);
+        // The whole tree open while it is small enough to read.
+        if (m_tensorModel->tensorCount() <= 2000)
+            m_tensorView->expandAll();
+        else
+            m_tensorView->expandToDepth(0);
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
         const auto metaChanged =

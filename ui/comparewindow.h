@@ -64,8 +64,9 @@ public:
     HistogramView* deltaView() const { return m_delta; }
     QTreeView* tensorView() const { return m_tensorView; }
     void setDifferencesOnly(bool on);
-    // Selects the tensor at this row of the model (not the view).
-    void selectTensor(int sourceRow);
+    // Selects the tensor at this index of TensorDiff::tensors (its row in
+    // the tree wherever that is), opening the groups above it.
+    void selectTensor(int tensor);
 
 Q_SIGNALS:
     void comparisonFinished();
