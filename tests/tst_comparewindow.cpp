@@ -16,6 +16,7 @@
 #include "guisupport.h"
 #include "histogramview.h"
 #include "mainwindow.h"
+#include "tolerancevalidator.h"
 
 #include "ckptscope/checkpoint.h"
 #include "ckptscope/gradientcheckpoint.h"
@@ -24,6 +25,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QFile>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -320,6 +322,64 @@ private Q_SLOTS:
         QVERIFY(!values->index(0, CompareValuesModel::ValueA).data().isValid());
         QVERIFY(!values->index(0, CompareValuesModel::Delta).data().isValid());
         QVERIFY(values->index(0, CompareValuesModel::ValueB).data().isValid());
+    }
+
+    void toleranceMakesSmallDifferencesSame() {
+        QTemporaryDir dir;
+        const QString a = dir.filePath(QStringLiteral("ta.oxck"));
+        const QString b = dir.filePath(QStringLiteral("tb.oxck"));
+        Checkpoint ca, cb;
+        ca.addTensor({"w", {2}, {1.0f, 2.0f}});
+        cb.addTensor({"w", {2}, {1.0f, 2.001f}});
+        ca.save(str(a));
+        cb.save(str(b));
+        const double delta = double(2.001f) - 2.0; // what the comparison sees
+        CompareWindow w;
+        w.show();
+        w.compare(a, b);
+        QVERIFY(waitFinished(w));
+        QCOMPARE(w.tensorModel()->entry(0)->status, DiffStatus::Changed);
+        QVERIFY(w.summaryText().contains(QStringLiteral("compared exactly")));
+
+        // Typed into the atol field, as a user would; Enter applies it.
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        QTest::keyClicks(w.atolEdit(), QStringLiteral("0.01"));
+        QTest::keyClick(w.atolEdit(), Qt::Key_Return);
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        QCOMPARE(w.tensorModel()->entry(0)->status, DiffStatus::Same);
+        QCOMPARE(w.tensorModel()->entry(0)->elements->differing, uint64_t(0));
+        QVERIFY2(w.summaryText().contains(QStringLiteral("0.01 + 0")), qPrintable(w.summaryText()));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 same")));
+
+        // rtol at the boundary: |Δ| ≤ rtol·|a| just inside, just outside.
+        for (const auto& [rtol, status] :
+             {std::pair{delta / 2.0 * 1.0000001, DiffStatus::Same},
+              std::pair{delta / 2.0 * 0.9999999, DiffStatus::Changed}}) {
+            done.clear();
+            QVERIFY(w.setTolerance(QString(), QString::number(rtol, 'g', 17)));
+            QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+            QCOMPARE(w.tensorModel()->entry(0)->status, status);
+            QCOMPARE(w.rtolEdit()->text(), QString::number(rtol, 'g', 17));
+        }
+
+        // What is not a tolerance is refused and changes nothing.
+        QVERIFY(!w.setTolerance(QStringLiteral("-1"), QString()));
+        QVERIFY(!w.setTolerance(QStringLiteral("inf"), QString()));
+        QVERIFY(!w.setTolerance(QString(), QStringLiteral("1e999")));
+        w.atolEdit()->clear();
+        QTest::keyClicks(w.atolEdit(), QStringLiteral("x-1"));
+        QCOMPARE(w.atolEdit()->text(), QStringLiteral("1")); // 'x' and '-' refused as typed
+        ToleranceValidator v;
+        int pos = 0;
+        for (const auto& [text, state] : {std::pair{QStringLiteral("1e-3"), QValidator::Acceptable},
+                                          std::pair{QStringLiteral(""), QValidator::Acceptable},
+                                          std::pair{QStringLiteral("1e"), QValidator::Intermediate},
+                                          std::pair{QStringLiteral("."), QValidator::Intermediate},
+                                          std::pair{QStringLiteral("nan"), QValidator::Invalid},
+                                          std::pair{QStringLiteral("-0.5"), QValidator::Invalid}}) {
+            QString t = text;
+            QCOMPARE(v.validate(t, pos), state);
+        }
     }
 
     void swapExchangesSides() {

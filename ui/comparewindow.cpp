@@ -11,6 +11,7 @@
 #include "comparevaluesmodel.h"
 #include "histogramview.h"
 #include "notificationbar.h"
+#include "tolerancevalidator.h"
 
 #include "ckptscope/numberformat.h"
 
@@ -83,7 +84,12 @@ CompareWindow::CompareWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_reloadTimer, &QTimer::timeout, this, &CompareWindow::recompare);
 }
 
-CompareWindow::~CompareWindow() = default;
+CompareWindow::~CompareWindow() {
+    // A tolerance field losing focus as the window goes must not compare
+    // again in a half-destroyed window (editingFinished on focus-out).
+    disconnect(m_atolEdit, nullptr, this, nullptr);
+    disconnect(m_rtolEdit, nullptr, this, nullptr);
+}
 
 void CompareWindow::buildUi() {
     QToolBar* bar = addToolBar(tr("Compare"));
@@ -93,6 +99,29 @@ void CompareWindow::buildUi() {
     swap->setToolTip(tr("Make B the reference"));
     QAction* reload = bar->addAction(tr("Reload"), this, &CompareWindow::recompare);
     reload->setShortcut(QKeySequence::Refresh);
+    bar->addSeparator();
+    // Tolerances, typed exactly as `ckptscope-cli diff --atol/--rtol` takes them.
+    auto toleranceEdit = [this, bar](const QString& name, const QString& label,
+                                     const QString& tip) {
+        auto* caption = new QLabel(label);
+        caption->setToolTip(tip);
+        bar->addWidget(caption);
+        auto* edit = new QLineEdit;
+        edit->setObjectName(name);
+        edit->setPlaceholderText(QStringLiteral("0"));
+        edit->setValidator(new ToleranceValidator(edit));
+        edit->setToolTip(tip);
+        edit->setMaximumWidth(90);
+        caption->setBuddy(edit);
+        bar->addWidget(edit);
+        connect(edit, &QLineEdit::editingFinished, this, &CompareWindow::applyToleranceFields);
+        return edit;
+    };
+    m_atolEdit = toleranceEdit(QStringLiteral("atol"), tr(" &atol "),
+                               tr("Absolute tolerance: elements count as equal when "
+                                  "|b − a| ≤ atol + rtol·|a| (default 0: exact equality)"));
+    m_rtolEdit = toleranceEdit(QStringLiteral("rtol"), tr(" &rtol "),
+                               tr("Relative tolerance, times |a| (A is the reference)"));
     bar->addSeparator();
     m_differencesOnly = new QCheckBox(tr("Differences only"));
     bar->addWidget(m_differencesOnly);
@@ -220,13 +249,17 @@ void CompareWindow::recompare() {
     m_cancel->show();
     statusBar()->showMessage(tr("Comparing…"));
     const std::string a = local(m_pathA), b = local(m_pathB);
-    m_task->start([a, b](const std::atomic<bool>& cancel, const CompareTask::Progress& progress) {
-        DiffOptions o;
-        o.bins = kBins;
-        o.cancel = &cancel;
-        o.progress = progress;
-        return std::static_pointer_cast<void>(runComparison(a, b, o));
-    });
+    const double atol = m_tolerance.atol, rtol = m_tolerance.rtol;
+    m_task->start(
+        [a, b, atol, rtol](const std::atomic<bool>& cancel, const CompareTask::Progress& progress) {
+            DiffOptions o;
+            o.atol = atol;
+            o.rtol = rtol;
+            o.bins = kBins;
+            o.cancel = &cancel;
+            o.progress = progress;
+            return std::static_pointer_cast<void>(runComparison(a, b, o));
+        });
 }
 
 void CompareWindow::cancel() {
@@ -240,6 +273,28 @@ void CompareWindow::swapSides() {
     std::swap(m_pathA, m_pathB);
     updateTitle();
     recompare();
+}
+
+bool CompareWindow::setTolerance(const QString& atol, const QString& rtol) {
+    const auto a = ToleranceValidator::value(atol), r = ToleranceValidator::value(rtol);
+    if (!a || !r)
+        return false;
+    m_atolEdit->setText(atol.trimmed());
+    m_rtolEdit->setText(rtol.trimmed());
+    Tolerance t;
+    t.atol = *a;
+    t.rtol = *r;
+    t.atolText = atol.trimmed().isEmpty() ? QStringLiteral("0") : atol.trimmed();
+    t.rtolText = rtol.trimmed().isEmpty() ? QStringLiteral("0") : rtol.trimmed();
+    if (t.atol == m_tolerance.atol && t.rtol == m_tolerance.rtol)
+        return true;
+    m_tolerance = t;
+    recompare();
+    return true;
+}
+
+void CompareWindow::applyToleranceFields() {
+    setTolerance(m_atolEdit->text(), m_rtolEdit->text());
 }
 
 void CompareWindow::setDifferencesOnly(bool on) {
@@ -296,6 +351,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     m_notification->hide();
     watchFiles(); // a file replaced by rename leaves the watcher
     m_result = std::move(result);
+    m_shownTolerance = m_tolerance; // the newest comparison is the one delivered
     const bool tensors = m_result->tensors.has_value();
     const QString a = QFileInfo(m_pathA).fileName().toHtmlEscaped(),
                   b = QFileInfo(m_pathB).fileName().toHtmlEscaped();
@@ -319,15 +375,22 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
             std::count_if(d.metadata.begin(), d.metadata.end(),
                           [](const MetadataDiffEntry& m) { return m.status != DiffStatus::Same; });
         const TensorDiffSummary& s = d.summary;
+        const Tolerance& tol = m_shownTolerance;
+        const QString tolerance =
+            tol.atol == 0 && tol.rtol == 0
+                ? tr("values compared exactly")
+                : tr("values equal within |Δ| ≤ %1 + %2·|a|")
+                      .arg(tol.atolText.toHtmlEscaped(), tol.rtolText.toHtmlEscaped());
         m_summary->setText(
             tr("<b>A</b> %1 → <b>B</b> %2: %3 &nbsp; %4 &nbsp; %5 &nbsp; %6 &nbsp; %7 — %8 "
-               "differing elements; %9 of %10 metadata entries differ")
+               "differing elements; %9 of %10 metadata entries differ; %11")
                 .arg(a, b, chip(DiffStatus::Changed, s.changed), chip(DiffStatus::Added, s.added),
                      chip(DiffStatus::Removed, s.removed),
                      chip(DiffStatus::ShapeChanged, s.shapeChanged), chip(DiffStatus::Same, s.same),
                      q(fmt::grouped(s.differingElements)))
                 .arg(metaChanged)
-                .arg(d.metadata.size()));
+                .arg(d.metadata.size())
+                .arg(tolerance));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), false);
