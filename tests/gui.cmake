@@ -28,5 +28,6 @@ target_compile_definitions(tst_launch PRIVATE CKPTSCOPE_GUI_PATH="$<TARGET_FILE:
 ckptscope_add_test(tst_overviewpage ckptscope_ui)
 ckptscope_add_test(tst_exportactions ckptscope_ui)
 ckptscope_add_test(tst_comparewindow ckptscope_ui)
+ckptscope_add_test(tst_comparetensormodel ckptscope_ui)
 ckptscope_add_test(tst_runwindow ckptscope_ui)
 ckptscope_add_test(tst_comparegraph ckptscope_ui)

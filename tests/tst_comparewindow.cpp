@@ -12,9 +12,11 @@
 #include "comparetensormodel.h"
 #include "comparevaluesmodel.h"
 #include "comparewindow.h"
+#include "dropsupport.h"
 #include "guisupport.h"
 #include "histogramview.h"
 #include "mainwindow.h"
+#include "tolerancevalidator.h"
 
 #include "ckptscope/checkpoint.h"
 #include "ckptscope/gradientcheckpoint.h"
@@ -23,6 +25,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QFile>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -70,10 +73,39 @@ bool waitFinished(CompareWindow& w) {
 }
 
 int rowOf(const CompareTensorModel* m, const std::string& name) {
-    for (int r = 0; r < m->rowCount(); ++r)
+    for (int r = 0; r < m->tensorCount(); ++r)
         if (m->entry(r)->name == name)
             return r;
     return -1;
+}
+
+// The full names of the tensors (leaves) of a compare tree, depth first.
+QStringList leafNames(const QAbstractItemModel* m, const QModelIndex& parent = {}) {
+    QStringList out;
+    for (int r = 0; r < m->rowCount(parent); ++r) {
+        const QModelIndex i = m->index(r, 0, parent);
+        if (i.data(CompareTensorModel::TensorIndexRole).toInt() >= 0)
+            out << i.data(CompareTensorModel::FullNameRole).toString();
+        else
+            out << leafNames(m, i);
+    }
+    return out;
+}
+
+bool openInMain(MainWindow& main, const QString& path) {
+    main.show();
+    QSignalSpy loaded(&main, &MainWindow::documentLoaded);
+    main.openFile(path);
+    return QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000) && main.currentPath() == path;
+}
+
+// The top-level windows of this type on screen (closed ones await deletion).
+template <typename W> QList<W*> visible() {
+    QList<W*> out;
+    for (QWidget* top : QApplication::topLevelWidgets())
+        if (auto* w = qobject_cast<W*>(top); w && w->isVisible())
+            out << w;
+    return out;
 }
 
 } // namespace
@@ -144,7 +176,7 @@ private Q_SLOTS:
         QVERIFY(w.windowTitle().contains(QStringLiteral("a.oxck")));
         QVERIFY(w.windowTitle().contains(QStringLiteral("b.oxck")));
         const CompareTensorModel* m = w.tensorModel();
-        QCOMPARE(m->rowCount(), 5);
+        QCOMPARE(m->tensorCount(), 5);
         const std::vector<std::pair<std::string, DiffStatus>> want = {
             {"layers.0.w", DiffStatus::Changed},
             {"layers.0.b", DiffStatus::Same},
@@ -153,13 +185,19 @@ private Q_SLOTS:
             {"new", DiffStatus::Added}};
         for (int r = 0; r < 5; ++r) {
             QCOMPARE(m->entry(r)->name, want[size_t(r)].first);
-            QCOMPARE(m->index(r, CompareTensorModel::Status).data().toString(),
+            const QModelIndex status = m->indexOfTensor(r, CompareTensorModel::Status);
+            QCOMPARE(status.data().toString(),
                      CompareTensorModel::statusText(want[size_t(r)].second));
-            QVERIFY(!m->index(r, CompareTensorModel::Status)
-                         .data(Qt::DecorationRole)
-                         .value<QIcon>()
-                         .isNull());
+            QVERIFY(!status.data(Qt::DecorationRole).value<QIcon>().isNull());
+            QCOMPARE(m->indexOfTensor(r).data(CompareTensorModel::FullNameRole).toString(),
+                     QString::fromStdString(want[size_t(r)].first));
         }
+        // A tree like the main window's: layers (0: b, w; 1: w), new, old.
+        QCOMPARE(m->rowCount(), 3);
+        QCOMPARE(leafNames(m),
+                 (QStringList{QStringLiteral("layers.0.b"), QStringLiteral("layers.0.w"),
+                              QStringLiteral("layers.1.w"), QStringLiteral("new"),
+                              QStringLiteral("old")}));
         QVERIFY(w.summaryText().contains(QStringLiteral("2 changed")));
         QVERIFY(w.summaryText().contains(QStringLiteral("1 added")));
         QVERIFY(w.summaryText().contains(QStringLiteral("1 of 2 metadata")));
@@ -173,26 +211,40 @@ private Q_SLOTS:
         QVERIFY(meta->index(0, CompareMetadataModel::Key).data(Qt::BackgroundRole).isValid());
         QVERIFY(!meta->index(1, CompareMetadataModel::Key).data(Qt::BackgroundRole).isValid());
 
-        // Differences only hides the unchanged tensor; sorting by relative L2.
+        // Differences only hides the unchanged tensor, keeping its group.
         w.setDifferencesOnly(true);
-        QCOMPARE(w.tensorProxy()->rowCount(), 4);
+        QCOMPARE(leafNames(w.tensorProxy()).size(), 4);
+        QVERIFY(!leafNames(w.tensorProxy()).contains(QStringLiteral("layers.0.b")));
         w.setDifferencesOnly(false);
-        QCOMPARE(w.tensorProxy()->rowCount(), 5);
+        QCOMPARE(leafNames(w.tensorProxy()).size(), 5);
+        // Sorting by relative L2: within layers, the group holding the most
+        // changed tensor first; groups and tensors without a figure last.
         w.tensorView()->sortByColumn(CompareTensorModel::RelL2, Qt::DescendingOrder);
         const double rel0 = *m->entry(0)->elements->relL2, rel2 = *m->entry(2)->elements->relL2;
-        const QString top = w.tensorProxy()->index(0, CompareTensorModel::Name).data().toString();
-        QCOMPARE(top, QString::fromStdString(rel0 > rel2 ? "layers.0.w" : "layers.1.w"));
+        const QModelIndex layers = w.tensorProxy()->index(0, CompareTensorModel::Name);
+        QCOMPARE(layers.data().toString(), QStringLiteral("layers"));
+        QCOMPARE(w.tensorProxy()->index(0, CompareTensorModel::Name, layers).data().toString(),
+                 QString::fromLatin1(rel0 > rel2 ? "0" : "1"));
+        QCOMPARE(w.tensorProxy()->index(0, CompareTensorModel::RelL2).data().toString(),
+                 QString::fromStdString(fmt::display(std::max(rel0, rel2))));
         // The two tensors without a figure (added, removed) go last either way.
         for (Qt::SortOrder order : {Qt::DescendingOrder, Qt::AscendingOrder}) {
             w.tensorView()->sortByColumn(CompareTensorModel::RelL2, order);
-            for (int r = 0; r < 5; ++r)
+            for (int r = 0; r < 3; ++r)
                 QCOMPARE(w.tensorProxy()
                              ->index(r, CompareTensorModel::RelL2)
                              .data()
                              .toString()
                              .isEmpty(),
-                         r >= 3);
+                         r >= 1);
         }
+        // Selecting a tensor by its index finds it wherever the sort put it.
+        QSignalSpy shown(&w, &CompareWindow::detailShown);
+        w.selectTensor(2);
+        QCOMPARE(w.tensorView()->currentIndex().data(CompareTensorModel::FullNameRole).toString(),
+                 QStringLiteral("layers.1.w"));
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        QCOMPARE(shown.last().first().toInt(), 2);
     }
 
     void overlaidHistogramsOnSameBins() {
@@ -272,6 +324,64 @@ private Q_SLOTS:
         QVERIFY(values->index(0, CompareValuesModel::ValueB).data().isValid());
     }
 
+    void toleranceMakesSmallDifferencesSame() {
+        QTemporaryDir dir;
+        const QString a = dir.filePath(QStringLiteral("ta.oxck"));
+        const QString b = dir.filePath(QStringLiteral("tb.oxck"));
+        Checkpoint ca, cb;
+        ca.addTensor({"w", {2}, {1.0f, 2.0f}});
+        cb.addTensor({"w", {2}, {1.0f, 2.001f}});
+        ca.save(str(a));
+        cb.save(str(b));
+        const double delta = double(2.001f) - 2.0; // what the comparison sees
+        CompareWindow w;
+        w.show();
+        w.compare(a, b);
+        QVERIFY(waitFinished(w));
+        QCOMPARE(w.tensorModel()->entry(0)->status, DiffStatus::Changed);
+        QVERIFY(w.summaryText().contains(QStringLiteral("compared exactly")));
+
+        // Typed into the atol field, as a user would; Enter applies it.
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        QTest::keyClicks(w.atolEdit(), QStringLiteral("0.01"));
+        QTest::keyClick(w.atolEdit(), Qt::Key_Return);
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        QCOMPARE(w.tensorModel()->entry(0)->status, DiffStatus::Same);
+        QCOMPARE(w.tensorModel()->entry(0)->elements->differing, uint64_t(0));
+        QVERIFY2(w.summaryText().contains(QStringLiteral("0.01 + 0")), qPrintable(w.summaryText()));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 same")));
+
+        // rtol at the boundary: |Δ| ≤ rtol·|a| just inside, just outside.
+        for (const auto& [rtol, status] :
+             {std::pair{delta / 2.0 * 1.0000001, DiffStatus::Same},
+              std::pair{delta / 2.0 * 0.9999999, DiffStatus::Changed}}) {
+            done.clear();
+            QVERIFY(w.setTolerance(QString(), QString::number(rtol, 'g', 17)));
+            QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+            QCOMPARE(w.tensorModel()->entry(0)->status, status);
+            QCOMPARE(w.rtolEdit()->text(), QString::number(rtol, 'g', 17));
+        }
+
+        // What is not a tolerance is refused and changes nothing.
+        QVERIFY(!w.setTolerance(QStringLiteral("-1"), QString()));
+        QVERIFY(!w.setTolerance(QStringLiteral("inf"), QString()));
+        QVERIFY(!w.setTolerance(QString(), QStringLiteral("1e999")));
+        w.atolEdit()->clear();
+        QTest::keyClicks(w.atolEdit(), QStringLiteral("x-1"));
+        QCOMPARE(w.atolEdit()->text(), QStringLiteral("1")); // 'x' and '-' refused as typed
+        ToleranceValidator v;
+        int pos = 0;
+        for (const auto& [text, state] : {std::pair{QStringLiteral("1e-3"), QValidator::Acceptable},
+                                          std::pair{QStringLiteral(""), QValidator::Acceptable},
+                                          std::pair{QStringLiteral("1e"), QValidator::Intermediate},
+                                          std::pair{QStringLiteral("."), QValidator::Intermediate},
+                                          std::pair{QStringLiteral("nan"), QValidator::Invalid},
+                                          std::pair{QStringLiteral("-0.5"), QValidator::Invalid}}) {
+            QString t = text;
+            QCOMPARE(v.validate(t, pos), state);
+        }
+    }
+
     void swapExchangesSides() {
         CompareWindow w;
         w.show();
@@ -298,7 +408,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
         QVERIFY2(w.errorText().contains(QStringLiteral("side B")), qPrintable(w.errorText()));
         QVERIFY(w.errorText().contains(m_bad));
-        QCOMPARE(w.tensorModel()->rowCount(), 5); // what was shown stays
+        QCOMPARE(w.tensorModel()->tensorCount(), 5); // what was shown stays
         failed.clear();
         w.compare(m_bad, m_b);
         QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
@@ -358,40 +468,89 @@ private Q_SLOTS:
 
     void dropChoosesCompare() {
         MainWindow main;
-        main.show();
-        QSignalSpy loaded(&main, &MainWindow::documentLoaded);
-        main.openFile(m_a);
-        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
-        // The drop menu: move to "Compare with the open file" and take it.
-        bool menuSeen = false;
-        QTimer::singleShot(100, this, [&] {
-            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
-            if (!menu)
-                return;
-            menuSeen = true;
-            QTest::keyClick(menu, Qt::Key_Down);
-            QTest::keyClick(menu, Qt::Key_Return);
-        });
-        auto* mime = new QMimeData;
-        mime->setUrls({QUrl::fromLocalFile(m_b)});
-        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton,
-                              Qt::ShiftModifier);
-        QApplication::sendEvent(&main, &enter);
-        QVERIFY(enter.isAccepted());
-        QDropEvent ev(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::ShiftModifier);
-        QApplication::sendEvent(&main, &ev);
-        delete mime;
-        QVERIFY(menuSeen);
-        CompareWindow* compare = nullptr;
-        for (QWidget* top : QApplication::topLevelWidgets())
-            if (auto* c = qobject_cast<CompareWindow*>(top))
-                compare = c;
-        QVERIFY(compare);
+        QVERIFY(openInMain(main, m_a));
+        // A plain drop (no modifier) shows the menu; Down moves from Open to
+        // "Compare with the open file", Enter takes it.
+        dropsupport::MenuAnswer answer({Qt::Key_Down, Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QCOMPARE(answer.actions(),
+                 (QStringList{QStringLiteral("openDropped"), QStringLiteral("compareWithOpenFile"),
+                              QStringLiteral("openInNewWindow")}));
+        QVERIFY(answer.texts().at(1).contains(QStringLiteral("a.oxck → b.oxck")));
+        QCOMPARE(answer.defaultAction(), QStringLiteral("openDropped"));
+        QCOMPARE(answer.activeAction(), QStringLiteral("openDropped"));
+        const QList<CompareWindow*> compares = visible<CompareWindow>();
+        QCOMPARE(compares.size(), 1);
+        CompareWindow* compare = compares.first();
         QCOMPARE(compare->pathA(), m_a);
         QCOMPARE(compare->pathB(), m_b);
         QCOMPARE(main.currentPath(), m_a); // the open file stays open
         QVERIFY(waitFinished(*compare));
         compare->close();
+    }
+
+    void plainDropOpensByDefault() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        QSignalSpy loaded(&main, &MainWindow::documentLoaded);
+        dropsupport::MenuAnswer answer({Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QCOMPARE(main.currentPath(), m_b);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+    }
+
+    void escapeDismissesTheDrop() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        const auto mains = visible<MainWindow>().size();
+        QSignalSpy loading(&main, &MainWindow::documentLoaded);
+        dropsupport::MenuAnswer answer({Qt::Key_Escape});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QTest::qWait(200);
+        QVERIFY(loading.isEmpty());
+        QCOMPARE(main.currentPath(), m_a);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+        QCOMPARE(visible<MainWindow>().size(), mains);
+    }
+
+    void dropOpensInNewWindow() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        const QList<MainWindow*> before = visible<MainWindow>();
+        dropsupport::MenuAnswer answer({Qt::Key_Down, Qt::Key_Down, Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        MainWindow* other = nullptr;
+        for (MainWindow* w : visible<MainWindow>())
+            if (!before.contains(w))
+                other = w;
+        QVERIFY(other);
+        QVERIFY(QTest::qWaitFor([&] { return other->currentPath() == m_b; }, 10000));
+        QCOMPARE(main.currentPath(), m_a);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+        other->close();
+    }
+
+    void severalFilesOrNoDocumentOpenWithoutMenu() {
+        MainWindow empty;
+        empty.show();
+        dropsupport::MenuAnswer none({Qt::Key_Escape});
+        QSignalSpy loaded(&empty, &MainWindow::documentLoaded);
+        QVERIFY(dropsupport::drop(&empty, {m_a}));
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QVERIFY(!none.seen());
+        QCOMPARE(empty.currentPath(), m_a);
+        const QList<MainWindow*> before = visible<MainWindow>();
+        QVERIFY(dropsupport::drop(&empty, {m_b, m_a}));
+        QVERIFY(QTest::qWaitFor([&] { return empty.currentPath() == m_b; }, 10000));
+        QVERIFY(!none.seen());
+        for (MainWindow* w : visible<MainWindow>())
+            if (!before.contains(w))
+                w->close(); // the second file's window
     }
 };
 

@@ -1,12 +1,23 @@
+#include "comparelauncher.h"
+#include "comparewindow.h"
+#include "mainwindow.h"
 #include "recentfiles.h"
 #include "startpage.h"
 
+#include "ckptscope/checkpoint.h"
+
+#include <QAction>
 #include <QApplication>
+#include <QDialog>
 #include <QListWidget>
+#include <QMenuBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 class TestStartPage : public QObject {
     Q_OBJECT
@@ -71,6 +82,109 @@ private Q_SLOTS:
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
                           list->visualItemRect(list->item(0)).center());
         QCOMPARE(open.count(), 0);
+    }
+
+    void entriesForFolderAndCompare() {
+        RecentFiles recent;
+        StartPage page(&recent);
+        auto* folder = page.findChild<QPushButton*>(QStringLiteral("openFolder"));
+        auto* compare = page.findChild<QPushButton*>(QStringLiteral("compareTwo"));
+        QVERIFY(folder);
+        QVERIFY(compare);
+        QVERIFY(folder->text().contains(QStringLiteral("Folder")));
+        QVERIFY(compare->text().contains(QStringLiteral("Compare")));
+        QSignalSpy folderAsked(&page, &StartPage::openFolderRequested);
+        QSignalSpy compareAsked(&page, &StartPage::compareRequested);
+        QSignalSpy openAsked(&page, &StartPage::openDialogRequested);
+        folder->click();
+        QCOMPARE(folderAsked.count(), 1);
+        QCOMPARE(compareAsked.count(), 0);
+        compare->click();
+        QCOMPARE(compareAsked.count(), 1);
+        QCOMPARE(folderAsked.count(), 1);
+        QCOMPARE(openAsked.count(), 0);
+    }
+
+    // In the main window: "Compare two checkpoints…" asks for A, then B (in
+    // A's folder), and compares them; a cancelled question compares nothing.
+    void compareEntryAsksForAThenB() {
+        QTemporaryDir dir;
+        const QString a = dir.filePath(QStringLiteral("a.oxck"));
+        const QString b = dir.filePath(QStringLiteral("b.oxck"));
+        ckptscope::Checkpoint ca, cb;
+        ca.addTensor({"w", {2}, {1, 2}});
+        cb.addTensor({"w", {2}, {1, 3}});
+        ca.save(a.toStdString());
+        cb.save(b.toStdString());
+        QStringList asked, folders;
+        QStringList answers{a, b};
+        CompareLauncher::setFileChooser([&](QWidget*, const QString& title, const QString& folder) {
+            asked << title;
+            folders << folder;
+            return answers.isEmpty() ? QString() : answers.takeFirst();
+        });
+        MainWindow main;
+        main.show();
+        auto* compare = main.findChild<QPushButton*>(QStringLiteral("compareTwo"));
+        QVERIFY(compare && compare->isVisible());
+        compare->click();
+        CompareLauncher::setFileChooser({});
+        QCOMPARE(asked.size(), 2);
+        QVERIFY(asked[0].contains(QStringLiteral("A")));
+        QVERIFY(asked[1].contains(QStringLiteral("a.oxck")));
+        QCOMPARE(folders[1], dir.path());
+        CompareWindow* window = nullptr;
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (auto* c = qobject_cast<CompareWindow*>(top); c && c->isVisible())
+                window = c;
+        QVERIFY(window);
+        QCOMPARE(window->pathA(), a);
+        QCOMPARE(window->pathB(), b);
+        QSignalSpy done(window, &CompareWindow::comparisonFinished);
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        window->close();
+
+        // A cancelled at the first question: nothing more is asked.
+        asked.clear();
+        answers = {QString()};
+        CompareLauncher::setFileChooser([&](QWidget*, const QString& title, const QString&) {
+            asked << title;
+            return answers.isEmpty() ? QString() : answers.takeFirst();
+        });
+        compare->click();
+        CompareLauncher::setFileChooser({});
+        QCOMPARE(asked.size(), 1);
+        for (QWidget* top : QApplication::topLevelWidgets())
+            QVERIFY(!qobject_cast<CompareWindow*>(top) || !top->isVisible());
+    }
+
+    // "Open a training run folder…" is File ▸ Open Folder… itself.
+    void folderEntryIsOpenFolder() {
+        MainWindow main;
+        main.show();
+        QAction* openFolder = nullptr;
+        for (QAction* a : main.findChildren<QAction*>())
+            if (a->text() == MainWindow::tr("Open &Folder…"))
+                openFolder = a;
+        QVERIFY(openFolder);
+        QSignalSpy triggered(openFolder, &QAction::triggered);
+        // Its folder dialog is dismissed as soon as it shows.
+        bool dialogSeen = false;
+        QTimer poll;
+        poll.setInterval(10);
+        connect(&poll, &QTimer::timeout, this, [&] {
+            if (auto* d = qobject_cast<QDialog*>(QApplication::activeModalWidget())) {
+                dialogSeen = true;
+                d->reject();
+            }
+        });
+        poll.start();
+        auto* folder = main.findChild<QPushButton*>(QStringLiteral("openFolder"));
+        QVERIFY(folder && folder->isVisible());
+        folder->click();
+        poll.stop();
+        QCOMPARE(triggered.count(), 1);
+        QVERIFY(dialogSeen);
     }
 };
 

@@ -2,10 +2,12 @@
 
 #include <QSortFilterProxyModel>
 
-// Sorts the compare table by numbers (CompareTensorModel::SortRole) and
-// keeps tensors without a figure last in either order, and hides unchanged
-// tensors when "differences only" is on; the text filter
-// matches tensor names.
+// Filters and sorts the compare tree (CompareTensorModel): "differences
+// only" hides unchanged tensors and the text filter matches full tensor
+// names, both keeping the groups above a tensor shown; sorting is by
+// numbers (CompareTensorModel::SortRole, a group by its largest figure)
+// with tensors without a figure last in either order, names in natural
+// order.
 class CompareFilterProxy : public QSortFilterProxyModel {
     Q_OBJECT
 public:

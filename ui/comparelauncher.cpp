@@ -1,11 +1,32 @@
 #include "comparelauncher.h"
 
 #include "comparewindow.h"
+#include "mainwindow.h"
 
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
+
+namespace {
+
+CompareLauncher::FileChooser& chooser() {
+    static CompareLauncher::FileChooser c;
+    return c;
+}
+
+QString chooseFile(QWidget* parent, const QString& title, const QString& folder) {
+    if (chooser())
+        return chooser()(parent, title, folder);
+    return QFileDialog::getOpenFileName(parent, title, folder,
+                                        QObject::tr("Checkpoints (*.oxck *.json);;All files (*)"));
+}
+
+} // namespace
+
+void CompareLauncher::setFileChooser(FileChooser c) {
+    chooser() = std::move(c);
+}
 
 CompareWindow* CompareLauncher::open(const QString& pathA, const QString& pathB) {
     auto* window = new CompareWindow;
@@ -17,11 +38,21 @@ CompareWindow* CompareLauncher::open(const QString& pathA, const QString& pathB)
 CompareWindow* CompareLauncher::compareWithDialog(QWidget* parent, const QString& openPath) {
     if (openPath.isEmpty())
         return nullptr;
-    const QString b = QFileDialog::getOpenFileName(
-        parent, QObject::tr("Compare %1 With").arg(QFileInfo(openPath).fileName()),
-        QFileInfo(openPath).absolutePath(),
-        QObject::tr("Checkpoints (*.oxck *.json);;All files (*)"));
+    const QString b =
+        chooseFile(parent, QObject::tr("Compare %1 With").arg(QFileInfo(openPath).fileName()),
+                   QFileInfo(openPath).absolutePath());
     return b.isEmpty() ? nullptr : open(openPath, b);
+}
+
+CompareWindow* CompareLauncher::compareTwoWithDialogs(QWidget* parent) {
+    const QString a =
+        chooseFile(parent, QObject::tr("Compare: Choose A, the Reference"), QString());
+    if (a.isEmpty())
+        return nullptr;
+    const QString b =
+        chooseFile(parent, QObject::tr("Compare %1 With (B)").arg(QFileInfo(a).fileName()),
+                   QFileInfo(a).absolutePath());
+    return b.isEmpty() ? nullptr : open(a, b);
 }
 
 CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QString& openPath,
@@ -29,11 +60,15 @@ CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QS
                                                        const QPoint& globalPos) {
     QMenu menu(parent);
     menu.setObjectName(QStringLiteral("dropMenu"));
-    QAction* openAction = menu.addAction(QObject::tr("Open %1").arg(QFileInfo(dropped).fileName()));
+    const QString a = QFileInfo(openPath).fileName(), b = QFileInfo(dropped).fileName();
+    QAction* openAction = menu.addAction(QObject::tr("Open %1").arg(b));
+    openAction->setObjectName(QStringLiteral("openDropped"));
     QAction* compareAction =
-        menu.addAction(QObject::tr("Compare with the open file (%1 → %2)")
-                           .arg(QFileInfo(openPath).fileName(), QFileInfo(dropped).fileName()));
+        menu.addAction(QObject::tr("Compare with the open file (%1 → %2)").arg(a, b));
     compareAction->setObjectName(QStringLiteral("compareWithOpenFile"));
+    QAction* newWindowAction = menu.addAction(QObject::tr("Open in New Window"));
+    newWindowAction->setObjectName(QStringLiteral("openInNewWindow"));
+    // Plain open stays the default: the menu opens on it, Enter takes it.
     menu.setDefaultAction(openAction);
     menu.setActiveAction(openAction);
     QAction* chosen = menu.exec(globalPos, openAction);
@@ -41,14 +76,18 @@ CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QS
         open(openPath, dropped);
         return DropChoice::Compare;
     }
+    if (chosen == newWindowAction) {
+        auto* window = new MainWindow;
+        window->show();
+        window->openFile(dropped);
+        return DropChoice::NewWindow;
+    }
     return chosen == openAction ? DropChoice::Open : DropChoice::Cancelled;
 }
 
 bool CompareLauncher::handleDrop(QWidget* window, const QDropEvent& event, const QString& openPath,
                                  const QStringList& files) {
-    const bool ask = (event.modifiers() & (Qt::ShiftModifier | Qt::AltModifier)) ||
-                     (event.buttons() & Qt::RightButton);
-    if (!ask || files.size() != 1 || openPath.isEmpty())
+    if (files.size() != 1 || openPath.isEmpty() || QFileInfo(files.first()).isDir())
         return false;
     const QPoint at = window->mapToGlobal(event.position().toPoint());
     return askOnDrop(window, openPath, files.first(), at) != DropChoice::Open;

@@ -14,6 +14,7 @@
 #include "comparevaluesmodel.h"
 #include "histogramview.h"
 #include "notificationbar.h"
+#include "tolerancevalidator.h"
 
 #include "ckptscope/numberformat.h"
 
@@ -86,7 +87,12 @@ CompareWindow::CompareWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_reloadTimer, &QTimer::timeout, this, &CompareWindow::recompare);
 }
 
-CompareWindow::~CompareWindow() = default;
+CompareWindow::~CompareWindow() {
+    // A tolerance field losing focus as the window goes must not compare
+    // again in a half-destroyed window (editingFinished on focus-out).
+    disconnect(m_atolEdit, nullptr, this, nullptr);
+    disconnect(m_rtolEdit, nullptr, this, nullptr);
+}
 
 void CompareWindow::buildUi() {
     QToolBar* bar = addToolBar(tr("Compare"));
@@ -96,6 +102,29 @@ void CompareWindow::buildUi() {
     swap->setToolTip(tr("Make B the reference"));
     QAction* reload = bar->addAction(tr("Reload"), this, &CompareWindow::recompare);
     reload->setShortcut(QKeySequence::Refresh);
+    bar->addSeparator();
+    // Tolerances, typed exactly as `ckptscope-cli diff --atol/--rtol` takes them.
+    auto toleranceEdit = [this, bar](const QString& name, const QString& label,
+                                     const QString& tip) {
+        auto* caption = new QLabel(label);
+        caption->setToolTip(tip);
+        bar->addWidget(caption);
+        auto* edit = new QLineEdit;
+        edit->setObjectName(name);
+        edit->setPlaceholderText(QStringLiteral("0"));
+        edit->setValidator(new ToleranceValidator(edit));
+        edit->setToolTip(tip);
+        edit->setMaximumWidth(90);
+        caption->setBuddy(edit);
+        bar->addWidget(edit);
+        connect(edit, &QLineEdit::editingFinished, this, &CompareWindow::applyToleranceFields);
+        return edit;
+    };
+    m_atolEdit = toleranceEdit(QStringLiteral("atol"), tr(" &atol "),
+                               tr("Absolute tolerance: elements count as equal when "
+                                  "|b − a| ≤ atol + rtol·|a| (default 0: exact equality)"));
+    m_rtolEdit = toleranceEdit(QStringLiteral("rtol"), tr(" &rtol "),
+                               tr("Relative tolerance, times |a| (A is the reference)"));
     bar->addSeparator();
     m_differencesOnly = new QCheckBox(tr("Differences only"));
     bar->addWidget(m_differencesOnly);
@@ -122,10 +151,9 @@ void CompareWindow::buildUi() {
     m_proxy->setSourceModel(m_tensorModel);
     m_tensorView = new QTreeView;
     m_tensorView->setModel(m_proxy);
-    m_tensorView->setRootIsDecorated(false);
     m_tensorView->setUniformRowHeights(true);
     m_tensorView->setSortingEnabled(true);
-    m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // file order until asked
+    m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // the tree's natural order until asked
     m_tensorView->setAlternatingRowColors(true);
     m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_tensorView->setColumnWidth(CompareTensorModel::Name, 210);
@@ -212,7 +240,10 @@ void CompareWindow::buildUi() {
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &CompareFilterProxy::setFilterFixedString);
     connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
-                showTensor(current.isValid() ? m_proxy->mapToSource(current).row() : -1);
+                // A group shows no tensor (-1).
+                showTensor(current.isValid()
+                               ? current.data(CompareTensorModel::TensorIndexRole).toInt()
+                               : -1);
             });
 }
 
@@ -232,13 +263,17 @@ void CompareWindow::recompare() {
     m_cancel->show();
     statusBar()->showMessage(tr("Comparing…"));
     const std::string a = local(m_pathA), b = local(m_pathB);
-    m_task->start([a, b](const std::atomic<bool>& cancel, const CompareTask::Progress& progress) {
-        DiffOptions o;
-        o.bins = kBins;
-        o.cancel = &cancel;
-        o.progress = progress;
-        return std::static_pointer_cast<void>(runComparison(a, b, o));
-    });
+    const double atol = m_tolerance.atol, rtol = m_tolerance.rtol;
+    m_task->start(
+        [a, b, atol, rtol](const std::atomic<bool>& cancel, const CompareTask::Progress& progress) {
+            DiffOptions o;
+            o.atol = atol;
+            o.rtol = rtol;
+            o.bins = kBins;
+            o.cancel = &cancel;
+            o.progress = progress;
+            return std::static_pointer_cast<void>(runComparison(a, b, o));
+        });
 }
 
 void CompareWindow::cancel() {
@@ -254,16 +289,41 @@ void CompareWindow::swapSides() {
     recompare();
 }
 
+bool CompareWindow::setTolerance(const QString& atol, const QString& rtol) {
+    const auto a = ToleranceValidator::value(atol), r = ToleranceValidator::value(rtol);
+    if (!a || !r)
+        return false;
+    m_atolEdit->setText(atol.trimmed());
+    m_rtolEdit->setText(rtol.trimmed());
+    Tolerance t;
+    t.atol = *a;
+    t.rtol = *r;
+    t.atolText = atol.trimmed().isEmpty() ? QStringLiteral("0") : atol.trimmed();
+    t.rtolText = rtol.trimmed().isEmpty() ? QStringLiteral("0") : rtol.trimmed();
+    if (t.atol == m_tolerance.atol && t.rtol == m_tolerance.rtol)
+        return true;
+    m_tolerance = t;
+    recompare();
+    return true;
+}
+
+void CompareWindow::applyToleranceFields() {
+    setTolerance(m_atolEdit->text(), m_rtolEdit->text());
+}
+
 void CompareWindow::setDifferencesOnly(bool on) {
     m_differencesOnly->setChecked(on);
 }
 
-void CompareWindow::selectTensor(int sourceRow) {
-    const QModelIndex i = m_proxy->mapFromSource(m_tensorModel->index(sourceRow, 0));
-    if (i.isValid() && i.row() == m_tensorView->currentIndex().row())
-        showTensor(sourceRow); // already current: show it afresh
-    else
-        m_tensorView->setCurrentIndex(i);
+void CompareWindow::selectTensor(int tensor) {
+    const QModelIndex i = m_proxy->mapFromSource(m_tensorModel->indexOfTensor(tensor));
+    if (i.isValid() && i == m_tensorView->currentIndex().siblingAtColumn(0)) {
+        showTensor(tensor); // already current: show it afresh
+        return;
+    }
+    m_tensorView->setCurrentIndex(i);
+    if (i.isValid())
+        m_tensorView->scrollTo(i); // opens the groups above it
 }
 
 QString CompareWindow::errorText() const {
@@ -305,6 +365,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     m_notification->hide();
     watchFiles(); // a file replaced by rename leaves the watcher
     m_result = std::move(result);
+    m_shownTolerance = m_tolerance; // the newest comparison is the one delivered
     const bool tensors = m_result->tensors.has_value();
     const QString a = QFileInfo(m_pathA).fileName().toHtmlEscaped(),
                   b = QFileInfo(m_pathB).fileName().toHtmlEscaped();
@@ -317,21 +378,33 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         const TensorDiff& d = *m_result->tensors;
         m_tensorDiff = std::shared_ptr<const TensorDiff>(m_result, &*m_result->tensors);
         m_tensorModel->setDiff(m_tensorDiff);
+        // The whole tree open while it is small enough to read.
+        if (m_tensorModel->tensorCount() <= 2000)
+            m_tensorView->expandAll();
+        else
+            m_tensorView->expandToDepth(0);
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
         const auto metaChanged =
             std::count_if(d.metadata.begin(), d.metadata.end(),
                           [](const MetadataDiffEntry& m) { return m.status != DiffStatus::Same; });
         const TensorDiffSummary& s = d.summary;
+        const Tolerance& tol = m_shownTolerance;
+        const QString tolerance =
+            tol.atol == 0 && tol.rtol == 0
+                ? tr("values compared exactly")
+                : tr("values equal within |Δ| ≤ %1 + %2·|a|")
+                      .arg(tol.atolText.toHtmlEscaped(), tol.rtolText.toHtmlEscaped());
         m_summary->setText(
             tr("<b>A</b> %1 → <b>B</b> %2: %3 &nbsp; %4 &nbsp; %5 &nbsp; %6 &nbsp; %7 — %8 "
-               "differing elements; %9 of %10 metadata entries differ")
+               "differing elements; %9 of %10 metadata entries differ; %11")
                 .arg(a, b, chip(DiffStatus::Changed, s.changed), chip(DiffStatus::Added, s.added),
                      chip(DiffStatus::Removed, s.removed),
                      chip(DiffStatus::ShapeChanged, s.shapeChanged), chip(DiffStatus::Same, s.same),
                      q(fmt::grouped(s.differingElements)))
                 .arg(metaChanged)
-                .arg(d.metadata.size()));
+                .arg(d.metadata.size())
+                .arg(tolerance));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), false);

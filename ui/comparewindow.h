@@ -72,8 +72,15 @@ public:
     CompareOptimizerPage* optimizerPage() const { return m_optimizerPage; }
     QTabWidget* tabs() const { return m_tabs; }
     void setDifferencesOnly(bool on);
-    // Selects the tensor at this row of the model (not the view).
-    void selectTensor(int sourceRow);
+    // Elements count as equal when |b - a| <= atol + rtol |a| (texts as the
+    // fields take them, empty for 0); compares again when they change.
+    // False, changing nothing, when either text is not a tolerance.
+    bool setTolerance(const QString& atol, const QString& rtol);
+    QLineEdit* atolEdit() const { return m_atolEdit; }
+    QLineEdit* rtolEdit() const { return m_rtolEdit; }
+    // Selects the tensor at this index of TensorDiff::tensors (its row in
+    // the tree wherever that is), opening the groups above it.
+    void selectTensor(int tensor);
 
 Q_SIGNALS:
     void comparisonFinished();
@@ -94,6 +101,14 @@ private:
     std::shared_ptr<CompareResult> m_result;
     std::shared_ptr<const ckptscope::TensorDiff> m_tensorDiff;
     int m_detailRow = -1;
+    // The tolerance the next comparison uses, and the one of the comparison
+    // shown (only the newest comparison's result is delivered).
+    struct Tolerance {
+        double atol = 0, rtol = 0;
+        QString atolText = QStringLiteral("0"), rtolText = QStringLiteral("0");
+    };
+    Tolerance m_tolerance, m_shownTolerance;
+    void applyToleranceFields();
 
     CompareTask* m_task;
     CompareTask* m_detailTask;
@@ -101,6 +116,8 @@ private:
     QLabel* m_summary;
     QLineEdit* m_filter;
     QCheckBox* m_differencesOnly;
+    QLineEdit* m_atolEdit;
+    QLineEdit* m_rtolEdit;
     QTabWidget* m_tabs;
     QTreeView* m_tensorView;
     CompareTensorModel* m_tensorModel;

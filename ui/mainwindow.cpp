@@ -181,6 +181,9 @@ void MainWindow::buildActions() {
         run->openPaths({dir});
     });
     openFolder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+    connect(m_start, &StartPage::openFolderRequested, openFolder, &QAction::trigger);
+    connect(m_start, &StartPage::compareRequested, this,
+            [this] { CompareLauncher::compareTwoWithDialogs(this); });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Compare &With…"), this,
                     [this] { CompareLauncher::compareWithDialog(this, m_path); });

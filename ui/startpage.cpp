@@ -23,8 +23,19 @@ StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), m_
     title->setWordWrap(true);
     col->addWidget(title);
     auto* open = new QPushButton(tr("&Open File…"));
+    open->setObjectName(QStringLiteral("openFile"));
     connect(open, &QPushButton::clicked, this, &StartPage::openDialogRequested);
     col->addWidget(open);
+    auto* folder = new QPushButton(tr("Open a &Training Run Folder…"));
+    folder->setObjectName(QStringLiteral("openFolder"));
+    folder->setToolTip(tr("Every checkpoint of a run, step by step"));
+    connect(folder, &QPushButton::clicked, this, &StartPage::openFolderRequested);
+    col->addWidget(folder);
+    auto* compare = new QPushButton(tr("&Compare Two Checkpoints…"));
+    compare->setObjectName(QStringLiteral("compareTwo"));
+    compare->setToolTip(tr("Choose A, the reference, then B: what changed from A to B"));
+    connect(compare, &QPushButton::clicked, this, &StartPage::compareRequested);
+    col->addWidget(compare);
     col->addWidget(new QLabel(tr("<h3>Samples</h3>")));
     for (const QString& sample : samples()) {
         auto* button = new QPushButton(QFileInfo(sample).fileName());

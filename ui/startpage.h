@@ -7,7 +7,8 @@ class QListWidget;
 class QListWidgetItem;
 class RecentFiles;
 
-// Shown while no file is open: bundled samples, recent files and Open.
+// Shown while no file is open: Open, Open a training run folder, Compare two
+// checkpoints, bundled samples and recent files.
 class StartPage : public QWidget {
     Q_OBJECT
 public:
@@ -19,6 +20,8 @@ public:
 Q_SIGNALS:
     void openRequested(const QString& path);
     void openDialogRequested();
+    void openFolderRequested();
+    void compareRequested();
 
 private:
     void refreshRecent();

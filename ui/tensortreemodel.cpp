@@ -1,21 +1,19 @@
 #include "tensortreemodel.h"
 
 #include "ckptscope/saturating.h"
-#include "naturalorder.h"
+#include "nametree.h"
 #include "plaintext.h"
 #include "sizeformat.h"
 
 #include <QApplication>
-#include <QRegularExpression>
 #include <QStyle>
 
 #include <algorithm>
-#include <unordered_map>
 
 using ckptscope::Document;
 using ckptscope::TensorEntry;
 
-TensorTreeModel::TensorTreeModel(QObject* parent) : QAbstractItemModel(parent) {
+TensorTreeModel::TensorTreeModel(QObject* parent) : NameTreeModel(parent) {
     m_nodes.push_back({});
 }
 
@@ -28,12 +26,11 @@ void TensorTreeModel::setDocument(std::shared_ptr<const Document> document) {
 
 void TensorTreeModel::build() {
     m_nodes.assign(1, Node{});
-    m_nodeOfTensor.clear();
+    setNames({});
     m_warningText.clear();
     if (!m_document)
         return;
     const auto& tensors = m_document->tensors();
-    m_nodeOfTensor.resize(tensors.size(), -1);
     m_warningText.resize(tensors.size());
     for (const auto& w : m_document->warnings())
         if (w.tensor && *w.tensor < tensors.size()) {
@@ -42,57 +39,25 @@ void TensorTreeModel::build() {
                  QString::fromStdString(w.message);
         }
 
-    // Group lookup by (parent, label) keeps building linear in the tensor count.
-    std::unordered_map<QString, int> groupOf;
-    static const QRegularExpression separators(QStringLiteral("[./]"));
-    for (size_t i = 0; i < tensors.size(); ++i) {
-        const QString name = QString::fromStdString(tensors[i].name);
-        QStringList parts = name.split(separators);
-        if (name.isEmpty())
-            parts = {tr("(empty name)")};
-        int parent = 0;
-        QString path;
-        for (qsizetype p = 0; p + 1 < parts.size(); ++p) {
-            path += (p ? QStringLiteral(".") : QString()) + parts[p];
-            const QString key = QString::number(parent) + QLatin1Char('\x1f') + parts[p];
-            auto it = groupOf.find(key);
-            if (it == groupOf.end()) {
-                Node n;
-                n.label = parts[p];
-                n.path = name.left(path.size());
-                n.parent = parent;
-                m_nodes.push_back(n);
-                it = groupOf.emplace(key, int(m_nodes.size() - 1)).first;
-                m_nodes[size_t(parent)].children.push_back(it->second);
-            }
-            parent = it->second;
-        }
-        Node leaf;
-        leaf.label = parts.last();
-        leaf.path = name;
-        leaf.parent = parent;
-        leaf.tensor = int(i);
-        const TensorEntry& t = tensors[i];
+    std::vector<QString> names;
+    names.reserve(tensors.size());
+    for (const TensorEntry& t : tensors)
+        names.push_back(QString::fromStdString(t.name));
+    setNames(names);
+    m_nodes.assign(tree().nodes.size(), Node{});
+    for (size_t tensor = 0; tensor < tensors.size(); ++tensor) {
+        Node& n = m_nodes[size_t(tree().nodeOfItem[tensor])];
+        const TensorEntry& t = tensors[tensor];
         const auto bytes = ckptscope::tensorSizeBytes(t); // by dtype
-        leaf.overflow = !bytes;
-        leaf.elements = t.elementCount.value_or(0);
-        leaf.bytes = bytes.value_or(0);
-        leaf.warning = !m_warningText[i].isEmpty();
-        m_nodes.push_back(leaf);
-        m_nodeOfTensor[i] = int(m_nodes.size() - 1);
-        m_nodes[size_t(parent)].children.push_back(int(m_nodes.size() - 1));
+        n.overflow = !bytes;
+        n.elements = t.elementCount.value_or(0);
+        n.bytes = bytes.value_or(0);
+        n.warning = !m_warningText[tensor].isEmpty();
     }
-    // Natural order, then rows and sums bottom-up (children have larger ids).
-    for (Node& n : m_nodes) {
-        std::stable_sort(n.children.begin(), n.children.end(), [this](int a, int b) {
-            return naturalLess(m_nodes[size_t(a)].label, m_nodes[size_t(b)].label);
-        });
-        for (size_t r = 0; r < n.children.size(); ++r)
-            m_nodes[size_t(n.children[r])].row = int(r);
-    }
+    // Sums bottom-up (children have larger ids).
     for (size_t id = m_nodes.size() - 1; id > 0; --id) {
         const Node& n = m_nodes[id];
-        Node& p = m_nodes[size_t(n.parent)];
+        Node& p = m_nodes[size_t(tree().nodes[id].parent)];
         p.elements = ckptscope::saturatingAdd(p.elements, n.elements);
         p.bytes = ckptscope::saturatingAdd(p.bytes, n.bytes);
         p.overflow |= n.overflow;
@@ -100,9 +65,9 @@ void TensorTreeModel::build() {
 }
 
 void TensorTreeModel::markNonFinite(int tensorIndex) {
-    if (tensorIndex < 0 || size_t(tensorIndex) >= m_nodeOfTensor.size())
+    if (tensorIndex < 0 || size_t(tensorIndex) >= tree().nodeOfItem.size())
         return;
-    Node& n = m_nodes[size_t(m_nodeOfTensor[size_t(tensorIndex)])];
+    Node& n = m_nodes[size_t(tree().nodeOfItem[size_t(tensorIndex)])];
     QString& text = m_warningText[size_t(tensorIndex)];
     if (text.contains(tr("holds NaN or infinite values")))
         return;
@@ -113,46 +78,15 @@ void TensorTreeModel::markNonFinite(int tensorIndex) {
     Q_EMIT dataChanged(idx, idx, {Qt::DecorationRole, Qt::ToolTipRole});
 }
 
-QModelIndex TensorTreeModel::indexOfNode(int node, int column) const {
-    if (node <= 0)
-        return {};
-    return createIndex(m_nodes[size_t(node)].row, column, quintptr(node));
-}
-
 QModelIndex TensorTreeModel::indexOfTensor(int tensorIndex) const {
-    if (tensorIndex < 0 || size_t(tensorIndex) >= m_nodeOfTensor.size())
-        return {};
-    return indexOfNode(m_nodeOfTensor[size_t(tensorIndex)], Name);
+    return indexOfItem(tensorIndex, Name);
 }
 
 QModelIndex TensorTreeModel::indexOfName(const QString& fullName) const {
-    for (size_t id = 1; id < m_nodes.size(); ++id)
-        if (m_nodes[id].tensor >= 0 && m_nodes[id].path == fullName)
+    for (size_t id = 1; id < tree().nodes.size(); ++id)
+        if (tree().nodes[id].item >= 0 && tree().nodes[id].path == fullName)
             return indexOfNode(int(id), Name);
     return {};
-}
-
-QModelIndex TensorTreeModel::index(int row, int column, const QModelIndex& parent) const {
-    if (column < 0 || column >= ColumnCount || row < 0)
-        return {};
-    const int p = parent.isValid() ? int(parent.internalId()) : 0;
-    const auto& children = m_nodes[size_t(p)].children;
-    if (size_t(row) >= children.size())
-        return {};
-    return createIndex(row, column, quintptr(children[size_t(row)]));
-}
-
-QModelIndex TensorTreeModel::parent(const QModelIndex& child) const {
-    if (!child.isValid())
-        return {};
-    return indexOfNode(m_nodes[child.internalId()].parent, Name);
-}
-
-int TensorTreeModel::rowCount(const QModelIndex& parent) const {
-    if (parent.isValid() && parent.column() != Name)
-        return 0;
-    const int p = parent.isValid() ? int(parent.internalId()) : 0;
-    return int(m_nodes[size_t(p)].children.size());
 }
 
 int TensorTreeModel::columnCount(const QModelIndex&) const {
@@ -162,8 +96,10 @@ int TensorTreeModel::columnCount(const QModelIndex&) const {
 QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid())
         return {};
-    const Node& n = m_nodes[index.internalId()];
-    const TensorEntry* t = n.tensor >= 0 ? &m_document->tensors()[size_t(n.tensor)] : nullptr;
+    const NameTree::Node& n = node(index);
+    const Node& sums = m_nodes[size_t(nodeId(index))];
+    const int tensor = n.item;
+    const TensorEntry* t = tensor >= 0 ? &m_document->tensors()[size_t(tensor)] : nullptr;
     switch (role) {
     case Qt::DisplayRole:
         switch (Column(index.column())) {
@@ -172,9 +108,9 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
         case Shape:
             return t ? shapeText(t->shape) : QString();
         case Elements:
-            return n.overflow && t ? tr("overflow") : groupedNumber(n.elements);
+            return sums.overflow && t ? tr("overflow") : groupedNumber(sums.elements);
         case Size:
-            return n.overflow && t ? missingText() : humanBytes(n.bytes);
+            return sums.overflow && t ? missingText() : humanBytes(sums.bytes);
         case Dtype:
             return t ? QString::fromLatin1(ckptscope::dtypeName(t->dtype)) : QString();
         case ColumnCount:
@@ -186,22 +122,22 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::DecorationRole:
-        if (index.column() == Name && n.warning)
+        if (index.column() == Name && sums.warning)
             return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         break;
     case Qt::ToolTipRole:
-        if (t && n.warning)
-            return plainToolTip(n.path + QStringLiteral("\n") + m_warningText[size_t(n.tensor)]);
+        if (t && sums.warning)
+            return plainToolTip(n.path + QStringLiteral("\n") + m_warningText[size_t(tensor)]);
         return plainToolTip(n.path);
     case TensorIndexRole:
-        return n.tensor;
+        return tensor;
     case FullNameRole:
         return n.path;
     case SortRole:
         if (index.column() == Elements)
-            return qulonglong(n.elements);
+            return qulonglong(sums.elements);
         if (index.column() == Size)
-            return qulonglong(n.bytes);
+            return qulonglong(sums.bytes);
         if (index.column() == Shape)
             return t ? shapeText(t->shape) : QString();
         if (index.column() == Dtype)

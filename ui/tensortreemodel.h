@@ -2,14 +2,14 @@
 
 #include "ckptscope/document.h"
 
-#include <QAbstractItemModel>
+#include "nametreemodel.h"
 
 #include <memory>
 #include <vector>
 
 // The tensors of a document as a tree: names split on '.' and '/' into
 // groups, children in natural order, groups summing elements and bytes.
-class TensorTreeModel : public QAbstractItemModel {
+class TensorTreeModel : public NameTreeModel {
     Q_OBJECT
 public:
     enum Column { Name, Shape, Elements, Size, Dtype, ColumnCount };
@@ -26,24 +26,15 @@ public:
     void markNonFinite(int tensorIndex);
     QModelIndex indexOfTensor(int tensorIndex) const;
     QModelIndex indexOfName(const QString& fullName) const;
-    int tensorCount() const { return int(m_nodeOfTensor.size()); }
+    int tensorCount() const { return int(tree().nodeOfItem.size()); }
 
-    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
-    QModelIndex parent(const QModelIndex& child) const override;
-    int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
 private:
-    struct Node {
-        QString label;
-        QString path;
-        int parent = -1;
-        int row = 0;
-        int tensor = -1;
-        std::vector<int> children;
+    struct Node { // per NameTree node: sums over the tensors below
         uint64_t elements = 0;
         uint64_t bytes = 0;
         bool overflow = false; // some element count overflowed
@@ -51,10 +42,8 @@ private:
     };
 
     void build();
-    QModelIndex indexOfNode(int node, int column) const;
 
     std::shared_ptr<const ckptscope::Document> m_document;
-    std::vector<Node> m_nodes; // node 0 is the invisible root
-    std::vector<int> m_nodeOfTensor;
+    std::vector<Node> m_nodes;          // by NameTree node id
     std::vector<QString> m_warningText; // per tensor, joined warnings
 };

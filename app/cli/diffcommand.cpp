@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <iostream>
 
@@ -31,11 +30,9 @@ struct DiffArgs {
 };
 
 double tolerance(const std::string& flag, const std::string& v) {
-    double x = 0;
-    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc() || p != v.data() + v.size() || !std::isfinite(x) || x < 0)
-        throw UsageError(flag + " takes a finite number >= 0, not '" + v + "'");
-    return x;
+    if (const auto x = parseTolerance(v))
+        return *x;
+    throw UsageError(flag + " takes a finite number >= 0, not '" + v + "'");
 }
 
 DiffArgs parseDiffArgs(const std::vector<std::string>& args) {

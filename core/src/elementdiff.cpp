@@ -3,6 +3,7 @@
 #include "blockworkers.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,17 @@
 #endif
 
 namespace ckptscope {
+
+std::optional<double> parseTolerance(std::string_view text) {
+    if (text.empty())
+        return std::nullopt;
+    double x = 0;
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, x);
+    if (ec != std::errc() || p != end || !std::isfinite(x) || x < 0)
+        return std::nullopt;
+    return x;
+}
 
 namespace {
 

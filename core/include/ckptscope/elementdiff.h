@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 namespace ckptscope {
 
@@ -19,6 +20,11 @@ struct DiffOptions {
     const std::atomic<bool>* cancel = nullptr; // checked between blocks
     std::function<void(double)> progress;      // 0..1, from worker threads
 };
+
+// A tolerance as written (`--atol 1e-3`, the compare window's fields): a
+// finite decimal number >= 0, the whole text, parsed to the nearest double;
+// empty otherwise.
+std::optional<double> parseTolerance(std::string_view text);
 
 // What comparing values a (the reference) with values b found. Element i
 // differs when exactly one of a_i, b_i is NaN (also counted in nanMismatch),
