@@ -51,6 +51,12 @@ inline std::string optimizerGradient() {
     return gradientFile(100, uint64_t(4) << 20);
 }
 
+// The run the peak-RSS target is about: 100 checkpoints × 300 small tensors
+// (1 MiB of values per file): many summaries, few values.
+inline std::string run100x300() {
+    return runFolder(100, 300, uint64_t(1) << 20);
+}
+
 // Whole file into a string (benchmarks time parsing apart from reading).
 std::string readAll(const std::string& path);
 

@@ -50,6 +50,8 @@ std::string pathOf(const std::string& kind) {
         return benchdata::graphGradient();
     if (kind == "gradient-opt4M")
         return benchdata::optimizerGradient();
+    if (kind == "run-100x300") // 100 OXCK files × 300 tensors, 1 MiB each
+        return benchdata::run100x300();
     if (kind.starts_with("graph-"))
         return benchdata::gradientFile(std::stoull(kind.substr(6)), 0);
     throw std::invalid_argument("unknown kind " + kind);
