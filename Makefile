@@ -66,12 +66,14 @@ fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=5
 
 # Micro-benchmarks (Google Benchmark), then each target side by side with its
-# reference (bench/compare.sh; docs/PERFORMANCE.md). Inputs are generated once
-# into build/release/bench-data (or $$CKPTSCOPE_BENCH_DATA): about 1.4 GB.
+# reference (bench/compare.sh; docs/PERFORMANCE.md), then the run targets of
+# issue 12 (bench/runbench.sh). Inputs are generated once into
+# build/release/bench-data (or $$CKPTSCOPE_BENCH_DATA): about 3.5 GB.
 bench:
 	$(MAKE) PRESET=release build
 	./build/release/bench/ckptscope-bench
 	./bench/compare.sh build/release
+	./bench/runbench.sh build/release
 
 # A Release build of what the package holds, the .deb, then the checks a
 # distribution runs: lintian and desktop-file-validate fail on any error or

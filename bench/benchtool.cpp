@@ -2,7 +2,9 @@
 // time it (and its peak RSS) side by side with a reference tool.
 //   path KIND          print the cached input file, writing it when missing:
 //                      oxck-1M, oxck-1G, oxck-tensor256M, gradient-10k,
-//                      gradient-opt4M, graph-N (N nodes, no optimizer state)
+//                      gradient-opt4M, graph-N (N nodes, no optimizer state),
+//                      run-8x256M (a folder: 8 OXCK files of 64 × 4 MiB
+//                      tensors, values and metadata step differing per file)
 //   load FILE          read and parse a gradient checkpoint (what Python's
 //                      `json.load` does): GradientCheckpoint::fromJson
 //   open FILE          open any checkpoint as the app does (Document::open:
@@ -42,10 +44,14 @@ std::string pathOf(const std::string& kind) {
         return benchdata::largeOxckOther();
     if (kind == "oxck-tensor256M")
         return benchdata::singleTensorOxck();
+    if (kind == "run-8x256M")
+        return benchdata::run8x256M();
     if (kind == "gradient-10k")
         return benchdata::graphGradient();
     if (kind == "gradient-opt4M")
         return benchdata::optimizerGradient();
+    if (kind == "run-100x300") // 100 OXCK files × 300 tensors, 1 MiB each
+        return benchdata::run100x300();
     if (kind.starts_with("graph-"))
         return benchdata::gradientFile(std::stoull(kind.substr(6)), 0);
     throw std::invalid_argument("unknown kind " + kind);

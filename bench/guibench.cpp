@@ -3,10 +3,16 @@
 // 1. start of main() → window on screen with the tensor tree populated;
 // 2. selecting a 1M-value tensor → statistics done and the histogram painted;
 // 3. frame time of panning/zooming a large graph (viewport repaints).
+// Issue 12, a run window instead:
+//   ckptscope-guibench --run DIR
+// start of main() → run read (from the summary cache when warm) and the
+// first tensor's chart painted; then the process's peak RSS.
 #include "graphpage.h"
 #include "graphview.h"
 #include "histogramview.h"
 #include "mainwindow.h"
+#include "runchartview.h"
+#include "runwindow.h"
 #include "tensorpage.h"
 #include "tensortreemodel.h"
 
@@ -18,6 +24,8 @@
 #include <QStandardPaths>
 #include <QTest>
 #include <QTreeView>
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -34,6 +42,28 @@ bool waitFor(const std::function<bool()>& done, int ms = 60000) {
     return QTest::qWaitFor(done, ms);
 }
 
+// Start to painted chart of a run window, and the peak RSS.
+int runWindowBench(const QString& dir, const QElapsedTimer& sinceStart) {
+    auto* window = new RunWindow;
+    window->resize(1400, 900);
+    window->show();
+    QSignalSpy loaded(window, &RunWindow::runLoaded);
+    window->openPaths({dir});
+    if (!waitFor([&] { return !loaded.isEmpty(); }) || !window->run() ||
+        window->run()->checkpoints.empty())
+        return 1;
+    window->chartView()->grab(); // painted, not just modelled
+    std::printf("gui.run_start_to_chart_ms %.1f (%zu checkpoints, cache %llu hits, %llu misses)\n",
+                double(sinceStart.nsecsElapsed()) / 1e6, window->run()->checkpoints.size(),
+                static_cast<unsigned long long>(window->run()->cacheHits),
+                static_cast<unsigned long long>(window->run()->cacheMisses));
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("gui.run_peak_rss_kib %ld\n", usage.ru_maxrss);
+    delete window;
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -43,8 +73,10 @@ int main(int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true); // no saved layouts or recent files
+    if (argc == 3 && qstrcmp(argv[1], "--run") == 0)
+        return runWindowBench(QString::fromLocal8Bit(argv[2]), sinceStart);
     if (argc < 3) {
-        std::fprintf(stderr, "usage: ckptscope-guibench MODEL.oxck GRAPH.json\n");
+        std::fprintf(stderr, "usage: ckptscope-guibench MODEL.oxck GRAPH.json | --run DIR\n");
         return 2;
     }
     const QString model = QString::fromLocal8Bit(argv[1]);

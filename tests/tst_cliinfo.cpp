@@ -3,9 +3,13 @@
 #include "clirunner.h"
 #include "testsupport.h"
 
+#include "ckptscope/gradientcheckpoint.h"
+
 #include <nlohmann/json.hpp>
 
+#include <QDir>
 #include <QFileInfo>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <map>
@@ -39,6 +43,8 @@ private Q_SLOTS:
     void infoJsonOverflowWarning();
     void infoJsonGradient_data();
     void infoJsonGradient();
+    void infoJsonGradientIsCanonicalText_data();
+    void infoJsonGradientIsCanonicalText();
     void humanInfoTable();
     void humanStatsAndGradient();
 
@@ -46,6 +52,7 @@ private:
     void infoJsonOxckImpl();
     void infoJsonOverflowWarningImpl();
     void infoJsonGradientImpl();
+    void infoJsonGradientIsCanonicalTextImpl();
 };
 
 void TestCliInfo::initTestCase() {
@@ -210,6 +217,55 @@ void TestCliInfo::infoJsonGradientImpl() {
     QCOMPARE(qsizetype(j.at("warnings").size()), lines(r.errText()).size());
 }
 
+// The gradient output is written without a DOM: it must be byte for byte
+// nlohmann's pretty dump of its own content (what it was when a DOM built
+// it), escapes included. The corpus, and a graph with every kind of escape,
+// a cycle, repeated and dangling edges and optimizer state.
+void TestCliInfo::infoJsonGradientIsCanonicalText_data() {
+    QTest::addColumn<QString>("path");
+    QTest::newRow("odd strings") << QString();
+    const QDir valid(corpus(QStringLiteral("valid")));
+    for (const QString& f : valid.entryList({QStringLiteral("*.json")}, QDir::Files))
+        QTest::newRow(qPrintable(f)) << valid.filePath(f);
+}
+
+void TestCliInfo::infoJsonGradientIsCanonicalTextImpl() {
+    QFETCH(QString, path);
+    QTemporaryDir dir;
+    if (path.isEmpty()) {
+        const std::vector<std::string> ids = {
+            "a\"q", "b\\s", "c\x01x", "d\xc3\xa9\xe4\xb8\xad", "e\x7f", "f\tg\n\r\b\f", "h/i", "k"};
+        ckptscope::ComputationGraphStore graph;
+        for (size_t i = 0; i < ids.size(); ++i) {
+            ckptscope::ComputationNode node(ids[i], i % 2 ? "mul\n" : "\xc3\xbcop", {});
+            node.outputCid = "cid\"" + std::to_string(i);
+            graph.insertNode(std::move(node));
+            if (i)
+                graph.addEdge(ids[i - 1], ids[i]);
+        }
+        graph.addEdge(ids[0], ids[1]);      // repeated
+        graph.addEdge("ghost\x02", ids[2]); // unknown producer
+        graph.addEdge(ids[5], ids[4]);      // a cycle
+        ckptscope::GradientCheckpoint g(std::move(graph), 7);
+        g = std::move(g).withLossCid("cid\"3");
+        g.setOptimizerState("w\xc3\xa9\"", {1, 2, 3});
+        g.setOptimizerState("b", {});
+        path = dir.filePath(QStringLiteral("odd.json"));
+        g.save(path.toStdString());
+    }
+    const Run r = runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const auto parsed = nlohmann::ordered_json::parse(r.out.toStdString());
+    const std::string canonical =
+        parsed.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    QCOMPARE(r.out, QByteArray::fromStdString(canonical));
+    if (path.endsWith(QStringLiteral("odd.json"))) {
+        QCOMPARE(parsed.at("cycle_nodes").size(), size_t(4));
+        QCOMPARE(parsed.at("warnings").size(), size_t(3)); // repeat, unknown, cycle
+        QCOMPARE(qstr(parsed.at("loss_node").get<std::string>()), QStringLiteral("d\u00e9\u4e2d"));
+    }
+}
+
 void TestCliInfo::humanInfoTable() {
     REQUIRE_CONFORMANCE();
     for (const char* name : {"mlp.oxck", "distributions.oxck"}) {
@@ -294,6 +350,9 @@ void TestCliInfo::infoJsonOverflowWarning() {
 }
 void TestCliInfo::infoJsonGradient() {
     testsupport::guarded([this] { infoJsonGradientImpl(); });
+}
+void TestCliInfo::infoJsonGradientIsCanonicalText() {
+    testsupport::guarded([this] { infoJsonGradientIsCanonicalTextImpl(); });
 }
 
 QTEST_GUILESS_MAIN(TestCliInfo)

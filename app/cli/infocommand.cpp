@@ -1,4 +1,5 @@
 #include "clicommon.h"
+#include "gradientinfojson.h"
 #include "textformat.h"
 
 #include "ckptscope/numberformat.h"
@@ -67,7 +68,8 @@ std::map<std::string, size_t> opCounts(const ComputationGraphStore& graph) {
     return ops;
 }
 
-ordered_json gradientJson(const Document& doc) {
+ordered_json gradientJson(const GradientInfo& info) {
+    const Document& doc = info.doc;
     const GradientCheckpoint& g = *doc.gradient();
     ordered_json j;
     j["format"] = "gradient";
@@ -79,10 +81,10 @@ ordered_json gradientJson(const Document& doc) {
     j["edge_count"] = g.graph.edgeCount();
     const ComputationNode* loss = g.lossNode();
     j["loss_node"] = loss ? ordered_json(loss->id) : ordered_json();
-    j["topological_order"] = g.graph.topologicalOrder();
-    j["cycle_nodes"] = g.graph.cycleNodes();
+    j["topological_order"] = info.split.order;
+    j["cycle_nodes"] = info.split.cycle;
     j["ops"] = ordered_json::object();
-    for (const auto& [op, n] : opCounts(g.graph))
+    for (const auto& [op, n] : info.ops)
         j["ops"][op] = n;
     ordered_json blobs = ordered_json::array();
     for (const auto& [name, bytes] : g.optimizerState)
@@ -168,9 +170,18 @@ void printGradient(const Document& doc) {
 int runInfo(const std::vector<std::string>& args) {
     const Options o = parseOptions(args, {"--json"});
     const auto doc = openDocument(o.file);
-    if (o.json) {
-        const ordered_json j = doc->hasTensors() ? tensorFileJson(*doc) : gradientJson(*doc);
-        std::cout << j.dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
+    if (o.json && !doc->hasTensors()) {
+        const GradientInfo info{*doc, doc->gradient()->graph.topologicalSplit(),
+                                opCounts(doc->gradient()->graph)};
+        std::string text;
+        if (!writeGradientInfoJson(info, text))
+            text = gradientJson(info).dump(2, ' ', false, ordered_json::error_handler_t::replace);
+        text += '\n';
+        std::cout.write(text.data(), std::streamsize(text.size()));
+    } else if (o.json) {
+        std::cout << tensorFileJson(*doc).dump(2, ' ', false,
+                                               ordered_json::error_handler_t::replace)
+                  << "\n";
     } else if (doc->hasTensors()) {
         printTensorFile(*doc);
     } else {

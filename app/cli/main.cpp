@@ -1,6 +1,8 @@
 // ckptscope-cli: the command-line twin of the Ckptscope browser.
 #include "clicommon.h"
 
+#include "ckptscope/hugepageheap.h"
+
 #include <csignal>
 #include <iostream>
 
@@ -96,6 +98,9 @@ output.
 } // namespace
 
 int main(int argc, char** argv) {
+    // Fresh heap pages dominate a short run on a VM (info on a 7 MB gradient
+    // file: ~6 000 page faults); 2 MiB pages make that a few dozen.
+    ckptscope::reserveHugePageHeap(size_t(64) << 20);
     std::signal(SIGXFSZ, SIG_IGN); // over a size limit a write fails (EFBIG), no kill
     std::ios::sync_with_stdio(false);
     const std::vector<std::string> args(argv + 1, argv + argc);

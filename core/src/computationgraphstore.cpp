@@ -26,17 +26,25 @@ struct IndexedGraph {
     std::vector<uint32_t> inDegree;
 };
 
+// Node keys (in key order) to their number.
+std::unordered_map<std::string_view, uint32_t>
+keyIndex(const std::map<std::string, ComputationNode>& nodes) {
+    std::unordered_map<std::string_view, uint32_t> index;
+    index.reserve(nodes.size());
+    uint32_t i = 0;
+    for (const auto& entry : nodes)
+        index.emplace(entry.first, i++);
+    return index;
+}
+
 IndexedGraph indexGraph(const std::map<std::string, ComputationNode>& nodes,
                         const std::vector<Edge>& edges) {
     IndexedGraph g;
     const size_t n = nodes.size();
     g.ids.reserve(n);
-    std::unordered_map<std::string_view, uint32_t> index;
-    index.reserve(n);
-    for (const auto& [key, node] : nodes) {
-        index.emplace(key, uint32_t(g.ids.size()));
-        g.ids.push_back(&key);
-    }
+    for (const auto& entry : nodes)
+        g.ids.push_back(&entry.first);
+    const std::unordered_map<std::string_view, uint32_t> index = keyIndex(nodes);
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     pairs.reserve(edges.size());
     for (const auto& [producer, consumer] : edges) {
@@ -79,14 +87,6 @@ std::vector<uint32_t> kahnOrder(IndexedGraph& g) {
     }
     return order;
 }
-
-struct EdgeViewHash {
-    size_t operator()(const std::pair<std::string_view, std::string_view>& e) const {
-        const size_t h = std::hash<std::string_view>{}(e.first);
-        return h ^ (std::hash<std::string_view>{}(e.second) + 0x9e3779b97f4a7c15ULL + (h << 6) +
-                    (h >> 2));
-    }
-};
 
 std::string edgeLabel(size_t index, const Edge& e) {
     return "edge " + std::to_string(index) + " [" + gradientjson::displayText(e.first, false) +
@@ -150,25 +150,27 @@ void ComputationGraphStore::addEdge(std::string producer, std::string consumer) 
 }
 
 std::vector<std::string> ComputationGraphStore::topologicalOrder() const {
-    IndexedGraph g = indexGraph(m_nodes, m_edges);
-    const std::vector<uint32_t> order = kahnOrder(g);
-    std::vector<std::string> ids;
-    ids.reserve(order.size());
-    for (const uint32_t i : order)
-        ids.push_back(*g.ids[i]);
-    return ids;
+    return topologicalSplit().order;
 }
 
 std::vector<std::string> ComputationGraphStore::cycleNodes() const {
+    return topologicalSplit().cycle;
+}
+
+ComputationGraphStore::TopologicalSplit ComputationGraphStore::topologicalSplit() const {
     IndexedGraph g = indexGraph(m_nodes, m_edges);
+    const std::vector<uint32_t> order = kahnOrder(g);
+    TopologicalSplit split;
+    split.order.reserve(order.size());
     std::vector<bool> placed(g.ids.size(), false);
-    for (const uint32_t i : kahnOrder(g))
+    for (const uint32_t i : order) {
+        split.order.push_back(*g.ids[i]);
         placed[i] = true;
-    std::vector<std::string> left;
+    }
     for (size_t i = 0; i < g.ids.size(); ++i)
         if (!placed[i])
-            left.push_back(*g.ids[i]);
-    return left;
+            split.cycle.push_back(*g.ids[i]);
+    return split;
 }
 
 std::vector<const ComputationNode*>
@@ -234,19 +236,41 @@ std::vector<std::string> ComputationGraphStore::validate() const {
             messages.push_back("node " + gradientjson::displayText(key, true) + " has \"id\" " +
                                gradientjson::displayText(node.id, true) +
                                "; the key is used as the node's id");
-    std::unordered_map<std::pair<std::string_view, std::string_view>, size_t, EdgeViewHash> first;
-    first.reserve(m_edges.size());
+    // Every endpoint gets a number (unknown names after the nodes), so a
+    // repeated edge is a repeated pair of numbers: sorted by (pair, index),
+    // the first of each run is the edge the others repeat. Faster than
+    // hashing string pairs, which dominated opening a 10 000-node graph.
+    std::unordered_map<std::string_view, uint32_t> number = keyIndex(m_nodes);
+    const auto known = uint32_t(number.size());
+    auto numberOf = [&number](const std::string& id) {
+        return number.try_emplace(id, uint32_t(number.size())).first->second;
+    };
+    std::vector<std::pair<uint64_t, uint32_t>> keyed; // (producer << 32 | consumer, edge)
+    keyed.reserve(m_edges.size());
+    for (size_t i = 0; i < m_edges.size(); ++i)
+        keyed.emplace_back(uint64_t(numberOf(m_edges[i].first)) << 32 | numberOf(m_edges[i].second),
+                           uint32_t(i));
+    std::vector<uint64_t> pairOf(m_edges.size());
+    for (const auto& [pair, i] : keyed)
+        pairOf[i] = pair;
+    std::sort(keyed.begin(), keyed.end());
+    constexpr auto kFirst = uint32_t(-1);
+    std::vector<uint32_t> repeats(m_edges.size(), kFirst);
+    for (size_t k = 1; k < keyed.size(); ++k)
+        if (keyed[k].first == keyed[k - 1].first)
+            repeats[keyed[k].second] = repeats[keyed[k - 1].second] == kFirst
+                                           ? keyed[k - 1].second
+                                           : repeats[keyed[k - 1].second];
     for (size_t i = 0; i < m_edges.size(); ++i) {
         const Edge& e = m_edges[i];
-        if (!m_nodes.contains(e.first))
+        if ((pairOf[i] >> 32) >= known)
             messages.push_back(edgeLabel(i, e) + "producer " +
                                gradientjson::displayText(e.first, false) + " is not a node");
-        if (!m_nodes.contains(e.second))
+        if ((pairOf[i] & 0xffffffffu) >= known)
             messages.push_back(edgeLabel(i, e) + "consumer " +
                                gradientjson::displayText(e.second, false) + " is not a node");
-        const auto [it, inserted] = first.try_emplace({e.first, e.second}, i);
-        if (!inserted)
-            messages.push_back(edgeLabel(i, e) + "repeats edge " + std::to_string(it->second));
+        if (repeats[i] != kFirst)
+            messages.push_back(edgeLabel(i, e) + "repeats edge " + std::to_string(repeats[i]));
     }
     return messages;
 }

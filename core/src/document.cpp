@@ -6,7 +6,9 @@
 #include "ckptscope/saturating.h"
 
 #include <algorithm>
+#include <memory>
 #include <new>
+#include <string_view>
 
 namespace ckptscope {
 
@@ -115,7 +117,13 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
                 doc->m_metadataRows.push_back({std::move(k), std::move(v), MetadataKind::Text});
             }
         } else {
-            doc->m_gradient = GradientCheckpoint::fromJson(readAll(src), src.name());
+            // The text without zero-filling it first: it is as large as the
+            // file, and the read overwrites every byte.
+            const auto size = size_t(src.size());
+            const auto text = std::make_unique_for_overwrite<char[]>(size);
+            src.read(0, text.get(), size);
+            doc->m_gradient =
+                GradientCheckpoint::fromJson(std::string_view(text.get(), size), src.name());
             const GradientCheckpoint& g = *doc->m_gradient;
             doc->m_index.version = 0;
             doc->m_index.fileSize = src.size();

@@ -46,6 +46,12 @@ public:
     std::vector<std::string> topologicalOrder() const;
     // Nodes left out of topologicalOrder(), sorted by id.
     std::vector<std::string> cycleNodes() const;
+    // Both of the above from one pass over the graph.
+    struct TopologicalSplit {
+        std::vector<std::string> order;
+        std::vector<std::string> cycle;
+    };
+    TopologicalSplit topologicalSplit() const;
     // Nodes listing cid among their inputs, sorted by id.
     std::vector<const ComputationNode*> findConsumers(const std::string& cid) const;
     // Depth-first walk back from the producer of outputCid through the
