@@ -16,7 +16,7 @@
 #include "plaintext.h"
 #include "recentfiles.h"
 #include "reloadwatcher.h"
-#include "runwindow.h"
+#include "runlauncher.h"
 #include "startpage.h"
 #include "tensordock.h"
 #include "tensorpage.h"
@@ -92,6 +92,8 @@ void MainWindow::buildPages() {
     m_start = new StartPage(m_recent);
     connect(m_start, &StartPage::openRequested, this, &MainWindow::openFile);
     connect(m_start, &StartPage::openDialogRequested, this, &MainWindow::openDialog);
+    connect(m_start, &StartPage::openFolderRequested, this,
+            [this] { RunLauncher::openFolderDialog(this); });
     m_stack->addWidget(m_start);
 
     m_tabs = new QTabWidget;
@@ -172,14 +174,8 @@ void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
-    QAction* openFolder = file->addAction(tr("Open &Folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Training Run"));
-        if (dir.isEmpty())
-            return;
-        auto* run = new RunWindow;
-        run->show();
-        run->openPaths({dir});
-    });
+    QAction* openFolder =
+        file->addAction(tr("Open &Folder…"), this, [this] { RunLauncher::openFolderDialog(this); });
     openFolder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Compare &With…"), this,
@@ -299,11 +295,13 @@ void MainWindow::openDialog() {
     const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
                             ? QString()
                             : QFileInfo(m_path).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(
+    const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Open Checkpoint"), dir,
         tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
-    if (!path.isEmpty())
-        openFile(path);
+    if (paths.size() == 1)
+        openFile(paths.first());
+    else if (paths.size() > 1) // several files: the checkpoints of one run
+        RunLauncher::open(paths);
 }
 
 void MainWindow::openFile(const QString& path) {
@@ -461,6 +459,9 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (files.isEmpty())
         return;
     event->acceptProposedAction();
+    files = RunLauncher::openFolders(files); // a folder is a training run
+    if (files.isEmpty())
+        return;
     if (CompareLauncher::handleDrop(this, *event, m_path, files))
         return; // compared, or the drop menu was dismissed
     // The first file opens here, every further one in a window of its own.

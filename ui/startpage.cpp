@@ -19,12 +19,17 @@ StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), m_
     outer->addStretch(1);
     col->addStretch(1);
     auto* title = new QLabel(tr("<h1>Ckptscope</h1><p>Open an OXCK model checkpoint or a JSON "
-                                "gradient checkpoint — drop it here, or:</p>"));
+                                "gradient checkpoint, or a folder of checkpoints (a training "
+                                "run) — drop it here, or:</p>"));
     title->setWordWrap(true);
     col->addWidget(title);
     auto* open = new QPushButton(tr("&Open File…"));
     connect(open, &QPushButton::clicked, this, &StartPage::openDialogRequested);
     col->addWidget(open);
+    auto* openFolder = new QPushButton(tr("Open &Folder…"));
+    openFolder->setToolTip(tr("A training run: every checkpoint in a folder, over the steps"));
+    connect(openFolder, &QPushButton::clicked, this, &StartPage::openFolderRequested);
+    col->addWidget(openFolder);
     col->addWidget(new QLabel(tr("<h3>Samples</h3>")));
     for (const QString& sample : samples()) {
         auto* button = new QPushButton(QFileInfo(sample).fileName());

@@ -19,6 +19,7 @@ public:
 Q_SIGNALS:
     void openRequested(const QString& path);
     void openDialogRequested();
+    void openFolderRequested(); // a training run
 
 private:
     void refreshRecent();

@@ -1,16 +1,12 @@
 #include "tensortreemodel.h"
 
 #include "ckptscope/saturating.h"
-#include "naturalorder.h"
+#include "nametree.h"
 #include "plaintext.h"
 #include "sizeformat.h"
 
 #include <QApplication>
-#include <QRegularExpression>
 #include <QStyle>
-
-#include <algorithm>
-#include <unordered_map>
 
 using ckptscope::Document;
 using ckptscope::TensorEntry;
@@ -42,53 +38,29 @@ void TensorTreeModel::build() {
                  QString::fromStdString(w.message);
         }
 
-    // Group lookup by (parent, label) keeps building linear in the tensor count.
-    std::unordered_map<QString, int> groupOf;
-    static const QRegularExpression separators(QStringLiteral("[./]"));
+    // The shape is the shared name tree (split on '.' and '/', natural order);
+    // leaves get their sizes, groups the sums.
+    std::vector<QString> names;
+    names.reserve(tensors.size());
+    for (const TensorEntry& t : tensors)
+        names.push_back(QString::fromStdString(t.name));
+    const NameTree tree(names);
+    m_nodes.clear();
+    m_nodes.reserve(tree.nodes().size());
+    for (const NameTree::Node& shape : tree.nodes()) {
+        Node n;
+        static_cast<NameTree::Node&>(n) = shape;
+        m_nodes.push_back(std::move(n));
+    }
     for (size_t i = 0; i < tensors.size(); ++i) {
-        const QString name = QString::fromStdString(tensors[i].name);
-        QStringList parts = name.split(separators);
-        if (name.isEmpty())
-            parts = {tr("(empty name)")};
-        int parent = 0;
-        QString path;
-        for (qsizetype p = 0; p + 1 < parts.size(); ++p) {
-            path += (p ? QStringLiteral(".") : QString()) + parts[p];
-            const QString key = QString::number(parent) + QLatin1Char('\x1f') + parts[p];
-            auto it = groupOf.find(key);
-            if (it == groupOf.end()) {
-                Node n;
-                n.label = parts[p];
-                n.path = name.left(path.size());
-                n.parent = parent;
-                m_nodes.push_back(n);
-                it = groupOf.emplace(key, int(m_nodes.size() - 1)).first;
-                m_nodes[size_t(parent)].children.push_back(it->second);
-            }
-            parent = it->second;
-        }
-        Node leaf;
-        leaf.label = parts.last();
-        leaf.path = name;
-        leaf.parent = parent;
-        leaf.tensor = int(i);
+        m_nodeOfTensor[i] = tree.nodeOfItem(int(i));
+        Node& leaf = m_nodes[size_t(m_nodeOfTensor[i])];
         const TensorEntry& t = tensors[i];
         const auto bytes = ckptscope::tensorSizeBytes(t); // by dtype
         leaf.overflow = !bytes;
         leaf.elements = t.elementCount.value_or(0);
         leaf.bytes = bytes.value_or(0);
         leaf.warning = !m_warningText[i].isEmpty();
-        m_nodes.push_back(leaf);
-        m_nodeOfTensor[i] = int(m_nodes.size() - 1);
-        m_nodes[size_t(parent)].children.push_back(int(m_nodes.size() - 1));
-    }
-    // Natural order, then rows and sums bottom-up (children have larger ids).
-    for (Node& n : m_nodes) {
-        std::stable_sort(n.children.begin(), n.children.end(), [this](int a, int b) {
-            return naturalLess(m_nodes[size_t(a)].label, m_nodes[size_t(b)].label);
-        });
-        for (size_t r = 0; r < n.children.size(); ++r)
-            m_nodes[size_t(n.children[r])].row = int(r);
     }
     for (size_t id = m_nodes.size() - 1; id > 0; --id) {
         const Node& n = m_nodes[id];
@@ -127,7 +99,7 @@ QModelIndex TensorTreeModel::indexOfTensor(int tensorIndex) const {
 
 QModelIndex TensorTreeModel::indexOfName(const QString& fullName) const {
     for (size_t id = 1; id < m_nodes.size(); ++id)
-        if (m_nodes[id].tensor >= 0 && m_nodes[id].path == fullName)
+        if (m_nodes[id].item >= 0 && m_nodes[id].path == fullName)
             return indexOfNode(int(id), Name);
     return {};
 }
@@ -163,7 +135,7 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid())
         return {};
     const Node& n = m_nodes[index.internalId()];
-    const TensorEntry* t = n.tensor >= 0 ? &m_document->tensors()[size_t(n.tensor)] : nullptr;
+    const TensorEntry* t = n.item >= 0 ? &m_document->tensors()[size_t(n.item)] : nullptr;
     switch (role) {
     case Qt::DisplayRole:
         switch (Column(index.column())) {
@@ -191,10 +163,10 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
         break;
     case Qt::ToolTipRole:
         if (t && n.warning)
-            return plainToolTip(n.path + QStringLiteral("\n") + m_warningText[size_t(n.tensor)]);
+            return plainToolTip(n.path + QStringLiteral("\n") + m_warningText[size_t(n.item)]);
         return plainToolTip(n.path);
     case TensorIndexRole:
-        return n.tensor;
+        return n.item;
     case FullNameRole:
         return n.path;
     case SortRole:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ckptscope/document.h"
+#include "nametree.h"
 
 #include <QAbstractItemModel>
 
@@ -37,13 +38,7 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
-    struct Node {
-        QString label;
-        QString path;
-        int parent = -1;
-        int row = 0;
-        int tensor = -1;
-        std::vector<int> children;
+    struct Node : NameTree::Node { // item: the tensor index
         uint64_t elements = 0;
         uint64_t bytes = 0;
         bool overflow = false; // some element count overflowed

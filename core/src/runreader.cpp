@@ -96,7 +96,10 @@ std::pair<std::optional<uint64_t>, StepSource> checkpointStep(const FileSummary&
 }
 
 Run readRun(const std::vector<std::string>& paths, const RunOptions& options) {
-    Discovery found = discoverCheckpoints(paths);
+    return readCandidates(discoverCheckpoints(paths), options);
+}
+
+Run readCandidates(Discovery found, const RunOptions& options) {
     Run run;
     run.skipped = std::move(found.skipped);
     std::optional<SummaryCache> cache;

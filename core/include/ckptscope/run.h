@@ -60,6 +60,9 @@ struct RunOptions {
 // reason; a damaged file never stops the run. Sorted by step, equal steps by
 // name, those without a step last by name. Throws Cancelled.
 Run readRun(const std::vector<std::string>& paths, const RunOptions& options = {});
+// The same over checkpoints already found (discoverCheckpoints), e.g. with
+// those still being written taken out (WriteSettle).
+Run readCandidates(Discovery found, const RunOptions& options = {});
 
 // The step of a checkpoint and where it came from (see stepparser.h).
 std::pair<std::optional<uint64_t>, StepSource> checkpointStep(const FileSummary& merged,
