@@ -240,7 +240,7 @@ private Q_SLOTS:
         QCOMPARE(seriesNamed(chart, QStringLiteral("max"))->at(1).y(), *s1.max);
         QChart* norms = w->chartView()->normChart();
         QCOMPARE(seriesNamed(norms, QStringLiteral("L2 norm"))->at(1).y(), s1.l2);
-        QVERIFY(w->selectTensor(QStringLiteral("layers.1.w")));
+        QVERIFY(w->selectTensorNamed(QStringLiteral("layers.1.w")));
         QXYSeries* bad = seriesNamed(w->chartView()->normChart(), QStringLiteral("NaN/Inf count"));
         QVERIFY(bad);
         QCOMPARE(bad->count(), 2);
@@ -273,7 +273,7 @@ private Q_SLOTS:
         QTest::mouseMove(view->viewport(), at);
         QTRY_COMPARE(charts->hovered(), 1);
         const TensorStats& s = w->run()->checkpoints[1].summary.tensors[0].stats;
-        const QString text = charts->describe(1);
+        const QString text = charts->hoverLabel();
         QVERIFY2(text.contains(QStringLiteral("step 200")), qPrintable(text));
         for (double v : {*s.mean, *s.std, *s.min, *s.max, s.l2})
             QVERIFY2(text.contains(QString::fromStdString(fmt::exact(v))), qPrintable(text));
@@ -283,7 +283,12 @@ private Q_SLOTS:
         QCOMPARE(charts->checkpointAt(normView,
                                       normView->mapFromScene(area.bottomLeft() + QPointF(3, -3))),
                  0);
-        QCOMPARE(charts->checkpointAt(normView, QPoint(0, 0)), -1); // outside the plot
+        QCOMPARE(charts->checkpointAt(normView, QPoint(1, 1)), -1); // outside the plot
+        QTest::mouseMove(normView->viewport(), QPoint(1, 1)); // (0, 0) would mean the centre
+        QTRY_COMPARE(charts->hovered(), -1);
+        QVERIFY(charts->hoverLabel().isEmpty());
+        QTest::mouseMove(view->viewport(), at);
+        QTRY_COMPARE(charts->hovered(), 1);
         // A click opens that checkpoint in a main window.
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
         QTRY_COMPARE(windowsOf<MainWindow>().size(), 1);
@@ -395,7 +400,7 @@ private Q_SLOTS:
         writeStep(dir, 100, 1);
         RunWindow* w = openAndWait({dir});
         QVERIFY(w);
-        QVERIFY(w->selectTensor(QStringLiteral("layers.1.w")));
+        QVERIFY(w->selectTensorNamed(QStringLiteral("layers.1.w")));
         QSignalSpy changed(w, &RunWindow::currentTensorChanged);
         // A checkpoint that adds a tensor sorting first changes every index.
         Checkpoint c;

@@ -10,11 +10,11 @@
 #include <QChartView>
 #include <QContextMenuEvent>
 #include <QGraphicsLineItem>
+#include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QScatterSeries>
-#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -40,6 +40,19 @@ QGraphicsLineItem* makeMarker(QChartView* view) {
     line->hide();
     view->scene()->addItem(line);
     return line;
+}
+
+// The hovered checkpoint's values, in a box beside the marker (plain text:
+// a tensor name is never read as markup).
+QGraphicsRectItem* makeLabel(QChartView* view) {
+    auto* box = new QGraphicsRectItem;
+    box->setBrush(QColor(255, 255, 255, 235));
+    box->setPen(QPen(QColor(150, 150, 150)));
+    box->setZValue(101);
+    box->hide();
+    new QGraphicsSimpleTextItem(box);
+    view->scene()->addItem(box);
+    return box;
 }
 
 QString num(std::optional<double> v) {
@@ -72,7 +85,8 @@ void attach(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
 
 RunChartView::RunChartView(QWidget* parent)
     : QWidget(parent), m_values(makeView(this)), m_norms(makeView(this)),
-      m_valueMarker(makeMarker(m_values)), m_normMarker(makeMarker(m_norms)) {
+      m_valueMarker(makeMarker(m_values)), m_normMarker(makeMarker(m_norms)),
+      m_label(makeLabel(m_values)) {
     for (QChartView* v : {m_values, m_norms})
         v->viewport()->installEventFilter(this);
     auto* layout = new QVBoxLayout(this);
@@ -210,7 +224,27 @@ QString RunChartView::hover(int checkpoint) {
         marker->setLine(px, area.top(), px, area.bottom());
         marker->show();
     }
-    return describe(m_hovered);
+    const QString text = describe(m_hovered);
+    auto* label = static_cast<QGraphicsSimpleTextItem*>(m_label->childItems().first());
+    label->setText(text);
+    m_label->setVisible(!text.isEmpty() && m_valueMarker->isVisible());
+    if (m_label->isVisible()) {
+        // Beside the marker, on the side with more room.
+        const QRectF area = m_values->chart()->plotArea();
+        const QRectF r = label->boundingRect().adjusted(-6, -4, 6, 4);
+        const double px = m_valueMarker->line().x1();
+        const double x = px + 8 + r.width() <= area.right() ? px + 8 : px - 8 - r.width();
+        m_label->setRect(0, 0, r.width(), r.height());
+        m_label->setPos(x, area.top() + 6);
+        label->setPos(6, 4);
+    }
+    return text;
+}
+
+QString RunChartView::hoverLabel() const {
+    return m_label->isVisible()
+               ? static_cast<QGraphicsSimpleTextItem*>(m_label->childItems().first())->text()
+               : QString();
 }
 
 QString RunChartView::describe(int checkpoint) const {
@@ -245,18 +279,12 @@ bool RunChartView::eventFilter(QObject* watched, QEvent* event) {
     case QEvent::MouseMove: {
         auto* e = static_cast<QMouseEvent*>(event);
         const int c = checkpointAt(view, e->position().toPoint());
-        if (c != m_hovered) {
-            const QString text = hover(c);
-            if (text.isEmpty())
-                QToolTip::hideText();
-            else
-                QToolTip::showText(e->globalPosition().toPoint(), text, view->viewport());
-        }
+        if (c != m_hovered)
+            hover(c);
         break;
     }
     case QEvent::Leave:
         hover(-1);
-        QToolTip::hideText();
         break;
     case QEvent::MouseButtonRelease: {
         auto* e = static_cast<QMouseEvent*>(event);

@@ -9,6 +9,7 @@
 class QChart;
 class QChartView;
 class QGraphicsLineItem;
+class QGraphicsRectItem;
 
 // One tensor over a run's steps: mean with a ±std band, min and max on top;
 // L2 norm and the NaN/Inf count below. The x axis is the step, or the
@@ -30,8 +31,11 @@ public:
     QChartView* normView() const { return m_norms; }
     // The checkpoint nearest to a point of either view's viewport, or -1.
     int checkpointAt(QChartView* view, const QPoint& viewportPos) const;
-    // Marks checkpoint c (-1: none) and returns the text hovering shows.
+    // Marks checkpoint c (-1: none) and shows its values beside the marker;
+    // returns that text.
     QString hover(int checkpoint);
+    // The text shown beside the marker ("" when hidden).
+    QString hoverLabel() const;
     int hovered() const { return m_hovered; }
     // What hovering shows for checkpoint c: step, file, exact statistics.
     QString describe(int checkpoint) const;
@@ -48,6 +52,7 @@ private:
     QChartView* m_norms;
     QGraphicsLineItem* m_valueMarker;
     QGraphicsLineItem* m_normMarker;
+    QGraphicsRectItem* m_label; // the hovered values, on the value chart
     const ckptscope::Run* m_run = nullptr;
     const ckptscope::TensorSeries* m_series = nullptr;
     std::vector<double> m_x; // per checkpoint

@@ -101,7 +101,7 @@ QVariant RunCheckpointModel::headerData(int section, Qt::Orientation orientation
     case Modified:
         return tr("Modified (UTC)");
     case NonFinite:
-        return tr("Tensors");
+        return tr("NaN/Inf");
     case ColumnCount:
         break;
     }

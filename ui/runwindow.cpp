@@ -209,7 +209,7 @@ QString RunWindow::currentTensorName() const {
     return s ? QString::fromStdString(s->name) : QString();
 }
 
-bool RunWindow::selectTensor(const QString& name, size_t occurrence) {
+bool RunWindow::selectTensorNamed(const QString& name, size_t occurrence) {
     const int series = m_tensors->findSeries(name.toStdString(), occurrence);
     if (series < 0)
         return false;

@@ -36,7 +36,7 @@ public:
     std::shared_ptr<const ckptscope::Run> run() const { return m_run; }
     // The selected tensor's name ("" for none) and its occurrence within a file.
     QString currentTensorName() const;
-    bool selectTensor(const QString& name, size_t occurrence = 0);
+    bool selectTensorNamed(const QString& name, size_t occurrence = 0);
     // Files held back at the last read: still being written.
     const std::vector<std::string>& waitingFiles() const { return m_waiting; }
 
