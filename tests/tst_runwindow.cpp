@@ -284,7 +284,7 @@ private Q_SLOTS:
                                       normView->mapFromScene(area.bottomLeft() + QPointF(3, -3))),
                  0);
         QCOMPARE(charts->checkpointAt(normView, QPoint(1, 1)), -1); // outside the plot
-        QTest::mouseMove(normView->viewport(), QPoint(1, 1)); // (0, 0) would mean the centre
+        QTest::mouseMove(normView->viewport(), QPoint(1, 1));       // (0, 0) would mean the centre
         QTRY_COMPARE(charts->hovered(), -1);
         QVERIFY(charts->hoverLabel().isEmpty());
         QTest::mouseMove(view->viewport(), at);
@@ -393,6 +393,23 @@ private Q_SLOTS:
         QVERIFY(loaded.wait(20000));
         QCOMPARE(w->run()->cacheHits, uint64_t(3));
         QCOMPARE(last.bytesRead, uint64_t(0));
+        // A new checkpoint: the three from the cache are shown at once, before
+        // the new one is summarised.
+        Checkpoint c;
+        c.setMetadata("step", "3");
+        c.addTensor({"w", {1 << 20}, std::vector<float>(1 << 20, 3.0f)});
+        c.save(str(dir) + "/p3.oxck");
+        QTest::qWait(1100);
+        std::vector<size_t> previews;
+        connect(w->loader(), &RunLoader::preview, w,
+                [&previews](std::shared_ptr<const RunLoader::Result> r) {
+                    previews.push_back(r->run->checkpoints.size());
+                });
+        w->loader()->reload();
+        QVERIFY(loaded.wait(20000));
+        QCOMPARE(previews, std::vector<size_t>{3});
+        QCOMPARE(w->run()->checkpoints.size(), size_t(4));
+        QCOMPARE(w->run()->cacheMisses, uint64_t(1));
     }
 
     void reloadKeepsTheTensorByName() {

@@ -93,6 +93,24 @@ void RunLoader::reload() {
                 const Progress progress{p.filesDone, p.filesTotal, p.bytesRead, now / 1000.0};
                 job.post([self, progress] { Q_EMIT self->progress(progress); });
             };
+            // What the cache holds first, shown at once; often that is all.
+            RunOptions quick;
+            quick.cacheOnly = true;
+            auto cached = std::make_shared<Run>(readCandidates(found, quick));
+            if (cached->notCached > 0 && !cached->checkpoints.empty()) {
+                auto preview = std::make_shared<Result>();
+                preview->series =
+                    std::make_shared<const std::vector<TensorSeries>>(tensorSeries(*cached));
+                preview->run = std::move(cached);
+                preview->waiting = out->waiting;
+                job.post([self, preview] { Q_EMIT self->preview(preview); });
+            } else if (cached->notCached == 0) {
+                out->series =
+                    std::make_shared<const std::vector<TensorSeries>>(tensorSeries(*cached));
+                out->run = std::move(cached);
+                job.finish([self, out] { self->finish(out); });
+                return;
+            }
             std::set<std::string> noCheckpoint; // found so by their first bytes
             for (const SkippedPath& s : found.skipped)
                 noCheckpoint.insert(s.path);

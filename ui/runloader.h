@@ -18,11 +18,11 @@ class WriteSettle;
 
 // Reads a run off the GUI thread (BackgroundTask): finds its checkpoints,
 // holds back the files a training job is still writing (WriteSettle: size
-// and ctime unchanged for a moment), summarises the rest (cached ones at
-// once) and derives the series. The folders are watched, and so are the
-// files held back or failing to read: a change reads the run again after a
-// short pause; files held back are looked at again once the moment has
-// passed. One read at a time; a change during a read reads again after it.
+// and ctime unchanged for a moment), shows what the cache holds at once
+// (preview) and then summarises the rest, and derives the series. The folders are watched, and so
+// are the files held back or failing to read: a change reads the run again after a short pause;
+// files held back are looked at again once the moment has passed. One read at a time; a change
+// during a read reads again after it.
 class RunLoader : public QObject {
     Q_OBJECT
 public:
@@ -54,6 +54,9 @@ Q_SIGNALS:
     void started();
     void progress(const RunLoader::Progress& progress);
     void finished(std::shared_ptr<const RunLoader::Result> result);
+    // Before finished, when some checkpoints came from the cache and others
+    // are still being summarised: those from the cache.
+    void preview(std::shared_ptr<const RunLoader::Result> cached);
 
 private:
     void finish(std::shared_ptr<const Result> result);

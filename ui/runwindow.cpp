@@ -81,6 +81,8 @@ RunWindow::RunWindow(QWidget* parent)
     connect(m_loader, &RunLoader::started, this, &RunWindow::started);
     connect(m_loader, &RunLoader::progress, this, &RunWindow::showProgress);
     connect(m_loader, &RunLoader::finished, this, &RunWindow::finishLoad);
+    connect(m_loader, &RunLoader::preview, this,
+            [this](std::shared_ptr<const RunLoader::Result> cached) { showRun(*cached); });
     resize(1400, 860);
 }
 
@@ -144,19 +146,21 @@ void RunWindow::showProgress(const RunLoader::Progress& p) {
 void RunWindow::finishLoad(std::shared_ptr<const RunLoader::Result> loaded) {
     m_progress->hide();
     m_cancel->hide();
-    if (!loaded->run) {
-        // A run already shown stays; the status says why nothing new came.
+    if (loaded->run)
+        showRun(*loaded);
+    else // a run already shown stays; the status says why nothing new came
         m_status->setText(loaded->error);
-        Q_EMIT runLoaded();
-        return;
-    }
+    Q_EMIT runLoaded();
+}
+
+void RunWindow::showRun(const RunLoader::Result& loaded) {
     // Keep the selected tensor, by name, across a reload (a new checkpoint).
     const TensorSeries* current = m_tensors->seriesAt(m_shownSeries);
     const std::string keepName = current ? current->name : std::string();
     const size_t keepOcc = current ? current->occurrence : 0;
-    m_run = loaded->run;
-    m_series = loaded->series;
-    m_waiting = loaded->waiting;
+    m_run = loaded.run;
+    m_series = loaded.series;
+    m_waiting = loaded.waiting;
     m_checkpoints->setRun(m_run);
     m_tensors->setSeries(m_run, m_series);
     m_checkpointView->resizeColumnsToContents();
@@ -180,6 +184,8 @@ void RunWindow::finishLoad(std::shared_ptr<const RunLoader::Result> loaded) {
                        .arg(m_run->skipped.size())
                        .arg(m_run->cacheHits)
                        .arg(m_run->cacheMisses);
+    if (m_run->notCached > 0) // a preview: the rest is being summarised
+        text += tr("; %n more being read", nullptr, int(m_run->notCached));
     if (!m_waiting.empty())
         text += tr("; %n file(s) still being written", nullptr, int(m_waiting.size()));
     m_status->setText(text);
@@ -189,7 +195,6 @@ void RunWindow::finishLoad(std::shared_ptr<const RunLoader::Result> loaded) {
     for (const std::string& w : m_waiting)
         details += QFile::decodeName(w.c_str()) + tr(": still being written") + QLatin1Char('\n');
     m_status->setToolTip(details.trimmed());
-    Q_EMIT runLoaded();
 }
 
 void RunWindow::showTensor(int series) {

@@ -65,6 +65,7 @@ private:
     void started();
     void showProgress(const RunLoader::Progress& progress);
     void finishLoad(std::shared_ptr<const RunLoader::Result> result);
+    void showRun(const RunLoader::Result& loaded);
     void showTensor(int series);
     void checkpointMenu(const QPoint& pos);
     int checkpointOfRow(const QModelIndex& index) const;
