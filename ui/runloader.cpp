@@ -53,6 +53,7 @@ void RunLoader::cancel() {
     if (!m_task.isRunning())
         return;
     m_task.cancel(); // its result is dropped: report the cancel here
+    m_reloadPending = false; // and the user asked for no more reading
     auto result = std::make_shared<Result>();
     result->error = tr("Cancelled.");
     finish(result);
