@@ -6,7 +6,7 @@
 #include "graphexport.h"
 #include "launchselection.h"
 #include "mainwindow.h"
-#include "runwindow.h"
+#include "runlauncher.h"
 #include "screenshottaker.h"
 
 #include <QApplication>
@@ -67,9 +67,11 @@ struct Options {
             QStringLiteral("Browse OXCK model checkpoints and JSON gradient checkpoints."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addPositionalArgument(QStringLiteral("files"),
-                                     QStringLiteral("Checkpoints to open, one window each."),
-                                     QStringLiteral("[files...]"));
+        parser.addPositionalArgument(
+            QStringLiteral("files"),
+            QStringLiteral("Checkpoints to open, one window each; a folder "
+                           "opens as a training run."),
+            QStringLiteral("[files...]"));
         parser.addOptions({screenshot, select, tab, size, render, leftRight, compare});
     }
 };
@@ -194,9 +196,7 @@ int main(int argc, char** argv) {
     } else {
         for (const QString& file : files) {
             if (QFileInfo(file).isDir()) { // a training run: `ckptscope DIR`
-                auto* run = new RunWindow;
-                run->show();
-                run->openPaths({file});
+                RunLauncher::open({file});
                 continue;
             }
             auto* window = new MainWindow;

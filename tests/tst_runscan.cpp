@@ -419,12 +419,23 @@ private Q_SLOTS:
                           {{"step", std::to_string(i)}});
             testsupport::writeFile(qstr(at("junk.txt")), "junk");
             const RunOptions o = options();
+            // Only from the cache: nothing there yet, everything left out.
+            RunOptions cacheOnly = o;
+            cacheOnly.cacheOnly = true;
+            const Run empty = readRun({str(m_run)}, cacheOnly);
+            QVERIFY(empty.checkpoints.empty());
+            QCOMPARE(empty.notCached, uint64_t(3));
+            QCOMPARE(empty.skipped.size(), size_t(1)); // junk.txt, as always
             const Run first = readRun({str(m_run)}, o);
             QCOMPARE(first.cacheMisses, uint64_t(3));
+            QCOMPARE(first.notCached, uint64_t(0));
             QCOMPARE(first.cacheHits, uint64_t(0));
             const Run second = readRun({str(m_run)}, o);
             QCOMPARE(second.cacheHits, uint64_t(3));
             QCOMPARE(second.cacheMisses, uint64_t(0));
+            const Run cached = readRun({str(m_run)}, cacheOnly);
+            QCOMPARE(cached.checkpoints.size(), size_t(3));
+            QCOMPARE(cached.notCached, uint64_t(0));
             for (size_t c = 0; c < 3; ++c) {
                 QVERIFY(second.checkpoints[c].fromCache);
                 QVERIFY(second.checkpoints[c].summary == first.checkpoints[c].summary);

@@ -16,7 +16,7 @@
 #include "plaintext.h"
 #include "recentfiles.h"
 #include "reloadwatcher.h"
-#include "runwindow.h"
+#include "runlauncher.h"
 #include "startpage.h"
 #include "tensordock.h"
 #include "tensorpage.h"
@@ -172,14 +172,8 @@ void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
-    QAction* openFolder = file->addAction(tr("Open &Folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Training Run"));
-        if (dir.isEmpty())
-            return;
-        auto* run = new RunWindow;
-        run->show();
-        run->openPaths({dir});
-    });
+    QAction* openFolder =
+        file->addAction(tr("Open &Folder…"), this, [this] { RunLauncher::openFolderDialog(this); });
     openFolder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
     connect(m_start, &StartPage::openFolderRequested, openFolder, &QAction::trigger);
     connect(m_start, &StartPage::compareRequested, this,
@@ -302,11 +296,13 @@ void MainWindow::openDialog() {
     const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
                             ? QString()
                             : QFileInfo(m_path).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(
+    const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Open Checkpoint"), dir,
         tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
-    if (!path.isEmpty())
-        openFile(path);
+    if (paths.size() == 1)
+        openFile(paths.first());
+    else if (paths.size() > 1) // several files: the checkpoints of one run
+        RunLauncher::open(paths);
 }
 
 void MainWindow::openFile(const QString& path) {
@@ -464,6 +460,9 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (files.isEmpty())
         return;
     event->acceptProposedAction();
+    files = RunLauncher::openFolders(files); // a folder is a training run
+    if (files.isEmpty())
+        return;
     if (CompareLauncher::handleDrop(this, *event, m_path, files))
         return; // compared, or the drop menu was dismissed
     // The first file opens here, every further one in a window of its own.

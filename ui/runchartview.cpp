@@ -2,15 +2,23 @@
 
 #include "axisticks.h"
 
+#include "ckptscope/numberformat.h"
+
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
+#include <QContextMenuEvent>
+#include <QGraphicsLineItem>
+#include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
+#include <QMenu>
+#include <QMouseEvent>
 #include <QScatterSeries>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace ckptscope;
 
@@ -21,7 +29,34 @@ QChartView* makeView(QWidget* parent) {
     chart->legend()->setAlignment(Qt::AlignBottom);
     auto* view = new QChartView(chart, parent);
     view->setRenderHint(QPainter::Antialiasing);
+    view->viewport()->setMouseTracking(true);
     return view;
+}
+
+QGraphicsLineItem* makeMarker(QChartView* view) {
+    auto* line = new QGraphicsLineItem;
+    line->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
+    line->setZValue(100);
+    line->hide();
+    view->scene()->addItem(line);
+    return line;
+}
+
+// The hovered checkpoint's values, in a box beside the marker (plain text:
+// a tensor name is never read as markup).
+QGraphicsRectItem* makeLabel(QChartView* view) {
+    auto* box = new QGraphicsRectItem;
+    box->setBrush(QColor(255, 255, 255, 235));
+    box->setPen(QPen(QColor(150, 150, 150)));
+    box->setZValue(101);
+    box->hide();
+    new QGraphicsSimpleTextItem(box);
+    view->scene()->addItem(box);
+    return box;
+}
+
+QString num(std::optional<double> v) {
+    return v ? QString::fromStdString(fmt::exact(*v)) : QString::fromUtf8(fmt::kMissing);
 }
 
 void clear(QChart* chart, const QString& title) {
@@ -49,7 +84,11 @@ void attach(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
 } // namespace
 
 RunChartView::RunChartView(QWidget* parent)
-    : QWidget(parent), m_values(makeView(this)), m_norms(makeView(this)) {
+    : QWidget(parent), m_values(makeView(this)), m_norms(makeView(this)),
+      m_valueMarker(makeMarker(m_values)), m_normMarker(makeMarker(m_norms)),
+      m_label(makeLabel(m_values)) {
+    for (QChartView* v : {m_values, m_norms})
+        v->viewport()->installEventFilter(this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_values, 3);
@@ -68,6 +107,10 @@ QChart* RunChartView::normChart() const {
 void RunChartView::show(const Run* run, const TensorSeries* series) {
     QChart* values = m_values->chart();
     QChart* norms = m_norms->chart();
+    hover(-1);
+    m_run = run && series ? run : nullptr;
+    m_series = run ? series : nullptr;
+    m_x.clear();
     if (!run || !series) {
         clear(values, tr("Select a tensor to see it over the steps"));
         clear(norms, QString());
@@ -101,6 +144,7 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
         const double x = allSteps ? double(*run->checkpoints[c].step) : double(c);
         xMin = c == 0 ? x : std::min(xMin, x);
         xMax = c == 0 ? x : std::max(xMax, x);
+        m_x.push_back(x);
         if (!t)
             continue;
         const TensorStats& s = t->stats;
@@ -116,8 +160,9 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
         lower->append(x, *s.mean - *s.std);
         minS->append(x, *s.min);
         maxS->append(x, *s.max);
-        lo = any ? std::min(lo, *s.min) : *s.min;
-        hi = any ? std::max(hi, *s.max) : *s.max;
+        // The band can reach past min (many zeros and a few large values).
+        lo = std::min(any ? lo : *s.min, std::min(*s.min, *s.mean - *s.std));
+        hi = std::max(any ? hi : *s.max, std::max(*s.max, *s.mean + *s.std));
         any = true;
     }
     if (xMax == xMin)
@@ -147,4 +192,122 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
                                tr("NaN/Inf values"), Qt::AlignRight);
     attach(norms, l2, x2, yL2);
     attach(norms, bad, x2, yBad);
+}
+
+int RunChartView::checkpointAt(QChartView* view, const QPoint& viewportPos) const {
+    QChart* chart = view->chart();
+    // A few pixels of slack: the first and last steps lie on the plot's edges.
+    if (m_x.empty() || chart->series().isEmpty() ||
+        !chart->plotArea().adjusted(-4, -4, 4, 4).contains(view->mapToScene(viewportPos)))
+        return -1;
+    const double x = chart->mapToValue(view->mapToScene(viewportPos), chart->series().last()).x();
+    int best = -1;
+    for (size_t c = 0; c < m_x.size(); ++c)
+        if (best < 0 || std::abs(m_x[c] - x) < std::abs(m_x[size_t(best)] - x))
+            best = int(c);
+    return best;
+}
+
+QString RunChartView::hover(int checkpoint) {
+    m_hovered = checkpoint >= 0 && size_t(checkpoint) < m_x.size() ? checkpoint : -1;
+    const std::pair<QChartView*, QGraphicsLineItem*> pairs[] = {{m_values, m_valueMarker},
+                                                                {m_norms, m_normMarker}};
+    for (const auto& [view, marker] : pairs) {
+        QChart* chart = view->chart();
+        if (m_hovered < 0 || chart->series().isEmpty()) {
+            marker->hide();
+            continue;
+        }
+        const QRectF area = chart->plotArea();
+        const double px =
+            chart->mapToPosition(QPointF(m_x[size_t(m_hovered)], 0), chart->series().last()).x();
+        marker->setLine(px, area.top(), px, area.bottom());
+        marker->show();
+    }
+    const QString text = describe(m_hovered);
+    auto* label = static_cast<QGraphicsSimpleTextItem*>(m_label->childItems().first());
+    label->setText(text);
+    m_label->setVisible(!text.isEmpty() && m_valueMarker->isVisible());
+    if (m_label->isVisible()) {
+        // Beside the marker, on the side with more room.
+        const QRectF area = m_values->chart()->plotArea();
+        const QRectF r = label->boundingRect().adjusted(-6, -4, 6, 4);
+        const double px = m_valueMarker->line().x1();
+        const double x = px + 8 + r.width() <= area.right() ? px + 8 : px - 8 - r.width();
+        m_label->setRect(0, 0, r.width(), r.height());
+        m_label->setPos(x, area.top() + 6);
+        label->setPos(6, 4);
+    }
+    return text;
+}
+
+QString RunChartView::hoverLabel() const {
+    return m_label->isVisible()
+               ? static_cast<QGraphicsSimpleTextItem*>(m_label->childItems().first())->text()
+               : QString();
+}
+
+QString RunChartView::describe(int checkpoint) const {
+    if (!m_run || !m_series || checkpoint < 0 || size_t(checkpoint) >= m_run->checkpoints.size())
+        return {};
+    const RunCheckpoint& c = m_run->checkpoints[size_t(checkpoint)];
+    QString text = c.step ? tr("step %1").arg(QString::fromStdString(fmt::grouped(*c.step)))
+                          : tr("checkpoint %1 (no step)").arg(checkpoint + 1);
+    text += QStringLiteral(" — ") + QString::fromStdString(c.name);
+    const TensorSummary* t = m_series->point(*m_run, size_t(checkpoint));
+    if (!t)
+        return text + QLatin1Char('\n') +
+               tr("%1 is not in this checkpoint").arg(QString::fromStdString(m_series->name));
+    const TensorStats& s = t->stats;
+    text += QLatin1Char('\n') + tr("mean %1, std %2").arg(num(s.mean), num(s.std));
+    text += QLatin1Char('\n') + tr("min %1, max %2").arg(num(s.min), num(s.max));
+    text += QLatin1Char('\n') + tr("L2 norm %1").arg(num(s.l2));
+    text += QLatin1Char('\n') + tr("NaN %1, +Inf %2, −Inf %3")
+                                    .arg(QString::fromStdString(fmt::grouped(s.nan)),
+                                         QString::fromStdString(fmt::grouped(s.posInf)),
+                                         QString::fromStdString(fmt::grouped(s.negInf)));
+    return text;
+}
+
+bool RunChartView::eventFilter(QObject* watched, QEvent* event) {
+    QChartView* view = watched == m_values->viewport()  ? m_values
+                       : watched == m_norms->viewport() ? m_norms
+                                                        : nullptr;
+    if (!view)
+        return QWidget::eventFilter(watched, event);
+    switch (event->type()) {
+    case QEvent::MouseMove: {
+        auto* e = static_cast<QMouseEvent*>(event);
+        const int c = checkpointAt(view, e->position().toPoint());
+        if (c != m_hovered)
+            hover(c);
+        break;
+    }
+    case QEvent::Leave:
+        hover(-1);
+        break;
+    case QEvent::MouseButtonRelease: {
+        auto* e = static_cast<QMouseEvent*>(event);
+        const int c = checkpointAt(view, e->position().toPoint());
+        if (e->button() == Qt::LeftButton && c >= 0)
+            Q_EMIT openRequested(c);
+        break;
+    }
+    case QEvent::ContextMenu: {
+        auto* e = static_cast<QContextMenuEvent*>(event);
+        const int c = checkpointAt(view, e->pos());
+        if (c < 0)
+            break;
+        QMenu menu(this);
+        menu.addAction(tr("Open This Checkpoint"), this, [this, c] { Q_EMIT openRequested(c); });
+        menu.addAction(tr("Compare with Previous Checkpoint"), this,
+                       [this, c] { Q_EMIT compareRequested(c); })
+            ->setEnabled(c > 0);
+        menu.exec(e->globalPos());
+        return true;
+    }
+    default:
+        break;
+    }
+    return QWidget::eventFilter(watched, event);
 }

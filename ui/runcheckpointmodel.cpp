@@ -4,7 +4,11 @@
 
 #include "ckptscope/numberformat.h"
 
+#include <QApplication>
 #include <QDateTime>
+#include <QStyle>
+
+#include <limits>
 
 using namespace ckptscope;
 
@@ -44,6 +48,24 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(c.path);
     if (role == Qt::ToolTipRole && index.column() == Step)
         return tr("step from %1").arg(QString::fromLatin1(stepSourceName(c.stepSource)));
+    if (role == Qt::DecorationRole && index.column() == NonFinite &&
+        m_nonFinite[size_t(index.row())])
+        return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+    if (role == SortRole)
+        switch (Column(index.column())) {
+        case Step:
+            return qulonglong(c.step.value_or(std::numeric_limits<uint64_t>::max()));
+        case File:
+            return QString::fromStdString(c.name);
+        case Size:
+            return qulonglong(c.fileSize);
+        case Modified:
+            return qlonglong(c.mtimeNs);
+        case NonFinite:
+            return qulonglong(m_nonFinite[size_t(index.row())]);
+        case ColumnCount:
+            break;
+        }
     if (role != Qt::DisplayRole)
         return {};
     switch (Column(index.column())) {
@@ -79,7 +101,7 @@ QVariant RunCheckpointModel::headerData(int section, Qt::Orientation orientation
     case Modified:
         return tr("Modified (UTC)");
     case NonFinite:
-        return tr("Tensors");
+        return tr("NaN/Inf");
     case ColumnCount:
         break;
     }

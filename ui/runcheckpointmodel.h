@@ -7,11 +7,14 @@
 #include <memory>
 
 // The checkpoints of a run, one row each in step order: step, file, size,
-// modification time (UTC) and how many tensors hold NaN/Inf.
+// modification time (UTC) and how many tensors hold NaN/Inf (with a
+// warning mark). Sortable through SortRole (NaturalSortProxy).
 class RunCheckpointModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Step, File, Size, Modified, NonFinite, ColumnCount };
+    // Numbers for step (none last), size, time and NaN/Inf; the name for File.
+    static constexpr int SortRole = Qt::UserRole + 1;
 
     explicit RunCheckpointModel(QObject* parent = nullptr);
     void setRun(std::shared_ptr<const ckptscope::Run> run);

@@ -1,50 +1,66 @@
 #include "runwindow.h"
 
+#include "comparelauncher.h"
+#include "mainwindow.h"
+#include "naturalsortproxy.h"
 #include "runchartview.h"
 #include "runcheckpointmodel.h"
 #include "runtensormodel.h"
+#include "tensorfilterproxy.h"
 
 #include "ckptscope/numberformat.h"
 
-#include <QDir>
+#include <QFile>
 #include <QFileInfo>
-#include <QFileSystemWatcher>
 #include <QHeaderView>
 #include <QLabel>
-#include <QListView>
+#include <QLineEdit>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
-#include <QTimer>
-#include <QtConcurrent>
+#include <QTreeView>
+#include <QVBoxLayout>
 
 using namespace ckptscope;
 
-struct RunWindow::Loaded {
-    std::shared_ptr<const Run> run;
-    std::shared_ptr<const std::vector<TensorSeries>> series;
-    QString error;
-};
+namespace {
+
+// A checkpoint folder or shard set opens at its first file.
+QString firstFile(const RunCheckpoint& c) {
+    return QFile::decodeName((c.files.empty() ? c.path : c.files.front()).c_str());
+}
+
+} // namespace
 
 RunWindow::RunWindow(QWidget* parent)
-    : QMainWindow(parent), m_checkpoints(new RunCheckpointModel(this)),
-      m_tensors(new RunTensorModel(this)), m_checkpointView(new QTableView),
-      m_tensorView(new QListView), m_charts(new RunChartView), m_status(new QLabel),
-      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))),
-      m_watcher(new QFileSystemWatcher(this)), m_settle(new QTimer(this)) {
+    : QMainWindow(parent), m_loader(new RunLoader(this)),
+      m_checkpoints(new RunCheckpointModel(this)), m_checkpointProxy(new NaturalSortProxy(this)),
+      m_tensors(new RunTensorModel(this)), m_tensorProxy(new TensorFilterProxy(this)),
+      m_checkpointView(new QTableView), m_tensorView(new QTreeView), m_filter(new QLineEdit),
+      m_charts(new RunChartView), m_status(new QLabel), m_progress(new QProgressBar),
+      m_cancel(new QPushButton(tr("Cancel"))) {
     setAttribute(Qt::WA_DeleteOnClose);
-    m_checkpointView->setModel(m_checkpoints);
+    m_checkpointProxy->setSourceModel(m_checkpoints);
+    m_checkpointProxy->setSortRole(RunCheckpointModel::SortRole);
+    m_checkpointView->setModel(m_checkpointProxy);
+    m_checkpointView->setSortingEnabled(true);
+    m_checkpointView->sortByColumn(RunCheckpointModel::Step, Qt::AscendingOrder);
     m_checkpointView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_checkpointView->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_checkpointView->verticalHeader()->hide();
     m_checkpointView->horizontalHeader()->setStretchLastSection(true);
-    m_tensorView->setModel(m_tensors);
-    m_tensorView->setUniformItemSizes(true);
+    m_checkpointView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_checkpointView, &QTableView::doubleClicked, this,
+            [this](const QModelIndex& index) { openCheckpoint(checkpointOfRow(index)); });
+    connect(m_checkpointView, &QTableView::customContextMenuRequested, this,
+            &RunWindow::checkpointMenu);
 
     auto* left = new QSplitter(Qt::Vertical);
     left->addWidget(m_checkpointView);
-    left->addWidget(m_tensorView);
+    left->addWidget(buildTensorPanel());
     auto* main = new QSplitter(Qt::Horizontal);
     main->addWidget(left);
     main->addWidget(m_charts);
@@ -52,145 +68,192 @@ RunWindow::RunWindow(QWidget* parent)
     main->setStretchFactor(1, 3);
     main->setSizes({560, 840}); // the charts get the larger half from the start
     setCentralWidget(main);
+    connect(m_charts, &RunChartView::openRequested, this, &RunWindow::openCheckpoint);
+    connect(m_charts, &RunChartView::compareRequested, this, &RunWindow::compareWithPrevious);
 
     statusBar()->addWidget(m_status, 1);
+    m_progress->setMinimumWidth(260);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     m_progress->hide();
     m_cancel->hide();
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        if (m_cancelFlag)
-            m_cancelFlag->store(true);
-    });
-    connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this](const QModelIndex& current) { showTensor(current.row()); });
-    connect(&m_load, &QFutureWatcher<std::shared_ptr<Loaded>>::finished, this,
-            &RunWindow::finishLoad);
-    connect(&m_load, &QFutureWatcher<std::shared_ptr<Loaded>>::progressValueChanged, m_progress,
-            &QProgressBar::setValue);
-    connect(&m_load, &QFutureWatcher<std::shared_ptr<Loaded>>::progressRangeChanged, m_progress,
-            &QProgressBar::setRange);
-    // A training job writes a checkpoint over seconds: read the folder again
-    // once it has been quiet for a second.
-    m_settle->setSingleShot(true);
-    m_settle->setInterval(1000);
-    connect(m_settle, &QTimer::timeout, this, &RunWindow::startLoad);
-    connect(m_watcher, &QFileSystemWatcher::directoryChanged, m_settle,
-            qOverload<>(&QTimer::start));
-    connect(m_watcher, &QFileSystemWatcher::fileChanged, m_settle, qOverload<>(&QTimer::start));
+    connect(m_cancel, &QPushButton::clicked, m_loader, &RunLoader::cancel);
+    connect(m_loader, &RunLoader::started, this, &RunWindow::started);
+    connect(m_loader, &RunLoader::progress, this, &RunWindow::showProgress);
+    connect(m_loader, &RunLoader::finished, this, &RunWindow::finishLoad);
+    connect(m_loader, &RunLoader::preview, this,
+            [this](std::shared_ptr<const RunLoader::Result> cached) { showRun(*cached); });
     resize(1400, 860);
 }
 
-RunWindow::~RunWindow() {
-    if (m_cancelFlag)
-        m_cancelFlag->store(true);
-    m_load.waitForFinished();
+QWidget* RunWindow::buildTensorPanel() {
+    auto* panel = new QWidget;
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_filter->setPlaceholderText(tr("Filter tensors"));
+    m_filter->setClearButtonEnabled(true);
+    layout->addWidget(m_filter);
+    m_tensorProxy->setSourceModel(m_tensors);
+    m_tensorView->setModel(m_tensorProxy);
+    m_tensorView->setUniformRowHeights(true);
+    m_tensorView->header()->hide();
+    layout->addWidget(m_tensorView, 1);
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        // Rows vanishing under the filter move the current row: not a choice.
+        const QSignalBlocker block(m_tensorView->selectionModel());
+        m_tensorProxy->setFilterFixedString(text);
+        if (!text.isEmpty())
+            m_tensorView->expandAll();
+    });
+    connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& current) {
+                const int series = m_tensors->seriesOf(m_tensorProxy->mapToSource(current));
+                if (series >= 0)
+                    showTensor(series);
+            });
+    return panel;
 }
 
 void RunWindow::openPaths(const QStringList& paths) {
-    m_paths = paths;
-    const QString first = paths.isEmpty() ? QString() : QFileInfo(paths.first()).absoluteFilePath();
-    setWindowTitle(tr("%1 — run — Ckptscope")
-                       .arg(paths.size() == 1 ? first : tr("%1 paths").arg(paths.size())));
-    watchFolders();
-    startLoad();
+    bool allFiles = true;
+    for (const QString& p : paths)
+        allFiles = allFiles && !QFileInfo(p).isDir();
+    QString what = tr("%1 paths").arg(paths.size());
+    if (paths.size() == 1)
+        what = QFileInfo(paths.first()).fileName();
+    else if (allFiles)
+        what = tr("%1 files").arg(paths.size());
+    setWindowTitle(tr("%1 — run — Ckptscope").arg(what));
+    setWindowFilePath(paths.size() == 1 ? QFileInfo(paths.first()).absoluteFilePath() : QString());
+    m_loader->open(paths);
 }
 
-void RunWindow::watchFolders() {
-    if (!m_watcher->directories().isEmpty())
-        m_watcher->removePaths(m_watcher->directories());
-    for (const QString& p : m_paths) {
-        const QFileInfo fi(p);
-        if (!fi.isDir())
-            continue;
-        m_watcher->addPath(fi.absoluteFilePath());
-        for (const QFileInfo& sub : QDir(p).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot))
-            if (isTrainerCheckpointFolder(sub.fileName().toStdString()))
-                m_watcher->addPath(sub.absoluteFilePath());
-    }
-}
-
-void RunWindow::startLoad() {
-    if (m_load.isRunning()) {
-        m_reloadPending = true; // read again when this load ends
-        return;
-    }
-    std::vector<std::string> paths;
-    for (const QString& p : m_paths)
-        paths.push_back(QFile::encodeName(p).toStdString());
-    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
-    auto cancel = m_cancelFlag;
+void RunWindow::started() {
     m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("finding checkpoints"));
     m_progress->show();
     m_cancel->show();
-    m_status->setText(tr("Reading checkpoints…"));
-    m_load.setFuture(QtConcurrent::run([paths, cancel](QPromise<std::shared_ptr<Loaded>>& promise) {
-        auto out = std::make_shared<Loaded>();
-        RunOptions options;
-        options.cancel = cancel.get();
-        options.progress = [&promise](const RunProgress& p) {
-            promise.setProgressRange(0, int(p.filesTotal));
-            promise.setProgressValue(int(p.filesDone));
-        };
-        try {
-            auto run = std::make_shared<Run>(readRun(paths, options));
-            out->series = std::make_shared<const std::vector<TensorSeries>>(tensorSeries(*run));
-            out->run = std::move(run);
-        } catch (const Cancelled&) {
-            out->error = QObject::tr("Cancelled.");
-        } catch (const std::exception& e) {
-            out->error = QString::fromStdString(e.what());
-        }
-        promise.addResult(out);
-    }));
+    if (!m_run)
+        m_status->setText(tr("Reading checkpoints…"));
 }
 
-void RunWindow::finishLoad() {
+void RunWindow::showProgress(const RunLoader::Progress& p) {
+    m_progress->setRange(0, int(std::min<size_t>(p.filesTotal, INT_MAX)));
+    m_progress->setValue(int(std::min(p.filesDone, p.filesTotal)));
+    m_progress->setFormat(runProgressText(p));
+}
+
+void RunWindow::finishLoad(std::shared_ptr<const RunLoader::Result> loaded) {
     m_progress->hide();
     m_cancel->hide();
-    const auto results = m_load.future().results();
-    const std::shared_ptr<Loaded> loaded = results.isEmpty() ? nullptr : results.first();
-    if (!loaded || !loaded->run) {
-        m_status->setText(loaded ? loaded->error : tr("Reading failed."));
-    } else {
-        // Keep the selected tensor across a reload (a new checkpoint arrived).
-        const TensorSeries* current = m_tensors->seriesAt(m_tensorView->currentIndex().row());
-        const std::string keepName = current ? current->name : std::string();
-        const size_t keepOcc = current ? current->occurrence : 0;
-        m_run = loaded->run;
-        m_series = loaded->series;
-        m_checkpoints->setRun(m_run);
-        m_tensors->setSeries(m_series);
-        m_checkpointView->resizeColumnsToContents();
-        int row = -1;
-        for (size_t i = 0; i < m_series->size(); ++i)
-            if ((*m_series)[i].name == keepName && (*m_series)[i].occurrence == keepOcc)
-                row = int(i);
-        if (row < 0 && !m_series->empty())
-            row = 0;
-        if (row >= 0)
-            m_tensorView->setCurrentIndex(m_tensors->index(row));
-        showTensor(row);
-        QString text = tr("%1 checkpoints, %2 tensors, %3 skipped; cache: %4 hits, %5 misses")
-                           .arg(m_run->checkpoints.size())
-                           .arg(m_series->size())
-                           .arg(m_run->skipped.size())
-                           .arg(m_run->cacheHits)
-                           .arg(m_run->cacheMisses);
-        m_status->setText(text);
-        QString skipped;
-        for (const SkippedPath& s : m_run->skipped)
-            skipped += QString::fromStdString(s.path + ": " + s.reason) + QLatin1Char('\n');
-        m_status->setToolTip(skipped.trimmed());
-        watchFolders(); // new checkpoint-N folders
-    }
+    if (loaded->run)
+        showRun(*loaded);
+    else // a run already shown stays; the status says why nothing new came
+        m_status->setText(loaded->error);
     Q_EMIT runLoaded();
-    if (m_reloadPending) {
-        m_reloadPending = false;
-        startLoad();
+}
+
+void RunWindow::showRun(const RunLoader::Result& loaded) {
+    // Keep the selected tensor, by name, across a reload (a new checkpoint).
+    const TensorSeries* current = m_tensors->seriesAt(m_shownSeries);
+    const std::string keepName = current ? current->name : std::string();
+    const size_t keepOcc = current ? current->occurrence : 0;
+    m_run = loaded.run;
+    m_series = loaded.series;
+    m_waiting = loaded.waiting;
+    m_checkpoints->setRun(m_run);
+    m_tensors->setSeries(m_run, m_series);
+    m_checkpointView->resizeColumnsToContents();
+    m_tensorView->expandToDepth(0);
+    if (!m_filter->text().isEmpty())
+        m_tensorView->expandAll();
+    int series = current ? m_tensors->findSeries(keepName, keepOcc) : -1;
+    if (series < 0 && !m_series->empty())
+        series = 0;
+    m_shownSeries = -1;
+    {
+        const QSignalBlocker block(m_tensorView->selectionModel());
+        const QModelIndex index = m_tensorProxy->mapFromSource(m_tensors->indexOfSeries(series));
+        m_tensorView->setCurrentIndex(index);
+        m_tensorView->scrollTo(index);
+    }
+    showTensor(series);
+    QString text = tr("%1 checkpoints, %2 tensors, %3 skipped; cache: %4 hits, %5 misses")
+                       .arg(m_run->checkpoints.size())
+                       .arg(m_series->size())
+                       .arg(m_run->skipped.size())
+                       .arg(m_run->cacheHits)
+                       .arg(m_run->cacheMisses);
+    if (m_run->notCached > 0) // a preview: the rest is being summarised
+        text += tr("; %n more being read", nullptr, int(m_run->notCached));
+    if (!m_waiting.empty())
+        text += tr("; %n file(s) still being written", nullptr, int(m_waiting.size()));
+    m_status->setText(text);
+    QString details;
+    for (const SkippedPath& s : m_run->skipped)
+        details += QString::fromStdString(s.path + ": " + s.reason) + QLatin1Char('\n');
+    for (const std::string& w : m_waiting)
+        details += QFile::decodeName(w.c_str()) + tr(": still being written") + QLatin1Char('\n');
+    m_status->setToolTip(details.trimmed());
+}
+
+void RunWindow::showTensor(int series) {
+    const TensorSeries* s = m_tensors->seriesAt(series);
+    m_shownSeries = s ? series : -1;
+    m_charts->show(m_run.get(), s);
+    // Told by name: the same tensor at another index after a reload is no change.
+    const std::pair<QString, size_t> shown{currentTensorName(), s ? s->occurrence : 0};
+    if (shown != m_shownKey) {
+        m_shownKey = shown;
+        Q_EMIT currentTensorChanged(shown.first);
     }
 }
 
-void RunWindow::showTensor(int row) {
-    m_charts->show(m_run.get(), m_tensors->seriesAt(row));
+QString RunWindow::currentTensorName() const {
+    const TensorSeries* s = m_tensors->seriesAt(m_shownSeries);
+    return s ? QString::fromStdString(s->name) : QString();
+}
+
+bool RunWindow::selectTensorNamed(const QString& name, size_t occurrence) {
+    const int series = m_tensors->findSeries(name.toStdString(), occurrence);
+    if (series < 0)
+        return false;
+    const QModelIndex index = m_tensorProxy->mapFromSource(m_tensors->indexOfSeries(series));
+    if (index.isValid()) {
+        m_tensorView->setCurrentIndex(index);
+        m_tensorView->scrollTo(index);
+    }
+    showTensor(series);
+    return true;
+}
+
+int RunWindow::checkpointOfRow(const QModelIndex& index) const {
+    return index.isValid() ? m_checkpointProxy->mapToSource(index).row() : -1;
+}
+
+void RunWindow::openCheckpoint(int checkpoint) {
+    if (!m_run || checkpoint < 0 || size_t(checkpoint) >= m_run->checkpoints.size())
+        return;
+    auto* window = new MainWindow;
+    window->show();
+    window->openFile(firstFile(m_run->checkpoints[size_t(checkpoint)]));
+}
+
+void RunWindow::compareWithPrevious(int checkpoint) {
+    if (!m_run || checkpoint < 1 || size_t(checkpoint) >= m_run->checkpoints.size())
+        return;
+    CompareLauncher::open(firstFile(m_run->checkpoints[size_t(checkpoint) - 1]),
+                          firstFile(m_run->checkpoints[size_t(checkpoint)]));
+}
+
+void RunWindow::checkpointMenu(const QPoint& pos) {
+    const int c = checkpointOfRow(m_checkpointView->indexAt(pos));
+    if (c < 0)
+        return;
+    QMenu menu(this);
+    menu.addAction(tr("Open This Checkpoint"), this, [this, c] { openCheckpoint(c); });
+    menu.addAction(tr("Compare with Previous Checkpoint"), this,
+                   [this, c] { compareWithPrevious(c); })
+        ->setEnabled(c > 0);
+    menu.exec(m_checkpointView->viewport()->mapToGlobal(pos));
 }

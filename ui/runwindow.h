@@ -1,67 +1,90 @@
 #pragma once
 
+#include "runloader.h"
+
 #include "ckptscope/runseries.h"
 
-#include <QFutureWatcher>
 #include <QMainWindow>
 
-#include <atomic>
 #include <memory>
+#include <utility>
 
-class QFileSystemWatcher;
 class QLabel;
+class QLineEdit;
+class QModelIndex;
 class QProgressBar;
 class QPushButton;
+class QSortFilterProxyModel;
 class QTableView;
-class QListView;
-class QTimer;
+class QTreeView;
 class RunChartView;
 class RunCheckpointModel;
 class RunTensorModel;
 
 // A training run: the checkpoints of folders or files by step, the union of
-// their tensors, and the selected tensor's statistics over the steps.
-// Summaries are read off the GUI thread (cached ones at once) with progress
-// and cancel; the folders are watched, and a changed folder is read again
-// after it has been quiet for a moment — a file still being written is
-// skipped (it does not read cleanly) until it is complete.
+// their tensors as a tree, and the selected tensor's statistics over the
+// steps. RunLoader reads the run in the background (progress, cancel) and
+// again when the folders change; the selected tensor is kept by name. A
+// checkpoint opens in a main window (double-click, or a click on a chart),
+// or is compared with the one before it (context menus).
 class RunWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit RunWindow(QWidget* parent = nullptr);
-    ~RunWindow() override;
 
     void openPaths(const QStringList& paths);
     std::shared_ptr<const ckptscope::Run> run() const { return m_run; }
+    // The selected tensor's name ("" for none) and its occurrence within a file.
+    QString currentTensorName() const;
+    bool selectTensorNamed(const QString& name, size_t occurrence = 0);
+    // Files held back at the last read: still being written.
+    const std::vector<std::string>& waitingFiles() const { return m_waiting; }
+
+    void openCheckpoint(int checkpoint);
+    void compareWithPrevious(int checkpoint);
+
+    RunLoader* loader() const { return m_loader; }
     RunCheckpointModel* checkpointModel() const { return m_checkpoints; }
+    QSortFilterProxyModel* checkpointProxy() const { return m_checkpointProxy; }
+    QTableView* checkpointView() const { return m_checkpointView; }
     RunTensorModel* tensorModel() const { return m_tensors; }
-    QListView* tensorView() const { return m_tensorView; }
+    QSortFilterProxyModel* tensorProxy() const { return m_tensorProxy; }
+    QTreeView* tensorView() const { return m_tensorView; }
+    QLineEdit* filterEdit() const { return m_filter; }
     RunChartView* chartView() const { return m_charts; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QPushButton* cancelButton() const { return m_cancel; }
 
 Q_SIGNALS:
     void runLoaded();
+    // The selected tensor changed (by the user, or gone after a reload).
+    void currentTensorChanged(const QString& name);
 
 private:
-    struct Loaded;
-    void startLoad();
-    void finishLoad();
-    void showTensor(int row);
-    void watchFolders();
+    QWidget* buildTensorPanel();
+    void started();
+    void showProgress(const RunLoader::Progress& progress);
+    void finishLoad(std::shared_ptr<const RunLoader::Result> result);
+    void showRun(const RunLoader::Result& loaded);
+    void showTensor(int series);
+    void checkpointMenu(const QPoint& pos);
+    int checkpointOfRow(const QModelIndex& index) const;
 
-    QStringList m_paths;
     std::shared_ptr<const ckptscope::Run> m_run;
     std::shared_ptr<const std::vector<ckptscope::TensorSeries>> m_series;
+    std::vector<std::string> m_waiting;
+    int m_shownSeries = -1;
+    std::pair<QString, size_t> m_shownKey; // name and occurrence of the tensor shown
+    RunLoader* m_loader;
     RunCheckpointModel* m_checkpoints;
+    QSortFilterProxyModel* m_checkpointProxy;
     RunTensorModel* m_tensors;
+    QSortFilterProxyModel* m_tensorProxy;
     QTableView* m_checkpointView;
-    QListView* m_tensorView;
+    QTreeView* m_tensorView;
+    QLineEdit* m_filter;
     RunChartView* m_charts;
     QLabel* m_status;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
-    QFileSystemWatcher* m_watcher;
-    QTimer* m_settle;
-    QFutureWatcher<std::shared_ptr<Loaded>> m_load;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
-    bool m_reloadPending = false;
 };

@@ -19,7 +19,8 @@ StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), m_
     outer->addStretch(1);
     col->addStretch(1);
     auto* title = new QLabel(tr("<h1>Ckptscope</h1><p>Open an OXCK model checkpoint or a JSON "
-                                "gradient checkpoint — drop it here, or:</p>"));
+                                "gradient checkpoint, or a folder of checkpoints (a training "
+                                "run) — drop it here, or:</p>"));
     title->setWordWrap(true);
     col->addWidget(title);
     auto* open = new QPushButton(tr("&Open File…"));

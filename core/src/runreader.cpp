@@ -7,6 +7,8 @@ namespace ckptscope {
 
 namespace {
 
+struct NotCached {};
+
 struct FileResult {
     FileSummary summary;
     FileIdentity id;
@@ -25,6 +27,8 @@ FileResult summarizeFile(const std::string& path, SummaryCache* cache, const Run
         if (auto cached = cache->load(*id))
             return {std::move(*cached), *id, true};
     }
+    if (options.cacheOnly)
+        throw NotCached{};
     const auto doc = Document::open(path);
     SummaryOptions so;
     so.cancel = options.cancel;
@@ -96,7 +100,10 @@ std::pair<std::optional<uint64_t>, StepSource> checkpointStep(const FileSummary&
 }
 
 Run readRun(const std::vector<std::string>& paths, const RunOptions& options) {
-    Discovery found = discoverCheckpoints(paths);
+    return readCandidates(discoverCheckpoints(paths), options);
+}
+
+Run readCandidates(Discovery found, const RunOptions& options) {
     Run run;
     run.skipped = std::move(found.skipped);
     std::optional<SummaryCache> cache;
@@ -132,6 +139,10 @@ Run readRun(const std::vector<std::string>& paths, const RunOptions& options) {
                 if (!options.keepHistograms)
                     r.summary.dropHistograms();
                 merge(cp.summary, std::move(r.summary), cp.files.size() == 1);
+            } catch (const NotCached&) {
+                failed = true; // left out silently; the full read takes it
+                cp.files.clear();
+                ++run.notCached;
             } catch (const OpenError& e) {
                 // Before the kind is known a damaged file is just left out;
                 // after, it spoils the checkpoint it belongs to.

@@ -38,6 +38,7 @@ struct Run {
     std::vector<RunCheckpoint> checkpoints;
     std::vector<SkippedPath> skipped;
     uint64_t cacheHits = 0, cacheMisses = 0; // checkpoints, not files
+    uint64_t notCached = 0;                  // RunOptions::cacheOnly: checkpoints left out
 };
 
 struct RunProgress {
@@ -50,6 +51,9 @@ struct RunOptions {
     std::string cacheDir = SummaryCache::defaultDir();
     uint64_t cacheMaxBytes = SummaryCache::defaultMaxBytes();
     bool keepHistograms = false; // a run usually holds statistics only
+    // Only what the cache holds (a first look, shown at once); a checkpoint
+    // with a file to summarise is left out and counted in Run::notCached.
+    bool cacheOnly = false;
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const RunProgress&)> progress;
 };
@@ -60,6 +64,9 @@ struct RunOptions {
 // reason; a damaged file never stops the run. Sorted by step, equal steps by
 // name, those without a step last by name. Throws Cancelled.
 Run readRun(const std::vector<std::string>& paths, const RunOptions& options = {});
+// The same over checkpoints already found (discoverCheckpoints), e.g. with
+// those still being written taken out (WriteSettle).
+Run readCandidates(Discovery found, const RunOptions& options = {});
 
 // The step of a checkpoint and where it came from (see stepparser.h).
 std::pair<std::optional<uint64_t>, StepSource> checkpointStep(const FileSummary& merged,
