@@ -1,5 +1,8 @@
 #include "runwindow.h"
 
+#include "distributionview.h"
+#include "layerprofileview.h"
+#include "metadatachartview.h"
 #include "runchartview.h"
 #include "runcheckpointmodel.h"
 #include "runtensormodel.h"
@@ -16,6 +19,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QtConcurrent>
@@ -31,9 +35,11 @@ struct RunWindow::Loaded {
 RunWindow::RunWindow(QWidget* parent)
     : QMainWindow(parent), m_checkpoints(new RunCheckpointModel(this)),
       m_tensors(new RunTensorModel(this)), m_checkpointView(new QTableView),
-      m_tensorView(new QListView), m_charts(new RunChartView), m_status(new QLabel),
-      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))),
-      m_watcher(new QFileSystemWatcher(this)), m_settle(new QTimer(this)) {
+      m_tensorView(new QListView), m_charts(new RunChartView), m_tabs(new QTabWidget),
+      m_distribution(new DistributionView), m_layers(new LayerProfileView),
+      m_metadata(new MetadataChartView), m_status(new QLabel), m_progress(new QProgressBar),
+      m_cancel(new QPushButton(tr("Cancel"))), m_watcher(new QFileSystemWatcher(this)),
+      m_settle(new QTimer(this)) {
     setAttribute(Qt::WA_DeleteOnClose);
     m_checkpointView->setModel(m_checkpoints);
     m_checkpointView->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -47,7 +53,13 @@ RunWindow::RunWindow(QWidget* parent)
     left->addWidget(m_tensorView);
     auto* main = new QSplitter(Qt::Horizontal);
     main->addWidget(left);
-    main->addWidget(m_charts);
+    m_tabs->addTab(m_charts, tr("Over steps"));
+    m_tabs->addTab(m_distribution, tr("Distribution"));
+    m_tabs->addTab(m_layers, tr("Layer profile"));
+    m_tabs->addTab(m_metadata, tr("Metadata"));
+    connect(m_layers, &LayerProfileView::tensorChosen, this,
+            [this](const QString& name) { selectTensorNamed(name); });
+    main->addWidget(m_tabs);
     main->setStretchFactor(0, 2);
     main->setStretchFactor(1, 3);
     main->setSizes({560, 840}); // the charts get the larger half from the start
@@ -161,6 +173,9 @@ void RunWindow::finishLoad() {
         m_series = loaded->series;
         m_checkpoints->setRun(m_run);
         m_tensors->setSeries(m_series);
+        m_layers->setRun(m_run, m_series);
+        m_distribution->setRun(m_run, m_series);
+        m_metadata->setRun(m_run);
         m_checkpointView->resizeColumnsToContents();
         int row = -1;
         for (size_t i = 0; i < m_series->size(); ++i)
@@ -192,5 +207,28 @@ void RunWindow::finishLoad() {
 }
 
 void RunWindow::showTensor(int row) {
-    m_charts->show(m_run.get(), m_tensors->seriesAt(row));
+    const TensorSeries* series = m_tensors->seriesAt(row);
+    m_charts->show(m_run.get(), series);
+    const QString name = series ? QString::fromStdString(series->name) : QString();
+    m_layers->setSelectedTensor(name);
+    m_distribution->setSelectedTensor(name);
+}
+
+bool RunWindow::selectTensorNamed(const QString& name) {
+    for (int row = 0; row < m_tensors->rowCount(); ++row)
+        if (const TensorSeries* s = m_tensors->seriesAt(row);
+            s && s->occurrence == 0 && QString::fromStdString(s->name) == name) {
+            m_tensorView->setCurrentIndex(m_tensors->index(row));
+            return true;
+        }
+    return false;
+}
+
+bool RunWindow::showTab(const QString& title) {
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->tabText(i).remove(QLatin1Char('&')).compare(title, Qt::CaseInsensitive) == 0) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
 }

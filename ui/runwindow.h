@@ -15,6 +15,10 @@ class QPushButton;
 class QTableView;
 class QListView;
 class QTimer;
+class DistributionView;
+class LayerProfileView;
+class MetadataChartView;
+class QTabWidget;
 class RunChartView;
 class RunCheckpointModel;
 class RunTensorModel;
@@ -32,11 +36,19 @@ public:
     ~RunWindow() override;
 
     void openPaths(const QStringList& paths);
+    // Selects the tensor of that name (its first occurrence); false when none.
+    bool selectTensorNamed(const QString& name);
+    // Shows the right-hand tab of that title; false when none.
+    bool showTab(const QString& title);
     std::shared_ptr<const ckptscope::Run> run() const { return m_run; }
     RunCheckpointModel* checkpointModel() const { return m_checkpoints; }
     RunTensorModel* tensorModel() const { return m_tensors; }
     QListView* tensorView() const { return m_tensorView; }
     RunChartView* chartView() const { return m_charts; }
+    QTabWidget* chartTabs() const { return m_tabs; }
+    DistributionView* distributionView() const { return m_distribution; }
+    LayerProfileView* layerProfileView() const { return m_layers; }
+    MetadataChartView* metadataChartView() const { return m_metadata; }
 
 Q_SIGNALS:
     void runLoaded();
@@ -56,6 +68,10 @@ private:
     QTableView* m_checkpointView;
     QListView* m_tensorView;
     RunChartView* m_charts;
+    QTabWidget* m_tabs;
+    DistributionView* m_distribution;
+    LayerProfileView* m_layers;
+    MetadataChartView* m_metadata;
     QLabel* m_status;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
