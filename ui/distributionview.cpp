@@ -147,12 +147,12 @@ void DistributionView::load() {
                 cache.emplace(dir, SummaryCache::defaultMaxBytes());
             auto h = readSeriesHistograms(*run, (*all)[index], cache ? &*cache : nullptr,
                                           job.cancelFlag());
-            job.finish([this, h = std::move(h)]() mutable { show(std::move(h)); });
+            job.finish([this, h = std::move(h)]() mutable { present(std::move(h)); });
         },
         {nullptr, [this](const QString& error) { clearCharts(error); }});
 }
 
-void DistributionView::show(SeriesHistograms histograms) {
+void DistributionView::present(SeriesHistograms histograms) {
     m_histograms = std::move(histograms.at);
     m_x = RunSteps::of(*m_run).x;
     m_percentiles.assign(m_histograms.size(), std::nullopt);

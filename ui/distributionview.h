@@ -52,7 +52,7 @@ protected:
 
 private:
     void load();
-    void show(ckptscope::SeriesHistograms histograms);
+    void present(ckptscope::SeriesHistograms histograms);
     void clearCharts(const QString& message);
     void drawBands();
     void drawHeatmap();

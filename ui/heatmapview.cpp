@@ -154,7 +154,7 @@ std::vector<HeatmapView::Tick> HeatmapView::xTicks() const {
     const double lo = xEdge(0), hi = xEdge(m_data.cols);
     for (const AxisTick& t : roundTicks(lo, hi, std::max(2, plotRect().width() / 90)))
         if (!m_data.integerX || t.value == std::floor(t.value))
-            out.push_back({xToPixel(t.value), t.label});
+            out.push_back({xToPixel(t.value), t.label, t.value});
     return out;
 }
 
@@ -168,14 +168,14 @@ std::vector<HeatmapView::Tick> HeatmapView::yTicks() const {
         for (const AxisTick& t : roundTicks(m_data.yLo, m_data.yHi, target))
             out.push_back(
                 {p.bottom() + 1 - (t.value - m_data.yLo) / (m_data.yHi - m_data.yLo) * p.height(),
-                 t.label});
+                 t.label, t.value});
         return out;
     }
     // Every k-th row, k a round number, so labels never overlap.
     const int stride = int(std::max(1.0, roundTickStep(m_data.rows, target)));
     const double h = double(p.height()) / m_data.rows;
     for (int r = 0; r < m_data.rows; r += stride)
-        out.push_back({p.bottom() + 1 - (r + 0.5) * h, m_data.rowLabels.value(r)});
+        out.push_back({p.bottom() + 1 - (r + 0.5) * h, m_data.rowLabels.value(r), double(r)});
     return out;
 }
 
@@ -189,33 +189,36 @@ std::vector<HeatmapView::Tick> HeatmapView::barTicks() const {
     if (m_log && m_hi - m_lo >= 1) {
         // Whole powers of ten, every k-th for a round k.
         const double step = std::max(1.0, roundTickStep(m_hi - m_lo, target));
-        for (double e = std::ceil(m_lo / step) * step; e <= m_hi + 1e-9; e += step)
-            out.push_back(
-                {pixel(e), QString::fromStdString(ckptscope::fmt::display(std::pow(10.0, e)))});
+        for (double k = std::ceil(m_lo / step - 1e-9); k * step <= m_hi + 1e-9; ++k) {
+            const double e = k * step;
+            out.push_back({pixel(e),
+                           QString::fromStdString(ckptscope::fmt::display(std::pow(10.0, e))),
+                           std::pow(10.0, e)});
+        }
         return out;
     }
     const double lo = m_log ? std::pow(10.0, m_lo) : m_lo, hi = m_log ? std::pow(10.0, m_hi) : m_hi;
     for (const AxisTick& t : roundTicks(lo, hi, target))
         if (!m_log || t.value > 0)
-            out.push_back({pixel(m_log ? std::log10(t.value) : t.value), t.label});
+            out.push_back({pixel(m_log ? std::log10(t.value) : t.value), t.label, t.value});
     return out;
 }
 
-static QStringList labelsOf(const auto& ticks) {
-    QStringList out;
+static std::vector<AxisTick> valuesOf(const auto& ticks) {
+    std::vector<AxisTick> out;
     for (const auto& t : ticks)
-        out << t.label;
+        out.push_back({t.value, t.label});
     return out;
 }
 
-QStringList HeatmapView::colorBarLabels() const {
-    return labelsOf(barTicks());
+std::vector<AxisTick> HeatmapView::colorBarTicks() const {
+    return valuesOf(barTicks());
 }
-QStringList HeatmapView::xTickLabels() const {
-    return labelsOf(xTicks());
+std::vector<AxisTick> HeatmapView::xAxisTicks() const {
+    return valuesOf(xTicks());
 }
-QStringList HeatmapView::yTickLabels() const {
-    return labelsOf(yTicks());
+std::vector<AxisTick> HeatmapView::yAxisTicks() const {
+    return valuesOf(yTicks());
 }
 
 void HeatmapView::paintEvent(QPaintEvent*) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "axisticks.h"
+
 #include <QRect>
 #include <QString>
 #include <QStringList>
@@ -51,11 +53,12 @@ public:
     std::pair<int, int> cellAt(const QPoint& p) const;
     QRect cellRect(int row, int col) const;
     QString hoverText(int row, int col) const;
-    // The colour range in use, and the colour bar's tick labels.
+    // The colour range in use, and the ticks drawn: value and label (on a
+    // labelled-row axis the value is the row).
     std::pair<double, double> colorRange() const;
-    QStringList colorBarLabels() const;
-    QStringList xTickLabels() const;
-    QStringList yTickLabels() const;
+    std::vector<AxisTick> colorBarTicks() const;
+    std::vector<AxisTick> xAxisTicks() const;
+    std::vector<AxisTick> yAxisTicks() const;
     QColor cellColor(int row, int col) const; // invalid for a gap
 
 Q_SIGNALS:
@@ -71,6 +74,7 @@ private:
     struct Tick {
         double pos; // pixel
         QString label;
+        double value;
     };
     QRect plotRect() const;
     QRect barRect() const;
