@@ -19,4 +19,11 @@ trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
     --size 1400x860 resources/samples/gradient_sample.json
 "$app" --screenshot "$out/gradient-graph.png" --tab Graph \
     --size 1400x860 resources/samples/gradient_sample.json
+# A synthetic run (tools/makerun.py: layer 5's MLP weights drift) in the
+# layer profile, with its own summary cache so nothing of the user's is used.
+run=$(mktemp -d)
+trap 'rm -rf "$XDG_CONFIG_HOME" "$run"' EXIT
+python3 tools/makerun.py "$run/run"
+XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/layer-profile.png" \
+    --select layers.5.mlp.fc.weight --tab "Layer profile" --size 1400x860 "$run/run"
 echo "screenshots written to $out"
