@@ -10,12 +10,17 @@
 #include "ckptscope/checkpoint.h"
 #include "ckptscope/numberformat.h"
 
+#include <QApplication>
 #include <QAreaSeries>
 #include <QChart>
+#include <QChartView>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLineSeries>
+#include <QMouseEvent>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -127,6 +132,23 @@ private Q_SLOTS:
         QVERIFY(hover.contains(QStringLiteral("median: ") +
                                QString::fromStdString(fmt::exact((*ps[1])[4]))));
         QVERIFY(view.hoverText(2).contains(QStringLiteral("no histogram")));
+        // Moving the mouse over the plot at step 100 shows that text.
+        auto* chartView = view.findChild<QChartView*>();
+        QVERIFY(chartView);
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QChart* chart = view.bandChart();
+        const QPointF at = chart->mapToPosition(QPointF(100, (*ps[1])[4]), chart->series().first());
+        const QPoint pixel = chartView->mapFromScene(chart->mapToScene(at));
+        QMouseEvent move(QEvent::MouseMove, pixel, chartView->viewport()->mapToGlobal(pixel),
+                         Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(chartView->viewport(), &move);
+        QTRY_COMPARE(QToolTip::text(), view.hoverText(1));
+        // The tooltip event that follows a pause keeps it (the chart's scene
+        // would answer it by hiding the text).
+        QToolTip::hideText();
+        QHelpEvent help(QEvent::ToolTip, pixel, chartView->viewport()->mapToGlobal(pixel));
+        QVERIFY(QApplication::sendEvent(chartView->viewport(), &help)); // taken, not passed on
+        QTRY_COMPARE(QToolTip::text(), view.hoverText(1));
     }
 
     void heatmapAndNothingLeftOver() {

@@ -2,6 +2,7 @@
 
 #include "axisticks.h"
 #include "backgroundtask.h"
+#include "charthover.h"
 #include "heatmapview.h"
 #include "runsteps.h"
 
@@ -17,7 +18,6 @@
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QMouseEvent>
 #include <QStackedWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -45,8 +45,9 @@ DistributionView::DistributionView(QWidget* parent)
     m_note->setTextFormat(Qt::PlainText);
     m_bands->setRenderHint(QPainter::Antialiasing);
     m_bands->chart()->legend()->setAlignment(Qt::AlignBottom);
-    m_bands->setMouseTracking(true);
-    m_bands->viewport()->installEventFilter(this);
+    new ChartHover(
+        m_bands, [this]() -> const std::vector<double>& { return m_x; },
+        [this](size_t c) { return hoverText(c); });
     m_stack->addWidget(m_bands);
     m_stack->addWidget(m_heatmap);
     auto* controls = new QHBoxLayout;
@@ -110,6 +111,7 @@ void DistributionView::setSelectedTensor(const QString& name) {
 void DistributionView::clearCharts(const QString& message) {
     m_histograms.clear();
     m_percentiles.clear();
+    m_x.clear();
     QChart* chart = m_bands->chart();
     chart->removeAllSeries();
     for (QAbstractAxis* a : chart->axes()) {
@@ -321,26 +323,4 @@ QString DistributionView::hoverText(size_t checkpoint) const {
         text += QStringLiteral("\n%1: %2").arg(label, exactText((*m_percentiles[checkpoint])[i]));
     }
     return text;
-}
-
-bool DistributionView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_bands->viewport() && event->type() == QEvent::MouseMove && !m_x.empty() &&
-        !m_percentiles.empty()) {
-        auto* e = static_cast<QMouseEvent*>(event);
-        QChart* chart = m_bands->chart();
-        if (chart->series().isEmpty())
-            return false;
-        const QPointF scene = m_bands->mapToScene(e->position().toPoint());
-        const QPointF value =
-            chart->mapToValue(chart->mapFromScene(scene), chart->series().first());
-        size_t best = 0;
-        for (size_t c = 1; c < m_x.size() && c < m_percentiles.size(); ++c)
-            if (std::fabs(m_x[c] - value.x()) < std::fabs(m_x[best] - value.x()))
-                best = c;
-        if (chart->plotArea().contains(chart->mapFromScene(scene)))
-            QToolTip::showText(e->globalPosition().toPoint(), hoverText(best), m_bands);
-        else
-            QToolTip::hideText();
-    }
-    return QWidget::eventFilter(watched, event);
 }

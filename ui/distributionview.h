@@ -47,9 +47,6 @@ public:
     HeatmapView* heatmap() const { return m_heatmap; }
     QLabel* note() const { return m_note; }
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     void load();
     void present(ckptscope::SeriesHistograms histograms);

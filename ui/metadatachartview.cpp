@@ -1,6 +1,7 @@
 #include "metadatachartview.h"
 
 #include "axisticks.h"
+#include "charthover.h"
 #include "runsteps.h"
 
 #include "ckptscope/numberformat.h"
@@ -12,10 +13,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
-#include <QMouseEvent>
 #include <QScatterSeries>
 #include <QSignalBlocker>
-#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -29,8 +28,9 @@ MetadataChartView::MetadataChartView(QWidget* parent)
     m_note->setTextFormat(Qt::PlainText);
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->chart()->legend()->hide();
-    m_view->setMouseTracking(true);
-    m_view->viewport()->installEventFilter(this);
+    new ChartHover(
+        m_view, [this]() -> const std::vector<double>& { return m_x; },
+        [this](size_t c) { return hoverText(c); });
     m_key->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Key:")));
@@ -160,23 +160,4 @@ QString MetadataChartView::hoverText(size_t checkpoint) const {
                      v ? QString::fromStdString(*v) : tr("(not in this checkpoint)"));
         }
     return where;
-}
-
-bool MetadataChartView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_view->viewport() && event->type() == QEvent::MouseMove && !m_x.empty()) {
-        QChart* chart = m_view->chart();
-        auto* e = static_cast<QMouseEvent*>(event);
-        const QPointF inChart = chart->mapFromScene(m_view->mapToScene(e->position().toPoint()));
-        if (chart->series().isEmpty() || !chart->plotArea().contains(inChart)) {
-            QToolTip::hideText();
-            return false;
-        }
-        const double x = chart->mapToValue(inChart, chart->series().first()).x();
-        size_t best = 0;
-        for (size_t c = 1; c < m_x.size(); ++c)
-            if (std::fabs(m_x[c] - x) < std::fabs(m_x[best] - x))
-                best = c;
-        QToolTip::showText(e->globalPosition().toPoint(), hoverText(best), m_view);
-    }
-    return QWidget::eventFilter(watched, event);
 }

@@ -28,9 +28,6 @@ public:
     // What hovering next to a checkpoint shows (the value as written).
     QString hoverText(size_t checkpoint) const;
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     void draw();
 
