@@ -7,6 +7,8 @@
 #include "launchselection.h"
 #include "mainwindow.h"
 #include "runlauncher.h"
+#include "runscreenshottaker.h"
+#include "runwindow.h"
 #include "screenshottaker.h"
 
 #include <QApplication>
@@ -180,9 +182,20 @@ int main(int argc, char** argv) {
             std::fputs("ckptscope: --screenshot takes exactly one file\n", stderr);
             return 2;
         }
-        auto* window = new MainWindow;
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        window->resize(wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860));
+        const QSize shotSize =
+            wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860);
+        if (QFileInfo(files.first()).isDir()) { // a run: --select a tensor, --tab a chart tab
+            auto* run = new RunWindow;
+            run->resize(shotSize);
+            new RunScreenshotTaker(run,
+                                   {parser.value(screenshot), selection.select, selection.tab});
+            run->show();
+            run->openPaths({files.first()});
+            return app.exec();
+        }
+        auto* window = new MainWindow;
+        window->resize(shotSize);
         new ScreenshotTaker(window, {parser.value(screenshot), selection.select, selection.tab});
         window->show();
         window->openFile(files.first());

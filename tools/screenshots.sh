@@ -51,4 +51,14 @@ json.dump(g, open(sys.argv[2], "w"), indent=2)
 PY
 "$app" --compare --screenshot "$out/compare-graph.png" --size 1500x900 \
     "$pair/step-1200.json" "$pair/step-1250.json"
+
+# A synthetic run (tools/makerun.py: layer 5's MLP weights drift) in the
+# layer profile, with its own summary cache so nothing of the user's is used.
+run=$(mktemp -d)
+trap 'rm -rf "$XDG_CONFIG_HOME" "$pair" "$run"' EXIT
+python3 tools/makerun.py "$run/run"
+XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/layer-profile.png" \
+    --select layers.5.mlp.fc.weight --tab "Layer profile" --size 1400x860 "$run/run"
+XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/run-view.png" \
+    --select layers.5.mlp.fc.weight --tab "Over steps" --size 1400x860 "$run/run"
 echo "screenshots written to $out"

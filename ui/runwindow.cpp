@@ -1,7 +1,10 @@
 #include "runwindow.h"
 
 #include "comparelauncher.h"
+#include "distributionview.h"
+#include "layerprofileview.h"
 #include "mainwindow.h"
+#include "metadatachartview.h"
 #include "naturalsortproxy.h"
 #include "runchartview.h"
 #include "runcheckpointmodel.h"
@@ -20,6 +23,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -40,8 +44,9 @@ RunWindow::RunWindow(QWidget* parent)
       m_checkpoints(new RunCheckpointModel(this)), m_checkpointProxy(new NaturalSortProxy(this)),
       m_tensors(new RunTensorModel(this)), m_tensorProxy(new TensorFilterProxy(this)),
       m_checkpointView(new QTableView), m_tensorView(new QTreeView), m_filter(new QLineEdit),
-      m_charts(new RunChartView), m_status(new QLabel), m_progress(new QProgressBar),
-      m_cancel(new QPushButton(tr("Cancel"))) {
+      m_charts(new RunChartView), m_tabs(new QTabWidget), m_distribution(new DistributionView),
+      m_layers(new LayerProfileView), m_metadata(new MetadataChartView), m_status(new QLabel),
+      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))) {
     setAttribute(Qt::WA_DeleteOnClose);
     m_checkpointProxy->setSourceModel(m_checkpoints);
     m_checkpointProxy->setSortRole(RunCheckpointModel::SortRole);
@@ -63,7 +68,13 @@ RunWindow::RunWindow(QWidget* parent)
     left->addWidget(buildTensorPanel());
     auto* main = new QSplitter(Qt::Horizontal);
     main->addWidget(left);
-    main->addWidget(m_charts);
+    m_tabs->addTab(m_charts, tr("Over steps"));
+    m_tabs->addTab(m_distribution, tr("Distribution"));
+    m_tabs->addTab(m_layers, tr("Layer profile"));
+    m_tabs->addTab(m_metadata, tr("Metadata"));
+    connect(m_layers, &LayerProfileView::tensorChosen, this,
+            [this](const QString& name) { selectTensorNamed(name); });
+    main->addWidget(m_tabs);
     main->setStretchFactor(0, 2);
     main->setStretchFactor(1, 3);
     main->setSizes({560, 840}); // the charts get the larger half from the start
@@ -163,6 +174,9 @@ void RunWindow::showRun(const RunLoader::Result& loaded) {
     m_waiting = loaded.waiting;
     m_checkpoints->setRun(m_run);
     m_tensors->setSeries(m_run, m_series);
+    m_layers->setRun(m_run, m_series);
+    m_distribution->setRun(m_run, m_series);
+    m_metadata->setRun(m_run);
     m_checkpointView->resizeColumnsToContents();
     m_tensorView->expandToDepth(0);
     if (!m_filter->text().isEmpty())
@@ -201,6 +215,9 @@ void RunWindow::showTensor(int series) {
     const TensorSeries* s = m_tensors->seriesAt(series);
     m_shownSeries = s ? series : -1;
     m_charts->show(m_run.get(), s);
+    const QString name = s ? QString::fromStdString(s->name) : QString();
+    m_layers->setSelectedTensor(name);
+    m_distribution->setSelectedTensor(name);
     // Told by name: the same tensor at another index after a reload is no change.
     const std::pair<QString, size_t> shown{currentTensorName(), s ? s->occurrence : 0};
     if (shown != m_shownKey) {
@@ -256,4 +273,13 @@ void RunWindow::checkpointMenu(const QPoint& pos) {
                    [this, c] { compareWithPrevious(c); })
         ->setEnabled(c > 0);
     menu.exec(m_checkpointView->viewport()->mapToGlobal(pos));
-}
+
+    bool RunWindow::showTab(const QString& title) {
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (m_tabs->tabText(i).remove(QLatin1Char('&')).compare(title, Qt::CaseInsensitive) ==
+                0) {
+                m_tabs->setCurrentIndex(i);
+                return true;
+            }
+        return false;
+    }

@@ -17,6 +17,10 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 class QTreeView;
+class DistributionView;
+class LayerProfileView;
+class MetadataChartView;
+class QTabWidget;
 class RunChartView;
 class RunCheckpointModel;
 class RunTensorModel;
@@ -33,6 +37,8 @@ public:
     explicit RunWindow(QWidget* parent = nullptr);
 
     void openPaths(const QStringList& paths);
+    // Shows the right-hand tab of that title; false when none.
+    bool showTab(const QString& title);
     std::shared_ptr<const ckptscope::Run> run() const { return m_run; }
     // The selected tensor's name ("" for none) and its occurrence within a file.
     QString currentTensorName() const;
@@ -54,6 +60,10 @@ public:
     RunChartView* chartView() const { return m_charts; }
     QProgressBar* progressBar() const { return m_progress; }
     QPushButton* cancelButton() const { return m_cancel; }
+    QTabWidget* chartTabs() const { return m_tabs; }
+    DistributionView* distributionView() const { return m_distribution; }
+    LayerProfileView* layerProfileView() const { return m_layers; }
+    MetadataChartView* metadataChartView() const { return m_metadata; }
 
 Q_SIGNALS:
     void runLoaded();
@@ -84,6 +94,10 @@ private:
     QTreeView* m_tensorView;
     QLineEdit* m_filter;
     RunChartView* m_charts;
+    QTabWidget* m_tabs;
+    DistributionView* m_distribution;
+    LayerProfileView* m_layers;
+    MetadataChartView* m_metadata;
     QLabel* m_status;
     QProgressBar* m_progress;
     QPushButton* m_cancel;

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+class RunWindow;
+
+// Renders a run window to a PNG once its run is read, the tensor selected
+// and the tab shown (and a distribution's histograms are in): used by
+// tools/screenshots.sh for the README's run pictures.
+class RunScreenshotTaker : public QObject {
+    Q_OBJECT
+public:
+    struct Request {
+        QString output;
+        QString selectTensor; // optional
+        QString tab;          // optional: Over steps, Distribution, Layer profile, Metadata
+    };
+    RunScreenshotTaker(RunWindow* window, Request request);
+
+private:
+    void capture();
+    RunWindow* m_window;
+    Request m_request;
+    bool m_done = false;
+};
