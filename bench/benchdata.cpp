@@ -23,6 +23,18 @@ std::string sizeText(uint64_t bytes) {
     return std::to_string(bytes);
 }
 
+// A synthetic OXCK model at path, unless one is there already.
+void writeModelOnce(const std::string& path, uint64_t tensors, uint64_t bytes, uint64_t seed) {
+    if (fs::exists(path))
+        return;
+    std::cerr << "benchdata: writing " << path << "\n";
+    ckptscope::SyntheticModelSpec spec;
+    spec.tensorCount = tensors;
+    spec.totalBytes = bytes;
+    spec.seed = seed;
+    ckptscope::writeSyntheticModel(path, spec);
+}
+
 } // namespace
 
 std::string dataDir() {
@@ -36,15 +48,19 @@ std::string oxckFile(uint64_t tensors, uint64_t bytes, uint64_t seed) {
     const std::string path = dataDir() + "/model-" + std::to_string(tensors) + "t-" +
                              sizeText(bytes) + (seed == 1 ? "" : "-s" + std::to_string(seed)) +
                              ".oxck";
-    if (!fs::exists(path)) {
-        std::cerr << "benchdata: writing " << path << "\n";
-        ckptscope::SyntheticModelSpec spec;
-        spec.tensorCount = tensors;
-        spec.totalBytes = bytes;
-        spec.seed = seed;
-        ckptscope::writeSyntheticModel(path, spec);
-    }
+    writeModelOnce(path, tensors, bytes, seed);
     return path;
+}
+
+std::string runFolder(uint64_t files, uint64_t tensors, uint64_t bytesPerFile) {
+    const std::string dir = dataDir() + "/run-" + std::to_string(files) + "x" +
+                            std::to_string(tensors) + "t-" + sizeText(bytesPerFile);
+    fs::create_directories(dir);
+    for (uint64_t k = 1; k <= files; ++k) {
+        writeModelOnce(dir + "/checkpoint-" + std::to_string(k) + ".oxck", tensors, bytesPerFile,
+                       k);
+    }
+    return dir;
 }
 
 std::string gradientFile(uint64_t nodes, uint64_t optimizerBytes) {

@@ -35,6 +35,15 @@ inline std::string largeOxckOther() {
 inline std::string singleTensorOxck() {
     return oxckFile(1, uint64_t(256) << 20);
 }
+// A folder of `files` OXCK checkpoints (a run), `tensors` tensors and about
+// `bytesPerFile` bytes of values each; file k (1-based) has seed k (other
+// values) and metadata step 1000 + k.
+std::string runFolder(uint64_t files, uint64_t tensors, uint64_t bytesPerFile);
+// The run the run-summary target is about: 8 files × 256 MiB, 64 tensors
+// of 4 MiB each.
+inline std::string run8x256M() {
+    return runFolder(8, 64, uint64_t(256) << 20);
+}
 inline std::string graphGradient() {
     return gradientFile(10'000, 0);
 }

@@ -2,7 +2,9 @@
 // time it (and its peak RSS) side by side with a reference tool.
 //   path KIND          print the cached input file, writing it when missing:
 //                      oxck-1M, oxck-1G, oxck-tensor256M, gradient-10k,
-//                      gradient-opt4M, graph-N (N nodes, no optimizer state)
+//                      gradient-opt4M, graph-N (N nodes, no optimizer state),
+//                      run-8x256M (a folder: 8 OXCK files of 64 × 4 MiB
+//                      tensors, values and metadata step differing per file)
 //   load FILE          read and parse a gradient checkpoint (what Python's
 //                      `json.load` does): GradientCheckpoint::fromJson
 //   open FILE          open any checkpoint as the app does (Document::open:
@@ -42,6 +44,8 @@ std::string pathOf(const std::string& kind) {
         return benchdata::largeOxckOther();
     if (kind == "oxck-tensor256M")
         return benchdata::singleTensorOxck();
+    if (kind == "run-8x256M")
+        return benchdata::run8x256M();
     if (kind == "gradient-10k")
         return benchdata::graphGradient();
     if (kind == "gradient-opt4M")

@@ -1,6 +1,9 @@
 #include "ckptscope/filesource.h"
 
+#include "ckptscope/mappedfile.h"
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -43,8 +46,19 @@ FileSource::FileSource(const std::string& path) : m_path(path) {
 }
 
 FileSource::~FileSource() {
+    m_map.reset(); // unmapped before the descriptor closes
     if (m_fd >= 0)
         ::close(m_fd);
+}
+
+const MappedFile* FileSource::mappedFile() const {
+    std::call_once(m_mapOnce, [this] {
+        const char* env = std::getenv("CKPTSCOPE_MMAP");
+        if (env && std::strcmp(env, "0") == 0)
+            return;
+        m_map = MappedFile::create(*this, m_fd, m_size);
+    });
+    return m_map.get();
 }
 
 void FileSource::read(uint64_t offset, void* dst, size_t n) const {
