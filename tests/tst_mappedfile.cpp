@@ -407,6 +407,9 @@ void TestMappedFile::statsScanMappedValuesAndFailCleanly() {
         ck.addTensor({"bb.weight", {values.size()}, values});
         ck.save(str(path));
         const auto doc = Document::open(str(path));
+        setScanValuesMapped(false);
+        QVERIFY(!doc->mappedValues(1).has_value()); // the switch is honoured
+        setScanValuesMapped(true);
         QVERIFY(doc->mappedValues(1).has_value());
         StatsOptions options;
         options.bins = 64;

@@ -182,7 +182,7 @@ void Document::readValues(size_t index, uint64_t first, uint64_t count, double* 
 
 std::optional<MappedValues> Document::mappedValues(size_t index) const {
     const TensorEntry& t = m_index.tensors.at(index);
-    if (t.dtype != Dtype::F32)
+    if (t.dtype != Dtype::F32 || !scanValuesMapped())
         return std::nullopt;
     const MappedFile* file = m_source->mappedFile();
     if (!file || t.dataOffset > file->size() || t.dataLen > (file->size() - t.dataOffset) / 4)

@@ -3,7 +3,6 @@
 #include "ckptscope/mappedfile.h"
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -52,12 +51,7 @@ FileSource::~FileSource() {
 }
 
 const MappedFile* FileSource::mappedFile() const {
-    std::call_once(m_mapOnce, [this] {
-        const char* env = std::getenv("CKPTSCOPE_MMAP");
-        if (env && std::strcmp(env, "0") == 0)
-            return;
-        m_map = MappedFile::create(*this, m_fd, m_size);
-    });
+    std::call_once(m_mapOnce, [this] { m_map = MappedFile::create(*this, m_fd, m_size); });
     return m_map.get();
 }
 

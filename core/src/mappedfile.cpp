@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,11 +29,29 @@ uint64_t pageSize() {
 // pages come in by faults (slower, same result).
 std::atomic<bool> g_populate{true};
 
+// -1: not decided yet (the environment decides on first use).
+std::atomic<int> g_scanMapped{-1};
+
 std::string changedMessage(const std::string& name) {
     return name + ": file changed on disk while reading — reload";
 }
 
 } // namespace
+
+bool scanValuesMapped() {
+    int on = g_scanMapped.load(std::memory_order_relaxed);
+    if (on < 0) {
+        const char* env = std::getenv("CKPTSCOPE_MMAP");
+        int expected = -1;
+        g_scanMapped.compare_exchange_strong(expected, env && std::strcmp(env, "1") == 0 ? 1 : 0);
+        on = g_scanMapped.load();
+    }
+    return on == 1;
+}
+
+void setScanValuesMapped(bool on) {
+    g_scanMapped = on ? 1 : 0;
+}
 
 std::unique_ptr<MappedFile> MappedFile::create(const FileSource& file, int fd, uint64_t size) {
     if (size == 0 || size > uint64_t(SIZE_MAX))

@@ -14,9 +14,10 @@ namespace ckptscope {
 // read, which becomes a SourceChangedError with a message to reload; after
 // each read an fstat of the descriptor also catches a same-size rewrite
 // (size/mtime changed), so a read never returns mixed old/new bytes
-// silently. Statistics and comparisons scan values through mappedFile()
-// instead (no copy), where the SIGBUS of a truncated map is caught by a
-// SigbusGuard and becomes the same error; pread is their fallback.
+// silently. Statistics and comparisons can scan values through
+// mappedFile() instead (no copy; scanValuesMapped() says whether they do),
+// where the SIGBUS of a truncated map is caught by a SigbusGuard and becomes
+// the same error; pread is their fallback when mmap fails.
 class FileSource final : public ByteSource {
 public:
     // Throws std::system_error-derived IoError with the path on failure.
@@ -29,7 +30,7 @@ public:
     void read(uint64_t offset, void* dst, size_t n) const override;
     const std::string& name() const override { return m_path; }
     // Made on first use (thread-safe) and kept while the source lives; null
-    // when mmap fails or CKPTSCOPE_MMAP=0 is set (benchmarks compare).
+    // when mmap fails.
     const MappedFile* mappedFile() const override;
 
     // True when the path now names a different or resized/modified file.

@@ -73,6 +73,15 @@ private:
     uint64_t m_size;
 };
 
+// Whether statistics and comparisons scan values through the map (true) or
+// copy them with pread into a buffer (false). The default comes from the
+// environment: CKPTSCOPE_MMAP=1 maps, anything else copies. Copying is the
+// default because on the machine the targets are measured on (a VM with
+// shadow page tables) the first touch of each newly mapped 4 KiB page costs
+// about 2 µs, three times a pread copy of it (docs/PERFORMANCE.md).
+bool scanValuesMapped();
+void setScanValuesMapped(bool on);
+
 // The f32 values of one tensor in a mapped file: value i is the
 // little-endian float at byte offset + 4 i (not necessarily 4-byte aligned).
 struct MappedValues {
