@@ -136,6 +136,8 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
                 const uint64_t n = std::min(kBlock, count - b * kBlock);
                 if (mapped) {
                     const MappedFile::Window w = window(b, n);
+                    // The body may be left by a jump (SigbusGuard): only
+                    // the kernel's plain loop and trivial locals in it.
                     Partial* const out = &partials[b];
                     auto scan = [out, v = mappedValues(w), n]() noexcept {
                         *out = scanBlock(v, n);
