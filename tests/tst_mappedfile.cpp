@@ -159,7 +159,8 @@ void TestMappedFile::initTestCase() {
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     QCOMPARE(::sigaction(SIGBUS, &sa, nullptr), 0);
-    SigbusGuard::install();
+    QVERIFY2(SigbusGuard::install(), "the SIGBUS handler did not take (ASAN_OPTIONS "
+                                     "handle_sigbus=2?)");
     struct sigaction now {};
     QCOMPARE(::sigaction(SIGBUS, nullptr, &now), 0);
     QVERIFY(now.sa_sigaction != previousHandler); // the guard's handler is in front

@@ -54,7 +54,8 @@ void setScanValuesMapped(bool on) {
 }
 
 std::unique_ptr<MappedFile> MappedFile::create(const FileSource& file, int fd, uint64_t size) {
-    if (size == 0 || size > uint64_t(SIZE_MAX))
+    // Without the guard a truncated file would kill the process: read instead.
+    if (size == 0 || size > uint64_t(SIZE_MAX) || !SigbusGuard::install())
         return nullptr;
     void* p = ::mmap(nullptr, size_t(size), PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)

@@ -25,6 +25,7 @@ __attribute__((tls_model("initial-exec"))) thread_local Frame* t_frame = nullptr
 
 struct sigaction g_previous; // written once, before our handler is live
 std::once_flag g_installed;
+bool g_active = false; // our handler is the one installed (set once)
 
 // Hands a SIGBUS that is not ours to whoever had it before us.
 void passOn(int sig, siginfo_t* info, void* context) {
@@ -68,7 +69,7 @@ void onSigbus(int sig, siginfo_t* info, void* context) {
 
 } // namespace
 
-void SigbusGuard::install() {
+bool SigbusGuard::install() {
     std::call_once(g_installed, [] {
         struct sigaction sa {};
         sa.sa_sigaction = onSigbus;
@@ -76,7 +77,11 @@ void SigbusGuard::install() {
         sigemptyset(&sa.sa_mask);
         ::sigaction(SIGBUS, nullptr, &g_previous);
         ::sigaction(SIGBUS, &sa, nullptr);
+        struct sigaction now {};
+        g_active = ::sigaction(SIGBUS, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+                   now.sa_sigaction == onSigbus;
     });
+    return g_active;
 }
 
 int SigbusGuard::run(const Range* ranges, int count, Body body, void* context) {

@@ -23,8 +23,9 @@ class FileSource;
 // only the windows in use should.
 class MappedFile {
 public:
-    // Maps the whole file; nullptr when the file is empty or mmap fails
-    // (the caller reads with FileSource::read instead).
+    // Maps the whole file; nullptr when the file is empty, mmap fails or the
+    // SIGBUS guard could not be installed (the caller reads with
+    // FileSource::read instead).
     static std::unique_ptr<MappedFile> create(const FileSource& file, int fd, uint64_t size);
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;

@@ -37,8 +37,10 @@ public:
     static int run(const Range* ranges, int count, Body body, void* context);
 
     // Installs the handler now (run() does it on first use). The handler it
-    // replaces is the one a foreign SIGBUS is passed on to.
-    static void install();
+    // replaces is the one a foreign SIGBUS is passed on to. False when the
+    // handler did not take (e.g. AddressSanitizer with handle_sigbus=2 keeps
+    // SIGBUS to itself): then nothing may be read through a map.
+    static bool install();
 };
 
 } // namespace ckptscope
