@@ -1,11 +1,13 @@
 #include "blockworkers.h"
 
+#include "statspool.h"
+
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <memory>
 #include <mutex>
-#include <system_error>
 #include <thread>
-#include <vector>
 
 namespace ckptscope {
 
@@ -21,17 +23,19 @@ void runOnThreads(unsigned threads, const std::function<void(unsigned)>& work) {
                 error = std::current_exception();
         }
     };
-    std::vector<std::thread> started;
-    for (unsigned k = 1; k < threads; ++k) {
-        try {
-            started.emplace_back(guarded, k);
-        } catch (const std::system_error&) {
-            break; // fewer threads: the workers take blocks from a shared counter
-        }
+    stats::HelperPool& pool = stats::HelperPool::instance();
+    const unsigned helpers = threads > 1 ? std::min(threads - 1, pool.size()) : 0;
+    std::shared_ptr<stats::Job> job;
+    std::atomic<unsigned> nextWorker{1};
+    if (helpers > 0) {
+        job = std::make_shared<stats::Job>();
+        // One phase: each helper joins once, with its own worker number.
+        job->run = [&](int) { guarded(nextWorker.fetch_add(1)); };
+        pool.offer(job, helpers);
     }
     guarded(0);
-    for (std::thread& t : started)
-        t.join();
+    if (job)
+        job->advance(stats::Job::kClosed); // waits for helpers still working
     if (error)
         std::rethrow_exception(error);
 }

@@ -188,6 +188,16 @@ void Document::readValues(size_t index, uint64_t first, uint64_t count, double* 
     readConvertedValues(*m_source, m_index.tensors.at(index), first, count, out);
 }
 
+std::optional<MappedValues> Document::mappedValues(size_t index) const {
+    const TensorEntry& t = m_index.tensors.at(index);
+    if (t.dtype != Dtype::F32 || !scanValuesMapped())
+        return std::nullopt;
+    const MappedFile* file = m_source->mappedFile();
+    if (!file || t.dataOffset > file->size() || t.dataLen > (file->size() - t.dataOffset) / 4)
+        return std::nullopt;
+    return MappedValues{file, t.dataOffset};
+}
+
 void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {
     ckptscope::readRawValues(*m_source, m_index.tensors.at(index), first, count, out);
 }

@@ -1,5 +1,7 @@
 #include "ckptscope/documentstats.h"
 
+#include "ckptscope/mappedfile.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -144,6 +146,8 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
                 doc.readValues(index, first, n, out);
             },
             options);
+    if (const auto mapped = doc.mappedValues(index))
+        return computeStats(t.dataLen, *mapped, options); // F32, scanned in place
     if (exactInF32(t.dtype))
         return computeStats(
             t.dataLen,

@@ -1,6 +1,9 @@
 #include "ckptscope/elementdiff.h"
 
+#include "ckptscope/mappedfile.h"
+
 #include "blockworkers.h"
+#include "statskernels.h"
 
 #include <algorithm>
 #include <charconv>
@@ -28,6 +31,8 @@ std::optional<double> parseTolerance(std::string_view text) {
         return std::nullopt;
     return x;
 }
+
+using stats::valueAt;
 
 namespace {
 
@@ -170,7 +175,8 @@ __attribute__((target("avx2,fma"))) uint64_t scanAvx2(const float* a, const floa
                          _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(fb), expMask), expMask));
         if (!_mm_testz_si128(special, special)) { // NaN or Inf among the four: rare
             for (int k = 0; k < 4; ++k)
-                addPair(p, lanes, k, a[i + k], b[i + k], atol, rtol, d ? d + i + k : nullptr);
+                addPair(p, lanes, k, valueAt(a, i + k), valueAt(b, i + k), atol, rtol,
+                        d ? d + i + k : nullptr);
             continue;
         }
         finite += 4;
@@ -257,7 +263,8 @@ Part scanBlock(const float* a, const float* b, uint64_t n, double atol, double r
         i = scanAvx2(a, b, n, atol, rtol, d, p, lanes);
 #endif
     for (; i < n; ++i)
-        addPair(p, lanes, int(i & 3), a[i], b[i], atol, rtol, d ? d + i : nullptr);
+        addPair(p, lanes, int(i & 3), valueAt(a, i), valueAt(b, i), atol, rtol,
+                d ? d + i : nullptr);
     lanes.into(p); // adds to what the vector loop summed
     return p;
 }
@@ -277,7 +284,21 @@ ValueComparer::~ValueComparer() = default;
 
 ElementDiff ValueComparer::compare(uint64_t count, const ValueReader& readA,
                                    const ValueReader& readB,
-                                   const std::function<void(double)>& progressOverride) {
+                                   const std::function<void(double)>& progress) {
+    return compareImpl(count, &readA, &readB, nullptr, nullptr, progress);
+}
+
+ElementDiff ValueComparer::compare(uint64_t count, const MappedValues& a, const MappedValues& b,
+                                   const std::function<void(double)>& progress) {
+    return compareImpl(count, nullptr, nullptr, &a, &b, progress);
+}
+
+// Both sides are read block by block into the worker's scratch (readers), or
+// scanned in place in their maps (mapA, mapB).
+ElementDiff ValueComparer::compareImpl(uint64_t count, const ValueReader* readA,
+                                       const ValueReader* readB, const MappedValues* mapA,
+                                       const MappedValues* mapB,
+                                       const std::function<void(double)>& progressOverride) {
     const DiffOptions& o = m_options;
     const std::function<void(double)>& progress = progressOverride ? progressOverride : o.progress;
     Buffers& buf = *m_buffers;
@@ -309,9 +330,27 @@ ElementDiff ValueComparer::compare(uint64_t count, const ValueReader& readA,
         std::vector<float>& s = buf.scratch[worker];
         if (s.size() < 2 * kBlock)
             s.resize(2 * kBlock);
-        readA(b * kBlock, n, s.data());
-        readB(b * kBlock, n, s.data() + kBlock);
+        (*readA)(b * kBlock, n, s.data());
+        (*readB)(b * kBlock, n, s.data() + kBlock);
         return s.data();
+    };
+    // Runs use(a, b) over block b of both sides: read, or in place in the
+    // two maps, inside MappedFile::access (so `use` is a plain loop), whose
+    // pages are released afterwards.
+    auto withBlock = [&](unsigned worker, uint64_t b, uint64_t n, auto& use) {
+        if (!mapA) {
+            const float* v = readBlock(worker, b, n);
+            use(v, v + kBlock);
+            return;
+        }
+        const MappedFile::Window w[2] = {{mapA->file, mapA->offset + b * kBlock * 4, n * 4},
+                                         {mapB->file, mapB->offset + b * kBlock * 4, n * 4}};
+        auto body = [&use, va = reinterpret_cast<const float*>(w[0].file->data() + w[0].offset),
+                     vb = reinterpret_cast<const float*>(w[1].file->data() +
+                                                         w[1].offset)]() noexcept { use(va, vb); };
+        MappedFile::access(w, 2, body);
+        for (const MappedFile::Window& x : w)
+            x.file->release(x.offset, x.length);
     };
     auto run = [&](const std::function<void(unsigned, uint64_t, uint64_t)>& step, double from,
                    double span) {
@@ -337,9 +376,12 @@ ElementDiff ValueComparer::compare(uint64_t count, const ValueReader& readA,
 
     run(
         [&](unsigned worker, uint64_t b, uint64_t n) {
-            const float* v = readBlock(worker, b, n);
             double* d = b < retainedBlocks ? buf.retained.data() + b * kBlock : nullptr;
-            buf.parts[size_t(b)] = scanBlock(v, v + kBlock, n, o.atol, o.rtol, d);
+            Part* const out = &buf.parts[size_t(b)];
+            auto scan = [out, d, n, &o](const float* va, const float* vb) noexcept {
+                *out = scanBlock(va, vb, n, o.atol, o.rtol, d);
+            };
+            withBlock(worker, b, n, scan);
         },
         0.0, span1);
     if (o.cancel && o.cancel->load())
@@ -404,10 +446,15 @@ ElementDiff ValueComparer::compare(uint64_t count, const ValueReader& readA,
                         ++c[binner(d[i])];
                 return;
             }
-            const float* v = readBlock(worker, b, n);
-            for (uint64_t i = 0; i < n; ++i)
-                if (!special(v[i]) && !special(v[kBlock + i]))
-                    ++c[binner(double(v[kBlock + i]) - double(v[i]))];
+            uint64_t* const into = c.data();
+            auto bin = [into, n, &binner](const float* va, const float* vb) noexcept {
+                for (uint64_t i = 0; i < n; ++i) {
+                    const float fa = valueAt(va, i), fb = valueAt(vb, i);
+                    if (!special(fa) && !special(fb))
+                        ++into[binner(double(fb) - double(fa))];
+                }
+            };
+            withBlock(worker, b, n, bin);
         },
         span1, 1.0 - span1);
     if (o.cancel && o.cancel->load())

@@ -1,5 +1,7 @@
 #include "ckptscope/filesource.h"
 
+#include "ckptscope/mappedfile.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -43,8 +45,14 @@ FileSource::FileSource(const std::string& path) : m_path(path) {
 }
 
 FileSource::~FileSource() {
+    m_map.reset(); // unmapped before the descriptor closes
     if (m_fd >= 0)
         ::close(m_fd);
+}
+
+const MappedFile* FileSource::mappedFile() const {
+    std::call_once(m_mapOnce, [this] { m_map = MappedFile::create(*this, m_fd, m_size); });
+    return m_map.get();
 }
 
 void FileSource::read(uint64_t offset, void* dst, size_t n) const {

@@ -31,9 +31,11 @@ struct BinCounter {
     BinCounter(const Histogram& histogram, size_t n, Kernel kernel = Kernel::Auto);
 
     void addScalar(const float* v, uint64_t from, uint64_t to) {
-        for (uint64_t i = from; i < to; ++i)
-            if (std::isfinite(v[i]))
-                ++counts[h.binOf(v[i])];
+        for (uint64_t i = from; i < to; ++i) {
+            const float f = valueAt(v, i);
+            if (std::isfinite(f))
+                ++counts[h.binOf(f)];
+        }
     }
 
     void add(const float* v, uint64_t n);

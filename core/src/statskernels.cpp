@@ -26,7 +26,7 @@ bool isSpecial(uint32_t bits) {
 // Values [from, to) of a block, one at a time.
 void scanScalar(const float* v, uint64_t from, uint64_t to, Partial& p, Sums& sums) {
     for (uint64_t i = from; i < to; ++i) {
-        const float f = v[i];
+        const float f = valueAt(v, i);
         uint32_t bits;
         std::memcpy(&bits, &f, 4);
         if (isSpecial(bits)) { // rare
@@ -133,9 +133,9 @@ Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
     Partial p;
     p.n = n;
     uint64_t i = 0;
-    while (i < n && !std::isfinite(v[i]))
+    while (i < n && !std::isfinite(valueAt(v, i)))
         ++i;
-    p.shift = i < n ? double(v[i]) : 0.0;
+    p.shift = i < n ? double(valueAt(v, i)) : 0.0;
     Sums sums;
 #ifdef CKPTSCOPE_STATS_AVX2
     if (kernel == Kernel::Auto && useAvx2())

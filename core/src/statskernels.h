@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 // The statistics kernels: counts, extremes and shifted moments of one block
@@ -11,6 +12,14 @@ namespace ckptscope::stats {
 // when it is scanned right after being read. The partition into blocks does
 // not depend on the thread count, so neither does any result.
 constexpr uint64_t kBlock = uint64_t(1) << 16;
+
+// Value i of v. Values scanned in place in a mapped file need not be 4-byte
+// aligned, so scalar loops load through memcpy (one plain load on x86).
+inline float valueAt(const float* v, uint64_t i) {
+    float f;
+    std::memcpy(&f, reinterpret_cast<const unsigned char*>(v) + i * 4, 4);
+    return f;
+}
 
 // Partial results of one block. Moments are kept as sums of (x - shift) so
 // that large offsets do not cancel catastrophically in double.

@@ -158,8 +158,17 @@ TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& 
                 progress = [&, n](double p) {
                     options.progress((double(done) + p * double(n)) / double(total));
                 };
-            e.elements = comparer.compare(n, tensorReader(a, *e.indexA), tensorReader(b, *e.indexB),
-                                          progress);
+            const auto mapA = a.mappedValues(*e.indexA), mapB = b.mappedValues(*e.indexB);
+            if (mapA && mapB) {
+                try {
+                    e.elements = comparer.compare(n, *mapA, *mapB, progress);
+                } catch (const SourceChangedError& error) {
+                    throw OpenError(error.file() == b.path() ? b.path() : a.path(), error.what());
+                }
+            } else {
+                e.elements = comparer.compare(n, tensorReader(a, *e.indexA),
+                                              tensorReader(b, *e.indexB), progress);
+            }
             done += n;
             e.status = e.elements->differing == 0 && e.dtypeA == e.dtypeB ? DiffStatus::Same
                                                                           : DiffStatus::Changed;

@@ -3,6 +3,8 @@
 // are statskernels.*, the histogram statshistogram.*, the pool statspool.*.
 #include "ckptscope/tensorstats.h"
 
+#include "ckptscope/mappedfile.h"
+
 #include "statshistogram.h"
 #include "statskernels.h"
 #include "statspool.h"
@@ -41,6 +43,9 @@ namespace {
 // (64 MiB): a tensor up to this size is read from the source once. Larger
 // tensors keep their first kRetainMax values and re-read the rest.
 constexpr uint64_t kRetainMax = uint64_t(16) << 20;
+// Values of a mapped tensor left mapped in between the two passes (32 MiB);
+// the windows beyond are released after pass 1 and mapped again for pass 2.
+constexpr uint64_t kMappedKeep = uint64_t(8) << 20;
 
 // Two passes over the blocks: (1) read each block and scan it at once, while
 // it is in cache, for counts and moments, keeping the first kRetainMax values
@@ -49,16 +54,17 @@ constexpr uint64_t kRetainMax = uint64_t(16) << 20;
 // otherwise by reading the block again. The calling thread and up to
 // threads - 1 pool helpers take blocks in turn. Values come from a reader
 // (copied into buffers) or are already in memory (`values` non-null: read in
-// place, nothing kept).
+// place, nothing kept), or are scanned in place in a mapped file (`mapped`
+// non-null, each block inside MappedFile::access).
 StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const float* values,
-                             const StatsOptions& options) {
+                             const MappedValues* mapped, const StatsOptions& options) {
     const uint64_t blocks = (count + kBlock - 1) / kBlock;
     const unsigned threads = unsigned(std::clamp<uint64_t>(
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency()), 1,
         std::max<uint64_t>(blocks, 1)));
     const bool wantHistogram = options.bins > 0;
     // Keep values only when a histogram pass will use them.
-    const uint64_t retained = wantHistogram && !values ? std::min(count, kRetainMax) : 0;
+    const uint64_t retained = wantHistogram && reader ? std::min(count, kRetainMax) : 0;
     const uint64_t retainedBlocks = (retained + kBlock - 1) / kBlock;
     std::unique_ptr<float[]> memory(retained ? new float[size_t(retained)] : nullptr);
 
@@ -111,6 +117,15 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
         return static_cast<const float*>(to);
     };
 
+    // Block b of a mapped tensor: where its bytes are, and their values.
+    const uint64_t keepBlocks = wantHistogram ? kMappedKeep / kBlock : 0;
+    auto window = [&](uint64_t b, uint64_t n) {
+        return MappedFile::Window{mapped->file, mapped->offset + b * kBlock * 4, n * 4};
+    };
+    auto mappedValues = [&](const MappedFile::Window& w) {
+        return reinterpret_cast<const float*>(w.file->data() + w.offset);
+    };
+
     auto pass1 = [&] {
         std::unique_ptr<float[]> scratch;
         try {
@@ -119,7 +134,20 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
                 if (b >= blocks)
                     break;
                 const uint64_t n = std::min(kBlock, count - b * kBlock);
-                partials[b] = scanBlock(blockValues(b, scratch, true), n);
+                if (mapped) {
+                    const MappedFile::Window w = window(b, n);
+                    // The body may be left by a jump (SigbusGuard): only
+                    // the kernel's plain loop and trivial locals in it.
+                    Partial* const out = &partials[b];
+                    auto scan = [out, v = mappedValues(w), n]() noexcept {
+                        *out = scanBlock(v, n);
+                    };
+                    MappedFile::access(&w, 1, scan);
+                    if (b >= keepBlocks)
+                        w.file->release(w.offset, w.length);
+                } else {
+                    partials[b] = scanBlock(blockValues(b, scratch, true), n);
+                }
                 const uint64_t d = done1.fetch_add(1) + 1;
                 if (options.progress)
                     options.progress(span1 * double(d) / double(blocks));
@@ -187,8 +215,15 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
                 if (b >= blocks)
                     break;
                 const uint64_t n = std::min(kBlock, count - b * kBlock);
-                // Blocks kept in memory from pass 1 are not read again.
-                counter.add(blockValues(b, scratch, b >= retainedBlocks), n);
+                if (mapped) {
+                    const MappedFile::Window w = window(b, n);
+                    auto add = [&counter, v = mappedValues(w), n]() noexcept { counter.add(v, n); };
+                    MappedFile::access(&w, 1, add);
+                    w.file->release(w.offset, w.length);
+                } else {
+                    // Blocks kept in memory from pass 1 are not read again.
+                    counter.add(blockValues(b, scratch, b >= retainedBlocks), n);
+                }
                 const uint64_t d = done2.fetch_add(1) + 1;
                 if (options.progress)
                     options.progress(0.5 + 0.5 * double(d) / double(blocks));
@@ -229,6 +264,8 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
     if (job)
         job->advance(Job::kClosed);
     closer.job = nullptr;
+    if (mapped) // also the pages mapped around the windows
+        mapped->file->release(mapped->offset, count * 4);
 
     if (error)
         std::rethrow_exception(error);
@@ -242,7 +279,11 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
 } // namespace
 
 StatsResult computeStats(uint64_t count, const ValueReader& reader, const StatsOptions& options) {
-    return computeStatsImpl(count, &reader, nullptr, options);
+    return computeStatsImpl(count, &reader, nullptr, nullptr, options);
+}
+
+StatsResult computeStats(uint64_t count, const MappedValues& values, const StatsOptions& options) {
+    return computeStatsImpl(count, nullptr, nullptr, &values, options);
 }
 
 StatsResult computeStats(const float* values, uint64_t count, int bins) {
@@ -250,7 +291,7 @@ StatsResult computeStats(const float* values, uint64_t count, int bins) {
     options.bins = bins;
     options.threads = 1;
     static const float none = 0;
-    return computeStatsImpl(count, nullptr, values ? values : &none, options);
+    return computeStatsImpl(count, nullptr, values ? values : &none, nullptr, options);
 }
 
 } // namespace ckptscope

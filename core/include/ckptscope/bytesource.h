@@ -8,6 +8,8 @@
 
 namespace ckptscope {
 
+class MappedFile;
+
 // Random-access bytes with a known size. Reads past the end throw
 // SourceChangedError / a CheckpointError from the caller's context; nothing
 // here trusts a count from the file.
@@ -19,16 +21,24 @@ public:
     // when fewer bytes are there than the size promised (file shrank).
     virtual void read(uint64_t offset, void* dst, size_t n) const = 0;
     virtual const std::string& name() const = 0;
+    // The bytes through a memory map, for scanning values in place; null
+    // when there is none (memory sources, mmap failed): use read().
+    virtual const MappedFile* mappedFile() const { return nullptr; }
 };
 
 // Thrown when a file changes (shrinks, is replaced) while it is being read.
+// file() names the file when the thrower knew which one (a comparison reads
+// two at once), else it is empty.
 class SourceChangedError : public std::exception {
 public:
-    explicit SourceChangedError(std::string message) : m_message(std::move(message)) {}
+    explicit SourceChangedError(std::string message, std::string file = {})
+        : m_message(std::move(message)), m_file(std::move(file)) {}
     const char* what() const noexcept override { return m_message.c_str(); }
+    const std::string& file() const { return m_file; }
 
 private:
     std::string m_message;
+    std::string m_file;
 };
 
 // The whole content, sized once from the source (no growing buffer).

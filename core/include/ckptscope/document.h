@@ -2,6 +2,7 @@
 
 #include "ckptscope/bytesource.h"
 #include "ckptscope/gradientcheckpoint.h"
+#include "ckptscope/mappedfile.h"
 #include "ckptscope/oxckindex.h"
 
 #include <memory>
@@ -91,6 +92,11 @@ public:
     void readValues(size_t index, uint64_t first, uint64_t count, double* out) const;
     // The stored little-endian bytes of count elements in the tensor's dtype.
     void readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const;
+    // Where the values of an F32 tensor lie in the file's memory map, for
+    // scanning them in place (statistics, comparison); empty for other
+    // dtypes, when the file is not mapped, or when scanValuesMapped() is
+    // off: then read them.
+    std::optional<MappedValues> mappedValues(size_t index) const;
     const ByteSource& source() const { return *m_source; }
 
 private:

@@ -11,6 +11,8 @@
 
 namespace ckptscope {
 
+struct MappedValues;
+
 // How two sets of values are compared (`ckptscope-cli diff`, compare view).
 struct DiffOptions {
     double atol = 0;                           // absolute tolerance
@@ -56,10 +58,18 @@ public:
     // See compareValues. `progress` overrides options.progress for this call.
     ElementDiff compare(uint64_t count, const ValueReader& a, const ValueReader& b,
                         const std::function<void(double)>& progress = {});
+    // The same over f32 values scanned in place in two mapped files (no
+    // copy). Throws SourceChangedError naming the file (file()) that shrank
+    // or changed.
+    ElementDiff compare(uint64_t count, const MappedValues& a, const MappedValues& b,
+                        const std::function<void(double)>& progress = {});
     const DiffOptions& options() const { return m_options; }
 
 private:
     struct Buffers;
+    ElementDiff compareImpl(uint64_t count, const ValueReader* readA, const ValueReader* readB,
+                            const MappedValues* mapA, const MappedValues* mapB,
+                            const std::function<void(double)>& progress);
     DiffOptions m_options;
     std::unique_ptr<Buffers> m_buffers;
 };

@@ -3,17 +3,21 @@
 #include "ckptscope/bytesource.h"
 
 #include <atomic>
+#include <memory>
+#include <mutex>
 #include <sys/types.h>
 
 namespace ckptscope {
 
-// A read-only file read with pread(). Deliberately not a memory map: a
-// training job rewrites checkpoints in place (truncate, then write), and a
-// mapped page past the new end raises SIGBUS. With pread a shrunken file is a
-// short read, which becomes a SourceChangedError with a message to reload;
-// after each read an fstat of the descriptor also catches a same-size
-// rewrite (size/mtime changed), so a read never returns mixed old/new bytes
-// silently.
+// A read-only file read with pread(): the index, JSON, the values a view
+// shows. With pread a file a training job truncated in place is a short
+// read, which becomes a SourceChangedError with a message to reload; after
+// each read an fstat of the descriptor also catches a same-size rewrite
+// (size/mtime changed), so a read never returns mixed old/new bytes
+// silently. Statistics and comparisons can scan values through
+// mappedFile() instead (no copy; scanValuesMapped() says whether they do),
+// where the SIGBUS of a truncated map is caught by a SigbusGuard and becomes
+// the same error; pread is their fallback when mmap fails.
 class FileSource final : public ByteSource {
 public:
     // Throws std::system_error-derived IoError with the path on failure.
@@ -25,6 +29,9 @@ public:
     uint64_t size() const override { return m_size; }
     void read(uint64_t offset, void* dst, size_t n) const override;
     const std::string& name() const override { return m_path; }
+    // Made on first use (thread-safe) and kept while the source lives; null
+    // when mmap fails.
+    const MappedFile* mappedFile() const override;
 
     // True when the path now names a different or resized/modified file.
     bool changedOnDisk() const;
@@ -44,6 +51,8 @@ private:
     ino_t m_ino = 0;
     int64_t m_mtimeNs = 0;
     mutable std::atomic<int> m_deferredChecks{0};
+    mutable std::once_flag m_mapOnce;
+    mutable std::unique_ptr<MappedFile> m_map;
 };
 
 // Many small reads in a row (indexing a file with many tensors) need one

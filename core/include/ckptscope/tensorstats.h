@@ -10,6 +10,8 @@
 
 namespace ckptscope {
 
+struct MappedValues;
+
 // Summary of a tensor's stored values. Moments are over the finite values,
 // accumulated in double.
 struct TensorStats {
@@ -54,6 +56,12 @@ struct StatsOptions {
 // block order so results do not depend on the thread count), then one pass
 // for the histogram. Exceptions from the reader propagate.
 StatsResult computeStats(uint64_t count, const ValueReader& reader, const StatsOptions& options);
+
+// The same over f32 values scanned in place in a mapped file: no copy, and
+// the pass for the histogram looks at the mapped values again. Only the
+// windows being scanned stay mapped in (bounded memory). Throws
+// SourceChangedError when the file shrinks or changes meanwhile.
+StatsResult computeStats(uint64_t count, const MappedValues& values, const StatsOptions& options);
 
 // Convenience over values in memory.
 StatsResult computeStats(const float* values, uint64_t count, int bins = 0);
