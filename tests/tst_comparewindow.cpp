@@ -30,6 +30,7 @@
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -447,6 +448,17 @@ private Q_SLOTS:
         QTest::qWait(500);
         QVERIFY(done.isEmpty());
         QVERIFY(!w.result());
+    }
+
+    void closingWhileComparingIsClean() {
+        // The running task is cancelled as the window goes; its "cancelled"
+        // must not reach the half-destroyed window (that crashed).
+        auto* w = new CompareWindow;
+        w->show();
+        w->compare(m_a, m_b);
+        QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Comparing…")); // still running
+        delete w;
+        QTest::qWait(100); // the worker's late result goes nowhere
     }
 
     void sideRewrittenOnDiskIsComparedAgain() {

@@ -45,7 +45,11 @@ private Q_SLOTS:
         QSignalSpy loaded(&w, &RunWindow::runLoaded);
         w.show();
         w.openPaths({dir});
-        QVERIFY(loaded.wait(20000));
+        // Files written a moment ago are held back until they settle (WriteSettle).
+        QTRY_VERIFY_WITH_TIMEOUT(w.run() && w.run()->checkpoints.size() == 3 &&
+                                     w.waitingFiles().empty() && w.run()->notCached == 0,
+                                 20000);
+        QVERIFY(!loaded.isEmpty());
         QStringList titles;
         for (int i = 0; i < w.chartTabs()->count(); ++i)
             titles << w.chartTabs()->tabText(i);

@@ -92,6 +92,10 @@ CompareWindow::~CompareWindow() {
     // again in a half-destroyed window (editingFinished on focus-out).
     disconnect(m_atolEdit, nullptr, this, nullptr);
     disconnect(m_rtolEdit, nullptr, this, nullptr);
+    // Nor may a running task's "cancelled", emitted when the task (a child)
+    // is deleted after this destructor, reach the window's slots.
+    disconnect(m_task, nullptr, this, nullptr);
+    disconnect(m_detailTask, nullptr, this, nullptr);
 }
 
 void CompareWindow::buildUi() {

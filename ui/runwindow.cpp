@@ -273,13 +273,13 @@ void RunWindow::checkpointMenu(const QPoint& pos) {
                    [this, c] { compareWithPrevious(c); })
         ->setEnabled(c > 0);
     menu.exec(m_checkpointView->viewport()->mapToGlobal(pos));
+}
 
-    bool RunWindow::showTab(const QString& title) {
-        for (int i = 0; i < m_tabs->count(); ++i)
-            if (m_tabs->tabText(i).remove(QLatin1Char('&')).compare(title, Qt::CaseInsensitive) ==
-                0) {
-                m_tabs->setCurrentIndex(i);
-                return true;
-            }
-        return false;
-    }
+bool RunWindow::showTab(const QString& title) {
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->tabText(i).remove(QLatin1Char('&')).compare(title, Qt::CaseInsensitive) == 0) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
