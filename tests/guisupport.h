@@ -40,6 +40,7 @@ inline QStringList shownLabels(const QWidget* root) {
 struct Tick {
     double value;
     QString label;
+    bool mayBeCut = false; // Qt may elide the label ("…") when it thinks space is short
 };
 
 // The ticks an axis draws, with their labels, whatever kind of value axis.
@@ -54,7 +55,7 @@ inline std::vector<Tick> ticksOf(QValueAxis* axis) {
         for (const QString& l : cat->categoriesLabels()) {
             const double v = cat->endValue(l);
             if (v >= axis->min() && v <= axis->max())
-                out.push_back({v, l});
+                out.push_back({v, l, cat->truncateLabels()});
         }
     } else if (axis->tickType() == QValueAxis::TicksDynamic) {
         const double step = axis->tickInterval();
@@ -86,6 +87,8 @@ inline QString roundnessProblem(const std::vector<Tick>& ticks) {
         return QStringLiteral("step %1 is not 1, 2 or 5 x 10^k").arg(step);
     for (size_t i = 0; i < ticks.size(); ++i) {
         const Tick& t = ticks[i];
+        if (t.mayBeCut)
+            return QStringLiteral("label '%1' may be cut short").arg(t.label);
         const double k = t.value / step;
         if (std::abs(k - std::round(k)) > 1e-6)
             return QStringLiteral("tick %1 is not a multiple of %2").arg(t.value).arg(step);

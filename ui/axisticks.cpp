@@ -57,6 +57,9 @@ static QCategoryAxis* categoryAxis(double lo, double hi, const std::vector<AxisT
     // tick on lo itself is labelled too.
     axis->setStartValue(lo - (hi - lo) - 1);
     axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    // Qt elides a category label that it thinks lacks room ("…" for
+    // "40,000" on a short chart); a tick label is shown whole.
+    axis->setTruncateLabels(false);
     for (const AxisTick& t : ticks)
         axis->append(t.label, t.value);
     return axis;

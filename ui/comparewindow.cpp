@@ -225,6 +225,11 @@ void CompareWindow::buildUi() {
     m_optimizerPage = new CompareOptimizerPage;
     m_tabs->addTab(m_optimizerPage, tr("Optimizer state"));
     split->addWidget(m_tabs);
+    // A tab widget asks for the widest of its pages even when they are
+    // hidden (the graph page's toolbar), which squeezed the tensor tree to a
+    // sliver: the detail side takes what the splitter gives it instead.
+    m_tabs->setMinimumWidth(480);
+    split->setCollapsible(0, false);
     split->setSizes({640, 660});
     layout->addWidget(split, 1);
     setCentralWidget(central);
@@ -387,6 +392,9 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
             m_tensorView->expandAll();
         else
             m_tensorView->expandToDepth(0);
+        // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
+        for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)
+            m_tensorView->resizeColumnToContents(c);
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
         const auto metaChanged =
