@@ -423,6 +423,12 @@ private Q_SLOTS:
         QVERIFY(compared(w, *m_files));
         QVERIFY(w.tabs()->isTabVisible(w.tabs()->indexOf(w.graphPage())));
         QVERIFY(w.graphPage()->unionGraph());
+        QStringList shown; // no empty tensor pages beside the gradient ones
+        for (int i = 0; i < w.tabs()->count(); ++i)
+            if (w.tabs()->isTabVisible(i))
+                shown << w.tabs()->tabText(i);
+        QCOMPARE(shown, (QStringList{QStringLiteral("Graph"), QStringLiteral("Fields"),
+                                     QStringLiteral("Optimizer state")}));
         Checkpoint a, b;
         a.addTensor({"w", {2}, {1, 2}});
         b.addTensor({"w", {2}, {1, 3}});
@@ -436,6 +442,7 @@ private Q_SLOTS:
         for (QWidget* page :
              {static_cast<QWidget*>(w.graphPage()), static_cast<QWidget*>(w.optimizerPage())})
             QVERIFY(!w.tabs()->isTabVisible(w.tabs()->indexOf(page)));
+        QVERIFY(w.tabs()->isTabVisible(w.tabs()->indexOf(w.metadataPage())));
         QVERIFY(!w.graphPage()->unionGraph());
         QCOMPARE(w.graphPage()->graphPage()->scene()->nodeCount(), 0);
         QCOMPARE(w.fieldsModel()->rowCount(), 0);

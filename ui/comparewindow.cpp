@@ -206,6 +206,7 @@ void CompareWindow::buildUi() {
     metaView->verticalHeader()->hide();
     metaView->horizontalHeader()->setStretchLastSection(true);
     metaView->setWordWrap(true);
+    m_metadataPage = metaView;
     m_tabs->addTab(metaView, tr("Metadata"));
 
     m_changesModel = new QStandardItemModel(this);
@@ -477,6 +478,9 @@ void CompareWindow::showGradientPages(bool on) {
     for (QWidget* page : {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
                           static_cast<QWidget*>(m_optimizerPage)})
         m_tabs->setTabVisible(m_tabs->indexOf(page), on);
+    // Gradient checkpoints hold no tensors and no flat metadata: no empty pages.
+    for (QWidget* page : {m_tensorPage, m_valuesPage, m_metadataPage})
+        m_tabs->setTabVisible(m_tabs->indexOf(page), !on);
 }
 
 void CompareWindow::showTensor(int sourceRow) {

@@ -71,6 +71,7 @@ public:
     CompareFieldsModel* fieldsModel() const { return m_fieldsModel; }
     CompareOptimizerPage* optimizerPage() const { return m_optimizerPage; }
     QTabWidget* tabs() const { return m_tabs; }
+    QWidget* metadataPage() const { return m_metadataPage; }
     void setDifferencesOnly(bool on);
     // Elements count as equal when |b - a| <= atol + rtol |a| (texts as the
     // fields take them, empty for 0); compares again when they change.
@@ -130,6 +131,7 @@ private:
     CompareMetadataModel* m_metadataModel;
     CompareValuesModel* m_valuesModel;
     QWidget* m_valuesPage;
+    QWidget* m_metadataPage;
     QStandardItemModel* m_changesModel;
     QTreeView* m_changesView;
     QWidget* m_tensorPage;
