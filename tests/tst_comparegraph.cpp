@@ -33,6 +33,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolBar>
 #include <QTreeView>
 
 #include <cmath>
@@ -429,6 +430,21 @@ private Q_SLOTS:
                 shown << w.tabs()->tabText(i);
         QCOMPARE(shown, (QStringList{QStringLiteral("Graph"), QStringLiteral("Fields"),
                                      QStringLiteral("Optimizer state")}));
+        // Nor a tensor filter in the toolbar; the tolerances stay (they
+        // apply to the optimizer state).
+        // (The entry's action: a narrow window moves the widget itself into
+        // the toolbar's overflow menu.)
+        const auto toolVisible = [&w](const char* name) {
+            const auto* bar = w.findChild<QToolBar*>(QStringLiteral("compareToolBar"));
+            for (QAction* a : bar->actions())
+                if (bar->widgetForAction(a) &&
+                    bar->widgetForAction(a)->objectName() == QLatin1String(name))
+                    return a->isVisible();
+            return false;
+        };
+        QVERIFY(!toolVisible("tensorFilter"));
+        QVERIFY(!toolVisible("differencesOnly"));
+        QVERIFY(toolVisible("atol"));
         Checkpoint a, b;
         a.addTensor({"w", {2}, {1, 2}});
         b.addTensor({"w", {2}, {1, 3}});
@@ -443,6 +459,8 @@ private Q_SLOTS:
              {static_cast<QWidget*>(w.graphPage()), static_cast<QWidget*>(w.optimizerPage())})
             QVERIFY(!w.tabs()->isTabVisible(w.tabs()->indexOf(page)));
         QVERIFY(w.tabs()->isTabVisible(w.tabs()->indexOf(w.metadataPage())));
+        QVERIFY(toolVisible("tensorFilter"));
+        QVERIFY(toolVisible("differencesOnly"));
         QVERIFY(!w.graphPage()->unionGraph());
         QCOMPARE(w.graphPage()->graphPage()->scene()->nodeCount(), 0);
         QCOMPARE(w.fieldsModel()->rowCount(), 0);

@@ -6,6 +6,7 @@
 #include "testsupport.h"
 
 #include "comparewindow.h"
+#include "dropsupport.h"
 #include "guisupport.h"
 #include "mainwindow.h"
 #include "runchartview.h"
@@ -23,6 +24,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QContextMenuEvent>
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -245,6 +247,10 @@ private Q_SLOTS:
         QVERIFY(bad);
         QCOMPARE(bad->count(), 2);
         QCOMPARE(bad->at(0).y(), 1.0);
+        // One set of grid lines on the lower chart: the NaN/Inf axis on the
+        // right draws none of its own.
+        for (QAbstractAxis* axis : w->chartView()->normChart()->axes(Qt::Vertical))
+            QCOMPARE(axis->isGridLineVisible(), axis->alignment() == Qt::AlignLeft);
         // Every axis of both charts ticks on round numbers (steps 100, 120…).
         for (QChart* c : {chart, w->chartView()->normChart()})
             for (QAbstractAxis* axis : c->axes()) {
@@ -294,14 +300,35 @@ private Q_SLOTS:
         QTRY_COMPARE(windowsOf<MainWindow>().size(), 1);
         MainWindow* opened = windowsOf<MainWindow>().first();
         QTRY_COMPARE(QFileInfo(opened->currentPath()).fileName(), QStringLiteral("ckpt_200.oxck"));
-        // The checkpoint list: double-click opens, and step 200 compares with 100.
+        // The checkpoint list: double-click opens; its context menu opens too,
+        // and compares with the previous checkpoint (not offered on the first).
+        QTableView* list = w->checkpointView();
         const QModelIndex row0 = w->checkpointProxy()->index(0, RunCheckpointModel::File);
-        Q_EMIT w->checkpointView()->doubleClicked(row0);
+        Q_EMIT list->doubleClicked(row0);
         QTRY_COMPARE(windowsOf<MainWindow>().size(), 2);
-        w->compareWithPrevious(1);
+        {
+            dropsupport::MenuAnswer answer({}, QStringLiteral("checkpointMenu"));
+            answer.setTrigger(QStringLiteral("openCheckpoint"));
+            Q_EMIT list->customContextMenuRequested(list->visualRect(row0).center());
+            QVERIFY(answer.seen());
+            QCOMPARE(answer.actions(), (QStringList{QStringLiteral("openCheckpoint"),
+                                                    QStringLiteral("compareWithPrevious")}));
+            QCOMPARE(answer.enabled(), QStringList{QStringLiteral("openCheckpoint")});
+            QTRY_COMPARE(windowsOf<MainWindow>().size(), 3);
+        }
+        {
+            // The chart's context menu at step 200: compare 100 with 200.
+            dropsupport::MenuAnswer answer({}, QStringLiteral("checkpointMenu"));
+            answer.setTrigger(QStringLiteral("compareWithPrevious"));
+            QContextMenuEvent menuEvent(QContextMenuEvent::Mouse, at,
+                                        view->viewport()->mapToGlobal(at));
+            QApplication::sendEvent(view->viewport(), &menuEvent);
+            QVERIFY(answer.seen());
+            QCOMPARE(answer.enabled(), (QStringList{QStringLiteral("openCheckpoint"),
+                                                    QStringLiteral("compareWithPrevious")}));
+        }
         QCOMPARE(windowsOf<CompareWindow>().size(), 1);
         CompareWindow* compare = windowsOf<CompareWindow>().first();
-        // (Closed only once done: a compare window closed mid-way crashes today.)
         QVERIFY(QSignalSpy(compare, &CompareWindow::comparisonFinished).wait(20000));
         const QString title = compare->windowTitle();
         QVERIFY2(title.contains(QStringLiteral("ckpt_100.oxck")) &&
@@ -309,6 +336,8 @@ private Q_SLOTS:
                  qPrintable(title));
         w->compareWithPrevious(0); // nothing before the first
         QCOMPARE(windowsOf<CompareWindow>().size(), 1);
+        // The list's rows are one line of text high, not a button's height.
+        QVERIFY(list->rowHeight(0) <= list->fontMetrics().height() + 8);
     }
 
     void openingARun() {

@@ -131,12 +131,14 @@ void CompareWindow::buildUi() {
                                tr("Relative tolerance, times |a| (A is the reference)"));
     bar->addSeparator();
     m_differencesOnly = new QCheckBox(tr("Differences only"));
-    bar->addWidget(m_differencesOnly);
+    m_differencesOnly->setObjectName(QStringLiteral("differencesOnly"));
+    m_tensorToolActions << bar->addWidget(m_differencesOnly);
     m_filter = new QLineEdit;
+    m_filter->setObjectName(QStringLiteral("tensorFilter"));
     m_filter->setPlaceholderText(tr("Filter tensors"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMaximumWidth(260);
-    bar->addWidget(m_filter);
+    m_tensorToolActions << bar->addWidget(m_filter);
 
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
@@ -481,6 +483,10 @@ void CompareWindow::showGradientPages(bool on) {
     // Gradient checkpoints hold no tensors and no flat metadata: no empty pages.
     for (QWidget* page : {m_tensorPage, m_valuesPage, m_metadataPage})
         m_tabs->setTabVisible(m_tabs->indexOf(page), !on);
+    // Nor a tensor filter with no tensors to filter (the tolerances stay:
+    // they apply to the optimizer state's f32 comparison).
+    for (QAction* a : m_tensorToolActions)
+        a->setVisible(!on);
 }
 
 void CompareWindow::showTensor(int sourceRow) {

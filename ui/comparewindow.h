@@ -117,6 +117,8 @@ private:
     QLabel* m_summary;
     QLineEdit* m_filter;
     QCheckBox* m_differencesOnly;
+    // The toolbar entries of the two above: tensor comparisons only.
+    QList<QAction*> m_tensorToolActions;
     QLineEdit* m_atolEdit;
     QLineEdit* m_rtolEdit;
     QTabWidget* m_tabs;

@@ -190,6 +190,9 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
         axis(norms, roundValueAxis(0, l2Max > 0 ? l2Max * 1.05 : 1), tr("L2 norm"), Qt::AlignLeft);
     QCategoryAxis* yBad = axis(norms, roundCountAxis(std::max(badMax * 1.1, 5.0)),
                                tr("NaN/Inf values"), Qt::AlignRight);
+    // One grid: the right axis's ticks fall between the left's and would
+    // draw a second, unevenly spaced set of lines.
+    yBad->setGridLineVisible(false);
     attach(norms, l2, x2, yL2);
     attach(norms, bad, x2, yBad);
 }
@@ -299,10 +302,13 @@ bool RunChartView::eventFilter(QObject* watched, QEvent* event) {
         if (c < 0)
             break;
         QMenu menu(this);
-        menu.addAction(tr("Open This Checkpoint"), this, [this, c] { Q_EMIT openRequested(c); });
-        menu.addAction(tr("Compare with Previous Checkpoint"), this,
-                       [this, c] { Q_EMIT compareRequested(c); })
-            ->setEnabled(c > 0);
+        menu.setObjectName(QStringLiteral("checkpointMenu"));
+        menu.addAction(tr("Open This Checkpoint"), this, [this, c] { Q_EMIT openRequested(c); })
+            ->setObjectName(QStringLiteral("openCheckpoint"));
+        QAction* compare = menu.addAction(tr("Compare with Previous Checkpoint"), this,
+                                          [this, c] { Q_EMIT compareRequested(c); });
+        compare->setObjectName(QStringLiteral("compareWithPrevious"));
+        compare->setEnabled(c > 0);
         menu.exec(e->globalPos());
         return true;
     }

@@ -56,6 +56,7 @@ RunWindow::RunWindow(QWidget* parent)
     m_checkpointView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_checkpointView->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_checkpointView->verticalHeader()->hide();
+    m_checkpointView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_checkpointView->horizontalHeader()->setStretchLastSection(true);
     m_checkpointView->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_checkpointView, &QTableView::doubleClicked, this,
@@ -268,10 +269,13 @@ void RunWindow::checkpointMenu(const QPoint& pos) {
     if (c < 0)
         return;
     QMenu menu(this);
-    menu.addAction(tr("Open This Checkpoint"), this, [this, c] { openCheckpoint(c); });
-    menu.addAction(tr("Compare with Previous Checkpoint"), this,
-                   [this, c] { compareWithPrevious(c); })
-        ->setEnabled(c > 0);
+    menu.setObjectName(QStringLiteral("checkpointMenu"));
+    menu.addAction(tr("Open This Checkpoint"), this, [this, c] { openCheckpoint(c); })
+        ->setObjectName(QStringLiteral("openCheckpoint"));
+    QAction* compare = menu.addAction(tr("Compare with Previous Checkpoint"), this,
+                                      [this, c] { compareWithPrevious(c); });
+    compare->setObjectName(QStringLiteral("compareWithPrevious"));
+    compare->setEnabled(c > 0);
     menu.exec(m_checkpointView->viewport()->mapToGlobal(pos));
 }
 
