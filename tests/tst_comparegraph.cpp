@@ -27,9 +27,11 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QHeaderView>
 #include <QPalette>
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QStyle>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -391,6 +393,44 @@ private Q_SLOTS:
                  qPrintable(QString::number(view->rowHeight(0))));
         QVERIFY(view->rowHeight(model.rowOf(QStringLiteral("op"))) < 2 * line);
         view->setModel(w.graphPage()->nodeModel());
+    }
+
+    void changeListShowsIdsWhole() {
+        // B adds a node with a long id (a UUID and a path, as exporters write).
+        const std::string longId =
+            "6adc98ae-8899-4ad8-403a-8996bf9569ec/model.layers.11.attention.output.dense";
+        GradientCheckpoint a = GradientCheckpoint::load(str(m_files->a));
+        GradientCheckpoint b = a;
+        b.graph.insertNode(ComputationNode(longId, "dropout", {"c30"}));
+        b.graph.addEdge("n30", longId);
+        const QString pa = m_files->dir.filePath(QStringLiteral("long-a.json"));
+        const QString pb = m_files->dir.filePath(QStringLiteral("long-b.json"));
+        a.save(str(pa));
+        b.save(str(pb));
+        CompareWindow w;
+        w.resize(1200, 800);
+        QSignalSpy first(&w, &CompareWindow::comparisonFinished);
+        w.compare(pa, pb);
+        QVERIFY(QTest::qWaitFor([&] { return !first.isEmpty(); }, 10000));
+        QTreeView* list = w.graphPage()->changesView();
+        QCOMPARE(list->textElideMode(), Qt::ElideNone);
+        // Every row's item text fits its column: nothing is cut to "…".
+        const QAbstractItemModel* m = list->model();
+        int longest = 0;
+        for (int top = 0; top < m->rowCount(); ++top) {
+            const QModelIndex group = m->index(top, 0);
+            for (int r = 0; r < m->rowCount(group); ++r) {
+                const QModelIndex item = m->index(r, 0, group);
+                // Its status icon beside it (the status column may be scrolled away).
+                QVERIFY(!item.data(Qt::DecorationRole).value<QIcon>().isNull());
+                const int needed = list->indentation() * 2 +
+                                   list->style()->pixelMetric(QStyle::PM_SmallIconSize) +
+                                   list->fontMetrics().horizontalAdvance(item.data().toString());
+                QVERIFY2(list->columnWidth(0) >= needed, qPrintable(item.data().toString()));
+                longest = std::max(longest, needed);
+            }
+        }
+        QVERIFY(longest > 400); // the long id is there to be cut
     }
 
     // With CKPTSCOPE_TEST_SHOTS=DIR, saves the graph page in a light and a

@@ -29,8 +29,11 @@ void addRow(QStandardItem* group, const QString& item, DiffStatus status, const 
     auto* statusItem = new QStandardItem(CompareTensorModel::statusIcon(status),
                                          CompareTensorModel::statusText(status));
     statusItem->setForeground(CompareTensorModel::statusColor(status));
-    QList<QStandardItem*> row = {new QStandardItem(item), statusItem, new QStandardItem(a),
-                                 new QStandardItem(b), new QStandardItem(detail)};
+    // The item carries the status icon too: a long id scrolls the status
+    // column out of sight, and the icon stays beside the name.
+    QList<QStandardItem*> row = {new QStandardItem(CompareTensorModel::statusIcon(status), item),
+                                 statusItem, new QStandardItem(a), new QStandardItem(b),
+                                 new QStandardItem(detail)};
     for (QStandardItem* i : row) {
         i->setEditable(false);
         i->setToolTip(i->text());

@@ -88,6 +88,9 @@ CompareGraphPage::CompareGraphPage(QStandardItemModel* changes, QWidget* parent)
     m_list->setModel(m_changes);
     m_list->setUniformRowHeights(true);
     m_list->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // Ids are shown whole; the list scrolls sideways (each item has its
+    // status icon, so the status column may be out of sight).
+    m_list->setTextElideMode(Qt::ElideNone);
     side->addWidget(m_list);
     auto* nodeBox = new QWidget;
     auto* nodeLayout = new QVBoxLayout(nodeBox);
@@ -158,8 +161,6 @@ void CompareGraphPage::setResult(std::shared_ptr<const CompareResult> result) {
     m_list->expandAll();
     for (int c = 0; c < m_changes->columnCount(); ++c)
         m_list->resizeColumnToContents(c);
-    // Long edge names would push the status out of sight (tooltips hold them).
-    m_list->setColumnWidth(0, std::min(m_list->columnWidth(0), 260));
     showNode(-1);
     if (!m_result)
         return;
