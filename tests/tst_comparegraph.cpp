@@ -272,6 +272,48 @@ private Q_SLOTS:
         QCOMPARE(list->currentIndex().siblingAtColumn(0), edge);
     }
 
+    void comparingAgainKeepsTheView() {
+        CompareWindow w;
+        QVERIFY(compared(w, *m_files));
+        GraphPage* graph = w.graphPage()->graphPage();
+        GraphView* view = graph->view();
+        // The user selects n05, looks at n39 somewhere off centre, zoomed in.
+        graph->selectNode(nodeIndex(w, "n05"));
+        // (Nearest the middle, n39 is the node the view is kept by: a swap
+        // lays the union out anew, and other nodes may move around it.)
+        view->placeItem(graph->scene()->nodeItem(nodeIndex(w, "n39")),
+                        QRectF(view->viewport()->rect()).center() + QPointF(9, -6), 1.7);
+        // Where a node is drawn, from the middle of the view (scroll bars
+        // that come and go move the middle, never the node away from it).
+        auto where = [&](const char* id) {
+            return view->mapFromScene(
+                       graph->scene()->nodeItem(nodeIndex(w, id))->sceneBoundingRect().center()) -
+                   view->viewport()->rect().center();
+        };
+        const QPoint before = where("n39");
+        const double zoom = view->zoom();
+        for (int round = 0; round < 2; ++round) {
+            // Reload, then swap: the union is rebuilt and laid out again.
+            QSignalSpy shown(w.graphPage(), &CompareGraphPage::graphShown);
+            round == 0 ? w.recompare() : w.swapSides();
+            QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 20000));
+            QTest::qWait(50); // scroll bars settle
+            QCOMPARE(graph->scene()->selectedNode(), nodeIndex(w, "n05"));
+            QCOMPARE(view->zoom(), zoom);
+            const QPoint after = where("n39");
+            // Within a few pixels: the status row under the drawing changes
+            // height as the layout ends, and the view's middle with it.
+            QVERIFY2((after - before).manhattanLength() <= 12,
+                     qPrintable(QStringLiteral("round %5: %1,%2 → %3,%4")
+                                    .arg(before.x())
+                                    .arg(before.y())
+                                    .arg(after.x())
+                                    .arg(after.y())
+                                    .arg(round)));
+            QVERIFY(w.graphPage()->nodeTitle().startsWith(QStringLiteral("n05")));
+        }
+    }
+
     void selectingANodeSelectsItsChange() {
         CompareWindow w;
         QVERIFY(compared(w, *m_files));

@@ -18,6 +18,7 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
+#include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -128,15 +129,23 @@ CompareGraphPage::CompareGraphPage(QStandardItemModel* changes, QWidget* parent)
     connect(m_graph, &GraphPage::nodeSelected, this, &CompareGraphPage::showNode);
     connect(m_graph, &GraphPage::layoutFinished, this, [this] {
         applyStatuses();
-        // A new comparison opens on its first change (in key order), in view
-        // but not selected; a re-layout (orientation) keeps what was shown.
-        if (std::exchange(m_openOnChange, false) && m_graph->selectedNode() < 0)
-            for (const UnionNode& n : m_union->nodes())
-                if (n.status != DiffStatus::Same) {
-                    m_graph->view()->centerOnItem(
-                        m_graph->scene()->nodeItem(m_graph->index()->indexOf(n.key)));
-                    break;
-                }
+        // The same files compared again: the view as it was, put back once
+        // the scroll bars have settled to the new drawing (they would move
+        // it once more). A new comparison opens on its first change (in key
+        // order), in view but not selected; a re-layout (orientation) keeps
+        // what was shown.
+        if (const std::optional<KeptView> kept = std::exchange(m_kept, std::nullopt)) {
+            QTimer::singleShot(0, this, [this, k = *kept, u = m_union] {
+                if (m_union != u)
+                    return; // compared again meanwhile
+                if (restoreView(k))
+                    m_openOnChange = false;
+                openOnFirstChange();
+                Q_EMIT graphShown();
+            });
+            return;
+        }
+        openOnFirstChange();
         Q_EMIT graphShown();
     });
     showNode(-1);
@@ -153,7 +162,12 @@ QString CompareGraphPage::nodeTitle() const {
 }
 
 void CompareGraphPage::setResult(std::shared_ptr<const CompareResult> result) {
-    // Nothing of the previous comparison stays while the new union is built.
+    // Nothing of the previous comparison stays while the new union is built;
+    // where the user was is kept to be put back (a pending one stays).
+    if (!m_kept)
+        m_kept = currentView();
+    if (!result || !result->gradient)
+        m_kept.reset();
     m_task.cancel();
     m_result = result && result->gradient ? std::move(result) : nullptr;
     m_union.reset();
@@ -179,6 +193,63 @@ void CompareGraphPage::setResult(std::shared_ptr<const CompareResult> result) {
                               notes);
         });
     });
+}
+
+std::optional<CompareGraphPage::KeptView> CompareGraphPage::currentView() const {
+    const GraphIndex* index = m_graph->index();
+    GraphScene* scene = m_graph->scene();
+    GraphView* view = m_graph->view();
+    if (!m_union || !index || !scene->layout() || scene->nodeCount() == 0)
+        return std::nullopt;
+    KeptView kept;
+    if (const int s = m_graph->selectedNode(); s >= 0)
+        kept.selected = index->id(s);
+    // The anchor: the node nearest the middle of the view.
+    const QPointF middle = view->mapToScene(view->viewport()->rect().center());
+    int nearest = -1;
+    double best = 0;
+    for (int i = 0; i < scene->nodeCount(); ++i) {
+        const GraphNodeItem* item = scene->nodeItem(i);
+        if (!item)
+            continue;
+        const QPointF d = item->sceneBoundingRect().center() - middle;
+        const double dist = d.x() * d.x() + d.y() * d.y();
+        if (nearest < 0 || dist < best) {
+            nearest = i;
+            best = dist;
+        }
+    }
+    if (nearest < 0)
+        return std::nullopt;
+    kept.anchor = index->id(nearest);
+    kept.anchorAt = view->mapFromScene(scene->nodeItem(nearest)->sceneBoundingRect().center());
+    kept.zoom = view->zoom();
+    return kept;
+}
+
+void CompareGraphPage::openOnFirstChange() {
+    if (!std::exchange(m_openOnChange, false) || m_graph->selectedNode() >= 0 || !m_union)
+        return;
+    for (const UnionNode& n : m_union->nodes())
+        if (n.status != DiffStatus::Same) {
+            m_graph->view()->centerOnItem(
+                m_graph->scene()->nodeItem(m_graph->index()->indexOf(n.key)));
+            return;
+        }
+}
+
+bool CompareGraphPage::restoreView(const KeptView& kept) {
+    const GraphIndex* index = m_graph->index();
+    if (!index)
+        return false;
+    const int selected = kept.selected.empty() ? -1 : index->indexOf(kept.selected);
+    if (selected >= 0)
+        m_graph->selectNode(selected, false);
+    const int anchor = index->indexOf(kept.anchor);
+    if (anchor < 0)
+        return selected >= 0;
+    m_graph->view()->placeItem(m_graph->scene()->nodeItem(anchor), kept.anchorAt, kept.zoom);
+    return true;
 }
 
 void CompareGraphPage::applyStatuses() {

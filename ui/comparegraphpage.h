@@ -7,7 +7,11 @@
 
 #include <QWidget>
 
+#include <QPointF>
+
 #include <memory>
+#include <optional>
+#include <string>
 
 class CompareNodeModel;
 class GraphPage;
@@ -62,5 +66,18 @@ private:
     GraphPage* m_graph;
     bool m_syncing = false; // a selection echoed between list and drawing
     bool m_openOnChange = false;
+    // What the user looked at when the comparison was made again (reload,
+    // a side changed on disk, swap, tolerances): the node selected, and the
+    // node nearest the middle of the view with where it was and the zoom.
+    // Put back, by key, once the new union is drawn.
+    struct KeptView {
+        std::string selected, anchor;
+        QPointF anchorAt;
+        double zoom = 1;
+    };
+    std::optional<KeptView> m_kept;
+    std::optional<KeptView> currentView() const;
+    bool restoreView(const KeptView& kept);
+    void openOnFirstChange();
     BackgroundTask m_task{this};
 };

@@ -105,6 +105,18 @@ void GraphView::centerOnItem(const QGraphicsItem* item) {
     // The scene point to put in the middle of the viewport so that the item
     // lands on the target point.
     const QPointF centre = box.center() + (middle - target) / zoom();
+    showCentre(centre);
+}
+
+void GraphView::placeItem(const QGraphicsItem* item, QPointF at, double zoom) {
+    if (!item || !(zoom > 0))
+        return;
+    setTransform(QTransform::fromScale(zoom, zoom));
+    const QPointF middle = QRectF(viewport()->rect()).center();
+    showCentre(item->sceneBoundingRect().center() + (middle - at) / zoom);
+}
+
+void GraphView::showCentre(QPointF centre) {
     QRectF visible = mapToScene(viewport()->rect()).boundingRect();
     visible.moveCenter(centre);
     // Let the scroll bars reach it even past the edge of the drawing.

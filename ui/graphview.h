@@ -19,6 +19,9 @@ public:
     // Centres the item in the part of the view no overlay covers, scrolling
     // past the drawing's edge when needed (a node at the bottom of the graph).
     void centerOnItem(const QGraphicsItem* item);
+    // Shows the item's centre at `at` (viewport pixels) at this zoom: a view
+    // put back after the drawing was rebuilt.
+    void placeItem(const QGraphicsItem* item, QPointF at, double zoom);
     double zoom() const { return transform().m11(); }
     // The zoom at which the whole drawing fits the window.
     double fitZoom() const;
@@ -41,5 +44,9 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // Puts this scene point in the middle of the viewport, the drawing's
+    // area grown to allow it.
+    void showCentre(QPointF centre);
+
     QPointer<QWidget> m_overlay;
 };
