@@ -28,9 +28,11 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -246,6 +248,24 @@ private Q_SLOTS:
                  QStringLiteral("layers.1.w"));
         QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
         QCOMPARE(shown.last().first().toInt(), 2);
+    }
+
+    void treeAndStatisticsShownWhole() {
+        // A window of ordinary size: every column of the tree in view (no
+        // count cut at the edge), every statistic without scrolling.
+        CompareWindow w;
+        w.resize(1400, 860);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        const int row = rowOf(w.tensorModel(), "layers.0.w");
+        QSignalSpy shown(&w, &CompareWindow::detailShown);
+        w.selectTensor(row);
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        QTRY_COMPARE(w.tensorView()->horizontalScrollBar()->maximum(), 0);
+        QVERIFY(w.statsModel()->rowCount() > 15);
+        QTRY_COMPARE(w.statsView()->verticalScrollBar()->maximum(), 0);
     }
 
     void overlaidHistogramsOnSameBins() {

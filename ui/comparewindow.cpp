@@ -26,6 +26,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStatusBar>
@@ -152,6 +153,7 @@ void CompareWindow::buildUi() {
     layout->addWidget(m_summary);
 
     auto* split = new QSplitter;
+    m_split = split;
     m_tensorModel = new CompareTensorModel(this);
     m_proxy = new CompareFilterProxy(this);
     m_proxy->setSourceModel(m_tensorModel);
@@ -176,6 +178,7 @@ void CompareWindow::buildUi() {
     m_tensorTitle->setWordWrap(true);
     page->addWidget(m_tensorTitle);
     auto* detailSplit = new QSplitter(Qt::Vertical);
+    m_detailSplit = detailSplit;
     m_statsModel = new CompareStatsModel(this);
     m_statsView = new QTableView;
     m_statsView->setModel(m_statsModel);
@@ -189,6 +192,9 @@ void CompareWindow::buildUi() {
     m_delta = new HistogramView;
     m_delta->chart()->setTitle(tr("B − A over the pairs finite on both sides"));
     detailSplit->addWidget(m_delta);
+    // Two charts and the whole table fit a window 860 pixels high.
+    m_overlay->setMinimumHeight(170);
+    m_delta->setMinimumHeight(170);
     detailSplit->setSizes({330, 230, 230});
     page->addWidget(detailSplit, 1);
     m_tabs->addTab(m_tensorPage, tr("Tensor"));
@@ -398,6 +404,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
+        fitTreeWidth();
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
         const auto metaChanged =
@@ -470,6 +477,39 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     Q_EMIT comparisonFinished();
 }
 
+// The tree as wide as its columns, so no number is cut at its right edge
+// ("2,30" for 2,304), as far as the detail side's minimum allows.
+void CompareWindow::fitTreeWidth() {
+    int wanted =
+        2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
+        wanted += m_tensorView->columnWidth(c);
+    const QList<int> sizes = m_split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (total <= 0)
+        return;
+    const int tree = std::min(wanted, total - m_tabs->minimumWidth());
+    if (tree > sizes.value(0))
+        m_split->setSizes({tree, total - tree});
+}
+
+// The statistics table whole (no scrolling to the Δ rows); the histograms
+// share the rest. Once: after that the user's sizes stand.
+void CompareWindow::fitStatsHeight() {
+    if (m_statsFitted || m_statsModel->rowCount() == 0)
+        return;
+    m_statsFitted = true;
+    const int table = m_statsView->horizontalHeader()->sizeHint().height() +
+                      2 * m_statsView->frameWidth() + m_statsView->verticalHeader()->length() + 4;
+    const QList<int> sizes = m_detailSplit->sizes();
+    int total = 0;
+    for (int h : sizes)
+        total += h;
+    const int rest = std::max(0, total - table);
+    if (total > 0 && rest >= m_overlay->minimumHeight() + m_delta->minimumHeight())
+        m_detailSplit->setSizes({table, rest / 2, rest - rest / 2});
+}
+
 void CompareWindow::showGradientPages(bool on) {
     const std::shared_ptr<const CompareResult> r = on ? m_result : nullptr;
     m_graphPage->setResult(r);
@@ -527,6 +567,7 @@ void CompareWindow::showDetail(int sourceRow, const CompareDetail& detail) {
     if (detail.b)
         b = detail.b->stats;
     m_statsModel->setValues(a, b, e->elements);
+    fitStatsHeight();
     m_overlay->setHistograms(detail.overlayA, detail.overlayB,
                              tr("A: %1").arg(QFileInfo(m_pathA).fileName()),
                              tr("B: %1").arg(QFileInfo(m_pathB).fileName()));

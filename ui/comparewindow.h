@@ -25,6 +25,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QStandardItemModel;
 class QTabWidget;
 class QTableView;
@@ -66,6 +67,7 @@ public:
     CompareHistogramView* overlayView() const { return m_overlay; }
     HistogramView* deltaView() const { return m_delta; }
     QTreeView* tensorView() const { return m_tensorView; }
+    QTableView* statsView() const { return m_statsView; }
     // Gradient comparisons: the union graph, the fields, the optimizer state.
     CompareGraphPage* graphPage() const { return m_graphPage; }
     CompareFieldsModel* fieldsModel() const { return m_fieldsModel; }
@@ -94,6 +96,8 @@ private:
     void showFailure(const QString& message);
     void showTensor(int sourceRow);
     void showGradientPages(bool on);
+    void fitTreeWidth();
+    void fitStatsHeight();
     void showDetail(int sourceRow, const CompareDetail& detail);
     void updateTitle();
     void watchFiles();
@@ -127,6 +131,9 @@ private:
     CompareFilterProxy* m_proxy;
     QLabel* m_tensorTitle;
     QTableView* m_statsView;
+    QSplitter* m_split;
+    QSplitter* m_detailSplit;
+    bool m_statsFitted = false;
     CompareStatsModel* m_statsModel;
     CompareHistogramView* m_overlay;
     HistogramView* m_delta;
