@@ -82,6 +82,21 @@ int rowOf(const CompareTensorModel* m, const std::string& name) {
     return -1;
 }
 
+// Compares a with b in `w` and shows the tensor of this name: its row, or
+// -1 when either step failed.
+int detailOf(CompareWindow& w, const QString& a, const QString& b, const std::string& name) {
+    w.compare(a, b);
+    if (!waitFinished(w))
+        return -1;
+    const int row = rowOf(w.tensorModel(), name);
+    QSignalSpy shown(&w, &CompareWindow::detailShown);
+    w.selectTensor(row);
+    if (!QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000) ||
+        shown.first().first().toInt() != row)
+        return -1;
+    return row;
+}
+
 // The full names of the tensors (leaves) of a compare tree, depth first.
 QStringList leafNames(const QAbstractItemModel* m, const QModelIndex& parent = {}) {
     QStringList out;
@@ -257,12 +272,7 @@ private Q_SLOTS:
         w.resize(1400, 860);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.compare(m_a, m_b);
-        QVERIFY(waitFinished(w));
-        const int row = rowOf(w.tensorModel(), "layers.0.w");
-        QSignalSpy shown(&w, &CompareWindow::detailShown);
-        w.selectTensor(row);
-        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        QVERIFY(detailOf(w, m_a, m_b, "layers.0.w") >= 0);
         QTRY_COMPARE(w.tensorView()->horizontalScrollBar()->maximum(), 0);
         QVERIFY(w.statsModel()->rowCount() > 15);
         QTRY_COMPARE(w.statsView()->verticalScrollBar()->maximum(), 0);
@@ -271,13 +281,8 @@ private Q_SLOTS:
     void overlaidHistogramsOnSameBins() {
         CompareWindow w;
         w.show();
-        w.compare(m_a, m_b);
-        QVERIFY(waitFinished(w));
-        const int row = rowOf(w.tensorModel(), "layers.0.w");
-        QSignalSpy shown(&w, &CompareWindow::detailShown);
-        w.selectTensor(row);
-        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
-        QCOMPARE(shown.first().first().toInt(), row);
+        const int row = detailOf(w, m_a, m_b, "layers.0.w");
+        QVERIFY(row >= 0);
         double lo = INFINITY, hi = -INFINITY;
         for (const auto* v : {&m_wA, &m_wB})
             for (float f : *v)
@@ -332,7 +337,7 @@ private Q_SLOTS:
                          fmt::exact(double(m_wB[size_t(r)]) - double(m_wA[size_t(r)]))));
         }
         // An added tensor: B's side only, no Δ, nothing left over.
-        shown.clear();
+        QSignalSpy shown(&w, &CompareWindow::detailShown);
         w.selectTensor(rowOf(w.tensorModel(), "new"));
         QVERIFY(w.deltaView()->histogram().counts.empty());
         QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
