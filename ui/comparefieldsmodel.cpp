@@ -51,7 +51,12 @@ QVariant CompareFieldsModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant CompareFieldsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    return header(section, orientation, role, ColumnCount);
+}
+
+QVariant CompareFieldsModel::header(int section, Qt::Orientation orientation, int role,
+                                    int columns) {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section >= columns)
         return {};
     switch (section) {
     case Field:

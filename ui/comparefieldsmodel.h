@@ -19,6 +19,9 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
+    // The titles of a Field, A, B[, Status] table's first `columns` columns;
+    // CompareNodeModel shows the first three.
+    static QVariant header(int section, Qt::Orientation orientation, int role, int columns);
 
 private:
     std::vector<ckptscope::FieldDiff> m_fields;

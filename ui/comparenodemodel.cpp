@@ -1,5 +1,6 @@
 #include "comparenodemodel.h"
 
+#include "comparefieldsmodel.h"
 #include "comparetensormodel.h"
 #include "plaintext.h"
 
@@ -115,15 +116,9 @@ QVariant CompareNodeModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant CompareNodeModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case Field:
-        return tr("Field");
-    case SideA:
-        return tr("A");
-    case SideB:
-        return tr("B");
-    }
-    return {};
+    // The same columns as the checkpoint fields table, without its Status.
+    static_assert(int(Field) == CompareFieldsModel::Field &&
+                  int(SideA) == CompareFieldsModel::SideA &&
+                  int(SideB) == CompareFieldsModel::SideB);
+    return CompareFieldsModel::header(section, orientation, role, ColumnCount);
 }

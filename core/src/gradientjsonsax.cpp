@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iterator>
+#include <optional>
 #include <utility>
 
 namespace ckptscope::gradientjson {
@@ -111,13 +112,8 @@ public:
     }
 
     bool boolean(bool value) {
-        if (m_skip)
-            return true;
-        const Slot s = beginValue(value ? Token::True : Token::False);
-        if (s != Slot::Ignore)
-            typeError(s, value ? "true" : "false", value ? Token::True : Token::False);
-        endValue();
-        return true;
+        return unexpected(value ? Token::True : Token::False,
+                          [value] { return std::string(value ? "true" : "false"); });
     }
 
     bool number_unsigned(Json::number_unsigned_t value) {
@@ -147,27 +143,15 @@ public:
 
     // Only negative integers arrive here.
     bool number_integer(Json::number_integer_t value) {
-        if (m_skip)
-            return true;
-        const Slot s = beginValue(Token::Number);
-        if (s != Slot::Ignore)
-            typeError(s, "integer " + std::to_string(value), Token::Number);
-        endValue();
-        return true;
+        return unexpected(Token::Number, [value] { return "integer " + std::to_string(value); });
     }
 
     // Fractions, exponents, and integers beyond 64 bits.
     bool number_float(Json::number_float_t, const std::string& raw) {
-        if (m_skip)
-            return true;
-        const Slot s = beginValue(Token::Number);
-        if (s != Slot::Ignore)
-            typeError(s,
-                      allDigits(raw) ? "integer " + raw + ", which does not fit in 64 bits"
-                                     : "number " + raw,
-                      Token::Number);
-        endValue();
-        return true;
+        return unexpected(Token::Number, [&raw] {
+            return allDigits(raw) ? "integer " + raw + ", which does not fit in 64 bits"
+                                  : "number " + raw;
+        });
     }
 
     bool string(std::string& value) {
@@ -210,41 +194,8 @@ public:
 
     bool binary(Json::binary_t&) { return true; } // never produced by JSON text
 
-    bool start_object(std::size_t) {
-        enterContainer();
-        if (m_skip) {
-            ++m_skip;
-            return true;
-        }
-        const Slot s = beginValue(Token::Bracket);
-        switch (s) {
-        case Slot::Root:
-            push(m_graphOnly ? Frame::Graph : Frame::Top);
-            break;
-        case Slot::GraphObject:
-            push(Frame::Graph);
-            break;
-        case Slot::NodesObject:
-            push(Frame::Nodes);
-            break;
-        case Slot::NodeObject:
-            m_node = ComputationNode();
-            push(Frame::Node);
-            break;
-        case Slot::MetadataObject:
-            push(Frame::Metadata);
-            break;
-        case Slot::OptimizerObject:
-            push(Frame::Optimizer);
-            break;
-        case Slot::Ignore:
-            m_skip = 1;
-            break;
-        default:
-            typeError(s, "an object", Token::Bracket);
-        }
-        return true;
-    }
+    bool start_object(std::size_t) { return startContainer(false); }
+    bool start_array(std::size_t) { return startContainer(true); }
 
     bool key(std::string& name) {
         if (m_skip)
@@ -277,84 +228,9 @@ public:
         return true;
     }
 
-    bool end_object() {
-        if (m_skip) {
-            if (--m_skip == 0)
-                endValue();
-            return true;
-        }
-        const Level& top = m_stack.back();
-        switch (top.frame) {
-        case Frame::Top:
-            requireFields(top, kTopRequired);
-            break;
-        case Frame::Graph:
-            requireFields(top, kGraphRequired);
-            break;
-        case Frame::Node:
-            requireFields(top, kNodeRequired);
-            detail::GraphAccess::nodes(m_out.graph)
-                .insert_or_assign(std::move(m_nodeKey), std::move(m_node));
-            break;
-        default:
-            break;
-        }
-        m_stack.pop_back();
-        endValue();
-        return true;
-    }
-
-    bool start_array(std::size_t) {
-        enterContainer();
-        if (m_skip) {
-            ++m_skip;
-            return true;
-        }
-        const Slot s = beginValue(Token::Bracket);
-        switch (s) {
-        case Slot::EdgesArray:
-            push(Frame::Edges);
-            break;
-        case Slot::InputCidsArray:
-            push(Frame::InputCids);
-            break;
-        case Slot::EdgeArray:
-            m_edge = Edge();
-            push(Frame::Edge);
-            break;
-        case Slot::BlobArray:
-            m_blob = std::vector<uint8_t>();
-            push(Frame::Bytes);
-            break;
-        case Slot::Ignore:
-            m_skip = 1;
-            break;
-        default:
-            typeError(s, "an array", Token::Bracket);
-        }
-        return true;
-    }
-
-    bool end_array() {
-        if (m_skip) {
-            if (--m_skip == 0)
-                endValue();
-            return true;
-        }
-        const Level& top = m_stack.back();
-        if (top.frame == Frame::Edge) {
-            if (top.count != 2)
-                fail(Token::Bracket, edgeName() + " must be a [producer, consumer] pair, found " +
-                                         std::to_string(top.count) +
-                                         (top.count == 1 ? " element" : " elements"));
-            detail::GraphAccess::edges(m_out.graph).push_back(std::move(m_edge));
-        } else if (top.frame == Frame::Bytes) {
-            m_out.optimizerState.insert_or_assign(std::move(m_blobName), std::move(m_blob));
-        }
-        m_stack.pop_back();
-        endValue();
-        return true;
-    }
+    // The parser pairs brackets itself, so the two ends close alike.
+    bool end_object() { return endContainer(); }
+    bool end_array() { return endContainer(); }
 
     bool parse_error(std::size_t position, const std::string&,
                      const nlohmann::detail::exception& ex) {
@@ -371,7 +247,121 @@ private:
         unsigned seen = 0;  // bits of known fields seen (struct-like objects)
     };
 
-    void push(Frame frame) { m_stack.push_back({frame, 0, 0}); }
+    // A scalar that no slot takes: passed over where ignored, else a type
+    // error saying what was found (built only then).
+    template <typename Found> bool unexpected(Token token, Found found) {
+        if (m_skip)
+            return true;
+        const Slot s = beginValue(token);
+        if (s != Slot::Ignore)
+            typeError(s, found(), token);
+        endValue();
+        return true;
+    }
+
+    // Objects and arrays open alike; the slot says which container it takes.
+    bool startContainer(bool array) {
+        enterContainer();
+        if (m_skip) {
+            ++m_skip;
+            return true;
+        }
+        const Slot s = beginValue(Token::Bracket);
+        if (s == Slot::Ignore) {
+            m_skip = 1;
+            return true;
+        }
+        const std::optional<Frame> frame = containerFrame(s);
+        if (!frame || isArray(*frame) != array)
+            typeError(s, array ? "an array" : "an object", Token::Bracket);
+        open(*frame);
+        return true;
+    }
+
+    // The container a slot holds, or none for a scalar's slot.
+    std::optional<Frame> containerFrame(Slot s) const {
+        switch (s) {
+        case Slot::Root:
+            return m_graphOnly ? Frame::Graph : Frame::Top;
+        case Slot::GraphObject:
+            return Frame::Graph;
+        case Slot::NodesObject:
+            return Frame::Nodes;
+        case Slot::NodeObject:
+            return Frame::Node;
+        case Slot::MetadataObject:
+            return Frame::Metadata;
+        case Slot::OptimizerObject:
+            return Frame::Optimizer;
+        case Slot::EdgesArray:
+            return Frame::Edges;
+        case Slot::InputCidsArray:
+            return Frame::InputCids;
+        case Slot::EdgeArray:
+            return Frame::Edge;
+        case Slot::BlobArray:
+            return Frame::Bytes;
+        default:
+            return std::nullopt;
+        }
+    }
+
+    static bool isArray(Frame frame) {
+        return frame == Frame::Edges || frame == Frame::InputCids || frame == Frame::Edge ||
+               frame == Frame::Bytes;
+    }
+
+    // Enters a container; one that builds a value starts it afresh.
+    void open(Frame frame) {
+        if (frame == Frame::Node)
+            m_node = ComputationNode();
+        else if (frame == Frame::Edge)
+            m_edge = Edge();
+        else if (frame == Frame::Bytes)
+            m_blob = std::vector<uint8_t>();
+        m_stack.push_back({frame, 0, 0});
+    }
+
+    bool endContainer() {
+        if (m_skip) {
+            if (--m_skip == 0)
+                endValue();
+            return true;
+        }
+        close(m_stack.back());
+        m_stack.pop_back();
+        endValue();
+        return true;
+    }
+
+    // Checks a finished container and hands on what it built.
+    void close(const Level& top) {
+        switch (top.frame) {
+        case Frame::Top:
+            requireFields(top, kTopRequired);
+            break;
+        case Frame::Graph:
+            requireFields(top, kGraphRequired);
+            break;
+        case Frame::Node:
+            requireFields(top, kNodeRequired);
+            detail::GraphAccess::nodes(m_out.graph)
+                .insert_or_assign(std::move(m_nodeKey), std::move(m_node));
+            break;
+        case Frame::Edge:
+            if (top.count != 2)
+                fail(Token::Bracket, edgeName() + " must be a [producer, consumer] pair, found " +
+                                         std::to_string(top.count) +
+                                         (top.count == 1 ? " element" : " elements"));
+            detail::GraphAccess::edges(m_out.graph).push_back(std::move(m_edge));
+            break;
+        case Frame::Bytes:
+            m_out.optimizerState.insert_or_assign(std::move(m_blobName), std::move(m_blob));
+            break;
+        default:
+            break;
+        }
+    }
 
     void enterContainer() {
         if (m_stack.size() + m_skip >= kMaxDepth)
