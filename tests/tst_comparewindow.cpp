@@ -32,6 +32,7 @@
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -189,8 +190,20 @@ private Q_SLOTS:
         QAbstractItemModelTester t5(w.valuesModel(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
         w.show();
+        // Before any result, while the files load: the tensor pages only.
+        const auto shownTabs = [&w] {
+            QStringList shown;
+            for (int i = 0; i < w.tabs()->count(); ++i)
+                if (w.tabs()->isTabVisible(i))
+                    shown << w.tabs()->tabText(i);
+            return shown;
+        };
+        const QStringList tensorTabs = {QStringLiteral("Tensor"), QStringLiteral("Values"),
+                                        QStringLiteral("Metadata")};
+        QCOMPARE(shownTabs(), tensorTabs);
         w.compare(m_a, m_b);
         QVERIFY(waitFinished(w));
+        QCOMPARE(shownTabs(), tensorTabs);
         QVERIFY(w.windowTitle().contains(QStringLiteral("a.oxck")));
         QVERIFY(w.windowTitle().contains(QStringLiteral("b.oxck")));
         const CompareTensorModel* m = w.tensorModel();

@@ -218,10 +218,6 @@ void CompareWindow::buildUi() {
     m_tabs->addTab(metaView, tr("Metadata"));
 
     m_changesModel = new QStandardItemModel(this);
-    m_changesView = new QTreeView;
-    m_changesView->setModel(m_changesModel);
-    m_changesView->setUniformRowHeights(true);
-    m_tabs->addTab(m_changesView, tr("Changes"));
     // Gradient comparisons: the graph page lists the changes beside the drawing.
     m_graphPage = new CompareGraphPage(m_changesModel);
     m_tabs->addTab(m_graphPage, tr("Graph"));
@@ -238,6 +234,11 @@ void CompareWindow::buildUi() {
     // hidden (the graph page's toolbar), which squeezed the tensor tree to a
     // sliver: the detail side takes what the splitter gives it instead.
     m_tabs->setMinimumWidth(480);
+    // Until a result says which kind of files these are: the tensor pages,
+    // the common case (no gradient page shows while a tensor file loads).
+    for (QWidget* page : {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
+                          static_cast<QWidget*>(m_optimizerPage)})
+        m_tabs->setTabVisible(m_tabs->indexOf(page), false);
     split->setCollapsible(0, false);
     split->setSizes({640, 660});
     layout->addWidget(split, 1);
@@ -429,7 +430,6 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
                 .arg(tolerance));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), true);
-        m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), false);
         showGradientPages(false);
         m_tensorListPanel->show();
         m_tabs->setCurrentWidget(m_tensorPage);
@@ -451,9 +451,6 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         m_tensorModel->setDiff(nullptr);
         m_metadataModel->setRows({});
         fillGradientChanges(m_changesModel, g);
-        m_changesView->expandAll();
-        for (int c = 0; c < m_changesModel->columnCount(); ++c)
-            m_changesView->resizeColumnToContents(c);
         const GradientDiffSummary& s = g.summary;
         m_summary->setText(tr("<b>A</b> %1 → <b>B</b> %2 (nodes matched by %3): nodes %4 &nbsp; "
                               "%5 &nbsp; %6 &nbsp; %7; edges: %8 added, %9 removed; %10 of %11 "
@@ -469,7 +466,6 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
                                .arg(g.optimizerState.size()));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), false);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), false);
-        m_tabs->setTabVisible(m_tabs->indexOf(m_changesView), false); // in the graph page
         showGradientPages(true);
         m_tensorListPanel->hide();
         m_tabs->setCurrentWidget(m_graphPage);

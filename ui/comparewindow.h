@@ -142,7 +142,6 @@ private:
     QWidget* m_valuesPage;
     QWidget* m_metadataPage;
     QStandardItemModel* m_changesModel;
-    QTreeView* m_changesView;
     QWidget* m_tensorPage;
     QWidget* m_tensorListPanel;
     QProgressBar* m_progress;
