@@ -112,7 +112,8 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     m_series = run ? series : nullptr;
     m_x.clear();
     if (!run || !series) {
-        clear(values, tr("Select a tensor to see it over the steps"));
+        clear(values,
+              run ? tr("Select a tensor to see it over the steps") : tr("No checkpoints read yet"));
         clear(norms, QString());
         return;
     }

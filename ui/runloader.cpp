@@ -52,7 +52,7 @@ void RunLoader::open(const QStringList& paths) {
 void RunLoader::cancel() {
     if (!m_task.isRunning())
         return;
-    m_task.cancel(); // its result is dropped: report the cancel here
+    m_task.cancel();         // its result is dropped: report the cancel here
     m_reloadPending = false; // and the user asked for no more reading
     auto result = std::make_shared<Result>();
     result->error = tr("Cancelled.");
@@ -180,8 +180,12 @@ QString runProgressText(const RunLoader::Progress& p) {
     QString text = RunLoader::tr("%1 of %2 files")
                        .arg(QString::fromStdString(fmt::grouped(p.filesDone)),
                             QString::fromStdString(fmt::grouped(p.filesTotal)));
-    if (p.bytesRead > 0 && p.seconds > 0)
-        text += QStringLiteral(" · ") +
-                RunLoader::tr("%1 MB/s").arg(double(p.bytesRead) / 1e6 / p.seconds, 0, 'f', 1);
+    if (p.bytesRead > 0 && p.seconds > 0) {
+        // Page-cache reads pass 1 GB/s: "2.0 GB/s" rather than "2002.4 MB/s".
+        const double mb = double(p.bytesRead) / 1e6 / p.seconds;
+        text +=
+            QStringLiteral(" · ") + (mb >= 1000 ? RunLoader::tr("%1 GB/s").arg(mb / 1e3, 0, 'f', 1)
+                                                : RunLoader::tr("%1 MB/s").arg(mb, 0, 'f', 1));
+    }
     return text;
 }
