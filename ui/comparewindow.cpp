@@ -236,9 +236,10 @@ void CompareWindow::buildUi() {
     m_tabs->setMinimumWidth(480);
     // Until a result says which kind of files these are: the tensor pages,
     // the common case (no gradient page shows while a tensor file loads).
-    for (QWidget* page : {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
-                          static_cast<QWidget*>(m_optimizerPage)})
-        m_tabs->setTabVisible(m_tabs->indexOf(page), false);
+    for (QWidget* gradientPage :
+         {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
+          static_cast<QWidget*>(m_optimizerPage)})
+        m_tabs->setTabVisible(m_tabs->indexOf(gradientPage), false);
     split->setCollapsible(0, false);
     split->setSizes({640, 660});
     layout->addWidget(split, 1);
