@@ -10,7 +10,8 @@
 
 ChartHover::ChartHover(QChartView* view, std::function<const std::vector<double>&()> xs,
                        std::function<QString(size_t)> text)
-    : QObject(view), m_view(view), m_xs(std::move(xs)), m_text(std::move(text)) {
+    : QObject(view), m_view(view), m_viewport(view->viewport()), m_xs(std::move(xs)),
+      m_text(std::move(text)) {
     view->viewport()->setMouseTracking(true);
     view->viewport()->installEventFilter(this);
 }
@@ -32,7 +33,11 @@ int ChartHover::nearest(const QPoint& viewportPos) const {
 }
 
 bool ChartHover::eventFilter(QObject* watched, QEvent* event) {
-    if (watched != m_view->viewport())
+    // The viewport's last events (hide, destroy) come while the view itself
+    // is being destroyed: nothing of it is called before the event is one
+    // of ours.
+    const QEvent::Type type = event->type();
+    if (watched != m_viewport || (type != QEvent::MouseMove && type != QEvent::ToolTip))
         return false;
     QPoint pos, global;
     if (event->type() == QEvent::MouseMove) {

@@ -27,6 +27,8 @@ protected:
 
 private:
     QChartView* m_view;
+    QObject* m_viewport; // compared by address: the view may be half destroyed
+
     std::function<const std::vector<double>&()> m_xs;
     std::function<QString(size_t)> m_text;
 };
