@@ -1,13 +1,12 @@
 #include "comparescreenshot.h"
 
+#include "screenshottaker.h"
+
 #include "comparechanges.h"
 #include "comparegraphpage.h"
 #include "comparewindow.h"
 
 #include <QApplication>
-#include <QDir>
-#include <QFileInfo>
-#include <QSaveFile>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTimer>
@@ -61,14 +60,5 @@ void CompareScreenshot::whenSettled() {
 }
 
 void CompareScreenshot::capture() {
-    const QPixmap pixmap = m_window->grab();
-    // Written through a temporary file and renamed, like every file we write.
-    QSaveFile file(m_output);
-    QDir().mkpath(QFileInfo(m_output).absolutePath());
-    if (!file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit()) {
-        std::fprintf(stderr, "screenshot: cannot write %s\n", qPrintable(m_output));
-        QApplication::exit(1);
-        return;
-    }
-    QApplication::exit(0);
+    writeScreenshotAndQuit(m_window, m_output);
 }

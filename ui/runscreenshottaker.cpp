@@ -1,12 +1,11 @@
 #include "runscreenshottaker.h"
 
+#include "screenshottaker.h"
+
 #include "distributionview.h"
 #include "runwindow.h"
 
 #include <QApplication>
-#include <QDir>
-#include <QFileInfo>
-#include <QSaveFile>
 #include <QTimer>
 
 #include <cstdio>
@@ -45,13 +44,5 @@ RunScreenshotTaker::RunScreenshotTaker(RunWindow* window, Request request)
 }
 
 void RunScreenshotTaker::capture() {
-    const QPixmap pixmap = m_window->grab();
-    QSaveFile file(m_request.output); // a temporary file, renamed when complete
-    QDir().mkpath(QFileInfo(m_request.output).absolutePath());
-    if (!file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit()) {
-        std::fprintf(stderr, "screenshot: cannot write %s\n", qPrintable(m_request.output));
-        QApplication::exit(1);
-        return;
-    }
-    QApplication::exit(0);
+    writeScreenshotAndQuit(m_window, m_request.output);
 }

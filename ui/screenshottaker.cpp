@@ -36,12 +36,16 @@ ScreenshotTaker::ScreenshotTaker(MainWindow* window, Request request)
 }
 
 void ScreenshotTaker::capture() {
-    const QPixmap pixmap = m_window->grab();
+    writeScreenshotAndQuit(m_window, m_request.output);
+}
+
+void writeScreenshotAndQuit(QWidget* window, const QString& output) {
+    const QPixmap pixmap = window->grab();
     // Written through a temporary file and renamed, like every file we write.
-    QSaveFile file(m_request.output);
-    QDir().mkpath(QFileInfo(m_request.output).absolutePath());
+    QSaveFile file(output);
+    QDir().mkpath(QFileInfo(output).absolutePath());
     if (!file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit()) {
-        std::fprintf(stderr, "screenshot: cannot write %s\n", qPrintable(m_request.output));
+        std::fprintf(stderr, "screenshot: cannot write %s\n", qPrintable(output));
         QApplication::exit(1);
         return;
     }

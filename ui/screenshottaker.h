@@ -4,6 +4,11 @@
 #include <QString>
 
 class MainWindow;
+class QWidget;
+
+// Saves the window's picture as a PNG at `output` (a temporary file,
+// renamed) and ends the application: 0 when written, else 1 with a message.
+void writeScreenshotAndQuit(QWidget* window, const QString& output);
 
 // Renders a window to a PNG once its document is loaded (and the selected
 // tensor's statistics are in): used by tools/screenshots.sh for the README.
