@@ -1,5 +1,7 @@
 #include "testsupport.h"
 
+#include <bit>
+
 #include <nlohmann/json.hpp>
 
 #include <QDir>
@@ -68,6 +70,22 @@ void writeFile(const QString& path, const std::string& bytes) {
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
         qFatal("cannot write %s", qPrintable(path));
     f.write(bytes.data(), qint64(bytes.size()));
+}
+
+bool sameStats(const ckptscope::StatsResult& a, const ckptscope::StatsResult& b) {
+    const ckptscope::TensorStats &x = a.stats, &y = b.stats;
+    const auto same = [](double p, double q) {
+        return std::bit_cast<uint64_t>(p) == std::bit_cast<uint64_t>(q);
+    };
+    const auto sameOpt = [&](const std::optional<double>& p, const std::optional<double>& q) {
+        return p.has_value() == q.has_value() && (!p || same(*p, *q));
+    };
+    return x.count == y.count && x.finite == y.finite && x.nan == y.nan && x.posInf == y.posInf &&
+           x.negInf == y.negInf && x.zeros == y.zeros && sameOpt(x.min, y.min) &&
+           sameOpt(x.max, y.max) && sameOpt(x.mean, y.mean) && sameOpt(x.std, y.std) &&
+           same(x.l2, y.l2) && same(x.finiteSum, y.finiteSum) &&
+           same(a.histogram.lo, b.histogram.lo) && same(a.histogram.hi, b.histogram.hi) &&
+           a.histogram.counts == b.histogram.counts;
 }
 
 void putU32(std::string& out, uint32_t v) {

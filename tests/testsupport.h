@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ckptscope/tensorstats.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <QString>
@@ -82,6 +84,9 @@ QString syntaxErrorProblem(const char* message, const QString& where, const QStr
 
 // Little-endian integers for tests that spell OXCK bytes out by hand,
 // independently of the project's writer.
+// Bit for bit the same statistics and histogram.
+bool sameStats(const ckptscope::StatsResult& a, const ckptscope::StatsResult& b);
+
 void putU32(std::string& out, uint32_t v);
 void putU64(std::string& out, uint64_t v);
 void writeFile(const QString& path, const std::string& bytes);

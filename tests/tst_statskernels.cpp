@@ -1,7 +1,10 @@
 // The statistics' fast paths against their plain forms, on the same data:
-// the AVX2 block scan against the scalar loop, the vectorised histogram
-// against Histogram::binOf, and the parallel passes (more helpers asked for
-// than there are cores, and several callers at once) against one thread.
+// the AVX2 block scan against the scalar loop, the vectorised histograms
+// (AVX2 tables, AVX-512 bit-sliced counters) against Histogram::binOf, and the parallel passes
+// (more helpers asked for than there are cores, and several callers at once) against one thread.
+#include "testsupport.h"
+
+#include "slicedbins.h"
 #include "statshistogram.h"
 #include "statskernels.h"
 
@@ -9,6 +12,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -86,6 +90,14 @@ std::vector<float> data(uint64_t n, int kind, std::mt19937& rng) {
     return v;
 }
 
+bool avx512() {
+#ifdef CKPTSCOPE_STATS_AVX2
+    return useAvx512();
+#else
+    return false;
+#endif
+}
+
 // Sums are added in another order by the vector loop: equal within a few
 // roundings of the sum of their terms' magnitudes.
 bool close(double a, double b, double magnitude, uint64_t n) {
@@ -131,22 +143,6 @@ std::vector<uint64_t> countBins(const Histogram& h, const std::vector<float>& v,
     return out;
 }
 
-bool sameStats(const StatsResult& a, const StatsResult& b) {
-    const TensorStats &x = a.stats, &y = b.stats;
-    const auto same = [](double p, double q) {
-        return std::bit_cast<uint64_t>(p) == std::bit_cast<uint64_t>(q);
-    };
-    const auto sameOpt = [&](const std::optional<double>& p, const std::optional<double>& q) {
-        return p.has_value() == q.has_value() && (!p || same(*p, *q));
-    };
-    return x.count == y.count && x.finite == y.finite && x.nan == y.nan && x.posInf == y.posInf &&
-           x.negInf == y.negInf && x.zeros == y.zeros && sameOpt(x.min, y.min) &&
-           sameOpt(x.max, y.max) && sameOpt(x.mean, y.mean) && sameOpt(x.std, y.std) &&
-           same(x.l2, y.l2) && same(x.finiteSum, y.finiteSum) &&
-           same(a.histogram.lo, b.histogram.lo) && same(a.histogram.hi, b.histogram.hi) &&
-           a.histogram.counts == b.histogram.counts;
-}
-
 StatsResult statsOf(const std::vector<float>& v, unsigned threads, int bins) {
     StatsOptions o;
     o.threads = threads;
@@ -166,7 +162,25 @@ class TestStatsKernels : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        qInfo("vector kernels on this machine: %s", simdAvailable() ? "AVX2 + FMA" : "none");
+        qInfo("vector kernels on this machine: %s", !simdAvailable() ? "none"
+                                                    : avx512()       ? "AVX-512, AVX2 + FMA"
+                                                                     : "AVX2 + FMA");
+    }
+
+    void autoTakesTheWidestHistogram() {
+        Histogram h;
+        h.lo = -1;
+        h.hi = 1;
+        h.counts.assign(64, 0);
+        const BinCounter wide(h, 64), narrow(h, 64, Kernel::Avx2), scalar(h, 64, Kernel::Scalar);
+        using Mode = BinCounter::Mode;
+        QVERIFY(wide.mode == (avx512()          ? Mode::Sliced
+                              : simdAvailable() ? Mode::Pairs
+                                                : Mode::Scalar));
+        QVERIFY(narrow.mode == (simdAvailable() ? Mode::Pairs : Mode::Scalar));
+        QVERIFY(scalar.mode == Mode::Scalar);
+        h.counts.assign(65, 0); // bit-sliced counting stops at 64 bins
+        QVERIFY(BinCounter(h, 65).mode != BinCounter::Mode::Sliced);
     }
 
     void scalarAndSimdScansAgree() {
@@ -217,14 +231,38 @@ private Q_SLOTS:
                 for (float f : v)
                     if (std::isfinite(f))
                         ++direct[h.binOf(f)];
+                const QString where = QStringLiteral("%1 values in %2 bins over [%3, %4]")
+                                          .arg(v.size())
+                                          .arg(bins)
+                                          .arg(double(lo))
+                                          .arg(double(hi));
                 QCOMPARE(countBins(h, v, Kernel::Scalar), direct);
-                QVERIFY2(countBins(h, v, Kernel::Auto) == direct,
-                         qPrintable(QStringLiteral("%1 values in %2 bins over [%3, %4]")
-                                        .arg(v.size())
-                                        .arg(bins)
-                                        .arg(double(lo))
-                                        .arg(double(hi))));
+                QVERIFY2(countBins(h, v, Kernel::Auto) == direct, qPrintable(where));
+                QVERIFY2(countBins(h, v, Kernel::Avx2) == direct, qPrintable(where));
             }
+        }
+    }
+
+    void slicedCountsCarryOverLongRuns() {
+        // A million values (256 folds of the weight-16 level) in 32, 33 and
+        // 64 bins: one and two one-hot words per value, every carry level.
+        std::mt19937 rng(37);
+        std::vector<float> v = data((uint64_t(1) << 20) + 5, 0, rng);
+        for (size_t i = 0; i < v.size(); i += 97) // many on the edges of 32 bins over [-8, 8]
+            v[i] = float(int(rng() % 33) - 16) / 2.0f;
+        v[7] = -8.0f;
+        v[8] = 8.0f;
+        for (float& f : v)
+            f = std::clamp(f, -8.0f, 8.0f);
+        for (size_t bins : {32, 33, 64}) {
+            Histogram h;
+            h.lo = -8;
+            h.hi = 8;
+            h.counts.assign(bins, 0);
+            std::vector<uint64_t> direct(bins, 0);
+            for (float f : v)
+                ++direct[h.binOf(f)];
+            QCOMPARE(countBins(h, v, Kernel::Auto), direct);
         }
     }
 
@@ -237,8 +275,9 @@ private Q_SLOTS:
         for (int bins : {0, 1, 64, 1000}) {
             const StatsResult serial = statsOf(v, 1, bins);
             QVERIFY(serial.stats.finite > 0);
-            QVERIFY2(sameStats(statsOf(v, many, bins), serial), qPrintable(QString::number(bins)));
-            QVERIFY(sameStats(computeStats(v.data(), v.size(), bins), serial));
+            QVERIFY2(testsupport::sameStats(statsOf(v, many, bins), serial),
+                     qPrintable(QString::number(bins)));
+            QVERIFY(testsupport::sameStats(computeStats(v.data(), v.size(), bins), serial));
         }
     }
 
@@ -255,7 +294,7 @@ private Q_SLOTS:
         for (std::thread& t : callers)
             t.join();
         for (const StatsResult& r : results)
-            QVERIFY(sameStats(r, serial));
+            QVERIFY(testsupport::sameStats(r, serial));
     }
 };
 

@@ -213,6 +213,33 @@ private Q_SLOTS:
         }
         QCOMPARE(compare(a, b).nanMismatch, uint64_t(2));
     }
+    void histogramsExactOnBinEdges() {
+        // Differences on bin edges (integers 0..64 and eighths), at lengths
+        // around the vector and batch sizes: the vector binning hands them
+        // to binOf, so the counts equal the plain loop's for any bin count.
+        std::mt19937 rng(11);
+        for (size_t n :
+             {size_t(15), size_t(255), size_t(256), size_t(257), size_t(4097), size_t(70'003)}) {
+            std::vector<float> a(n), b(n);
+            for (size_t i = 0; i < n; ++i) {
+                a[i] = float(rng() % 1000) / 4.0f;
+                b[i] = a[i] + (i % 2 ? float(rng() % 65) : float(rng() % 513) / 8.0f);
+            }
+            b[n / 2] = a[n / 2];         // the lowest difference, 0
+            b[n / 3] = a[n / 3] + 64.0f; // the highest
+            if (n > 200)
+                a[100] = kNaN; // one NaN among them
+            for (int bins : {1, 3, 7, 8, 32, 33, 64, 65}) {
+                for (unsigned threads : {1u, 2u}) {
+                    checkAgainst(compare(a, b, 0, 0, bins, threads), expected(a, b, 0, 0, bins), n);
+                    if (QTest::currentTestFailed()) {
+                        qWarning("%zu values, %d bins, %u threads", n, bins, threads);
+                        return;
+                    }
+                }
+            }
+        }
+    }
     void largerThanRetainedReadsAgainForHistogram() {
         // Over 2^21 values the differences past the kept ones are recomputed.
         const size_t n = (size_t(1) << 21) + 70'000;

@@ -27,15 +27,18 @@ namespace {
 struct Target {
     std::string name;
     std::function<StatsResult(const StatsOptions&)> compute;
+    size_t tensor = 0; // the tensor's index, in a file of tensors
 };
 
 std::vector<Target> targets(const Document& doc, const Options& o) {
     std::vector<Target> all;
     if (doc.hasTensors()) {
         for (size_t i = 0; i < doc.tensors().size(); ++i)
-            all.push_back({doc.tensors()[i].name, [&doc, i](const StatsOptions& options) {
+            all.push_back({doc.tensors()[i].name,
+                           [&doc, i](const StatsOptions& options) {
                                return computeTensorStats(doc, i, options);
-                           }});
+                           },
+                           i});
     } else {
         for (const auto& [name, bytes] : doc.gradient()->optimizerState) {
             if (bytes.size() % 4 != 0)
@@ -92,15 +95,26 @@ int runStats(const std::vector<std::string>& args) {
     TextTable table(
         {"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
         {false, true, true, true, true, true, true, true, true, true, true});
-    for (const Target& t : targets(*doc, o)) {
-        StatsResult r;
-        try {
-            r = t.compute(options);
-        } catch (const SourceChangedError& e) {
-            throw OpenError(doc->path(), e.what());
-        } catch (const CheckpointError& e) {
-            throw OpenError(doc->path(), e.what());
+    const std::vector<Target> chosen = targets(*doc, o);
+    std::vector<StatsResult> results;
+    try {
+        if (doc->hasTensors()) { // all at once: small tensors one per core
+            std::vector<size_t> indices;
+            for (const Target& t : chosen)
+                indices.push_back(t.tensor);
+            results = computeTensorStats(*doc, indices, options);
+        } else {
+            for (const Target& t : chosen)
+                results.push_back(t.compute(options));
         }
+    } catch (const SourceChangedError& e) {
+        throw OpenError(doc->path(), e.what());
+    } catch (const CheckpointError& e) {
+        throw OpenError(doc->path(), e.what());
+    }
+    for (size_t k = 0; k < chosen.size(); ++k) {
+        const Target& t = chosen[k];
+        const StatsResult& r = results[k];
         if (o.json) {
             list.push_back(statsJson(t.name, r));
             continue;

@@ -40,6 +40,34 @@ void runOnThreads(unsigned threads, const std::function<void(unsigned)>& work) {
         std::rethrow_exception(error);
 }
 
+void forEachTask(size_t n, unsigned threads,
+                 const std::function<void(size_t k, unsigned worker)>& job) {
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex mutex;
+    size_t failedAt = n;
+    std::exception_ptr error;
+    runOnThreads(unsigned(std::min<size_t>(threads, std::max<size_t>(n, 1))), [&](unsigned worker) {
+        while (!failed.load(std::memory_order_relaxed)) {
+            const size_t k = next.fetch_add(1);
+            if (k >= n)
+                return;
+            try {
+                job(k, worker);
+            } catch (...) {
+                std::lock_guard lock(mutex);
+                if (k < failedAt) {
+                    failedAt = k;
+                    error = std::current_exception();
+                }
+                failed = true;
+            }
+        }
+    });
+    if (error)
+        std::rethrow_exception(error);
+}
+
 unsigned workerCount(unsigned requested, unsigned long long blocks) {
     const unsigned want = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
     return unsigned(

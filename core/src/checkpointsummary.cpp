@@ -22,7 +22,7 @@ bool sameHistogram(const Histogram& a, const Histogram& b) {
 // Runs one statistics job with the summary's bins, naming the file in any
 // read error.
 template <typename Job>
-StatsResult statsOf(const Document& doc, const SummaryOptions& options, const Job& job) {
+auto statsOf(const Document& doc, const SummaryOptions& options, const Job& job) {
     StatsOptions so;
     so.bins = kSummaryHistogramBins;
     so.cancel = options.cancel;
@@ -100,18 +100,26 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
         return s;
     }
     // Tensor formats: the statistics `stats --json` gives (F64 in double,
-    // every other dtype through f32).
-    s.tensors.reserve(doc.tensors().size());
-    for (size_t i = 0; i < doc.tensors().size(); ++i) {
-        const TensorEntry& t = doc.tensors()[i];
-        StatsResult r = statsOf(doc, options, [&doc, i](const StatsOptions& so) {
-            return computeTensorStats(doc, i, so);
-        });
-        s.tensors.push_back({t.name, r.stats, std::move(r.histogram)});
-        done += t.dataLen * dtypeSize(t.dtype);
-        if (options.progressBytes)
-            options.progressBytes(done);
+    // every other dtype through f32), small tensors one per core.
+    std::vector<size_t> indices(doc.tensors().size());
+    uint64_t totalBytes = 0;
+    for (size_t i = 0; i < indices.size(); ++i) {
+        indices[i] = i;
+        totalBytes += doc.tensors()[i].dataLen * dtypeSize(doc.tensors()[i].dtype);
     }
+    std::vector<StatsResult> results = statsOf(doc, options, [&](StatsOptions so) {
+        if (options.progressBytes)
+            so.progress = [&options, totalBytes](double p) {
+                options.progressBytes(uint64_t(p * double(totalBytes)));
+            };
+        return computeTensorStats(doc, indices, so);
+    });
+    s.tensors.reserve(results.size());
+    for (size_t i = 0; i < results.size(); ++i)
+        s.tensors.push_back(
+            {doc.tensors()[i].name, results[i].stats, std::move(results[i].histogram)});
+    if (options.progressBytes)
+        options.progressBytes(totalBytes);
     return s;
 }
 

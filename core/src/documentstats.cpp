@@ -2,6 +2,8 @@
 
 #include "ckptscope/mappedfile.h"
 
+#include "blockworkers.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -175,6 +177,51 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
         options);
     r.stats.rounded = rounded;
     return r;
+}
+
+std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vector<size_t>& indices,
+                                            const StatsOptions& options) {
+    std::vector<StatsResult> results(indices.size());
+    uint64_t total = 0;
+    for (size_t index : indices)
+        total += doc.tensors().at(index).dataLen;
+    uint64_t done = 0;
+    std::mutex doneMutex; // progress never goes back
+    auto report = [&](uint64_t values) {
+        std::lock_guard lock(doneMutex);
+        done += values;
+        if (options.progress && total > 0)
+            options.progress(double(done) / double(total));
+    };
+    StatsOptions one = options;
+    one.threads = 1;
+    one.progress = nullptr;
+    // Positions [from, to) hold small tensors: one per thread, in order.
+    auto wholeTensors = [&](size_t from, size_t to) {
+        forEachTask(to - from, workerCount(options.threads, to - from), [&](size_t w, unsigned) {
+            const size_t k = from + w;
+            results[k] = computeTensorStats(doc, indices[k], one);
+            report(doc.tensors()[indices[k]].dataLen);
+        });
+    };
+    size_t from = 0; // first small tensor not yet computed
+    for (size_t k = 0; k < indices.size(); ++k) {
+        const uint64_t n = doc.tensors()[indices[k]].dataLen;
+        if (n <= kWholeTensorValues)
+            continue;
+        wholeTensors(from, k);
+        from = k + 1;
+        StatsOptions o = options;
+        const uint64_t before = done;
+        if (options.progress && total > 0)
+            o.progress = [&options, before, n, total](double p) {
+                options.progress((double(before) + p * double(n)) / double(total));
+            };
+        results[k] = computeTensorStats(doc, indices[k], o);
+        report(n);
+    }
+    wholeTensors(from, indices.size());
+    return results;
 }
 
 } // namespace ckptscope

@@ -11,8 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
+#include "slicedbins.h"
 #include "statssimd.h"
 
 #ifdef CKPTSCOPE_STATS_AVX2
@@ -140,8 +142,10 @@ struct Binner {
 
 #ifdef CKPTSCOPE_DIFF_AVX2
 
+using stats::combineLanes;
 using stats::hsum;
 using stats::useAvx2;
+using stats::useAvx512;
 
 __attribute__((target("avx2,fma"))) double hmax(__m256d x) {
     const __m128d s = _mm_max_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
@@ -214,6 +218,65 @@ __attribute__((target("avx2,fma"))) uint64_t scanAvx2(const float* a, const floa
     return i;
 }
 
+CKPTSCOPE_AVX512_BEGIN
+
+// Eight pairs at a time, as scanAvx2 with twice the lanes.
+CKPTSCOPE_AVX512 uint64_t scanAvx512(const float* a, const float* b, uint64_t n, double atol,
+                                     double rtol, double* d, Part& p, Lanes& lanes) {
+    const __m512d vatol = _mm512_set1_pd(atol), vrtol = _mm512_set1_pd(rtol);
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512d maxAbs = _mm512_setzero_pd(), sumAbs = maxAbs, sumSq = maxAbs, aa = maxAbs, bb = maxAbs,
+            ab = maxAbs;
+    __m512d lo = _mm512_set1_pd(kInf), hi = _mm512_set1_pd(-kInf);
+    __m512i differing = _mm512_setzero_si512();
+    uint64_t i = 0;
+    uint64_t finite = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 fa = _mm256_loadu_ps(a + i), fb = _mm256_loadu_ps(b + i);
+        // Quiet or signalling NaN, ±Inf on either side: rare.
+        if (_mm256_fpclass_ps_mask(fa, 0x99) | _mm256_fpclass_ps_mask(fb, 0x99)) {
+            for (int k = 0; k < 8; ++k)
+                addPair(p, lanes, k & 3, valueAt(a, i + k), valueAt(b, i + k), atol, rtol,
+                        d ? d + i + k : nullptr);
+            continue;
+        }
+        finite += 8;
+        // (maskz forms: GCC 12 warns of the plain ones' undefined operand)
+        const __m512d da = _mm512_maskz_cvtps_pd(0xff, fa);
+        const __m512d db = _mm512_maskz_cvtps_pd(0xff, fb);
+        const __m512d diff = _mm512_sub_pd(db, da);
+        const __m512d ad = _mm512_abs_pd(diff);
+        // atol + rtol |a| rounded twice, as the plain loop: no FMA here.
+        const __m512d tol = _mm512_add_pd(_mm512_mul_pd(vrtol, _mm512_abs_pd(da)), vatol);
+        differing = _mm512_mask_add_epi64(differing, _mm512_cmp_pd_mask(ad, tol, _CMP_GT_OQ),
+                                          differing, one);
+        maxAbs = _mm512_max_pd(maxAbs, ad);
+        sumAbs = _mm512_add_pd(sumAbs, ad);
+        sumSq = _mm512_fmadd_pd(diff, diff, sumSq);
+        aa = _mm512_fmadd_pd(da, da, aa);
+        bb = _mm512_fmadd_pd(db, db, bb);
+        ab = _mm512_fmadd_pd(da, db, ab);
+        lo = _mm512_min_pd(lo, diff);
+        hi = _mm512_max_pd(hi, diff);
+        if (d)
+            _mm512_storeu_pd(d + i, diff);
+    }
+    const auto add = [](auto x, auto y) { return x + y; };
+    const auto least = [](double x, double y) { return std::min(x, y); };
+    const auto most = [](double x, double y) { return std::max(x, y); };
+    p.finite += finite;
+    p.differing += combineLanes<uint64_t>(differing, add);
+    p.maxAbs = std::max(p.maxAbs, combineLanes<double>(maxAbs, most));
+    p.sumAbs += combineLanes<double>(sumAbs, add);
+    p.sumSq += combineLanes<double>(sumSq, add);
+    p.aa += combineLanes<double>(aa, add);
+    p.bb += combineLanes<double>(bb, add);
+    p.ab += combineLanes<double>(ab, add);
+    p.lo = std::min(p.lo, combineLanes<double>(lo, least));
+    p.hi = std::max(p.hi, combineLanes<double>(hi, most));
+    return i;
+}
+
 // Bins four differences at a time; a group with a NaN or a value near a bin
 // edge goes through the Binner one by one. Returns how many it took.
 __attribute__((target("avx2,fma"))) uint64_t binAvx2(const double* d, uint64_t n,
@@ -250,6 +313,69 @@ __attribute__((target("avx2,fma"))) uint64_t binAvx2(const double* d, uint64_t n
     return i;
 }
 
+// Bins of sixteen differences for SlicedBins, as in the float statistics
+// (statshistogram.cpp, FloatBins) but in double: q = (v - lo) × scale +
+// guard in one FMA is within a few units of 2^-53 × bins of binOf's
+// position + guard, far inside the guard (bins × 2^-40). Where q's fraction
+// is at least 2 × guard, floor(q) is binOf's bin; other lanes (near an edge,
+// the maximum, NaN) go through the Binner one by one.
+template <bool Tail> struct DoubleBins {
+    const double* d;
+    uint64_t i, n;
+    const Binner& binner;
+    uint64_t* counts;
+    __m512d lo, scale, guard, twoGuards;
+
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __mmask8 near(__m512d q,
+                                                                         __mmask8 valid) {
+        const __m512d fraction = _mm512_reduce_pd(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        return _mm512_mask_cmp_pd_mask(valid, fraction, twoGuards, _CMP_NGE_UQ);
+    }
+
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline stats::SixteenBins operator()() {
+        __mmask8 valid0 = 0xff, valid1 = 0xff;
+        if constexpr (Tail) {
+            const uint64_t left = n - i;
+            valid0 = left >= 8 ? __mmask8(0xff) : __mmask8((1u << left) - 1);
+            valid1 = left >= 16  ? __mmask8(0xff)
+                     : left <= 8 ? __mmask8(0)
+                                 : __mmask8((1u << (left - 8)) - 1);
+        }
+        const __m512d q0 =
+            _mm512_fmadd_pd(_mm512_sub_pd(_mm512_maskz_loadu_pd(valid0, d + i), lo), scale, guard);
+        const __m512d q1 = _mm512_fmadd_pd(
+            _mm512_sub_pd(_mm512_maskz_loadu_pd(valid1, d + i + 8), lo), scale, guard);
+        const __mmask8 near0 = near(q0, valid0), near1 = near(q1, valid1);
+        const unsigned nearAll = unsigned(near0) | unsigned(near1) << 8;
+        for (unsigned lanes = nearAll; lanes; lanes &= lanes - 1) { // rare
+            const double v = d[i + unsigned(__builtin_ctz(lanes))];
+            if (!std::isnan(v))
+                ++counts[binner(v)];
+        }
+        i += 16;
+        const __mmask8 take0 = valid0 & ~near0, take1 = valid1 & ~near1;
+        // (maskz forms: GCC 12 warns of the plain ones' undefined operand)
+        const __m512i bins = _mm512_maskz_inserti64x4(
+            0xff, _mm512_castsi256_si512(_mm512_maskz_cvttpd_epi32(take0, q0)),
+            _mm512_maskz_cvttpd_epi32(take1, q1), 1);
+        return {bins, __mmask16(unsigned(take0) | unsigned(take1) << 8)};
+    }
+};
+
+// All n differences of d into `sliced`, the few it cannot vouch for into
+// `counts` by the Binner.
+CKPTSCOPE_AVX512 void binAvx512(const double* d, uint64_t n, const Binner& binner,
+                                stats::SlicedBins& sliced, uint64_t* counts) {
+    const __m512d lo = _mm512_set1_pd(binner.lo), scale = _mm512_set1_pd(binner.scale),
+                  guard = _mm512_set1_pd(binner.guard),
+                  twoGuards = _mm512_set1_pd(2 * binner.guard);
+    DoubleBins<false> full{d, 0, n, binner, counts, lo, scale, guard, twoGuards};
+    DoubleBins<true> tail{d, n - n % 256, n, binner, counts, lo, scale, guard, twoGuards};
+    stats::countValues(sliced, n, full, tail);
+}
+
+CKPTSCOPE_AVX512_END
+
 #endif // CKPTSCOPE_DIFF_AVX2
 
 // One block; writes b - a to d (when non-null), NaN where a pair is not
@@ -259,7 +385,9 @@ Part scanBlock(const float* a, const float* b, uint64_t n, double atol, double r
     Lanes lanes;
     uint64_t i = 0;
 #ifdef CKPTSCOPE_DIFF_AVX2
-    if (useAvx2())
+    if (useAvx512())
+        i = scanAvx512(a, b, n, atol, rtol, d, p, lanes);
+    else if (useAvx2())
         i = scanAvx2(a, b, n, atol, rtol, d, p, lanes);
 #endif
     for (; i < n; ++i)
@@ -431,6 +559,14 @@ ElementDiff ValueComparer::compareImpl(uint64_t count, const ValueReader* readA,
     }
     const Binner binner(h);
     std::vector<std::vector<uint64_t>> counts(threads, std::vector<uint64_t>(size_t(o.bins), 0));
+#ifdef CKPTSCOPE_DIFF_AVX2
+    // Bit-sliced counting (AVX-512) needs a scale that is a normal double.
+    std::vector<std::unique_ptr<stats::SlicedBins>> sliced;
+    if (o.bins <= int(stats::SlicedBins::kMaxBins) && stats::useAvx512() &&
+        std::isfinite(binner.scale) && binner.scale >= std::numeric_limits<double>::min())
+        for (unsigned k = 0; k < threads; ++k)
+            sliced.push_back(std::make_unique<stats::SlicedBins>(unsigned(o.bins)));
+#endif
     run(
         [&](unsigned worker, uint64_t b, uint64_t n) {
             std::vector<uint64_t>& c = counts[worker];
@@ -438,6 +574,10 @@ ElementDiff ValueComparer::compareImpl(uint64_t count, const ValueReader* readA,
                 const double* d = buf.retained.data() + b * kBlock;
                 uint64_t i = 0;
 #ifdef CKPTSCOPE_DIFF_AVX2
+                if (!sliced.empty()) {
+                    binAvx512(d, n, binner, *sliced[worker], c.data());
+                    return;
+                }
                 if (useAvx2())
                     i = binAvx2(d, n, binner, c.data());
 #endif
@@ -459,6 +599,10 @@ ElementDiff ValueComparer::compareImpl(uint64_t count, const ValueReader* readA,
         span1, 1.0 - span1);
     if (o.cancel && o.cancel->load())
         throw Cancelled{};
+#ifdef CKPTSCOPE_DIFF_AVX2
+    for (size_t k = 0; k < sliced.size(); ++k)
+        sliced[k]->drainInto(counts[k].data());
+#endif
     for (const auto& c : counts)
         for (size_t k = 0; k < c.size(); ++k)
             h.counts[k] += c[k];

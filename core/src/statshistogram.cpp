@@ -1,4 +1,5 @@
 #include "statshistogram.h"
+#include "slicedbins.h"
 #include "statssimd.h"
 
 #include <cmath>
@@ -11,6 +12,10 @@
 namespace ckptscope::stats {
 
 void BinCounter::flush() {
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (mode == Mode::Sliced)
+        sliced->drainInto(counts.data());
+#endif
     if (mode == Mode::Pairs) {
         // Entry (a << shift | b) counts a value in bin a and one in bin b.
         const size_t table = size_t(1) << (2 * shift);
@@ -28,6 +33,7 @@ void BinCounter::flush() {
                 counts[k] += small[t * bins + k];
                 small[t * bins + k] = 0;
             }
+        small[8 * bins] = 0; // the spare entry: counted by binOf instead
     }
     pending = 0;
 }
@@ -123,16 +129,86 @@ __attribute__((target("avx2,fma"))) static void addAvx2(BinCounter& c, const flo
     c.addScalar(v, i, n);
 }
 
+CKPTSCOPE_AVX512_BEGIN
+
+// Bins of sixteen values for SlicedBins. The position is computed as in
+// binEight, plus the guard: q = (v - lo) × scale + guard in one FMA, within
+// 1.8e-7 × bins of binOf's position + guard. Where q's fraction is at least
+// 2 × guard, binOf's position lies strictly inside the bin floor(q) (the
+// guard exceeds the error), so floor(q) is binOf's bin; it is at most
+// bins - 1, since v = hi gives a fraction of about one guard. Every other
+// value (near an edge, v = lo, NaN, ±Inf) goes to binOf by addLanes.
+template <bool Tail> struct FloatBins {
+    BinCounter& c;
+    const float* v;
+    uint64_t i, n;
+    __m512 lo, scale, guard, twoGuards;
+
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline SixteenBins operator()() {
+        __mmask16 valid = 0xffff;
+        __m512 x;
+        if constexpr (Tail) {
+            valid = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+            x = _mm512_maskz_loadu_ps(valid, v + i);
+        } else {
+            x = _mm512_loadu_ps(v + i);
+        }
+        const __m512 q = _mm512_fmadd_ps(_mm512_sub_ps(x, lo), scale, guard);
+        const __m512 fraction = _mm512_reduce_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __mmask16 near = _mm512_mask_cmp_ps_mask(valid, fraction, twoGuards, _CMP_NGE_UQ);
+        if (near) // rare
+            c.addLanes(v, i, near);
+        i += 16;
+        const __mmask16 take = valid & ~near;
+        // (maskz: GCC 12 warns of the unmasked form's undefined operand)
+        return {_mm512_maskz_cvttps_epi32(take, q), take};
+    }
+};
+
+CKPTSCOPE_AVX512 static void addAvx512(BinCounter& c, const float* v, uint64_t n) {
+    const __m512 lo = _mm512_set1_ps(c.lo), scale = _mm512_set1_ps(c.scale),
+                 guard = _mm512_set1_ps(c.guard), twoGuards = _mm512_set1_ps(2 * c.guard);
+    FloatBins<false> full{c, v, 0, n, lo, scale, guard, twoGuards};
+    FloatBins<true> tail{c, v, n - n % 256, n, lo, scale, guard, twoGuards};
+    countValues(*c.sliced, n, full, tail);
+}
+
+// More bins than SlicedBins counts: FloatBins' bins, counted in eight
+// tables as addAvx2's Lanes mode; lanes it hands to binOf count in the
+// spare entry after the tables.
+CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter& c, const float* v, uint64_t n) {
+    const __m512 lo = _mm512_set1_ps(c.lo), scale = _mm512_set1_ps(c.scale),
+                 guard = _mm512_set1_ps(c.guard), twoGuards = _mm512_set1_ps(2 * c.guard);
+    const int b = int(c.bins);
+    const __m512i laneTable = _mm512_setr_epi32(0, b, 2 * b, 3 * b, 4 * b, 5 * b, 6 * b, 7 * b, 0,
+                                                b, 2 * b, 3 * b, 4 * b, 5 * b, 6 * b, 7 * b);
+    const __m512i spare = _mm512_set1_epi32(8 * b);
+    uint32_t* const small = c.small.data();
+    FloatBins<false> next{c, v, 0, n, lo, scale, guard, twoGuards};
+    alignas(64) uint32_t at[16];
+    for (; next.i + 16 <= n;) {
+        const SixteenBins x = next();
+        _mm512_store_si512(at, _mm512_mask_add_epi32(spare, x.take, x.bin, laneTable));
+        for (int k = 0; k < 16; ++k)
+            ++small[at[k]];
+    }
+    c.addScalar(v, next.i, n);
+}
+
+CKPTSCOPE_AVX512_END
+
 #endif // CKPTSCOPE_STATS_AVX2
 
-BinCounter::BinCounter(const Histogram& histogram, size_t n, Kernel kernel)
-    : h(histogram), bins(n), counts(n, 0) {
+BinCounter::~BinCounter() = default;
+
+BinCounter::BinCounter(const Histogram& histogram, size_t n, Kernel k)
+    : h(histogram), bins(n), counts(n, 0), kernel(k) {
 #ifdef CKPTSCOPE_STATS_AVX2
     const double width = h.hi - h.lo;
     const double s = double(n) / width;
     // The float path needs the range and the scale as normal floats and a
     // guard well below half a bin.
-    if (kernel != Kernel::Auto || !useAvx2() || n > 4096 ||
+    if (kernel == Kernel::Scalar || !useAvx2() || n > 4096 ||
         !(width <= double(std::numeric_limits<float>::max())) ||
         !(s <= double(std::numeric_limits<float>::max())) ||
         !(float(s) >= std::numeric_limits<float>::min()))
@@ -140,14 +216,17 @@ BinCounter::BinCounter(const Histogram& histogram, size_t n, Kernel kernel)
     lo = float(h.lo);
     scale = float(s);
     guard = float(double(n) * 0x1p-20);
-    if (n <= 64) {
+    if (kernel == Kernel::Auto && n <= SlicedBins::kMaxBins && useAvx512()) {
+        mode = Mode::Sliced;
+        sliced = std::make_unique<SlicedBins>(unsigned(n));
+    } else if (n <= 64) {
         mode = Mode::Pairs;
         while ((size_t(1) << shift) < n)
             ++shift;
         small.assign(size_t(2) << (2 * shift), 0);
     } else {
         mode = Mode::Lanes;
-        small.assign(8 * n, 0);
+        small.assign(8 * n + 1, 0); // + the spare entry of addLanesAvx512
     }
 #else
     (void)kernel;
@@ -156,12 +235,19 @@ BinCounter::BinCounter(const Histogram& histogram, size_t n, Kernel kernel)
 
 void BinCounter::add(const float* v, uint64_t n) {
 #ifdef CKPTSCOPE_STATS_AVX2
+    if (mode == Mode::Sliced) {
+        addAvx512(*this, v, n);
+        return;
+    }
     if (mode != Mode::Scalar) {
         // uint32 counters: flush long before one could overflow.
         if (pending + n > (uint64_t(1) << 31))
             flush();
         pending += n;
-        addAvx2(*this, v, n);
+        if (mode == Mode::Lanes && kernel == Kernel::Auto && useAvx512())
+            addLanesAvx512(*this, v, n);
+        else
+            addAvx2(*this, v, n);
         return;
     }
 #endif

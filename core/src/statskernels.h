@@ -30,10 +30,10 @@ struct Partial {
     double shift = 0, sum = 0, sumShifted = 0, sumSqShifted = 0, sumSq = 0;
 };
 
-// Which loop scans: Auto takes AVX2 + FMA when the CPU has them (and the
-// environment does not say CKPTSCOPE_SIMD=0); Scalar the plain loop (tests
-// compare the two).
-enum class Kernel { Auto, Scalar };
+// Which loop scans: Auto takes the widest vector code the CPU has (AVX-512,
+// else AVX2 + FMA; CKPTSCOPE_SIMD=0 or =avx2 in the environment narrows it);
+// Scalar the plain loop; Avx2 no AVX-512 (tests compare them).
+enum class Kernel { Auto, Scalar, Avx2 };
 
 // True when Kernel::Auto runs vector code.
 bool simdAvailable();

@@ -7,10 +7,43 @@
 
 #include <immintrin.h>
 
+#include <cstring>
+
 namespace ckptscope::stats {
 // AVX2 + FMA on this CPU, and not turned off by CKPTSCOPE_SIMD=0. The
 // statistics and the comparison (elementdiff.cpp) both ask this.
 bool useAvx2();
+
+// Between these, GCC 12 does not warn of the operand its AVX-512 headers
+// leave undefined on purpose in every unmasked intrinsic (`__Y = __Y`).
+#if defined(__GNUC__) && !defined(__clang__)
+#define CKPTSCOPE_AVX512_BEGIN                                                                     \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")           \
+        _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define CKPTSCOPE_AVX512_END _Pragma("GCC diagnostic pop")
+#else
+#define CKPTSCOPE_AVX512_BEGIN
+#define CKPTSCOPE_AVX512_END
+#endif
+
+// Functions that use AVX-512 (F, DQ, BW, VL) besides AVX2 + FMA.
+#define CKPTSCOPE_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
+
+// AVX-512 F, DQ, BW and VL on this CPU, and CKPTSCOPE_SIMD neither "0" nor
+// "avx2" (tests and benchmarks force the narrower paths with it).
+bool useAvx512();
+
+// Lanes of an AVX-512 register, combined in a fixed order. (GCC 12's
+// _mm512_reduce_* intrinsics draw -Wuninitialized from its own headers.)
+template <typename T, typename V, typename Op> CKPTSCOPE_AVX512 inline T combineLanes(V x, Op op) {
+    constexpr int n = int(sizeof(V) / sizeof(T));
+    alignas(64) T lane[n];
+    std::memcpy(lane, &x, sizeof x);
+    for (int width = n / 2; width > 0; width /= 2)
+        for (int k = 0; k < width; ++k)
+            lane[k] = op(lane[k], lane[k + width]);
+    return lane[0];
+}
 
 // The sum of the four lanes.
 __attribute__((target("avx2,fma"))) inline double hsum(__m256d x) {

@@ -2,8 +2,12 @@
 
 #include "ckptscope/dtype.h"
 
+#include "blockworkers.h"
+
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 namespace ckptscope {
@@ -148,28 +152,70 @@ TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& 
             total += ta->dataLen;
     }
 
+    // Tensors up to kWholeTensorPairs pairs are compared whole, one per
+    // thread at a time (each worker keeps its own buffers: at most 16 MiB of
+    // differences); larger ones one after another on all threads.
+    constexpr uint64_t kWholeTensorPairs = uint64_t(2) << 20;
     ValueComparer comparer(options);
+    DiffOptions oneThread = options;
+    oneThread.threads = 1;
+    oneThread.progress = nullptr;
+    std::vector<std::unique_ptr<ValueComparer>> workers(workerCount(options.threads, all.size()));
     uint64_t done = 0;
-    for (TensorDiffEntry& e : all) {
-        if (e.indexA && e.indexB && e.status == DiffStatus::Same) {
-            const uint64_t n = a.tensors()[*e.indexA].dataLen;
-            std::function<void(double)> progress;
-            if (options.progress && total > 0)
-                progress = [&, n](double p) {
-                    options.progress((double(done) + p * double(n)) / double(total));
-                };
-            const auto mapA = a.mappedValues(*e.indexA), mapB = b.mappedValues(*e.indexB);
-            if (mapA && mapB) {
-                try {
-                    e.elements = comparer.compare(n, *mapA, *mapB, progress);
-                } catch (const SourceChangedError& error) {
-                    throw OpenError(error.file() == b.path() ? b.path() : a.path(), error.what());
-                }
-            } else {
-                e.elements = comparer.compare(n, tensorReader(a, *e.indexA),
-                                              tensorReader(b, *e.indexB), progress);
+    std::mutex doneMutex; // progress never goes back
+    auto compareEntry = [&](TensorDiffEntry& e, ValueComparer& with,
+                            const std::function<void(double)>& progress) {
+        const uint64_t n = a.tensors()[*e.indexA].dataLen;
+        const auto mapA = a.mappedValues(*e.indexA), mapB = b.mappedValues(*e.indexB);
+        if (mapA && mapB) {
+            try {
+                e.elements = with.compare(n, *mapA, *mapB, progress);
+            } catch (const SourceChangedError& error) {
+                throw OpenError(error.file() == b.path() ? b.path() : a.path(), error.what());
             }
-            done += n;
+        } else {
+            e.elements =
+                with.compare(n, tensorReader(a, *e.indexA), tensorReader(b, *e.indexB), progress);
+        }
+        std::lock_guard lock(doneMutex);
+        done += n;
+        if (options.progress && total > 0)
+            options.progress(double(done) / double(total));
+    };
+    auto compared = [&](const TensorDiffEntry& e) {
+        return e.indexA && e.indexB && e.status == DiffStatus::Same;
+    };
+    auto pairs = [&](const TensorDiffEntry& e) { return a.tensors()[*e.indexA].dataLen; };
+    // Entries [from, to): those compared are small, one per worker.
+    auto wholeTensors = [&](size_t from, size_t to) {
+        std::vector<size_t> small;
+        for (size_t k = from; k < to; ++k)
+            if (compared(all[k]))
+                small.push_back(k);
+        forEachTask(small.size(), unsigned(workers.size()), [&](size_t w, unsigned worker) {
+            if (!workers[worker])
+                workers[worker] = std::make_unique<ValueComparer>(oneThread);
+            compareEntry(all[small[w]], *workers[worker], nullptr);
+        });
+    };
+    size_t from = 0;
+    for (size_t k = 0; k < all.size(); ++k) {
+        if (!compared(all[k]) || pairs(all[k]) <= kWholeTensorPairs)
+            continue;
+        wholeTensors(from, k);
+        from = k + 1;
+        const uint64_t n = pairs(all[k]), before = done;
+        std::function<void(double)> progress;
+        if (options.progress && total > 0)
+            progress = [&options, before, n, total](double p) {
+                options.progress((double(before) + p * double(n)) / double(total));
+            };
+        compareEntry(all[k], comparer, progress);
+    }
+    wholeTensors(from, all.size());
+
+    for (TensorDiffEntry& e : all) {
+        if (e.elements) {
             e.status = e.elements->differing == 0 && e.dtypeA == e.dtypeB ? DiffStatus::Same
                                                                           : DiffStatus::Changed;
             result.summary.differingElements += e.elements->differing;

@@ -4,6 +4,7 @@
 #include "ckptscope/tensorstats.h"
 
 #include <functional>
+#include <vector>
 
 namespace ckptscope {
 
@@ -24,5 +25,15 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
 bool roundsInF32(uint64_t magnitude);
 
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options);
+
+// computeTensorStats of each of `indices`, in that order, with the same
+// results. Tensors of up to kWholeTensorValues values are computed whole,
+// one per thread at a time; larger ones one after another, each spread over
+// all threads. options.progress gets the share of all values done;
+// options.threads applies to both. Throws what the loop over `indices`
+// would have thrown first.
+constexpr uint64_t kWholeTensorValues = uint64_t(4) << 20;
+std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vector<size_t>& indices,
+                                            const StatsOptions& options);
 
 } // namespace ckptscope
