@@ -14,9 +14,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <random>
+#include <thread>
 
 using namespace ckptscope;
 using testsupport::str;
@@ -57,7 +60,11 @@ private Q_SLOTS:
             o.bins = bins;
             std::mutex mutex;
             std::vector<double> seen;
+            std::atomic<int> calls = 0;
             o.progress = [&](double p) {
+                // Uneven delays before recording: callbacks that are not
+                // serialised by the caller arrive here out of order.
+                std::this_thread::sleep_for(std::chrono::microseconds(20 * (calls++ % 3)));
                 std::lock_guard lock(mutex);
                 seen.push_back(p);
             };

@@ -5,6 +5,7 @@
 #include "blockworkers.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -185,13 +186,22 @@ std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vect
     uint64_t total = 0;
     for (size_t index : indices)
         total += doc.tensors().at(index).dataLen;
-    uint64_t done = 0;
-    std::mutex doneMutex; // progress never goes back
+    // Workers call back concurrently, and a large tensor's own callbacks may
+    // arrive out of order: publish under one lock, and only forward.
+    std::mutex progressMutex;
+    double shown = 0;
+    auto publish = [&](double p) {
+        std::lock_guard lock(progressMutex);
+        if (options.progress && p > shown) {
+            shown = p;
+            options.progress(p);
+        }
+    };
+    std::atomic<uint64_t> done = 0;
     auto report = [&](uint64_t values) {
-        std::lock_guard lock(doneMutex);
-        done += values;
-        if (options.progress && total > 0)
-            options.progress(double(done) / double(total));
+        const uint64_t now = done.fetch_add(values) + values;
+        if (total > 0)
+            publish(double(now) / double(total));
     };
     StatsOptions one = options;
     one.threads = 1;
@@ -212,10 +222,10 @@ std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vect
         wholeTensors(from, k);
         from = k + 1;
         StatsOptions o = options;
-        const uint64_t before = done;
+        const uint64_t before = done.load();
         if (options.progress && total > 0)
-            o.progress = [&options, before, n, total](double p) {
-                options.progress((double(before) + p * double(n)) / double(total));
+            o.progress = [&publish, before, n, total](double p) {
+                publish((double(before) + p * double(n)) / double(total));
             };
         results[k] = computeTensorStats(doc, indices[k], o);
         report(n);

@@ -132,29 +132,34 @@ __attribute__((target("avx2,fma"))) void scanAvx2(const float* v, uint64_t n, Pa
 
 CKPTSCOPE_AVX512_BEGIN
 
-// Sixteen values at a time, as scanAvx2 (sums in double, a group holding
-// NaN or Inf through the scalar loop), with twice the lanes.
-CKPTSCOPE_AVX512 void scanAvx512(const float* v, uint64_t n, Partial& p, Sums& sums) {
+// Sixteen values at a time, as scanAvx2 (sums in double), with twice the
+// lanes. `Careful`: a group holding NaN or Inf goes through the scalar loop.
+// Otherwise no group is checked, and false is returned when one held NaN or
+// Inf (then p and sums are untouched): the sum of squares says so, since
+// the square of a finite f32 is finite in double and so is any block's sum
+// of them, while NaN or Inf anywhere leaves it NaN or Inf.
+template <bool Careful>
+CKPTSCOPE_AVX512 bool scanAvx512(const float* v, uint64_t n, Partial& p, Sums& sums) {
     const __m512d shift = _mm512_set1_pd(p.shift);
     const __m512i one = _mm512_set1_epi32(1);
     __m512 vmin = _mm512_set1_ps(std::numeric_limits<float>::infinity());
     __m512 vmax = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     __m512i zeros = _mm512_setzero_si512(); // per lane, at most kBlock / 16
     __m512d s0 = _mm512_setzero_pd(), s1 = s0, ss0 = s0, ss1 = s0, sq0 = s0, sq1 = s0;
-    uint64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
+    const uint64_t whole = n - n % 16;
+    for (uint64_t i = 0; i < whole; i += 16) {
         const __m512 x = _mm512_loadu_ps(v + i);
-        if (_mm512_fpclass_ps_mask(x, 0x99)) { // quiet or signalling NaN, ±Inf: rare
+        if (Careful && _mm512_fpclass_ps_mask(x, 0x99)) { // quiet or signalling NaN, ±Inf
             scanScalar(v, i, i + 16, p, sums);
             continue;
         }
         zeros = _mm512_mask_add_epi32(zeros, _mm512_fpclass_ps_mask(x, 0x06), zeros, one); // ±0
         vmin = _mm512_min_ps(vmin, x);
         vmax = _mm512_max_ps(vmax, x);
-        // (maskz forms: GCC 12 warns of the plain ones' undefined operand)
-        const __m512d d0 = _mm512_maskz_cvtps_pd(0xff, _mm512_castps512_ps256(x));
-        const __m512d d1 = _mm512_maskz_cvtps_pd(
-            0xff, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xff, _mm512_castps_pd(x), 1)));
+        // Widened from memory, no lane extraction (maskz forms: GCC 12 warns
+        // of the plain ones' undefined operand).
+        const __m512d d0 = _mm512_maskz_cvtps_pd(0xff, _mm256_loadu_ps(v + i));
+        const __m512d d1 = _mm512_maskz_cvtps_pd(0xff, _mm256_loadu_ps(v + i + 8));
         const __m512d c0 = _mm512_sub_pd(d0, shift);
         const __m512d c1 = _mm512_sub_pd(d1, shift);
         s0 = _mm512_add_pd(s0, c0);
@@ -164,7 +169,10 @@ CKPTSCOPE_AVX512 void scanAvx512(const float* v, uint64_t n, Partial& p, Sums& s
         sq0 = _mm512_fmadd_pd(d0, d0, sq0);
         sq1 = _mm512_fmadd_pd(d1, d1, sq1);
     }
-    scanScalar(v, i, n, p, sums);
+    const __m512d sq = _mm512_add_pd(sq0, sq1);
+    if (!Careful && _mm512_fpclass_pd_mask(sq, 0x99))
+        return false;
+    scanScalar(v, whole, n, p, sums);
     const auto add = [](auto x, auto y) { return x + y; };
     p.min =
         std::min(p.min, combineLanes<float>(vmin, [](float x, float y) { return std::min(x, y); }));
@@ -173,7 +181,8 @@ CKPTSCOPE_AVX512 void scanAvx512(const float* v, uint64_t n, Partial& p, Sums& s
     p.zeros += combineLanes<uint32_t>(zeros, add);
     sums.s[0] += combineLanes<double>(_mm512_add_pd(s0, s1), add);
     sums.ss[0] += combineLanes<double>(_mm512_add_pd(ss0, ss1), add);
-    sums.sq[0] += combineLanes<double>(_mm512_add_pd(sq0, sq1), add);
+    sums.sq[0] += combineLanes<double>(sq, add);
+    return true;
 }
 
 CKPTSCOPE_AVX512_END
@@ -199,9 +208,10 @@ Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
     p.shift = i < n ? double(valueAt(v, i)) : 0.0;
     Sums sums;
 #ifdef CKPTSCOPE_STATS_AVX2
-    if (kernel == Kernel::Auto && useAvx512())
-        scanAvx512(v, n, p, sums);
-    else if (kernel != Kernel::Scalar && useAvx2())
+    if (kernel == Kernel::Auto && useAvx512()) {
+        if (!scanAvx512<false>(v, n, p, sums)) // NaN or Inf in the block: rare
+            scanAvx512<true>(v, n, p, sums);
+    } else if (kernel != Kernel::Scalar && useAvx2())
         scanAvx2(v, n, p, sums);
     else
 #endif

@@ -13,8 +13,11 @@
 namespace ckptscope {
 
 // Bins of the fine histogram kept per tensor: enough for percentile bands
-// and per-step histogram charts without reading the file again.
-inline constexpr int kSummaryHistogramBins = 256;
+// and per-step histogram charts without reading the file again. 64 (within
+// 1/64 of the range; TensorBoard's distributions use 30 buckets): up to 64
+// bins are counted bit-sliced (slicedbins.h), so summarising a run costs
+// about what reading it does; 256 cost a third more (docs/PERFORMANCE.md).
+inline constexpr int kSummaryHistogramBins = 64;
 
 // A tensor reduced to what the run view draws: statistics (the same code and
 // meaning as `stats --json`) and a fine histogram over its finite range.
