@@ -110,6 +110,7 @@ private Q_SLOTS:
     void truncatedAfterOpenIsSourceChanged();
     void readsPast4GiBInSparseFile();
     void metadataRowsSayWhatTheyHold();
+    void graphSplitIsComputedOnceAtOpen();
 
 private:
     void detectsOxckByMagicImpl();
@@ -128,6 +129,7 @@ private:
     void truncatedAfterOpenIsSourceChangedImpl();
     void readsPast4GiBInSparseFileImpl();
     void metadataRowsSayWhatTheyHoldImpl();
+    void graphSplitIsComputedOnceAtOpenImpl();
 };
 
 // ---------------------------------------------------------------- detection
@@ -684,6 +686,41 @@ void TestDocument::metadataRowsSayWhatTheyHoldImpl() {
     QCOMPARE(o->metadataRows().size(), size_t(1));
     QCOMPARE(int(o->metadataRows()[0].kind), int(MetadataKind::Text));
     QCOMPARE(qstr(o->metadataRows()[0].value), QStringLiteral("yesterday"));
+}
+
+void TestDocument::graphSplitIsComputedOnceAtOpen() {
+    guarded([this] { graphSplitIsComputedOnceAtOpenImpl(); });
+}
+
+void TestDocument::graphSplitIsComputedOnceAtOpenImpl() {
+    // a -> b -> c in order; d <-> e a cycle, f behind it.
+    GradientCheckpoint g;
+    for (const char* id : {"a", "b", "c", "d", "e", "f"})
+        g.graph.insertNode(ComputationNode(id, "op", {}));
+    g.graph.addEdge("a", "b");
+    g.graph.addEdge("b", "c");
+    g.graph.addEdge("d", "e");
+    g.graph.addEdge("e", "d");
+    g.graph.addEdge("e", "f");
+    const auto doc = Document::open(memory(g.toJson(), "memory:cycle.json"));
+    const auto& split = doc->graphSplit();
+    const auto direct = doc->gradient()->graph.topologicalSplit();
+    QCOMPARE(split.order, direct.order);
+    QCOMPARE(split.cycle, direct.cycle);
+    QCOMPARE(split.order, (std::vector<std::string>{"a", "b", "c"}));
+    QCOMPARE(split.cycle, (std::vector<std::string>{"d", "e", "f"}));
+    // The cycle warning counts the same nodes.
+    bool warned = false;
+    for (const auto& w : doc->warnings())
+        warned = warned || w.message.rfind("3 nodes are on or behind a cycle", 0) == 0;
+    QVERIFY(warned);
+
+    // A tensor file has no graph.
+    Checkpoint ck;
+    ck.addTensor({"w", {1}, {1.0f}});
+    const auto o = Document::open(memory(ck.encode(), "memory:o"));
+    QVERIFY(o->graphSplit().order.empty());
+    QVERIFY(o->graphSplit().cycle.empty());
 }
 
 QTEST_GUILESS_MAIN(TestDocument)

@@ -28,11 +28,12 @@ void NodeTableModel::setGraph(std::shared_ptr<const ckptscope::GradientCheckpoin
 std::vector<int> NodeTableModel::listOrder(const ckptscope::ComputationGraphStore& graph,
                                            const GraphIndex& index, size_t* ordered) {
     std::vector<int> rows;
-    for (const std::string& id : graph.topologicalOrder())
+    const auto split = graph.topologicalSplit(); // one pass for both parts
+    for (const std::string& id : split.order)
         rows.push_back(index.indexOf(id));
     if (ordered)
         *ordered = rows.size();
-    for (const std::string& id : graph.cycleNodes())
+    for (const std::string& id : split.cycle)
         rows.push_back(index.indexOf(id));
     return rows;
 }

@@ -62,6 +62,11 @@ std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path)
     auto doc = ckptscope::Document::open(path);
     for (const auto& w : doc->warnings())
         std::cerr << path << ": warning: " << w.message << "\n";
+    // Freed by the exit, not node by node: tearing down a 10 000-node graph
+    // took a tenth of `info --json`'s time. (Reachable from a static, so
+    // LeakSanitizer does not report it.)
+    static auto* const keep = new std::vector<std::shared_ptr<const ckptscope::Document>>;
+    keep->push_back(doc);
     return doc;
 }
 

@@ -11,8 +11,8 @@ namespace cli {
 // The fields of `info --json` for a gradient checkpoint.
 struct GradientInfo {
     const ckptscope::Document& doc;
-    ckptscope::ComputationGraphStore::TopologicalSplit split;
-    std::map<std::string, size_t> ops; // op → node count
+    const ckptscope::ComputationGraphStore::TopologicalSplit& split; // the document's
+    std::map<std::string, size_t> ops;                               // op → node count
 };
 
 // Writes `info` of a gradient checkpoint as pretty JSON straight into out,

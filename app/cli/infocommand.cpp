@@ -149,7 +149,7 @@ void printGradient(const Document& doc) {
               << "Loss CID    " << g.lossCid.value_or("(none)") << "\n"
               << "Loss node   " << (loss ? loss->id + " (" + loss->op + ")" : "(none)") << "\n"
               << "Graph       " << fmt::grouped(g.graph.nodeCount()) << " nodes, "
-              << fmt::grouped(g.graph.edgeCount()) << " edges, " << g.graph.cycleNodes().size()
+              << fmt::grouped(g.graph.edgeCount()) << " edges, " << doc.graphSplit().cycle.size()
               << " on cycles\n";
     std::cout << "\nOps\n";
     TextTable ops({"op", "nodes"}, {false, true});
@@ -171,8 +171,7 @@ int runInfo(const std::vector<std::string>& args) {
     const Options o = parseOptions(args, {"--json"});
     const auto doc = openDocument(o.file);
     if (o.json && !doc->hasTensors()) {
-        const GradientInfo info{*doc, doc->gradient()->graph.topologicalSplit(),
-                                opCounts(doc->gradient()->graph)};
+        const GradientInfo info{*doc, doc->graphSplit(), opCounts(doc->gradient()->graph)};
         std::string text;
         if (!writeGradientInfoJson(info, text))
             text = gradientJson(info).dump(2, ' ', false, ordered_json::error_handler_t::replace);

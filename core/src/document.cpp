@@ -136,7 +136,8 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
             };
             for (std::string& w : g.graph.validate())
                 doc->m_index.warnings.push_back({std::move(w), std::nullopt});
-            const auto cycle = g.graph.cycleNodes();
+            doc->m_graphSplit = g.graph.topologicalSplit();
+            const auto& cycle = doc->m_graphSplit.cycle;
             if (!cycle.empty())
                 doc->m_index.warnings.push_back(
                     {std::to_string(cycle.size()) +

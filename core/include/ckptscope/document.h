@@ -81,6 +81,10 @@ public:
 
     // Gradient checkpoints only.
     const GradientCheckpoint* gradient() const { return m_gradient ? &*m_gradient : nullptr; }
+    // The graph's topological order and the nodes left out of it, computed
+    // once when the file is opened (empty for tensor files): a pass over a
+    // large graph costs as much as validating it.
+    const ComputationGraphStore::TopologicalSplit& graphSplit() const { return m_graphSplit; }
 
     // Reads count values of tensor `index` starting at element `first`.
     // Throws SourceChangedError if the file changed while reading.
@@ -108,6 +112,7 @@ private:
     std::vector<std::pair<std::string, std::string>> m_metadata;
     std::vector<MetadataRow> m_metadataRows;
     std::optional<GradientCheckpoint> m_gradient;
+    ComputationGraphStore::TopologicalSplit m_graphSplit;
 };
 
 } // namespace ckptscope
