@@ -211,9 +211,12 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
         try {
             BinCounter counter(h, h.counts.size());
             while (!cancelled()) {
-                const uint64_t b = next2.fetch_add(1);
-                if (b >= blocks)
+                // Last block first: pass 1 ended there, so those values are
+                // still in cache (counts are sums: the order changes nothing).
+                const uint64_t k = next2.fetch_add(1);
+                if (k >= blocks)
                     break;
+                const uint64_t b = blocks - 1 - k;
                 const uint64_t n = std::min(kBlock, count - b * kBlock);
                 if (mapped) {
                     const MappedFile::Window w = window(b, n);
