@@ -127,6 +127,8 @@ private Q_SLOTS:
     void sentSigbusInsideGuardIsPassedOn();
     void unguardedSigbusKeepsDefaultAction();
     void statsScanMappedValuesAndFailCleanly();
+    void mapPolicyFromEnvironment();
+    void measuredPolicyMapsOnlyCheapFiles();
 };
 
 void TestMappedFile::initTestCase() {
@@ -412,9 +414,9 @@ void TestMappedFile::statsScanMappedValuesAndFailCleanly() {
         ck.addTensor({"bb.weight", {values.size()}, values});
         ck.save(str(path));
         const auto doc = Document::open(str(path));
-        setScanValuesMapped(false);
+        setMapPolicy(MapPolicy::Never);
         QVERIFY(!doc->mappedValues(1).has_value()); // the switch is honoured
-        setScanValuesMapped(true);
+        setMapPolicy(MapPolicy::Always);
         QVERIFY(doc->mappedValues(1).has_value());
         StatsOptions options;
         options.bins = 64;
@@ -435,6 +437,48 @@ void TestMappedFile::statsScanMappedValuesAndFailCleanly() {
             QCOMPARE(qstr(e.what()),
                      path + QStringLiteral(": file changed on disk while reading — reload"));
         }
+    });
+}
+
+void TestMappedFile::mapPolicyFromEnvironment() {
+    QCOMPARE(int(mapPolicyFrom("1")), int(MapPolicy::Always));
+    QCOMPARE(int(mapPolicyFrom("0")), int(MapPolicy::Never));
+    QCOMPARE(int(mapPolicyFrom(nullptr)), int(MapPolicy::Measure));
+    QCOMPARE(int(mapPolicyFrom("")), int(MapPolicy::Measure));
+    QCOMPARE(int(mapPolicyFrom("yes")), int(MapPolicy::Measure));
+    QCOMPARE(int(mapPolicyFrom("10")), int(MapPolicy::Measure));
+}
+
+void TestMappedFile::measuredPolicyMapsOnlyCheapFiles() {
+    guarded([] {
+        QTemporaryDir dir;
+        // 512 KiB of values: enough pages to measure; 1 000 values: not.
+        const QString large = dir.filePath(QStringLiteral("large.oxck"));
+        const QString small = dir.filePath(QStringLiteral("small.oxck"));
+        Checkpoint ck;
+        ck.addTensor({"w", {131072}, std::vector<float>(131072, 0.5f)});
+        ck.save(str(large));
+        Checkpoint tiny;
+        tiny.addTensor({"w", {1000}, std::vector<float>(1000, 0.5f)});
+        tiny.save(str(small));
+        const MapPolicy before = mapPolicy();
+        setMapPolicy(MapPolicy::Measure);
+        const auto doc = Document::open(str(large));
+        const MappedFile* file = doc->source().mappedFile();
+        QVERIFY(file);
+        const bool cheap = file->cheapToScan();
+        QCOMPARE(file->cheapToScan(), cheap); // measured once
+        QCOMPARE(doc->mappedValues(0).has_value(), cheap);
+        const auto tinyDoc = Document::open(str(small));
+        QVERIFY(tinyDoc->source().mappedFile());
+        QVERIFY(!tinyDoc->source().mappedFile()->cheapToScan());
+        QVERIFY(!tinyDoc->mappedValues(0).has_value());
+        // Forced either way, the measurement does not matter.
+        setMapPolicy(MapPolicy::Always);
+        QVERIFY(tinyDoc->mappedValues(0).has_value());
+        setMapPolicy(MapPolicy::Never);
+        QVERIFY(!doc->mappedValues(0).has_value());
+        setMapPolicy(before);
     });
 }
 

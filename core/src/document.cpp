@@ -191,10 +191,13 @@ void Document::readValues(size_t index, uint64_t first, uint64_t count, double* 
 
 std::optional<MappedValues> Document::mappedValues(size_t index) const {
     const TensorEntry& t = m_index.tensors.at(index);
-    if (t.dtype != Dtype::F32 || !scanValuesMapped())
+    const MapPolicy policy = mapPolicy();
+    if (t.dtype != Dtype::F32 || policy == MapPolicy::Never)
         return std::nullopt;
     const MappedFile* file = m_source->mappedFile();
     if (!file || t.dataOffset > file->size() || t.dataLen > (file->size() - t.dataOffset) / 4)
+        return std::nullopt;
+    if (policy == MapPolicy::Measure && !file->cheapToScan())
         return std::nullopt;
     return MappedValues{file, t.dataOffset};
 }

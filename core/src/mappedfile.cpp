@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
@@ -30,7 +31,7 @@ uint64_t pageSize() {
 std::atomic<bool> g_populate{true};
 
 // -1: not decided yet (the environment decides on first use).
-std::atomic<int> g_scanMapped{-1};
+std::atomic<int> g_policy{-1};
 
 std::string changedMessage(const std::string& name) {
     return name + ": file changed on disk while reading — reload";
@@ -38,19 +39,27 @@ std::string changedMessage(const std::string& name) {
 
 } // namespace
 
-bool scanValuesMapped() {
-    int on = g_scanMapped.load(std::memory_order_relaxed);
-    if (on < 0) {
-        const char* env = std::getenv("CKPTSCOPE_MMAP");
-        int expected = -1;
-        g_scanMapped.compare_exchange_strong(expected, env && std::strcmp(env, "1") == 0 ? 1 : 0);
-        on = g_scanMapped.load();
-    }
-    return on == 1;
+MapPolicy mapPolicyFrom(const char* value) {
+    if (value && std::strcmp(value, "1") == 0)
+        return MapPolicy::Always;
+    if (value && std::strcmp(value, "0") == 0)
+        return MapPolicy::Never;
+    return MapPolicy::Measure;
 }
 
-void setScanValuesMapped(bool on) {
-    g_scanMapped = on ? 1 : 0;
+MapPolicy mapPolicy() {
+    int p = g_policy.load(std::memory_order_relaxed);
+    if (p < 0) {
+        int expected = -1;
+        g_policy.compare_exchange_strong(expected,
+                                         int(mapPolicyFrom(std::getenv("CKPTSCOPE_MMAP"))));
+        p = g_policy.load();
+    }
+    return MapPolicy(p);
+}
+
+void setMapPolicy(MapPolicy policy) {
+    g_policy = int(policy);
 }
 
 std::unique_ptr<MappedFile> MappedFile::create(const FileSource& file, int fd, uint64_t size) {
@@ -69,6 +78,35 @@ MappedFile::~MappedFile() {
 
 const std::string& MappedFile::name() const {
     return m_file.name();
+}
+
+bool MappedFile::cheapToScan() const {
+    std::call_once(m_measureOnce, [this] {
+        constexpr uint64_t kProbe = uint64_t(2) << 20, kLeast = uint64_t(256) << 10;
+        // What a pread copy of a page costs (0.55-0.59 µs on both VMs
+        // measured), which is what mapping it saves. The first pages of a
+        // fresh map cost more than later ones (page tables, the file's small
+        // head folios): 170-380 ns on a VM where the scan through the map is
+        // 15-20% faster than copying, about 2 µs where it is 3x slower.
+        constexpr double kCheapNsPerPage = 600;
+        const uint64_t length = std::min(m_size, kProbe);
+        if (length < kLeast || !g_populate.load(std::memory_order_relaxed))
+            return;
+        void* const at = const_cast<uint8_t*>(m_data);
+        const auto start = std::chrono::steady_clock::now();
+        const int rc = ::madvise(at, size_t(length), MADV_POPULATE_READ);
+        const auto ns =
+            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+                .count();
+        if (rc != 0) { // EINVAL: an old kernel; EFAULT: the file shrank
+            if (errno == EINVAL)
+                g_populate = false;
+            return;
+        }
+        ::madvise(at, size_t(length), MADV_DONTNEED); // measured, not kept
+        m_cheap = ns / double(length / pageSize()) < kCheapNsPerPage;
+    });
+    return m_cheap;
 }
 
 void MappedFile::release(uint64_t offset, uint64_t length) const {

@@ -148,6 +148,9 @@ CKPTSCOPE_AVX512 bool scanAvx512(const float* v, uint64_t n, Partial& p, Sums& s
     __m512d s0 = _mm512_setzero_pd(), s1 = s0, ss0 = s0, ss1 = s0, sq0 = s0, sq1 = s0;
     const uint64_t whole = n - n % 16;
     for (uint64_t i = 0; i < whole; i += 16) {
+        // 2 KiB ahead: values scanned through a file map come from memory,
+        // and the hardware prefetcher stops at each 4 KiB page.
+        _mm_prefetch(reinterpret_cast<const char*>(v + i + 512), _MM_HINT_T0);
         const __m512 x = _mm512_loadu_ps(v + i);
         if (Careful && _mm512_fpclass_ps_mask(x, 0x99)) { // quiet or signalling NaN, ±Inf
             scanScalar(v, i, i + 16, p, sums);

@@ -166,7 +166,10 @@ TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& 
     auto compareEntry = [&](TensorDiffEntry& e, ValueComparer& with,
                             const std::function<void(double)>& progress) {
         const uint64_t n = a.tensors()[*e.indexA].dataLen;
-        const auto mapA = a.mappedValues(*e.indexA), mapB = b.mappedValues(*e.indexB);
+        // Compared through the maps only when asked for (MapPolicy).
+        const bool mapped = mapPolicy() == MapPolicy::Always;
+        const auto mapA = mapped ? a.mappedValues(*e.indexA) : std::nullopt;
+        const auto mapB = mapped ? b.mappedValues(*e.indexB) : std::nullopt;
         if (mapA && mapB) {
             try {
                 e.elements = with.compare(n, *mapA, *mapB, progress);

@@ -222,7 +222,10 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
                     const MappedFile::Window w = window(b, n);
                     auto add = [&counter, v = mappedValues(w), n]() noexcept { counter.add(v, n); };
                     MappedFile::access(&w, 1, add);
-                    w.file->release(w.offset, w.length);
+                    // Each release interrupts the other core (a TLB shootdown):
+                    // the kept blocks go at once with the whole range at the end.
+                    if (b >= keepBlocks)
+                        w.file->release(w.offset, w.length);
                 } else {
                     // Blocks kept in memory from pass 1 are not read again.
                     counter.add(blockValues(b, scratch, b >= retainedBlocks), n);

@@ -15,7 +15,7 @@ namespace ckptscope {
 // each read an fstat of the descriptor also catches a same-size rewrite
 // (size/mtime changed), so a read never returns mixed old/new bytes
 // silently. Statistics and comparisons can scan values through
-// mappedFile() instead (no copy; scanValuesMapped() says whether they do),
+// mappedFile() instead (no copy; mapPolicy() says when they do),
 // where the SIGBUS of a truncated map is caught by a SigbusGuard and becomes
 // the same error; pread is their fallback when mmap fails.
 class FileSource final : public ByteSource {

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace ckptscope {
@@ -63,6 +64,13 @@ public:
     // again).
     void release(uint64_t offset, uint64_t length) const;
 
+    // Whether mapping this file's pages in was measured cheap enough for
+    // scanning through the map to beat a pread copy: on the first call, the
+    // first 2 MiB are mapped in once (MADV_POPULATE_READ) and timed. False for
+    // files under 256 KiB (too few pages to tell; a copy of them costs
+    // little) and when the kernel cannot populate.
+    bool cheapToScan() const;
+
 private:
     MappedFile(const FileSource& file, const uint8_t* data, uint64_t size)
         : m_file(file), m_data(data), m_size(size) {}
@@ -72,16 +80,28 @@ private:
     const FileSource& m_file;
     const uint8_t* m_data;
     uint64_t m_size;
+    mutable std::once_flag m_measureOnce;
+    mutable bool m_cheap = false;
 };
 
-// Whether statistics and comparisons scan values through the map (true) or
-// copy them with pread into a buffer (false). The default comes from the
-// environment: CKPTSCOPE_MMAP=1 maps, anything else copies. Copying is the
-// default because on the machine the targets are measured on (a VM with
-// shadow page tables) the first touch of each newly mapped 4 KiB page costs
-// about 2 µs, three times a pread copy of it (docs/PERFORMANCE.md).
-bool scanValuesMapped();
-void setScanValuesMapped(bool on);
+// How statistics and comparisons get f32 values from a file: scanned in
+// place through its map, or copied with pread into a buffer. Mapping in a
+// page costs about 0.06 µs on some VMs and 2 µs on others (shadow page
+// tables), against about 0.55 µs for a pread copy of it, so neither wins
+// everywhere (docs/PERFORMANCE.md):
+// - Measure (the default): statistics scan through the map when
+//   MappedFile::cheapToScan() says so; comparisons copy (two files' windows
+//   mapped at once keep up to ~40 MiB more resident, and diff meets its
+//   target by copying);
+// - Always: both always through the map (CKPTSCOPE_MMAP=1);
+// - Never: both always copy (CKPTSCOPE_MMAP=0).
+enum class MapPolicy { Measure, Always, Never };
+// The policy CKPTSCOPE_MMAP names: "1" Always, "0" Never, else (or unset)
+// Measure.
+MapPolicy mapPolicyFrom(const char* environmentValue);
+// The process's policy: from the environment on first use, or as set.
+MapPolicy mapPolicy();
+void setMapPolicy(MapPolicy policy);
 
 // The f32 values of one tensor in a mapped file: value i is the
 // little-endian float at byte offset + 4 i (not necessarily 4-byte aligned).
