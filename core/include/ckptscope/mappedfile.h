@@ -86,7 +86,7 @@ private:
 
 // How statistics and comparisons get f32 values from a file: scanned in
 // place through its map, or copied with pread into a buffer. Mapping in a
-// page costs about 0.06 µs on some VMs and 2 µs on others (shadow page
+// page costs 0.03-0.4 µs on some VMs and about 2 µs on others (shadow page
 // tables), against about 0.55 µs for a pread copy of it, so neither wins
 // everywhere (docs/PERFORMANCE.md):
 // - Measure (the default): statistics scan through the map when
