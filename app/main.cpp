@@ -1,21 +1,21 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
-#include "comparelauncher.h"
-#include "comparescreenshot.h"
-#include "comparewindow.h"
-#include "graphexport.h"
-#include "launchselection.h"
-#include "mainwindow.h"
-#include "runlauncher.h"
-#include "runscreenshottaker.h"
-#include "runwindow.h"
-#include "screenshottaker.h"
+#include "browser/launchselection.h"
+#include "browser/mainwindow.h"
+#include "browser/screenshottaker.h"
+#include "compare/comparelauncher.h"
+#include "compare/comparescreenshot.h"
+#include "compare/comparewindow.h"
+#include "graph/graphexport.h"
+#include "run/runlauncher.h"
+#include "run/runscreenshottaker.h"
+#include "run/runwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
 
-#include "ckptscope/document.h"
+#include "ckptscope/document/document.h"
 
 #include <QFile>
 #include <QFileInfo>

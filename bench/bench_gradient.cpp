@@ -3,8 +3,8 @@
 // loading from disk, and the topological order.
 #include "benchdata.h"
 
-#include "ckptscope/gradientcheckpoint.h"
-#include "ckptscope/samplegenerator.h"
+#include "ckptscope/export/samplegenerator.h"
+#include "ckptscope/formats/gradient/gradientcheckpoint.h"
 
 #include <benchmark/benchmark.h>
 

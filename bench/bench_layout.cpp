@@ -4,8 +4,8 @@
 // `dot -Tplain` on 2 000 nodes (bench/compare.sh, when Graphviz is there).
 #include "benchdata.h"
 
-#include "ckptscope/graphlayout.h"
-#include "ckptscope/samplegenerator.h"
+#include "ckptscope/export/samplegenerator.h"
+#include "ckptscope/layout/graphlayout.h"
 
 #include <benchmark/benchmark.h>
 

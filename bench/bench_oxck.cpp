@@ -2,8 +2,8 @@
 // and the metadata block parser.
 #include "benchdata.h"
 
-#include "ckptscope/document.h"
-#include "ckptscope/metadatacodec.h"
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/oxck/metadatacodec.h"
 
 #include <benchmark/benchmark.h>
 

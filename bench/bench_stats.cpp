@@ -4,8 +4,8 @@
 // reference: reading the file as `cat` does.
 #include "benchdata.h"
 
-#include "ckptscope/document.h"
-#include "ckptscope/tensorstats.h"
+#include "ckptscope/document/document.h"
+#include "ckptscope/stats/tensorstats.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 #include "benchdata.h"
 
-#include "ckptscope/samplegenerator.h"
+#include "ckptscope/export/samplegenerator.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -15,10 +15,10 @@
 //   layout FILE        lay the checkpoint's graph out (layout engine)
 #include "benchdata.h"
 
-#include "ckptscope/document.h"
-#include "ckptscope/gradientcheckpoint.h"
-#include "ckptscope/graphlayout.h"
-#include "ckptscope/tensorstats.h"
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/layout/graphlayout.h"
+#include "ckptscope/stats/tensorstats.h"
 
 #include <chrono>
 #include <iostream>

@@ -9,7 +9,7 @@
 //    bin counts 1..5000, 1 and 2 threads, tensors below and above the
 //    in-memory budget.
 // (The gradient JSON reader's two paths are compared by tst_gradientjsonpaths.)
-#include "ckptscope/tensorstats.h"
+#include "ckptscope/stats/tensorstats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,14 +7,14 @@
 //   ckptscope-guibench --run DIR
 // start of main() → run read (from the summary cache when warm) and the
 // first tensor's chart painted; then the process's peak RSS.
-#include "graphpage.h"
-#include "graphview.h"
-#include "histogramview.h"
-#include "mainwindow.h"
-#include "runchartview.h"
-#include "runwindow.h"
-#include "tensorpage.h"
-#include "tensortreemodel.h"
+#include "browser/mainwindow.h"
+#include "graph/graphpage.h"
+#include "graph/graphview.h"
+#include "run/runchartview.h"
+#include "run/runwindow.h"
+#include "tensor/histogramview.h"
+#include "tensor/tensorpage.h"
+#include "tensor/tensortreemodel.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ckptscope/document.h"
+#include "ckptscope/document/document.h"
 
 #include <memory>
 #include <stdexcept>

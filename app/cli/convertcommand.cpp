@@ -1,8 +1,8 @@
 // convert IN OUT: OXCK → .safetensors / .npz, safetensors → .oxck (or .npz).
 #include "clicommon.h"
 
-#include "ckptscope/checkpointerror.h"
-#include "ckptscope/converter.h"
+#include "ckptscope/export/converter.h"
+#include "ckptscope/formats/oxck/checkpointerror.h"
 
 #include <iostream>
 

@@ -3,9 +3,9 @@
 #include "clicommon.h"
 #include "textformat.h"
 
-#include "ckptscope/gradientdiff.h"
-#include "ckptscope/numberformat.h"
-#include "ckptscope/tensordiff.h"
+#include "ckptscope/common/numberformat.h"
+#include "ckptscope/diff/gradientdiff.h"
+#include "ckptscope/diff/tensordiff.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,12 +1,12 @@
 // export FILE --tensor NAME -o OUT [--format npy|csv|raw]
 #include "clicommon.h"
 
-#include "ckptscope/atomicfile.h"
-#include "ckptscope/checkpointerror.h"
-#include "ckptscope/converter.h"
-#include "ckptscope/csvwriter.h"
-#include "ckptscope/filesource.h"
-#include "ckptscope/npywriter.h"
+#include "ckptscope/export/converter.h"
+#include "ckptscope/export/csvwriter.h"
+#include "ckptscope/export/npywriter.h"
+#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/io/atomicfile.h"
+#include "ckptscope/io/filesource.h"
 
 #include <iostream>
 

@@ -1,6 +1,6 @@
 #include "clicommon.h"
 
-#include "ckptscope/samplegenerator.h"
+#include "ckptscope/export/samplegenerator.h"
 
 #include <charconv>
 #include <iostream>

@@ -1,7 +1,7 @@
 #include "gradientinfojson.h"
 
-#include "ckptscope/jsonstring.h"
-#include "ckptscope/metadatacodec.h"
+#include "ckptscope/common/jsonstring.h"
+#include "ckptscope/formats/oxck/metadatacodec.h"
 
 #include <charconv>
 #include <optional>

@@ -2,7 +2,7 @@
 #include "gradientinfojson.h"
 #include "textformat.h"
 
-#include "ckptscope/numberformat.h"
+#include "ckptscope/common/numberformat.h"
 
 #include <nlohmann/json.hpp>
 

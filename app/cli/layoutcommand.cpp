@@ -3,8 +3,8 @@
 #include "clicommon.h"
 #include "textformat.h"
 
-#include "ckptscope/graphlayout.h"
-#include "ckptscope/numberformat.h"
+#include "ckptscope/common/numberformat.h"
+#include "ckptscope/layout/graphlayout.h"
 
 #include <nlohmann/json.hpp>
 

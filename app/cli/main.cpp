@@ -1,7 +1,7 @@
 // ckptscope-cli: the command-line twin of the Ckptscope browser.
 #include "clicommon.h"
 
-#include "ckptscope/hugepageheap.h"
+#include "ckptscope/io/hugepageheap.h"
 
 #include <csignal>
 #include <iostream>

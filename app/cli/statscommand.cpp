@@ -2,11 +2,11 @@
 #include "statsjson.h"
 #include "textformat.h"
 
-#include "ckptscope/checkpointerror.h"
-#include "ckptscope/csvwriter.h"
-#include "ckptscope/documentstats.h"
-#include "ckptscope/numberformat.h"
-#include "ckptscope/tensorstats.h"
+#include "ckptscope/common/numberformat.h"
+#include "ckptscope/export/csvwriter.h"
+#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/stats/documentstats.h"
+#include "ckptscope/stats/tensorstats.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ckptscope/tensorstats.h"
+#include "ckptscope/stats/tensorstats.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 #include "clicommon.h"
 #include "timelinereport.h"
 
-#include "ckptscope/tensorstats.h"
+#include "ckptscope/stats/tensorstats.h"
 
 #include <algorithm>
 #include <ctime>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ckptscope/runseries.h"
+#include "ckptscope/run/runseries.h"
 
 #include <nlohmann/json.hpp>
 

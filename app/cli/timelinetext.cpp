@@ -3,7 +3,7 @@
 #include "textformat.h"
 #include "timelinereport.h"
 
-#include "ckptscope/numberformat.h"
+#include "ckptscope/common/numberformat.h"
 
 namespace cli {
 

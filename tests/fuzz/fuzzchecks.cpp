@@ -1,13 +1,13 @@
 #include "fuzzchecks.h"
 
-#include "ckptscope/bytesource.h"
-#include "ckptscope/checkpoint.h"
-#include "ckptscope/checkpointerror.h"
-#include "ckptscope/document.h"
-#include "ckptscope/gradientcheckpoint.h"
-#include "ckptscope/metadatacodec.h"
-#include "ckptscope/oxckindex.h"
-#include "ckptscope/tensorstats.h"
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/formats/oxck/checkpoint.h"
+#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/oxck/metadatacodec.h"
+#include "ckptscope/formats/oxck/oxckindex.h"
+#include "ckptscope/io/bytesource.h"
+#include "ckptscope/stats/tensorstats.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // checkLayout: only built where layoutGraph links (see CMakeLists.txt).
 #include "fuzzchecks.h"
 
-#include "ckptscope/graphlayout.h"
+#include "ckptscope/layout/graphlayout.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,12 +5,12 @@
 // gives the same tensors and metadata.
 #include "fuzzchecks.h"
 
-#include "ckptscope/bytesource.h"
-#include "ckptscope/checkpointerror.h"
-#include "ckptscope/document.h"
-#include "ckptscope/safetensorsindex.h"
-#include "ckptscope/safetensorswriter.h"
-#include "ckptscope/writecontrol.h"
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/safetensors/safetensorsindex.h"
+#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/io/bytesource.h"
+#include "ckptscope/io/writecontrol.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "ckptscope/stats/tensorstats.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+namespace ckptscope {
+
+struct MappedValues;
+
+// How two sets of values are compared (`ckptscope-cli diff`, compare view).
+struct DiffOptions {
+    double atol = 0;                           // absolute tolerance
+    double rtol = 0;                           // relative to |a|
+    int bins = 64;                             // histogram of b - a; 0: none
+    unsigned threads = 0;                      // 0: hardware concurrency
+    const std::atomic<bool>* cancel = nullptr; // checked between blocks
+    std::function<void(double)> progress;      // 0..1, from worker threads
+};
+
+// A tolerance as written (`--atol 1e-3`, the compare window's fields): a
+// finite decimal number >= 0, the whole text, parsed to the nearest double;
+// empty otherwise.
+std::optional<double> parseTolerance(std::string_view text);
+
+// What comparing values a (the reference) with values b found. Element i
+// differs when exactly one of a_i, b_i is NaN (also counted in nanMismatch),
+// when one is infinite and the other is not the same infinity, or when both
+// are finite and |b_i - a_i| > atol + rtol |a_i|, all in double: with zero
+// tolerances that is equality of values (-0 == +0, NaN == NaN). The figures
+// are over the pairs where both values are finite, accumulated in double.
+struct ElementDiff {
+    uint64_t count = 0;                            // pairs compared
+    uint64_t differing = 0;                        // pairs that differ
+    uint64_t nanMismatch = 0;                      // pairs where exactly one is NaN
+    uint64_t finitePairs = 0;                      // pairs where both are finite
+    std::optional<double> maxAbsDiff, meanAbsDiff; // empty without a finite pair
+    std::optional<double> relL2;                   // ||b - a|| / ||a||; empty when ||a|| = 0
+    std::optional<double> cosine;                  // a.b / (||a|| ||b||); empty when a norm is 0
+    double normA = 0, normB = 0;                   // over the finite pairs
+    Histogram histogram; // of b - a over its finite range; empty counts without a finite pair
+};
+
+// Compares values block by block; one comparer serves many tensors in a row
+// and keeps its buffers between them (no fresh pages for every tensor).
+class ValueComparer {
+public:
+    explicit ValueComparer(DiffOptions options);
+    ~ValueComparer();
+    ValueComparer(const ValueComparer&) = delete;
+    ValueComparer& operator=(const ValueComparer&) = delete;
+
+    // See compareValues. `progress` overrides options.progress for this call.
+    ElementDiff compare(uint64_t count, const ValueReader& a, const ValueReader& b,
+                        const std::function<void(double)>& progress = {});
+    // The same over f32 values scanned in place in two mapped files (no
+    // copy). Throws SourceChangedError naming the file (file()) that shrank
+    // or changed.
+    ElementDiff compare(uint64_t count, const MappedValues& a, const MappedValues& b,
+                        const std::function<void(double)>& progress = {});
+    const DiffOptions& options() const { return m_options; }
+
+private:
+    struct Buffers;
+    ElementDiff compareImpl(uint64_t count, const ValueReader* readA, const ValueReader* readB,
+                            const MappedValues* mapA, const MappedValues* mapB,
+                            const std::function<void(double)>& progress);
+    DiffOptions m_options;
+    std::unique_ptr<Buffers> m_buffers;
+};
+
+// Compares count values read block by block from both readers (never a whole
+// tensor in memory), on up to options.threads threads. Block results merge
+// in block order, so the figures do not depend on the thread count. Throws
+// Cancelled when *options.cancel became true; reader exceptions propagate.
+ElementDiff compareValues(uint64_t count, const ValueReader& a, const ValueReader& b,
+                          const DiffOptions& options);
+
+// Convenience over values in memory (tests, optimizer blobs).
+ElementDiff compareValues(const float* a, const float* b, uint64_t count,
+                          const DiffOptions& options);
+
+// Equal-width bins over [lo, hi] (Histogram::binOf) of the finite values a
+// reader supplies: two tensors counted on the same bins for an overlay.
+// Throws Cancelled; reader exceptions propagate.
+Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, double hi, int bins,
+                        const std::atomic<bool>* cancel = nullptr);
+
+} // namespace ckptscope

@@ -1,0 +1,75 @@
+#pragma once
+
+#include "ckptscope/diff/elementdiff.h"
+#include "ckptscope/document/document.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckptscope {
+
+enum class DiffStatus { Same, Changed, Added, Removed, ShapeChanged };
+// "same", "changed", "added", "removed", "shape_changed".
+const char* diffStatusName(DiffStatus status);
+
+// One tensor name (one occurrence of it: the k-th `x` of A pairs with the
+// k-th `x` of B) in the comparison of two tensor documents.
+struct TensorDiffEntry {
+    std::string name;
+    DiffStatus status = DiffStatus::Same;
+    std::optional<size_t> indexA, indexB; // into each document's tensors()
+    std::optional<std::vector<uint64_t>> shapeA, shapeB;
+    std::optional<std::string> dtypeA, dtypeB;
+    // Filled when the values were compared: same shape and same stored
+    // value count on both sides (status same or changed).
+    std::optional<ElementDiff> elements;
+};
+
+struct MetadataDiffEntry {
+    std::string key;
+    DiffStatus status = DiffStatus::Same; // same, changed, added or removed
+    std::optional<std::string> a, b;
+};
+
+struct TensorDiffSummary {
+    uint64_t same = 0, changed = 0, added = 0, removed = 0, shapeChanged = 0;
+    uint64_t differingElements = 0;
+};
+
+// Two tensor documents compared, A the reference.
+struct TensorDiff {
+    std::vector<MetadataDiffEntry> metadata; // sorted by key
+    // A's tensors in file order, then B-only tensors in B's order.
+    std::vector<TensorDiffEntry> tensors;
+    TensorDiffSummary summary;
+    // Anything at all differs: a tensor or a metadata entry.
+    bool differs() const;
+};
+
+// A tensor name that neither document holds (limits given by the caller).
+class UnknownTensorError : public std::exception {
+public:
+    explicit UnknownTensorError(std::string name);
+    const char* what() const noexcept override { return m_message.c_str(); }
+    const std::string& name() const { return m_name; }
+
+private:
+    std::string m_name, m_message;
+};
+
+// Reads values of tensor `index` of doc; any failure (damaged, changed on
+// disk) is thrown as OpenError naming the document's file, so a reader of
+// two files says which one failed.
+ValueReader tensorReader(const Document& doc, size_t index);
+
+// Compares two tensor documents; `only` (when not empty) limits the tensors
+// compared to those names (every occurrence), metadata is always compared.
+// Values are read block by block from both files. Throws
+// UnknownTensorError for a name in neither document, OpenError naming the
+// side whose file failed while its values were read (damaged, changed on
+// disk), and Cancelled.
+TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& options,
+                       const std::vector<std::string>& only = {});
+
+} // namespace ckptscope

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/io/writecontrol.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ckptscope {
+
+// The shape a tensor is exported with where a scalar is `[]` with one value
+// (safetensors, NumPy): OXCK's empty shape with one stored value is that
+// scalar, with none it is [0]; a stored count that differs from the shape's
+// product gives 1-D [count] and a warning naming the tensor.
+std::vector<uint64_t> exportShape(const Document& doc, size_t index,
+                                  std::vector<std::string>* warnings);
+
+// Refuses (ExportError naming the file and tensor) a name given twice and,
+// when `reserved` is set, a tensor named __metadata__.
+void checkExportNames(const Document& doc, bool reserved);
+
+// The document's tensors as safetensors, in their order, each in its dtype;
+// metadata into __metadata__; the header padded with spaces so the data
+// starts at a multiple of 8. Returns the warnings. Throws ExportError.
+std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
+                                          const WriteControl& control = {});
+
+} // namespace ckptscope

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "ckptscope/run/layerfamily.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckptscope {
+
+// What a layer profile shows per layer and checkpoint, all from the summaries
+// (never from values).
+enum class LayerStatistic {
+    L2,     // L2 norm of the finite values
+    Std,    // standard deviation of the finite values
+    MaxAbs, // max(|min|, |max|) of the finite values
+    Mean,   // mean of the finite values
+    // |L2_t − L2_{t−1}| / L2_{t−1} against the checkpoint just before. This is
+    // the relative change of the NORM, not ‖x_t − x_{t−1}‖ / ‖x_{t−1}‖: the
+    // summaries hold no values, and a tensor whose values move while its norm
+    // stays put shows 0 here.
+    L2RelativeChange,
+    Count
+};
+
+// Short name for choosers ("L2 norm") and the exact meaning for labels.
+const char* layerStatisticName(LayerStatistic statistic);
+const char* layerStatisticMeaning(LayerStatistic statistic);
+
+// A family's statistic as a matrix: rows are the members (layer order),
+// columns the run's checkpoints (run order). A cell is empty where the layer
+// is absent from the checkpoint, where it has no finite value (std, max |x|,
+// mean), and for the relative change also where the previous checkpoint
+// lacks the layer or its L2 there is 0.
+struct LayerProfile {
+    LayerStatistic statistic = LayerStatistic::L2;
+    std::vector<std::string> rows;                          // member numbers
+    std::vector<std::vector<std::optional<double>>> values; // [row][checkpoint]
+};
+
+LayerProfile layerProfile(const Run& run, const std::vector<TensorSeries>& series,
+                          const LayerFamily& family, LayerStatistic statistic);
+
+} // namespace ckptscope

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/stats/tensorstats.h"
+
+#include <functional>
+#include <vector>
+
+namespace ckptscope {
+
+// Supplies values in double: fill `out` with values [first, first + n).
+using ValueReaderF64 = std::function<void(uint64_t first, uint64_t n, double* out)>;
+
+// Statistics and histogram over values read in double, accumulated in
+// double (F64 tensors). One thread; cancellation and progress as
+// computeStats.
+StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
+                            const StatsOptions& options);
+
+// Statistics of tensor `index` of a document, whatever its dtype: F64 in
+// double, every other dtype converted to f32; for 32/64-bit integers
+// stats.rounded counts the values f32 could not hold exactly.
+// True when an integer of that magnitude has more than f32's 24
+// significant bits.
+bool roundsInF32(uint64_t magnitude);
+
+StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options);
+
+// computeTensorStats of each of `indices`, in that order, with the same
+// results. Tensors of up to kWholeTensorValues values are computed whole,
+// one per thread at a time; larger ones one after another, each spread over
+// all threads. options.progress gets the share of all values done;
+// options.threads applies to both. Throws what the loop over `indices`
+// would have thrown first.
+constexpr uint64_t kWholeTensorValues = uint64_t(4) << 20;
+std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vector<size_t>& indices,
+                                            const StatsOptions& options);
+
+} // namespace ckptscope

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "ckptscope/common/cancelled.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace ckptscope {
+
+struct MappedValues;
+
+// Summary of a tensor's stored values. Moments are over the finite values,
+// accumulated in double.
+struct TensorStats {
+    uint64_t count = 0; // values stored
+    uint64_t finite = 0;
+    uint64_t nan = 0;
+    uint64_t posInf = 0;
+    uint64_t negInf = 0;
+    uint64_t zeros = 0;
+    std::optional<double> min, max, mean, std; // empty without a finite value
+    double l2 = 0;                             // sqrt of the sum of squares of finite values
+    double finiteSum = 0;                      // sum of finite values
+    // Values f32 cannot hold exactly (32/64-bit integer tensors), rounded to
+    // the nearest f32 for these statistics; set by computeTensorStats.
+    uint64_t rounded = 0;
+};
+
+// Equal-width bins over [lo, hi], the finite range; NaN/Inf are not binned.
+struct Histogram {
+    double lo = 0, hi = 0;
+    std::vector<uint64_t> counts;
+    // Bin index for a finite value (last bin is closed on the right).
+    size_t binOf(double v) const;
+};
+
+struct StatsResult {
+    TensorStats stats;
+    Histogram histogram; // empty counts when bins == 0 or no finite value
+};
+
+// Supplies values: fill `out` with values [first, first + n).
+using ValueReader = std::function<void(uint64_t first, uint64_t n, float* out)>;
+
+struct StatsOptions {
+    int bins = 0;                              // 0: no histogram
+    unsigned threads = 0;                      // 0: hardware concurrency
+    const std::atomic<bool>* cancel = nullptr; // checked between blocks; then Cancelled
+    std::function<void(double)> progress;      // 0..1, from worker threads
+};
+
+// One fused pass for counts and moments (parallel over blocks, merged in
+// block order so results do not depend on the thread count), then one pass
+// for the histogram. Exceptions from the reader propagate.
+StatsResult computeStats(uint64_t count, const ValueReader& reader, const StatsOptions& options);
+
+// The same over f32 values scanned in place in a mapped file: no copy, and
+// the pass for the histogram looks at the mapped values again. Only the
+// windows being scanned stay mapped in (bounded memory). Throws
+// SourceChangedError when the file shrinks or changes meanwhile.
+StatsResult computeStats(uint64_t count, const MappedValues& values, const StatsOptions& options);
+
+// Convenience over values in memory.
+StatsResult computeStats(const float* values, uint64_t count, int bins = 0);
+
+} // namespace ckptscope

@@ -1,0 +1,82 @@
+#include "ckptscope/common/numberformat.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace ckptscope::fmt {
+
+std::string bytes(uint64_t n) {
+    static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (n < 1024)
+        return std::to_string(n) + " B";
+    double v = double(n) / 1024;
+    int u = 0;
+    // Compared after rounding to one decimal, so 1048575 reads "1.0 MiB",
+    // not "1024.0 KiB".
+    while (v >= 1023.95 && u < 5) {
+        v /= 1024;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+std::string grouped(uint64_t n) {
+    const std::string digits = std::to_string(n);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i != 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string shape(const std::vector<uint64_t>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + "]";
+}
+
+// NaN and the infinities spelled the same in both modes (to_chars would
+// print "-nan" for a NaN with the sign bit set).
+static const char* nonFinite(double v) {
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v < 0 ? "-inf" : "inf";
+    return nullptr;
+}
+
+std::string display(double v) {
+    if (const char* s = nonFinite(v))
+        return s;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.7g", v);
+    return buf;
+}
+
+std::string display(std::optional<double> v) {
+    return v ? display(*v) : std::string(kMissing);
+}
+
+template <typename T> static std::string shortest(T v) {
+    if (const char* s = nonFinite(double(v)))
+        return s;
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+std::string exact(float v) {
+    return shortest(v);
+}
+
+std::string exact(double v) {
+    return shortest(v);
+}
+
+} // namespace ckptscope::fmt

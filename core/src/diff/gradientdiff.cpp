@@ -1,0 +1,251 @@
+#include "ckptscope/diff/gradientdiff.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace ckptscope {
+
+bool GradientDiff::differs() const {
+    const bool field = std::any_of(fields.begin(), fields.end(),
+                                   [](const FieldDiff& f) { return f.status != DiffStatus::Same; });
+    return field || !nodes.empty() || !edgesAdded.empty() || !edgesRemoved.empty() ||
+           summary.optimizerChanged > 0;
+}
+
+namespace {
+
+FieldValue optionalText(const std::optional<std::string>& s) {
+    return s ? FieldValue(*s) : FieldValue(std::monostate{});
+}
+
+std::vector<FieldDiff> diffFields(const GradientCheckpoint& a, const GradientCheckpoint& b) {
+    std::vector<FieldDiff> out = {
+        {"step", DiffStatus::Same, a.step, b.step},
+        {"loss_cid", DiffStatus::Same, optionalText(a.lossCid), optionalText(b.lossCid)},
+        {"timestamp", DiffStatus::Same, a.timestamp, b.timestamp},
+    };
+    for (FieldDiff& f : out)
+        f.status = f.a == f.b ? DiffStatus::Same : DiffStatus::Changed;
+    return out;
+}
+
+// Depth of every node: 0 for a node without a known producer, else one more
+// than its deepest producer. Nodes on or behind a cycle get one more than
+// the deepest of the others.
+std::map<std::string, size_t> depths(const ComputationGraphStore& g) {
+    std::map<std::string, size_t> inDegree, depth;
+    std::map<std::string, std::vector<std::string>> successors;
+    for (const auto& [id, node] : g.nodes())
+        inDegree[id] = 0;
+    for (const Edge& e : g.edges()) {
+        if (!g.getNode(e.first) || !g.getNode(e.second))
+            continue;
+        successors[e.first].push_back(e.second);
+        ++inDegree[e.second];
+    }
+    std::deque<std::string> ready;
+    for (const auto& [id, n] : inDegree)
+        if (n == 0) {
+            ready.push_back(id);
+            depth[id] = 0;
+        }
+    size_t deepest = 0;
+    while (!ready.empty()) {
+        const std::string id = std::move(ready.front());
+        ready.pop_front();
+        const size_t d = depth[id];
+        deepest = std::max(deepest, d);
+        for (const std::string& s : successors[id]) {
+            depth[s] = std::max(depth[s], d + 1);
+            if (--inDegree[s] == 0)
+                ready.push_back(s);
+        }
+    }
+    for (const auto& [id, n] : inDegree)
+        if (n > 0)
+            depth[id] = deepest + 1;
+    return depth;
+}
+
+// Nodes by op, each op's nodes in an order that does not depend on ids.
+std::map<std::string, std::vector<const ComputationNode*>>
+structuralOrder(const ComputationGraphStore& g) {
+    const std::map<std::string, size_t> depth = depths(g);
+    std::vector<const ComputationNode*> all;
+    for (const auto& [id, node] : g.nodes())
+        all.push_back(&node);
+    auto key = [&](const ComputationNode* n) {
+        return std::tie(depth.at(n->id), n->op, n->inputCids, n->outputCid, n->gradientCid,
+                        n->metadata, n->id);
+    };
+    std::sort(all.begin(), all.end(), [&](auto* x, auto* y) { return key(x) < key(y); });
+    std::map<std::string, std::vector<const ComputationNode*>> byOp;
+    for (const ComputationNode* n : all)
+        byOp[n->op].push_back(n);
+    return byOp;
+}
+
+std::vector<std::string> changedFields(const ComputationNode& a, const ComputationNode& b) {
+    std::vector<std::string> out;
+    if (a.op != b.op)
+        out.push_back("op");
+    if (a.inputCids != b.inputCids)
+        out.push_back("input_cids");
+    if (a.outputCid != b.outputCid)
+        out.push_back("output_cid");
+    if (a.gradientCid != b.gradientCid)
+        out.push_back("gradient_cid");
+    if (a.metadata != b.metadata)
+        out.push_back("metadata");
+    return out;
+}
+
+} // namespace
+
+NodeMatching matchNodes(const ComputationGraphStore& a, const ComputationGraphStore& b) {
+    // Node keys (the file's keys) are the identities, as everywhere else.
+    const auto& nodesA = a.nodes();
+    const auto& nodesB = b.nodes();
+    size_t common = 0;
+    for (const auto& [id, node] : nodesA)
+        common += nodesB.count(id);
+    NodeMatching m;
+    m.byStructure = 2 * common < nodesA.size() || 2 * common < nodesB.size();
+    if (!m.byStructure) {
+        for (const auto& [id, node] : nodesA)
+            if (nodesB.count(id))
+                m.pairs.emplace_back(id, id);
+        return m;
+    }
+    const auto orderA = structuralOrder(a), orderB = structuralOrder(b);
+    for (const auto& [op, listA] : orderA) {
+        const auto it = orderB.find(op);
+        if (it == orderB.end())
+            continue;
+        for (size_t k = 0; k < std::min(listA.size(), it->second.size()); ++k)
+            m.pairs.emplace_back(listA[k]->id, it->second[k]->id);
+    }
+    return m;
+}
+
+GradientDiff diffGradients(const GradientCheckpoint& a, const GradientCheckpoint& b,
+                           const DiffOptions& options, const std::vector<std::string>& onlyBlobs) {
+    GradientDiff r;
+    r.fields = diffFields(a, b);
+    GradientDiffSummary& s = r.summary;
+
+    const auto& nodesA = a.graph.nodes();
+    const auto& nodesB = b.graph.nodes();
+    const NodeMatching matching = matchNodes(a.graph, b.graph);
+    r.structureMatching = matching.byStructure;
+    const auto& pairs = matching.pairs;
+    std::set<std::string> matchedA, matchedB;
+    std::map<std::string, std::string> bToA;
+    for (const auto& [ka, kb] : pairs) {
+        matchedA.insert(ka);
+        matchedB.insert(kb);
+        bToA[kb] = ka;
+        const std::vector<std::string> changed = changedFields(nodesA.at(ka), nodesB.at(kb));
+        if (changed.empty()) { // by structure an id of its own is no change
+            ++s.nodesSame;
+            continue;
+        }
+        NodeDiff d;
+        d.id = ka;
+        if (kb != ka)
+            d.idB = kb;
+        d.status = DiffStatus::Changed;
+        d.opA = nodesA.at(ka).op;
+        d.opB = nodesB.at(kb).op;
+        d.changed = changed;
+        r.nodes.push_back(std::move(d));
+        ++s.nodesChanged;
+    }
+    for (const auto& [id, node] : nodesA)
+        if (!matchedA.count(id)) {
+            r.nodes.push_back({id, std::nullopt, DiffStatus::Removed, node.op, std::nullopt, {}});
+            ++s.nodesRemoved;
+        }
+    for (const auto& [id, node] : nodesB)
+        if (!matchedB.count(id)) {
+            r.nodes.push_back({id, std::nullopt, DiffStatus::Added, std::nullopt, node.op, {}});
+            ++s.nodesAdded;
+        }
+    std::stable_sort(r.nodes.begin(), r.nodes.end(),
+                     [](const NodeDiff& x, const NodeDiff& y) { return x.id < y.id; });
+
+    // Edges as multisets; B's ends renamed to their A partners.
+    std::map<Edge, long long> balance; // copies in A minus copies in B
+    for (const Edge& e : a.graph.edges())
+        ++balance[e];
+    auto rename = [&](const std::string& id) {
+        const auto it = bToA.find(id);
+        return it == bToA.end() ? id : it->second;
+    };
+    for (const Edge& e : b.graph.edges())
+        --balance[Edge(rename(e.first), rename(e.second))];
+    for (const auto& [edge, n] : balance) {
+        for (long long k = 0; k < n; ++k)
+            r.edgesRemoved.push_back(edge);
+        for (long long k = 0; k < -n; ++k)
+            r.edgesAdded.push_back(edge);
+    }
+    s.edgesAdded = r.edgesAdded.size();
+    s.edgesRemoved = r.edgesRemoved.size();
+
+    // Optimizer state by name.
+    std::set<std::string> names;
+    for (const auto& kv : a.optimizerState)
+        names.insert(kv.first);
+    for (const auto& kv : b.optimizerState)
+        names.insert(kv.first);
+    for (const std::string& want : onlyBlobs)
+        if (!names.count(want))
+            throw UnknownTensorError(want);
+    if (!onlyBlobs.empty())
+        names = std::set<std::string>(onlyBlobs.begin(), onlyBlobs.end());
+    ValueComparer comparer(options);
+    for (const std::string& name : names) {
+        BlobDiff d;
+        d.name = name;
+        const auto ia = a.optimizerState.find(name), ib = b.optimizerState.find(name);
+        const std::vector<uint8_t>* ba = ia == a.optimizerState.end() ? nullptr : &ia->second;
+        const std::vector<uint8_t>* bb = ib == b.optimizerState.end() ? nullptr : &ib->second;
+        if (ba)
+            d.bytesA = ba->size();
+        if (bb)
+            d.bytesB = bb->size();
+        if (!bb) {
+            d.status = DiffStatus::Removed;
+        } else if (!ba) {
+            d.status = DiffStatus::Added;
+        } else if (ba->size() != bb->size()) {
+            d.status = DiffStatus::Changed;
+        } else {
+            uint64_t differing = 0;
+            for (size_t i = 0; i < ba->size(); ++i)
+                differing += (*ba)[i] != (*bb)[i];
+            d.differingBytes = differing;
+            if (ba->size() % 4 == 0) {
+                auto reader = [](const std::vector<uint8_t>& v) {
+                    return [&v](uint64_t first, uint64_t n, float* out) {
+                        std::memcpy(out, v.data() + first * 4, size_t(n) * 4);
+                    };
+                };
+                d.f32 = comparer.compare(ba->size() / 4, reader(*ba), reader(*bb), [](double) {});
+                d.status = d.f32->differing == 0 ? DiffStatus::Same : DiffStatus::Changed;
+            } else {
+                d.status = differing == 0 ? DiffStatus::Same : DiffStatus::Changed;
+            }
+        }
+        s.optimizerChanged += d.status != DiffStatus::Same;
+        r.optimizerState.push_back(std::move(d));
+    }
+    return r;
+}
+
+} // namespace ckptscope

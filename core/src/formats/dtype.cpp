@@ -1,0 +1,200 @@
+#include "ckptscope/formats/dtype.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace ckptscope {
+
+static_assert(std::endian::native == std::endian::little,
+              "tensor data is little-endian; a big-endian port must byte-swap");
+
+namespace {
+
+struct Info {
+    Dtype dtype;
+    const char* name;
+    size_t size;
+    const char* npy;
+};
+
+constexpr Info kInfo[] = {
+    {Dtype::Bool, "BOOL", 1, "|b1"},
+    {Dtype::U8, "U8", 1, "|u1"},
+    {Dtype::I8, "I8", 1, "|i1"},
+    {Dtype::U16, "U16", 2, "<u2"},
+    {Dtype::I16, "I16", 2, "<i2"},
+    {Dtype::F16, "F16", 2, "<f2"},
+    {Dtype::BF16, "BF16", 2, nullptr},
+    {Dtype::U32, "U32", 4, "<u4"},
+    {Dtype::I32, "I32", 4, "<i4"},
+    {Dtype::F32, "F32", 4, "<f4"},
+    {Dtype::F64, "F64", 8, "<f8"},
+    {Dtype::U64, "U64", 8, "<u8"},
+    {Dtype::I64, "I64", 8, "<i8"},
+    {Dtype::F8E4M3, "F8_E4M3", 1, nullptr},
+    {Dtype::F8E5M2, "F8_E5M2", 1, nullptr},
+};
+
+const Info& info(Dtype d) {
+    return kInfo[size_t(d)];
+}
+
+template <typename T> T load(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// Element i of src decoded to double: exact for every type but U64/I64
+// beyond 2^53.
+template <typename Out> Out decode(Dtype d, const uint8_t* p) {
+    switch (d) {
+    case Dtype::Bool:
+        return *p ? Out(1) : Out(0);
+    case Dtype::U8:
+        return Out(*p);
+    case Dtype::I8:
+        return Out(int8_t(*p));
+    case Dtype::U16:
+        return Out(load<uint16_t>(p));
+    case Dtype::I16:
+        return Out(load<int16_t>(p));
+    case Dtype::F16:
+        return Out(halfToFloat(load<uint16_t>(p)));
+    case Dtype::BF16:
+        return Out(bfloat16ToFloat(load<uint16_t>(p)));
+    case Dtype::U32:
+        return Out(load<uint32_t>(p));
+    case Dtype::I32:
+        return Out(load<int32_t>(p));
+    case Dtype::F32:
+        return Out(load<float>(p));
+    case Dtype::F64:
+        return Out(load<double>(p));
+    case Dtype::U64:
+        return Out(load<uint64_t>(p));
+    case Dtype::I64:
+        return Out(load<int64_t>(p));
+    case Dtype::F8E4M3:
+        return Out(f8e4m3ToFloat(*p));
+    case Dtype::F8E5M2:
+        return Out(f8e5m2ToFloat(*p));
+    }
+    return Out(0);
+}
+
+template <typename Out> void convert(Dtype d, const void* src, size_t n, Out* out) {
+    const auto* p = static_cast<const uint8_t*>(src);
+    const size_t size = dtypeSize(d);
+    if (d == Dtype::F32 && std::is_same_v<Out, float>) {
+        std::memcpy(out, p, n * 4);
+        return;
+    }
+    for (size_t i = 0; i < n; ++i)
+        out[i] = decode<Out>(d, p + i * size);
+}
+
+} // namespace
+
+const char* dtypeName(Dtype dtype) {
+    return info(dtype).name;
+}
+
+size_t dtypeSize(Dtype dtype) {
+    return info(dtype).size;
+}
+
+std::optional<Dtype> parseDtype(std::string_view name) {
+    for (const Info& i : kInfo)
+        if (name == i.name)
+            return i.dtype;
+    return std::nullopt;
+}
+
+bool exactInF32(Dtype dtype) {
+    switch (dtype) {
+    case Dtype::U32:
+    case Dtype::I32:
+    case Dtype::U64:
+    case Dtype::I64:
+    case Dtype::F64:
+        return false;
+    default:
+        return true;
+    }
+}
+
+bool isInteger(Dtype dtype) {
+    switch (dtype) {
+    case Dtype::Bool:
+    case Dtype::U8:
+    case Dtype::I8:
+    case Dtype::U16:
+    case Dtype::I16:
+    case Dtype::U32:
+    case Dtype::I32:
+    case Dtype::U64:
+    case Dtype::I64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+const char* npyDescr(Dtype dtype) {
+    return info(dtype).npy;
+}
+
+float halfToFloat(uint16_t h) {
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    const uint32_t exp = (h >> 10) & 0x1f;
+    uint32_t mant = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (mant << 13); // Inf, NaN (payload kept)
+    } else if (exp != 0) {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    } else if (mant == 0) {
+        bits = sign;
+    } else {
+        // Subnormal half: mant × 2^-24, exact in f32.
+        const float v = std::ldexp(float(mant), -24);
+        return sign ? -v : v;
+    }
+    return std::bit_cast<float>(bits);
+}
+
+float bfloat16ToFloat(uint16_t bits) {
+    return std::bit_cast<float>(uint32_t(bits) << 16);
+}
+
+float f8e4m3ToFloat(uint8_t b) {
+    const bool negative = b & 0x80;
+    const int exp = (b >> 3) & 0xf;
+    const int mant = b & 7;
+    float v;
+    if (exp == 0xf && mant == 7)
+        v = std::numeric_limits<float>::quiet_NaN();
+    else if (exp == 0)
+        v = std::ldexp(float(mant), -9); // subnormal: mant/8 × 2^(1-7)
+    else
+        v = std::ldexp(float(8 + mant), exp - 7 - 3);
+    return negative ? -v : v;
+}
+
+float f8e5m2ToFloat(uint8_t bits) {
+    return halfToFloat(uint16_t(bits) << 8);
+}
+
+void convertToF32(Dtype dtype, const void* src, size_t n, float* out) {
+    convert(dtype, src, n, out);
+}
+
+void convertToF64(Dtype dtype, const void* src, size_t n, double* out) {
+    convert(dtype, src, n, out);
+}
+
+} // namespace ckptscope

@@ -1,0 +1,96 @@
+#include "ckptscope/formats/safetensors/safetensorswriter.h"
+
+#include "ckptscope/common/numberformat.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace ckptscope {
+
+std::vector<uint64_t> exportShape(const Document& doc, size_t index,
+                                  std::vector<std::string>* warnings) {
+    const TensorEntry& t = doc.tensors().at(index);
+    if (t.shape.empty() && t.dataLen <= 1)
+        return t.dataLen == 1 ? std::vector<uint64_t>{} : std::vector<uint64_t>{0};
+    if (t.elementCount && *t.elementCount == t.dataLen)
+        return t.shape;
+    if (warnings)
+        warnings->push_back("tensor \"" + t.name + "\": shape " + fmt::shape(t.shape) +
+                            " does not match the " + std::to_string(t.dataLen) +
+                            " stored values; written 1-D");
+    return {t.dataLen};
+}
+
+void checkExportNames(const Document& doc, bool reserved) {
+    std::unordered_set<std::string_view> seen;
+    for (const TensorEntry& t : doc.tensors()) {
+        if (reserved && t.name == "__metadata__")
+            throw ExportError(doc.path() + ": tensor \"__metadata__\": safetensors reserves this "
+                                           "name for metadata; rename the tensor first");
+        if (!seen.insert(t.name).second)
+            throw ExportError(doc.path() + ": tensor \"" + t.name +
+                              "\": the name is given twice; safetensors and npz files hold "
+                              "each name once");
+    }
+}
+
+std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
+                                          const WriteControl& control) {
+    checkExportNames(doc, true);
+    std::vector<std::string> warnings;
+    nlohmann::ordered_json header = nlohmann::ordered_json::object();
+    if (!doc.metadata().empty()) {
+        nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+        for (const auto& [k, v] : doc.metadata())
+            meta[k] = v;
+        header["__metadata__"] = std::move(meta);
+    }
+    uint64_t offset = 0, total = 0;
+    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+        const TensorEntry& t = doc.tensors()[i];
+        const uint64_t bytes = t.dataLen * dtypeSize(t.dtype); // dataLen fits the file
+        header[t.name] = {{"dtype", dtypeName(t.dtype)},
+                          {"shape", exportShape(doc, i, &warnings)},
+                          {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+        total += t.dataLen;
+    }
+    std::string text;
+    try {
+        text = header.dump(); // strict: names and metadata must be UTF-8
+    } catch (const nlohmann::json::exception& e) {
+        throw ExportError(doc.path() + ": a tensor name or metadata entry is not UTF-8 text, "
+                                       "which a safetensors header must be");
+    }
+    text.append((8 - (8 + text.size()) % 8) % 8, ' ');
+    char len[8];
+    for (int k = 0; k < 8; ++k)
+        len[k] = char((uint64_t(text.size()) >> (8 * k)) & 0xff);
+    out.write(len, 8);
+    out.write(text.data(), std::streamsize(text.size()));
+
+    constexpr uint64_t kChunkBytes = 4 << 20;
+    std::vector<char> buffer;
+    uint64_t done = 0;
+    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+        const TensorEntry& t = doc.tensors()[i];
+        const size_t size = dtypeSize(t.dtype);
+        const uint64_t chunk = kChunkBytes / size;
+        buffer.resize(size_t(std::min(t.dataLen, chunk) * size));
+        for (uint64_t first = 0; first < t.dataLen;) {
+            control.check();
+            const uint64_t n = std::min(chunk, t.dataLen - first);
+            doc.readRawValues(i, first, n, buffer.data());
+            out.write(buffer.data(), std::streamsize(n * size));
+            first += n;
+            done += n;
+            control.report(done, total);
+        }
+    }
+    control.report(1, 1);
+    return warnings;
+}
+
+} // namespace ckptscope

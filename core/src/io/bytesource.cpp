@@ -1,0 +1,24 @@
+#include "ckptscope/io/bytesource.h"
+
+#include <cstring>
+
+namespace ckptscope {
+
+std::string readAll(const ByteSource& source) {
+    std::string text(size_t(source.size()), '\0');
+    source.read(0, text.data(), text.size());
+    return text;
+}
+
+MemorySource::MemorySource(std::vector<uint8_t> bytes, std::string name)
+    : m_bytes(std::move(bytes)), m_name(std::move(name)) {}
+
+void MemorySource::read(uint64_t offset, void* dst, size_t n) const {
+    if (offset > m_bytes.size() || n > m_bytes.size() - offset)
+        throw SourceChangedError(m_name + ": read past the end of the data at byte " +
+                                 std::to_string(offset));
+    if (n > 0)
+        std::memcpy(dst, m_bytes.data() + offset, n);
+}
+
+} // namespace ckptscope

@@ -1,0 +1,126 @@
+#include "ckptscope/run/checkpointsummary.h"
+
+#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/stats/documentstats.h"
+
+#include <cstring>
+
+namespace ckptscope {
+
+namespace {
+
+bool sameStats(const TensorStats& a, const TensorStats& b) {
+    return a.count == b.count && a.finite == b.finite && a.nan == b.nan && a.posInf == b.posInf &&
+           a.negInf == b.negInf && a.zeros == b.zeros && a.min == b.min && a.max == b.max &&
+           a.mean == b.mean && a.std == b.std && a.l2 == b.l2 && a.finiteSum == b.finiteSum;
+}
+
+bool sameHistogram(const Histogram& a, const Histogram& b) {
+    return a.lo == b.lo && a.hi == b.hi && a.counts == b.counts;
+}
+
+// Runs one statistics job with the summary's bins, naming the file in any
+// read error.
+template <typename Job>
+auto statsOf(const Document& doc, const SummaryOptions& options, const Job& job) {
+    StatsOptions so;
+    so.bins = kSummaryHistogramBins;
+    so.cancel = options.cancel;
+    try {
+        return job(so);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const OpenError&) {
+        throw;
+    } catch (const std::exception& e) {
+        // SourceChangedError, CheckpointError, IoError: all name the file.
+        throw OpenError(doc.path(), e.what());
+    }
+}
+
+} // namespace
+
+bool TensorSummary::operator==(const TensorSummary& o) const {
+    return name == o.name && sameStats(stats, o.stats) && sameHistogram(histogram, o.histogram);
+}
+
+bool BlobSummary::operator==(const BlobSummary& o) const {
+    return name == o.name && bytes == o.bytes && stats.has_value() == o.stats.has_value() &&
+           (!stats || sameStats(*stats, *o.stats)) && sameHistogram(histogram, o.histogram);
+}
+
+bool FileSummary::operator==(const FileSummary& o) const {
+    return format == o.format && metadata == o.metadata && tensors == o.tensors &&
+           gradientStep == o.gradientStep && graph == o.graph && blobs == o.blobs;
+}
+
+void FileSummary::dropHistograms() {
+    for (TensorSummary& t : tensors)
+        t.histogram = Histogram{};
+    for (BlobSummary& b : blobs)
+        b.histogram = Histogram{};
+}
+
+FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options) {
+    FileSummary s;
+    s.format = doc.format();
+    s.metadata = doc.metadata();
+    uint64_t done = 0;
+    if (const GradientCheckpoint* g = doc.gradient()) {
+        s.gradientStep = g->step;
+        s.graph.nodes = g->graph.nodeCount();
+        s.graph.edges = g->graph.edgeCount();
+        for (const auto& [id, node] : g->graph.nodes()) {
+            s.graph.forwardDone += node.outputCid.has_value();
+            s.graph.backwardDone += node.gradientCid.has_value();
+        }
+        for (const auto& [name, bytes] : g->optimizerState) {
+            BlobSummary b;
+            b.name = name;
+            b.bytes = bytes.size();
+            if (bytes.size() % 4 == 0) {
+                const uint8_t* data = bytes.data();
+                const uint64_t count = bytes.size() / 4; // (clang: no captured bindings)
+                StatsResult r = statsOf(doc, options, [count, data](const StatsOptions& so) {
+                    return computeStats(
+                        count,
+                        [data](uint64_t first, uint64_t n, float* out) {
+                            std::memcpy(out, data + first * 4, size_t(n) * 4);
+                        },
+                        so);
+                });
+                b.stats = r.stats;
+                b.histogram = std::move(r.histogram);
+            }
+            done += bytes.size();
+            if (options.progressBytes)
+                options.progressBytes(done);
+            s.blobs.push_back(std::move(b));
+        }
+        return s;
+    }
+    // Tensor formats: the statistics `stats --json` gives (F64 in double,
+    // every other dtype through f32), small tensors one per core.
+    std::vector<size_t> indices(doc.tensors().size());
+    uint64_t totalBytes = 0;
+    for (size_t i = 0; i < indices.size(); ++i) {
+        indices[i] = i;
+        totalBytes += doc.tensors()[i].dataLen * dtypeSize(doc.tensors()[i].dtype);
+    }
+    std::vector<StatsResult> results = statsOf(doc, options, [&](StatsOptions so) {
+        if (options.progressBytes)
+            so.progress = [&options, totalBytes](double p) {
+                options.progressBytes(uint64_t(p * double(totalBytes)));
+            };
+        return computeTensorStats(doc, indices, so);
+    });
+    s.tensors.reserve(results.size());
+    for (size_t i = 0; i < results.size(); ++i)
+        s.tensors.push_back(
+            {doc.tensors()[i].name, results[i].stats, std::move(results[i].histogram)});
+    if (options.progressBytes)
+        options.progressBytes(totalBytes);
+    return s;
+}
+
+} // namespace ckptscope

@@ -1,0 +1,173 @@
+#include "ckptscope/run/run.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ckptscope {
+
+namespace {
+
+struct NotCached {};
+
+struct FileResult {
+    FileSummary summary;
+    FileIdentity id;
+    bool hit = false;
+};
+
+// One file's summary, from the cache when its identity is unchanged. The
+// identity is taken before reading and compared after: a file that changed
+// meanwhile is summarised but not cached.
+FileResult summarizeFile(const std::string& path, SummaryCache* cache, const RunOptions& options,
+                         RunProgress& progress) {
+    const auto id = fileIdentity(path);
+    if (!id)
+        throw OpenError(path, "cannot be read any more (removed while scanning?)");
+    if (cache) {
+        if (auto cached = cache->load(*id))
+            return {std::move(*cached), *id, true};
+    }
+    if (options.cacheOnly)
+        throw NotCached{};
+    const auto doc = Document::open(path);
+    SummaryOptions so;
+    so.cancel = options.cancel;
+    const uint64_t before = progress.bytesRead;
+    if (options.progress)
+        so.progressBytes = [&](uint64_t bytes) {
+            progress.bytesRead = before + bytes;
+            options.progress(progress);
+        };
+    FileSummary summary = summarizeDocument(*doc, so);
+    if (cache && fileIdentity(path) == id)
+        cache->store(*id, summary);
+    return {std::move(summary), *id, false};
+}
+
+void merge(FileSummary& into, FileSummary&& part, bool first) {
+    if (first) {
+        into = std::move(part);
+        return;
+    }
+    std::set<std::string> keys;
+    for (const auto& kv : into.metadata)
+        keys.insert(kv.first);
+    for (auto& kv : part.metadata)
+        if (keys.insert(kv.first).second)
+            into.metadata.push_back(std::move(kv));
+    for (TensorSummary& t : part.tensors)
+        into.tensors.push_back(std::move(t));
+    for (BlobSummary& b : part.blobs)
+        into.blobs.push_back(std::move(b));
+}
+
+std::string otherKindReason(Format format, RunKind kind) {
+    const std::string what = format == Format::Gradient
+                                 ? "a JSON file (gradient checkpoint format)"
+                                 : std::string("a tensor file (") + formatName(format) + ")";
+    return what + " in a run of " +
+           (kind == RunKind::Gradient ? "gradient checkpoints" : "tensor checkpoints");
+}
+
+bool checkpointBefore(const RunCheckpoint& a, const RunCheckpoint& b) {
+    if (a.step.has_value() != b.step.has_value())
+        return a.step.has_value();
+    if (a.step && *a.step != *b.step)
+        return *a.step < *b.step;
+    return a.name != b.name ? a.name < b.name : a.path < b.path;
+}
+
+} // namespace
+
+const char* runKindName(RunKind kind) {
+    return kind == RunKind::Gradient ? "gradient" : "tensors";
+}
+
+RunKind runKindOf(Format format) {
+    // Every format but the gradient JSON yields tensors through Document.
+    return format == Format::Gradient ? RunKind::Gradient : RunKind::Tensors;
+}
+
+std::pair<std::optional<uint64_t>, StepSource> checkpointStep(const FileSummary& merged,
+                                                              const std::string& name) {
+    if (merged.format == Format::Gradient)
+        return {merged.gradientStep, StepSource::GradientStep};
+    if (const auto s = stepFromMetadata(merged.metadata))
+        return {s, StepSource::MetadataKey};
+    if (const auto s = stepFromFileName(name))
+        return {s, StepSource::FileName};
+    return {std::nullopt, StepSource::None};
+}
+
+Run readRun(const std::vector<std::string>& paths, const RunOptions& options) {
+    return readCandidates(discoverCheckpoints(paths), options);
+}
+
+Run readCandidates(Discovery found, const RunOptions& options) {
+    Run run;
+    run.skipped = std::move(found.skipped);
+    std::optional<SummaryCache> cache;
+    if (options.useCache && !options.cacheDir.empty())
+        cache.emplace(options.cacheDir, options.cacheMaxBytes);
+
+    RunProgress progress;
+    for (const CheckpointCandidate& c : found.candidates)
+        progress.filesTotal += c.files.size();
+    if (options.progress)
+        options.progress(progress);
+
+    for (const CheckpointCandidate& c : found.candidates) {
+        RunCheckpoint cp;
+        cp.path = c.path;
+        cp.name = c.name;
+        bool allHits = true, failed = false;
+        for (const CandidateFile& f : c.files) {
+            if (failed || (run.kind && runKindOf(f.format) != *run.kind)) {
+                if (!failed)
+                    run.skipped.push_back({f.path, otherKindReason(f.format, *run.kind)});
+                ++progress.filesDone;
+                continue;
+            }
+            try {
+                FileResult r = summarizeFile(f.path, cache ? &*cache : nullptr, options, progress);
+                if (!run.kind)
+                    run.kind = runKindOf(r.summary.format);
+                allHits = allHits && r.hit;
+                cp.fileSize += r.id.size;
+                cp.mtimeNs = std::max(cp.mtimeNs, r.id.mtimeNs);
+                cp.files.push_back(f.path);
+                if (!options.keepHistograms)
+                    r.summary.dropHistograms();
+                merge(cp.summary, std::move(r.summary), cp.files.size() == 1);
+            } catch (const NotCached&) {
+                failed = true; // left out silently; the full read takes it
+                cp.files.clear();
+                ++run.notCached;
+            } catch (const OpenError& e) {
+                // Before the kind is known a damaged file is just left out;
+                // after, it spoils the checkpoint it belongs to.
+                const bool alone = c.files.size() == 1 || !run.kind;
+                run.skipped.push_back({alone ? f.path : c.path, alone ? e.detail() : e.what()});
+                failed = run.kind.has_value();
+                if (failed) {
+                    cp.files.clear();
+                }
+            }
+            ++progress.filesDone;
+            if (options.progress)
+                options.progress(progress);
+        }
+        if (failed || cp.files.empty())
+            continue;
+        std::tie(cp.step, cp.stepSource) = checkpointStep(cp.summary, cp.name);
+        cp.fromCache = allHits;
+        ++(allHits ? run.cacheHits : run.cacheMisses);
+        run.checkpoints.push_back(std::move(cp));
+    }
+    if (!cache)
+        run.cacheHits = run.cacheMisses = 0;
+    std::stable_sort(run.checkpoints.begin(), run.checkpoints.end(), checkpointBefore);
+    return run;
+}
+
+} // namespace ckptscope

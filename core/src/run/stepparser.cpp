@@ -1,0 +1,177 @@
+#include "ckptscope/run/stepparser.h"
+
+#include <algorithm>
+#include <array>
+
+namespace ckptscope {
+
+namespace {
+
+bool isDigit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool isLetter(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+char lower(char c) {
+    return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+}
+
+// Digits [from, to) as a number; nothing when they do not fit 64 bits.
+std::optional<uint64_t> digitsValue(std::string_view s, size_t from, size_t to) {
+    uint64_t v = 0;
+    for (size_t i = from; i < to; ++i) {
+        const auto d = uint64_t(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return std::nullopt;
+        v = v * 10 + d;
+    }
+    return v;
+}
+
+struct DigitRun {
+    size_t from, to;
+    bool excluded = false;
+};
+
+std::vector<DigitRun> digitRuns(std::string_view s) {
+    std::vector<DigitRun> runs;
+    for (size_t i = 0; i < s.size();) {
+        if (!isDigit(s[i])) {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < s.size() && isDigit(s[j]))
+            ++j;
+        runs.push_back({i, j});
+        i = j;
+    }
+    return runs;
+}
+
+// The letters directly before position `at`, as a whole word (lower case).
+std::string letterWordBefore(std::string_view s, size_t at) {
+    size_t b = at;
+    while (b > 0 && isLetter(s[b - 1]))
+        --b;
+    std::string word;
+    for (size_t k = b; k < at; ++k)
+        word += lower(s[k]);
+    return word;
+}
+
+// Marks runs belonging to shard tokens (00001-of-00004) and dtype tokens
+// (bf16, f32, int8, e4m3, …).
+void excludeTokens(std::string_view s, std::vector<DigitRun>& runs) {
+    static const std::array<std::string_view, 12> kDtypeWords = {
+        "bf", "fp", "f", "float", "bfloat", "int", "uint", "i", "u", "q", "nf", "mxfp"};
+    static const std::array<std::string_view, 6> kWidths = {"4", "6", "8", "16", "32", "64"};
+    for (size_t r = 0; r < runs.size(); ++r) {
+        DigitRun& run = runs[r];
+        // Shard: digits, "-of-" (or "_of_"), digits.
+        if (r + 1 < runs.size() && runs[r + 1].from == run.to + 4) {
+            const std::string_view mid = s.substr(run.to, 4);
+            if (mid == "-of-" || mid == "_of_" || mid == "-OF-" || mid == "_OF_") {
+                run.excluded = runs[r + 1].excluded = true;
+                continue;
+            }
+        }
+        const std::string word = letterWordBefore(s, run.from);
+        const std::string_view digits = s.substr(run.from, run.to - run.from);
+        if (std::find(kDtypeWords.begin(), kDtypeWords.end(), word) != kDtypeWords.end() &&
+            std::find(kWidths.begin(), kWidths.end(), digits) != kWidths.end())
+            run.excluded = true;
+        // Float8 layouts: e4m3, e5m2 (the exponent and mantissa widths).
+        if (word == "e" && r + 1 < runs.size() && runs[r + 1].from == run.to + 1 &&
+            lower(s[run.to]) == 'm')
+            run.excluded = runs[r + 1].excluded = true;
+    }
+}
+
+} // namespace
+
+const char* stepSourceName(StepSource source) {
+    switch (source) {
+    case StepSource::MetadataKey:
+        return "metadata";
+    case StepSource::GradientStep:
+        return "gradient";
+    case StepSource::FileName:
+        return "file_name";
+    case StepSource::None:
+        return "none";
+    }
+    return "none";
+}
+
+std::optional<uint64_t> parseStepValue(std::string_view text) {
+    size_t b = 0, e = text.size();
+    while (b < e && text[b] == ' ')
+        ++b;
+    while (e > b && text[e - 1] == ' ')
+        --e;
+    if (b == e)
+        return std::nullopt;
+    for (size_t i = b; i < e; ++i)
+        if (!isDigit(text[i]))
+            return std::nullopt;
+    return digitsValue(text, b, e);
+}
+
+const std::vector<std::string>& stepMetadataKeys() {
+    static const std::vector<std::string> keys = {"step", "global_step", "iteration", "iter"};
+    return keys;
+}
+
+std::optional<uint64_t>
+stepFromMetadata(const std::vector<std::pair<std::string, std::string>>& metadata) {
+    for (const std::string& key : stepMetadataKeys()) {
+        // The later of repeated rows wins, as in the metadata reader.
+        for (auto it = metadata.rbegin(); it != metadata.rend(); ++it) {
+            if (it->first != key)
+                continue;
+            if (const auto step = parseStepValue(it->second))
+                return step;
+            break;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<uint64_t> stepFromFileName(std::string_view name) {
+    std::string low(name);
+    for (char& c : low)
+        c = lower(c);
+    std::vector<DigitRun> runs = digitRuns(name);
+    excludeTokens(name, runs);
+    auto runAt = [&](size_t from) -> const DigitRun* {
+        for (const DigitRun& r : runs)
+            if (r.from == from)
+                return &r;
+        return nullptr;
+    };
+    static const std::array<std::string_view, 6> kKeywords = {"step",      "global_step", "iter",
+                                                              "iteration", "checkpoint",  "ckpt"};
+    for (std::string_view key : kKeywords) {
+        for (size_t pos = low.find(key); pos != std::string::npos; pos = low.find(key, pos + 1)) {
+            size_t at = pos + key.size();
+            if (at < low.size() && (low[at] == '-' || low[at] == '_' || low[at] == '.'))
+                ++at;
+            const DigitRun* run = runAt(at);
+            if (!run || run->excluded)
+                continue;
+            if (const auto v = digitsValue(name, run->from, run->to))
+                return v;
+        }
+    }
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+        if (it->excluded)
+            continue;
+        if (const auto v = digitsValue(name, it->from, it->to))
+            return v;
+    }
+    return std::nullopt;
+}
+
+} // namespace ckptscope

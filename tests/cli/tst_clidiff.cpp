@@ -1,0 +1,365 @@
+// `ckptscope-cli diff` run as a process: exit codes 0/1/2, the JSON contract
+// for tensor files and gradient checkpoints against values computed here,
+// the text output's order, and damaged or mismatched inputs.
+#include "clirunner.h"
+#include "testsupport.h"
+
+#include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/formats/oxck/checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using nlohmann::json;
+using namespace ckptscope;
+using testsupport::str;
+
+using clirunner::describe;
+using clirunner::Run;
+using clirunner::runCli;
+
+namespace {
+
+std::vector<float> randomValues(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float& f : v)
+        f = d(rng);
+    return v;
+}
+
+#define JSON_COMPARE(actual, expected) QVERIFY2((actual) == (expected), (actual).dump().c_str())
+
+bool close(double x, double y) {
+    return std::fabs(x - y) <= 1e-12 * std::max({1.0, std::fabs(x), std::fabs(y)});
+}
+
+// The element fields, computed directly (double).
+void checkElements(const json& t, const std::vector<float>& a, const std::vector<float>& b,
+                   double atol, double rtol) {
+    uint64_t differing = 0, nanMismatch = 0, finite = 0;
+    double maxAbs = 0, sumAbs = 0, sumSq = 0, aa = 0, bb = 0, ab = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double x = a[i], y = b[i];
+        if (std::isnan(x) != std::isnan(y)) {
+            ++differing;
+            ++nanMismatch;
+        } else if (std::isnan(x)) {
+        } else if (std::isinf(x) || std::isinf(y)) {
+            differing += x != y;
+        } else {
+            const double d = y - x;
+            differing += std::fabs(d) > atol + rtol * std::fabs(x);
+            ++finite;
+            maxAbs = std::max(maxAbs, std::fabs(d));
+            sumAbs += std::fabs(d);
+            sumSq += d * d;
+            aa += x * x;
+            bb += y * y;
+            ab += x * y;
+        }
+    }
+    QCOMPARE(t["count"].get<uint64_t>(), uint64_t(a.size()));
+    QCOMPARE(t["differing"].get<uint64_t>(), differing);
+    QCOMPARE(t["nan_mismatch"].get<uint64_t>(), nanMismatch);
+    QCOMPARE(t["max_abs_diff"].get<double>(), maxAbs);
+    QVERIFY(close(t["mean_abs_diff"].get<double>(), sumAbs / double(finite)));
+    QVERIFY(close(t["rel_l2"].get<double>(), std::sqrt(sumSq) / std::sqrt(aa)));
+    QVERIFY(close(t["cosine"].get<double>(), ab / (std::sqrt(aa) * std::sqrt(bb))));
+    uint64_t binned = 0;
+    for (const json& c : t["histogram"]["counts"])
+        binned += c.get<uint64_t>();
+    QCOMPARE(binned, finite);
+}
+
+void checkNullElements(const json& t) {
+    for (const char* f : {"count", "differing", "nan_mismatch", "max_abs_diff", "mean_abs_diff",
+                          "rel_l2", "cosine", "histogram"})
+        QVERIFY2(t[f].is_null(), f);
+}
+
+} // namespace
+
+class TestCliDiff : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_a, m_b, m_same, m_gradA, m_gradB;
+    std::vector<float> m_x, m_x2, m_w;
+
+    QString path(const char* name) const { return m_dir.filePath(QString::fromLatin1(name)); }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_w = randomValues(70'000, 1); // more than one block
+        m_x = randomValues(1000, 2);
+        m_x2 = m_x;
+        for (size_t i = 0; i < m_x2.size(); i += 7)
+            m_x2[i] += 0.01f * float(i % 13);
+        m_x2[10] = std::nanf("");
+        m_x2[11] = std::numeric_limits<float>::infinity();
+        Checkpoint a, b;
+        a.setMetadata("epoch", "1");
+        a.setMetadata("model", "tiny");
+        b.setMetadata("epoch", "2");
+        b.setMetadata("model", "tiny");
+        a.addTensor({"w", {70'000}, m_w});
+        a.addTensor({"x", {10, 100}, m_x});
+        a.addTensor({"shape", {4}, {1, 2, 3, 4}});
+        a.addTensor({"gone", {1}, {1}});
+        a.addTensor({"big", {4}, {1, 2, 3, 4}});
+        b.addTensor({"x", {10, 100}, m_x2});
+        b.addTensor({"w", {70'000}, m_w});
+        b.addTensor({"shape", {2, 2}, {1, 2, 3, 4}});
+        b.addTensor({"big", {4}, {10, 2, 3, 4}});
+        b.addTensor({"new", {2}, {5, 6}});
+        m_a = path("a.oxck");
+        m_b = path("b.oxck");
+        m_same = path("a-copy.oxck");
+        a.save(str(m_a));
+        b.save(str(m_b));
+        a.save(str(m_same));
+
+        GradientCheckpoint ga;
+        ga.step = 5;
+        ga.timestamp = 100;
+        ga.graph.insertNode(ComputationNode("n1", "matmul", {}));
+        ga.graph.insertNode(ComputationNode("n2", "relu", {"c1"}));
+        ga.graph.addEdge("n1", "n2");
+        ga.graph.addEdge("n1", "n2");
+        ga.setOptimizerState("m", {0, 0, 128, 63});
+        GradientCheckpoint gb = ga;
+        gb.step = 6;
+        gb.graph = ComputationGraphStore{};
+        gb.graph.insertNode(ComputationNode("n1", "matmul", {"c0"}));
+        gb.graph.insertNode(ComputationNode("n2", "relu", {"c1"}));
+        gb.graph.insertNode(ComputationNode("n3", "add", {}));
+        gb.graph.addEdge("n1", "n2");
+        gb.setOptimizerState("m", {0, 0, 192, 63});
+        m_gradA = path("ga.json");
+        m_gradB = path("gb.json");
+        ga.save(str(m_gradA));
+        gb.save(str(m_gradB));
+    }
+
+    void identicalFilesExitZero() {
+        for (const QString& b : {m_a, m_same}) {
+            const Run r = runCli({QStringLiteral("diff"), m_a, b});
+            QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+            QVERIFY(r.outText().contains(QStringLiteral("0 changed")));
+            const Run j = runCli({QStringLiteral("diff"), m_a, b, QStringLiteral("--json")});
+            QVERIFY2(j.exitCode == 0, qPrintable(describe(j)));
+            QCOMPARE(clirunner::parseOut(j)["summary"]["same"].get<int>(), 5);
+        }
+        const Run g = runCli({QStringLiteral("diff"), m_gradA, m_gradA, QStringLiteral("--json")});
+        QVERIFY2(g.exitCode == 0, qPrintable(describe(g)));
+        QCOMPARE(clirunner::parseOut(g)["node_matching"].get<std::string>(), std::string("id"));
+    }
+
+    void tensorJsonContract() {
+        const Run r = runCli({QStringLiteral("diff"), m_a, m_b, QStringLiteral("--json"),
+                              QStringLiteral("--bins"), QStringLiteral("10")});
+        QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+        const json j = clirunner::parseOut(r);
+        QVERIFY(!j.is_discarded());
+        QCOMPARE(j["format"].get<std::string>(), std::string("tensors"));
+        QCOMPARE(j["a"]["path"].get<std::string>(), str(m_a));
+        QCOMPARE(j["a"]["format"].get<std::string>(), std::string("oxck"));
+        QCOMPARE(j["b"]["file_size"].get<uint64_t>(), uint64_t(QFile(m_b).size()));
+        QCOMPARE(j["tolerance"]["atol"].get<double>(), 0.0);
+        QCOMPARE(j["metadata"].size(), size_t(2));
+        QCOMPARE(j["metadata"][0]["key"].get<std::string>(), std::string("epoch"));
+        QCOMPARE(j["metadata"][0]["status"].get<std::string>(), std::string("changed"));
+        QCOMPARE(j["metadata"][0]["b"].get<std::string>(), std::string("2"));
+        QCOMPARE(j["metadata"][1]["status"].get<std::string>(), std::string("same"));
+
+        const json& t = j["tensors"];
+        std::vector<std::pair<std::string, std::string>> want = {
+            {"w", "same"},       {"x", "changed"},   {"shape", "shape_changed"},
+            {"gone", "removed"}, {"big", "changed"}, {"new", "added"}};
+        QCOMPARE(t.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i) {
+            QCOMPARE(t[i]["name"].get<std::string>(), want[i].first);
+            QCOMPARE(t[i]["status"].get<std::string>(), want[i].second);
+        }
+        checkElements(t[0], m_w, m_w, 0, 0);
+        checkElements(t[1], m_x, m_x2, 0, 0);
+        QCOMPARE(t[1]["histogram"]["counts"].size(), size_t(10));
+        JSON_COMPARE(t[1]["shape_a"], json({10, 100}));
+        QCOMPARE(t[1]["dtype_b"].get<std::string>(), std::string("F32"));
+        JSON_COMPARE(t[2]["shape_b"], json({2, 2}));
+        checkNullElements(t[2]);
+        checkNullElements(t[3]);
+        QVERIFY(t[3]["shape_b"].is_null() && t[3]["dtype_b"].is_null());
+        checkNullElements(t[5]);
+        QVERIFY(t[5]["shape_a"].is_null());
+        const json& s = j["summary"];
+        QCOMPARE(s["same"].get<int>(), 1);
+        QCOMPARE(s["changed"].get<int>(), 2);
+        QCOMPARE(s["added"].get<int>(), 1);
+        QCOMPARE(s["removed"].get<int>(), 1);
+        QCOMPARE(s["shape_changed"].get<int>(), 1);
+        QCOMPARE(s["differing_elements"].get<uint64_t>(),
+                 t[1]["differing"].get<uint64_t>() + t[4]["differing"].get<uint64_t>());
+    }
+
+    void toleranceDecidesTheExitCode() {
+        // big: |10 - 1| = 9 is the only difference. atol 9 is inside, just below is outside.
+        auto run = [&](const char* atol, const char* rtol) {
+            return runCli({QStringLiteral("diff"), m_a, m_b, QStringLiteral("--tensor"),
+                           QStringLiteral("big"), QStringLiteral("--atol"),
+                           QString::fromLatin1(atol), QStringLiteral("--rtol"),
+                           QString::fromLatin1(rtol), QStringLiteral("--json")});
+        };
+        // Metadata differs too: compare the tensor's own status.
+        const Run inside = run("9", "0");
+        QCOMPARE(clirunner::parseOut(inside)["tensors"][0]["status"].get<std::string>(),
+                 std::string("same"));
+        QCOMPARE(clirunner::parseOut(inside)["tolerance"]["atol"].get<double>(), 9.0);
+        const Run outside = run("8.999999999", "0");
+        QCOMPARE(clirunner::parseOut(outside)["tensors"][0]["status"].get<std::string>(),
+                 std::string("changed"));
+        QCOMPARE(clirunner::parseOut(run("4", "5"))["tensors"][0]["status"].get<std::string>(),
+                 std::string("same")); // 4 + 5 * |1|
+        // Without a metadata difference the exit code follows.
+        Checkpoint c = Checkpoint::load(str(m_a));
+        c.tensors[4].data[0] = 1.5f;
+        const QString pc = path("c.oxck");
+        c.save(str(pc));
+        QCOMPARE(runCli({QStringLiteral("diff"), m_a, pc, QStringLiteral("--atol"),
+                         QStringLiteral("0.5")})
+                     .exitCode,
+                 0);
+        QCOMPARE(runCli({QStringLiteral("diff"), m_a, pc, QStringLiteral("--atol"),
+                         QStringLiteral("0.4999")})
+                     .exitCode,
+                 1);
+    }
+
+    void textMostChangedFirst() {
+        const Run r = runCli({QStringLiteral("diff"), m_a, m_b});
+        QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+        const QStringList lines = r.outText().split(QLatin1Char('\n'));
+        QVERIFY(lines[0].contains(
+            QStringLiteral("2 changed, 1 added, 1 removed, 1 shape changed, 1 same")));
+        // big (rel_l2 9/sqrt(30)) before x (small), then those without one by name.
+        const QString out = r.outText();
+        const qsizetype big = out.indexOf(QStringLiteral("\nbig ")),
+                        x = out.indexOf(QStringLiteral("\nx ")),
+                        gone = out.indexOf(QStringLiteral("\ngone ")),
+                        neu = out.indexOf(QStringLiteral("\nnew ")),
+                        shape = out.indexOf(QStringLiteral("\nshape "));
+        QVERIFY2(big > 0 && big < x && x < gone && gone < neu && neu < shape, qPrintable(out));
+        QVERIFY(!out.contains(QStringLiteral("\nw ")));
+        QVERIFY(out.contains(QStringLiteral("epoch (changed): 1 -> 2")));
+    }
+
+    void gradientJsonContract() {
+        const Run r = runCli({QStringLiteral("diff"), m_gradA, m_gradB, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+        const json j = clirunner::parseOut(r);
+        QCOMPARE(j["format"].get<std::string>(), std::string("gradient"));
+        QCOMPARE(j["a"]["format"].get<std::string>(), std::string("gradient"));
+        JSON_COMPARE(j["fields"][0],
+                     json({{"field", "step"}, {"status", "changed"}, {"a", 5}, {"b", 6}}));
+        JSON_COMPARE(j["fields"][1]["a"], json(nullptr));
+        QCOMPARE(j["nodes"].size(), size_t(2));
+        JSON_COMPARE(j["nodes"][0], json({{"id", "n1"},
+                                          {"status", "changed"},
+                                          {"op_a", "matmul"},
+                                          {"op_b", "matmul"},
+                                          {"changed", {"input_cids"}}}));
+        JSON_COMPARE(j["nodes"][1], json({{"id", "n3"},
+                                          {"status", "added"},
+                                          {"op_a", nullptr},
+                                          {"op_b", "add"},
+                                          {"changed", json::array()}}));
+        JSON_COMPARE(j["edges"]["removed"],
+                     json::array({json::array({"n1", "n2"})})); // one of two copies
+        JSON_COMPARE(j["edges"]["added"], json::array());
+        const json& m = j["optimizer_state"][0];
+        QCOMPARE(m["name"].get<std::string>(), std::string("m"));
+        QCOMPARE(m["status"].get<std::string>(), std::string("changed"));
+        QCOMPARE(m["bytes_a"].get<int>(), 4);
+        QCOMPARE(m["differing_bytes"].get<int>(), 1);
+        float fa, fb;
+        const uint8_t ba[4] = {0, 0, 128, 63}, bb[4] = {0, 0, 192, 63};
+        std::memcpy(&fa, ba, 4);
+        std::memcpy(&fb, bb, 4);
+        QCOMPARE(m["f32"]["max_abs_diff"].get<double>(), double(fb) - double(fa));
+        QCOMPARE(m["f32"]["count"].get<int>(), 1);
+        QCOMPARE(j["node_matching"].get<std::string>(), std::string("id"));
+        JSON_COMPARE(j["summary"], json({{"nodes_same", 1},
+                                         {"nodes_changed", 1},
+                                         {"nodes_added", 1},
+                                         {"nodes_removed", 0},
+                                         {"edges_added", 0},
+                                         {"edges_removed", 1},
+                                         {"optimizer_changed", 1}}));
+        const Run text = runCli({QStringLiteral("diff"), m_gradA, m_gradB});
+        QCOMPARE(text.exitCode, 1);
+        QVERIFY(text.outText().contains(QStringLiteral("step: 5 -> 6")));
+    }
+
+    void troubleExitsTwo() {
+        auto check = [&](const QStringList& args, const QString& named) {
+            const Run r = runCli(QStringList{QStringLiteral("diff")} + args);
+            QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+            QVERIFY2(r.out.isEmpty(), qPrintable(describe(r)));
+            if (!named.isEmpty())
+                QVERIFY2(r.errText()
+                             .trimmed()
+                             .split(QLatin1Char('\n'))
+                             .last()
+                             .startsWith(named + QStringLiteral(": error: ")),
+                         qPrintable(describe(r)));
+        };
+        // Missing, damaged, mixed formats: the file at fault is named.
+        check({m_a, path("missing.oxck")}, path("missing.oxck"));
+        QByteArray bytes = QByteArray::fromStdString(testsupport::readFile(m_b));
+        const QString truncated = path("truncated.oxck");
+        testsupport::writeFile(truncated, bytes.left(100).toStdString());
+        check({truncated, m_b}, truncated);
+        check({m_a, truncated}, truncated);
+        const QString badJson = path("bad.json");
+        testsupport::writeFile(badJson, "{\"graph\": {\"nodes\": 3}}");
+        check({m_gradA, badJson}, badJson);
+        check({m_a, m_gradA}, m_gradA);
+        check({m_gradA, m_a}, m_a);
+        // Usage errors and names in neither file.
+        check({m_a}, QString());
+        check({m_a, m_b, m_b}, QString());
+        check({m_a, m_b, QStringLiteral("--atol"), QStringLiteral("-1")}, QString());
+        check({m_a, m_b, QStringLiteral("--rtol"), QStringLiteral("x")}, QString());
+        check({m_a, m_b, QStringLiteral("--bins"), QStringLiteral("0")}, QString());
+        check({m_a, m_b, QStringLiteral("--frobnicate")}, QString());
+        check({m_a, m_b, QStringLiteral("--tensor"), QStringLiteral("nope")}, QString());
+        // A name in one file only is fine.
+        const Run one = runCli({QStringLiteral("diff"), m_a, m_b, QStringLiteral("--tensor"),
+                                QStringLiteral("new"), QStringLiteral("--json")});
+        QCOMPARE(one.exitCode, 1);
+        QCOMPARE(clirunner::parseOut(one)["tensors"].size(), size_t(1));
+    }
+
+    void helpNamesEveryExitCode() {
+        const Run r = runCli({QStringLiteral("--help")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.outText().contains(QStringLiteral("diff A B")));
+        QVERIFY(r.outText().contains(QStringLiteral("Exit status of diff")));
+        const QString readme = QString::fromStdString(
+            testsupport::readFile(QStringLiteral(CKPTSCOPE_SOURCE_DIR "/README.md")));
+        QVERIFY(readme.contains(QStringLiteral("ckptscope-cli diff A B")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliDiff)
+#include "tst_clidiff.moc"

@@ -1,0 +1,359 @@
+// ckptscope-cli run as a process: `info`: the --json contract checked against the conformance
+// corpus (expected/NAME.json), warnings on stderr, and the human-readable tables.
+#include "clirunner.h"
+#include "testsupport.h"
+
+#include "ckptscope/formats/gradient/gradientcheckpoint.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+using nlohmann::json;
+using namespace clirunner;
+using testsupport::corpus;
+using testsupport::loadJson;
+using testsupport::qstr;
+
+namespace {
+
+uint64_t u64At(const std::string& bytes, uint64_t offset) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i)
+        v = v << 8 | uint8_t(bytes.at(size_t(offset) + size_t(i)));
+    return v;
+}
+
+} // namespace
+
+class TestCliInfo : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void infoJsonOxck_data();
+    void infoJsonOxck();
+    void infoJsonOverflowWarning();
+    void infoJsonGradient_data();
+    void infoJsonGradient();
+    void infoJsonGradientIsCanonicalText_data();
+    void infoJsonGradientIsCanonicalText();
+    void humanInfoTable();
+    void humanStatsAndGradient();
+
+private:
+    void infoJsonOxckImpl();
+    void infoJsonOverflowWarningImpl();
+    void infoJsonGradientImpl();
+    void infoJsonGradientIsCanonicalTextImpl();
+};
+
+void TestCliInfo::initTestCase() {
+    requireCli();
+}
+
+void TestCliInfo::infoJsonOxck_data() {
+    addCorpusRows("oxck");
+}
+
+void TestCliInfo::infoJsonOxckImpl() {
+    REQUIRE_CONFORMANCE();
+    QFETCH(QString, file);
+    const QString path = corpus(QStringLiteral("valid/") + file);
+    const json exp = loadJson(corpus(QStringLiteral("expected/") + file + QStringLiteral(".json")));
+    const std::string bytes = testsupport::readFile(path);
+
+    const Run r = runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QVERIFY2(j.is_object(), qPrintable(describe(r)));
+    const QStringList missing =
+        missingKeys(j, {"format", "file_size", "version", "flags", "metadata", "num_params",
+                        "total_bytes", "tensors", "warnings"});
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(u',')));
+
+    QCOMPARE(qstr(j.at("format").get<std::string>()), QStringLiteral("oxck"));
+    QCOMPARE(j.at("file_size").get<quint64>(), quint64(bytes.size()));
+    QCOMPARE(j.at("version").get<quint64>(), exp.at("version").get<quint64>());
+    QCOMPARE(j.at("flags").get<quint64>(), quint64(u64At(bytes, 8)));
+    QVERIFY(j.at("metadata").is_object());
+    QCOMPARE(j.at("metadata").size(), exp.at("metadata").size());
+    for (const json& kv : exp.at("metadata")) {
+        const std::string key = kv.at(0).get<std::string>();
+        QVERIFY2(j.at("metadata").contains(key), key.c_str());
+        QCOMPARE(qstr(j.at("metadata")[key].get<std::string>()), qstr(kv.at(1).get<std::string>()));
+    }
+    QCOMPARE(j.at("num_params").get<quint64>(), exp.at("num_params").get<quint64>());
+    QCOMPARE(j.at("total_bytes").get<quint64>(), exp.at("total_bytes").get<quint64>());
+
+    const json& tensors = j.at("tensors");
+    QVERIFY(tensors.is_array());
+    QCOMPARE(tensors.size(), exp.at("tensors").size());
+    uint64_t previousEnd = 0;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const json& t = tensors.at(i);
+        const json& e = exp.at("tensors").at(i);
+        const QStringList miss =
+            missingKeys(t, {"name", "shape", "data_len", "element_count", "size_bytes", "offset"});
+        QVERIFY2(miss.isEmpty(), qPrintable(miss.join(u',')));
+        QCOMPARE(qstr(t.at("name").get<std::string>()), qstr(e.at("name").get<std::string>()));
+        QVERIFY2(t.at("shape") == e.at("shape"), qPrintable(qstr(t.at("shape").dump())));
+        QCOMPARE(t.at("data_len").get<quint64>(), e.at("data_len").get<quint64>());
+        QCOMPARE(t.at("element_count").get<quint64>(), e.at("element_count").get<quint64>());
+        QCOMPARE(t.at("size_bytes").get<quint64>(), e.at("size_bytes").get<quint64>());
+        // offset: where the values start; the u64 before them is data_len,
+        // and tensors follow one another.
+        const uint64_t offset = t.at("offset").get<uint64_t>();
+        QVERIFY(offset >= 8 && offset > previousEnd);
+        QVERIFY(offset + 4 * t.at("data_len").get<uint64_t>() <= bytes.size());
+        QCOMPARE(quint64(u64At(bytes, offset - 8)), e.at("data_len").get<quint64>());
+        previousEnd = offset + 4 * t.at("data_len").get<uint64_t>();
+    }
+
+    // Warnings: strings, each also printed on stderr as "FILE: warning: …".
+    QVERIFY(j.at("warnings").is_array());
+    const QStringList errLines = lines(r.errText());
+    QCOMPARE(qsizetype(j.at("warnings").size()), errLines.size());
+    for (size_t i = 0; i < j.at("warnings").size(); ++i) {
+        const std::string w = j.at("warnings").at(i).get<std::string>();
+        QVERIFY(!w.empty());
+        QVERIFY2(errLines.contains(path + QStringLiteral(": warning: ") + qstr(w)),
+                 qPrintable(describe(r)));
+    }
+}
+
+void TestCliInfo::infoJsonOverflowWarningImpl() {
+    REQUIRE_CONFORMANCE();
+    const QString path = corpus(QStringLiteral("invalid/shape_product_overflow.oxck"));
+    const Run r = runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QVERIFY2(j.is_object() && j.contains("tensors"), qPrintable(describe(r)));
+    QVERIFY(j.at("tensors").size() >= 1);
+    bool anyNull = false;
+    for (const json& t : j.at("tensors")) {
+        QVERIFY(t.contains("element_count"));
+        if (t.at("element_count").is_null()) {
+            anyNull = true;
+            // No byte size can be given for it either.
+            QVERIFY2(t.at("size_bytes").is_null(), qPrintable(qstr(t.dump())));
+        }
+    }
+    QVERIFY2(anyNull, "the overflowing element count is not null");
+    QVERIFY(!j.at("warnings").empty());
+    const QStringList errLines = lines(r.errText());
+    QVERIFY2(!errLines.isEmpty(), "no warning on stderr");
+    for (const QString& l : errLines)
+        QVERIFY2(l.startsWith(path + QStringLiteral(": warning: ")), qPrintable(l));
+    QVERIFY2(r.errText().contains(QStringLiteral("overflow")), qPrintable(describe(r)));
+}
+
+void TestCliInfo::infoJsonGradient_data() {
+    addCorpusRows("gradient");
+}
+
+void TestCliInfo::infoJsonGradientImpl() {
+    REQUIRE_CONFORMANCE();
+    QFETCH(QString, file);
+    const QString path = corpus(QStringLiteral("valid/") + file);
+    const json exp = loadJson(corpus(QStringLiteral("expected/") + file + QStringLiteral(".json")));
+    const json input = loadJson(path); // the file itself, for node ids
+
+    const Run r = runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QVERIFY2(j.is_object(), qPrintable(describe(r)));
+    const QStringList missing = missingKeys(
+        j, {"format", "step", "loss_cid", "timestamp", "node_count", "edge_count", "loss_node",
+            "topological_order", "cycle_nodes", "ops", "optimizer_state", "warnings"});
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(u',')));
+
+    QCOMPARE(qstr(j.at("format").get<std::string>()), QStringLiteral("gradient"));
+    QCOMPARE(j.at("step").get<quint64>(), exp.at("step").get<quint64>());
+    QCOMPARE(j.at("timestamp").get<quint64>(), exp.at("timestamp").get<quint64>());
+    QVERIFY2(j.at("loss_cid") == exp.at("loss_cid"), qPrintable(qstr(j.at("loss_cid").dump())));
+    QVERIFY2(j.at("loss_node") == exp.at("loss_node"), qPrintable(qstr(j.at("loss_node").dump())));
+    QCOMPARE(j.at("node_count").get<quint64>(), exp.at("node_count").get<quint64>());
+    QCOMPARE(j.at("edge_count").get<quint64>(), exp.at("edge_count").get<quint64>());
+    QVERIFY2(j.at("topological_order") == exp.at("topological_order"),
+             qPrintable(qstr(j.at("topological_order").dump())));
+
+    // cycle_nodes: every node left out of the order, sorted.
+    std::set<std::string> rest;
+    for (const auto& [id, node] : input.at("graph").at("nodes").items())
+        rest.insert(id);
+    for (const json& id : exp.at("topological_order"))
+        rest.erase(id.get<std::string>());
+    QVERIFY(j.at("cycle_nodes").is_array());
+    QVERIFY2(j.at("cycle_nodes") == json(std::vector<std::string>(rest.begin(), rest.end())),
+             qPrintable(qstr(j.at("cycle_nodes").dump())));
+    if (file == QStringLiteral("diamond_and_cycle.json"))
+        QCOMPARE(j.at("cycle_nodes").size(), size_t(2)); // the README's two-node cycle
+
+    // ops: {op: count}, the counts of the expected (sorted, repeated) list.
+    std::map<std::string, uint64_t> ops;
+    for (const json& op : exp.at("ops"))
+        ++ops[op.get<std::string>()];
+    QVERIFY(j.at("ops").is_object());
+    QVERIFY2(j.at("ops") == json(ops), qPrintable(qstr(j.at("ops").dump())));
+
+    const json& blobs = j.at("optimizer_state");
+    QVERIFY(blobs.is_array());
+    QCOMPARE(blobs.size(), exp.at("optimizer_state").size());
+    for (size_t i = 0; i < blobs.size(); ++i) {
+        const json& e = exp.at("optimizer_state").at(i);
+        QVERIFY(missingKeys(blobs.at(i), {"name", "bytes"}).isEmpty());
+        QCOMPARE(qstr(blobs.at(i).at("name").get<std::string>()), qstr(e.at(0).get<std::string>()));
+        QCOMPARE(blobs.at(i).at("bytes").get<quint64>(), e.at(1).get<quint64>());
+    }
+    QVERIFY(j.at("warnings").is_array());
+    QCOMPARE(qsizetype(j.at("warnings").size()), lines(r.errText()).size());
+}
+
+// The gradient output is written without a DOM: it must be byte for byte
+// nlohmann's pretty dump of its own content (what it was when a DOM built
+// it), escapes included. The corpus, and a graph with every kind of escape,
+// a cycle, repeated and dangling edges and optimizer state.
+void TestCliInfo::infoJsonGradientIsCanonicalText_data() {
+    QTest::addColumn<QString>("path");
+    QTest::newRow("odd strings") << QString();
+    const QDir valid(corpus(QStringLiteral("valid")));
+    for (const QString& f : valid.entryList({QStringLiteral("*.json")}, QDir::Files))
+        QTest::newRow(qPrintable(f)) << valid.filePath(f);
+}
+
+void TestCliInfo::infoJsonGradientIsCanonicalTextImpl() {
+    QFETCH(QString, path);
+    QTemporaryDir dir;
+    if (path.isEmpty()) {
+        const std::vector<std::string> ids = {
+            "a\"q", "b\\s", "c\x01x", "d\xc3\xa9\xe4\xb8\xad", "e\x7f", "f\tg\n\r\b\f", "h/i", "k"};
+        ckptscope::ComputationGraphStore graph;
+        for (size_t i = 0; i < ids.size(); ++i) {
+            ckptscope::ComputationNode node(ids[i], i % 2 ? "mul\n" : "\xc3\xbcop", {});
+            node.outputCid = "cid\"" + std::to_string(i);
+            graph.insertNode(std::move(node));
+            if (i)
+                graph.addEdge(ids[i - 1], ids[i]);
+        }
+        graph.addEdge(ids[0], ids[1]);      // repeated
+        graph.addEdge("ghost\x02", ids[2]); // unknown producer
+        graph.addEdge(ids[5], ids[4]);      // a cycle
+        ckptscope::GradientCheckpoint g(std::move(graph), 7);
+        g = std::move(g).withLossCid("cid\"3");
+        g.setOptimizerState("w\xc3\xa9\"", {1, 2, 3});
+        g.setOptimizerState("b", {});
+        path = dir.filePath(QStringLiteral("odd.json"));
+        g.save(path.toStdString());
+    }
+    const Run r = runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const auto parsed = nlohmann::ordered_json::parse(r.out.toStdString());
+    const std::string canonical =
+        parsed.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    QCOMPARE(r.out, QByteArray::fromStdString(canonical));
+    if (path.endsWith(QStringLiteral("odd.json"))) {
+        QCOMPARE(parsed.at("cycle_nodes").size(), size_t(4));
+        QCOMPARE(parsed.at("warnings").size(), size_t(3)); // repeat, unknown, cycle
+        QCOMPARE(qstr(parsed.at("loss_node").get<std::string>()), QStringLiteral("d\u00e9\u4e2d"));
+    }
+}
+
+void TestCliInfo::humanInfoTable() {
+    REQUIRE_CONFORMANCE();
+    for (const char* name : {"mlp.oxck", "distributions.oxck"}) {
+        const QString path = corpus(QStringLiteral("valid/") + QLatin1String(name));
+        const json exp = loadJson(
+            corpus(QStringLiteral("expected/") + QLatin1String(name) + QStringLiteral(".json")));
+        const Run r = runCli({QStringLiteral("info"), path});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(parseOut(r).is_discarded(), "human output should not be JSON");
+        const QStringList out = lines(r.outText());
+        // The file size, in KiB/MiB, somewhere in the header.
+        const uint64_t fileSize = uint64_t(QFileInfo(path).size());
+        bool sizeShown = false;
+        for (const QString& l : out)
+            sizeShown = sizeShown || showsSize(l, fileSize);
+        QVERIFY2(sizeShown, qPrintable(describe(r)));
+        // One table row per tensor, with its size in human units.
+        for (const json& t : exp.at("tensors")) {
+            const QString tname = qstr(t.at("name").get<std::string>());
+            const uint64_t size = t.at("size_bytes").get<uint64_t>();
+            QStringList rows;
+            for (const QString& l : out)
+                if (l.contains(QLatin1Char(' ') + tname + QLatin1Char(' ')))
+                    rows << l;
+            QVERIFY2(rows.size() == 1, qPrintable(tname + QLatin1Char('\n') + describe(r)));
+            QVERIFY2(showsSize(rows[0], size), qPrintable(rows[0]));
+        }
+        // Metadata keys and values are shown.
+        for (const json& kv : exp.at("metadata"))
+            QVERIFY2(r.outText().contains(qstr(kv.at(1).get<std::string>())),
+                     qPrintable(describe(r)));
+    }
+    // Units are what the sizes call for: KiB for mlp's 8 KiB tensor, MiB
+    // for the 1.2 MiB distributions file.
+    const Run kib = runCli({QStringLiteral("info"), corpus(QStringLiteral("valid/mlp.oxck"))});
+    QVERIFY2(kib.outText().contains(QStringLiteral("KiB")), qPrintable(describe(kib)));
+    const Run mib =
+        runCli({QStringLiteral("info"), corpus(QStringLiteral("valid/distributions.oxck"))});
+    QVERIFY2(mib.outText().contains(QStringLiteral("MiB")), qPrintable(describe(mib)));
+}
+
+void TestCliInfo::humanStatsAndGradient() {
+    REQUIRE_CONFORMANCE();
+    const QString mlp = corpus(QStringLiteral("valid/mlp.oxck"));
+    const json exp = loadJson(corpus(QStringLiteral("expected/mlp.oxck.json")));
+    const Run r = runCli({QStringLiteral("stats"), mlp});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.outText().contains(QStringLiteral("mean")), qPrintable(describe(r)));
+    for (const json& t : exp.at("tensors"))
+        QVERIFY2(r.outText().contains(qstr(t.at("name").get<std::string>())),
+                 qPrintable(describe(r)));
+
+    const QString grad = corpus(QStringLiteral("valid/mlp_step1200.json"));
+    const json gexp = loadJson(corpus(QStringLiteral("expected/mlp_step1200.json.json")));
+    const Run g = runCli({QStringLiteral("info"), grad});
+    QVERIFY2(g.exitCode == 0, qPrintable(describe(g)));
+    QVERIFY2(parseOut(g).is_discarded(), "human output should not be JSON");
+    const QString text = g.outText();
+    QVERIFY2(text.contains(QString::number(gexp.at("step").get<quint64>())),
+             qPrintable(describe(g)));
+    QVERIFY2(text.contains(qstr(gexp.at("loss_node").get<std::string>())), qPrintable(describe(g)));
+    // Optimizer blobs with sizes in human units (8192 bytes → KiB).
+    for (const json& b : gexp.at("optimizer_state")) {
+        const QString name = qstr(b.at(0).get<std::string>());
+        const uint64_t bytes = b.at(1).get<uint64_t>();
+        QStringList rows;
+        for (const QString& l : lines(text))
+            if (l.contains(QLatin1Char(' ') + name + QLatin1Char(' ')))
+                rows << l;
+        QVERIFY2(rows.size() == 1, qPrintable(name + QLatin1Char('\n') + describe(g)));
+        if (bytes > 0)
+            QVERIFY2(showsSize(rows[0], bytes), qPrintable(rows[0]));
+    }
+}
+
+// Slots: the checks, guarded.
+void TestCliInfo::infoJsonOxck() {
+    testsupport::guarded([this] { infoJsonOxckImpl(); });
+}
+void TestCliInfo::infoJsonOverflowWarning() {
+    testsupport::guarded([this] { infoJsonOverflowWarningImpl(); });
+}
+void TestCliInfo::infoJsonGradient() {
+    testsupport::guarded([this] { infoJsonGradientImpl(); });
+}
+void TestCliInfo::infoJsonGradientIsCanonicalText() {
+    testsupport::guarded([this] { infoJsonGradientIsCanonicalTextImpl(); });
+}
+
+QTEST_GUILESS_MAIN(TestCliInfo)
+#include "tst_cliinfo.moc"

@@ -1,0 +1,309 @@
+// ckptscope-cli run as a process: `stats`: the --json contract checked against the corpus and
+// against values computed here, tensor selection and optimizer blobs.
+#include "clirunner.h"
+#include "testsupport.h"
+
+#include "ckptscope/formats/oxck/checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+using nlohmann::json;
+using namespace clirunner;
+using testsupport::corpus;
+using testsupport::loadJson;
+using testsupport::qstr;
+using testsupport::str;
+
+namespace {
+
+std::optional<double> optDouble(const json& j) {
+    if (j.is_null())
+        return std::nullopt;
+    return j.get<double>();
+}
+
+} // namespace
+
+class TestCliStats : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void statsJsonCorpus_data();
+    void statsJsonCorpus();
+    void statsJsonKnownValues();
+    void statsTensorSelection();
+    void statsGradientBlobs();
+
+private:
+    void statsJsonCorpusImpl();
+    void statsJsonKnownValuesImpl();
+    void statsTensorSelectionImpl();
+    void statsGradientBlobsImpl();
+
+    QTemporaryDir m_tmp;
+};
+
+void TestCliStats::initTestCase() {
+    requireCli();
+    QVERIFY(m_tmp.isValid());
+}
+
+void TestCliStats::statsJsonCorpus_data() {
+    addCorpusRows("oxck");
+}
+
+void TestCliStats::statsJsonCorpusImpl() {
+    REQUIRE_CONFORMANCE();
+    QFETCH(QString, file);
+    const QString path = corpus(QStringLiteral("valid/") + file);
+    const json exp = loadJson(corpus(QStringLiteral("expected/") + file + QStringLiteral(".json")));
+    const int bins = 7;
+    const Run r = runCli({QStringLiteral("stats"), path, QStringLiteral("--json"),
+                          QStringLiteral("--bins"), QString::number(bins)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QVERIFY2(j.is_object() && j.contains("tensors") && j.at("tensors").is_array(),
+             qPrintable(describe(r)));
+    const json& tensors = j.at("tensors");
+    QCOMPARE(tensors.size(), exp.at("tensors").size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const json& t = tensors.at(i);
+        const json& e = exp.at("tensors").at(i);
+        const QString where = QStringLiteral("tensor %1: ").arg(i) + qstr(t.dump());
+        const QStringList miss = missingKeys(t, {"name", "count", "finite", "nan", "inf", "zeros",
+                                                 "min", "max", "mean", "std", "l2", "histogram"});
+        QVERIFY2(miss.isEmpty(), qPrintable(miss.join(u',')));
+        QCOMPARE(qstr(t.at("name").get<std::string>()), qstr(e.at("name").get<std::string>()));
+        const uint64_t count = t.at("count").get<uint64_t>();
+        QCOMPARE(quint64(count), e.at("data_len").get<quint64>());
+        QCOMPARE(t.at("nan").get<quint64>(), e.at("nan").get<quint64>());
+        QCOMPARE(t.at("inf").get<quint64>(), e.at("inf").get<quint64>());
+        const uint64_t finite = t.at("finite").get<uint64_t>();
+        QCOMPARE(quint64(finite),
+                 quint64(count - e.at("nan").get<uint64_t>() - e.at("inf").get<uint64_t>()));
+        QVERIFY2(t.at("zeros").get<uint64_t>() <= finite, qPrintable(where));
+        QVERIFY2(t.at("min") == e.at("min"), qPrintable(where));
+        QVERIFY2(t.at("max") == e.at("max"), qPrintable(where));
+
+        if (finite == 0) {
+            QVERIFY2(t.at("mean").is_null() && t.at("std").is_null(), qPrintable(where));
+            QVERIFY2(t.at("histogram").is_null() ||
+                         (t.at("histogram").is_object() &&
+                          t.at("histogram").value("counts", json::array()) ==
+                              json(std::vector<int>(size_t(bins), 0))),
+                     qPrintable(where));
+            continue;
+        }
+        const double sum = e.at("finite_sum").get<double>();
+        const double mean = t.at("mean").get<double>();
+        const double spread =
+            std::max(std::fabs(e.at("min").get<double>()), std::fabs(e.at("max").get<double>()));
+        // |mean| is bounded by the largest magnitude; it equals sum/finite.
+        QVERIFY2(std::fabs(mean - sum / double(finite)) <=
+                     1e-9 * std::max(1.0, std::fabs(sum / double(finite))) +
+                         (spread > 1e30 ? 1e-6 * spread / double(finite) : 0.0),
+                 qPrintable(where));
+        QVERIFY2(t.at("std").get<double>() >= 0 &&
+                     t.at("std").get<double>() <= spread * (1 + 1e-12),
+                 qPrintable(where));
+        QVERIFY2(t.at("l2").get<double>() >= spread * (1 - 1e-12), qPrintable(where));
+
+        const json& h = t.at("histogram");
+        QVERIFY2(h.is_object() && h.contains("lo") && h.contains("hi") && h.contains("counts"),
+                 qPrintable(where));
+        QCOMPARE(h.at("lo").get<double>(), e.at("min").get<double>());
+        QCOMPARE(h.at("hi").get<double>(), e.at("max").get<double>());
+        QCOMPARE(h.at("counts").size(), size_t(bins));
+        uint64_t total = 0;
+        for (const json& c : h.at("counts"))
+            total += c.get<uint64_t>();
+        QCOMPARE(quint64(total), quint64(finite));
+    }
+}
+
+void TestCliStats::statsJsonKnownValuesImpl() {
+    // Values written here, so every statistic is known exactly.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    ckptscope::Checkpoint ck;
+    ck.addTensor({"mixed", {9}, {0.0f, -0.0f, 1.0f, 2.0f, 3.0f, nan, inf, -inf, 4.0f}});
+    ck.addTensor({"no_finite", {3}, {nan, inf, -inf}});
+    ck.addTensor({"empty", {0}, {}});
+    const QString path = m_tmp.filePath(QStringLiteral("known.oxck"));
+    ck.save(str(path));
+
+    const Run r = runCli({QStringLiteral("stats"), path, QStringLiteral("--json"),
+                          QStringLiteral("--bins"), QStringLiteral("4")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QVERIFY2(j.is_object() && j.contains("tensors"), qPrintable(describe(r)));
+    QCOMPARE(j.at("tensors").size(), size_t(3));
+
+    const json& m = j.at("tensors").at(0);
+    QCOMPARE(qstr(m.at("name").get<std::string>()), QStringLiteral("mixed"));
+    QCOMPARE(m.at("count").get<int>(), 9);
+    QCOMPARE(m.at("finite").get<int>(), 6);
+    QCOMPARE(m.at("nan").get<int>(), 1);
+    QCOMPARE(m.at("inf").get<int>(), 2);
+    QCOMPARE(m.at("zeros").get<int>(), 2);
+    QCOMPARE(m.at("min").get<double>(), 0.0);
+    QCOMPARE(m.at("max").get<double>(), 4.0);
+    const double mean = 10.0 / 6.0;
+    QVERIFY(std::fabs(m.at("mean").get<double>() - mean) < 1e-12);
+    double m2 = 0;
+    for (double v : {0.0, 0.0, 1.0, 2.0, 3.0, 4.0})
+        m2 += (v - mean) * (v - mean);
+    QVERIFY(std::fabs(m.at("std").get<double>() - std::sqrt(m2 / 6)) < 1e-12); // population
+    QVERIFY(std::fabs(m.at("l2").get<double>() - std::sqrt(30.0)) < 1e-12);
+    const json& h = m.at("histogram");
+    QCOMPARE(h.at("lo").get<double>(), 0.0);
+    QCOMPARE(h.at("hi").get<double>(), 4.0);
+    // Bins of width 1 over [0, 4], the last closed: {0,-0}, {1}, {2}, {3,4}.
+    QVERIFY2(h.at("counts") == json({2, 1, 1, 2}), qPrintable(qstr(h.dump())));
+
+    for (size_t i : {size_t(1), size_t(2)}) {
+        const json& t = j.at("tensors").at(i);
+        const QString where = qstr(t.dump());
+        QCOMPARE(t.at("finite").get<int>(), 0);
+        QVERIFY2(t.at("min").is_null() && t.at("max").is_null(), qPrintable(where));
+        QVERIFY2(t.at("mean").is_null() && t.at("std").is_null(), qPrintable(where));
+        QVERIFY2(!optDouble(t.at("min")), qPrintable(where));
+    }
+    QCOMPARE(j.at("tensors").at(1).at("count").get<int>(), 3);
+    QCOMPARE(j.at("tensors").at(1).at("nan").get<int>(), 1);
+    QCOMPARE(j.at("tensors").at(1).at("inf").get<int>(), 2);
+    QCOMPARE(j.at("tensors").at(2).at("count").get<int>(), 0);
+
+    // Default bin count (documented in --help as 32).
+    const Run d = runCli({QStringLiteral("stats"), path, QStringLiteral("--json")});
+    QVERIFY2(d.exitCode == 0, qPrintable(describe(d)));
+    const json dj = parseOut(d);
+    QVERIFY(dj.is_object());
+    QCOMPARE(dj.at("tensors").at(0).at("histogram").at("counts").size(), size_t(32));
+}
+
+void TestCliStats::statsTensorSelectionImpl() {
+    REQUIRE_CONFORMANCE();
+    const QString path = corpus(QStringLiteral("valid/edge_cases.oxck"));
+    const json exp = loadJson(corpus(QStringLiteral("expected/edge_cases.oxck.json")));
+    // Pick a tensor with a non-ASCII name and a repeated one (first match).
+    std::string unicode, dup;
+    std::map<std::string, int> seen;
+    const json* firstDup = nullptr;
+    for (const json& t : exp.at("tensors")) {
+        const std::string name = t.at("name").get<std::string>();
+        bool ascii = true;
+        for (unsigned char c : name)
+            ascii = ascii && c < 0x80;
+        if (!ascii && unicode.empty())
+            unicode = name;
+        if (++seen[name] == 2 && dup.empty() && !name.empty())
+            dup = name;
+    }
+    QVERIFY2(!unicode.empty() && !dup.empty(), "edge_cases.oxck lacks the names it documents");
+    for (const json& t : exp.at("tensors"))
+        if (t.at("name").get<std::string>() == dup && !firstDup)
+            firstDup = &t;
+
+    const Run r = runCli({QStringLiteral("stats"), path, QStringLiteral("--json"),
+                          QStringLiteral("--tensor"), qstr(dup), QStringLiteral("--tensor"),
+                          qstr(unicode), QStringLiteral("--bins"), QStringLiteral("3")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QVERIFY2(j.is_object() && j.at("tensors").size() == 2, qPrintable(describe(r)));
+    QCOMPARE(qstr(j.at("tensors").at(0).at("name").get<std::string>()), qstr(dup));
+    QCOMPARE(j.at("tensors").at(0).at("count").get<quint64>(),
+             firstDup->at("data_len").get<quint64>());
+    QVERIFY(j.at("tensors").at(0).at("max") == firstDup->at("max"));
+    QCOMPARE(qstr(j.at("tensors").at(1).at("name").get<std::string>()), qstr(unicode));
+    QCOMPARE(j.at("tensors").at(1).at("histogram").at("counts").size(), size_t(3));
+
+    const Run bad = runCli({QStringLiteral("stats"), path, QStringLiteral("--tensor"),
+                            QStringLiteral("no.such.tensor")});
+    QVERIFY2(bad.exitCode != 0, qPrintable(describe(bad)));
+    QVERIFY2(bad.errText().contains(QStringLiteral("no.such.tensor")), qPrintable(describe(bad)));
+}
+
+void TestCliStats::statsGradientBlobsImpl() {
+    REQUIRE_CONFORMANCE();
+    // Optimizer-state blobs whose length is a multiple of 4 read as f32 LE:
+    // decode them here from the file and compare.
+    const QString path = corpus(QStringLiteral("valid/mlp_step1200.json"));
+    const json input = loadJson(path);
+    const Run r = runCli({QStringLiteral("stats"), path, QStringLiteral("--json"),
+                          QStringLiteral("--bins"), QStringLiteral("5")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QVERIFY2(j.is_object() && j.contains("tensors"), qPrintable(describe(r)));
+    std::map<std::string, const json*> byName;
+    for (const json& t : j.at("tensors"))
+        byName[t.at("name").get<std::string>()] = &t;
+    size_t expectedTargets = 0;
+    for (const auto& [name, arr] : input.at("optimizer_state").items()) {
+        if (arr.size() % 4 != 0) {
+            QVERIFY2(!byName.count(name), name.c_str());
+            continue;
+        }
+        ++expectedTargets;
+        QVERIFY2(byName.count(name), name.c_str());
+        const json& t = *byName[name];
+        std::vector<uint8_t> raw;
+        for (const json& b : arr)
+            raw.push_back(b.get<uint8_t>());
+        uint64_t nan = 0, inf = 0, finite = 0;
+        std::optional<double> mn, mx;
+        for (size_t k = 0; k + 4 <= raw.size(); k += 4) {
+            const uint32_t bits = uint32_t(raw[k]) | uint32_t(raw[k + 1]) << 8 |
+                                  uint32_t(raw[k + 2]) << 16 | uint32_t(raw[k + 3]) << 24;
+            float f;
+            std::memcpy(&f, &bits, 4);
+            if (std::isnan(f)) {
+                ++nan;
+            } else if (std::isinf(f)) {
+                ++inf;
+            } else {
+                ++finite;
+                mn = mn ? std::min(*mn, double(f)) : double(f);
+                mx = mx ? std::max(*mx, double(f)) : double(f);
+            }
+        }
+        const QString where = qstr(t.dump());
+        QCOMPARE(t.at("count").get<quint64>(), quint64(raw.size() / 4));
+        QCOMPARE(t.at("nan").get<quint64>(), quint64(nan));
+        QCOMPARE(t.at("inf").get<quint64>(), quint64(inf));
+        QCOMPARE(t.at("finite").get<quint64>(), quint64(finite));
+        QVERIFY2(optDouble(t.at("min")) == mn, qPrintable(where));
+        QVERIFY2(optDouble(t.at("max")) == mx, qPrintable(where));
+    }
+    QCOMPARE(j.at("tensors").size(), expectedTargets);
+    QVERIFY(expectedTargets > 0);
+}
+
+// Slots: the checks, guarded.
+void TestCliStats::statsJsonCorpus() {
+    testsupport::guarded([this] { statsJsonCorpusImpl(); });
+}
+void TestCliStats::statsJsonKnownValues() {
+    testsupport::guarded([this] { statsJsonKnownValuesImpl(); });
+}
+void TestCliStats::statsTensorSelection() {
+    testsupport::guarded([this] { statsTensorSelectionImpl(); });
+}
+void TestCliStats::statsGradientBlobs() {
+    testsupport::guarded([this] { statsGradientBlobsImpl(); });
+}
+
+QTEST_GUILESS_MAIN(TestCliStats)
+#include "tst_clistats.moc"

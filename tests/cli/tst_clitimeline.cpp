@@ -1,0 +1,305 @@
+// `ckptscope-cli timeline` run as a process: exit codes, the JSON contract
+// (keys, order, nulls, the same statistics as `stats --json`), --tensor,
+// the cache across runs and --no-cache, gradient runs, the text report.
+#include "testsupport.h"
+
+#include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/formats/oxck/checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+using json = nlohmann::ordered_json; // key order is part of the contract
+using namespace ckptscope;
+using testsupport::guarded;
+using testsupport::qstr;
+using testsupport::str;
+
+namespace {
+
+struct Result {
+    int exitCode = -1;
+    QByteArray out, err;
+    json parsed() const {
+        return json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
+    }
+    QString text() const { return QString::fromUtf8(out); }
+};
+
+std::vector<std::string> keys(const json& j) {
+    std::vector<std::string> k;
+    for (auto it = j.begin(); it != j.end(); ++it)
+        k.push_back(it.key());
+    return k;
+}
+
+// Compares JSON values; prints both when they differ.
+bool jsonEq(const json& a, const json& b) {
+    if (a == b)
+        return true;
+    qWarning("JSON differs: %s vs %s", a.dump().c_str(), b.dump().c_str());
+    return false;
+}
+
+} // namespace
+
+class TestCliTimeline : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_run, m_cache;
+
+    std::string at(const std::string& name) const { return str(m_run) + "/" + name; }
+
+    Result cli(const QStringList& args, const QStringList& env = {}) const {
+        QProcess p;
+        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+        e.insert(QStringLiteral("XDG_CACHE_HOME"), m_cache);
+        e.remove(QStringLiteral("CKPTSCOPE_CACHE_MAX_BYTES"));
+        for (const QString& kv : env)
+            e.insert(kv.section(QLatin1Char('='), 0, 0), kv.section(QLatin1Char('='), 1));
+        p.setProcessEnvironment(e);
+        p.start(QStringLiteral(CKPTSCOPE_CLI_PATH), args);
+        Result r;
+        if (!p.waitForFinished(120000))
+            return r;
+        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+    // Three OXCK checkpoints; a NaN appears at step 200 in "b", "a" grows.
+    void writeRun() {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        for (int i = 0; i < 3; ++i) {
+            Checkpoint c;
+            c.setMetadata("step", std::to_string((i + 1) * 100));
+            if (i > 0)
+                c.setMetadata("loss", std::to_string(3 - i));
+            const float s = float(1 << (2 * i));
+            c.addTensor({"a", {3}, {s, -s, 0.5f}});
+            c.addTensor({"b", {2}, {i == 1 ? nan : 1.0f, 2.0f}});
+            if (i == 2)
+                c.addTensor({"late", {1}, {7.0f}});
+            c.save(at("ckpt_" + std::to_string(3 - i) + ".oxck")); // names against the steps
+        }
+        testsupport::writeFile(qstr(at("README.txt")), "not a checkpoint");
+    }
+
+private Q_SLOTS:
+    void init() {
+        QVERIFY(m_tmp.isValid());
+        const QString name = QString::fromLatin1(QTest::currentTestFunction());
+        m_run = m_tmp.filePath(name);
+        m_cache = m_tmp.filePath(name + QStringLiteral("-cache"));
+        QVERIFY(QDir().mkpath(m_run));
+    }
+
+    void exitCodes() {
+        QCOMPARE(cli({QStringLiteral("timeline")}).exitCode, 2);
+        QCOMPARE(cli({QStringLiteral("timeline"), m_run, QStringLiteral("--bogus")}).exitCode, 2);
+        QCOMPARE(cli({QStringLiteral("timeline"), m_run, QStringLiteral("--tensor")}).exitCode, 2);
+        const Result help = cli({QStringLiteral("timeline"), QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.text().contains(QStringLiteral("Usage: ckptscope-cli timeline PATH...")));
+        // Nothing readable: 1, and the JSON still says why.
+        const QString missing = m_run + QStringLiteral("/missing");
+        const Result none = cli({QStringLiteral("timeline"), missing, QStringLiteral("--json")});
+        QCOMPARE(none.exitCode, 1);
+        const json j = none.parsed();
+        QCOMPARE(j["checkpoints"].size(), size_t(0));
+        QCOMPARE(j["skipped"][0]["path"].get<std::string>(), str(missing));
+        QVERIFY(!j["skipped"][0]["reason"].get<std::string>().empty());
+        guarded([&] { writeRun(); });
+        QCOMPARE(cli({QStringLiteral("timeline"), m_run}).exitCode, 0);
+        // A --tensor no checkpoint has is a usage error.
+        QCOMPARE(cli({QStringLiteral("timeline"), m_run, QStringLiteral("--tensor"),
+                      QStringLiteral("zzz")})
+                     .exitCode,
+                 2);
+    }
+
+    void jsonContract() {
+        guarded([&] {
+            writeRun();
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")});
+            QCOMPARE(r.exitCode, 0);
+            const json j = r.parsed();
+            QVERIFY(!j.is_discarded());
+            QCOMPARE(keys(j),
+                     (std::vector<std::string>{"format", "checkpoints", "skipped", "tensors",
+                                               "metadata", "first_nonfinite", "cache"}));
+            QCOMPARE(j["format"].get<std::string>(), std::string("tensors"));
+            QCOMPARE(j["checkpoints"].size(), size_t(3));
+            const std::vector<std::string> order = {"ckpt_3.oxck", "ckpt_2.oxck", "ckpt_1.oxck"};
+            for (size_t i = 0; i < 3; ++i) {
+                const json& c = j["checkpoints"][i];
+                QCOMPARE(keys(c), (std::vector<std::string>{"path", "step", "step_source",
+                                                            "file_size", "mtime"}));
+                QCOMPARE(c["path"].get<std::string>(), at(order[i]));
+                QCOMPARE(c["step"].get<uint64_t>(), uint64_t((i + 1) * 100));
+                QCOMPARE(c["step_source"].get<std::string>(), std::string("metadata"));
+                const QFileInfo fi(qstr(at(order[i])));
+                QCOMPARE(c["file_size"].get<int64_t>(), fi.size());
+                QCOMPARE(
+                    qstr(c["mtime"].get<std::string>()),
+                    fi.lastModified().toUTC().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ssZ")));
+            }
+            QCOMPARE(j["skipped"].size(), size_t(1));
+            QCOMPARE(j["skipped"][0]["path"].get<std::string>(), at("README.txt"));
+            // Union in order of first appearance; null where absent.
+            QCOMPARE(j["tensors"].size(), size_t(3));
+            QCOMPARE(j["tensors"][2]["name"].get<std::string>(), std::string("late"));
+            QVERIFY(j["tensors"][2]["series"][0].is_null());
+            QVERIFY(j["tensors"][2]["series"][1].is_null());
+            QCOMPARE(keys(j["tensors"][0]["series"][0]),
+                     (std::vector<std::string>{"count", "finite", "nan", "inf", "zeros", "min",
+                                               "max", "mean", "std", "l2"}));
+            // The same numbers as `stats --json` of each file.
+            for (size_t i = 0; i < 3; ++i) {
+                const Result stats =
+                    cli({QStringLiteral("stats"), qstr(at(order[i])), QStringLiteral("--json")});
+                const json s = stats.parsed();
+                for (const json& t : s["tensors"]) {
+                    const json* series = nullptr;
+                    for (const json& tt : j["tensors"])
+                        if (tt["name"] == t["name"])
+                            series = &tt;
+                    QVERIFY(series);
+                    const json& point = (*series)["series"][i];
+                    for (const std::string& k : keys(point))
+                        QVERIFY2(point[k] == t[k],
+                                 (t["name"].get<std::string>() + "." + k).c_str());
+                }
+            }
+            QCOMPARE(j["metadata"].size(), size_t(2));
+            QCOMPARE(j["metadata"][0]["key"].get<std::string>(), std::string("loss"));
+            QVERIFY(j["metadata"][0]["values"][0].is_null());
+            QCOMPARE(j["metadata"][0]["values"][1].get<std::string>(), std::string("2"));
+            QCOMPARE(j["metadata"][1]["key"].get<std::string>(), std::string("step"));
+            const json& f = j["first_nonfinite"];
+            QCOMPARE(f["index"].get<int>(), 1);
+            QCOMPARE(f["step"].get<int>(), 200);
+            QVERIFY(jsonEq(f["tensors"], json::array({"b"})));
+            QCOMPARE(j["cache"]["misses"].get<int>(), 3);
+        });
+    }
+
+    void tensorOptionLimitsTensorsAndFirstNonfinite() {
+        guarded([&] {
+            writeRun();
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json"),
+                                  QStringLiteral("--tensor"), QStringLiteral("a"),
+                                  QStringLiteral("--tensor"), QStringLiteral("late")});
+            QCOMPARE(r.exitCode, 0);
+            const json j = r.parsed();
+            QCOMPARE(j["tensors"].size(), size_t(2));
+            QCOMPARE(j["tensors"][0]["name"].get<std::string>(), std::string("a"));
+            QCOMPARE(j["tensors"][1]["name"].get<std::string>(), std::string("late"));
+            QVERIFY(j["first_nonfinite"].is_null()); // the NaN is in "b"
+        });
+    }
+
+    void cacheAcrossRuns() {
+        guarded([&] {
+            writeRun();
+            const QStringList args = {QStringLiteral("timeline"), m_run, QStringLiteral("--json")};
+            const json first = cli(args).parsed();
+            QVERIFY(jsonEq(first["cache"], json({{"hits", 0}, {"misses", 3}})));
+            const json second = cli(args).parsed();
+            QVERIFY(jsonEq(second["cache"], json({{"hits", 3}, {"misses", 0}})));
+            QVERIFY(jsonEq(second["tensors"], first["tensors"]));
+            // --no-cache: 0 and 0, and nothing written.
+            const QString fresh = m_tmp.filePath(QStringLiteral("fresh-cache"));
+            const Result off = cli(args + QStringList{QStringLiteral("--no-cache")},
+                                   {QStringLiteral("XDG_CACHE_HOME=") + fresh});
+            QVERIFY(jsonEq(off.parsed()["cache"], json({{"hits", 0}, {"misses", 0}})));
+            QVERIFY(!QFileInfo::exists(fresh));
+            // A cap of one byte keeps nothing.
+            const QString capped = m_tmp.filePath(QStringLiteral("capped-cache"));
+            const QStringList env = {QStringLiteral("XDG_CACHE_HOME=") + capped,
+                                     QStringLiteral("CKPTSCOPE_CACHE_MAX_BYTES=1")};
+            QCOMPARE(cli(args, env).parsed()["cache"]["misses"].get<int>(), 3);
+            QCOMPARE(QDir(capped + QStringLiteral("/ckptscope")).entryList(QDir::Files).size(),
+                     qsizetype(0));
+            QCOMPARE(cli(args, env).parsed()["cache"]["misses"].get<int>(), 3);
+        });
+    }
+
+    void gradientRun() {
+        guarded([&] {
+            for (uint64_t step : {20u, 10u}) {
+                ComputationGraphStore graph;
+                ComputationNode a("a", "input", {});
+                a.outputCid = "x";
+                graph.insertNode(a);
+                graph.insertNode(ComputationNode("b", "relu", {"x"}));
+                graph.addEdge("a", "b");
+                GradientCheckpoint g(graph, step);
+                g.setOptimizerState("m", {0, 0, 128, 63});
+                if (step == 20)
+                    g.setOptimizerState("odd", {1, 2, 3});
+                g.save(at("g" + std::to_string(step) + ".json"));
+            }
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")});
+            QCOMPARE(r.exitCode, 0);
+            const json j = r.parsed();
+            QCOMPARE(keys(j), (std::vector<std::string>{"format", "checkpoints", "skipped",
+                                                        "series", "optimizer_state", "cache"}));
+            QCOMPARE(j["format"].get<std::string>(), std::string("gradient"));
+            QCOMPARE(j["checkpoints"][0]["step"].get<int>(), 10);
+            QCOMPARE(j["checkpoints"][0]["step_source"].get<std::string>(),
+                     std::string("gradient"));
+            QVERIFY(jsonEq(j["series"]["node_count"], json::array({2, 2})));
+            QVERIFY(jsonEq(j["series"]["edge_count"], json::array({1, 1})));
+            QVERIFY(jsonEq(j["series"]["forward_done"], json::array({1, 1})));
+            QVERIFY(jsonEq(j["series"]["backward_done"], json::array({0, 0})));
+            const json& blobs = j["optimizer_state"];
+            QCOMPARE(blobs.size(), size_t(2));
+            QCOMPARE(blobs[0]["name"].get<std::string>(), std::string("m"));
+            QCOMPARE(blobs[0]["series"][0]["bytes"].get<int>(), 4);
+            QCOMPARE(blobs[0]["series"][0]["max"].get<double>(), 1.0);
+            QCOMPARE(blobs[1]["name"].get<std::string>(), std::string("odd"));
+            QVERIFY(blobs[1]["series"][0].is_null());
+            QCOMPARE(keys(blobs[1]["series"][1]), std::vector<std::string>{"bytes"});
+        });
+    }
+
+    void textReport() {
+        guarded([&] {
+            writeRun();
+            const Result r = cli({QStringLiteral("timeline"), m_run});
+            QCOMPARE(r.exitCode, 0);
+            const QStringList lines = r.text().split(QLatin1Char('\n'));
+            auto lineOf = [&](const QString& needle) {
+                for (int i = 0; i < lines.size(); ++i)
+                    if (lines[i].contains(needle))
+                        return i;
+                return -1;
+            };
+            const int l3 = lineOf(QStringLiteral("ckpt_3.oxck")),
+                      l2 = lineOf(QStringLiteral("ckpt_2.oxck")),
+                      l1 = lineOf(QStringLiteral("ckpt_1.oxck"));
+            QVERIFY(l3 >= 0 && l3 < l2 && l2 < l1);
+            QVERIFY(lines[l2].contains(QStringLiteral("1 tensors")));
+            QVERIFY(r.text().contains(QStringLiteral("First NaN/Inf: step 200 (ckpt_2.oxck)")));
+            const int growth = lineOf(QStringLiteral("L2 norm grew most"));
+            QVERIFY(growth > 0);
+            QVERIFY(lines[growth + 2].trimmed().startsWith(QStringLiteral("a ")));
+            QVERIFY(r.text().contains(QStringLiteral("README.txt: ")));
+            QVERIFY(r.text().contains(QStringLiteral("Cache: 0 hits, 3 misses")));
+        });
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliTimeline)
+#include "tst_clitimeline.moc"

@@ -1,0 +1,302 @@
+// The statistics' fast paths against their plain forms, on the same data:
+// the AVX2 block scan against the scalar loop, the vectorised histograms
+// (AVX2 tables, AVX-512 bit-sliced counters) against Histogram::binOf, and the parallel passes
+// (more helpers asked for than there are cores, and several callers at once) against one thread.
+#include "testsupport.h"
+
+#include "stats/slicedbins.h"
+#include "stats/statshistogram.h"
+#include "stats/statskernels.h"
+
+#include "ckptscope/stats/tensorstats.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <thread>
+#include <vector>
+
+using namespace ckptscope;
+using namespace ckptscope::stats;
+
+namespace {
+
+using F = std::numeric_limits<float>;
+
+// Values that take the unusual branches: NaN (quiet, negative, with a
+// payload), ±Inf, ±0, subnormals, the extremes of f32.
+const std::vector<float>& specials() {
+    static const std::vector<float> v = {F::quiet_NaN(),
+                                         -F::quiet_NaN(),
+                                         std::bit_cast<float>(0x7f800001u),
+                                         F::infinity(),
+                                         -F::infinity(),
+                                         0.0f,
+                                         -0.0f,
+                                         F::denorm_min(),
+                                         -F::denorm_min(),
+                                         std::bit_cast<float>(0x007fffffu), // largest subnormal
+                                         F::min(),
+                                         -F::min(),
+                                         F::max(),
+                                         F::lowest(),
+                                         1.0f,
+                                         -1.0f};
+    return v;
+}
+
+// Lengths around every vector width (8 floats per AVX2 register, 16 per
+// histogram turn) and around the block size.
+std::vector<uint64_t> lengths() {
+    std::vector<uint64_t> out;
+    for (uint64_t n = 0; n <= 40; ++n)
+        out.push_back(n);
+    for (uint64_t w : {48, 64, 128, 256, 1024, int(kBlock)})
+        for (uint64_t d : {w - 1, w, w + 1})
+            out.push_back(d);
+    return out;
+}
+
+// Data of length n: `kind` 0 normal values, 1 specials sprinkled among them,
+// 2 only specials, 3 tiny (subnormal) range, 4 huge range.
+std::vector<float> data(uint64_t n, int kind, std::mt19937& rng) {
+    std::normal_distribution<float> normal(0.5f, 2.0f);
+    std::vector<float> v(n);
+    for (uint64_t i = 0; i < n; ++i) {
+        const float s = specials()[rng() % specials().size()];
+        switch (kind) {
+        case 0:
+            v[i] = normal(rng);
+            break;
+        case 1:
+            v[i] = rng() % 5 == 0 ? s : normal(rng);
+            break;
+        case 2:
+            v[i] = s;
+            break;
+        case 3:
+            v[i] = float(rng() % 50) * F::denorm_min() * (rng() % 2 ? 1.0f : -1.0f);
+            break;
+        default:
+            v[i] = std::ldexp(normal(rng), int(rng() % 250) - 125);
+            break;
+        }
+    }
+    return v;
+}
+
+bool avx512() {
+#ifdef CKPTSCOPE_STATS_AVX2
+    return useAvx512();
+#else
+    return false;
+#endif
+}
+
+// Sums are added in another order by the vector loop: equal within a few
+// roundings of the sum of their terms' magnitudes.
+bool close(double a, double b, double magnitude, uint64_t n) {
+    return std::fabs(a - b) <= 8.0 * double(n + 1) * 0x1p-52 * magnitude;
+}
+
+void comparePartials(const std::vector<float>& v, const QString& where) {
+    const Partial s = scanBlock(v.data(), v.size(), Kernel::Scalar);
+    const Partial a = scanBlock(v.data(), v.size(), Kernel::Auto);
+    const QByteArray whereText = where.toUtf8();
+    const char* w = whereText.constData();
+    QVERIFY2(s.n == a.n && s.finite == a.finite && s.nan == a.nan && s.posInf == a.posInf &&
+                 s.negInf == a.negInf && s.zeros == a.zeros,
+             w);
+    // ±0 compare equal: which zero a min of both keeps is not specified.
+    QVERIFY2(s.min == a.min && s.max == a.max, w);
+    QVERIFY2(std::bit_cast<uint64_t>(s.shift) == std::bit_cast<uint64_t>(a.shift), w);
+    double absShifted = 0, absSq = 0, absSum = 0;
+    for (float f : v)
+        if (std::isfinite(f)) {
+            absShifted += (double(f) - s.shift) * (double(f) - s.shift);
+            absSq += double(f) * double(f);
+            absSum += std::fabs(double(f));
+        }
+    QVERIFY2(close(s.sumShifted, a.sumShifted, std::sqrt(absShifted) * std::sqrt(double(v.size())),
+                   v.size()),
+             w);
+    QVERIFY2(close(s.sumSqShifted, a.sumSqShifted, absShifted, v.size()), w);
+    QVERIFY2(close(s.sumSq, a.sumSq, absSq, v.size()), w);
+    QVERIFY2(close(s.sum, a.sum, absSum + double(s.finite) * std::fabs(s.shift), v.size()), w);
+}
+
+std::vector<uint64_t> countBins(const Histogram& h, const std::vector<float>& v, Kernel kernel) {
+    BinCounter counter(h, h.counts.size(), kernel);
+    // In uneven pieces, as blocks arrive.
+    for (size_t at = 0; at < v.size();) {
+        const size_t n = std::min<size_t>(v.size() - at, 1 + at % 37 * 100);
+        counter.add(v.data() + at, n);
+        at += n;
+    }
+    std::vector<uint64_t> out(h.counts.size(), 0);
+    counter.mergeInto(out);
+    return out;
+}
+
+StatsResult statsOf(const std::vector<float>& v, unsigned threads, int bins) {
+    StatsOptions o;
+    o.threads = threads;
+    o.bins = bins;
+    return computeStats(
+        v.size(),
+        [&](uint64_t first, uint64_t n, float* out) {
+            std::memcpy(out, v.data() + first, size_t(n) * 4);
+        },
+        o);
+}
+
+} // namespace
+
+class TestStatsKernels : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() {
+        qInfo("vector kernels on this machine: %s", !simdAvailable() ? "none"
+                                                    : avx512()       ? "AVX-512, AVX2 + FMA"
+                                                                     : "AVX2 + FMA");
+    }
+
+    void autoTakesTheWidestHistogram() {
+        Histogram h;
+        h.lo = -1;
+        h.hi = 1;
+        h.counts.assign(64, 0);
+        const BinCounter wide(h, 64), narrow(h, 64, Kernel::Avx2), scalar(h, 64, Kernel::Scalar);
+        using Mode = BinCounter::Mode;
+        QVERIFY(wide.mode == (avx512()          ? Mode::Sliced
+                              : simdAvailable() ? Mode::Pairs
+                                                : Mode::Scalar));
+        QVERIFY(narrow.mode == (simdAvailable() ? Mode::Pairs : Mode::Scalar));
+        QVERIFY(scalar.mode == Mode::Scalar);
+        h.counts.assign(65, 0); // bit-sliced counting stops at 64 bins
+        QVERIFY(BinCounter(h, 65).mode != BinCounter::Mode::Sliced);
+    }
+
+    void scalarAndSimdScansAgree() {
+        std::mt19937 rng(17);
+        for (uint64_t n : lengths())
+            for (int kind = 0; kind < 5; ++kind) {
+                comparePartials(data(n, kind, rng),
+                                QStringLiteral("length %1, kind %2").arg(n).arg(kind));
+                if (QTest::currentTestFailed())
+                    return;
+            }
+        // A special value in every position of a vector group, alone.
+        for (float s : specials())
+            for (uint64_t at = 0; at < 17; ++at) {
+                std::vector<float> v(17, 0.25f);
+                v[at] = s;
+                comparePartials(v, QStringLiteral("special at %1").arg(at));
+                if (QTest::currentTestFailed())
+                    return;
+            }
+    }
+
+    void scalarAndSimdHistogramsAgree() {
+        std::mt19937 rng(23);
+        std::vector<std::vector<float>> sets;
+        for (int kind = 0; kind < 5; ++kind)
+            for (uint64_t n : {uint64_t(0), uint64_t(7), uint64_t(17), uint64_t(1000), kBlock + 3})
+                sets.push_back(data(n, kind, rng));
+        std::vector<float> edges(20000); // on bin edges: integers 0..100, eighths
+        for (size_t i = 0; i < edges.size(); ++i)
+            edges[i] = i % 2 ? float(rng() % 101) : float(rng() % 65) / 8.0f - 4.0f;
+        sets.push_back(edges);
+        for (const std::vector<float>& v : sets) {
+            float lo = F::infinity(), hi = -F::infinity();
+            for (float f : v)
+                if (std::isfinite(f)) {
+                    lo = std::min(lo, f);
+                    hi = std::max(hi, f);
+                }
+            if (!(hi > lo))
+                continue;
+            for (size_t bins : {1, 2, 3, 7, 16, 63, 64, 65, 100, 1000, 4096, 4097}) {
+                Histogram h;
+                h.lo = lo;
+                h.hi = hi;
+                h.counts.assign(bins, 0);
+                std::vector<uint64_t> direct(bins, 0);
+                for (float f : v)
+                    if (std::isfinite(f))
+                        ++direct[h.binOf(f)];
+                const QString where = QStringLiteral("%1 values in %2 bins over [%3, %4]")
+                                          .arg(v.size())
+                                          .arg(bins)
+                                          .arg(double(lo))
+                                          .arg(double(hi));
+                QCOMPARE(countBins(h, v, Kernel::Scalar), direct);
+                QVERIFY2(countBins(h, v, Kernel::Auto) == direct, qPrintable(where));
+                QVERIFY2(countBins(h, v, Kernel::Avx2) == direct, qPrintable(where));
+            }
+        }
+    }
+
+    void slicedCountsCarryOverLongRuns() {
+        // A million values (256 folds of the weight-16 level) in 32, 33 and
+        // 64 bins: one and two one-hot words per value, every carry level.
+        std::mt19937 rng(37);
+        std::vector<float> v = data((uint64_t(1) << 20) + 5, 0, rng);
+        for (size_t i = 0; i < v.size(); i += 97) // many on the edges of 32 bins over [-8, 8]
+            v[i] = float(int(rng() % 33) - 16) / 2.0f;
+        v[7] = -8.0f;
+        v[8] = 8.0f;
+        for (float& f : v)
+            f = std::clamp(f, -8.0f, 8.0f);
+        for (size_t bins : {32, 33, 64}) {
+            Histogram h;
+            h.lo = -8;
+            h.hi = 8;
+            h.counts.assign(bins, 0);
+            std::vector<uint64_t> direct(bins, 0);
+            for (float f : v)
+                ++direct[h.binOf(f)];
+            QCOMPARE(countBins(h, v, Kernel::Auto), direct);
+        }
+    }
+
+    void parallelMatchesSerial() {
+        // More helpers asked for than there are cores (the pool has cores - 1);
+        // blocks are merged in order, so the results are bit for bit the same.
+        std::mt19937 rng(29);
+        const std::vector<float> v = data(20 * kBlock + 123, 1, rng);
+        const unsigned many = 4 * std::max(1u, std::thread::hardware_concurrency()) + 3;
+        for (int bins : {0, 1, 64, 1000}) {
+            const StatsResult serial = statsOf(v, 1, bins);
+            QVERIFY(serial.stats.finite > 0);
+            QVERIFY2(testsupport::sameStats(statsOf(v, many, bins), serial),
+                     qPrintable(QString::number(bins)));
+            QVERIFY(testsupport::sameStats(computeStats(v.data(), v.size(), bins), serial));
+        }
+    }
+
+    void concurrentCallersShareThePool() {
+        // Several callers at once, each asking for more helpers than cores.
+        std::mt19937 rng(31);
+        const std::vector<float> v = data(6 * kBlock + 5, 1, rng);
+        const StatsResult serial = statsOf(v, 1, 64);
+        const unsigned many = 2 * std::max(1u, std::thread::hardware_concurrency()) + 1;
+        std::vector<StatsResult> results(6);
+        std::vector<std::thread> callers;
+        for (size_t k = 0; k < results.size(); ++k)
+            callers.emplace_back([&, k] { results[k] = statsOf(v, many, 64); });
+        for (std::thread& t : callers)
+            t.join();
+        for (const StatsResult& r : results)
+            QVERIFY(testsupport::sameStats(r, serial));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestStatsKernels)
+#include "tst_statskernels.moc"

@@ -1,0 +1,608 @@
+// The compare window: its models under QAbstractItemModelTester, statuses
+// and the summary, the overlaid histograms against a direct count, the
+// histogram of B − A, "differences only", sorting, swap, a damaged side, a
+// tensor file against a gradient checkpoint, gradient changes, and a drop
+// that chooses Compare.
+#include "testsupport.h"
+
+#include "browser/mainwindow.h"
+#include "common/tolerancevalidator.h"
+#include "compare/comparefilterproxy.h"
+#include "compare/comparehistogramview.h"
+#include "compare/comparemetadatamodel.h"
+#include "compare/comparestatsmodel.h"
+#include "compare/comparetensormodel.h"
+#include "compare/comparevaluesmodel.h"
+#include "compare/comparewindow.h"
+#include "dropsupport.h"
+#include "guisupport.h"
+#include "tensor/histogramview.h"
+
+#include "ckptscope/common/numberformat.h"
+#include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/formats/oxck/checkpoint.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QFile>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMimeData>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QTreeView>
+#include <QUrl>
+
+#include <cmath>
+#include <random>
+
+using namespace ckptscope;
+using testsupport::str;
+
+namespace {
+
+std::vector<float> randomValues(size_t n, unsigned seed, float mean) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> d(mean, 1.0f);
+    std::vector<float> v(n);
+    for (float& f : v)
+        f = d(rng);
+    return v;
+}
+
+// Counts on `bins` equal bins over [lo, hi], computed here.
+std::vector<uint64_t> directCounts(const std::vector<float>& v, double lo, double hi, int bins) {
+    std::vector<uint64_t> counts(size_t(bins), 0);
+    for (float f : v) {
+        if (!std::isfinite(f))
+            continue;
+        const double pos = (double(f) - lo) / (hi - lo) * bins;
+        ++counts[size_t(std::clamp(std::floor(pos), 0.0, double(bins - 1)))];
+    }
+    return counts;
+}
+
+bool waitFinished(CompareWindow& w) {
+    QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+    QSignalSpy failed(&w, &CompareWindow::comparisonFailed);
+    return QTest::qWaitFor([&] { return !done.isEmpty() || !failed.isEmpty(); }, 20000) &&
+           !done.isEmpty();
+}
+
+int rowOf(const CompareTensorModel* m, const std::string& name) {
+    for (int r = 0; r < m->tensorCount(); ++r)
+        if (m->entry(r)->name == name)
+            return r;
+    return -1;
+}
+
+// Compares a with b in `w` and shows the tensor of this name: its row, or
+// -1 when either step failed.
+int detailOf(CompareWindow& w, const QString& a, const QString& b, const std::string& name) {
+    w.compare(a, b);
+    if (!waitFinished(w))
+        return -1;
+    const int row = rowOf(w.tensorModel(), name);
+    QSignalSpy shown(&w, &CompareWindow::detailShown);
+    w.selectTensor(row);
+    if (!QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000) ||
+        shown.first().first().toInt() != row)
+        return -1;
+    return row;
+}
+
+// The full names of the tensors (leaves) of a compare tree, depth first.
+QStringList leafNames(const QAbstractItemModel* m, const QModelIndex& parent = {}) {
+    QStringList out;
+    for (int r = 0; r < m->rowCount(parent); ++r) {
+        const QModelIndex i = m->index(r, 0, parent);
+        if (i.data(CompareTensorModel::TensorIndexRole).toInt() >= 0)
+            out << i.data(CompareTensorModel::FullNameRole).toString();
+        else
+            out << leafNames(m, i);
+    }
+    return out;
+}
+
+bool openInMain(MainWindow& main, const QString& path) {
+    main.show();
+    QSignalSpy loaded(&main, &MainWindow::documentLoaded);
+    main.openFile(path);
+    return QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000) && main.currentPath() == path;
+}
+
+// The top-level windows of this type on screen (closed ones await deletion).
+template <typename W> QList<W*> visible() {
+    QList<W*> out;
+    for (QWidget* top : QApplication::topLevelWidgets())
+        if (auto* w = qobject_cast<W*>(top); w && w->isVisible())
+            out << w;
+    return out;
+}
+
+} // namespace
+
+class TestCompareWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_a, m_b, m_bad, m_gradA, m_gradB;
+    std::vector<float> m_wA, m_wB;
+
+private Q_SLOTS:
+    void initTestCase() {
+        m_wA = randomValues(5000, 1, 0.0f);
+        m_wB = randomValues(5000, 2, 0.5f);
+        m_wB[17] = std::nanf("");
+        Checkpoint a, b;
+        a.setMetadata("epoch", "1");
+        a.setMetadata("name", "run");
+        b.setMetadata("epoch", "2");
+        b.setMetadata("name", "run");
+        a.addTensor({"layers.0.w", {50, 100}, m_wA});
+        a.addTensor({"layers.0.b", {3}, {1, 2, 3}});
+        a.addTensor({"layers.1.w", {2}, {1, 2}});
+        a.addTensor({"old", {1}, {1}});
+        b.addTensor({"layers.0.w", {50, 100}, m_wB});
+        b.addTensor({"layers.0.b", {3}, {1, 2, 3}});
+        b.addTensor({"layers.1.w", {2}, {1, 2.5f}});
+        b.addTensor({"new", {1}, {1}});
+        m_a = m_dir.filePath(QStringLiteral("a.oxck"));
+        m_b = m_dir.filePath(QStringLiteral("b.oxck"));
+        a.save(str(m_a));
+        b.save(str(m_b));
+        std::string bytes = b.encode();
+        bytes.resize(bytes.size() / 2);
+        m_bad = m_dir.filePath(QStringLiteral("bad.oxck"));
+        testsupport::writeFile(m_bad, bytes);
+
+        GradientCheckpoint ga;
+        ga.step = 1;
+        ga.graph.insertNode(ComputationNode("n1", "matmul", {}));
+        ga.graph.insertNode(ComputationNode("n2", "relu", {"c"}));
+        ga.graph.addEdge("n1", "n2");
+        GradientCheckpoint gb = ga;
+        gb.step = 2;
+        gb.graph.insertNode(ComputationNode("n3", "add", {}));
+        m_gradA = m_dir.filePath(QStringLiteral("ga.json"));
+        m_gradB = m_dir.filePath(QStringLiteral("gb.json"));
+        ga.save(str(m_gradA));
+        gb.save(str(m_gradB));
+    }
+
+    void tensorsAndSummary() {
+        CompareWindow w;
+        QAbstractItemModelTester t1(w.tensorModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(w.tensorProxy(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(w.metadataModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t4(w.statsModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t5(w.valuesModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        w.show();
+        // Before any result, while the files load: the tensor pages only.
+        const auto shownTabs = [&w] {
+            QStringList shown;
+            for (int i = 0; i < w.tabs()->count(); ++i)
+                if (w.tabs()->isTabVisible(i))
+                    shown << w.tabs()->tabText(i);
+            return shown;
+        };
+        const QStringList tensorTabs = {QStringLiteral("Tensor"), QStringLiteral("Values"),
+                                        QStringLiteral("Metadata")};
+        QCOMPARE(shownTabs(), tensorTabs);
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        QCOMPARE(shownTabs(), tensorTabs);
+        QVERIFY(w.windowTitle().contains(QStringLiteral("a.oxck")));
+        QVERIFY(w.windowTitle().contains(QStringLiteral("b.oxck")));
+        const CompareTensorModel* m = w.tensorModel();
+        QCOMPARE(m->tensorCount(), 5);
+        const std::vector<std::pair<std::string, DiffStatus>> want = {
+            {"layers.0.w", DiffStatus::Changed},
+            {"layers.0.b", DiffStatus::Same},
+            {"layers.1.w", DiffStatus::Changed},
+            {"old", DiffStatus::Removed},
+            {"new", DiffStatus::Added}};
+        for (int r = 0; r < 5; ++r) {
+            QCOMPARE(m->entry(r)->name, want[size_t(r)].first);
+            const QModelIndex status = m->indexOfTensor(r, CompareTensorModel::Status);
+            QCOMPARE(status.data().toString(),
+                     CompareTensorModel::statusText(want[size_t(r)].second));
+            QVERIFY(!status.data(Qt::DecorationRole).value<QIcon>().isNull());
+            QCOMPARE(m->indexOfTensor(r).data(CompareTensorModel::FullNameRole).toString(),
+                     QString::fromStdString(want[size_t(r)].first));
+        }
+        // A tree like the main window's: layers (0: b, w; 1: w), new, old.
+        QCOMPARE(m->rowCount(), 3);
+        QCOMPARE(leafNames(m),
+                 (QStringList{QStringLiteral("layers.0.b"), QStringLiteral("layers.0.w"),
+                              QStringLiteral("layers.1.w"), QStringLiteral("new"),
+                              QStringLiteral("old")}));
+        QVERIFY(w.summaryText().contains(QStringLiteral("2 changed")));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 added")));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 of 2 metadata")));
+        // Metadata: old and new, the changed row marked.
+        const CompareMetadataModel* meta = w.metadataModel();
+        QCOMPARE(meta->rowCount(), 2);
+        QCOMPARE(meta->index(0, CompareMetadataModel::ValueA).data().toString(),
+                 QStringLiteral("1"));
+        QCOMPARE(meta->index(0, CompareMetadataModel::ValueB).data().toString(),
+                 QStringLiteral("2"));
+        QVERIFY(meta->index(0, CompareMetadataModel::Key).data(Qt::BackgroundRole).isValid());
+        QVERIFY(!meta->index(1, CompareMetadataModel::Key).data(Qt::BackgroundRole).isValid());
+
+        // Differences only hides the unchanged tensor, keeping its group.
+        w.setDifferencesOnly(true);
+        QCOMPARE(leafNames(w.tensorProxy()).size(), 4);
+        QVERIFY(!leafNames(w.tensorProxy()).contains(QStringLiteral("layers.0.b")));
+        w.setDifferencesOnly(false);
+        QCOMPARE(leafNames(w.tensorProxy()).size(), 5);
+        // Sorting by relative L2: within layers, the group holding the most
+        // changed tensor first; groups and tensors without a figure last.
+        w.tensorView()->sortByColumn(CompareTensorModel::RelL2, Qt::DescendingOrder);
+        const double rel0 = *m->entry(0)->elements->relL2, rel2 = *m->entry(2)->elements->relL2;
+        const QModelIndex layers = w.tensorProxy()->index(0, CompareTensorModel::Name);
+        QCOMPARE(layers.data().toString(), QStringLiteral("layers"));
+        QCOMPARE(w.tensorProxy()->index(0, CompareTensorModel::Name, layers).data().toString(),
+                 QString::fromLatin1(rel0 > rel2 ? "0" : "1"));
+        QCOMPARE(w.tensorProxy()->index(0, CompareTensorModel::RelL2).data().toString(),
+                 QString::fromStdString(fmt::display(std::max(rel0, rel2))));
+        // The two tensors without a figure (added, removed) go last either way.
+        for (Qt::SortOrder order : {Qt::DescendingOrder, Qt::AscendingOrder}) {
+            w.tensorView()->sortByColumn(CompareTensorModel::RelL2, order);
+            for (int r = 0; r < 3; ++r)
+                QCOMPARE(w.tensorProxy()
+                             ->index(r, CompareTensorModel::RelL2)
+                             .data()
+                             .toString()
+                             .isEmpty(),
+                         r >= 1);
+        }
+        // Selecting a tensor by its index finds it wherever the sort put it.
+        QSignalSpy shown(&w, &CompareWindow::detailShown);
+        w.selectTensor(2);
+        QCOMPARE(w.tensorView()->currentIndex().data(CompareTensorModel::FullNameRole).toString(),
+                 QStringLiteral("layers.1.w"));
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        QCOMPARE(shown.last().first().toInt(), 2);
+    }
+
+    void treeAndStatisticsShownWhole() {
+        // A window of ordinary size: every column of the tree in view (no
+        // count cut at the edge), every statistic without scrolling.
+        CompareWindow w;
+        w.resize(1400, 860);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(detailOf(w, m_a, m_b, "layers.0.w") >= 0);
+        QTRY_COMPARE(w.tensorView()->horizontalScrollBar()->maximum(), 0);
+        QVERIFY(w.statsModel()->rowCount() > 15);
+        QTRY_COMPARE(w.statsView()->verticalScrollBar()->maximum(), 0);
+    }
+
+    void overlaidHistogramsOnSameBins() {
+        CompareWindow w;
+        w.show();
+        const int row = detailOf(w, m_a, m_b, "layers.0.w");
+        QVERIFY(row >= 0);
+        double lo = INFINITY, hi = -INFINITY;
+        for (const auto* v : {&m_wA, &m_wB})
+            for (float f : *v)
+                if (std::isfinite(f)) {
+                    lo = std::min(lo, double(f));
+                    hi = std::max(hi, double(f));
+                }
+        const Histogram& ha = w.overlayView()->histogramA();
+        const Histogram& hb = w.overlayView()->histogramB();
+        QCOMPARE(ha.lo, lo);
+        QCOMPARE(hb.hi, hi);
+        QCOMPARE(ha.counts, directCounts(m_wA, lo, hi, int(ha.counts.size())));
+        QCOMPARE(hb.counts, directCounts(m_wB, lo, hi, int(hb.counts.size())));
+        QCOMPARE(w.overlayView()->chart()->series().size(), 2); // legend: one entry per side
+        // Its axes tick on round numbers, as every value chart does.
+        for (QAbstractAxis* axis : w.overlayView()->chart()->axes()) {
+            const QString problem =
+                guisupport::roundnessProblem(guisupport::ticksOf(qobject_cast<QValueAxis*>(axis)));
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
+        // The histogram of B − A is the diff's.
+        const ElementDiff& el = *w.tensorModel()->entry(row)->elements;
+        QCOMPARE(w.deltaView()->histogram().counts, el.histogram.counts);
+        uint64_t binned = 0;
+        for (uint64_t c : w.deltaView()->histogram().counts)
+            binned += c;
+        QCOMPARE(binned, uint64_t(m_wA.size() - 1)); // the NaN pair is not binned
+        // Statistics side by side, with the Δ figures.
+        const CompareStatsModel* s = w.statsModel();
+        QVERIFY(s->rowCount() > 11);
+        QCOMPARE(s->index(2, CompareStatsModel::SideB).data().toString(), QStringLiteral("1"));
+        QCOMPARE(s->index(2, CompareStatsModel::SideA).data().toString(), QStringLiteral("0"));
+        bool foundDiffering = false;
+        for (int r = 0; r < s->rowCount(); ++r)
+            if (s->index(r, CompareStatsModel::Label).data().toString() ==
+                QStringLiteral("differing")) {
+                QCOMPARE(s->index(r, CompareStatsModel::Delta).data().toString(),
+                         QString::fromStdString(fmt::grouped(el.differing)));
+                foundDiffering = true;
+            }
+        QVERIFY(foundDiffering);
+        // Values: A, B and Δ of the rows shown.
+        const CompareValuesModel* values = w.valuesModel();
+        QCOMPARE(values->rowCount(), int(m_wA.size()));
+        for (int r : {0, 17, 4999}) {
+            QCOMPARE(values->index(r, CompareValuesModel::ValueA).data(Qt::ToolTipRole).toString(),
+                     QString::fromStdString(fmt::exact(m_wA[size_t(r)])));
+            QCOMPARE(values->index(r, CompareValuesModel::ValueB).data(Qt::ToolTipRole).toString(),
+                     QString::fromStdString(fmt::exact(m_wB[size_t(r)])));
+            QCOMPARE(values->index(r, CompareValuesModel::Delta).data(Qt::ToolTipRole).toString(),
+                     QString::fromStdString(
+                         fmt::exact(double(m_wB[size_t(r)]) - double(m_wA[size_t(r)]))));
+        }
+        // An added tensor: B's side only, no Δ, nothing left over.
+        QSignalSpy shown(&w, &CompareWindow::detailShown);
+        w.selectTensor(rowOf(w.tensorModel(), "new"));
+        QVERIFY(w.deltaView()->histogram().counts.empty());
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        QVERIFY(w.overlayView()->histogramA().counts.empty());
+        QCOMPARE(w.overlayView()->histogramB().counts.front(), uint64_t(1));
+        QVERIFY(s->index(6, CompareStatsModel::SideA).data().toString().isEmpty());
+        QCOMPARE(values->rowCount(), 1);
+        QVERIFY(!values->index(0, CompareValuesModel::ValueA).data().isValid());
+        QVERIFY(!values->index(0, CompareValuesModel::Delta).data().isValid());
+        QVERIFY(values->index(0, CompareValuesModel::ValueB).data().isValid());
+    }
+
+    void toleranceMakesSmallDifferencesSame() {
+        QTemporaryDir dir;
+        const QString a = dir.filePath(QStringLiteral("ta.oxck"));
+        const QString b = dir.filePath(QStringLiteral("tb.oxck"));
+        Checkpoint ca, cb;
+        ca.addTensor({"w", {2}, {1.0f, 2.0f}});
+        cb.addTensor({"w", {2}, {1.0f, 2.001f}});
+        ca.save(str(a));
+        cb.save(str(b));
+        const double delta = double(2.001f) - 2.0; // what the comparison sees
+        CompareWindow w;
+        w.show();
+        w.compare(a, b);
+        QVERIFY(waitFinished(w));
+        QCOMPARE(w.tensorModel()->entry(0)->status, DiffStatus::Changed);
+        QVERIFY(w.summaryText().contains(QStringLiteral("compared exactly")));
+
+        // Typed into the atol field, as a user would; Enter applies it.
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        QTest::keyClicks(w.atolEdit(), QStringLiteral("0.01"));
+        QTest::keyClick(w.atolEdit(), Qt::Key_Return);
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        QCOMPARE(w.tensorModel()->entry(0)->status, DiffStatus::Same);
+        QCOMPARE(w.tensorModel()->entry(0)->elements->differing, uint64_t(0));
+        QVERIFY2(w.summaryText().contains(QStringLiteral("0.01 + 0")), qPrintable(w.summaryText()));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 same")));
+
+        // rtol at the boundary: |Δ| ≤ rtol·|a| just inside, just outside.
+        for (const auto& [rtol, status] :
+             {std::pair{delta / 2.0 * 1.0000001, DiffStatus::Same},
+              std::pair{delta / 2.0 * 0.9999999, DiffStatus::Changed}}) {
+            done.clear();
+            QVERIFY(w.setTolerance(QString(), QString::number(rtol, 'g', 17)));
+            QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+            QCOMPARE(w.tensorModel()->entry(0)->status, status);
+            QCOMPARE(w.rtolEdit()->text(), QString::number(rtol, 'g', 17));
+        }
+
+        // What is not a tolerance is refused and changes nothing.
+        QVERIFY(!w.setTolerance(QStringLiteral("-1"), QString()));
+        QVERIFY(!w.setTolerance(QStringLiteral("inf"), QString()));
+        QVERIFY(!w.setTolerance(QString(), QStringLiteral("1e999")));
+        w.atolEdit()->clear();
+        QTest::keyClicks(w.atolEdit(), QStringLiteral("x-1"));
+        QCOMPARE(w.atolEdit()->text(), QStringLiteral("1")); // 'x' and '-' refused as typed
+        ToleranceValidator v;
+        int pos = 0;
+        for (const auto& [text, state] : {std::pair{QStringLiteral("1e-3"), QValidator::Acceptable},
+                                          std::pair{QStringLiteral(""), QValidator::Acceptable},
+                                          std::pair{QStringLiteral("1e"), QValidator::Intermediate},
+                                          std::pair{QStringLiteral("."), QValidator::Intermediate},
+                                          std::pair{QStringLiteral("nan"), QValidator::Invalid},
+                                          std::pair{QStringLiteral("-0.5"), QValidator::Invalid}}) {
+            QString t = text;
+            QCOMPARE(v.validate(t, pos), state);
+        }
+    }
+
+    void swapExchangesSides() {
+        CompareWindow w;
+        w.show();
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        w.swapSides();
+        QVERIFY(waitFinished(w));
+        QCOMPARE(w.pathA(), m_b);
+        QCOMPARE(w.pathB(), m_a);
+        const CompareTensorModel* m = w.tensorModel();
+        QCOMPARE(m->entry(rowOf(m, "old"))->status, DiffStatus::Added);
+        QCOMPARE(m->entry(rowOf(m, "new"))->status, DiffStatus::Removed);
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("b.oxck")));
+    }
+
+    void damagedSideIsNamedAndTheComparisonStays() {
+        CompareWindow w;
+        w.show();
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        QVERIFY(w.errorText().isEmpty());
+        QSignalSpy failed(&w, &CompareWindow::comparisonFailed);
+        w.compare(m_a, m_bad);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QVERIFY2(w.errorText().contains(QStringLiteral("side B")), qPrintable(w.errorText()));
+        QVERIFY(w.errorText().contains(m_bad));
+        QCOMPARE(w.tensorModel()->tensorCount(), 5); // what was shown stays
+        failed.clear();
+        w.compare(m_bad, m_b);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QVERIFY(w.errorText().contains(QStringLiteral("side A")));
+        failed.clear();
+        w.compare(m_a, m_gradA);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QVERIFY(w.errorText().contains(QStringLiteral("cannot be compared")));
+    }
+
+    void gradientChanges() {
+        CompareWindow w;
+        QAbstractItemModelTester tester(w.changesModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        w.show();
+        w.compare(m_gradA, m_gradB);
+        QVERIFY(waitFinished(w));
+        QVERIFY(w.result()->gradient);
+        const QStandardItemModel* m = w.changesModel();
+        QCOMPARE(m->rowCount(), 4); // fields, nodes, edges, optimizer state
+        const QStandardItem* nodes = m->item(1);
+        QCOMPARE(nodes->rowCount(), 1);
+        QCOMPARE(nodes->child(0, 0)->text(), QStringLiteral("n3"));
+        QCOMPARE(nodes->child(0, 1)->text(), CompareTensorModel::statusText(DiffStatus::Added));
+        QCOMPARE(m->item(0)->child(0, 2)->text(), QStringLiteral("1"));
+        QCOMPARE(m->item(0)->child(0, 3)->text(), QStringLiteral("2"));
+        QVERIFY(w.summaryText().contains(QStringLiteral("1 added")));
+    }
+
+    void cancelDeliversNothing() {
+        CompareWindow w;
+        w.show();
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        w.compare(m_a, m_b);
+        w.cancel();
+        QTest::qWait(500);
+        QVERIFY(done.isEmpty());
+        QVERIFY(!w.result());
+    }
+
+    void closingWhileComparingIsClean() {
+        // The running task is cancelled as the window goes; its "cancelled"
+        // must not reach the half-destroyed window (that crashed).
+        auto* w = new CompareWindow;
+        w->show();
+        w->compare(m_a, m_b);
+        QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Comparing…")); // still running
+        delete w;
+        QTest::qWait(100); // the worker's late result goes nowhere
+    }
+
+    void sideRewrittenOnDiskIsComparedAgain() {
+        QTemporaryDir dir;
+        const QString b = dir.filePath(QStringLiteral("live.oxck"));
+        QVERIFY(QFile::copy(m_a, b));
+        CompareWindow w;
+        w.show();
+        w.compare(m_a, b);
+        QVERIFY(waitFinished(w));
+        QVERIFY(!w.result()->tensors->differs());
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        Checkpoint c = Checkpoint::load(str(m_a));
+        c.tensors[1].data[0] = 42.0f;
+        c.save(str(b)); // a training job writing its next checkpoint
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        QCOMPARE(w.tensorModel()->entry(1)->status, DiffStatus::Changed);
+    }
+
+    void dropChoosesCompare() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        // A plain drop (no modifier) shows the menu; Down moves from Open to
+        // "Compare with the open file", Enter takes it.
+        dropsupport::MenuAnswer answer({Qt::Key_Down, Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QCOMPARE(answer.actions(),
+                 (QStringList{QStringLiteral("openDropped"), QStringLiteral("compareWithOpenFile"),
+                              QStringLiteral("openInNewWindow")}));
+        QVERIFY(answer.texts().at(1).contains(QStringLiteral("a.oxck → b.oxck")));
+        QCOMPARE(answer.defaultAction(), QStringLiteral("openDropped"));
+        QCOMPARE(answer.activeAction(), QStringLiteral("openDropped"));
+        const QList<CompareWindow*> compares = visible<CompareWindow>();
+        QCOMPARE(compares.size(), 1);
+        CompareWindow* compare = compares.first();
+        QCOMPARE(compare->pathA(), m_a);
+        QCOMPARE(compare->pathB(), m_b);
+        QCOMPARE(main.currentPath(), m_a); // the open file stays open
+        QVERIFY(waitFinished(*compare));
+        compare->close();
+    }
+
+    void plainDropOpensByDefault() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        QSignalSpy loaded(&main, &MainWindow::documentLoaded);
+        dropsupport::MenuAnswer answer({Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QCOMPARE(main.currentPath(), m_b);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+    }
+
+    void escapeDismissesTheDrop() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        const auto mains = visible<MainWindow>().size();
+        QSignalSpy loading(&main, &MainWindow::documentLoaded);
+        dropsupport::MenuAnswer answer({Qt::Key_Escape});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        QTest::qWait(200);
+        QVERIFY(loading.isEmpty());
+        QCOMPARE(main.currentPath(), m_a);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+        QCOMPARE(visible<MainWindow>().size(), mains);
+    }
+
+    void dropOpensInNewWindow() {
+        MainWindow main;
+        QVERIFY(openInMain(main, m_a));
+        const QList<MainWindow*> before = visible<MainWindow>();
+        dropsupport::MenuAnswer answer({Qt::Key_Down, Qt::Key_Down, Qt::Key_Return});
+        QVERIFY(dropsupport::drop(&main, {m_b}));
+        QVERIFY(answer.seen());
+        MainWindow* other = nullptr;
+        for (MainWindow* w : visible<MainWindow>())
+            if (!before.contains(w))
+                other = w;
+        QVERIFY(other);
+        QVERIFY(QTest::qWaitFor([&] { return other->currentPath() == m_b; }, 10000));
+        QCOMPARE(main.currentPath(), m_a);
+        QVERIFY(visible<CompareWindow>().isEmpty());
+        other->close();
+    }
+
+    void severalFilesOrNoDocumentOpenWithoutMenu() {
+        MainWindow empty;
+        empty.show();
+        dropsupport::MenuAnswer none({Qt::Key_Escape});
+        QSignalSpy loaded(&empty, &MainWindow::documentLoaded);
+        QVERIFY(dropsupport::drop(&empty, {m_a}));
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QVERIFY(!none.seen());
+        QCOMPARE(empty.currentPath(), m_a);
+        const QList<MainWindow*> before = visible<MainWindow>();
+        QVERIFY(dropsupport::drop(&empty, {m_b, m_a}));
+        QVERIFY(QTest::qWaitFor([&] { return empty.currentPath() == m_b; }, 10000));
+        QVERIFY(!none.seen());
+        for (MainWindow* w : visible<MainWindow>())
+            if (!before.contains(w))
+                w->close(); // the second file's window
+    }
+};
+
+QTEST_MAIN(TestCompareWindow)
+#include "tst_comparewindow.moc"

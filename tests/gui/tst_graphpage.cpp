@@ -1,0 +1,374 @@
+#include "graph/graphexport.h"
+#include "graph/graphindex.h"
+#include "graph/graphminimap.h"
+#include "graph/graphnodeitem.h"
+#include "graph/graphpage.h"
+#include "graph/graphscene.h"
+#include "graph/graphview.h"
+#include "graph/nodeinspector.h"
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/export/samplegenerator.h"
+
+#include "guisupport.h"
+
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <set>
+
+using namespace ckptscope;
+
+namespace {
+
+std::shared_ptr<const Document> sample() {
+    return Document::open(std::string(CKPTSCOPE_SOURCE_DIR) +
+                          "/resources/samples/gradient_sample.json");
+}
+
+// Ancestors straight from the stored edges, independent of the GUI's index.
+std::set<std::string> ancestorsOf(const ComputationGraphStore& g, const std::string& id) {
+    std::set<std::string> seen;
+    std::vector<std::string> stack{id};
+    while (!stack.empty()) {
+        const std::string n = stack.back();
+        stack.pop_back();
+        for (const auto& [from, to] : g.edges())
+            if (to == n && g.getNode(from) && seen.insert(from).second)
+                stack.push_back(from);
+    }
+    return seen;
+}
+
+// A generated transformer-like graph of exactly `nodes` nodes.
+std::shared_ptr<const Document> generated(uint64_t nodes) {
+    SyntheticGraphSpec spec;
+    spec.nodeCount = nodes;
+    const std::string json = makeSyntheticGradient(spec).toJson();
+    return Document::open(std::make_shared<MemorySource>(
+        std::vector<uint8_t>(json.begin(), json.end()), "generated.json"));
+}
+
+// The minimap's area in viewport coordinates.
+QRect minimapInViewport(GraphPage& page) {
+    const auto* map = page.findChild<GraphMinimap*>();
+    if (!map || !map->isVisible())
+        return {};
+    return QRect(page.view()->viewport()->mapFrom(page.view(), map->geometry().topLeft()),
+                 map->size());
+}
+
+QRectF itemInViewport(GraphPage& page, int node) {
+    return page.view()
+        ->mapFromScene(page.scene()->nodeItem(node)->sceneBoundingRect())
+        .boundingRect();
+}
+
+// With CKPTSCOPE_TEST_SHOTS=DIR, saves what the widget shows as DIR/NAME.png
+// (to look at the drawing under Xvfb).
+void shot(QWidget& w, const char* name) {
+    const QByteArray dir = qgetenv("CKPTSCOPE_TEST_SHOTS");
+    if (!dir.isEmpty())
+        w.grab().save(QString::fromLocal8Bit(dir + '/' + name + ".png"));
+}
+
+bool waitLayout(GraphPage& page) {
+    QSignalSpy done(&page, &GraphPage::layoutFinished);
+    return page.layout() || QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000);
+}
+
+// A page shown (1200×800 unless told) with the document laid out (null on timeout).
+std::unique_ptr<GraphPage> shownPage(std::shared_ptr<const Document> doc,
+                                     QSize size = QSize(1200, 800)) {
+    auto page = std::make_unique<GraphPage>();
+    page->resize(size);
+    page->show();
+    if (!QTest::qWaitForWindowExposed(page.get()))
+        return nullptr;
+    page->setDocument(std::move(doc));
+    return waitLayout(*page) ? std::move(page) : nullptr;
+}
+
+} // namespace
+
+class TestGraphPage : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void layoutAppearsAndInspectorShowsTheNode() {
+        GraphPage page;
+        page.resize(1200, 800);
+        page.show();
+        auto doc = sample();
+        page.setDocument(doc);
+        QVERIFY(waitLayout(page));
+        const auto& graph = doc->gradient()->graph;
+        QCOMPARE(size_t(page.scene()->nodeCount()), graph.nodeCount());
+        const ComputationNode* loss = doc->gradient()->lossNode();
+        QVERIFY(loss);
+        const ComputationNode* producer = graph.findProducer(loss->inputCids.at(0));
+        QVERIFY(producer);
+        page.selectNode(page.index()->indexOf(loss->id));
+        const QString text = page.inspector()->text();
+        QVERIFY(text.contains(QString::fromStdString(loss->id)));
+        QVERIFY(text.contains(QString::fromStdString(loss->op)));
+        QVERIFY(text.contains(QString::fromStdString(*loss->outputCid)));
+        QVERIFY(
+            text.contains(QString::fromStdString(producer->id))); // input linked to its producer
+        QVERIFY(text.contains(QStringLiteral("this node computes the loss")));
+        QCOMPARE(page.selectedNode(), page.index()->indexOf(loss->id));
+    }
+
+    void highlightingBeforeTheDrawingExistsIsHarmless() {
+        GraphPage page;
+        page.setDocument(sample()); // the node list is there, the layout is not yet
+        page.highlightProvenance(page.index()->size() - 1);
+        page.highlightConsumers(0);
+        QVERIFY(waitLayout(page));
+        QCOMPARE(page.scene()->nodeCount(), page.index()->size());
+    }
+
+    void provenanceMarksExactlyTheAncestors() {
+        GraphPage page;
+        auto doc = sample();
+        page.setDocument(doc);
+        QVERIFY(waitLayout(page));
+        const auto& graph = doc->gradient()->graph;
+        const ComputationNode* loss = doc->gradient()->lossNode();
+        const int focus = page.index()->indexOf(loss->id);
+        page.highlightProvenance(focus);
+        const std::set<std::string> expected = ancestorsOf(graph, loss->id);
+        QVERIFY(expected.size() > 10);
+        std::set<std::string> marked;
+        for (int i = 0; i < page.scene()->nodeCount(); ++i) {
+            const auto mark = page.scene()->nodeItem(i)->mark();
+            if (mark == GraphNodeItem::Mark::Highlighted)
+                marked.insert(page.index()->id(i));
+            else if (i != focus)
+                QCOMPARE(int(mark), int(GraphNodeItem::Mark::Dimmed));
+        }
+        QCOMPARE(marked, expected);
+        page.highlightConsumers(focus); // the loss consumes nothing further
+        QVERIFY(page.scene()->highlighted().empty());
+    }
+
+    void searchFindsAndCentres() {
+        GraphPage page;
+        page.resize(1200, 800);
+        page.show();
+        auto doc = sample();
+        page.setDocument(doc);
+        QVERIFY(waitLayout(page));
+        size_t gelus = 0;
+        for (const auto& [id, n] : doc->gradient()->graph.nodes())
+            gelus += n.op == "gelu";
+        QCOMPARE(size_t(page.search(QStringLiteral("GELU"))), gelus);
+        const int first = page.selectedNode();
+        QCOMPARE(
+            QString::fromStdString(doc->gradient()->graph.getNode(page.index()->id(first))->op),
+            QStringLiteral("gelu"));
+        // Centred as far as the scene's edges allow: in view, near the middle.
+        const QRectF visible =
+            page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
+        const QRectF item = page.scene()->nodeItem(first)->sceneBoundingRect();
+        QVERIFY2(visible.contains(item), "the match is in view");
+        QVERIFY2(std::abs(item.center().y() - visible.center().y()) < visible.height() / 4,
+                 "the match is near the middle");
+        page.findNext(1);
+        QVERIFY(page.selectedNode() != first);
+        // An id prefix finds exactly that node.
+        const std::string id = page.index()->id(3);
+        QCOMPARE(page.search(QString::fromStdString(id.substr(0, 13))), 1);
+        QCOMPARE(page.selectedNode(), 3);
+    }
+
+    void goToLossSelectsTheLossNode() {
+        GraphPage page;
+        auto doc = sample();
+        page.setDocument(doc);
+        QVERIFY(waitLayout(page));
+        page.goToLoss();
+        QCOMPARE(page.index()->id(page.selectedNode()), doc->gradient()->lossNode()->id);
+    }
+
+    void exportsSvgAndPng() {
+        GraphPage page;
+        page.setDocument(sample());
+        QVERIFY(waitLayout(page));
+        QTemporaryDir dir;
+        const QString svg = dir.filePath(QStringLiteral("g.svg"));
+        QCOMPARE(page.exportTo(svg), QString());
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        QVERIFY(text.startsWith("<?xml"));
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains("</svg>"));
+        QVERIFY(text.contains("cross_entropy")); // labels are in the drawing
+        const QString png = dir.filePath(QStringLiteral("g.png"));
+        QCOMPARE(page.exportTo(png), QString());
+        const QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() > 100 && image.height() > 100);
+        QVERIFY(!page.exportTo(dir.filePath(QStringLiteral("g.bmpx"))).isEmpty());
+    }
+    // A page laid out while its tab was hidden (a window restored from
+    // settings) shows the minimap in the viewport's corner once shown.
+    void minimapSitsInTheCornerWhenShownLater() {
+        QTabWidget tabs;
+        tabs.addTab(new QWidget, QStringLiteral("Overview"));
+        auto* page = new GraphPage;
+        tabs.addTab(page, QStringLiteral("Graph"));
+        tabs.resize(1300, 900);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        page->setDocument(generated(207));
+        QVERIFY(waitLayout(*page));
+        tabs.setCurrentWidget(page);
+        QTest::qWait(50);
+        const QRect viewport = page->view()->viewport()->rect();
+        const QRect map = minimapInViewport(*page);
+        QVERIFY(!map.isEmpty());
+        shot(tabs, "minimap-shown-later");
+        QVERIFY2(viewport.contains(map), "the minimap lies inside the viewport");
+        // Bottom-right corner, a small margin away from both edges.
+        QVERIFY2(viewport.right() - map.right() <= 16 && viewport.right() - map.right() >= 0,
+                 qPrintable(QStringLiteral("right gap %1").arg(viewport.right() - map.right())));
+        QVERIFY2(viewport.bottom() - map.bottom() <= 16 && viewport.bottom() - map.bottom() >= 0,
+                 qPrintable(QStringLiteral("bottom gap %1").arg(viewport.bottom() - map.bottom())));
+        // And it follows a resize of the window.
+        tabs.resize(1000, 700);
+        QTest::qWait(50);
+        const QRect after = minimapInViewport(*page);
+        QVERIFY(page->view()->viewport()->rect().contains(after));
+        QVERIFY(page->view()->viewport()->rect().right() - after.right() <= 16);
+    }
+
+    // Go to loss brings the loss node (last in the drawing) fully into view
+    // and clear of the minimap, however close to the drawing's edge it is.
+    void goToLossKeepsTheNodeClearOfTheMinimap_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("wide") << QSize(1200, 800);
+        QTest::newRow("narrow") << QSize(700, 600); // the minimap spans the middle
+    }
+    void goToLossKeepsTheNodeClearOfTheMinimap() {
+        QFETCH(QSize, size);
+        auto doc = generated(207);
+        const auto shown = shownPage(doc, size);
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        page.goToLoss();
+        const int loss = page.selectedNode();
+        QCOMPARE(page.index()->id(loss), doc->gradient()->lossNode()->id);
+        const QRectF item = itemInViewport(page, loss);
+        const QRect viewport = page.view()->viewport()->rect();
+        QVERIFY2(QRectF(viewport).contains(item), "the loss node is wholly in view");
+        const QRect map = minimapInViewport(page);
+        QVERIFY(!map.isEmpty());
+        QVERIFY2(!item.intersects(map), "the minimap does not cover the loss node");
+        shot(page, "gotoloss207");
+    }
+
+    // Fit shows every node of a large graph, whatever zoom that takes; zoom
+    // out stops there instead of jumping back in.
+    void fitShowsTheWholeLargeGraph() {
+        const auto shown = shownPage(generated(10000));
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        QCOMPARE(page.scene()->nodeCount(), 10000);
+        page.view()->fitAll();
+        const QRectF visible =
+            page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
+        QVERIFY2(visible.contains(page.scene()->itemsBoundingRect()),
+                 qPrintable(QStringLiteral("zoom %1").arg(page.view()->zoom())));
+        const double fitted = page.view()->zoom();
+        page.view()->zoomBy(0.8);
+        QVERIFY(page.view()->zoom() <= fitted);
+        page.view()->zoomBy(1.25);
+        QVERIFY(page.view()->zoom() > fitted * 0.99);
+        page.view()->fitAll();
+        shot(page, "fit10000");
+    }
+
+    // Switching top-down ↔ left-right keeps the selected node, the
+    // inspector and the highlight.
+    void orientationKeepsSelectionAndHighlight() {
+        auto doc = sample();
+        const auto shown = shownPage(doc);
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        const int loss = page.index()->indexOf(doc->gradient()->lossNode()->id);
+        page.selectNode(loss);
+        page.highlightProvenance(loss);
+        const std::vector<int> highlighted = page.scene()->highlighted();
+        QVERIFY(!highlighted.empty());
+        const QString inspected = page.inspector()->text();
+        QSignalSpy done(&page, &GraphPage::layoutFinished);
+        page.setOrientation(GraphScene::Orientation::LeftRight);
+        QCOMPARE(page.inspector()->text(), inspected); // also while laying out
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000));
+        QCOMPARE(page.scene()->orientation(), GraphScene::Orientation::LeftRight);
+        QCOMPARE(page.selectedNode(), loss);
+        QCOMPARE(page.inspector()->node(), loss);
+        QCOMPARE(page.inspector()->text(), inspected);
+        QCOMPARE(page.scene()->highlighted(), highlighted);
+        QCOMPARE(int(page.scene()->nodeItem(highlighted.front())->mark()),
+                 int(GraphNodeItem::Mark::Highlighted));
+        const QRectF item = itemInViewport(page, loss);
+        QVERIFY2(QRectF(page.view()->viewport()->rect()).contains(item), "still in view");
+        shot(page, "leftright-kept");
+        done.clear();
+        page.setOrientation(GraphScene::Orientation::TopDown);
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000));
+        QCOMPARE(page.selectedNode(), loss);
+        QCOMPARE(page.scene()->highlighted(), highlighted);
+    }
+
+    // The chosen filter supplies the extension of a bare name.
+    void exportNameTakesTheFiltersExtension() {
+        QCOMPARE(exportPath(QStringLiteral("/tmp/graph"), QStringLiteral("PNG (*.png)")),
+                 QStringLiteral("/tmp/graph.png"));
+        QCOMPARE(exportPath(QStringLiteral("/tmp/graph"), QStringLiteral("SVG (*.svg)")),
+                 QStringLiteral("/tmp/graph.svg"));
+        QCOMPARE(exportPath(QStringLiteral("/tmp/a.b/graph.v2"), QStringLiteral("PNG (*.png)")),
+                 QStringLiteral("/tmp/a.b/graph.v2.png"));
+        // A typed suffix wins over the filter.
+        QCOMPARE(exportPath(QStringLiteral("/tmp/graph.svg"), QStringLiteral("PNG (*.png)")),
+                 QStringLiteral("/tmp/graph.svg"));
+        GraphPage page;
+        page.setDocument(sample());
+        QVERIFY(waitLayout(page));
+        QTemporaryDir dir;
+        const QString typed = dir.filePath(QStringLiteral("graph"));
+        QCOMPARE(page.exportTo(exportPath(typed, QStringLiteral("PNG (*.png)"))), QString());
+        QVERIFY(!QImage(typed + QStringLiteral(".png")).isNull());
+    }
+
+    // Node tooltips, the inspector and warnings show the file's text as it is,
+    // never as HTML.
+    void fileTextShownExactly() {
+        const std::string op = "<b>mat&mul</b>", id = "n<1>&quot;";
+        ComputationGraphStore g;
+        ComputationNode n(id, op, {"in<put>"});
+        n.outputCid = "cid&amp;1";
+        g.insertNode(std::move(n));
+        const std::string json = GradientCheckpoint(std::move(g), 1).toJson();
+        GraphPage page;
+        page.setDocument(Document::open(std::make_shared<MemorySource>(
+            std::vector<uint8_t>(json.begin(), json.end()), "odd.json")));
+        QVERIFY(waitLayout(page));
+        QCOMPARE(page.scene()->nodeCount(), 1);
+        QCOMPARE(guisupport::shownText(page.scene()->nodeItem(0)->toolTip()),
+                 QString::fromStdString(op + "\n" + id));
+        page.selectNode(0);
+        const QString text = page.inspector()->text();
+        for (const std::string& s : {op, id, std::string("in<put>"), std::string("cid&amp;1")})
+            QVERIFY2(text.contains(QString::fromStdString(s)), qPrintable(text));
+    }
+};
+
+QTEST_MAIN(TestGraphPage)
+#include "tst_graphpage.moc"

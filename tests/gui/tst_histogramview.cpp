@@ -1,0 +1,79 @@
+#include "guisupport.h"
+#include "tensor/histogramview.h"
+
+#include <QCategoryAxis>
+#include <QChart>
+#include <QLogValueAxis>
+#include <QTest>
+#include <QValueAxis>
+
+#include <cmath>
+
+class TestHistogramView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void axesFollowTheHistogram() {
+        HistogramView view;
+        ckptscope::Histogram h;
+        h.lo = -1;
+        h.hi = 3;
+        h.counts = {5, 0, 20, 1};
+        view.setHistogram(h);
+        auto* x = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(x);
+        QCOMPARE(x->min(), -1.0);
+        QCOMPARE(x->max(), 3.0);
+        QVERIFY(qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Vertical).value(0)));
+        view.setLogScale(true);
+        QVERIFY(qobject_cast<QLogValueAxis*>(view.chart()->axes(Qt::Vertical).value(0)));
+        QCOMPARE(view.chart()->series().size(), 1);
+    }
+    void ticksFallOnRoundNumbers_data() {
+        QTest::addColumn<double>("lo");
+        QTest::addColumn<double>("hi");
+        QTest::addColumn<int>("peak");
+        QTest::newRow("unit") << 0.1234 << 0.9876 << 112;
+        QTest::newRow("weights") << -0.0375 << 0.0412 << 37;
+        QTest::newRow("tiny") << 1.1e-7 << 1.93e-7 << 5;
+        QTest::newRow("counts") << 37.0 << 112.0 << 123456;
+        QTest::newRow("f32 range") << -3.4028234663852886e38 << 3.4028234663852886e38 << 2;
+        QTest::newRow("large offset") << 1000.25 << 1000.75 << 999;
+    }
+    void ticksFallOnRoundNumbers() {
+        QFETCH(double, lo);
+        QFETCH(double, hi);
+        QFETCH(int, peak);
+        HistogramView view;
+        ckptscope::Histogram h;
+        h.lo = lo;
+        h.hi = hi;
+        h.counts = {uint64_t(peak), 1, uint64_t(peak / 2), 0};
+        view.setHistogram(h);
+        auto* x = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+        auto* y = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(x && y);
+        QCOMPARE(x->min(), lo); // the axis still spans the histogram exactly
+        QCOMPARE(x->max(), hi);
+        const QString xProblem = guisupport::roundnessProblem(guisupport::ticksOf(x));
+        QVERIFY2(xProblem.isEmpty(), qPrintable(QStringLiteral("x: ") + xProblem));
+        const QString yProblem = guisupport::roundnessProblem(guisupport::ticksOf(y));
+        QVERIFY2(yProblem.isEmpty(), qPrintable(QStringLiteral("y: ") + yProblem));
+        QVERIFY(y->max() >= peak);
+    }
+    void hoverTextNamesBinAndCount() {
+        HistogramView view;
+        ckptscope::Histogram h;
+        h.lo = 0;
+        h.hi = 4;
+        h.counts = {1, 2, 3, 4};
+        view.setHistogram(h);
+        QCOMPARE(view.binText(2.5), QStringLiteral("[2, 3)\n3 values"));
+        QCOMPARE(view.binText(4.0), QStringLiteral("[3, 4]\n4 values"));
+        QVERIFY(view.binText(5.0).isEmpty());
+        view.clear();
+        QVERIFY(view.chart()->series().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestHistogramView)
+#include "tst_histogramview.moc"

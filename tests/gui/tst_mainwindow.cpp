@@ -1,0 +1,507 @@
+#include "browser/mainwindow.h"
+#include "browser/metadatamodel.h"
+#include "browser/metadatatext.h"
+#include "browser/overviewpage.h"
+#include "common/helpdialogs.h"
+#include "common/notificationbar.h"
+#include "dropsupport.h"
+#include "graph/graphpage.h"
+#include "graph/nodelist.h"
+#include "graph/nodetablemodel.h"
+#include "tensor/histogramview.h"
+#include "tensor/tensorpage.h"
+#include "tensor/tensortreemodel.h"
+#include "tensor/tensorvaluesview.h"
+
+#include "ckptscope/formats/oxck/checkpoint.h"
+#include "ckptscope/stats/tensorstats.h"
+
+#include <algorithm>
+
+#include <QAction>
+#include <QApplication>
+#include <QDialog>
+#include <QDockWidget>
+#include <QFile>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QRegularExpression>
+#include <QSet>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QUrl>
+
+#include <QDateTime>
+
+#include <cmath>
+#include <numeric>
+
+using namespace ckptscope;
+
+namespace {
+
+const auto kSample = QStringLiteral(":/samples/model_sample.oxck");
+
+bool waitLoaded(MainWindow& w) {
+    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    return QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 10000) &&
+           !loaded.isEmpty();
+}
+
+// A plain drop; the drop menu (a single file onto a window with a document)
+// is answered with Enter, its default: open here, as before.
+void drop(MainWindow& w, const QStringList& files) {
+    const bool asks = files.size() == 1 && !w.currentPath().isEmpty();
+    dropsupport::MenuAnswer answer({Qt::Key_Return});
+    QVERIFY(dropsupport::drop(&w, files));
+    QCOMPARE(answer.seen(), asks);
+}
+
+const auto kGradient = QStringLiteral(":/samples/gradient_sample.json");
+
+// Shown, active and settled, so shortcuts reach it as a user's keys would.
+bool showActive(MainWindow& w) {
+    w.show();
+    w.activateWindow();
+    return QTest::qWaitForWindowActive(&w);
+}
+
+QAction* actionWithShortcut(QWidget& w, QKeySequence::StandardKey key) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->shortcuts().contains(QKeySequence(key)))
+            return a;
+    return nullptr;
+}
+
+QAction* menuAction(MainWindow& w, const QString& text) {
+    for (QAction* a : w.menuBar()->findChildren<QAction*>())
+        if (a->text().remove(QLatin1Char('&')) == text)
+            return a;
+    return nullptr;
+}
+
+Checkpoint smallCheckpoint(float scale) {
+    Checkpoint c;
+    c.setMetadata("step", "5");
+    c.addTensor({"a", {2}, {1 * scale, 2 * scale}});
+    c.addTensor({"b", {3}, {3 * scale, 4 * scale, 5 * scale}});
+    return c;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // keep the user's settings out
+        QApplication::setOrganizationName(QStringLiteral("CkptscopeTest"));
+        QSettings().clear(); // layouts of an earlier run must not leak in
+    }
+
+    void openSampleShowsTreeAndMetadata() {
+        MainWindow w;
+        w.show();
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        auto doc = w.document();
+        QVERIFY(doc);
+        QVERIFY(w.tensorProxy()->rowCount() > 0);
+        // Every tensor has a leaf in the tree.
+        for (size_t i = 0; i < doc->tensors().size(); ++i)
+            QVERIFY(w.tensorModel()->indexOfTensor(int(i)).isValid());
+        QCOMPARE(size_t(w.metadataModel()->rowCount()), doc->metadata().size());
+        QCOMPARE(w.metadataModel()->index(0, MetadataModel::Key).data().toString(),
+                 QString::fromStdString(doc->metadata()[0].first));
+    }
+
+    void filterKeepsMatchingBranch() {
+        MainWindow w;
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        w.filterEdit()->setText(QStringLiteral("layers.3.attn.q"));
+        QSortFilterProxyModel* proxy = w.tensorProxy();
+        // Applied after a pause in typing.
+        QVERIFY(QTest::qWaitFor([&] { return proxy->rowCount() == 1; }, 5000));
+        const QModelIndex layers = proxy->index(0, 0);
+        QCOMPARE(layers.data().toString(), QStringLiteral("layers"));
+        QCOMPARE(proxy->rowCount(layers), 1);
+        w.filterEdit()->clear();
+        w.applyFilter();
+        QVERIFY(proxy->rowCount() > 1);
+        // Sorting by size puts the larger group first; by name, natural order.
+        w.tensorTree()->sortByColumn(TensorTreeModel::Size, Qt::DescendingOrder);
+        QCOMPARE(proxy->index(0, 0).data().toString(), QStringLiteral("layers"));
+        w.tensorTree()->sortByColumn(TensorTreeModel::Name, Qt::AscendingOrder);
+        const QModelIndex layersRow = proxy->index(1, 0);
+        QCOMPARE(layersRow.data().toString(), QStringLiteral("layers"));
+        QCOMPARE(proxy->index(2, 0, layersRow).data().toString(), QStringLiteral("2"));
+    }
+
+    void selectingATensorComputesItsHistogram() {
+        MainWindow w;
+        w.show();
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        auto doc = w.document();
+        const std::string name = doc->tensors()[3].name;
+        TensorPage* page = w.tensorPage();
+        QSignalSpy ready(page, &TensorPage::statsReady);
+        page->setBins(64);
+        QVERIFY(w.selectTensor(QString::fromStdString(name)));
+        QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
+        std::vector<float> values(size_t(doc->tensors()[3].dataLen));
+        doc->readValues(3, 0, values.size(), values.data());
+        const StatsResult direct = computeStats(values.data(), values.size(), 64);
+        const auto& counts = page->histogramView()->histogram().counts;
+        QCOMPARE(counts.size(), size_t(64));
+        QCOMPARE(std::accumulate(counts.begin(), counts.end(), uint64_t(0)), direct.stats.finite);
+        QCOMPARE(counts, direct.histogram.counts);
+        QCOMPARE(page->statText(QStringLiteral("min")), QString::number(*direct.stats.min, 'g', 7));
+        // The bin control recomputes.
+        ready.clear();
+        page->setBins(10);
+        QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
+        QCOMPARE(page->histogramView()->histogram().counts.size(), size_t(10));
+    }
+
+    void droppedFileOpensAndDamagedDropKeepsDocument() {
+        QTemporaryDir dir;
+        const QString good = dir.filePath(QStringLiteral("good.oxck"));
+        smallCheckpoint(1).save(good.toStdString());
+        const QString bad = dir.filePath(QStringLiteral("bad.oxck"));
+        {
+            std::string bytes = smallCheckpoint(1).encode();
+            bytes.resize(bytes.size() - 3); // cut inside the last tensor
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes.data(), qint64(bytes.size()));
+        }
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        drop(w, {good});
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QCOMPARE(w.currentPath(), good);
+        const auto before = w.document();
+
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        drop(w, {bad});
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QCOMPARE(w.document(), before); // the open document stays
+        QCOMPARE(w.currentPath(), good);
+        QVERIFY(w.notificationBar()->isVisible());
+        QCOMPARE(w.notificationBar()->kind(), NotificationBar::Kind::Error);
+        QVERIFY(w.notificationBar()->text().contains(QStringLiteral("bad.oxck")));
+        QVERIFY(w.notificationBar()->text().contains(QStringLiteral("truncated")));
+    }
+
+    void fileChangedOnDiskIsReloadedKeepingSelection() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("live.oxck"));
+        smallCheckpoint(1).save(path.toStdString());
+        MainWindow w;
+        w.show();
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.selectTensor(QStringLiteral("b")));
+        w.tabs()->setCurrentWidget(w.valuesView());
+        const auto before = w.document();
+
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        Checkpoint next = smallCheckpoint(10);
+        next.addTensor({"c", {1}, {7}});
+        next.save(path.toStdString()); // rename over the watched file
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QVERIFY(w.document() != before);
+        QCOMPARE(w.document()->tensors().size(), size_t(3));
+        QCOMPARE(w.tensorTree()->currentIndex().data(TensorTreeModel::FullNameRole).toString(),
+                 QStringLiteral("b"));
+        QCOMPARE(w.notificationBar()->kind(), NotificationBar::Kind::Info);
+        QVERIFY(w.notificationBar()->isVisible());
+        QCOMPARE(w.tabs()->currentWidget(), w.valuesView()); // the user stays where they were
+    }
+
+    void theLastOpenWins() {
+        QTemporaryDir dir;
+        const QString small = dir.filePath(QStringLiteral("small.oxck"));
+        smallCheckpoint(1).save(small.toStdString());
+        MainWindow w;
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        w.openFile(QStringLiteral(":/samples/gradient_sample.json")); // slower to parse
+        w.openFile(small);
+        QVERIFY(QTest::qWaitFor([&] { return !w.isLoading(); }, 10000));
+        QCOMPARE(w.currentPath(), small);
+        QCOMPARE(loaded.count(), 1); // the superseded result is dropped, not shown
+    }
+
+    void backgroundScanFlagsNonFiniteTensors() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("nan.oxck"));
+        Checkpoint c = smallCheckpoint(1);
+        c.addTensor({"bad", {3}, {1.0f, std::nanf(""), 2.0f}});
+        c.save(path.toStdString());
+        MainWindow w;
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(QTest::qWaitFor([&] { return !w.isScanning(); }, 10000));
+        // Flagged without being selected; the clean ones are not.
+        QVERIFY(!w.tensorModel()->indexOfTensor(2).data(Qt::DecorationRole).isNull());
+        QVERIFY(w.tensorModel()->indexOfTensor(0).data(Qt::DecorationRole).isNull());
+        QVERIFY(w.tensorModel()->indexOfTensor(1).data(Qt::DecorationRole).isNull());
+    }
+
+    void timestampReadsTheSameOnOverviewAndMetadata() {
+        MainWindow w;
+        w.openFile(kGradient);
+        QVERIFY(waitLoaded(w));
+        const qint64 ts = qint64(w.document()->gradient()->timestamp);
+        const QString expected = timestampText(ts);
+        // One format, with the zone: local time and its UTC offset.
+        static const QRegularExpression shape(
+            QStringLiteral("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d [+-]\\d\\d:\\d\\d \\(%1\\)$")
+                .arg(ts));
+        QVERIFY2(shape.match(expected).hasMatch(), qPrintable(expected));
+        // It names the same instant: date, time and offset read back as ISO 8601.
+        const QString iso =
+            expected.left(10) + QLatin1Char('T') + expected.mid(11, 8) + expected.mid(20, 6);
+        QCOMPARE(QDateTime::fromString(iso, Qt::ISODate).toSecsSinceEpoch(), ts);
+        QString metadata;
+        for (int r = 0; r < w.metadataModel()->rowCount(); ++r)
+            if (w.metadataModel()->index(r, 0).data().toString() == QStringLiteral("timestamp"))
+                metadata = w.metadataModel()->index(r, 1).data().toString();
+        QCOMPARE(metadata, expected);
+        const QString overview = w.findChild<OverviewPage*>()->toPlainText();
+        QVERIFY2(overview.contains(expected), qPrintable(overview));
+    }
+
+    void nodeListIsTheWindowsAndFollowsTheGraph() {
+        MainWindow w;
+        w.show();
+        QSignalSpy laidOut(w.graphPage(), &GraphPage::layoutFinished);
+        w.openFile(QStringLiteral(":/samples/gradient_sample.json"));
+        QVERIFY(waitLoaded(w));
+        NodeList* list = w.nodeList();
+        QVERIFY(list->isVisible()); // its dock is shown for gradient checkpoints
+        QVERIFY(!w.graphPage()->isAncestorOf(list));
+        QCOMPARE(size_t(list->model()->rowCount()), w.document()->gradient()->graph.nodeCount());
+        QVERIFY(QTest::qWaitFor([&] { return !laidOut.isEmpty(); }, 20000));
+        // A row chosen in the list selects its node in the graph...
+        const QModelIndex row = list->model()->index(5, 0);
+        list->setCurrentIndex(row);
+        QCOMPARE(w.graphPage()->selectedNode(), row.data(NodeTableModel::NodeIndexRole).toInt());
+        // ...and a node selected in the graph moves the list.
+        w.graphPage()->goToLoss();
+        QVERIFY(w.graphPage()->selectedNode() != row.data(NodeTableModel::NodeIndexRole).toInt());
+        QCOMPARE(list->currentIndex().data(NodeTableModel::NodeIndexRole).toInt(),
+                 w.graphPage()->selectedNode());
+        // An OXCK file empties it.
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(list->model()->rowCount(), 0);
+    }
+
+    void findFocusesTheSearchOfThePageShowing() {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        QAction* find = actionWithShortcut(w, QKeySequence::Find);
+        QVERIFY(find);
+        w.openFile(kGradient);
+        QVERIFY(waitLoaded(w));
+        // A gradient checkpoint has no tensor filter: Ctrl+F is the graph's search.
+        QCOMPARE(find->text().remove(QLatin1Char('&')), QStringLiteral("Find Node in Graph"));
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+        QCOMPARE(w.tabs()->currentWidget(), w.graphPage());
+        QCOMPARE(QApplication::focusWidget(), w.graphPage()->searchEdit());
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("gelu"));
+        QCOMPARE(w.graphPage()->searchEdit()->text(), QStringLiteral("gelu"));
+
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(find->text().remove(QLatin1Char('&')), QStringLiteral("Filter Tensors"));
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+        QCOMPARE(QApplication::focusWidget(), w.filterEdit());
+    }
+
+    void escapeClearsTheFilter() {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        const int all = w.tensorProxy()->rowCount();
+        w.filterEdit()->setFocus();
+        QTest::keyClicks(w.filterEdit(), QStringLiteral("layers.3.attn.q"));
+        w.applyFilter();
+        QCOMPARE(w.tensorProxy()->rowCount(), 1);
+        QTest::keyClick(w.filterEdit(), Qt::Key_Escape);
+        QCOMPARE(w.filterEdit()->text(), QString());
+        QCOMPARE(w.tensorProxy()->rowCount(), all);
+    }
+
+    void layoutsAreRememberedPerFileKind() {
+        MainWindow w;
+        w.resize(1400, 900);
+        QVERIFY(showActive(w));
+        auto* tensors = w.findChild<QDockWidget*>(QStringLiteral("tensorDock"));
+        auto* nodes = w.findChild<QDockWidget*>(QStringLiteral("nodeDock"));
+        QVERIFY(tensors && nodes);
+        auto open = [&](const QString& path) {
+            w.openFile(path);
+            QVERIFY(waitLoaded(w));
+            QTest::qWait(50); // docks settle
+        };
+        open(kSample);
+        const int oxckWidth = tensors->width();
+        QVERIFY2(oxckWidth >= 450, qPrintable(QString::number(oxckWidth)));
+        open(kGradient);
+        w.resizeDocks({nodes}, {230}, Qt::Horizontal); // the user narrows the node list
+        QTest::qWait(50);
+        const int gradientWidth = nodes->width();
+        QVERIFY(std::abs(gradientWidth - 230) < 40);
+        open(kSample); // the tree comes back as wide as it was
+        QVERIFY2(std::abs(tensors->width() - oxckWidth) < 10,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(tensors->width()).arg(oxckWidth)));
+        QVERIFY(tensors->isVisible() && !nodes->isVisible());
+        open(kGradient);
+        QVERIFY(std::abs(nodes->width() - gradientWidth) < 10);
+    }
+
+    void keyboardShortcutsListEveryShortcut() {
+        MainWindow w;
+        w.show();
+        // One more action after construction: the list is read, not written.
+        auto* extra = new QAction(QStringLiteral("Frobnicate"), w.graphPage());
+        extra->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
+        w.graphPage()->addAction(extra);
+        QAction* help = menuAction(w, QStringLiteral("Keyboard Shortcuts"));
+        QVERIFY(help);
+        help->trigger();
+        auto* dialog = w.findChild<QDialog*>(QStringLiteral("keyboardShortcuts"));
+        QVERIFY(dialog);
+        auto* table = dialog->findChild<QTableWidget*>();
+        QVERIFY(table);
+        QSet<QString> rows;
+        for (int r = 0; r < table->rowCount(); ++r)
+            rows << table->item(r, 1)->text() + QLatin1Char('|') + table->item(r, 2)->text();
+        int withShortcut = 0;
+        for (QAction* a : w.findChildren<QAction*>()) {
+            if (a->shortcut().isEmpty() || a->text().isEmpty())
+                continue;
+            ++withShortcut;
+            const QString key = a->text().remove(QLatin1Char('&')) + QLatin1Char('|') +
+                                a->shortcut().toString(QKeySequence::NativeText);
+            bool listed = false;
+            for (const QString& row : rows)
+                listed = listed || row.startsWith(key);
+            QVERIFY2(listed, qPrintable(key));
+        }
+        QCOMPARE(table->rowCount(), withShortcut);
+        QVERIFY(rows.contains(QStringLiteral("Frobnicate|") +
+                              extra->shortcut().toString(QKeySequence::NativeText)));
+        // Where each lives, as the user finds it.
+        QVERIFY(!table->findItems(QStringLiteral("Open…"), Qt::MatchExactly).isEmpty());
+        const int fit = table->findItems(QStringLiteral("Fit"), Qt::MatchExactly).first()->row();
+        QCOMPARE(table->item(fit, 0)->text(), QStringLiteral("Graph"));
+    }
+
+    void userGuideIsBundledAndOpensFromHelp() {
+        MainWindow w;
+        w.show();
+        QAction* guide = menuAction(w, QStringLiteral("User Guide"));
+        QVERIFY(guide);
+        guide->trigger();
+        auto* dialog = w.findChild<QDialog*>(QStringLiteral("userGuide"));
+        QVERIFY(dialog);
+        auto* browser = dialog->findChild<QTextBrowser*>();
+        QVERIFY(browser);
+        const QString text = browser->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Ckptscope User Guide")), qPrintable(text.left(200)));
+        for (const char* section :
+             {"Opening files", "OXCK model checkpoints", "Gradient checkpoints", "Copying"})
+            QVERIFY2(text.contains(QLatin1String(section)), section);
+        QCOMPARE(browser->source(), QUrl(QStringLiteral("qrc:/help/guide.html")));
+    }
+
+    void fileTruncatedWhileOpenReportsAndKeepsTheView() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("cut.oxck"));
+        smallCheckpoint(1).save(path.toStdString());
+        MainWindow w;
+        w.show();
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        const auto before = w.document();
+        QFile f(path);
+        QVERIFY(f.resize(40)); // truncated in place, as the reference writer does
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return w.notificationBar()->isVisible() &&
+                       w.notificationBar()->kind() == NotificationBar::Kind::Error;
+            },
+            10000));
+        QCOMPARE(w.document(), before);
+        // Values of the old document now fail loudly rather than mixing files.
+        std::vector<float> v(2);
+        QVERIFY_THROWS_EXCEPTION(std::exception, before->readValues(0, 0, 2, v.data()));
+    }
+
+    // A file name is shown as it is: in the status bar (not taken for a
+    // "%2" placeholder) and in Open Recent (an '&' is no mnemonic).
+    void fileNameShownExactly() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("odd%2&name.json"));
+        QVERIFY(QFile::copy(QStringLiteral(":/samples/gradient_sample.json"), path));
+        MainWindow w;
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QVERIFY2(w.statusBar()->currentMessage().startsWith(
+                     QStringLiteral("odd%2&name.json: gradient checkpoint, step ")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        const auto menus = w.findChildren<QMenu*>();
+        const auto recent = std::find_if(menus.begin(), menus.end(), [](QMenu* m) {
+            return m->title() == QStringLiteral("Open &Recent");
+        });
+        QVERIFY(recent != menus.end());
+        QVERIFY(!(*recent)->actions().isEmpty());
+        // What QAction shows: "&&" is a literal '&'.
+        QCOMPARE(
+            (*recent)->actions().first()->text().replace(QStringLiteral("&&"), QStringLiteral("&")),
+            QStringLiteral("odd%2&name.json"));
+    }
+
+    void failedOpenKeepsTheStatusLineOfTheFileShown() {
+        QTemporaryDir dir;
+        const QString good = dir.filePath(QStringLiteral("good.oxck"));
+        smallCheckpoint(1).save(good.toStdString());
+        const QString bad = dir.filePath(QStringLiteral("bad.oxck"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("OXCX not a checkpoint");
+        f.close();
+        MainWindow w;
+        w.show();
+        w.openFile(good);
+        QVERIFY(waitLoaded(w));
+        const QString line = w.statusBar()->currentMessage();
+        QCOMPARE(line, QStringLiteral("good.oxck: OXCK checkpoint, 2 tensors"));
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        w.openFile(bad);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        // good.oxck is still shown, so its line stays (not blank, not "Opening bad.oxck…").
+        QCOMPARE(w.statusBar()->currentMessage(), line);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

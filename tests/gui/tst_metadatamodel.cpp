@@ -1,0 +1,48 @@
+#include "browser/metadatamodel.h"
+#include "guisupport.h"
+
+#include <QAbstractItemModelTester>
+#include <QSortFilterProxyModel>
+#include <QTest>
+
+class TestMetadataModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void rowsKeepNewlinesAndSort() {
+        MetadataModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRows({{"step", "1200"}, {"multi", "line1\nline2\ttab"}, {"", "empty key"}});
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), 2);
+        QCOMPARE(model.index(1, MetadataModel::Value).data().toString(),
+                 QStringLiteral("line1\nline2\ttab"));
+        QCOMPARE(model.headerData(MetadataModel::Key, Qt::Horizontal).toString(),
+                 QStringLiteral("Key"));
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(MetadataModel::Key);
+        QCOMPARE(proxy.index(0, 0).data().toString(), QString());
+        QCOMPARE(proxy.index(2, 0).data().toString(), QStringLiteral("step"));
+        model.setRows({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    // Tooltips show keys and values as they are, never as HTML.
+    void toolTipsShowTextExactly() {
+        MetadataModel model;
+        const std::string key = "<b>k</b>", value = "a &lt; <i>b</i>\n\"c\" & 'd'";
+        model.setRows({{key, value}, {"plain", "1200"}});
+        QCOMPARE(guisupport::shownText(
+                     model.index(0, MetadataModel::Key).data(Qt::ToolTipRole).toString()),
+                 QString::fromStdString(key));
+        QCOMPARE(guisupport::shownText(
+                     model.index(0, MetadataModel::Value).data(Qt::ToolTipRole).toString()),
+                 QString::fromStdString(value));
+        QCOMPARE(model.index(1, MetadataModel::Value).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("1200"));
+    }
+};
+
+QTEST_MAIN(TestMetadataModel)
+#include "tst_metadatamodel.moc"

@@ -1,0 +1,55 @@
+#include "graph/nodetablemodel.h"
+
+#include "ckptscope/layout/graphlayout.h"
+
+#include <QAbstractItemModelTester>
+#include <QTest>
+
+using namespace ckptscope;
+
+class TestNodeTableModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void topologicalOrderThenCycle() {
+        auto ck = std::make_shared<GradientCheckpoint>();
+        auto node = [](const char* id, const char* op, std::vector<std::string> in,
+                       const char* out) {
+            ComputationNode n(id, op, std::move(in));
+            n.outputCid = out;
+            return n;
+        };
+        ck->graph.addNode(node("b", "relu", {"cA"}, "cB"));
+        ck->graph.addNode(node("a", "input", {}, "cA"));
+        ck->graph.addNode(node("x", "loop_a", {"cY"}, "cX"));
+        ck->graph.addNode(node("y", "loop_b", {"cX"}, "cY"));
+        const auto input =
+            layoutInputFromGraph(ck->graph, [](const ComputationNode&) { return 40.0; });
+        auto index = std::make_shared<const GraphIndex>(input);
+        NodeTableModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setGraph(ck, index);
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.index(0, NodeTableModel::Id).data().toString(), QStringLiteral("a"));
+        QCOMPARE(model.index(1, NodeTableModel::Op).data().toString(), QStringLiteral("relu"));
+        // Ids and ops elided by a narrow dock are whole in the tooltip.
+        QCOMPARE(model.index(0, NodeTableModel::Id).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("a"));
+        QCOMPARE(model.index(1, NodeTableModel::Op).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("relu"));
+        QVERIFY(model.index(0, NodeTableModel::State).data(Qt::ToolTipRole).isNull());
+        QCOMPARE(model.index(2, NodeTableModel::Position).data().toString(),
+                 QStringLiteral("cycle"));
+        QVERIFY(!model.index(3, NodeTableModel::Position).data(Qt::DecorationRole).isNull());
+        QCOMPARE(model.index(0, NodeTableModel::State).data().toString(),
+                 QStringLiteral("forward"));
+        const int b = index->indexOf("b");
+        QCOMPARE(model.rowOfNode(b), 1);
+        QCOMPARE(model.index(1, 0).data(NodeTableModel::NodeIndexRole).toInt(), b);
+        model.setGraph(nullptr, nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestNodeTableModel)
+#include "tst_nodetablemodel.moc"

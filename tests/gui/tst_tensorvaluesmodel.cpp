@@ -1,0 +1,103 @@
+#include "tensor/tensorvaluesmodel.h"
+
+#include "ckptscope/formats/oxck/checkpoint.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+using namespace ckptscope;
+
+namespace {
+
+std::vector<float> iota(size_t n) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i)
+        v[i] = float(i) * 0.5f;
+    return v;
+}
+
+} // namespace
+
+class TestTensorValuesModel : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    std::shared_ptr<const Document> m_doc;
+    std::string m_path;
+
+private Q_SLOTS:
+    void initTestCase() {
+        Checkpoint c;
+        c.addTensor({"vec", {10000}, iota(10000)});     // 1-D, several chunks
+        c.addTensor({"mat", {3, 4}, iota(12)});         // 2-D
+        c.addTensor({"cube", {2, 3, 4, 5}, iota(120)}); // 4-D
+        c.addTensor({"odd", {2, 3}, iota(4)});          // mismatch: shown as stored
+        m_path = m_dir.filePath(QStringLiteral("v.oxck")).toStdString();
+        c.save(m_path);
+        m_doc = Document::open(m_path);
+    }
+    void oneDimensionalIsAColumn() {
+        TensorValuesModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTensor(m_doc, 0);
+        QCOMPARE(model.rowCount(), 10000);
+        QCOMPARE(model.columnCount(), 1);
+        QCOMPARE(model.index(9999, 0).data(Qt::EditRole).toDouble(), 9999 * 0.5);
+        QCOMPARE(model.index(4097, 0).data().toString(), QStringLiteral("2048.5"));
+    }
+    void twoDimensionalIsAGrid() {
+        TensorValuesModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTensor(m_doc, 1);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), 4);
+        QCOMPARE(model.index(2, 1).data(Qt::EditRole).toDouble(), 9 * 0.5);
+        QVERIFY(model.leadingDimensions().empty());
+    }
+    void higherDimensionsAreSliced() {
+        TensorValuesModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTensor(m_doc, 2);
+        QCOMPARE(model.leadingDimensions(), (std::vector<uint64_t>{2, 3}));
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.columnCount(), 5);
+        model.setLeadingIndices({1, 2});
+        // element [1][2][3][4] = ((1*3 + 2)*4 + 3)*5 + 4 = 119
+        QCOMPARE(model.index(3, 4).data(Qt::EditRole).toDouble(), 119 * 0.5);
+        QCOMPARE(model.linearIndex(0, 0), uint64_t(100));
+        model.setLeadingIndices({9, 9}); // clamped
+        QCOMPARE(model.leadingIndices(), (std::vector<uint64_t>{1, 2}));
+    }
+    void mismatchShowsStoredValues() {
+        TensorValuesModel model;
+        model.setTensor(m_doc, 3);
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.columnCount(), 1);
+    }
+    void fileChangedIsReportedOnce() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("c.oxck")).toStdString();
+        Checkpoint c;
+        c.addTensor({"vec", {20000}, iota(20000)});
+        c.save(path);
+        auto doc = Document::open(path);
+        TensorValuesModel model;
+        QSignalSpy failed(&model, &TensorValuesModel::readFailed);
+        model.setTensor(doc, 0);
+        QVERIFY(::truncate(path.c_str(), 100) == 0);
+        QCOMPARE(model.index(15000, 0).data().toString(), QStringLiteral("?"));
+        QCOMPARE(model.index(15001, 0).data().toString(), QStringLiteral("?"));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("changed on disk")));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTensorValuesModel)
+#include "tst_tensorvaluesmodel.moc"

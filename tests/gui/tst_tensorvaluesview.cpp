@@ -1,0 +1,134 @@
+#include "guisupport.h"
+#include "tensor/tensorvaluesmodel.h"
+#include "tensor/tensorvaluesview.h"
+#include "testsupport.h"
+
+#include "ckptscope/common/numberformat.h"
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/oxck/checkpoint.h"
+
+#include <QAbstractItemDelegate>
+#include <QHeaderView>
+#include <QStyleOptionViewItem>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace ckptscope;
+
+namespace {
+
+// Values whose shortest exact text is as long as f32 text gets.
+const std::vector<float> kWide = {3.0f,
+                                  -std::numeric_limits<float>::max(),
+                                  -0.000730991136f,
+                                  -1.17549435e-38f,
+                                  -1.23456791e-30f,
+                                  -0.00123456789f,
+                                  123456.789f,
+                                  -8.8888888e+37f,
+                                  std::numeric_limits<float>::denorm_min(),
+                                  -0.0f};
+
+std::shared_ptr<const Document> save(QTemporaryDir& dir, const Checkpoint& c) {
+    const QString path = dir.filePath(QStringLiteral("v.oxck"));
+    c.save(path.toStdString());
+    return Document::open(path.toStdString());
+}
+
+} // namespace
+
+class TestTensorValuesView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Every cell's text fits its column (no "3...."), and the text is the
+    // exact value: it reads back to the same f32, in the cell and in a copy.
+    void cellsShowExactValuesThatFit_data() {
+        QTest::addColumn<bool>("grid");
+        QTest::newRow("column") << false;
+        QTest::newRow("grid") << true;
+    }
+    void cellsShowExactValuesThatFit() {
+        QFETCH(bool, grid);
+        QTemporaryDir dir;
+        Checkpoint c;
+        const uint64_t n = kWide.size();
+        c.addTensor(
+            {"w", grid ? std::vector<uint64_t>{2, n / 2} : std::vector<uint64_t>{n}, kWide});
+        TensorValuesView view;
+        view.resize(1600, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setTensor(save(dir, c), 0);
+        QTableView* table = view.table();
+        QAbstractItemModel* model = table->model();
+        for (int r = 0; r < model->rowCount(); ++r)
+            for (int col = 0; col < model->columnCount(); ++col) {
+                const QModelIndex idx = model->index(r, col);
+                const QString text = idx.data().toString();
+                const float stored = kWide[size_t(r * model->columnCount() + col)];
+                // Exact: the formatter's text, reading back to the same bits.
+                QCOMPARE(text, QString::fromStdString(fmt::exact(stored)));
+                const float back = std::strtof(text.toLatin1().constData(), nullptr);
+                QVERIFY(std::memcmp(&back, &stored, 4) == 0);
+                QVERIFY(idx.data(Qt::ToolTipRole).toString().contains(text));
+                // Fits: the delegate's own size for the cell within the column.
+                QStyleOptionViewItem option;
+                option.initFrom(table);
+                option.font = table->font();
+                option.features |= QStyleOptionViewItem::HasDisplay;
+                const int needed = table->itemDelegate()->sizeHint(option, idx).width();
+                QVERIFY2(needed <= table->columnWidth(col),
+                         qPrintable(QStringLiteral("'%1' needs %2 px, column %3 has %4")
+                                        .arg(text)
+                                        .arg(needed)
+                                        .arg(col)
+                                        .arg(table->columnWidth(col))));
+            }
+        table->selectAll();
+        const QString copied = view.selectionText();
+        for (float v : kWide)
+            QVERIFY(copied.contains(QString::fromStdString(fmt::exact(v))));
+    }
+
+    // A tensor whose shape does not match its stored values is shown as a
+    // column, and the page says why.
+    void shapeMismatchIsExplained() {
+        REQUIRE_CONFORMANCE();
+        auto doc = Document::open(
+            (testsupport::conformanceDir() + QStringLiteral("/valid/edge_cases.oxck"))
+                .toStdString());
+        int index = -1;
+        for (size_t i = 0; i < doc->tensors().size(); ++i)
+            if (doc->tensors()[i].name == "mismatch_shape_2x3_data_4")
+                index = int(i);
+        QVERIFY(index >= 0);
+        TensorValuesView view;
+        view.setTensor(doc, index);
+        QCOMPARE(view.model()->columnCount(), 1);
+        QCOMPARE(view.model()->rowCount(), 4);
+        const QString shown = guisupport::shownLabels(&view).join(QLatin1Char('|'));
+        QVERIFY2(shown.contains(QStringLiteral("[2, 3]")) && shown.contains(QStringLiteral("6")) &&
+                     shown.contains(QStringLiteral("4 values")),
+                 qPrintable(shown));
+        // A consistent tensor says nothing of the kind.
+        for (size_t i = 0; i < doc->tensors().size(); ++i) {
+            const auto& t = doc->tensors()[i];
+            if (t.elementCount && *t.elementCount == t.dataLen && t.dataLen > 0) {
+                view.setTensor(doc, int(i));
+                QVERIFY(!guisupport::shownLabels(&view)
+                             .join(QLatin1Char('|'))
+                             .contains(QStringLiteral("[2, 3]")));
+                break;
+            }
+        }
+    }
+};
+
+QTEST_MAIN(TestTensorValuesView)
+#include "tst_tensorvaluesview.moc"

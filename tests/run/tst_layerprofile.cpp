@@ -1,0 +1,154 @@
+// The layer × step matrix of a family against statistics computed directly
+// from the values written, gaps where a layer is absent, and the relative
+// change of the L2 norm as defined.
+#include "testsupport.h"
+
+#include "ckptscope/formats/oxck/checkpoint.h"
+#include "ckptscope/run/layerprofile.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <random>
+
+using namespace ckptscope;
+using testsupport::guarded;
+using testsupport::str;
+
+namespace {
+
+struct Direct {
+    double l2 = 0, mean = 0, std = 0, maxAbs = 0;
+};
+
+Direct direct(const std::vector<float>& v) {
+    Direct d;
+    double sum = 0, sq = 0;
+    for (float x : v) {
+        sum += x;
+        sq += double(x) * x;
+        d.maxAbs = std::max(d.maxAbs, std::fabs(double(x)));
+    }
+    d.l2 = std::sqrt(sq);
+    d.mean = sum / double(v.size());
+    double var = 0;
+    for (float x : v)
+        var += (x - d.mean) * (x - d.mean);
+    d.std = std::sqrt(var / double(v.size()));
+    return d;
+}
+
+bool close(double a, double b) {
+    return std::fabs(a - b) <= 1e-7 * std::max(1.0, std::fabs(b));
+}
+
+} // namespace
+
+class TestLayerProfile : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void matrixAgainstDirectComputation() {
+        guarded([] {
+            QTemporaryDir tmp;
+            // values[checkpoint][layer]; layer 2 is missing at step 20.
+            std::vector<std::vector<std::vector<float>>> values(3);
+            std::mt19937 rng(7);
+            std::normal_distribution<float> normal(0.f, 1.f);
+            for (int c = 0; c < 3; ++c) {
+                Checkpoint ck;
+                ck.setMetadata("step", std::to_string(10 * (c + 1)));
+                for (int layer = 0; layer < 3; ++layer) {
+                    std::vector<float> v(50);
+                    for (float& x : v)
+                        x = normal(rng) * float(1 + layer * c); // layer 2 drifts
+                    values[c].push_back(v);
+                    if (!(layer == 2 && c == 1))
+                        ck.addTensor({"layers." + std::to_string(layer) + ".w", {50}, v});
+                }
+                ck.addTensor({"head.w", {1}, {1.f}});
+                ck.save(str(tmp.path()) + "/c" + std::to_string(c) + ".oxck");
+            }
+            RunOptions opt;
+            opt.useCache = false;
+            const Run run = readRun({str(tmp.path())}, opt);
+            const auto series = tensorSeries(run);
+            const auto families = layerFamilies(series);
+            QCOMPARE(families.size(), size_t(1));
+            QCOMPARE(families[0].pattern(), std::string("layers.{N}.w"));
+            for (int s = 0; s < int(LayerStatistic::Count); ++s) {
+                const auto stat = LayerStatistic(s);
+                const LayerProfile p = layerProfile(run, series, families[0], stat);
+                QCOMPARE(p.rows, (std::vector<std::string>{"0", "1", "2"}));
+                for (int layer = 0; layer < 3; ++layer)
+                    for (int c = 0; c < 3; ++c) {
+                        const auto& cell = p.values[layer][c];
+                        const bool absent = layer == 2 && c == 1;
+                        const bool noPrevious = stat == LayerStatistic::L2RelativeChange &&
+                                                (c == 0 || (layer == 2 && c == 2));
+                        if (absent || noPrevious) {
+                            QVERIFY2(!cell, "a gap where the layer or its predecessor is absent");
+                            continue;
+                        }
+                        QVERIFY(cell);
+                        const Direct d = direct(values[c][layer]);
+                        double expected = 0;
+                        switch (stat) {
+                        case LayerStatistic::L2:
+                            expected = d.l2;
+                            break;
+                        case LayerStatistic::Std:
+                            expected = d.std;
+                            break;
+                        case LayerStatistic::MaxAbs:
+                            expected = d.maxAbs;
+                            break;
+                        case LayerStatistic::Mean:
+                            expected = d.mean;
+                            break;
+                        default: {
+                            const double prev = direct(values[c - 1][layer]).l2;
+                            expected = std::fabs(d.l2 - prev) / prev;
+                        }
+                        }
+                        QVERIFY2(close(*cell, expected),
+                                 qPrintable(QStringLiteral("%1 layer %2 checkpoint %3: %4 vs %5")
+                                                .arg(QString::fromUtf8(layerStatisticName(stat)))
+                                                .arg(layer)
+                                                .arg(c)
+                                                .arg(*cell)
+                                                .arg(expected)));
+                    }
+            }
+        });
+    }
+
+    void noFiniteValueAndZeroNormAreGaps() {
+        guarded([] {
+            QTemporaryDir tmp;
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            for (int c = 0; c < 2; ++c) {
+                Checkpoint ck;
+                ck.setMetadata("step", std::to_string(c));
+                ck.addTensor({"b.0", {2}, {nan, nan}});
+                ck.addTensor({"b.1", {2}, {0.f, float(c)}});
+                ck.save(str(tmp.path()) + "/c" + std::to_string(c) + ".oxck");
+            }
+            RunOptions opt;
+            opt.useCache = false;
+            const Run run = readRun({str(tmp.path())}, opt);
+            const auto series = tensorSeries(run);
+            const auto fam = layerFamilies(series).at(0);
+            QVERIFY(!layerProfile(run, series, fam, LayerStatistic::Std).values[0][0]);
+            QVERIFY(!layerProfile(run, series, fam, LayerStatistic::MaxAbs).values[0][1]);
+            QCOMPARE(*layerProfile(run, series, fam, LayerStatistic::L2).values[0][0], 0.0);
+            // b.1's L2 is 0 at step 0: no relative change at step 1.
+            QVERIFY(!layerProfile(run, series, fam, LayerStatistic::L2RelativeChange).values[1][1]);
+            QVERIFY(QString::fromUtf8(layerStatisticMeaning(LayerStatistic::L2RelativeChange))
+                        .contains(QStringLiteral("not of the values")));
+        });
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLayerProfile)
+#include "tst_layerprofile.moc"

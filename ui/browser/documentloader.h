@@ -1,0 +1,33 @@
+#pragma once
+
+#include "common/backgroundtask.h"
+
+#include "ckptscope/document/document.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+// Opens documents off the GUI thread. The newest load() wins: the result of
+// one it superseded is dropped, never shown.
+class DocumentLoader : public QObject {
+    Q_OBJECT
+public:
+    explicit DocumentLoader(QObject* parent = nullptr);
+
+    // Paths starting with ":/" are bundled resources.
+    void load(const QString& path);
+    bool isLoading() const { return m_task.isRunning(); }
+
+    // The blocking open, run on a worker thread. Throws OpenError.
+    static std::shared_ptr<const ckptscope::Document> open(const QString& path);
+
+Q_SIGNALS:
+    void loaded(const QString& path, std::shared_ptr<const ckptscope::Document> document);
+    void failed(const QString& path, const QString& message);
+
+private:
+    // A load reads only its own file: closing the window need not wait for it.
+    BackgroundTask m_task{this, BackgroundTask::OnDestroy::Detach};
+};

@@ -1,0 +1,25 @@
+#include "browser/documentsummary.h"
+
+#include "common/sizeformat.h"
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/gradient/gradientcheckpoint.h"
+
+#include <QCoreApplication>
+
+QString countNoun(uint64_t n, const QString& singular, const QString& plural) {
+    return QStringLiteral("%1 %2").arg(groupedNumber(n), n == 1 ? singular : plural);
+}
+
+QString documentSummary(const ckptscope::Document& doc, const QString& fileName) {
+    const auto tr = [](const char* s) { return QCoreApplication::translate("DocumentSummary", s); };
+    if (const ckptscope::GradientCheckpoint* g = doc.gradient())
+        return tr("%1: gradient checkpoint, step %2, %3")
+            .arg(fileName, groupedNumber(g->step),
+                 countNoun(g->graph.nodeCount(), tr("node"), tr("nodes")));
+    return tr("%1: %2, %3")
+        .arg(fileName,
+             doc.format() == ckptscope::Format::Oxck ? tr("OXCK checkpoint")
+                                                     : tr("safetensors file"),
+             countNoun(doc.tensors().size(), tr("tensor"), tr("tensors")));
+}

@@ -1,0 +1,483 @@
+#include "browser/mainwindow.h"
+
+#include "browser/documentsummary.h"
+
+#include "browser/documentloader.h"
+#include "compare/comparelauncher.h"
+#include "export/exportactions.h"
+
+#include "browser/metadataview.h"
+#include "browser/optimizerstateview.h"
+#include "browser/overviewpage.h"
+#include "browser/recentfiles.h"
+#include "browser/reloadwatcher.h"
+#include "browser/startpage.h"
+#include "browser/tensordock.h"
+#include "common/helpdialogs.h"
+#include "common/notificationbar.h"
+#include "common/plaintext.h"
+#include "graph/graphpage.h"
+#include "graph/nodelist.h"
+#include "run/runlauncher.h"
+#include "tensor/tensorpage.h"
+#include "tensor/tensortreemodel.h"
+#include "tensor/tensorvaluesmodel.h"
+#include "tensor/tensorvaluesview.h"
+#include "tensor/valuescanner.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+using ckptscope::Document;
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_recent(new RecentFiles(this)), m_loader(new DocumentLoader(this)),
+      m_reloadWatcher(new ReloadWatcher(this)) {
+    setAttribute(Qt::WA_DeleteOnClose);
+    setAcceptDrops(true);
+    setWindowTitle(QStringLiteral("Ckptscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/ckptscope.svg")));
+
+    buildPages();
+    buildStatusBar();
+    buildDocks();
+    buildActions();
+    restoreSettings();
+
+    connect(m_loader, &DocumentLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &DocumentLoader::failed, this, &MainWindow::onLoadFailed);
+    // A training job rewrites the file: reload once it settles.
+    connect(m_reloadWatcher, &ReloadWatcher::changed, this, &MainWindow::reload);
+    connect(m_reloadWatcher, &ReloadWatcher::gone, this, [this] {
+        m_bar->showMessage(NotificationBar::Kind::Error,
+                           tr("%1 was deleted or moved; the view shows it as it was.")
+                               .arg(m_path.toHtmlEscaped()));
+    });
+    statusBar()->showMessage(tr("Drop a checkpoint here, or press Ctrl+O"));
+}
+
+MainWindow::~MainWindow() {
+    // The tab and stack widgets die in ~QWidget, when this is no longer a
+    // MainWindow: a page change they report on the way out must not reach
+    // us (the GraphPage scene's selectionChanged did exactly that).
+    disconnect(m_tabs, nullptr, this, nullptr);
+    disconnect(m_stack, nullptr, this, nullptr);
+}
+
+void MainWindow::buildPages() {
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_bar = new NotificationBar;
+    layout->addWidget(m_bar);
+    m_stack = new QStackedWidget;
+    layout->addWidget(m_stack, 1);
+    setCentralWidget(central);
+
+    m_start = new StartPage(m_recent);
+    connect(m_start, &StartPage::openRequested, this, &MainWindow::openFile);
+    connect(m_start, &StartPage::openDialogRequested, this, &MainWindow::openDialog);
+    m_stack->addWidget(m_start);
+
+    m_tabs = new QTabWidget;
+    m_tabs->setDocumentMode(true);
+    m_overview = new OverviewPage;
+    m_tabs->addTab(m_overview, tr("&Overview"));
+    m_metadataView = new MetadataView;
+    m_tabs->addTab(m_metadataView, tr("&Metadata"));
+    m_tensorPage = new TensorPage;
+    m_tabs->addTab(m_tensorPage, tr("&Tensor"));
+    m_valuesView = new TensorValuesView;
+    m_tabs->addTab(m_valuesView, tr("&Values"));
+    m_graphPage = new GraphPage;
+    m_tabs->addTab(m_graphPage, tr("&Graph"));
+    m_optimizerView = new OptimizerStateView;
+    m_tabs->addTab(m_optimizerView, tr("O&ptimizer State"));
+    m_stack->addWidget(m_tabs);
+
+    connect(m_tensorPage, &TensorPage::statsReady, this,
+            [this](int tensor, const ckptscope::StatsResult& r) {
+                if (r.stats.nan + r.stats.posInf + r.stats.negInf > 0)
+                    tensorModel()->markNonFinite(tensor);
+            });
+    // Reads that find the file changed (truncated or rewritten in place)
+    // offer a reload instead of showing stale or mixed values.
+    connect(m_tensorPage, &TensorPage::statsFailed, this, &MainWindow::offerReload);
+    connect(m_valuesView->model(), &TensorValuesModel::readFailed, this, &MainWindow::offerReload);
+}
+
+void MainWindow::buildStatusBar() {
+    m_busy = new QProgressBar;
+    m_busy->setRange(0, 0); // indeterminate while indexing
+    m_busy->setMaximumWidth(140);
+    m_busy->setVisible(false);
+    statusBar()->addPermanentWidget(m_busy);
+    m_scanProgress = new QProgressBar;
+    m_scanProgress->setRange(0, 100);
+    m_scanProgress->setMaximumWidth(160);
+    m_scanProgress->setFormat(tr("scanning %p%"));
+    m_scanProgress->setToolTip(tr("Reading every tensor once to flag NaN and ±Inf values"));
+    m_scanProgress->setVisible(false);
+    statusBar()->addPermanentWidget(m_scanProgress);
+    m_scanner = new ValueScanner(this);
+    connect(m_scanner, &ValueScanner::nonFinite, this,
+            [this](int tensor) { tensorModel()->markNonFinite(tensor); });
+    connect(m_scanner, &ValueScanner::progress, this,
+            [this](double p) { m_scanProgress->setValue(int(p * 100)); });
+    connect(m_scanner, &ValueScanner::finished, m_scanProgress, &QWidget::hide);
+    connect(m_scanner, &ValueScanner::failed, this, [this](const QString& message) {
+        m_scanProgress->hide();
+        offerReload(message);
+    });
+}
+
+void MainWindow::buildDocks() {
+    m_tensorDock = new TensorDock(this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_tensorDock);
+    resizeDocks({m_tensorDock}, {520}, Qt::Horizontal);
+    connect(m_tensorDock, &TensorDock::tensorSelected, this, &MainWindow::showTensor);
+    connect(m_tensorDock, &TensorDock::tensorActivated, this,
+            [this] { m_tabs->setCurrentWidget(m_tensorPage); });
+
+    m_nodeDock = new QDockWidget(tr("Nodes"), this);
+    m_nodeDock->setObjectName(QStringLiteral("nodeDock"));
+    m_nodeList = new NodeList;
+    m_nodeDock->setWidget(m_nodeList);
+    addDockWidget(Qt::LeftDockWidgetArea, m_nodeDock);
+    m_nodeDock->hide();
+    connect(m_graphPage, &GraphPage::graphChanged, m_nodeList, &NodeList::setGraph);
+    connect(m_graphPage, &GraphPage::nodeSelected, m_nodeList, &NodeList::showNode);
+    connect(m_nodeList, &NodeList::nodeChosen, this, [this](int node) {
+        if (node != m_graphPage->selectedNode())
+            m_graphPage->selectNode(node);
+    });
+}
+
+void MainWindow::buildActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    QAction* openFolder =
+        file->addAction(tr("Open &Folder…"), this, [this] { RunLauncher::openFolderDialog(this); });
+    openFolder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+    connect(m_start, &StartPage::openFolderRequested, openFolder, &QAction::trigger);
+    connect(m_start, &StartPage::compareRequested, this,
+            [this] { CompareLauncher::compareTwoWithDialogs(this); });
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("Compare &With…"), this,
+                    [this] { CompareLauncher::compareWithDialog(this, m_path); });
+    connect(m_recent, &RecentFiles::changed, this, &MainWindow::updateRecentMenu);
+    updateRecentMenu();
+    m_reloadAction = file->addAction(tr("&Reload"), this, &MainWindow::reload);
+    m_reloadAction->setShortcuts({QKeySequence::Refresh, QKeySequence(Qt::CTRL | Qt::Key_R)});
+    m_reloadAction->setEnabled(false);
+    file->addSeparator(); // Export Statistics…, Convert…; the Tensor menu (ui/exportactions)
+    (new ExportActions(this))->install(file, menuBar()->addMenu(tr("T&ensor")));
+    file->addSeparator();
+    QAction* newWindow = file->addAction(tr("&New Window"), this, [] { (new MainWindow)->show(); });
+    newWindow->setShortcut(QKeySequence::New);
+    file->addSeparator();
+    QAction* close = file->addAction(tr("&Close Window"), this, &QWidget::close);
+    close->setShortcut(QKeySequence::Close);
+    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    m_findAction = view->addAction(tr("&Find"), this, &MainWindow::find);
+    m_findAction->setShortcut(QKeySequence::Find);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateFindAction);
+    connect(m_stack, &QStackedWidget::currentChanged, this, &MainWindow::updateFindAction);
+    updateFindAction();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, [this] { showUserGuide(this); });
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcuts(this); });
+    help->addSeparator();
+    help->addAction(tr("&About Ckptscope"), this, [this] {
+        QMessageBox::about(this, tr("About Ckptscope"),
+                           tr("<h3>Ckptscope %1</h3><p>A browser for OXCK model checkpoints and "
+                              "gradient checkpoints.</p>")
+                               .arg(QStringLiteral(CKPTSCOPE_VERSION)));
+    });
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1400, 900);
+    m_tensorPage->setBins(settings.value(QStringLiteral("histogram/bins"), 64).toInt());
+    m_tensorPage->setLogScale(settings.value(QStringLiteral("histogram/log"), false).toBool());
+    connect(m_tensorPage, &TensorPage::binsChanged, this,
+            [](int n) { QSettings().setValue(QStringLiteral("histogram/bins"), n); });
+    connect(m_tensorPage, &TensorPage::logScaleChanged, this,
+            [](bool on) { QSettings().setValue(QStringLiteral("histogram/log"), on); });
+}
+
+void MainWindow::find() {
+    if (m_stack->currentWidget() != m_tabs || !m_document)
+        return;
+    if (m_document->hasTensors()) {
+        m_tensorDock->show();
+        m_tensorDock->raise();
+        m_tensorDock->focusFilter();
+        return;
+    }
+    // Gradient checkpoints: the graph's search, whichever tab is showing.
+    m_tabs->setCurrentWidget(m_graphPage);
+    m_graphPage->searchEdit()->setFocus(Qt::ShortcutFocusReason);
+    m_graphPage->searchEdit()->selectAll();
+}
+
+void MainWindow::updateFindAction() {
+    if (!m_findAction)
+        return;
+    const bool open = m_document && m_stack->currentWidget() == m_tabs;
+    m_findAction->setEnabled(open);
+    if (!open)
+        m_findAction->setText(tr("&Find"));
+    else if (m_document->hasTensors())
+        m_findAction->setText(tr("&Filter Tensors"));
+    else
+        m_findAction->setText(tr("&Find Node in Graph"));
+}
+
+void MainWindow::switchLayout(const QString& kind) {
+    if (kind == m_layoutKind)
+        return;
+    QSettings settings;
+    if (!m_layoutKind.isEmpty())
+        settings.setValue(QStringLiteral("window/state/") + m_layoutKind, saveState());
+    m_layoutKind = kind;
+    if (!restoreState(settings.value(QStringLiteral("window/state/") + kind).toByteArray()))
+        defaultLayout(kind);
+}
+
+void MainWindow::defaultLayout(const QString& kind) {
+    const bool oxck = kind == QLatin1String("oxck");
+    m_tensorDock->setVisible(oxck);
+    m_nodeDock->setVisible(!oxck);
+    // Wide enough for the tree's name, shape, element and size columns.
+    QDockWidget* dock = oxck ? static_cast<QDockWidget*>(m_tensorDock) : m_nodeDock;
+    resizeDocks({dock}, {oxck ? 520 : 420}, Qt::Horizontal);
+}
+
+void MainWindow::updateRecentMenu() {
+    m_recentMenu->clear();
+    for (const QString& path : m_recent->files())
+        m_recentMenu
+            ->addAction(
+                QString(QFileInfo(path).fileName()).replace(QLatin1Char('&'), QStringLiteral("&&")),
+                this, [this, path] { openFile(path); }) // '&' is no mnemonic here
+            ->setToolTip(plainToolTip(path));
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear List"), m_recent, &RecentFiles::clear);
+    m_recentMenu->setEnabled(!m_recent->files().isEmpty());
+}
+
+void MainWindow::openDialog() {
+    const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
+                            ? QString()
+                            : QFileInfo(m_path).absolutePath();
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Open Checkpoint"), dir,
+        tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
+    if (paths.size() == 1)
+        openFile(paths.first());
+    else if (paths.size() > 1) // several files: the checkpoints of one run
+        RunLauncher::open(paths);
+}
+
+void MainWindow::openFile(const QString& path) {
+    if (path.isEmpty())
+        return;
+    m_pendingReload = path == m_path;
+    m_pendingKeep = m_pendingReload ? m_tensorDock->currentTensorName() : QString();
+    m_busy->setVisible(true);
+    statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    m_loader->load(path);
+}
+
+bool MainWindow::isLoading() const {
+    return m_loader->isLoading();
+}
+
+void MainWindow::onLoadFailed(const QString& path, const QString& error) {
+    m_busy->setVisible(false);
+    // The file still shown keeps its line; "Opening …" must not stay.
+    if (m_document)
+        statusBar()->showMessage(documentSummary(*m_document, QFileInfo(m_path).fileName()));
+    else
+        statusBar()->clearMessage();
+    m_bar->showMessage(NotificationBar::Kind::Error,
+                       tr("<b>Could not open the file.</b> %1").arg(error.toHtmlEscaped()),
+                       m_pendingReload ? tr("Try Again") : QString());
+    disconnect(m_bar, &NotificationBar::actionTriggered, nullptr, nullptr);
+    connect(m_bar, &NotificationBar::actionTriggered, this, &MainWindow::reload);
+    Q_EMIT loadFailed(path, error);
+}
+
+void MainWindow::onLoaded(const QString& path, std::shared_ptr<const Document> doc) {
+    m_busy->setVisible(false);
+    setDocument(std::move(doc), path, m_pendingReload);
+    if (m_pendingReload) {
+        m_bar->showMessage(NotificationBar::Kind::Info,
+                           tr("The file changed on disk and was reloaded."));
+        m_restoring = true;
+        if (!m_pendingKeep.isEmpty())
+            selectTensor(m_pendingKeep);
+        m_restoring = false;
+    } else {
+        m_bar->hide();
+    }
+    Q_EMIT documentLoaded(path);
+}
+
+void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString& path,
+                             bool keepView) {
+    m_document = std::move(doc);
+    if (path != m_path)
+        m_reloadWatcher->watch(path);
+    m_path = path;
+    const QString name = QFileInfo(path).fileName();
+    setWindowTitle(name + QStringLiteral(" — Ckptscope"));
+    setWindowFilePath(path.startsWith(QStringLiteral(":/")) ? QString() : path);
+    if (!path.startsWith(QStringLiteral(":/")))
+        m_recent->add(path);
+    m_reloadAction->setEnabled(true);
+
+    m_tensorDock->setDocument(m_document);
+    m_overview->setDocument(m_document);
+    m_metadataView->setDocument(m_document);
+    m_tensorPage->clear();
+    m_valuesView->setTensor(nullptr, -1);
+    m_stack->setCurrentWidget(m_tabs);
+    if (!keepView) // a reload leaves the user where they were
+        m_tabs->setCurrentWidget(m_overview);
+    // Tabs follow the format: tensors for OXCK, graph and optimizer state for
+    // gradient checkpoints.
+    const bool oxck = m_document->hasTensors(); // OXCK or safetensors
+    if (!keepView)
+        switchLayout(oxck ? QStringLiteral("oxck") : QStringLiteral("gradient"));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), oxck);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_valuesView), oxck);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_graphPage), !oxck);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_optimizerView), !oxck);
+    if (!keepView) {
+        m_tensorDock->setVisible(oxck);
+        m_nodeDock->setVisible(!oxck);
+    }
+    m_graphPage->setDocument(oxck ? nullptr : m_document);
+    // The tree is up; NaN/Inf flags fill in as the background scan finds them.
+    m_scanProgress->setValue(0);
+    m_scanProgress->setVisible(oxck && !m_document->tensors().empty());
+    m_scanner->start(oxck ? m_document : nullptr);
+    m_optimizerView->setDocument(oxck ? nullptr : m_document);
+    statusBar()->showMessage(documentSummary(*m_document, name));
+    updateFindAction();
+}
+
+bool MainWindow::isScanning() const {
+    return m_scanner->isRunning();
+}
+
+void MainWindow::offerReload(const QString& message) {
+    m_bar->showMessage(NotificationBar::Kind::Error, message.toHtmlEscaped(), tr("Reload"));
+    disconnect(m_bar, &NotificationBar::actionTriggered, nullptr, nullptr);
+    connect(m_bar, &NotificationBar::actionTriggered, this, &MainWindow::reload);
+}
+
+void MainWindow::reload() {
+    if (m_path.isEmpty())
+        return;
+    m_reloadWatcher->rearm();
+    openFile(m_path);
+}
+
+QTreeView* MainWindow::tensorTree() const {
+    return m_tensorDock->tree();
+}
+TensorTreeModel* MainWindow::tensorModel() const {
+    return m_tensorDock->model();
+}
+QSortFilterProxyModel* MainWindow::tensorProxy() const {
+    return m_tensorDock->proxy();
+}
+QLineEdit* MainWindow::filterEdit() const {
+    return m_tensorDock->filterEdit();
+}
+MetadataModel* MainWindow::metadataModel() const {
+    return m_metadataView->metadataModel();
+}
+
+bool MainWindow::selectTensor(const QString& fullName) {
+    return m_tensorDock->selectTensor(fullName);
+}
+
+void MainWindow::applyFilter() {
+    m_tensorDock->applyFilter();
+}
+
+void MainWindow::showTensor(int tensor) {
+    m_tensorPage->setTensor(m_document, tensor);
+    m_valuesView->setTensor(m_document, tensor);
+    if (!m_restoring &&
+        (m_tabs->currentWidget() == m_overview || m_tabs->currentWidget() == m_metadataView))
+        m_tabs->setCurrentWidget(m_tensorPage);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls())
+        for (const QUrl& url : event->mimeData()->urls())
+            if (url.isLocalFile()) {
+                event->acceptProposedAction();
+                return;
+            }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    QStringList files;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            files << url.toLocalFile();
+    if (files.isEmpty())
+        return;
+    event->acceptProposedAction();
+    files = RunLauncher::openFolders(files); // a folder is a training run
+    if (files.isEmpty())
+        return;
+    if (CompareLauncher::handleDrop(this, *event, m_path, files))
+        return; // compared, or the drop menu was dismissed
+    // The first file opens here, every further one in a window of its own.
+    openFile(files.takeFirst());
+    for (const QString& f : std::as_const(files)) {
+        auto* w = new MainWindow;
+        w->show();
+        w->openFile(f);
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    if (!m_layoutKind.isEmpty())
+        settings.setValue(QStringLiteral("window/state/") + m_layoutKind, saveState());
+    QMainWindow::closeEvent(event);
+}

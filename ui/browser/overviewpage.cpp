@@ -1,0 +1,104 @@
+#include "browser/overviewpage.h"
+
+#include "browser/documentsummary.h"
+
+#include "browser/metadatatext.h"
+#include "common/sizeformat.h"
+#include <QFileInfo>
+
+#include <map>
+
+namespace {
+
+QString row(const QString& key, const QString& value) {
+    return QStringLiteral("<tr><td style='padding-right:16px'><b>%1</b></td><td>%2</td></tr>")
+        .arg(key.toHtmlEscaped(), value);
+}
+
+QString esc(const std::string& s) {
+    return QString::fromStdString(s).toHtmlEscaped();
+}
+
+} // namespace
+
+OverviewPage::OverviewPage(QWidget* parent) : QTextBrowser(parent) {
+    setOpenLinks(false);
+    setFrameShape(QFrame::NoFrame);
+}
+
+void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>& doc) {
+    if (!doc) {
+        clear();
+        return;
+    }
+    QString html =
+        QStringLiteral("<h2>%1</h2><table>")
+            .arg(QFileInfo(QString::fromStdString(doc->path())).fileName().toHtmlEscaped());
+    html += row(tr("Path"), esc(doc->path()));
+    html +=
+        row(tr("File size"), humanBytes(doc->fileSize()) +
+                                 QStringLiteral(" (%1 bytes)").arg(groupedNumber(doc->fileSize())));
+    if (doc->hasTensors()) {
+        html += row(tr("Format"), doc->format() == ckptscope::Format::Oxck
+                                      ? tr("OXCK model checkpoint, version %1").arg(doc->version())
+                                      : tr("safetensors (read only)"));
+        if (doc->flags())
+            html += row(tr("Flags"), tr("0x%1 (reserved, ignored)").arg(doc->flags(), 0, 16));
+        html += row(tr("Tensors"), groupedNumber(doc->tensors().size()));
+        html += row(tr("Parameters"), groupedNumber(doc->numParams()));
+        html += row(tr("Parameter bytes"), humanBytes(doc->totalBytes()));
+        std::map<std::string, std::string> meta(doc->metadata().begin(), doc->metadata().end());
+        for (const char* key : {"step", "epoch", "loss", "lr", "learning_rate"}) {
+            const auto it = meta.find(key);
+            if (it != meta.end())
+                html += row(QString::fromLatin1(key), esc(it->second));
+        }
+    } else if (const ckptscope::GradientCheckpoint* g = doc->gradient()) {
+        html += row(tr("Format"), tr("Gradient checkpoint (JSON)"));
+        html += row(tr("Step"), groupedNumber(g->step));
+        for (const ckptscope::MetadataRow& r : doc->metadataRows())
+            if (r.kind == ckptscope::MetadataKind::Timestamp)
+                html += row(tr("Timestamp"), metadataValueText(r).toHtmlEscaped());
+        html += row(tr("Loss CID"), g->lossCid ? esc(*g->lossCid) : tr("none yet"));
+        const ckptscope::ComputationNode* loss = g->lossNode();
+        html += row(tr("Loss node"), loss ? esc(loss->id + " (" + loss->op + ")") : tr("none"));
+        html += row(tr("Graph"), tr("%1 nodes, %2 edges")
+                                     .arg(groupedNumber(g->graph.nodeCount()),
+                                          groupedNumber(g->graph.edgeCount())));
+        uint64_t blobBytes = 0;
+        for (const auto& [name, bytes] : g->optimizerState)
+            blobBytes += bytes.size();
+        html += row(tr("Optimizer state"),
+                    tr("%1 blobs, %2").arg(g->optimizerState.size()).arg(humanBytes(blobBytes)));
+        // How far the step got, and what the graph is made of.
+        uint64_t forward = 0, backward = 0;
+        std::map<std::string, uint64_t> ops;
+        for (const auto& [id, n] : g->graph.nodes()) {
+            forward += n.outputCid.has_value();
+            backward += n.gradientCid.has_value();
+            ++ops[n.op];
+        }
+        html += row(
+            tr("Forward done"),
+            tr("%1 of %2 nodes").arg(groupedNumber(forward), groupedNumber(g->graph.nodeCount())));
+        html += row(
+            tr("Backward done"),
+            tr("%1 of %2 nodes").arg(groupedNumber(backward), groupedNumber(g->graph.nodeCount())));
+        QStringList opList;
+        for (const auto& [op, count] : ops)
+            opList << QStringLiteral("%1&nbsp;×&nbsp;%2").arg(esc(op), QString::number(count));
+        html += row(tr("Ops"), opList.join(QStringLiteral(", ")));
+    }
+    html += QStringLiteral("</table>");
+    const auto& warnings = doc->warnings();
+    if (!warnings.empty()) {
+        html += QStringLiteral("<h3>%1</h3><ul>")
+                    .arg(countNoun(warnings.size(), tr("warning"), tr("warnings")));
+        for (const auto& w : warnings)
+            html += QStringLiteral("<li>⚠ %1</li>").arg(esc(w.message));
+        html += QStringLiteral("</ul>");
+    } else {
+        html += QStringLiteral("<p>%1</p>").arg(tr("No warnings: the file is consistent."));
+    }
+    setHtml(html);
+}

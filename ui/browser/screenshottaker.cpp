@@ -1,0 +1,53 @@
+#include "browser/screenshottaker.h"
+
+#include "browser/launchselection.h"
+#include "browser/mainwindow.h"
+#include "graph/graphpage.h"
+#include "tensor/tensorpage.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QTimer>
+
+#include <cstdio>
+
+ScreenshotTaker::ScreenshotTaker(MainWindow* window, Request request)
+    : QObject(window), m_window(window), m_request(std::move(request)) {
+    connect(window, &MainWindow::documentLoaded, this, [this] {
+        for (const QString& problem :
+             LaunchSelection{m_request.selectTensor, m_request.tab}.applyTo(m_window))
+            std::fprintf(stderr, "screenshot: %s\n", qPrintable(problem));
+        // Let statistics finish and the layout settle before grabbing.
+        auto* poll = new QTimer(this);
+        connect(poll, &QTimer::timeout, this, [this, poll] {
+            if (m_window->tensorPage()->isComputing() || m_window->graphPage()->isLayingOut())
+                return;
+            poll->stop();
+            QTimer::singleShot(300, this, &ScreenshotTaker::capture);
+        });
+        poll->start(50);
+    });
+    connect(window, &MainWindow::loadFailed, this, [](const QString&, const QString& message) {
+        std::fprintf(stderr, "screenshot: %s\n", qPrintable(message));
+        QApplication::exit(1);
+    });
+}
+
+void ScreenshotTaker::capture() {
+    writeScreenshotAndQuit(m_window, m_request.output);
+}
+
+void writeScreenshotAndQuit(QWidget* window, const QString& output) {
+    const QPixmap pixmap = window->grab();
+    // Written through a temporary file and renamed, like every file we write.
+    QSaveFile file(output);
+    QDir().mkpath(QFileInfo(output).absolutePath());
+    if (!file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit()) {
+        std::fprintf(stderr, "screenshot: cannot write %s\n", qPrintable(output));
+        QApplication::exit(1);
+        return;
+    }
+    QApplication::exit(0);
+}

@@ -1,0 +1,127 @@
+#include "browser/tensordock.h"
+
+#include "tensor/tensorfilterproxy.h"
+#include "tensor/tensortreemodel.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
+    setObjectName(QStringLiteral("tensorDock"));
+    auto* panel = new QWidget;
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* filterRow = new QHBoxLayout;
+    m_filter = new QLineEdit;
+    m_filter->setPlaceholderText(tr("Filter tensors (Ctrl+F)"));
+    m_filter->setClearButtonEnabled(true);
+    m_regex = new QCheckBox(tr("Regex"));
+    m_regex->setToolTip(tr("Treat the filter as a regular expression"));
+    // Escape empties the filter (an action, so Help lists it).
+    auto* clear = new QAction(tr("Clear Filter"), m_filter);
+    clear->setShortcut(Qt::Key_Escape);
+    clear->setShortcutContext(Qt::WidgetShortcut);
+    connect(clear, &QAction::triggered, this, [this] {
+        m_filter->clear();
+        applyFilter();
+    });
+    m_filter->QWidget::addAction(clear);
+    filterRow->addWidget(m_filter, 1);
+    filterRow->addWidget(m_regex);
+    layout->addLayout(filterRow);
+
+    m_model = new TensorTreeModel(this);
+    m_proxy = new TensorFilterProxy(this);
+    m_proxy->setSourceModel(m_model);
+    m_tree = new QTreeView;
+    m_tree->setModel(m_proxy);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setSortingEnabled(true); // natural name order by default
+    m_tree->sortByColumn(TensorTreeModel::Name, Qt::AscendingOrder);
+    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setSectionResizeMode(TensorTreeModel::Name, QHeaderView::Stretch);
+    // Keep shape/size columns readable as branches open.
+    connect(m_tree, &QTreeView::expanded, this, &TensorDock::resizeColumns);
+    layout->addWidget(m_tree, 1);
+    setWidget(panel);
+
+    // Filter after a short pause in typing: 100k tensors re-filter in ~0.1 s.
+    m_filterTimer = new QTimer(this);
+    m_filterTimer->setSingleShot(true);
+    m_filterTimer->setInterval(200);
+    connect(m_filterTimer, &QTimer::timeout, this, &TensorDock::applyFilter);
+    connect(m_filter, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
+    connect(m_regex, &QCheckBox::toggled, this, &TensorDock::applyFilter);
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& current) {
+                const int tensor = current.data(TensorTreeModel::TensorIndexRole).toInt();
+                if (!m_filtering && tensor >= 0) // rows moving under the filter are not a choice
+                    Q_EMIT tensorSelected(tensor);
+            });
+    connect(m_tree, &QTreeView::activated, this, [this](const QModelIndex& idx) {
+        const int tensor = idx.data(TensorTreeModel::TensorIndexRole).toInt();
+        if (tensor >= 0)
+            Q_EMIT tensorActivated(tensor);
+    });
+}
+
+void TensorDock::setDocument(std::shared_ptr<const ckptscope::Document> document) {
+    m_model->setDocument(std::move(document));
+    m_tree->expandToDepth(0);
+    resizeColumns();
+}
+
+void TensorDock::resizeColumns() {
+    for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
+        m_tree->resizeColumnToContents(c);
+}
+
+bool TensorDock::selectTensor(const QString& fullName) {
+    const QModelIndex idx = m_proxy->mapFromSource(m_model->indexOfName(fullName));
+    if (!idx.isValid())
+        return false;
+    m_tree->setCurrentIndex(idx);
+    m_tree->scrollTo(idx);
+    return true;
+}
+
+QString TensorDock::currentTensorName() const {
+    return m_tree->currentIndex().data(TensorTreeModel::FullNameRole).toString();
+}
+
+void TensorDock::focusFilter() {
+    m_filter->setFocus();
+    m_filter->selectAll();
+}
+
+void TensorDock::applyFilter() {
+    m_filterTimer->stop();
+    m_filtering = true;
+    const QString text = m_filter->text();
+    if (m_regex->isChecked()) {
+        const QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
+        m_filter->setStyleSheet(re.isValid() ? QString() : QStringLiteral("color: #d33"));
+        m_filter->setToolTip(re.isValid() ? QString() : re.errorString());
+        if (re.isValid())
+            m_proxy->setFilterRegularExpression(re);
+    } else {
+        m_filter->setStyleSheet(QString());
+        m_proxy->setFilterFixedString(text);
+    }
+    m_filtering = false;
+    // Show the matches; a huge tree opens only its first levels.
+    if (text.isEmpty())
+        return;
+    if (m_model->tensorCount() > 20000)
+        m_tree->expandToDepth(2);
+    else
+        m_tree->expandAll();
+}

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "ckptscope/document/document.h"
+
+#include <QDockWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTimer;
+class QTreeView;
+class TensorTreeModel;
+
+// The "Tensors" dock: the tensor tree of an OXCK file with its filter box
+// (plain text or regular expression, applied after a pause in typing).
+class TensorDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit TensorDock(QWidget* parent = nullptr);
+
+    void setDocument(std::shared_ptr<const ckptscope::Document> document);
+    bool selectTensor(const QString& fullName);
+    QString currentTensorName() const;
+    // Applies the filter box now (it otherwise waits for a pause in typing).
+    void applyFilter();
+    void focusFilter();
+
+    QTreeView* tree() const { return m_tree; }
+    TensorTreeModel* model() const { return m_model; }
+    QSortFilterProxyModel* proxy() const { return m_proxy; }
+    QLineEdit* filterEdit() const { return m_filter; }
+
+Q_SIGNALS:
+    void tensorSelected(int tensor);  // the current row changed (not by filtering)
+    void tensorActivated(int tensor); // Enter or double-click on a tensor
+
+private:
+    void resizeColumns();
+
+    TensorTreeModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTreeView* m_tree;
+    QLineEdit* m_filter;
+    QCheckBox* m_regex;
+    QTimer* m_filterTimer;
+    bool m_filtering = false; // the proxy moves the current row: not a choice
+};

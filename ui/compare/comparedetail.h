@@ -1,0 +1,31 @@
+#pragma once
+
+#include "ckptscope/diff/tensordiff.h"
+#include "ckptscope/document/document.h"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <vector>
+
+// What the compare window shows for one selected tensor beyond the diff:
+// each side's statistics, and both sides' value histograms counted on the
+// same bins (over the union of the two finite ranges) for an overlay.
+struct CompareDetail {
+    std::optional<ckptscope::StatsResult> a, b; // a side without the tensor: empty
+    ckptscope::Histogram overlayA, overlayB;    // same lo, hi and bins; empty without values
+};
+
+// Reads the tensor's values of each side block by block (statistics, then
+// the shared bins). Throws Cancelled, and OpenError naming the side's file.
+CompareDetail computeCompareDetail(const ckptscope::Document& a, const ckptscope::Document& b,
+                                   const ckptscope::TensorDiffEntry& entry, int bins,
+                                   const std::atomic<bool>* cancel,
+                                   const std::function<void(double)>& progress);
+
+// The same for two optimizer blobs read as f32 little-endian (a blob that is
+// absent, or whose length is no multiple of 4, is an empty side). The bytes
+// must outlive the call.
+CompareDetail computeBlobDetail(const std::vector<uint8_t>* a, const std::vector<uint8_t>* b,
+                                int bins, const std::atomic<bool>* cancel,
+                                const std::function<void(double)>& progress);

@@ -1,0 +1,89 @@
+#include "compare/comparehistogramview.h"
+
+#include "common/axisticks.h"
+
+#include <QCategoryAxis>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+
+#include <algorithm>
+
+CompareHistogramView::CompareHistogramView(QWidget* parent) : QChartView(parent) {
+    setRenderHint(QPainter::Antialiasing, true);
+    chart()->legend()->setVisible(true);
+    chart()->legend()->setAlignment(Qt::AlignTop);
+    chart()->setMargins(QMargins(4, 4, 4, 4));
+    chart()->setBackgroundBrush(palette().color(QPalette::Base));
+    chart()->legend()->setLabelColor(palette().color(QPalette::Text));
+    setMinimumHeight(180);
+}
+
+void CompareHistogramView::setHistograms(const ckptscope::Histogram& a,
+                                         const ckptscope::Histogram& b, const QString& labelA,
+                                         const QString& labelB) {
+    m_a = a;
+    m_b = b;
+    m_labelA = labelA;
+    m_labelB = labelB;
+    rebuild();
+}
+
+void CompareHistogramView::clear() {
+    setHistograms({}, {}, {}, {});
+}
+
+void CompareHistogramView::rebuild() {
+    QChart* c = chart();
+    c->removeAllSeries();
+    for (QAbstractAxis* axis : c->axes()) {
+        c->removeAxis(axis);
+        delete axis;
+    }
+    const ckptscope::Histogram& ref = m_a.counts.empty() ? m_b : m_a;
+    if (ref.counts.empty())
+        return;
+    const double lo = ref.lo;
+    const double hi = ref.hi > lo ? ref.hi : lo + 1;
+    const double width = (hi - lo) / double(ref.counts.size());
+    uint64_t peak = 1;
+    for (const ckptscope::Histogram* h : {&m_a, &m_b})
+        for (uint64_t n : h->counts)
+            peak = std::max(peak, n);
+    QCategoryAxis* x = roundValueAxis(lo, hi);
+    QCategoryAxis* y = roundCountAxis(double(peak) * 1.05);
+    y->setTitleText(tr("count"));
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    // A solid blue outline for A, a dashed orange one for B: told apart
+    // without colour too.
+    const struct {
+        const ckptscope::Histogram* h;
+        QString label;
+        QPen pen;
+    } sides[] = {{&m_a, m_labelA, QPen(QColor(0x1f, 0x77, 0xb4), 2)},
+                 {&m_b, m_labelB, QPen(QColor(0xff, 0x7f, 0x0e), 2, Qt::DashLine)}};
+    for (const auto& side : sides) {
+        if (side.h->counts.empty())
+            continue;
+        auto* series = new QLineSeries;
+        series->setName(side.label);
+        series->setPen(side.pen);
+        QList<QPointF> pts;
+        pts << QPointF(lo, 0);
+        for (size_t i = 0; i < side.h->counts.size(); ++i) {
+            const double v = double(side.h->counts[i]);
+            pts << QPointF(lo + width * double(i), v) << QPointF(lo + width * double(i + 1), v);
+        }
+        pts << QPointF(hi, 0);
+        series->replace(pts);
+        c->addSeries(series);
+        series->attachAxis(x);
+        series->attachAxis(y);
+    }
+    for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(x), static_cast<QAbstractAxis*>(y)}) {
+        axis->setLabelsColor(palette().color(QPalette::Text));
+        axis->setTitleBrush(palette().color(QPalette::Text));
+        axis->setGridLineColor(palette().color(QPalette::Mid));
+    }
+}

@@ -1,0 +1,94 @@
+#include "compare/comparelauncher.h"
+
+#include "browser/mainwindow.h"
+#include "compare/comparewindow.h"
+
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+
+namespace {
+
+CompareLauncher::FileChooser& chooser() {
+    static CompareLauncher::FileChooser c;
+    return c;
+}
+
+QString chooseFile(QWidget* parent, const QString& title, const QString& folder) {
+    if (chooser())
+        return chooser()(parent, title, folder);
+    return QFileDialog::getOpenFileName(parent, title, folder,
+                                        QObject::tr("Checkpoints (*.oxck *.json);;All files (*)"));
+}
+
+} // namespace
+
+void CompareLauncher::setFileChooser(FileChooser c) {
+    chooser() = std::move(c);
+}
+
+CompareWindow* CompareLauncher::open(const QString& pathA, const QString& pathB) {
+    auto* window = new CompareWindow;
+    window->show();
+    window->compare(pathA, pathB);
+    return window;
+}
+
+CompareWindow* CompareLauncher::compareWithDialog(QWidget* parent, const QString& openPath) {
+    if (openPath.isEmpty())
+        return nullptr;
+    const QString b =
+        chooseFile(parent, QObject::tr("Compare %1 With").arg(QFileInfo(openPath).fileName()),
+                   QFileInfo(openPath).absolutePath());
+    return b.isEmpty() ? nullptr : open(openPath, b);
+}
+
+CompareWindow* CompareLauncher::compareTwoWithDialogs(QWidget* parent) {
+    const QString a =
+        chooseFile(parent, QObject::tr("Compare: Choose A, the Reference"), QString());
+    if (a.isEmpty())
+        return nullptr;
+    const QString b =
+        chooseFile(parent, QObject::tr("Compare %1 With (B)").arg(QFileInfo(a).fileName()),
+                   QFileInfo(a).absolutePath());
+    return b.isEmpty() ? nullptr : open(a, b);
+}
+
+CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QString& openPath,
+                                                       const QString& dropped,
+                                                       const QPoint& globalPos) {
+    QMenu menu(parent);
+    menu.setObjectName(QStringLiteral("dropMenu"));
+    const QString a = QFileInfo(openPath).fileName(), b = QFileInfo(dropped).fileName();
+    QAction* openAction = menu.addAction(QObject::tr("Open %1").arg(b));
+    openAction->setObjectName(QStringLiteral("openDropped"));
+    QAction* compareAction =
+        menu.addAction(QObject::tr("Compare with the open file (%1 → %2)").arg(a, b));
+    compareAction->setObjectName(QStringLiteral("compareWithOpenFile"));
+    QAction* newWindowAction = menu.addAction(QObject::tr("Open in New Window"));
+    newWindowAction->setObjectName(QStringLiteral("openInNewWindow"));
+    // Plain open stays the default: the menu opens on it, Enter takes it.
+    menu.setDefaultAction(openAction);
+    menu.setActiveAction(openAction);
+    QAction* chosen = menu.exec(globalPos, openAction);
+    if (chosen == compareAction) {
+        open(openPath, dropped);
+        return DropChoice::Compare;
+    }
+    if (chosen == newWindowAction) {
+        auto* window = new MainWindow;
+        window->show();
+        window->openFile(dropped);
+        return DropChoice::NewWindow;
+    }
+    return chosen == openAction ? DropChoice::Open : DropChoice::Cancelled;
+}
+
+bool CompareLauncher::handleDrop(QWidget* window, const QDropEvent& event, const QString& openPath,
+                                 const QStringList& files) {
+    if (files.size() != 1 || openPath.isEmpty() || QFileInfo(files.first()).isDir())
+        return false;
+    const QPoint at = window->mapToGlobal(event.position().toPoint());
+    return askOnDrop(window, openPath, files.first(), at) != DropChoice::Open;
+}

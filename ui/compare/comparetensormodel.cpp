@@ -1,0 +1,332 @@
+#include "compare/comparetensormodel.h"
+
+#include "common/sizeformat.h"
+#include "tensor/nametree.h"
+
+#include "ckptscope/common/numberformat.h"
+#include "ckptscope/common/saturating.h"
+
+#include <QFont>
+#include <QPainter>
+#include <QPixmap>
+
+using namespace ckptscope;
+
+namespace {
+
+QString text(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QString shapeText(const TensorDiffEntry& e) {
+    const QString a = e.shapeA ? text(fmt::shape(*e.shapeA)) : missingText();
+    const QString b = e.shapeB ? text(fmt::shape(*e.shapeB)) : missingText();
+    return a == b ? a : a + QStringLiteral(" → ") + b;
+}
+
+} // namespace
+
+CompareTensorModel::CompareTensorModel(QObject* parent) : NameTreeModel(parent) {}
+
+void CompareTensorModel::setDiff(std::shared_ptr<const TensorDiff> diff) {
+    beginResetModel();
+    m_diff = std::move(diff);
+    build();
+    endResetModel();
+}
+
+int CompareTensorModel::severity(DiffStatus status) {
+    switch (status) {
+    case DiffStatus::Same:
+        return 0;
+    case DiffStatus::Changed:
+        return 1;
+    case DiffStatus::Added:
+        return 2;
+    case DiffStatus::Removed:
+        return 3;
+    case DiffStatus::ShapeChanged:
+        return 4;
+    }
+    return 0;
+}
+
+void CompareTensorModel::build() {
+    std::vector<QString> names;
+    if (m_diff)
+        for (const TensorDiffEntry& e : m_diff->tensors)
+            names.push_back(text(e.name));
+    setNames(names);
+    m_nodes.assign(tree().nodes.size(), Node{});
+    for (size_t tensor = 0; tensor < names.size(); ++tensor) {
+        Node& n = m_nodes[size_t(tree().nodeOfItem[tensor])];
+        const TensorDiffEntry& e = m_diff->tensors[tensor];
+        n.worst = e.status;
+        n.statusCounts[size_t(e.status)] = 1;
+        if (e.elements) {
+            n.relL2 = e.elements->relL2;
+            n.maxAbsDiff = e.elements->maxAbsDiff;
+            n.differing = e.elements->differing;
+            n.count = e.elements->count;
+        }
+    }
+    // Bottom-up (children have larger ids): worst status, counts, largest
+    // figures and sums.
+    auto larger = [](std::optional<double>& into, const std::optional<double>& v) {
+        if (v && (!into || *v > *into))
+            into = v;
+    };
+    auto add = [](std::optional<uint64_t>& into, const std::optional<uint64_t>& v) {
+        if (v)
+            into = ckptscope::saturatingAdd(into.value_or(0), *v);
+    };
+    for (size_t id = m_nodes.size() - 1; id > 0; --id) {
+        const Node& n = m_nodes[id];
+        Node& p = m_nodes[size_t(tree().nodes[id].parent)];
+        if (severity(n.worst) > severity(p.worst))
+            p.worst = n.worst;
+        for (size_t s = 0; s < p.statusCounts.size(); ++s)
+            p.statusCounts[s] = ckptscope::saturatingAdd(p.statusCounts[s], n.statusCounts[s]);
+        larger(p.relL2, n.relL2);
+        larger(p.maxAbsDiff, n.maxAbsDiff);
+        add(p.differing, n.differing);
+        add(p.count, n.count);
+    }
+}
+
+const TensorDiffEntry* CompareTensorModel::entry(int tensor) const {
+    if (!m_diff || tensor < 0 || size_t(tensor) >= m_diff->tensors.size())
+        return nullptr;
+    return &m_diff->tensors[size_t(tensor)];
+}
+
+QModelIndex CompareTensorModel::indexOfTensor(int tensor, int column) const {
+    if (column < 0 || column >= ColumnCount)
+        return {};
+    return indexOfItem(tensor, column);
+}
+
+int CompareTensorModel::columnCount(const QModelIndex&) const {
+    return ColumnCount;
+}
+
+QString CompareTensorModel::statusText(DiffStatus status) {
+    switch (status) {
+    case DiffStatus::Same:
+        return tr("same");
+    case DiffStatus::Changed:
+        return tr("changed");
+    case DiffStatus::Added:
+        return tr("added");
+    case DiffStatus::Removed:
+        return tr("removed");
+    case DiffStatus::ShapeChanged:
+        return tr("shape changed");
+    }
+    return {};
+}
+
+QColor CompareTensorModel::statusColor(DiffStatus status) {
+    switch (status) {
+    case DiffStatus::Same:
+        return QColor(0x90, 0x90, 0x90);
+    case DiffStatus::Changed:
+        return QColor(0xe0, 0x8a, 0x00);
+    case DiffStatus::Added:
+        return QColor(0x2e, 0x9d, 0x45);
+    case DiffStatus::Removed:
+        return QColor(0xd0, 0x3a, 0x2f);
+    case DiffStatus::ShapeChanged:
+        return QColor(0x8e, 0x44, 0xc8);
+    }
+    return {};
+}
+
+namespace {
+
+QIcon drawIcon(DiffStatus status) {
+    // Shapes as well as colours, for those who do not tell the colours apart:
+    // = same, ~ changed, + added, − removed, ⧉ shape changed.
+    QPixmap pm(16, 16);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setBrush(CompareTensorModel::statusColor(status));
+    p.setPen(Qt::NoPen);
+    p.drawRoundedRect(QRectF(1, 1, 14, 14), 3, 3);
+    p.setPen(QPen(Qt::white, 2));
+    switch (status) {
+    case DiffStatus::Same:
+        p.drawLine(QPointF(4, 6), QPointF(12, 6));
+        p.drawLine(QPointF(4, 10), QPointF(12, 10));
+        break;
+    case DiffStatus::Changed:
+        p.drawArc(QRectF(3, 5, 5, 6), 0, 180 * 16);
+        p.drawArc(QRectF(8, 5, 5, 6), 180 * 16, 180 * 16);
+        break;
+    case DiffStatus::Added:
+        p.drawLine(QPointF(8, 4), QPointF(8, 12));
+        p.drawLine(QPointF(4, 8), QPointF(12, 8));
+        break;
+    case DiffStatus::Removed:
+        p.drawLine(QPointF(4, 8), QPointF(12, 8));
+        break;
+    case DiffStatus::ShapeChanged:
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(QRectF(4, 4, 5, 5));
+        p.drawRect(QRectF(7, 7, 5, 5));
+        break;
+    }
+    return QIcon(pm);
+}
+
+} // namespace
+
+QIcon CompareTensorModel::statusIcon(DiffStatus status) {
+    return drawIcon(status);
+}
+
+QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, int column,
+                                       int role) const {
+    uint64_t tensors = 0;
+    for (uint64_t c : f.statusCounts)
+        tensors += c;
+    const uint64_t differ = tensors - f.statusCounts[size_t(DiffStatus::Same)];
+    const bool figure = column == RelL2 || column == MaxAbsDiff;
+    auto largest = [&]() -> const std::optional<double>& {
+        return column == RelL2 ? f.relL2 : f.maxAbsDiff;
+    };
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case Name:
+            return n.label;
+        case Status:
+            return differ == 0 ? statusText(DiffStatus::Same)
+                               : tr("%1 of %2 differ")
+                                     .arg(text(fmt::grouped(differ)), text(fmt::grouped(tensors)));
+        case RelL2:
+        case MaxAbsDiff:
+            return largest() ? text(fmt::display(*largest())) : QString();
+        case Differing:
+            return f.differing ? text(fmt::grouped(*f.differing)) : QString();
+        case Count:
+            return f.count ? text(fmt::grouped(*f.count)) : QString();
+        }
+        return QString();
+    case SortRole:
+        switch (column) {
+        case Name:
+            return n.label;
+        case Status:
+            return severity(f.worst);
+        case Shape:
+            return QVariant();
+        case RelL2:
+        case MaxAbsDiff:
+            return largest() ? QVariant(*largest()) : QVariant();
+        case Differing:
+            return f.differing ? QVariant(double(*f.differing)) : QVariant();
+        case Count:
+            return f.count ? QVariant(double(*f.count)) : QVariant();
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (column == Status) {
+            QStringList parts;
+            for (DiffStatus s : {DiffStatus::Changed, DiffStatus::Added, DiffStatus::Removed,
+                                 DiffStatus::ShapeChanged, DiffStatus::Same})
+                if (f.statusCounts[size_t(s)])
+                    parts << text(fmt::grouped(f.statusCounts[size_t(s)])) + QLatin1Char(' ') +
+                                 statusText(s);
+            return parts.join(QStringLiteral(", "));
+        }
+        if (figure && largest())
+            return tr("The largest among the tensors in %1").arg(n.path);
+        return n.path;
+    case Qt::FontRole:
+        if (figure) { // the largest below, not the group's own figure
+            QFont italic;
+            italic.setItalic(true);
+            return italic;
+        }
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant CompareTensorModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid())
+        return {};
+    const NameTree::Node& n = node(index);
+    const Node& f = m_nodes[size_t(nodeId(index))];
+    if (role == TensorIndexRole)
+        return n.item;
+    if (role == FullNameRole)
+        return n.path;
+    if (role == StatusRole)
+        return int(f.worst);
+    if (role == Qt::DecorationRole && index.column() == Status)
+        return statusIcon(f.worst);
+    if (role == Qt::ForegroundRole && index.column() == Status)
+        return statusColor(f.worst);
+    if (role == Qt::TextAlignmentRole && index.column() >= RelL2)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    const TensorDiffEntry* e = entry(n.item);
+    if (!e)
+        return groupData(n, f, index.column(), role);
+    const auto& el = e->elements;
+    auto number = [&](std::optional<double> v) -> QVariant {
+        if (role == SortRole) // none: CompareFilterProxy puts it last in either order
+            return v ? QVariant(*v) : QVariant();
+        return v ? text(fmt::display(*v)) : QString();
+    };
+    if (role == Qt::ToolTipRole && index.column() == Name)
+        return n.path;
+    if (role != Qt::DisplayRole && role != SortRole)
+        return {};
+    switch (index.column()) {
+    case Name:
+        return n.label;
+    case Status:
+        return role == SortRole ? QVariant(severity(e->status)) : QVariant(statusText(e->status));
+    case Shape:
+        return shapeText(*e);
+    case RelL2:
+        return number(el ? el->relL2 : std::nullopt);
+    case MaxAbsDiff:
+        return number(el ? el->maxAbsDiff : std::nullopt);
+    case Differing:
+        if (role == SortRole)
+            return el ? QVariant(double(el->differing)) : QVariant();
+        return el ? text(fmt::grouped(el->differing)) : QString();
+    case Count:
+        if (role == SortRole)
+            return el ? QVariant(double(el->count)) : QVariant();
+        return el ? text(fmt::grouped(el->count)) : QString();
+    }
+    return {};
+}
+
+QVariant CompareTensorModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Name:
+        return tr("Tensor");
+    case Status:
+        return tr("Status");
+    case Shape:
+        return tr("Shape");
+    case RelL2:
+        return tr("Rel. L2 change");
+    case MaxAbsDiff:
+        return tr("Max |Δ|");
+    case Differing:
+        return tr("Differing");
+    case Count:
+        return tr("Compared");
+    }
+    return {};
+}

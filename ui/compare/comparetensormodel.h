@@ -1,0 +1,64 @@
+#pragma once
+
+#include "ckptscope/diff/tensordiff.h"
+
+#include "tensor/nametreemodel.h"
+
+#include <QColor>
+#include <QIcon>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <vector>
+
+// The compared tensors as a tree like the main window's (names split on '.'
+// and '/', natural order): each tensor with its status (colour and icon),
+// shapes and the figures that rank changes; each group with the worst
+// status below it, how many of its tensors differ, the largest relative L2
+// change and max |Δ| below it, and the sums of differing and compared
+// elements. SortRole gives numbers for the numeric columns (a group its
+// largest figure), nothing where a figure is missing.
+class CompareTensorModel : public NameTreeModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Status, Shape, RelL2, MaxAbsDiff, Differing, Count, ColumnCount };
+    enum Role {
+        SortRole = Qt::UserRole + 1,
+        StatusRole,      // int DiffStatus: a tensor's, a group's worst
+        TensorIndexRole, // int: index into TensorDiff::tensors, -1 for a group
+        FullNameRole,    // QString: the tensor name / group path
+    };
+
+    explicit CompareTensorModel(QObject* parent = nullptr);
+    void setDiff(std::shared_ptr<const ckptscope::TensorDiff> diff);
+    // The tensor at this index of TensorDiff::tensors, or nullptr.
+    const ckptscope::TensorDiffEntry* entry(int tensor) const;
+    int tensorCount() const { return int(tree().nodeOfItem.size()); }
+    QModelIndex indexOfTensor(int tensor, int column = Name) const;
+
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    static QString statusText(ckptscope::DiffStatus status);
+    static QColor statusColor(ckptscope::DiffStatus status);
+    static QIcon statusIcon(ckptscope::DiffStatus status);
+    // Which status a group shows: same < changed < added < removed <
+    // shape changed (the structural changes rank above changed values).
+    static int severity(ckptscope::DiffStatus status);
+
+private:
+    struct Node { // per NameTree node: a tensor's figures, a group's below it
+        ckptscope::DiffStatus worst = ckptscope::DiffStatus::Same;
+        std::array<uint64_t, 5> statusCounts{};   // tensors below, by DiffStatus
+        std::optional<double> relL2, maxAbsDiff;  // a group: the largest below
+        std::optional<uint64_t> differing, count; // a group: sums below
+    };
+    void build();
+    QVariant groupData(const NameTree::Node& n, const Node& f, int column, int role) const;
+
+    std::shared_ptr<const ckptscope::TensorDiff> m_diff;
+    std::vector<Node> m_nodes{Node{}}; // by NameTree node id
+};

@@ -1,0 +1,129 @@
+#include "compare/comparevaluesmodel.h"
+
+#include "compare/comparetensormodel.h"
+
+#include "ckptscope/common/numberformat.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+using namespace ckptscope;
+
+namespace {
+
+constexpr uint64_t kPage = 1024; // values read at a time
+constexpr size_t kPagesKept = 64;
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+CompareValuesModel::CompareValuesModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
+                                   std::shared_ptr<const Document> b,
+                                   const TensorDiffEntry* entry) {
+    beginResetModel();
+    m_a = Side{};
+    m_b = Side{};
+    m_rows = 0;
+    if (entry) {
+        for (auto [side, doc, index] :
+             {std::tuple{&m_a, &a, entry->indexA}, {&m_b, &b, entry->indexB}}) {
+            side->doc = *doc;
+            side->tensor = index;
+            side->count = index && *doc ? (*doc)->tensors()[*index].dataLen : 0;
+        }
+        // A view addresses at most INT_MAX rows.
+        m_rows = int(std::min<uint64_t>(std::max(m_a.count, m_b.count), INT_MAX));
+    }
+    endResetModel();
+}
+
+std::optional<float> CompareValuesModel::value(const Side& side, uint64_t row) const {
+    if (!side.tensor || row >= side.count)
+        return std::nullopt;
+    const uint64_t page = row / kPage;
+    auto it = side.pages.find(page);
+    if (it == side.pages.end()) {
+        if (side.pages.size() >= kPagesKept)
+            side.pages.clear(); // a long scroll: start afresh
+        const uint64_t first = page * kPage;
+        std::vector<float> values(size_t(std::min(kPage, side.count - first)));
+        try {
+            side.doc->readValues(*side.tensor, first, values.size(), values.data());
+        } catch (const std::exception&) {
+            return std::nullopt; // changed on disk: the window offers a reload
+        }
+        it = side.pages.emplace(page, std::move(values)).first;
+    }
+    return it->second[size_t(row - page * kPage)];
+}
+
+int CompareValuesModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : m_rows;
+}
+
+int CompareValuesModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= m_rows)
+        return {};
+    const auto row = uint64_t(index.row());
+    if (role == Qt::TextAlignmentRole)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != Qt::BackgroundRole)
+        return {};
+    if (index.column() == Index)
+        return role == Qt::BackgroundRole ? QVariant() : QVariant(QString::number(row));
+    const std::optional<float> a = value(m_a, row), b = value(m_b, row);
+    const bool both = a && b;
+    if (role == Qt::BackgroundRole) {
+        const bool same = both && ((std::isnan(*a) && std::isnan(*b)) || *a == *b);
+        if (same)
+            return {};
+        QColor c = CompareTensorModel::statusColor(!a   ? DiffStatus::Added
+                                                   : !b ? DiffStatus::Removed
+                                                        : DiffStatus::Changed);
+        c.setAlpha(40);
+        return c;
+    }
+    // Display: 7 digits; tooltip: the exact value.
+    auto text = [&](std::optional<double> v, bool isFloat) -> QVariant {
+        if (!v)
+            return {};
+        if (role == Qt::ToolTipRole)
+            return isFloat ? q(fmt::exact(float(*v))) : q(fmt::exact(*v));
+        return q(fmt::display(*v));
+    };
+    switch (index.column()) {
+    case ValueA:
+        return text(a ? std::optional<double>(*a) : std::nullopt, true);
+    case ValueB:
+        return text(b ? std::optional<double>(*b) : std::nullopt, true);
+    case Delta:
+        return both ? text(double(*b) - double(*a), false) : QVariant();
+    }
+    return {};
+}
+
+QVariant CompareValuesModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Index:
+        return tr("Index");
+    case ValueA:
+        return tr("A");
+    case ValueB:
+        return tr("B");
+    case Delta:
+        return tr("Δ = B − A");
+    }
+    return {};
+}

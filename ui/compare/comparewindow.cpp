@@ -1,0 +1,572 @@
+#include "compare/comparewindow.h"
+
+#include "common/notificationbar.h"
+#include "common/tolerancevalidator.h"
+#include "compare/comparedetail.h"
+#include "compare/comparefilterproxy.h"
+#include "compare/comparehistogramview.h"
+#include "compare/comparemetadatamodel.h"
+#include "compare/comparestatsmodel.h"
+#include "compare/comparetask.h"
+#include "compare/comparetensormodel.h"
+#include "compare/comparevaluesmodel.h"
+#include "compare/gradient/comparechanges.h"
+#include "compare/gradient/comparefieldsmodel.h"
+#include "compare/gradient/comparegraphpage.h"
+#include "compare/gradient/compareoptimizerpage.h"
+#include "tensor/histogramview.h"
+
+#include "ckptscope/common/numberformat.h"
+
+#include <QCheckBox>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+using namespace ckptscope;
+
+namespace {
+
+constexpr int kBins = 64;
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+std::string local(const QString& path) {
+    return QFile::encodeName(path).toStdString();
+}
+
+} // namespace
+
+CompareWindow::CompareWindow(QWidget* parent) : QMainWindow(parent) {
+    setAttribute(Qt::WA_DeleteOnClose);
+    m_task = new CompareTask(this);
+    m_detailTask = new CompareTask(this);
+    m_watcher = new QFileSystemWatcher(this);
+    m_reloadTimer = new QTimer(this);
+    m_reloadTimer->setSingleShot(true);
+    m_reloadTimer->setInterval(500); // a writer's burst of changes: compare once
+    buildUi();
+    resize(1300, 820);
+    updateTitle();
+
+    connect(m_task, &CompareTask::progress, this,
+            [this](double p) { m_progress->setValue(int(p * 1000)); });
+    connect(m_task, &CompareTask::finished, this, [this](std::shared_ptr<void> r) {
+        showResult(std::static_pointer_cast<CompareResult>(r));
+    });
+    connect(m_task, &CompareTask::failed, this, &CompareWindow::showFailure);
+    connect(m_task, &CompareTask::cancelled, this, [this] {
+        m_progress->hide();
+        m_cancel->hide();
+        statusBar()->showMessage(tr("Comparison cancelled"));
+    });
+    connect(m_detailTask, &CompareTask::finished, this, [this](std::shared_ptr<void> r) {
+        showDetail(m_detailRow, *std::static_pointer_cast<CompareDetail>(r));
+    });
+    connect(m_detailTask, &CompareTask::failed, this, [this](const QString& message) {
+        m_notification->showMessage(NotificationBar::Kind::Error, message, tr("Reload"));
+    });
+    connect(m_notification, &NotificationBar::actionTriggered, this, &CompareWindow::recompare);
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, m_reloadTimer,
+            qOverload<>(&QTimer::start));
+    connect(m_reloadTimer, &QTimer::timeout, this, &CompareWindow::recompare);
+}
+
+CompareWindow::~CompareWindow() {
+    // A tolerance field losing focus as the window goes must not compare
+    // again in a half-destroyed window (editingFinished on focus-out).
+    disconnect(m_atolEdit, nullptr, this, nullptr);
+    disconnect(m_rtolEdit, nullptr, this, nullptr);
+    // Nor may a running task's "cancelled", emitted when the task (a child)
+    // is deleted after this destructor, reach the window's slots.
+    disconnect(m_task, nullptr, this, nullptr);
+    disconnect(m_detailTask, nullptr, this, nullptr);
+}
+
+void CompareWindow::buildUi() {
+    QToolBar* bar = addToolBar(tr("Compare"));
+    bar->setObjectName(QStringLiteral("compareToolBar"));
+    QAction* swap = bar->addAction(tr("Swap A ↔ B"), this, &CompareWindow::swapSides);
+    swap->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
+    swap->setToolTip(tr("Make B the reference"));
+    QAction* reload = bar->addAction(tr("Reload"), this, &CompareWindow::recompare);
+    reload->setShortcut(QKeySequence::Refresh);
+    bar->addSeparator();
+    // Tolerances, typed exactly as `ckptscope-cli diff --atol/--rtol` takes them.
+    auto toleranceEdit = [this, bar](const QString& name, const QString& label,
+                                     const QString& tip) {
+        auto* caption = new QLabel(label);
+        caption->setToolTip(tip);
+        bar->addWidget(caption);
+        auto* edit = new QLineEdit;
+        edit->setObjectName(name);
+        edit->setPlaceholderText(QStringLiteral("0"));
+        edit->setValidator(new ToleranceValidator(edit));
+        edit->setToolTip(tip);
+        edit->setMaximumWidth(90);
+        caption->setBuddy(edit);
+        bar->addWidget(edit);
+        connect(edit, &QLineEdit::editingFinished, this, &CompareWindow::applyToleranceFields);
+        return edit;
+    };
+    m_atolEdit = toleranceEdit(QStringLiteral("atol"), tr(" &atol "),
+                               tr("Absolute tolerance: elements count as equal when "
+                                  "|b − a| ≤ atol + rtol·|a| (default 0: exact equality)"));
+    m_rtolEdit = toleranceEdit(QStringLiteral("rtol"), tr(" &rtol "),
+                               tr("Relative tolerance, times |a| (A is the reference)"));
+    bar->addSeparator();
+    m_differencesOnly = new QCheckBox(tr("Differences only"));
+    m_differencesOnly->setObjectName(QStringLiteral("differencesOnly"));
+    m_tensorToolActions << bar->addWidget(m_differencesOnly);
+    m_filter = new QLineEdit;
+    m_filter->setObjectName(QStringLiteral("tensorFilter"));
+    m_filter->setPlaceholderText(tr("Filter tensors"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setMaximumWidth(260);
+    m_tensorToolActions << bar->addWidget(m_filter);
+
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_notification = new NotificationBar;
+    layout->addWidget(m_notification);
+    m_summary = new QLabel;
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
+    layout->addWidget(m_summary);
+
+    auto* split = new QSplitter;
+    m_split = split;
+    m_tensorModel = new CompareTensorModel(this);
+    m_proxy = new CompareFilterProxy(this);
+    m_proxy->setSourceModel(m_tensorModel);
+    m_tensorView = new QTreeView;
+    m_tensorView->setModel(m_proxy);
+    m_tensorView->setUniformRowHeights(true);
+    m_tensorView->setSortingEnabled(true);
+    m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // the tree's natural order until asked
+    m_tensorView->setAlternatingRowColors(true);
+    m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
+    m_tensorView->setColumnWidth(CompareTensorModel::Name, 210);
+    m_tensorView->setColumnWidth(CompareTensorModel::Status, 120);
+    m_tensorView->setColumnWidth(CompareTensorModel::Shape, 80);
+    m_tensorListPanel = m_tensorView;
+    split->addWidget(m_tensorView);
+
+    m_tabs = new QTabWidget;
+    m_tensorPage = new QWidget;
+    auto* page = new QVBoxLayout(m_tensorPage);
+    m_tensorTitle = new QLabel;
+    m_tensorTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_tensorTitle->setWordWrap(true);
+    page->addWidget(m_tensorTitle);
+    auto* detailSplit = new QSplitter(Qt::Vertical);
+    m_detailSplit = detailSplit;
+    m_statsModel = new CompareStatsModel(this);
+    m_statsView = new QTableView;
+    m_statsView->setModel(m_statsModel);
+    m_statsView->verticalHeader()->hide();
+    m_statsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_statsView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    detailSplit->addWidget(m_statsView);
+    m_overlay = new CompareHistogramView;
+    m_overlay->chart()->setTitle(tr("Values of A and B (same bins)"));
+    detailSplit->addWidget(m_overlay);
+    m_delta = new HistogramView;
+    m_delta->chart()->setTitle(tr("B − A over the pairs finite on both sides"));
+    detailSplit->addWidget(m_delta);
+    // Two charts and the whole table fit a window 860 pixels high.
+    m_overlay->setMinimumHeight(170);
+    m_delta->setMinimumHeight(170);
+    detailSplit->setSizes({330, 230, 230});
+    page->addWidget(detailSplit, 1);
+    m_tabs->addTab(m_tensorPage, tr("Tensor"));
+
+    m_valuesModel = new CompareValuesModel(this);
+    auto* valuesView = new QTableView;
+    valuesView->setModel(m_valuesModel);
+    valuesView->verticalHeader()->hide();
+    valuesView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    valuesView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_valuesPage = valuesView;
+    m_tabs->addTab(valuesView, tr("Values"));
+
+    m_metadataModel = new CompareMetadataModel(this);
+    auto* metaView = new QTableView;
+    metaView->setModel(m_metadataModel);
+    metaView->verticalHeader()->hide();
+    metaView->horizontalHeader()->setStretchLastSection(true);
+    metaView->setWordWrap(true);
+    m_metadataPage = metaView;
+    m_tabs->addTab(metaView, tr("Metadata"));
+
+    m_changesModel = new QStandardItemModel(this);
+    // Gradient comparisons: the graph page lists the changes beside the drawing.
+    m_graphPage = new CompareGraphPage(m_changesModel);
+    m_tabs->addTab(m_graphPage, tr("Graph"));
+    m_fieldsModel = new CompareFieldsModel(this);
+    m_fieldsView = new QTableView;
+    m_fieldsView->setModel(m_fieldsModel);
+    m_fieldsView->verticalHeader()->hide();
+    m_fieldsView->horizontalHeader()->setStretchLastSection(true);
+    m_tabs->addTab(m_fieldsView, tr("Fields"));
+    m_optimizerPage = new CompareOptimizerPage;
+    m_tabs->addTab(m_optimizerPage, tr("Optimizer state"));
+    split->addWidget(m_tabs);
+    // A tab widget asks for the widest of its pages even when they are
+    // hidden (the graph page's toolbar), which squeezed the tensor tree to a
+    // sliver: the detail side takes what the splitter gives it instead.
+    m_tabs->setMinimumWidth(480);
+    // Until a result says which kind of files these are: the tensor pages,
+    // the common case (no gradient page shows while a tensor file loads).
+    for (QWidget* gradientPage :
+         {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
+          static_cast<QWidget*>(m_optimizerPage)})
+        m_tabs->setTabVisible(m_tabs->indexOf(gradientPage), false);
+    split->setCollapsible(0, false);
+    split->setSizes({640, 660});
+    layout->addWidget(split, 1);
+    setCentralWidget(central);
+
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(240);
+    m_progress->hide();
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->hide();
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QPushButton::clicked, this, &CompareWindow::cancel);
+
+    connect(m_differencesOnly, &QCheckBox::toggled, m_proxy,
+            &CompareFilterProxy::setDifferencesOnly);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &CompareFilterProxy::setFilterFixedString);
+    connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                // A group shows no tensor (-1).
+                showTensor(current.isValid()
+                               ? current.data(CompareTensorModel::TensorIndexRole).toInt()
+                               : -1);
+            });
+}
+
+void CompareWindow::compare(const QString& pathA, const QString& pathB) {
+    m_pathA = pathA;
+    m_pathB = pathB;
+    updateTitle();
+    watchFiles();
+    recompare();
+}
+
+void CompareWindow::recompare() {
+    if (m_pathA.isEmpty() || m_pathB.isEmpty())
+        return;
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    statusBar()->showMessage(tr("Comparing…"));
+    const std::string a = local(m_pathA), b = local(m_pathB);
+    const double atol = m_tolerance.atol, rtol = m_tolerance.rtol;
+    m_task->start(
+        [a, b, atol, rtol](const std::atomic<bool>& cancel, const CompareTask::Progress& progress) {
+            DiffOptions o;
+            o.atol = atol;
+            o.rtol = rtol;
+            o.bins = kBins;
+            o.cancel = &cancel;
+            o.progress = progress;
+            return std::static_pointer_cast<void>(runComparison(a, b, o));
+        });
+}
+
+void CompareWindow::cancel() {
+    m_task->cancel();
+    m_detailTask->cancel();
+}
+
+void CompareWindow::swapSides() {
+    if (m_pathA.isEmpty())
+        return;
+    std::swap(m_pathA, m_pathB);
+    updateTitle();
+    recompare();
+}
+
+bool CompareWindow::setTolerance(const QString& atol, const QString& rtol) {
+    const auto a = ToleranceValidator::value(atol), r = ToleranceValidator::value(rtol);
+    if (!a || !r)
+        return false;
+    m_atolEdit->setText(atol.trimmed());
+    m_rtolEdit->setText(rtol.trimmed());
+    Tolerance t;
+    t.atol = *a;
+    t.rtol = *r;
+    t.atolText = atol.trimmed().isEmpty() ? QStringLiteral("0") : atol.trimmed();
+    t.rtolText = rtol.trimmed().isEmpty() ? QStringLiteral("0") : rtol.trimmed();
+    if (t.atol == m_tolerance.atol && t.rtol == m_tolerance.rtol)
+        return true;
+    m_tolerance = t;
+    recompare();
+    return true;
+}
+
+void CompareWindow::applyToleranceFields() {
+    setTolerance(m_atolEdit->text(), m_rtolEdit->text());
+}
+
+void CompareWindow::setDifferencesOnly(bool on) {
+    m_differencesOnly->setChecked(on);
+}
+
+void CompareWindow::selectTensor(int tensor) {
+    const QModelIndex i = m_proxy->mapFromSource(m_tensorModel->indexOfTensor(tensor));
+    if (i.isValid() && i == m_tensorView->currentIndex().siblingAtColumn(0)) {
+        showTensor(tensor); // already current: show it afresh
+        return;
+    }
+    m_tensorView->setCurrentIndex(i);
+    if (i.isValid())
+        m_tensorView->scrollTo(i); // opens the groups above it
+}
+
+QString CompareWindow::errorText() const {
+    return m_notification->isHidden() ? QString() : m_notification->text();
+}
+
+QString CompareWindow::summaryText() const {
+    return m_summary->text();
+}
+
+void CompareWindow::updateTitle() {
+    const QString a = m_pathA.isEmpty() ? tr("A") : QFileInfo(m_pathA).fileName();
+    const QString b = m_pathB.isEmpty() ? tr("B") : QFileInfo(m_pathB).fileName();
+    setWindowTitle(tr("%1 ↔ %2 — Ckptscope").arg(a, b));
+}
+
+void CompareWindow::watchFiles() {
+    if (!m_watcher->files().isEmpty())
+        m_watcher->removePaths(m_watcher->files());
+    for (const QString& p : {m_pathA, m_pathB})
+        if (QFileInfo::exists(p))
+            m_watcher->addPath(p);
+}
+
+void CompareWindow::showFailure(const QString& message) {
+    m_progress->hide();
+    m_cancel->hide();
+    statusBar()->clearMessage();
+    // Whatever was shown stays; the message says which side failed.
+    m_notification->showMessage(NotificationBar::Kind::Error,
+                                tr("Could not compare: side %1").arg(message), tr("Retry"));
+    Q_EMIT comparisonFailed(message);
+}
+
+void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
+    m_progress->hide();
+    m_cancel->hide();
+    statusBar()->clearMessage();
+    m_notification->hide();
+    watchFiles(); // a file replaced by rename leaves the watcher
+    m_result = std::move(result);
+    m_shownTolerance = m_tolerance; // the newest comparison is the one delivered
+    const bool tensors = m_result->tensors.has_value();
+    const QString a = QFileInfo(m_pathA).fileName().toHtmlEscaped(),
+                  b = QFileInfo(m_pathB).fileName().toHtmlEscaped();
+    auto chip = [](DiffStatus s, uint64_t n) {
+        return QStringLiteral("<span style='color:%1'>■</span> %2 %3")
+            .arg(CompareTensorModel::statusColor(s).name(), q(fmt::grouped(n)),
+                 CompareTensorModel::statusText(s));
+    };
+    if (tensors) {
+        const TensorDiff& d = *m_result->tensors;
+        m_tensorDiff = std::shared_ptr<const TensorDiff>(m_result, &*m_result->tensors);
+        m_tensorModel->setDiff(m_tensorDiff);
+        // The whole tree open while it is small enough to read.
+        if (m_tensorModel->tensorCount() <= 2000)
+            m_tensorView->expandAll();
+        else
+            m_tensorView->expandToDepth(0);
+        // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
+        for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)
+            m_tensorView->resizeColumnToContents(c);
+        fitTreeWidth();
+        m_metadataModel->setRows(d.metadata);
+        m_changesModel->clear();
+        const auto metaChanged =
+            std::count_if(d.metadata.begin(), d.metadata.end(),
+                          [](const MetadataDiffEntry& m) { return m.status != DiffStatus::Same; });
+        const TensorDiffSummary& s = d.summary;
+        const Tolerance& tol = m_shownTolerance;
+        const QString tolerance =
+            tol.atol == 0 && tol.rtol == 0
+                ? tr("values compared exactly")
+                : tr("values equal within |Δ| ≤ %1 + %2·|a|")
+                      .arg(tol.atolText.toHtmlEscaped(), tol.rtolText.toHtmlEscaped());
+        m_summary->setText(
+            tr("<b>A</b> %1 → <b>B</b> %2: %3 &nbsp; %4 &nbsp; %5 &nbsp; %6 &nbsp; %7 — %8 "
+               "differing elements; %9 of %10 metadata entries differ; %11")
+                .arg(a, b, chip(DiffStatus::Changed, s.changed), chip(DiffStatus::Added, s.added),
+                     chip(DiffStatus::Removed, s.removed),
+                     chip(DiffStatus::ShapeChanged, s.shapeChanged), chip(DiffStatus::Same, s.same),
+                     q(fmt::grouped(s.differingElements)))
+                .arg(metaChanged)
+                .arg(d.metadata.size())
+                .arg(tolerance));
+        m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
+        m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), true);
+        showGradientPages(false);
+        m_tensorListPanel->show();
+        m_tabs->setCurrentWidget(m_tensorPage);
+        // Open on the most changed tensor (largest relative L2 change).
+        int most = -1;
+        for (size_t r = 0; r < d.tensors.size(); ++r) {
+            const auto& el = d.tensors[r].elements;
+            if (el && el->relL2 && *el->relL2 > 0 &&
+                (most < 0 || *el->relL2 > *d.tensors[size_t(most)].elements->relL2))
+                most = int(r);
+        }
+        if (most >= 0)
+            selectTensor(most);
+        else
+            showTensor(-1);
+    } else {
+        const GradientDiff& g = *m_result->gradient;
+        m_tensorDiff.reset();
+        m_tensorModel->setDiff(nullptr);
+        m_metadataModel->setRows({});
+        fillGradientChanges(m_changesModel, g);
+        const GradientDiffSummary& s = g.summary;
+        m_summary->setText(tr("<b>A</b> %1 → <b>B</b> %2 (nodes matched by %3): nodes %4 &nbsp; "
+                              "%5 &nbsp; %6 &nbsp; %7; edges: %8 added, %9 removed; %10 of %11 "
+                              "optimizer blobs differ")
+                               .arg(a, b, g.structureMatching ? tr("op and position") : tr("id"),
+                                    chip(DiffStatus::Changed, s.nodesChanged),
+                                    chip(DiffStatus::Added, s.nodesAdded),
+                                    chip(DiffStatus::Removed, s.nodesRemoved),
+                                    chip(DiffStatus::Same, s.nodesSame))
+                               .arg(s.edgesAdded)
+                               .arg(s.edgesRemoved)
+                               .arg(s.optimizerChanged)
+                               .arg(g.optimizerState.size()));
+        m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), false);
+        m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), false);
+        showGradientPages(true);
+        m_tensorListPanel->hide();
+        m_tabs->setCurrentWidget(m_graphPage);
+    }
+    Q_EMIT comparisonFinished();
+}
+
+// The tree as wide as its columns, so no number is cut at its right edge
+// ("2,30" for 2,304), as far as the detail side's minimum allows.
+void CompareWindow::fitTreeWidth() {
+    int wanted =
+        2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
+        wanted += m_tensorView->columnWidth(c);
+    const QList<int> sizes = m_split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (total <= 0)
+        return;
+    const int tree = std::min(wanted, total - m_tabs->minimumWidth());
+    if (tree > sizes.value(0))
+        m_split->setSizes({tree, total - tree});
+}
+
+// The statistics table whole (no scrolling to the Δ rows); the histograms
+// share the rest. Once: after that the user's sizes stand.
+void CompareWindow::fitStatsHeight() {
+    if (m_statsFitted || m_statsModel->rowCount() == 0)
+        return;
+    m_statsFitted = true;
+    const int table = m_statsView->horizontalHeader()->sizeHint().height() +
+                      2 * m_statsView->frameWidth() + m_statsView->verticalHeader()->length() + 4;
+    const QList<int> sizes = m_detailSplit->sizes();
+    int total = 0;
+    for (int h : sizes)
+        total += h;
+    const int rest = std::max(0, total - table);
+    if (total > 0 && rest >= m_overlay->minimumHeight() + m_delta->minimumHeight())
+        m_detailSplit->setSizes({table, rest / 2, rest - rest / 2});
+}
+
+void CompareWindow::showGradientPages(bool on) {
+    const std::shared_ptr<const CompareResult> r = on ? m_result : nullptr;
+    m_graphPage->setResult(r);
+    m_fieldsModel->setFields(r ? r->gradient->fields : std::vector<FieldDiff>{});
+    m_fieldsView->resizeColumnsToContents();
+    m_optimizerPage->setResult(r, tr("A: %1").arg(QFileInfo(m_pathA).fileName()),
+                               tr("B: %1").arg(QFileInfo(m_pathB).fileName()));
+    for (QWidget* page : {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
+                          static_cast<QWidget*>(m_optimizerPage)})
+        m_tabs->setTabVisible(m_tabs->indexOf(page), on);
+    // Gradient checkpoints hold no tensors and no flat metadata: no empty pages.
+    for (QWidget* page : {m_tensorPage, m_valuesPage, m_metadataPage})
+        m_tabs->setTabVisible(m_tabs->indexOf(page), !on);
+    // Nor a tensor filter with no tensors to filter (the tolerances stay:
+    // they apply to the optimizer state's f32 comparison).
+    for (QAction* a : m_tensorToolActions)
+        a->setVisible(!on);
+}
+
+void CompareWindow::showTensor(int sourceRow) {
+    // Nothing of the previous selection stays on screen.
+    m_detailTask->cancel();
+    m_statsModel->clear();
+    m_overlay->clear();
+    m_delta->clear();
+    m_detailRow = sourceRow;
+    const TensorDiffEntry* e = m_tensorModel->entry(sourceRow);
+    m_valuesModel->setTensor(m_result ? m_result->a : nullptr, m_result ? m_result->b : nullptr,
+                             m_result ? e : nullptr);
+    if (!e || !m_result) {
+        m_tensorTitle->setText(tr("Select a tensor to compare its values."));
+        return;
+    }
+    m_tensorTitle->setText(
+        tr("<b>%1</b> — %2")
+            .arg(q(e->name).toHtmlEscaped(), CompareTensorModel::statusText(e->status)));
+    if (e->elements)
+        m_delta->setHistogram(e->elements->histogram);
+    const auto result = m_result; // keeps both documents alive while read
+    const TensorDiffEntry entry = *e;
+    m_detailTask->start(
+        [result, entry](const std::atomic<bool>& cancel, const CompareTask::Progress& progress) {
+            return std::static_pointer_cast<void>(std::make_shared<CompareDetail>(
+                computeCompareDetail(*result->a, *result->b, entry, kBins, &cancel, progress)));
+        });
+}
+
+void CompareWindow::showDetail(int sourceRow, const CompareDetail& detail) {
+    const TensorDiffEntry* e = m_tensorModel->entry(sourceRow);
+    if (!e)
+        return;
+    std::optional<TensorStats> a, b;
+    if (detail.a)
+        a = detail.a->stats;
+    if (detail.b)
+        b = detail.b->stats;
+    m_statsModel->setValues(a, b, e->elements);
+    fitStatsHeight();
+    m_overlay->setHistograms(detail.overlayA, detail.overlayB,
+                             tr("A: %1").arg(QFileInfo(m_pathA).fileName()),
+                             tr("B: %1").arg(QFileInfo(m_pathB).fileName()));
+    Q_EMIT detailShown(sourceRow);
+}

@@ -1,0 +1,163 @@
+#include "compare/gradient/compareoptimizerpage.h"
+
+#include "compare/comparedetail.h"
+#include "compare/comparehistogramview.h"
+#include "compare/comparestatsmodel.h"
+#include "compare/comparetask.h"
+#include "compare/comparetensormodel.h"
+#include "compare/gradient/compareblobmodel.h"
+#include "tensor/histogramview.h"
+
+#include "ckptscope/common/numberformat.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using namespace ckptscope;
+
+namespace {
+constexpr int kBins = 64;
+}
+
+CompareOptimizerPage::CompareOptimizerPage(QWidget* parent)
+    : QWidget(parent), m_blobs(new CompareBlobModel(this)), m_stats(new CompareStatsModel(this)),
+      m_task(new CompareTask(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* split = new QSplitter(Qt::Vertical);
+    m_table = new QTableView;
+    m_table->setModel(m_blobs);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    split->addWidget(m_table);
+
+    auto* detail = new QWidget;
+    auto* detailLayout = new QVBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    m_title = new QLabel;
+    m_title->setWordWrap(true);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    detailLayout->addWidget(m_title);
+    auto* figures = new QSplitter;
+    auto* statsView = new QTableView;
+    statsView->setModel(m_stats);
+    statsView->verticalHeader()->hide();
+    statsView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    statsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    figures->addWidget(statsView);
+    auto* charts = new QSplitter(Qt::Vertical);
+    m_overlay = new CompareHistogramView;
+    m_overlay->chart()->setTitle(tr("Values of A and B as f32 (same bins)"));
+    charts->addWidget(m_overlay);
+    m_delta = new HistogramView;
+    m_delta->chart()->setTitle(tr("B − A over the pairs finite on both sides"));
+    charts->addWidget(m_delta);
+    figures->addWidget(charts);
+    figures->setSizes({380, 520});
+    detailLayout->addWidget(figures, 1);
+    split->addWidget(detail);
+    split->setSizes({180, 560});
+    layout->addWidget(split);
+
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) { showBlob(current.isValid() ? current.row() : -1); });
+    connect(m_task, &CompareTask::finished, this, [this](std::shared_ptr<void> r) {
+        const auto* d = static_cast<const CompareDetail*>(r.get());
+        const BlobDiff* blob = m_blobs->blob(m_row);
+        if (!blob)
+            return;
+        std::optional<TensorStats> a, b;
+        if (d->a)
+            a = d->a->stats;
+        if (d->b)
+            b = d->b->stats;
+        m_stats->setValues(a, b, blob->f32);
+        m_overlay->setHistograms(d->overlayA, d->overlayB, m_labelA, m_labelB);
+        Q_EMIT detailShown(m_row);
+    });
+    connect(m_task, &CompareTask::failed, this,
+            [this](const QString& message) { m_title->setText(message); });
+    showBlob(-1);
+}
+
+CompareOptimizerPage::~CompareOptimizerPage() = default;
+
+void CompareOptimizerPage::setResult(std::shared_ptr<const CompareResult> result,
+                                     const QString& labelA, const QString& labelB) {
+    m_task->cancel();
+    m_result = result && result->gradient ? std::move(result) : nullptr;
+    m_labelA = labelA;
+    m_labelB = labelB;
+    m_blobs->setBlobs(m_result ? m_result->gradient->optimizerState : std::vector<BlobDiff>{});
+    m_table->resizeColumnsToContents();
+    // Open on the first blob that differs, else the first.
+    int first = m_blobs->rowCount() > 0 ? 0 : -1;
+    for (int r = 0; r < m_blobs->rowCount(); ++r)
+        if (m_blobs->blob(r)->status != DiffStatus::Same) {
+            first = r;
+            break;
+        }
+    selectBlob(first);
+}
+
+void CompareOptimizerPage::selectBlob(int row) {
+    if (row >= 0 && row == m_table->currentIndex().row())
+        showBlob(row); // already current: show it afresh
+    else
+        m_table->setCurrentIndex(m_blobs->index(row, 0));
+    if (row < 0)
+        showBlob(-1);
+}
+
+QString CompareOptimizerPage::title() const {
+    return m_title->text();
+}
+
+void CompareOptimizerPage::showBlob(int row) {
+    // Nothing of the previous selection stays on screen.
+    m_task->cancel();
+    m_stats->clear();
+    m_overlay->clear();
+    m_delta->clear();
+    m_row = row;
+    const BlobDiff* blob = m_blobs->blob(row);
+    if (!blob || !m_result) {
+        m_title->setText(m_blobs->rowCount() == 0 ? tr("Neither checkpoint has optimizer state.")
+                                                  : tr("Select a blob to compare its values."));
+        return;
+    }
+    const QString name = QString::fromStdString(blob->name);
+    QString how;
+    if (blob->f32)
+        how = tr("read as %1 f32 values (little-endian) on both sides")
+                  .arg(QString::fromStdString(fmt::grouped(blob->f32->count)));
+    else if (blob->bytesA && blob->bytesB && *blob->bytesA != *blob->bytesB)
+        how = tr("lengths differ: no element comparison; each side read as f32 where its length "
+                 "is a multiple of 4");
+    else if (blob->bytesA && blob->bytesB)
+        how = tr("length not a multiple of 4: compared bytewise only");
+    else
+        how = tr("on one side only; read as f32 where its length is a multiple of 4");
+    m_title->setText(
+        tr("%1 — %2; %3").arg(name, CompareTensorModel::statusText(blob->status), how));
+    if (blob->f32)
+        m_delta->setHistogram(blob->f32->histogram);
+    const auto result = m_result; // keeps both documents (and their bytes) alive
+    const std::string key = blob->name;
+    m_task->start([result, key](const std::atomic<bool>& cancel,
+                                const CompareTask::Progress& progress) {
+        auto bytes = [&key](const GradientCheckpoint* g) -> const std::vector<uint8_t>* {
+            const auto it = g->optimizerState.find(key);
+            return it == g->optimizerState.end() ? nullptr : &it->second;
+        };
+        return std::static_pointer_cast<void>(std::make_shared<CompareDetail>(computeBlobDetail(
+            bytes(result->a->gradient()), bytes(result->b->gradient()), kBins, &cancel, progress)));
+    });
+}

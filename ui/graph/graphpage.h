@@ -1,0 +1,99 @@
+#pragma once
+
+#include "common/backgroundtask.h"
+#include "graph/graphindex.h"
+#include "graph/graphscene.h"
+
+#include "ckptscope/document/document.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+class GraphMinimap;
+class GraphView;
+class NodeInspector;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QToolButton;
+
+// The computation graph of a gradient checkpoint: layered drawing (laid out
+// off the GUI thread), minimap, inspector, search, provenance/consumer
+// highlighting and export. The main window lists the nodes in a dock of its
+// own, kept in step through graphChanged/nodeSelected.
+class GraphPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit GraphPage(QWidget* parent = nullptr);
+    ~GraphPage() override;
+
+    void setDocument(std::shared_ptr<const ckptscope::Document> document);
+    // A graph of no document (the union of two compared graphs), with the
+    // warnings to show above it.
+    void setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
+                  const QStringList& warnings = {});
+    bool isLayingOut() const { return m_layoutTask.isRunning(); }
+
+    void selectNode(int node, bool center = true);
+    int selectedNode() const;
+    void highlightProvenance(int node);
+    void highlightConsumers(int node);
+    void goToLoss();
+    // Search by op, id prefix or CID prefix; returns the number of matches
+    // and selects the first (next/previous step through them).
+    int search(const QString& text);
+    void findNext(int step = 1);
+    void setOrientation(GraphScene::Orientation orientation);
+    QString exportTo(const QString& path);
+
+    GraphScene* scene() const { return m_scene; }
+    GraphView* view() const { return m_view; }
+    GraphMinimap* minimap() const { return m_minimap; }
+    NodeInspector* inspector() const { return m_inspector; }
+    QLineEdit* searchEdit() const { return m_search; }
+    const GraphIndex* index() const { return m_index.get(); }
+    const ckptscope::GraphLayout* layout() const { return m_layout.get(); }
+
+Q_SIGNALS:
+    void layoutFinished();
+    // A new graph (or none) is indexed; node numbers below refer to it.
+    void graphChanged(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
+                      std::shared_ptr<const GraphIndex> index);
+    void nodeSelected(int node);
+
+private:
+    void startLayout();
+    void showLayout(std::shared_ptr<const ckptscope::GraphLayout> layout);
+    void endLayout(const QString& status);
+
+    std::shared_ptr<const ckptscope::Document> m_document;
+    std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
+    std::shared_ptr<const GraphIndex> m_index;
+    std::shared_ptr<const ckptscope::GraphLayout> m_layout;
+    std::vector<int> m_order; // the Nodes list order, which search steps through
+    GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
+    std::vector<int> m_matches;
+    // What the user was looking at when the orientation changed: the same
+    // node indices come back once the new layout is drawn.
+    struct KeptView {
+        int node = -1;
+        std::vector<int> highlighted;
+        int focus = -1;
+    };
+    std::optional<KeptView> m_kept;
+    int m_match = -1;
+
+    GraphScene* m_scene;
+    GraphView* m_view;
+    GraphMinimap* m_minimap;
+    NodeInspector* m_inspector;
+    QLineEdit* m_search;
+    QLabel* m_searchStatus;
+    QLabel* m_warnings;
+    QLabel* m_status;
+    QProgressBar* m_progress;
+    QToolButton* m_cancelButton;
+    BackgroundTask m_layoutTask{this}; // works on a copy of the layout input
+};

@@ -1,0 +1,57 @@
+#include "graph/nodelist.h"
+
+#include "graph/nodetablemodel.h"
+
+#include <QHeaderView>
+
+#include <algorithm>
+
+NodeList::NodeList(QWidget* parent) : QTableView(parent), m_model(new NodeTableModel(this)) {
+    setModel(m_model);
+    setSelectionBehavior(QAbstractItemView::SelectRows);
+    setSelectionMode(QAbstractItemView::SingleSelection);
+    verticalHeader()->hide();
+    verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    horizontalHeader()->setStretchLastSection(true);
+    connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!m_syncing && current.isValid())
+                    Q_EMIT nodeChosen(current.data(NodeTableModel::NodeIndexRole).toInt());
+            });
+}
+
+void NodeList::setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
+                        std::shared_ptr<const GraphIndex> index) {
+    m_model->setGraph(std::move(checkpoint), std::move(index));
+    resizeColumnsToContents();
+    // That measured the first thousand rows only, so a larger position or a
+    // longer id further down would show cut short ("12..."). Measure each
+    // column's longest text as well (the last one is stretched anyway).
+    const int rows = m_model->rowCount();
+    for (int c = 0; c < NodeTableModel::ColumnCount - 1; ++c) {
+        int longest = -1;
+        qsizetype chars = -1;
+        for (int r = 0; r < rows; ++r) {
+            const qsizetype n = m_model->index(r, c).data().toString().size();
+            if (n >= chars) { // ties: the later row, a larger number or a flagged cycle
+                chars = n;
+                longest = r;
+            }
+        }
+        if (longest >= 0)
+            setColumnWidth(
+                c, std::max(columnWidth(c), sizeHintForIndex(m_model->index(longest, c)).width()));
+    }
+}
+
+void NodeList::showNode(int node) {
+    const int row = m_model->rowOfNode(node);
+    if (row < 0 || currentIndex().row() == row)
+        return;
+    const QModelIndex idx = m_model->index(row, 0);
+    m_syncing = true;
+    setCurrentIndex(idx);
+    m_syncing = false;
+    scrollTo(idx);
+}

@@ -1,0 +1,320 @@
+#include "run/runchartview.h"
+
+#include "common/axisticks.h"
+
+#include "ckptscope/common/numberformat.h"
+
+#include <QAreaSeries>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QChartView>
+#include <QContextMenuEvent>
+#include <QGraphicsLineItem>
+#include <QGraphicsSimpleTextItem>
+#include <QLineSeries>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QScatterSeries>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace ckptscope;
+
+namespace {
+
+QChartView* makeView(QWidget* parent) {
+    auto* chart = new QChart;
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    auto* view = new QChartView(chart, parent);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->viewport()->setMouseTracking(true);
+    return view;
+}
+
+QGraphicsLineItem* makeMarker(QChartView* view) {
+    auto* line = new QGraphicsLineItem;
+    line->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
+    line->setZValue(100);
+    line->hide();
+    view->scene()->addItem(line);
+    return line;
+}
+
+// The hovered checkpoint's values, in a box beside the marker (plain text:
+// a tensor name is never read as markup).
+QGraphicsRectItem* makeLabel(QChartView* view) {
+    auto* box = new QGraphicsRectItem;
+    box->setBrush(QColor(255, 255, 255, 235));
+    box->setPen(QPen(QColor(150, 150, 150)));
+    box->setZValue(101);
+    box->hide();
+    new QGraphicsSimpleTextItem(box);
+    view->scene()->addItem(box);
+    return box;
+}
+
+QString num(std::optional<double> v) {
+    return v ? QString::fromStdString(fmt::exact(*v)) : QString::fromUtf8(fmt::kMissing);
+}
+
+void clear(QChart* chart, const QString& title) {
+    chart->removeAllSeries();
+    for (QAbstractAxis* a : chart->axes()) {
+        chart->removeAxis(a);
+        delete a;
+    }
+    chart->setTitle(title);
+}
+
+// An axis with its ticks on round numbers (axisticks.h), titled and placed.
+QCategoryAxis* axis(QChart* chart, QCategoryAxis* a, const QString& title, Qt::Alignment where) {
+    a->setTitleText(title);
+    chart->addAxis(a, where);
+    return a;
+}
+
+void attach(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y) {
+    chart->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+}
+
+} // namespace
+
+RunChartView::RunChartView(QWidget* parent)
+    : QWidget(parent), m_values(makeView(this)), m_norms(makeView(this)),
+      m_valueMarker(makeMarker(m_values)), m_normMarker(makeMarker(m_norms)),
+      m_label(makeLabel(m_values)) {
+    for (QChartView* v : {m_values, m_norms})
+        v->viewport()->installEventFilter(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_values, 3);
+    layout->addWidget(m_norms, 2);
+    show(nullptr, nullptr);
+}
+
+QChart* RunChartView::valueChart() const {
+    return m_values->chart();
+}
+
+QChart* RunChartView::normChart() const {
+    return m_norms->chart();
+}
+
+void RunChartView::show(const Run* run, const TensorSeries* series) {
+    QChart* values = m_values->chart();
+    QChart* norms = m_norms->chart();
+    hover(-1);
+    m_run = run && series ? run : nullptr;
+    m_series = run ? series : nullptr;
+    m_x.clear();
+    if (!run || !series) {
+        clear(values,
+              run ? tr("Select a tensor to see it over the steps") : tr("No checkpoints read yet"));
+        clear(norms, QString());
+        return;
+    }
+    const QString name = QString::fromStdString(series->name);
+    clear(values, tr("%1 — values over steps").arg(name));
+    clear(norms, tr("%1 — L2 norm and NaN/Inf").arg(name));
+    bool allSteps = true;
+    for (const RunCheckpoint& c : run->checkpoints)
+        allSteps = allSteps && c.step.has_value();
+    const QString xTitle = allSteps ? tr("step") : tr("checkpoint (in step order)");
+
+    auto* mean = new QLineSeries;
+    mean->setName(tr("mean"));
+    auto* upper = new QLineSeries;
+    auto* lower = new QLineSeries;
+    auto* minS = new QLineSeries;
+    minS->setName(tr("min"));
+    auto* maxS = new QLineSeries;
+    maxS->setName(tr("max"));
+    auto* l2 = new QLineSeries;
+    l2->setName(tr("L2 norm"));
+    auto* bad = new QScatterSeries;
+    bad->setName(tr("NaN/Inf count"));
+    bad->setMarkerSize(8);
+    double lo = 0, hi = 0, l2Max = 0, badMax = 0, xMin = 0, xMax = 0;
+    bool any = false;
+    for (size_t c = 0; c < run->checkpoints.size(); ++c) {
+        const TensorSummary* t = series->point(*run, c);
+        const double x = allSteps ? double(*run->checkpoints[c].step) : double(c);
+        xMin = c == 0 ? x : std::min(xMin, x);
+        xMax = c == 0 ? x : std::max(xMax, x);
+        m_x.push_back(x);
+        if (!t)
+            continue;
+        const TensorStats& s = t->stats;
+        const double nonFinite = double(s.nan + s.posInf + s.negInf);
+        bad->append(x, nonFinite);
+        badMax = std::max(badMax, nonFinite);
+        l2->append(x, s.l2);
+        l2Max = std::max(l2Max, s.l2);
+        if (!s.mean)
+            continue;
+        mean->append(x, *s.mean);
+        upper->append(x, *s.mean + *s.std);
+        lower->append(x, *s.mean - *s.std);
+        minS->append(x, *s.min);
+        maxS->append(x, *s.max);
+        // The band can reach past min (many zeros and a few large values).
+        lo = std::min(any ? lo : *s.min, std::min(*s.min, *s.mean - *s.std));
+        hi = std::max(any ? hi : *s.max, std::max(*s.max, *s.mean + *s.std));
+        any = true;
+    }
+    if (xMax == xMin)
+        xMax = xMin + 1;
+
+    QCategoryAxis* x1 = axis(values, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
+    QCategoryAxis* y1 =
+        axis(values,
+             roundValueAxis(lo - (hi - lo) * 0.05 - (hi == lo), hi + (hi - lo) * 0.05 + (hi == lo)),
+             tr("value"), Qt::AlignLeft);
+    auto* band = new QAreaSeries(upper, lower);
+    upper->setParent(band); // the area series does not own its edges
+    lower->setParent(band);
+    band->setName(tr("mean ± std"));
+    QColor fill(70, 130, 180, 70);
+    band->setBrush(fill);
+    band->setPen(QPen(fill));
+    attach(values, band, x1, y1);
+    attach(values, mean, x1, y1);
+    attach(values, minS, x1, y1);
+    attach(values, maxS, x1, y1);
+
+    QCategoryAxis* x2 = axis(norms, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
+    QCategoryAxis* yL2 =
+        axis(norms, roundValueAxis(0, l2Max > 0 ? l2Max * 1.05 : 1), tr("L2 norm"), Qt::AlignLeft);
+    QCategoryAxis* yBad = axis(norms, roundCountAxis(std::max(badMax * 1.1, 5.0)),
+                               tr("NaN/Inf values"), Qt::AlignRight);
+    // One grid: the right axis's ticks fall between the left's and would
+    // draw a second, unevenly spaced set of lines.
+    yBad->setGridLineVisible(false);
+    attach(norms, l2, x2, yL2);
+    attach(norms, bad, x2, yBad);
+}
+
+int RunChartView::checkpointAt(QChartView* view, const QPoint& viewportPos) const {
+    QChart* chart = view->chart();
+    // A few pixels of slack: the first and last steps lie on the plot's edges.
+    if (m_x.empty() || chart->series().isEmpty() ||
+        !chart->plotArea().adjusted(-4, -4, 4, 4).contains(view->mapToScene(viewportPos)))
+        return -1;
+    const double x = chart->mapToValue(view->mapToScene(viewportPos), chart->series().last()).x();
+    int best = -1;
+    for (size_t c = 0; c < m_x.size(); ++c)
+        if (best < 0 || std::abs(m_x[c] - x) < std::abs(m_x[size_t(best)] - x))
+            best = int(c);
+    return best;
+}
+
+QString RunChartView::hover(int checkpoint) {
+    m_hovered = checkpoint >= 0 && size_t(checkpoint) < m_x.size() ? checkpoint : -1;
+    const std::pair<QChartView*, QGraphicsLineItem*> pairs[] = {{m_values, m_valueMarker},
+                                                                {m_norms, m_normMarker}};
+    for (const auto& [view, marker] : pairs) {
+        QChart* chart = view->chart();
+        if (m_hovered < 0 || chart->series().isEmpty()) {
+            marker->hide();
+            continue;
+        }
+        const QRectF area = chart->plotArea();
+        const double px =
+            chart->mapToPosition(QPointF(m_x[size_t(m_hovered)], 0), chart->series().last()).x();
+        marker->setLine(px, area.top(), px, area.bottom());
+        marker->show();
+    }
+    const QString text = describe(m_hovered);
+    auto* label = static_cast<QGraphicsSimpleTextItem*>(m_label->childItems().first());
+    label->setText(text);
+    m_label->setVisible(!text.isEmpty() && m_valueMarker->isVisible());
+    if (m_label->isVisible()) {
+        // Beside the marker, on the side with more room.
+        const QRectF area = m_values->chart()->plotArea();
+        const QRectF r = label->boundingRect().adjusted(-6, -4, 6, 4);
+        const double px = m_valueMarker->line().x1();
+        const double x = px + 8 + r.width() <= area.right() ? px + 8 : px - 8 - r.width();
+        m_label->setRect(0, 0, r.width(), r.height());
+        m_label->setPos(x, area.top() + 6);
+        label->setPos(6, 4);
+    }
+    return text;
+}
+
+QString RunChartView::hoverLabel() const {
+    return m_label->isVisible()
+               ? static_cast<QGraphicsSimpleTextItem*>(m_label->childItems().first())->text()
+               : QString();
+}
+
+QString RunChartView::describe(int checkpoint) const {
+    if (!m_run || !m_series || checkpoint < 0 || size_t(checkpoint) >= m_run->checkpoints.size())
+        return {};
+    const RunCheckpoint& c = m_run->checkpoints[size_t(checkpoint)];
+    QString text = c.step ? tr("step %1").arg(QString::fromStdString(fmt::grouped(*c.step)))
+                          : tr("checkpoint %1 (no step)").arg(checkpoint + 1);
+    text += QStringLiteral(" — ") + QString::fromStdString(c.name);
+    const TensorSummary* t = m_series->point(*m_run, size_t(checkpoint));
+    if (!t)
+        return text + QLatin1Char('\n') +
+               tr("%1 is not in this checkpoint").arg(QString::fromStdString(m_series->name));
+    const TensorStats& s = t->stats;
+    text += QLatin1Char('\n') + tr("mean %1, std %2").arg(num(s.mean), num(s.std));
+    text += QLatin1Char('\n') + tr("min %1, max %2").arg(num(s.min), num(s.max));
+    text += QLatin1Char('\n') + tr("L2 norm %1").arg(num(s.l2));
+    text += QLatin1Char('\n') + tr("NaN %1, +Inf %2, −Inf %3")
+                                    .arg(QString::fromStdString(fmt::grouped(s.nan)),
+                                         QString::fromStdString(fmt::grouped(s.posInf)),
+                                         QString::fromStdString(fmt::grouped(s.negInf)));
+    return text;
+}
+
+bool RunChartView::eventFilter(QObject* watched, QEvent* event) {
+    QChartView* view = watched == m_values->viewport()  ? m_values
+                       : watched == m_norms->viewport() ? m_norms
+                                                        : nullptr;
+    if (!view)
+        return QWidget::eventFilter(watched, event);
+    switch (event->type()) {
+    case QEvent::MouseMove: {
+        auto* e = static_cast<QMouseEvent*>(event);
+        const int c = checkpointAt(view, e->position().toPoint());
+        if (c != m_hovered)
+            hover(c);
+        break;
+    }
+    case QEvent::Leave:
+        hover(-1);
+        break;
+    case QEvent::MouseButtonRelease: {
+        auto* e = static_cast<QMouseEvent*>(event);
+        const int c = checkpointAt(view, e->position().toPoint());
+        if (e->button() == Qt::LeftButton && c >= 0)
+            Q_EMIT openRequested(c);
+        break;
+    }
+    case QEvent::ContextMenu: {
+        auto* e = static_cast<QContextMenuEvent*>(event);
+        const int c = checkpointAt(view, e->pos());
+        if (c < 0)
+            break;
+        QMenu menu(this);
+        menu.setObjectName(QStringLiteral("checkpointMenu"));
+        menu.addAction(tr("Open This Checkpoint"), this, [this, c] { Q_EMIT openRequested(c); })
+            ->setObjectName(QStringLiteral("openCheckpoint"));
+        QAction* compare = menu.addAction(tr("Compare with Previous Checkpoint"), this,
+                                          [this, c] { Q_EMIT compareRequested(c); });
+        compare->setObjectName(QStringLiteral("compareWithPrevious"));
+        compare->setEnabled(c > 0);
+        menu.exec(e->globalPos());
+        return true;
+    }
+    default:
+        break;
+    }
+    return QWidget::eventFilter(watched, event);
+}

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "ckptscope/run/runseries.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QChart;
+class QChartView;
+class QGraphicsLineItem;
+class QGraphicsRectItem;
+
+// One tensor over a run's steps: mean with a ±std band, min and max on top;
+// L2 norm and the NaN/Inf count below. The x axis is the step, or the
+// checkpoint's position when some checkpoint has no step. Hovering shows
+// the nearest checkpoint's step and exact values under a vertical marker;
+// a click opens that checkpoint, the context menu also compares it with the
+// one before.
+class RunChartView : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunChartView(QWidget* parent = nullptr);
+    // Nothing drawn (and a note) when series is null. Both must outlive the
+    // next show() call.
+    void show(const ckptscope::Run* run, const ckptscope::TensorSeries* series);
+
+    QChart* valueChart() const;
+    QChart* normChart() const;
+    QChartView* valueView() const { return m_values; }
+    QChartView* normView() const { return m_norms; }
+    // The checkpoint nearest to a point of either view's viewport, or -1.
+    int checkpointAt(QChartView* view, const QPoint& viewportPos) const;
+    // Marks checkpoint c (-1: none) and shows its values beside the marker;
+    // returns that text.
+    QString hover(int checkpoint);
+    // The text shown beside the marker ("" when hidden).
+    QString hoverLabel() const;
+    int hovered() const { return m_hovered; }
+    // What hovering shows for checkpoint c: step, file, exact statistics.
+    QString describe(int checkpoint) const;
+
+Q_SIGNALS:
+    void openRequested(int checkpoint);
+    void compareRequested(int checkpoint); // with the checkpoint before it
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    QChartView* m_values;
+    QChartView* m_norms;
+    QGraphicsLineItem* m_valueMarker;
+    QGraphicsLineItem* m_normMarker;
+    QGraphicsRectItem* m_label; // the hovered values, on the value chart
+    const ckptscope::Run* m_run = nullptr;
+    const ckptscope::TensorSeries* m_series = nullptr;
+    std::vector<double> m_x; // per checkpoint
+    int m_hovered = -1;
+};

@@ -1,0 +1,143 @@
+#include "tensor/histogramview.h"
+
+#include "common/axisticks.h"
+#include "common/sizeformat.h"
+
+#include <QAreaSeries>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMouseEvent>
+#include <QToolTip>
+
+#include <algorithm>
+
+HistogramView::HistogramView(QWidget* parent) : QChartView(parent) {
+    setRenderHint(QPainter::Antialiasing, false);
+    setMouseTracking(true);
+    chart()->legend()->hide();
+    chart()->setMargins(QMargins(4, 4, 4, 4));
+    setMinimumHeight(180);
+    applyPalette();
+    rebuild();
+}
+
+void HistogramView::setHistogram(const ckptscope::Histogram& histogram) {
+    m_histogram = histogram;
+    rebuild();
+}
+
+void HistogramView::clear() {
+    setHistogram({});
+}
+
+void HistogramView::setLogScale(bool on) {
+    if (on == m_log)
+        return;
+    m_log = on;
+    rebuild();
+}
+
+void HistogramView::rebuild() {
+    QChart* c = chart();
+    c->removeAllSeries();
+    for (QAbstractAxis* axis : c->axes()) {
+        c->removeAxis(axis); // gives up ownership: delete, or every redraw leaks
+        delete axis;
+    }
+    const auto& counts = m_histogram.counts;
+    if (counts.empty())
+        return;
+    const double lo = m_histogram.lo;
+    const double hi = m_histogram.hi > lo ? m_histogram.hi : lo + 1;
+    const double width = (hi - lo) / double(counts.size());
+    // A log axis cannot show 0: empty bins sit on a floor below 1.
+    const double floor = m_log ? 0.5 : 0.0;
+    auto* upper = new QLineSeries;
+    auto* lower = new QLineSeries;
+    QList<QPointF> pts;
+    pts.reserve(qsizetype(counts.size() * 2));
+    uint64_t peak = 1;
+    for (size_t i = 0; i < counts.size(); ++i) {
+        const double y = std::max(floor, double(counts[i]));
+        pts << QPointF(lo + width * double(i), y) << QPointF(lo + width * double(i + 1), y);
+        peak = std::max(peak, counts[i]);
+    }
+    upper->replace(pts);
+    lower->replace({QPointF(lo, floor), QPointF(hi, floor)});
+    auto* area = new QAreaSeries(upper, lower);
+    const QColor fill = palette().color(QPalette::Highlight);
+    area->setBrush(fill);
+    area->setPen(QPen(fill.darker(130), 1));
+    c->addSeries(area);
+
+    // Ticks on round numbers, labelled exactly (a category axis puts each
+    // label on its value); the histogram still spans [lo, hi].
+    QCategoryAxis* x = roundValueAxis(lo, hi);
+    QAbstractAxis* y;
+    if (m_log) {
+        auto* logAxis = new QLogValueAxis;
+        logAxis->setBase(10);
+        logAxis->setRange(floor, double(peak) * 2);
+        logAxis->setLabelFormat(QStringLiteral("%g"));
+        y = logAxis;
+    } else {
+        y = roundCountAxis(double(peak) * 1.05);
+    }
+    y->setTitleText(tr("count"));
+    for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(x), y}) {
+        axis->setLabelsColor(palette().color(QPalette::Text));
+        axis->setTitleBrush(palette().color(QPalette::Text));
+        axis->setGridLineColor(palette().color(QPalette::Mid));
+        axis->setLinePenColor(palette().color(QPalette::Mid));
+    }
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    area->attachAxis(x);
+    area->attachAxis(y);
+}
+
+QString HistogramView::binText(double x) const {
+    const auto& counts = m_histogram.counts;
+    if (counts.empty() || x < m_histogram.lo || x > m_histogram.hi)
+        return {};
+    const size_t bin = m_histogram.binOf(x);
+    const double width = (m_histogram.hi - m_histogram.lo) / double(counts.size());
+    const double from = m_histogram.lo + width * double(bin);
+    const bool last = bin + 1 == counts.size();
+    return tr("[%1, %2%3\n%4 values")
+        .arg(QString::number(from, 'g', 6), QString::number(from + width, 'g', 6),
+             last ? QStringLiteral("]") : QStringLiteral(")"), groupedNumber(counts[bin]));
+}
+
+void HistogramView::mouseMoveEvent(QMouseEvent* event) {
+    QChartView::mouseMoveEvent(event);
+    if (m_histogram.counts.empty() || chart()->series().isEmpty())
+        return;
+    const QPointF scene = mapToScene(event->position().toPoint());
+    const QPointF value =
+        chart()->mapToValue(chart()->mapFromScene(scene), chart()->series().first());
+    const QString text =
+        chart()->plotArea().contains(chart()->mapFromScene(scene)) ? binText(value.x()) : QString();
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void HistogramView::applyPalette() {
+    // Follow the system palette (dark themes included) instead of a chart theme.
+    chart()->setBackgroundBrush(palette().color(QPalette::Base));
+    chart()->setPlotAreaBackgroundVisible(false);
+    chart()->setTitleBrush(palette().color(QPalette::Text));
+    setBackgroundBrush(palette().color(QPalette::Window));
+}
+
+void HistogramView::changeEvent(QEvent* event) {
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        applyPalette();
+        rebuild();
+    }
+}

@@ -1,0 +1,283 @@
+#include "tensor/tensorpage.h"
+
+#include "common/plaintext.h"
+#include "common/sizeformat.h"
+#include "tensor/histogramview.h"
+#include "tensor/statsrunner.h"
+
+#include "ckptscope/stats/documentstats.h"
+
+#include <QCheckBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace {
+const char* kInfoRows[] = {"Shape", "Stored values", "Elements",
+                           "Bytes", "Data offset",   "Data type"};
+const char* kStatKeys[] = {"min", "max", "mean", "std", "l2", "zeros", "nan", "+inf", "-inf"};
+const char* kStatLabels[] = {"Min",   "Max", "Mean", "Std dev", "L2 norm",
+                             "Zeros", "NaN", "+Inf", "−Inf"};
+} // namespace
+
+TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRunner(this)) {
+    auto* layout = new QVBoxLayout(this);
+    m_title = new QLabel;
+    QFont big = m_title->font();
+    big.setPointSizeF(big.pointSizeF() * 1.3);
+    big.setBold(true);
+    m_title->setFont(big);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setWordWrap(true);
+    // Names are shown as they are; the notes below are HTML with the file's
+    // text escaped once. Never let Qt guess (Qt::AutoText).
+    m_title->setTextFormat(Qt::PlainText);
+    m_description = new QLabel;
+    m_description->setWordWrap(true);
+    m_description->setTextFormat(Qt::RichText);
+    layout->addWidget(m_title);
+    layout->addWidget(m_description);
+
+    auto* top = new QHBoxLayout;
+    auto* infoBox = new QGroupBox(tr("Layout"));
+    auto* form = new QFormLayout(infoBox);
+    for (const char* row : kInfoRows) {
+        auto* value = new QLabel;
+        value->setTextFormat(Qt::PlainText);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        form->addRow(tr(row), value);
+        m_info << value;
+    }
+    auto* statsBox = new QGroupBox(tr("Statistics (finite values)"));
+    auto* grid = new QGridLayout(statsBox);
+    for (int i = 0; i < 9; ++i) {
+        auto* value = new QLabel(missingText());
+        value->setTextFormat(Qt::PlainText);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        grid->addWidget(new QLabel(tr(kStatLabels[i])), i % 5, (i / 5) * 2);
+        grid->addWidget(value, i % 5, (i / 5) * 2 + 1);
+        m_stats.insert(QString::fromLatin1(kStatKeys[i]), value);
+    }
+    top->addWidget(infoBox, 1);
+    top->addWidget(statsBox, 2);
+    layout->addLayout(top);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Bins:")));
+    m_bins = new QSpinBox;
+    m_bins->setRange(1, 4096);
+    m_bins->setValue(64);
+    m_bins->setAccelerated(true);
+    m_bins->setToolTip(tr("Number of equal-width bins over the finite range"));
+    controls->addWidget(m_bins);
+    m_log = new QCheckBox(tr("&Log scale"));
+    m_log->setToolTip(tr("Logarithmic count axis"));
+    controls->addWidget(m_log);
+    controls->addStretch();
+    m_specials = new QLabel;
+    m_specials->setTextFormat(Qt::RichText);
+    controls->addWidget(m_specials);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 100);
+    m_progress->setMaximumWidth(160);
+    m_progress->setVisible(false);
+    controls->addWidget(m_progress);
+    m_cancel = new QToolButton;
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setVisible(false);
+    controls->addWidget(m_cancel);
+    layout->addLayout(controls);
+
+    m_histogram = new HistogramView;
+    layout->addWidget(m_histogram, 1);
+
+    connect(m_bins, &QSpinBox::valueChanged, this, [this](int n) {
+        Q_EMIT binsChanged(n);
+        startStats();
+    });
+    connect(m_log, &QCheckBox::toggled, this, [this](bool on) {
+        m_histogram->setLogScale(on);
+        Q_EMIT logScaleChanged(on);
+    });
+    connect(m_cancel, &QToolButton::clicked, this, [this] {
+        m_runner->cancel();
+        m_progress->setVisible(false);
+        m_cancel->setVisible(false);
+        m_specials->setText(tr("Statistics cancelled"));
+    });
+    connect(m_runner, &StatsRunner::progress, this,
+            [this](int, double p) { m_progress->setValue(int(p * 100)); });
+    connect(m_runner, &StatsRunner::finished, this,
+            [this](int key, const ckptscope::StatsResult& r) {
+                showStats(r);
+                Q_EMIT statsReady(key, r);
+            });
+    connect(m_runner, &StatsRunner::failed, this, [this](int, const QString& message) {
+        m_progress->setVisible(false);
+        m_cancel->setVisible(false);
+        // Nothing of this tensor was read: show no numbers and no histogram
+        // rather than those of the tensor before.
+        for (QLabel* l : std::as_const(m_stats))
+            l->setText(missingText());
+        m_histogram->clear();
+        m_specials->setText(tr("<span style='color:#d33'>%1</span>").arg(message.toHtmlEscaped()));
+        Q_EMIT statsFailed(message);
+    });
+    clear();
+}
+
+void TensorPage::setInfoRow(int row, const QString& value) {
+    m_info[row]->setText(value);
+}
+
+void TensorPage::clear() {
+    m_runner->cancel();
+    m_document.reset();
+    m_tensor = -1;
+    m_reader = nullptr;
+    m_job = nullptr;
+    m_count = 0;
+    m_title->setText(tr("No tensor selected"));
+    m_description->clear();
+    for (QLabel* l : std::as_const(m_info))
+        l->clear();
+    for (QLabel* l : std::as_const(m_stats))
+        l->setText(missingText());
+    m_specials->clear();
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
+    m_histogram->clear();
+}
+
+void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor) {
+    if (!document || tensor < 0 || size_t(tensor) >= document->tensors().size()) {
+        clear();
+        return;
+    }
+    const ckptscope::TensorEntry& t = document->tensors()[size_t(tensor)];
+    m_document = document;
+    m_tensor = tensor;
+    m_count = t.dataLen;
+    // The reader keeps the document alive for as long as the work runs.
+    m_reader = [document, tensor](uint64_t first, uint64_t n, float* out) {
+        document->readValues(size_t(tensor), first, n, out);
+    };
+    m_histogram->clear(); // another tensor's histogram must not stand under this name
+    m_title->setText(QString::fromStdString(t.name));
+    QStringList notes;
+    for (const auto& w : document->warnings())
+        if (w.tensor && *w.tensor == size_t(tensor))
+            notes << QStringLiteral("⚠ ") + plainToHtml(QString::fromStdString(w.message));
+    m_job = [document, tensor](const ckptscope::StatsOptions& options) {
+        return ckptscope::computeTensorStats(*document, size_t(tensor), options);
+    };
+    const QString dtype = QString::fromLatin1(ckptscope::dtypeName(t.dtype));
+    if (t.dtype == ckptscope::Dtype::F64)
+        notes << tr("F64: statistics are computed in double; the histogram bins and the values "
+                    "view show each value rounded to f32.");
+    else if (t.dtype != ckptscope::Dtype::F32)
+        notes << tr("%1 values are shown converted to f32%2.")
+                     .arg(dtype, ckptscope::exactInF32(t.dtype)
+                                     ? tr(", exactly")
+                                     : tr(" (integers beyond 2^24 are rounded)"));
+    m_description->setText(notes.join(QStringLiteral("<br>")));
+    setInfoRow(0, shapeText(t.shape));
+    setInfoRow(1, groupedNumber(t.dataLen));
+    setInfoRow(2, t.elementCount ? groupedNumber(*t.elementCount) : tr("overflows 64 bits"));
+    const auto bytes = ckptscope::tensorSizeBytes(t);
+    setInfoRow(3, bytes ? humanBytes(*bytes) +
+                              QStringLiteral(" (%1 stored)")
+                                  .arg(humanBytes(t.dataLen * ckptscope::dtypeSize(t.dtype)))
+                        : missingText());
+    setInfoRow(4, groupedNumber(t.dataOffset));
+    setInfoRow(5, dtype);
+    startStats();
+}
+
+void TensorPage::setValues(const QString& title, const QString& description, uint64_t count,
+                           ckptscope::ValueReader reader) {
+    m_document.reset();
+    m_tensor = -1;
+    m_count = count;
+    m_reader = std::move(reader);
+    m_job = nullptr;
+    m_histogram->clear();
+    m_title->setText(title);
+    m_description->setText(plainToHtml(description));
+    setInfoRow(0, QStringLiteral("[%1]").arg(count));
+    setInfoRow(1, groupedNumber(count));
+    setInfoRow(2, groupedNumber(count));
+    setInfoRow(3, humanBytes(count * 4));
+    setInfoRow(4, missingText());
+    setInfoRow(5, tr("F32 (bytes read as f32)"));
+    startStats();
+}
+
+void TensorPage::startStats() {
+    if (!m_reader)
+        return;
+    for (QLabel* l : std::as_const(m_stats))
+        l->setText(QStringLiteral("…"));
+    m_specials->clear();
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    m_cancel->setVisible(true);
+    if (m_job)
+        m_runner->start(m_tensor, m_job, m_bins->value());
+    else
+        m_runner->start(m_tensor, m_count, m_reader, m_bins->value());
+}
+
+void TensorPage::showStats(const ckptscope::StatsResult& r) {
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
+    const ckptscope::TensorStats& s = r.stats;
+    m_stats[QStringLiteral("min")]->setText(numberText(s.min));
+    m_stats[QStringLiteral("max")]->setText(numberText(s.max));
+    m_stats[QStringLiteral("mean")]->setText(numberText(s.mean));
+    m_stats[QStringLiteral("std")]->setText(numberText(s.std));
+    m_stats[QStringLiteral("l2")]->setText(numberText(s.l2));
+    const double zeroPct = s.count ? 100.0 * double(s.zeros) / double(s.count) : 0.0;
+    m_stats[QStringLiteral("zeros")]->setText(
+        QStringLiteral("%1 (%2%)").arg(groupedNumber(s.zeros)).arg(zeroPct, 0, 'f', 2));
+    m_stats[QStringLiteral("nan")]->setText(groupedNumber(s.nan));
+    m_stats[QStringLiteral("+inf")]->setText(groupedNumber(s.posInf));
+    m_stats[QStringLiteral("-inf")]->setText(groupedNumber(s.negInf));
+    const uint64_t special = s.nan + s.posInf + s.negInf;
+    m_specials->setText(
+        special ? tr("⚠ not in the histogram: %1 NaN, %2 +Inf, %3 −Inf")
+                      .arg(groupedNumber(s.nan), groupedNumber(s.posInf), groupedNumber(s.negInf))
+                : (s.finite ? tr("%1 finite values").arg(groupedNumber(s.finite))
+                            : tr("no finite values")));
+    if (s.rounded)
+        m_specials->setText(
+            m_specials->text() +
+            tr(" · ⚠ %1 integer values rounded to the nearest f32").arg(groupedNumber(s.rounded)));
+    m_histogram->setHistogram(r.histogram);
+}
+
+int TensorPage::bins() const {
+    return m_bins->value();
+}
+void TensorPage::setBins(int bins) {
+    m_bins->setValue(bins);
+}
+bool TensorPage::logScale() const {
+    return m_log->isChecked();
+}
+void TensorPage::setLogScale(bool on) {
+    m_log->setChecked(on);
+}
+bool TensorPage::isComputing() const {
+    return m_runner->isRunning();
+}
+QString TensorPage::statText(const QString& key) const {
+    const QLabel* l = m_stats.value(key);
+    return l ? l->text() : QString();
+}

@@ -1,0 +1,154 @@
+#include "tensor/tensorvaluesmodel.h"
+
+#include "common/sizeformat.h"
+
+#include "ckptscope/common/numberformat.h"
+
+#include <algorithm>
+#include <climits>
+
+TensorValuesModel::TensorValuesModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void TensorValuesModel::setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor) {
+    beginResetModel();
+    m_document = std::move(document);
+    m_tensor =
+        m_document && tensor >= 0 && size_t(tensor) < m_document->tensors().size() ? tensor : -1;
+    m_leading.assign(leadingDimensions().size(), 0);
+    m_cache.clear();
+    m_lru.clear();
+    m_failed = false;
+    layout();
+    endResetModel();
+}
+
+std::vector<uint64_t> TensorValuesModel::leadingDimensions() const {
+    if (m_tensor < 0)
+        return {};
+    const auto& t = m_document->tensors()[size_t(m_tensor)];
+    // Only a consistent shape can be sliced; otherwise show the stored values.
+    if (t.shape.size() <= 2 || !t.elementCount || *t.elementCount != t.dataLen)
+        return {};
+    return {t.shape.begin(), t.shape.end() - 2};
+}
+
+void TensorValuesModel::setLeadingIndices(std::vector<uint64_t> indices) {
+    const auto dims = leadingDimensions();
+    if (indices.size() != dims.size())
+        return;
+    for (size_t i = 0; i < dims.size(); ++i)
+        indices[i] = std::min(indices[i], dims[i] ? dims[i] - 1 : 0);
+    beginResetModel();
+    m_leading = std::move(indices);
+    layout();
+    endResetModel();
+}
+
+void TensorValuesModel::layout() {
+    m_rows = m_cols = m_base = 0;
+    m_truncated = false;
+    m_matrix = false;
+    if (m_tensor < 0)
+        return;
+    const auto& t = m_document->tensors()[size_t(m_tensor)];
+    const bool consistent = t.elementCount && *t.elementCount == t.dataLen;
+    if (consistent && t.shape.size() >= 2) {
+        m_matrix = true;
+        m_rows = t.shape[t.shape.size() - 2];
+        m_cols = t.shape[t.shape.size() - 1];
+        // Row-major offset of the chosen slice.
+        uint64_t stride = m_rows * m_cols;
+        for (size_t i = m_leading.size(); i-- > 0;) {
+            m_base += m_leading[i] * stride;
+            stride *= t.shape[i];
+        }
+    } else {
+        m_rows = t.dataLen;
+        m_cols = m_rows ? 1 : 0;
+    }
+    if (m_rows > uint64_t(INT_MAX) || m_cols > uint64_t(INT_MAX)) {
+        m_truncated = true;
+        m_rows = std::min<uint64_t>(m_rows, INT_MAX);
+        m_cols = std::min<uint64_t>(m_cols, INT_MAX);
+    }
+}
+
+QString TensorValuesModel::layoutNote() const {
+    if (m_tensor < 0)
+        return {};
+    const auto& t = m_document->tensors()[size_t(m_tensor)];
+    if (t.elementCount && *t.elementCount == t.dataLen)
+        return {};
+    const QString holds = t.elementCount
+                              ? tr("holds %1 elements").arg(groupedNumber(*t.elementCount))
+                              : tr("holds more elements than 64 bits can count");
+    return tr("⚠ The shape %1 %2, but the file stores %3 values: they are shown as one column "
+              "in file order, not as a grid.")
+        .arg(shapeText(t.shape), holds, groupedNumber(t.dataLen));
+}
+
+uint64_t TensorValuesModel::linearIndex(int row, int column) const {
+    return m_base + uint64_t(row) * (m_matrix ? m_cols : 1) + uint64_t(column);
+}
+
+const std::vector<float>* TensorValuesModel::chunk(uint64_t chunkIndex) const {
+    auto it = m_cache.find(chunkIndex);
+    if (it != m_cache.end()) {
+        m_lru.remove(chunkIndex);
+        m_lru.push_front(chunkIndex);
+        return &it->second;
+    }
+    if (m_failed)
+        return nullptr;
+    const auto& t = m_document->tensors()[size_t(m_tensor)];
+    const uint64_t first = chunkIndex * kChunk;
+    std::vector<float> values(size_t(std::min(kChunk, t.dataLen - first)));
+    try {
+        m_document->readValues(size_t(m_tensor), first, values.size(), values.data());
+    } catch (const std::exception& e) {
+        m_failed = true; // report once, not for every visible cell
+        Q_EMIT readFailed(QString::fromStdString(e.what()));
+        return nullptr;
+    }
+    if (m_cache.size() >= kMaxChunks) {
+        m_cache.erase(m_lru.back());
+        m_lru.pop_back();
+    }
+    m_lru.push_front(chunkIndex);
+    return &m_cache.emplace(chunkIndex, std::move(values)).first->second;
+}
+
+int TensorValuesModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_rows);
+}
+
+int TensorValuesModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_cols);
+}
+
+QVariant TensorValuesModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || m_tensor < 0)
+        return {};
+    if (role == Qt::TextAlignmentRole)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole && role != Qt::EditRole && role != Qt::ToolTipRole)
+        return {};
+    const uint64_t linear = linearIndex(index.row(), index.column());
+    const std::vector<float>* values = chunk(linear / kChunk);
+    if (!values)
+        return QStringLiteral("?");
+    const float v = (*values)[size_t(linear % kChunk)];
+    if (role == Qt::EditRole)
+        return double(v);
+    // Exact, not rounded: what the cell shows is what a copy pastes.
+    const QString text = QString::fromStdString(ckptscope::fmt::exact(v));
+    if (role == Qt::ToolTipRole)
+        return tr("element %1 = %2").arg(groupedNumber(uint64_t(linear)), text);
+    return text;
+}
+
+QVariant TensorValuesModel::headerData(int section, Qt::Orientation, int role) const {
+    if (role != Qt::DisplayRole)
+        return {};
+    return QString::number(section);
+}

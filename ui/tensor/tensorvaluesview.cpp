@@ -1,0 +1,151 @@
+#include "tensor/tensorvaluesview.h"
+
+#include "common/plaintext.h"
+#include "tensor/tensorvaluesmodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QEvent>
+#include <QFontMetrics>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStyle>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+
+TensorValuesView::TensorValuesView(QWidget* parent)
+    : QWidget(parent), m_model(new TensorValuesModel(this)) {
+    auto* layout = new QVBoxLayout(this);
+    m_selectors = new QHBoxLayout;
+    layout->addLayout(m_selectors);
+    m_note = new QLabel;
+    m_note->setWordWrap(true);
+    m_note->setTextFormat(Qt::RichText); // file text in it is escaped once
+    layout->addWidget(m_note);
+    m_table = new QTableView;
+    m_table->setModel(m_model);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    // Fixed section sizes: the view never asks the model for every row.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    layout->addWidget(m_table, 1);
+
+    auto* copy = new QAction(tr("&Copy"), this);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(copy, &QAction::triggered, this, &TensorValuesView::copySelection);
+    m_table->addAction(copy);
+    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    connect(m_model, &TensorValuesModel::readFailed, this, [this](const QString& message) {
+        m_note->setText(
+            QStringLiteral("<span style='color:#d33'>%1</span>").arg(message.toHtmlEscaped()));
+    });
+}
+
+void TensorValuesView::setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor) {
+    m_model->setTensor(std::move(document), tensor);
+    rebuildSelectors();
+}
+
+void TensorValuesView::rebuildSelectors() {
+    while (QLayoutItem* item = m_selectors->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    const auto dims = m_model->leadingDimensions();
+    QStringList notes;
+    if (!dims.empty()) {
+        m_selectors->addWidget(new QLabel(tr("Slice:")));
+        for (size_t d = 0; d < dims.size(); ++d) {
+            auto* spin = new QSpinBox;
+            spin->setPrefix(QStringLiteral("dim %1 = ").arg(d));
+            spin->setRange(0, int(std::min<uint64_t>(dims[d] ? dims[d] - 1 : 0, INT_MAX)));
+            spin->setSuffix(QStringLiteral(" / %1").arg(dims[d]));
+            connect(spin, &QSpinBox::valueChanged, this, [this, d](int v) {
+                auto idx = m_model->leadingIndices();
+                idx[d] = uint64_t(v);
+                m_model->setLeadingIndices(idx);
+            });
+            m_selectors->addWidget(spin);
+        }
+        m_selectors->addWidget(new QLabel(tr("showing the last two dimensions")));
+        m_selectors->addStretch();
+    }
+    if (const QString why = m_model->layoutNote(); !why.isEmpty())
+        notes << plainToHtml(why);
+    if (m_model->truncated())
+        notes << tr("Only the first %1 rows are shown.").arg(INT_MAX);
+    m_note->setText(notes.join(QLatin1Char(' ')));
+}
+
+int TensorValuesView::valueColumnWidth() const {
+    // Every cell fits, whatever value the file holds: the widest text
+    // fmt::exact writes is 15 characters, either "-d.dddddddde+dd" or a fixed
+    // "-0.ddd…" of 13 digits. The column never depends on the values read.
+    const QFontMetrics fm(m_table->font());
+    int digit = 0;
+    for (char c = '0'; c <= '9'; ++c)
+        digit = std::max(digit, fm.horizontalAdvance(QLatin1Char(c)));
+    const int sign =
+        std::max(fm.horizontalAdvance(QLatin1Char('-')), fm.horizontalAdvance(QLatin1Char('+')));
+    const int point = fm.horizontalAdvance(QLatin1Char('.'));
+    const int scientific = sign + 1 * digit + point + 8 * digit +
+                           fm.horizontalAdvance(QLatin1Char('e')) + sign + 2 * digit;
+    const int fixed = sign + point + 13 * digit;
+    // The delegate's text margins, as QStyledItemDelegate lays a cell out.
+    const int margin =
+        m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1;
+    return std::max(scientific, fixed) + 2 * margin + 6;
+}
+
+void TensorValuesView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+        m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
+}
+
+QString TensorValuesView::selectionText() const {
+    // Ctrl+A on a 100M-value tensor must not read it all on the GUI thread:
+    // count the cells from the selection ranges first.
+    qint64 cellCount = 0;
+    for (const QItemSelectionRange& r : m_table->selectionModel()->selection())
+        cellCount += qint64(r.width()) * r.height();
+    if (cellCount > kMaxCopyCells)
+        return {};
+    // Rows and columns of the selection, in order, gaps left empty.
+    std::map<int, std::map<int, QString>> cells;
+    int minCol = INT_MAX, maxCol = -1;
+    for (const QModelIndex& idx : m_table->selectionModel()->selectedIndexes()) {
+        cells[idx.row()][idx.column()] = idx.data().toString();
+        minCol = std::min(minCol, idx.column());
+        maxCol = std::max(maxCol, idx.column());
+    }
+    QStringList lines;
+    for (const auto& [row, cols] : cells) {
+        QStringList line;
+        for (int c = minCol; c <= maxCol; ++c) {
+            const auto it = cols.find(c);
+            line << (it == cols.end() ? QString() : it->second);
+        }
+        lines << line.join(QLatin1Char('\t'));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void TensorValuesView::copySelection() const {
+    const QString text = selectionText();
+    if (text.isEmpty() && m_table->selectionModel()->hasSelection()) {
+        m_note->setText(tr("The selection is larger than %1 values; copy a smaller part, or use "
+                           "ckptscope-cli for whole tensors.")
+                            .arg(kMaxCopyCells));
+        return;
+    }
+    QApplication::clipboard()->setText(text);
+}

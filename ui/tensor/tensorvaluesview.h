@@ -1,0 +1,42 @@
+#pragma once
+
+#include "ckptscope/document/document.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QHBoxLayout;
+class QLabel;
+class QTableView;
+class TensorValuesModel;
+
+// The values of a tensor in a table: slice selectors for N-D tensors and
+// copying the selection as tab-separated text (Ctrl+C).
+class TensorValuesView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorValuesView(QWidget* parent = nullptr);
+
+    void setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor);
+    TensorValuesModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    // The selected cells as rows of tab-separated values.
+    // Empty when the selection holds more than kMaxCopyCells values.
+    QString selectionText() const;
+    static constexpr qint64 kMaxCopyCells = 1'000'000;
+    void copySelection() const;
+    // Width of a value column: room for the widest number a cell can show.
+    int valueColumnWidth() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuildSelectors();
+
+    TensorValuesModel* m_model;
+    QTableView* m_table;
+    QHBoxLayout* m_selectors;
+    QLabel* m_note;
+};
