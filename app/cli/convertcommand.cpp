@@ -2,7 +2,7 @@
 #include "clicommon.h"
 
 #include "ckptscope/export/converter.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 
 #include <iostream>
 

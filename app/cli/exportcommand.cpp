@@ -4,7 +4,7 @@
 #include "ckptscope/export/converter.h"
 #include "ckptscope/export/csvwriter.h"
 #include "ckptscope/export/npywriter.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/io/atomicfile.h"
 #include "ckptscope/io/filesource.h"
 

@@ -4,7 +4,7 @@
 
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/export/csvwriter.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/stats/documentstats.h"
 #include "ckptscope/stats/tensorstats.h"
 

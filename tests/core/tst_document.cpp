@@ -4,8 +4,8 @@
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
 #include "ckptscope/io/bytesource.h"
 
 #include <QFile>
@@ -138,7 +138,7 @@ void TestDocument::detectsOxckByMagicImpl() {
     Checkpoint ck;
     ck.addTensor({"w", {2}, {1.0f, 2.0f}});
     const std::string bytes = ck.encode();
-    QCOMPARE(detectFormat(*memory(bytes, "m")), Format::Oxck);
+    QCOMPARE(detectFormat(*memory(bytes, "m")).format, Format::Oxck);
     // The name does not matter, only the content.
     const auto doc = Document::open(memory(bytes, "looks_like.json"));
     QCOMPARE(doc->format(), Format::Oxck);
@@ -167,7 +167,7 @@ void TestDocument::detectsJsonAfterWhitespaceAndBom_data() {
 void TestDocument::detectsJsonAfterWhitespaceAndBomImpl() {
     QFETCH(QByteArray, prefix);
     const std::string bytes = prefix.toStdString() + kMinimalGradient;
-    QCOMPARE(detectFormat(*memory(bytes, "g")), Format::Gradient);
+    QCOMPARE(detectFormat(*memory(bytes, "g")).format, Format::Gradient);
 
     QTemporaryDir dir;
     QVERIFY(dir.isValid());

@@ -6,8 +6,8 @@
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
 #include "ckptscope/stats/documentstats.h"
 
 #include <QFile>

@@ -2,9 +2,9 @@
 // stays intact and no temporary is left behind, in the library and the CLI.
 #include "testsupport.h"
 
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
 
 #include <QDir>
 #include <QProcess>

@@ -4,9 +4,9 @@
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
 #include "ckptscope/stats/tensorstats.h"
 
 #include <QTemporaryDir>

@@ -1,4 +1,4 @@
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/oxck/metadatacodec.h"
 
 #include <QTest>

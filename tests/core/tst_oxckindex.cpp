@@ -1,6 +1,7 @@
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
 #include "ckptscope/formats/oxck/oxckindex.h"
+#include "ckptscope/formats/tensorvalues.h"
 
 #include <QTest>
 

@@ -460,7 +460,7 @@ private Q_SLOTS:
             header.append(n - header.size(), ' ');
             std::string file = stFile(header, "z", false);
             QCOMPARE(file.substr(0, 2), std::string(" {"));
-            QCOMPARE(detectFormat(*memory(file, "no-extension")), Format::Safetensors);
+            QCOMPARE(detectFormat(*memory(file, "no-extension")).format, Format::Safetensors);
             const auto doc = Document::open(memory(file, "no-extension"));
             QCOMPARE(doc->tensors().size(), size_t(1));
             float v;

@@ -1,11 +1,12 @@
 #include "fuzzchecks.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
 #include "ckptscope/formats/oxck/metadatacodec.h"
 #include "ckptscope/formats/oxck/oxckindex.h"
+#include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/bytesource.h"
 #include "ckptscope/stats/tensorstats.h"
 

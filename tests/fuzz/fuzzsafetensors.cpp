@@ -6,7 +6,7 @@
 #include "fuzzchecks.h"
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
 #include "ckptscope/formats/safetensors/safetensorswriter.h"
 #include "ckptscope/io/bytesource.h"

@@ -18,8 +18,6 @@ QString documentSummary(const ckptscope::Document& doc, const QString& fileName)
             .arg(fileName, groupedNumber(g->step),
                  countNoun(g->graph.nodeCount(), tr("node"), tr("nodes")));
     return tr("%1: %2, %3")
-        .arg(fileName,
-             doc.format() == ckptscope::Format::Oxck ? tr("OXCK checkpoint")
-                                                     : tr("safetensors file"),
+        .arg(fileName, QString::fromUtf8(doc.formatModule().description),
              countNoun(doc.tensors().size(), tr("tensor"), tr("tensors")));
 }

@@ -39,9 +39,10 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
         row(tr("File size"), humanBytes(doc->fileSize()) +
                                  QStringLiteral(" (%1 bytes)").arg(groupedNumber(doc->fileSize())));
     if (doc->hasTensors()) {
-        html += row(tr("Format"), doc->format() == ckptscope::Format::Oxck
-                                      ? tr("OXCK model checkpoint, version %1").arg(doc->version())
-                                      : tr("safetensors (read only)"));
+        // The module's own name for the format, with its version where it has one.
+        const QString format = QString::fromUtf8(doc->formatModule().description);
+        html += row(tr("Format"),
+                    doc->version() ? tr("%1, version %2").arg(format).arg(doc->version()) : format);
         if (doc->flags())
             html += row(tr("Flags"), tr("0x%1 (reserved, ignored)").arg(doc->flags(), 0, 16));
         html += row(tr("Tensors"), groupedNumber(doc->tensors().size()));

@@ -107,6 +107,17 @@ size_t dtypeSize(Dtype dtype) {
     return info(dtype).size;
 }
 
+DtypeBlock dtypeBlock(Dtype dtype) {
+    return {1, uint32_t(info(dtype).size)};
+}
+
+std::optional<uint64_t> dtypeBytes(Dtype dtype, uint64_t elements) {
+    const DtypeBlock block = dtypeBlock(dtype);
+    if (elements % block.elements != 0 || elements / block.elements > UINT64_MAX / block.bytes)
+        return std::nullopt;
+    return elements / block.elements * block.bytes;
+}
+
 std::optional<Dtype> parseDtype(std::string_view name) {
     for (const Info& i : kInfo)
         if (name == i.name)

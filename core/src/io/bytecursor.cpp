@@ -1,6 +1,6 @@
 #include "ckptscope/io/bytecursor.h"
 
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 
 #include <algorithm>
 #include <cstring>

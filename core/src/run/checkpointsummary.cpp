@@ -1,6 +1,6 @@
 #include "ckptscope/run/checkpointsummary.h"
 
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/stats/documentstats.h"
 
 #include <cstring>

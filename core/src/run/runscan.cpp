@@ -137,7 +137,7 @@ private:
             return std::nullopt;
         try {
             const FileSource source(path);
-            return CandidateFile{path, detectFormat(source)};
+            return CandidateFile{path, detectFormat(source).format};
         } catch (const OpenError& e) {
             result.skipped.push_back({path, e.detail()});
         } catch (const std::exception& e) {

@@ -30,8 +30,20 @@ enum class Dtype : uint8_t {
 
 // "F32", "BF16", "F8_E4M3"… as safetensors spells them.
 const char* dtypeName(Dtype dtype);
-// Bytes per element.
+// How a dtype is stored: `elements` values in `bytes` bytes. Every dtype
+// here has a block of one element (F32 is 1 in 4, BF16 1 in 2); block-
+// quantized types (GGUF's Q4_K: 256 in 144) have larger blocks, and their
+// values are decoded a whole block at a time (formats/tensorvalues.h).
+struct DtypeBlock {
+    uint32_t elements = 1;
+    uint32_t bytes = 4;
+};
+DtypeBlock dtypeBlock(Dtype dtype);
+// Bytes per element of a one-element-block dtype (all of the above).
 size_t dtypeSize(Dtype dtype);
+// Bytes that `elements` values take: nullopt when they are not whole blocks
+// or the size passes 64 bits.
+std::optional<uint64_t> dtypeBytes(Dtype dtype, uint64_t elements);
 // The dtype a safetensors header names; nullopt for a name we do not read.
 std::optional<Dtype> parseDtype(std::string_view name);
 // True when every value of the type is exactly an f32 (F64, 32- and 64-bit

@@ -2,6 +2,7 @@
 
 #include "ckptscope/common/saturating.h"
 #include "ckptscope/formats/oxck/oxckindex.h"
+#include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/atomicfile.h"
 #include "ckptscope/io/filesource.h"
 #include "formats/oxck/oxckencoding.h"

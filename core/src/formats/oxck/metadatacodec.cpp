@@ -1,6 +1,6 @@
 #include "ckptscope/formats/oxck/metadatacodec.h"
 
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 
 namespace ckptscope {
 

@@ -1,6 +1,6 @@
 #include "ckptscope/formats/oxck/oxckindex.h"
 
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/io/bytecursor.h"
 
 #include <algorithm>
@@ -20,11 +20,6 @@ constexpr uint64_t kMinTensorBytes = 4 + 4 + 8; // name_len, ndim, data_len
 constexpr uint64_t kMetadataPeekAbove = 1 << 20;
 constexpr size_t kMetadataPeek = 64 * 1024;
 
-std::string quoted(const std::string& s) {
-    constexpr size_t kMax = 80;
-    return "\"" + (s.size() > kMax ? s.substr(0, kMax) + "…" : s) + "\"";
-}
-
 // Re-throws a cursor error with the tensor it happened in.
 [[noreturn]] void rethrowInTensor(const CheckpointError& e, const std::string& file, size_t index,
                                   const std::string* name) {
@@ -34,27 +29,102 @@ std::string quoted(const std::string& s) {
         msg.erase(0, prefix.size());
     std::string where = "tensor " + std::to_string(index);
     if (name)
-        where += " " + quoted(*name);
+        where += " " + quotedName(*name);
     throw CheckpointError(e.kind(), prefix + where + ": " + msg, e.offset());
 }
 
-} // namespace
-
-std::optional<uint64_t> shapeElementCount(const std::vector<uint64_t>& shape) {
-    if (shape.empty())
-        return 0; // reference quirk: a scalar stored as [] counts 0
-    uint64_t product = 1;
-    for (uint64_t d : shape) {
-        if (d != 0 && product > UINT64_MAX / d) {
-            // A zero dimension later still makes the product 0.
-            if (std::find(shape.begin(), shape.end(), 0) != shape.end())
-                return 0;
-            return std::nullopt;
-        }
-        product *= d;
+// The metadata block: a huge one has its first bytes checked before it is
+// read (and allocated), so a block backed by real bytes but not an object —
+// say 2 GiB of zeros in a sparse file — fails at once.
+Metadata readMetadata(ByteCursor& cur, const ByteSource& source, uint32_t metadataLen) {
+    const std::string& file = source.name();
+    const uint64_t metadataOffset = cur.offset();
+    if (metadataLen > kMetadataPeekAbove) {
+        cur.require(metadataLen, "the metadata block");
+        std::string head(kMetadataPeek, '\0');
+        source.read(metadataOffset, head.data(), head.size());
+        const size_t first = head.find_first_not_of(" \t\r\n");
+        if (first != std::string::npos && head[first] != '{')
+            throw CheckpointError(CheckpointError::Kind::BadMetadata,
+                                  file + ": metadata at byte " +
+                                      std::to_string(metadataOffset + first) +
+                                      ": expected '{' to open the metadata object",
+                                  metadataOffset + first);
     }
-    return product;
+    const std::string metadataText = cur.bytes(metadataLen, "the metadata block");
+    return parseMetadata(metadataText, file, metadataOffset);
 }
+
+// One tensor record: name, shape, value count; the values are skipped.
+TensorEntry readTensorRecord(ByteCursor& cur, const std::string& file, size_t i) {
+    TensorEntry t;
+    t.headerOffset = cur.offset();
+    bool haveName = false;
+    try {
+        const uint32_t nameLen = cur.u32("the name length (u32)");
+        const uint64_t nameOffset = cur.offset();
+        t.name = cur.bytes(nameLen, "the name");
+        if (!isValidUtf8(t.name))
+            throw CheckpointError(CheckpointError::Kind::InvalidUtf8,
+                                  file + ": byte " + std::to_string(nameOffset) +
+                                      ": expected a UTF-8 name, found invalid bytes",
+                                  nameOffset);
+        haveName = true;
+        const uint32_t ndim = cur.u32("the dimension count (u32)");
+        cur.require(uint64_t(ndim) * 8, "the shape");
+        t.shape.resize(ndim);
+        for (auto& d : t.shape)
+            d = cur.u64("a dimension (u64)");
+        const uint64_t dataLenOffset = cur.offset();
+        t.dataLen = cur.u64("the value count (u64)");
+        if (t.dataLen > cur.remaining() / 4)
+            throw CheckpointError(
+                CheckpointError::Kind::Truncated,
+                file + ": byte " + std::to_string(dataLenOffset) +
+                    ": truncated: " + std::to_string(t.dataLen) + " values need " +
+                    (t.dataLen > UINT64_MAX / 4 ? std::string("more than 2^64")
+                                                : std::to_string(t.dataLen * 4)) +
+                    " bytes, " + std::to_string(cur.remaining()) + " left in the file",
+                dataLenOffset);
+        t.dataOffset = cur.offset();
+        cur.skip(t.dataLen * 4, "the values");
+    } catch (const CheckpointError& e) {
+        rethrowInTensor(e, file, i, haveName ? &t.name : nullptr);
+    }
+    t.elementCount = shapeElementCount(t.shape);
+    return t;
+}
+
+// Anomalies that do not stop reading: shapes that disagree with the stored
+// count, duplicate names, bytes after the last tensor.
+void addWarnings(OxckIndex& index) {
+    std::unordered_map<std::string_view, size_t> firstByName;
+    for (size_t i = 0; i < index.tensors.size(); ++i) {
+        const TensorEntry& t = index.tensors[i];
+        const std::string where = "tensor " + std::to_string(i) + " " + quotedName(t.name);
+        if (!t.elementCount) {
+            index.warnings.push_back({where + ": the shape's element count overflows 64 bits", i});
+        } else if (*t.elementCount != t.dataLen && !(t.shape.empty() && t.dataLen == 1)) {
+            index.warnings.push_back({where + ": shape holds " + std::to_string(*t.elementCount) +
+                                          " elements but " + std::to_string(t.dataLen) +
+                                          " values are stored",
+                                      i});
+        }
+        auto [it, fresh] = firstByName.try_emplace(t.name, i);
+        if (!fresh)
+            index.warnings.push_back({where + ": duplicate name (tensor " +
+                                          std::to_string(it->second) +
+                                          " has it too; lookups by name find that one)",
+                                      i});
+    }
+    if (index.endOffset < index.fileSize)
+        index.warnings.push_back({std::to_string(index.fileSize - index.endOffset) +
+                                      " bytes follow the last tensor (from byte " +
+                                      std::to_string(index.endOffset) + ") and are ignored",
+                                  std::nullopt});
+}
+
+} // namespace
 
 OxckIndex readOxckIndex(const ByteSource& source) {
     const std::string& file = source.name();
@@ -79,24 +149,7 @@ OxckIndex readOxckIndex(const ByteSource& source) {
     const uint64_t numTensorsOffset = cur.offset();
     const uint64_t numTensors = cur.u64("the tensor count (u64)");
     const uint32_t metadataLen = cur.u32("the metadata length (u32)");
-    const uint64_t metadataOffset = cur.offset();
-    if (metadataLen > kMetadataPeekAbove) {
-        // Before reading (and allocating) a huge block, look at its start: a
-        // block backed by real bytes but not an object — say 2 GiB of zeros
-        // in a sparse file — fails here at once.
-        cur.require(metadataLen, "the metadata block");
-        std::string head(kMetadataPeek, '\0');
-        source.read(metadataOffset, head.data(), head.size());
-        const size_t first = head.find_first_not_of(" \t\r\n");
-        if (first != std::string::npos && head[first] != '{')
-            throw CheckpointError(CheckpointError::Kind::BadMetadata,
-                                  file + ": metadata at byte " +
-                                      std::to_string(metadataOffset + first) +
-                                      ": expected '{' to open the metadata object",
-                                  metadataOffset + first);
-    }
-    const std::string metadataText = cur.bytes(metadataLen, "the metadata block");
-    index.metadata = parseMetadata(metadataText, file, metadataOffset);
+    index.metadata = readMetadata(cur, source, metadataLen);
 
     // Each tensor takes at least 16 bytes: a count beyond that is hostile.
     if (numTensors > cur.remaining() / kMinTensorBytes)
@@ -109,92 +162,11 @@ OxckIndex readOxckIndex(const ByteSource& source) {
                                   " (each needs at least 16 bytes)",
                               numTensorsOffset);
     index.tensors.reserve(size_t(numTensors));
-
-    for (uint64_t i = 0; i < numTensors; ++i) {
-        TensorEntry t;
-        t.headerOffset = cur.offset();
-        bool haveName = false;
-        try {
-            const uint32_t nameLen = cur.u32("the name length (u32)");
-            const uint64_t nameOffset = cur.offset();
-            t.name = cur.bytes(nameLen, "the name");
-            if (!isValidUtf8(t.name))
-                throw CheckpointError(CheckpointError::Kind::InvalidUtf8,
-                                      file + ": byte " + std::to_string(nameOffset) +
-                                          ": expected a UTF-8 name, found invalid bytes",
-                                      nameOffset);
-            haveName = true;
-            const uint32_t ndim = cur.u32("the dimension count (u32)");
-            cur.require(uint64_t(ndim) * 8, "the shape");
-            t.shape.resize(ndim);
-            for (auto& d : t.shape)
-                d = cur.u64("a dimension (u64)");
-            const uint64_t dataLenOffset = cur.offset();
-            t.dataLen = cur.u64("the value count (u64)");
-            if (t.dataLen > cur.remaining() / 4)
-                throw CheckpointError(
-                    CheckpointError::Kind::Truncated,
-                    file + ": byte " + std::to_string(dataLenOffset) +
-                        ": truncated: " + std::to_string(t.dataLen) + " values need " +
-                        (t.dataLen > UINT64_MAX / 4 ? std::string("more than 2^64")
-                                                    : std::to_string(t.dataLen * 4)) +
-                        " bytes, " + std::to_string(cur.remaining()) + " left in the file",
-                    dataLenOffset);
-            t.dataOffset = cur.offset();
-            cur.skip(t.dataLen * 4, "the values");
-        } catch (const CheckpointError& e) {
-            rethrowInTensor(e, file, size_t(i), haveName ? &t.name : nullptr);
-        }
-        t.elementCount = shapeElementCount(t.shape);
-        index.tensors.push_back(std::move(t));
-    }
+    for (uint64_t i = 0; i < numTensors; ++i)
+        index.tensors.push_back(readTensorRecord(cur, file, size_t(i)));
     index.endOffset = cur.offset();
-
-    // Anomalies that do not stop reading.
-    std::unordered_map<std::string_view, size_t> firstByName;
-    for (size_t i = 0; i < index.tensors.size(); ++i) {
-        const TensorEntry& t = index.tensors[i];
-        const std::string where = "tensor " + std::to_string(i) + " " + quoted(t.name);
-        if (!t.elementCount) {
-            index.warnings.push_back({where + ": the shape's element count overflows 64 bits", i});
-        } else if (*t.elementCount != t.dataLen && !(t.shape.empty() && t.dataLen == 1)) {
-            index.warnings.push_back({where + ": shape holds " + std::to_string(*t.elementCount) +
-                                          " elements but " + std::to_string(t.dataLen) +
-                                          " values are stored",
-                                      i});
-        }
-        auto [it, fresh] = firstByName.try_emplace(t.name, i);
-        if (!fresh)
-            index.warnings.push_back({where + ": duplicate name (tensor " +
-                                          std::to_string(it->second) +
-                                          " has it too; lookups by name find that one)",
-                                      i});
-    }
-    if (index.endOffset < index.fileSize)
-        index.warnings.push_back({std::to_string(index.fileSize - index.endOffset) +
-                                      " bytes follow the last tensor (from byte " +
-                                      std::to_string(index.endOffset) + ") and are ignored",
-                                  std::nullopt});
+    addWarnings(index);
     return index;
-}
-
-std::optional<uint64_t> tensorSizeBytes(const TensorEntry& tensor) {
-    const uint64_t size = dtypeSize(tensor.dtype);
-    if (!tensor.elementCount || *tensor.elementCount > UINT64_MAX / size)
-        return std::nullopt;
-    return *tensor.elementCount * size;
-}
-
-void readTensorValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                      uint64_t count, float* out) {
-    if (first > tensor.dataLen || count > tensor.dataLen - first)
-        throw CheckpointError(CheckpointError::Kind::Invalid,
-                              source.name() + ": tensor " + quoted(tensor.name) + ": values " +
-                                  std::to_string(first) + "+" + std::to_string(count) +
-                                  " are outside its " + std::to_string(tensor.dataLen));
-    // Data sits at arbitrary offsets: read bytes into the float buffer rather
-    // than casting a pointer into the file.
-    source.read(tensor.dataOffset + first * 4, out, size_t(count * 4));
 }
 
 } // namespace ckptscope

@@ -1,6 +1,6 @@
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
 
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/oxck/metadatacodec.h"
 
 #include <nlohmann/json.hpp>
@@ -19,11 +19,6 @@ using json = nlohmann::ordered_json;
 // Dtypes the reference knows that Ckptscope does not decode: refused by name.
 constexpr const char* kKnownUnsupported[] = {"F4",          "F6_E2M3",     "F6_E3M2", "F8_E8M0",
                                              "F8_E4M3FNUZ", "F8_E5M2FNUZ", "C64"};
-
-std::string quoteName(const std::string& s) {
-    constexpr size_t kMax = 80;
-    return "\"" + (s.size() > kMax ? s.substr(0, kMax) + "…" : s) + "\"";
-}
 
 uint64_t u64le(const uint8_t* b) {
     uint64_t v = 0;
@@ -57,7 +52,7 @@ struct Entry {
 };
 
 Entry parseTensor(const std::string& file, const std::string& name, const json& v, size_t order) {
-    const std::string where = "header (byte 8): tensor " + quoteName(name) + ": ";
+    const std::string where = "header (byte 8): tensor " + quotedName(name) + ": ";
     if (!v.is_object())
         fail(file, where + "expected an object with dtype, shape and data_offsets", 8);
     Entry e;
@@ -74,8 +69,8 @@ Entry parseTensor(const std::string& file, const std::string& name, const json& 
                                        [&](const char* n) { return dtypeText == n; });
         fail(file,
              where +
-                 (known ? "dtype " + quoteName(dtypeText) + " is not supported"
-                        : "unknown dtype " + quoteName(dtypeText)) +
+                 (known ? "dtype " + quotedName(dtypeText) + " is not supported"
+                        : "unknown dtype " + quotedName(dtypeText)) +
                  "; expected one of BOOL, U8, I8, U16, I16, F16, BF16, U32, I32, F32, F64, U64, "
                  "I64, F8_E4M3, F8_E5M2",
              8);
@@ -159,6 +154,74 @@ bool looksLikeSafetensors(const ByteSource& source) {
     return n >= 2 && n <= kSafetensorsMaxHeader && head[8] == '{';
 }
 
+namespace {
+
+// The header text parsed, refusing a name given twice: a JSON object keeps
+// one of two equal keys silently, so top-level keys are collected as parsed.
+json parseHeader(const std::string& file, const std::string& text) {
+    std::string duplicate;
+    std::set<std::string> seen;
+    json header;
+    try {
+        header = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
+            if (event == json::parse_event_t::key && depth == 1 && duplicate.empty() &&
+                !seen.insert(parsed.get<std::string>()).second)
+                duplicate = parsed.get<std::string>();
+            return true;
+        });
+    } catch (const json::exception& e) {
+        fail(file, "header (byte 8): not valid JSON: " + jsonMessage(e), 8,
+             CheckpointError::Kind::BadMetadata);
+    }
+    if (!header.is_object())
+        fail(file,
+             "header (byte 8): expected a JSON object, found " + std::string(header.type_name()), 8,
+             CheckpointError::Kind::BadMetadata);
+    if (!duplicate.empty())
+        fail(file, "header (byte 8): tensor name " + quotedName(duplicate) + " is given twice", 8);
+    return header;
+}
+
+// The data must be tiled: sorted by offset, each tensor starts where the one
+// before ended, the first at 0 and the last at the end of the file.
+void checkTiling(const std::string& file, std::vector<Entry>& entries, uint64_t dataStart,
+                 uint64_t dataSize) {
+    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    uint64_t expected = 0;
+    const Entry* previous = nullptr;
+    for (const Entry& e : entries) {
+        const std::string where = "header (byte 8): tensor " + quotedName(e.tensor.name) + ": ";
+        const std::string range =
+            "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
+        if (e.end > dataSize)
+            fail(file,
+                 where + range + " run past the end of the data buffer (" +
+                     std::to_string(dataSize) + " bytes from byte " + std::to_string(dataStart) +
+                     ")",
+                 8, CheckpointError::Kind::Truncated);
+        if (e.begin != expected)
+            fail(file,
+                 where + range + (e.begin < expected ? " overlap " : " leave a gap after ") +
+                     (previous ? "tensor " + quotedName(previous->tensor.name) +
+                                     ", which ends at " + std::to_string(expected)
+                               : std::string("the start of the data buffer")) +
+                     "; the tensors must tile the data buffer",
+                 8);
+        expected = e.end;
+        previous = &e;
+    }
+    if (expected != dataSize)
+        fail(file,
+             "byte " + std::to_string(dataStart + expected) + ": " +
+                 std::to_string(dataSize - expected) +
+                 " bytes follow the last tensor's data; the tensors must end where the file ends",
+             dataStart + expected);
+}
+
+} // namespace
+
 SafetensorsIndex readSafetensorsIndex(const ByteSource& source) {
     const std::string& file = source.name();
     if (const std::string why = safetensorsProbeFailure(source); !why.empty())
@@ -180,29 +243,7 @@ SafetensorsIndex readSafetensorsIndex(const ByteSource& source) {
     if (!isValidUtf8(text))
         fail(file, "header (byte 8): not UTF-8 text", 8, CheckpointError::Kind::InvalidUtf8);
 
-    // Top-level keys are collected as parsed: a JSON object keeps one of two
-    // equal keys silently, a name given twice must be an error.
-    std::string duplicate;
-    std::set<std::string> seen;
-    json header;
-    try {
-        header = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
-            if (event == json::parse_event_t::key && depth == 1 && duplicate.empty() &&
-                !seen.insert(parsed.get<std::string>()).second)
-                duplicate = parsed.get<std::string>();
-            return true;
-        });
-    } catch (const json::exception& e) {
-        fail(file, "header (byte 8): not valid JSON: " + jsonMessage(e), 8,
-             CheckpointError::Kind::BadMetadata);
-    }
-    if (!header.is_object())
-        fail(file,
-             "header (byte 8): expected a JSON object, found " + std::string(header.type_name()), 8,
-             CheckpointError::Kind::BadMetadata);
-    if (!duplicate.empty())
-        fail(file, "header (byte 8): tensor name " + quoteName(duplicate) + " is given twice", 8);
-
+    const json header = parseHeader(file, text);
     std::vector<Entry> entries;
     entries.reserve(header.size());
     for (auto it = header.begin(); it != header.end(); ++it) {
@@ -213,7 +254,7 @@ SafetensorsIndex readSafetensorsIndex(const ByteSource& source) {
             for (auto m = it->begin(); m != it->end(); ++m) {
                 if (!m->is_string())
                     fail(file,
-                         "header (byte 8): __metadata__: the value of " + quoteName(m.key()) +
+                         "header (byte 8): __metadata__: the value of " + quotedName(m.key()) +
                              " is " + std::string(m->type_name()) + "; expected a string",
                          8, CheckpointError::Kind::BadMetadata);
                 index.metadata.emplace_back(m.key(), m->get<std::string>());
@@ -224,100 +265,13 @@ SafetensorsIndex readSafetensorsIndex(const ByteSource& source) {
     }
     std::sort(index.metadata.begin(), index.metadata.end());
 
-    // The data must be tiled: sorted by offset, each tensor starts where the
-    // one before ended, the first at 0 and the last at the end of the file.
-    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-    });
-    const uint64_t dataSize = source.size() - index.dataStart;
-    uint64_t expected = 0;
-    const Entry* previous = nullptr;
-    for (const Entry& e : entries) {
-        const std::string where = "header (byte 8): tensor " + quoteName(e.tensor.name) + ": ";
-        const std::string range =
-            "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
-        if (e.end > dataSize)
-            fail(file,
-                 where + range + " run past the end of the data buffer (" +
-                     std::to_string(dataSize) + " bytes from byte " +
-                     std::to_string(index.dataStart) + ")",
-                 8, CheckpointError::Kind::Truncated);
-        if (e.begin != expected)
-            fail(file,
-                 where + range + (e.begin < expected ? " overlap " : " leave a gap after ") +
-                     (previous ? "tensor " + quoteName(previous->tensor.name) + ", which ends at " +
-                                     std::to_string(expected)
-                               : std::string("the start of the data buffer")) +
-                     "; the tensors must tile the data buffer",
-                 8);
-        expected = e.end;
-        previous = &e;
-    }
-    if (expected != dataSize)
-        fail(file,
-             "byte " + std::to_string(index.dataStart + expected) + ": " +
-                 std::to_string(dataSize - expected) +
-                 " bytes follow the last tensor's data; the tensors must end where the file ends",
-             index.dataStart + expected);
+    checkTiling(file, entries, index.dataStart, source.size() - index.dataStart);
     index.tensors.reserve(entries.size());
     for (Entry& e : entries) {
         e.tensor.dataOffset = index.dataStart + e.begin;
         index.tensors.push_back(std::move(e.tensor));
     }
     return index;
-}
-
-namespace {
-
-void checkRange(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                uint64_t count) {
-    if (first > tensor.dataLen || count > tensor.dataLen - first)
-        throw CheckpointError(CheckpointError::Kind::Invalid,
-                              source.name() + ": tensor " + quoteName(tensor.name) + ": values " +
-                                  std::to_string(first) + "+" + std::to_string(count) +
-                                  " are outside its " + std::to_string(tensor.dataLen));
-}
-
-template <typename Out>
-void readConverted(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                   uint64_t count, Out* out) {
-    checkRange(source, tensor, first, count);
-    const size_t size = dtypeSize(tensor.dtype);
-    constexpr uint64_t kChunk = 1 << 16; // elements per read
-    std::vector<uint8_t> raw(size_t(std::min(count, kChunk)) * size);
-    for (uint64_t done = 0; done < count;) {
-        const uint64_t n = std::min(kChunk, count - done);
-        source.read(tensor.dataOffset + (first + done) * size, raw.data(), size_t(n * size));
-        if constexpr (std::is_same_v<Out, float>)
-            convertToF32(tensor.dtype, raw.data(), size_t(n), out + done);
-        else
-            convertToF64(tensor.dtype, raw.data(), size_t(n), out + done);
-        done += n;
-    }
-}
-
-} // namespace
-
-void readConvertedValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                         uint64_t count, float* out) {
-    if (tensor.dtype == Dtype::F32) {
-        checkRange(source, tensor, first, count);
-        source.read(tensor.dataOffset + first * 4, out, size_t(count * 4));
-        return;
-    }
-    readConverted(source, tensor, first, count, out);
-}
-
-void readConvertedValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                         uint64_t count, double* out) {
-    readConverted(source, tensor, first, count, out);
-}
-
-void readRawValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                   uint64_t count, void* out) {
-    checkRange(source, tensor, first, count);
-    const size_t size = dtypeSize(tensor.dtype);
-    source.read(tensor.dataOffset + first * size, out, size_t(count * size));
 }
 
 } // namespace ckptscope

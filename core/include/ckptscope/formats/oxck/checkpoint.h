@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ckptscope/formats/oxck/checkpointerror.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/oxck/metadatacodec.h"
 
 #include <cstdint>

@@ -37,13 +37,4 @@ std::string safetensorsProbeFailure(const ByteSource& source);
 // line and column, tensor) and what was expected.
 SafetensorsIndex readSafetensorsIndex(const ByteSource& source);
 
-// count values of a tensor of any dtype from element `first`, converted.
-void readConvertedValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                         uint64_t count, float* out);
-void readConvertedValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                         uint64_t count, double* out);
-// The raw little-endian bytes of count elements from `first`.
-void readRawValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                   uint64_t count, void* out);
-
 } // namespace ckptscope

@@ -7,7 +7,7 @@
 
 namespace ckptscope {
 
-// Why an OXCK file could not be read or written. The message is complete and
+// Why a tensor file (OXCK, safetensors) could not be read or written. The message is complete and
 // meant for a user: file, place (byte offset, tensor index and name) and what
 // was expected.
 class CheckpointError : public std::exception {
@@ -34,5 +34,12 @@ private:
     std::string m_message;
     std::optional<uint64_t> m_offset;
 };
+
+// A tensor name in quotes for a message, cut at 80 bytes ("…" after): a
+// hostile file's name may be megabytes long.
+inline std::string quotedName(const std::string& name) {
+    constexpr size_t kMax = 80;
+    return "\"" + (name.size() > kMax ? name.substr(0, kMax) + "…" : name) + "\"";
+}
 
 } // namespace ckptscope

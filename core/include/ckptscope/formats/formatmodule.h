@@ -1,0 +1,46 @@
+#pragma once
+
+#include "ckptscope/formats/formatindex.h"
+#include "ckptscope/io/bytesource.h"
+
+#include <span>
+#include <string>
+
+namespace ckptscope {
+
+// The formats Ckptscope reads, one per module in formats/<name>/. The
+// numbers are stored in the summary cache: never reuse or reorder them.
+enum class Format : uint8_t { Oxck = 0, Gradient = 1, Safetensors = 2 };
+
+// A file format: how to recognise it from its bytes and how to index it.
+// Modules are listed once, in formatModules(); nothing else in the code
+// branches on which format a file is when reading it.
+struct FormatModule {
+    Format format;
+    const char* name;        // "oxck": in JSON output and messages
+    const char* description; // "OXCK checkpoint": what a front end calls it
+    const char* extension;   // ".oxck": only to explain a refused file
+    const char* looksFor;    // "the OXCK magic": what the probe looks for, for messages
+    // True when the first bytes are this format's. Reads only a few bytes and
+    // never looks at the file's name.
+    bool (*probe)(const ByteSource& source);
+    // Why the bytes are not this format ("" when they pass the probe), for a
+    // file whose name says it is; null when the probe's reason is plain.
+    std::string (*probeFailure)(const ByteSource& source);
+    // Indexes the file: tensors (or a graph), metadata, warnings. Throws the
+    // format's error (CheckpointError, GradientError) naming the file, the
+    // place and what was expected.
+    FormatIndex (*open)(const ByteSource& source);
+};
+
+// Every module, in the order their probes are tried.
+std::span<const FormatModule> formatModules();
+const FormatModule& formatModule(Format format);
+const char* formatName(Format format);
+
+// The module whose probe accepts the bytes. Throws OpenError for anything
+// else, saying what the first bytes are (and, for a file named like a
+// format, which of that format's rules the bytes break).
+const FormatModule& detectFormat(const ByteSource& source);
+
+} // namespace ckptscope

@@ -1,0 +1,97 @@
+// The one table of formats. Adding a format: a folder formats/<name>/ with a
+// module (probe + open), a Format value, and one line in kModules below
+// (docs/ARCHITECTURE.md, "How to add a format").
+#include "ckptscope/formats/formatmodule.h"
+#include "ckptscope/formats/openerror.h"
+
+#include "formats/gradient/gradientformat.h"
+#include "formats/oxck/oxckformat.h"
+#include "formats/safetensors/safetensorsformat.h"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace ckptscope {
+
+namespace {
+
+// In probe order: safetensors before the JSON probe, as a header length's low
+// byte can be a space or '{'.
+const std::array<FormatModule, 3>& modules() {
+    static const std::array<FormatModule, 3> kModules = {
+        oxckFormat(),
+        safetensorsFormat(),
+        gradientFormat(),
+    };
+    return kModules;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The first bytes as text a user can read: printable ASCII as is, the rest
+// as \xNN.
+std::string firstBytes(const ByteSource& source) {
+    char head[4] = {};
+    const size_t n = size_t(std::min<uint64_t>(source.size(), 4));
+    source.read(0, head, n);
+    static const char* hex = "0123456789abcdef";
+    std::string found;
+    for (size_t k = 0; k < n; ++k) {
+        const auto c = uint8_t(head[k]);
+        if (c >= 0x20 && c < 0x7f)
+            found += char(c);
+        else
+            found += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    }
+    return found;
+}
+
+std::string expectedFormats() {
+    std::string list;
+    const auto all = formatModules();
+    for (size_t i = 0; i < all.size(); ++i)
+        list += std::string(i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i].looksFor;
+    return list;
+}
+
+} // namespace
+
+std::span<const FormatModule> formatModules() {
+    return modules();
+}
+
+const FormatModule& formatModule(Format format) {
+    for (const FormatModule& m : modules())
+        if (m.format == format)
+            return m;
+    throw std::logic_error("formatModule: a Format without a module");
+}
+
+const char* formatName(Format format) {
+    for (const FormatModule& m : modules())
+        if (m.format == format)
+            return m.name;
+    return "?";
+}
+
+const FormatModule& detectFormat(const ByteSource& source) {
+    const std::string& file = source.name();
+    if (source.size() == 0)
+        throw OpenError(file, "the file is empty; expected " + expectedFormats());
+    for (const FormatModule& m : modules())
+        if (m.probe(source))
+            return m;
+    // The verdict is the content's; a name only explains it.
+    for (const FormatModule& m : modules())
+        if (m.probeFailure && endsWith(file, m.extension))
+            throw OpenError(file,
+                            std::string("not a ") + m.description + ": " + m.probeFailure(source));
+    throw OpenError(file, "byte 0: not a checkpoint: expected " + expectedFormats() + ", found \"" +
+                              firstBytes(source) + "\"");
+}
+
+} // namespace ckptscope

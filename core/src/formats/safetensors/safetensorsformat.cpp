@@ -1,0 +1,28 @@
+#include "formats/safetensors/safetensorsformat.h"
+
+#include "ckptscope/formats/safetensors/safetensorsindex.h"
+#include "ckptscope/io/filesource.h"
+
+namespace ckptscope {
+
+namespace {
+
+FormatIndex open(const ByteSource& source) {
+    const DeferredChangeCheck changes(source);
+    SafetensorsIndex st = readSafetensorsIndex(source);
+    changes.finish();
+    FormatIndex index;
+    index.tensors = std::move(st.tensors);
+    for (auto& [key, value] : st.metadata)
+        index.metadata.push_back({std::move(key), std::move(value), MetadataKind::Text});
+    return index;
+}
+
+} // namespace
+
+FormatModule safetensorsFormat() {
+    return {Format::Safetensors,    "safetensors",        "safetensors file",      ".safetensors",
+            "a safetensors header", looksLikeSafetensors, safetensorsProbeFailure, open};
+}
+
+} // namespace ckptscope

@@ -1,0 +1,148 @@
+// The format table (formats/formatmodule.h): each module found by its
+// content alone, listed once; the dtype blocks; the one value decoder.
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/formatmodule.h"
+#include "ckptscope/formats/tensorvalues.h"
+
+#include "safetensorsbuilder.h"
+#include "testsupport.h"
+
+#include <QtTest>
+
+#include <set>
+
+using namespace ckptscope;
+using testsupport::qstr;
+
+namespace {
+
+std::shared_ptr<const ByteSource> memory(const std::string& bytes, const std::string& name) {
+    return std::make_shared<MemorySource>(std::vector<uint8_t>(bytes.begin(), bytes.end()), name);
+}
+
+std::string sample(const char* name) {
+    return testsupport::readFile(QStringLiteral(CKPTSCOPE_SOURCE_DIR "/resources/samples/") +
+                                 QString::fromUtf8(name));
+}
+
+// One small file of each format, keyed by the format it is.
+std::map<Format, std::string> oneFileOfEach() {
+    using namespace testsupport;
+    return {
+        {Format::Oxck, sample("model_sample.oxck")},
+        {Format::Gradient, sample("gradient_sample.json")},
+        {Format::Safetensors, stFile({{"w", "F32", {2}, leBytes<float>({1.5f, -2.0f})}})},
+    };
+}
+
+} // namespace
+
+class TestFormatModule : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void tableListsEachFormatOnce() {
+        std::set<Format> formats;
+        std::set<std::string> names;
+        for (const FormatModule& m : formatModules()) {
+            QVERIFY(formats.insert(m.format).second);
+            QVERIFY(names.insert(m.name).second);
+            QCOMPARE(&formatModule(m.format), &m);
+            QCOMPARE(qstr(formatName(m.format)), qstr(m.name));
+            QVERIFY(m.probe && m.open && m.description && m.looksFor && m.extension);
+        }
+        QCOMPARE(formats.size(), oneFileOfEach().size());
+    }
+
+    // Each probe accepts its own format's bytes and no other's.
+    void probesTellFormatsApart() {
+        for (const auto& [format, bytes] : oneFileOfEach()) {
+            const auto source = memory(bytes, "file");
+            for (const FormatModule& m : formatModules())
+                QVERIFY2(
+                    m.probe(*source) == (m.format == format),
+                    (std::string(m.name) + " probe on a " + formatName(format) + " file").c_str());
+            QCOMPARE(detectFormat(*source).format, format);
+            const auto doc = Document::open(source);
+            QCOMPARE(doc->format(), format);
+            QCOMPARE(&doc->formatModule(), &formatModule(format));
+        }
+    }
+
+    // The name never decides: a gradient checkpoint named .safetensors is a
+    // gradient checkpoint, an OXCK file named .json is OXCK.
+    void contentDecidesNotTheName() {
+        auto files = oneFileOfEach();
+        QCOMPARE(Document::open(memory(files[Format::Gradient], "x.safetensors"))->format(),
+                 Format::Gradient);
+        QCOMPARE(Document::open(memory(files[Format::Oxck], "x.json"))->format(), Format::Oxck);
+        QCOMPARE(Document::open(memory(files[Format::Safetensors], "x.oxck"))->format(),
+                 Format::Safetensors);
+    }
+
+    // Nothing matches: the message lists what each probe looks for.
+    void unknownBytesNameWhatWasExpected() {
+        try {
+            Document::open(memory("\x01zz\xff", "odd.bin"));
+            QFAIL("opened");
+        } catch (const OpenError& e) {
+            const std::string what = e.what();
+            for (const FormatModule& m : formatModules())
+                QVERIFY2(what.find(m.looksFor) != std::string::npos, what.c_str());
+            QVERIFY2(what.find("\\x01zz\\xff") != std::string::npos, what.c_str());
+        }
+    }
+
+    void dtypeBlocks() {
+        for (Dtype d : {Dtype::F32, Dtype::BF16, Dtype::U8, Dtype::F64, Dtype::F8E4M3}) {
+            const DtypeBlock b = dtypeBlock(d);
+            QCOMPARE(b.elements, 1u);
+            QCOMPARE(size_t(b.bytes), dtypeSize(d));
+            QCOMPARE(dtypeBytes(d, 10).value_or(0), 10 * dtypeSize(d));
+        }
+        QVERIFY(!dtypeBytes(Dtype::F64, UINT64_MAX / 4).has_value()); // past 64 bits
+        TensorEntry t;
+        t.dtype = Dtype::BF16;
+        t.elementCount = 3;
+        QCOMPARE(tensorSizeBytes(t).value_or(0), uint64_t(6));
+        t.elementCount.reset();
+        QVERIFY(!tensorSizeBytes(t).has_value());
+    }
+
+    // Any slice read through the decoder equals the same slice of a whole
+    // read, across its 64 Ki-value chunks, in f32 and f64.
+    void slicesMatchWholeReads() {
+        const size_t n = 150'000;
+        std::vector<uint16_t> bf16(n);
+        for (size_t i = 0; i < n; ++i)
+            bf16[i] = uint16_t(0x3f80 + (i * 7919) % 0x0400); // values in [1, 2^8)
+        const auto doc = Document::open(
+            memory(testsupport::stFile({{"b", "BF16", {n}, testsupport::leBytes(bf16)}}),
+                   "b.safetensors"));
+        std::vector<float> whole(n);
+        std::vector<double> wholeD(n);
+        doc->readValues(0, 0, n, whole.data());
+        doc->readValues(0, 0, n, wholeD.data());
+        QCOMPARE(whole[0], 1.0f);
+        for (auto [first, count] : {std::pair<size_t, size_t>{0, 1},
+                                    {1, 65'536},
+                                    {65'535, 2},
+                                    {70'000, 80'000},
+                                    {n - 1, 1},
+                                    {n, 0}}) {
+            std::vector<float> part(count);
+            std::vector<double> partD(count);
+            doc->readValues(0, first, count, part.data());
+            doc->readValues(0, first, count, partD.data());
+            for (size_t i = 0; i < count; ++i) {
+                QCOMPARE(part[i], whole[first + i]);
+                QCOMPARE(partD[i], wholeD[first + i]);
+            }
+        }
+        float one = 0;
+        QVERIFY_THROWS_EXCEPTION(std::exception, doc->readValues(0, n, 1, &one));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFormatModule)
+#include "tst_formatmodule.moc"
