@@ -6,8 +6,9 @@ JOBS ?= 2
 SAMPLE ?= resources/samples/model_sample.oxck
 
 # CI switches, passed to every configure when set (in the environment or on
-# the make command line); .ci/run sets the first two to ON.
-CI_CACHE_VARS := CKPTSCOPE_REQUIRE_CONFORMANCE CKPTSCOPE_WERROR CKPTSCOPE_CONFORMANCE_DIR
+# the make command line); .ci/run sets the first three to ON.
+CI_CACHE_VARS := CKPTSCOPE_REQUIRE_CONFORMANCE CKPTSCOPE_REQUIRE_NUMPY CKPTSCOPE_WERROR \
+    CKPTSCOPE_CONFORMANCE_DIR
 CMAKE_ARGS += $(foreach v,$(CI_CACHE_VARS),$(if $($(v)),-D$(v)=$($(v))))
 
 .PHONY: all deps configure build run test asan asan-gui bench fuzz fuzz-build fuzz-smoke package screenshots format clean

@@ -17,45 +17,19 @@ BUILD=${1:-build/release}
 RUNS=${RUNS:-5}
 CLI=$BUILD/app/ckptscope-cli
 DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
-[ -x "$CLI" ] || { echo "compare-export.sh: $CLI is missing" >&2; exit 2; }
+# shellcheck source=benchlib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/benchlib.sh"
+require_exe compare-export.sh "$CLI"
 mkdir -p "$DATA"
 OUT=$(mktemp -d "$DATA/export-XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
+TMP=$OUT # benchlib.sh's scratch files, beside the outputs
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-seconds() {
-    local s e
-    s=$(date +%s%N)
-    "$@" >/dev/null 2>&1
-    e=$(date +%s%N)
-    awk -v d=$((e - s)) 'BEGIN { printf "%.6f\n", d / 1e9 }'
-}
-# pair -- CMD_A... -- CMD_B...: "median_A median_B", alternating after a warm-up.
-pair() {
-    local -a a=() b=()
-    shift
-    while [ "$1" != "--" ]; do a+=("$1"); shift; done
-    shift
-    b=("$@")
-    "${a[@]}" >/dev/null 2>&1
-    "${b[@]}" >/dev/null 2>&1
-    : >"$OUT/a"
-    : >"$OUT/b"
-    for _ in $(seq "$RUNS"); do
-        seconds "${a[@]}" >>"$OUT/a"
-        seconds "${b[@]}" >>"$OUT/b"
-    done
-    echo "$(median <"$OUT/a") $(median <"$OUT/b")"
-}
 # The reference write: a plain copy of SRC's first BYTES bytes, then sync.
 copy_sync() { # SRC DST
     cp --reflink=never "$1" "$2" && sync "$2"
 }
 export -f copy_sync
-row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$@"; }
-ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-verdict() { awk -v v="$1" -v l="$2" 'BEGIN { exit !(v <= l) }' && echo pass || echo "**FAIL**"; }
 
 # Inputs: one 256 MiB tensor; 256 tensors in 1 GiB and in 1 MiB (OXCK and
 # safetensors).

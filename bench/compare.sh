@@ -10,7 +10,8 @@
 # python3 on PATH resolved past any pyenv shim), CKPTSCOPE_BENCH_DATA (cached
 # inputs, default BUILD_DIR/bench-data), STRICT=1 (exit 1 when a target is
 # missed). Uses hyperfine when installed, else `date +%s%N` around each run;
-# peak RSS from /usr/bin/time -v (else from Python's resource module).
+# peak RSS from /usr/bin/time (else from Python's resource module). Shared
+# helpers: bench/benchlib.sh.
 set -euo pipefail
 
 BUILD=${1:-build/release}
@@ -18,77 +19,18 @@ RUNS=${RUNS:-7}
 CLI=$BUILD/app/ckptscope-cli
 TOOL=$BUILD/bench/ckptscope-benchtool
 export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
-for exe in "$CLI" "$TOOL"; do
-    if [ ! -x "$exe" ]; then
-        echo "compare.sh: $exe is missing; build the release preset first (make bench)" >&2
-        exit 2
-    fi
-done
-if [ -z "${PYTHON:-}" ]; then
-    if [ -x /usr/bin/python3 ]; then
-        PYTHON=/usr/bin/python3
-    else
-        PYTHON=$(python3 -c 'import sys; print(sys.executable)')
-    fi
-fi
 HYPERFINE=$(command -v hyperfine || true)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=benchlib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/benchlib.sh"
+require_exe compare.sh "$CLI" "$TOOL"
 
-# --- measuring ---------------------------------------------------------------
-
-# Median of the numbers on stdin.
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-# Wall seconds of one run of a command (output discarded).
-seconds() {
-    local s e
-    s=$(date +%s%N)
-    "$@" >/dev/null 2>&1
-    e=$(date +%s%N)
-    awk -v d=$((e - s)) 'BEGIN { printf "%.6f\n", d / 1e9 }'
-}
-
-# pair NAME_A NAME_B -- CMD_A... -- CMD_B...: median seconds of each, as
-# "A B", runs alternating after one warm-up run of each.
-pair() {
-    local -a a=() b=()
-    shift 2
-    shift # --
-    while [ "$1" != "--" ]; do a+=("$1"); shift; done
-    shift
-    b=("$@")
-    if [ -n "$HYPERFINE" ]; then
-        "$HYPERFINE" -N --warmup 1 --runs "$RUNS" --export-json "$TMP/h.json" \
-            "$(printf '%q ' "${a[@]}")" "$(printf '%q ' "${b[@]}")" >/dev/null 2>&1
-        "$PYTHON" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["median"], r[1]["median"])' "$TMP/h.json"
-        return
-    fi
-    "${a[@]}" >/dev/null 2>&1
-    "${b[@]}" >/dev/null 2>&1
-    : >"$TMP/a"
-    : >"$TMP/b"
-    for _ in $(seq "$RUNS"); do
-        seconds "${a[@]}" >>"$TMP/a"
-        seconds "${b[@]}" >>"$TMP/b"
-    done
-    echo "$(median <"$TMP/a") $(median <"$TMP/b")"
-}
+# --- measuring (more in benchlib.sh) -----------------------------------------
 
 # Peak resident set size of a command, KiB (median of 3 runs).
 rss() {
-    : >"$TMP/rss"
-    for _ in 1 2 3; do
-        if [ -x /usr/bin/time ]; then
-            /usr/bin/time -v -o "$TMP/time" "$@" >/dev/null 2>&1
-            awk -F': ' '/Maximum resident set size/ { print $2 }' "$TMP/time" >>"$TMP/rss"
-        else
-            "$PYTHON" -c 'import resource,subprocess,sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@" >>"$TMP/rss"
-        fi
-    done
-    median <"$TMP/rss"
+    for _ in 1 2 3; do rss_of "$@"; done | median
 }
 
 # CPU seconds (user + system) of a command (median of 3 runs): what it costs
@@ -106,23 +48,6 @@ r = resource.getrusage(resource.RUSAGE_CHILDREN); print(r.ru_utime + r.ru_stime)
         fi
     done
     median <"$TMP/cpu"
-}
-
-# --- reporting ---------------------------------------------------------------
-
-row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$@"; }
-ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-# verdict VALUE LIMIT [ge]: pass when VALUE <= LIMIT (>= with "ge"). Runs in
-# $(...): a miss is recorded in a file.
-verdict() {
-    if awk -v v="$1" -v l="$2" -v ge="${3:-}" 'BEGIN { exit !(ge ? v >= l : v <= l) }'; then
-        echo pass
-    else
-        echo 1 >"$TMP/failed"
-        echo "**FAIL**"
-    fi
 }
 
 # --- inputs ------------------------------------------------------------------
@@ -253,8 +178,4 @@ fi
 "$(dirname "$0")/compare-export.sh" "$BUILD" | tail -n +3 | tee "$TMP/export"
 grep -q FAIL "$TMP/export" && echo 1 >"$TMP/failed"
 
-echo
-echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
-if [ "${STRICT:-0}" = 1 ] && [ -e "$TMP/failed" ]; then
-    exit 1
-fi
+bench_exit

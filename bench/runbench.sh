@@ -11,7 +11,8 @@
 # BUILD_DIR/bench-data: run-8x256M is 2 GiB, run-100x300 100 MiB),
 # STRICT=1 (exit 1 when a target is missed). A cold cache is a fresh, empty
 # XDG_CACHE_HOME; the page cache is warm throughout. Peak RSS from
-# /usr/bin/time -v, else Python's resource module.
+# /usr/bin/time, else Python's resource module. Shared helpers:
+# bench/benchlib.sh.
 set -euo pipefail
 
 BUILD=${1:-build/release}
@@ -20,58 +21,19 @@ CLI=$BUILD/app/ckptscope-cli
 TOOL=$BUILD/bench/ckptscope-benchtool
 GUI=$BUILD/bench/ckptscope-guibench
 export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
-for exe in "$CLI" "$TOOL"; do
-    if [ ! -x "$exe" ]; then
-        echo "runbench.sh: $exe is missing; build the release preset first (make bench)" >&2
-        exit 2
-    fi
-done
-PYTHON=${PYTHON:-/usr/bin/python3}
-[ -x "$PYTHON" ] || PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=benchlib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/benchlib.sh"
+require_exe runbench.sh "$CLI" "$TOOL"
 unset CKPTSCOPE_CACHE_MAX_BYTES
 
 # --- measuring ---------------------------------------------------------------
 
 # Milliseconds of one run of a command, output discarded.
-ms_of() {
-    local s e
-    s=$(date +%s%N)
-    "$@" >/dev/null 2>&1
-    e=$(date +%s%N)
-    awk -v d=$((e - s)) 'BEGIN { printf "%.1f\n", d / 1e6 }'
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-best() { sort -g | head -n 1; }
-# Peak RSS of a command in KiB.
-rss_of() {
-    if [ -x /usr/bin/time ]; then
-        /usr/bin/time -f '%M' -o "$TMP/time" "$@" >/dev/null 2>&1
-        tail -n 1 "$TMP/time"
-    else
-        "$PYTHON" -c 'import resource,subprocess,sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
-    fi
-}
+ms_of() { seconds "$@" | awk '{ printf "%.1f\n", $1 * 1000 }'; }
 # A fresh, empty cache folder (a cold cache).
 fresh_cache() { mktemp -d "$TMP/cache.XXXXXX"; }
-
-# --- reporting ---------------------------------------------------------------
-
-row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$@"; }
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
-# verdict VALUE LIMIT: pass when VALUE <= LIMIT; a miss is recorded.
-verdict() {
-    if awk -v v="$1" -v l="$2" 'BEGIN { exit !(v <= l) }'; then
-        echo pass
-    else
-        echo 1 >"$TMP/failed"
-        echo "**FAIL**"
-    fi
-}
 
 # --- inputs ------------------------------------------------------------------
 
@@ -103,7 +65,7 @@ XDG_CACHE_HOME=$WARM "$CLI" timeline "$RUN8" --json >"$TMP/warm.json"
 hits=$("$PYTHON" -c 'import json,sys; c=json.load(open(sys.argv[1]))["cache"]; print(c["hits"], c["misses"])' "$TMP/warm.json")
 cold=$(median <"$TMP/cold")
 warm=$(median <"$TMP/warm")
-r=$(ratio "$warm" "$cold")
+r=$(ratio "$warm" "$cold" 3)
 row "Re-open a run of 8 × 256 MiB OXCK files from the cache (\`ckptscope-cli timeline DIR --json\`; cache hits, misses: $hits)" \
     "warm: $warm ms" "cold: $cold ms" "$r" "≤ 0.05" "$(verdict "$r" 0.05)"
 
@@ -144,12 +106,8 @@ for _ in $(seq $((3 * RUNS))); do
 done
 ours=$(best <"$TMP/info")
 py=$(best <"$TMP/py")
-r=$(ratio "$ours" "$py")
+r=$(ratio "$ours" "$py" 3)
 row "\`ckptscope-cli info F --json\`, $(basename "$GRAPH") ($(stat -c %s "$GRAPH") bytes), best of $((3 * RUNS)) (medians: $(median <"$TMP/info") / $(median <"$TMP/py") ms)" \
     "$ours ms" "\`json.load\`: $py ms" "$r" "≤ 0.5" "$(verdict "$r" 0.5)"
 
-echo
-echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
-if [ "${STRICT:-0}" = 1 ] && [ -e "$TMP/failed" ]; then
-    exit 1
-fi
+bench_exit

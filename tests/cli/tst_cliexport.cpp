@@ -59,11 +59,19 @@ bool haveNumpy() {
                .code == 0;
 }
 
+// Skips without NumPy — or fails, when the build requires it
+// (CKPTSCOPE_REQUIRE_NUMPY, CI), so that a CI run cannot pass by skipping.
+#ifdef CKPTSCOPE_REQUIRE_NUMPY
+#define CKPTSCOPE_NO_NUMPY(msg) QFAIL(msg)
+#else
+#define CKPTSCOPE_NO_NUMPY(msg) QSKIP(msg)
+#endif
 #define REQUIRE_NUMPY()                                                                            \
     do {                                                                                           \
         if (!haveNumpy())                                                                          \
-            QSKIP("/usr/bin/python3 with numpy is missing (packaging/install-deps.sh installs "    \
-                  "python3-numpy)");                                                               \
+            CKPTSCOPE_NO_NUMPY(                                                                    \
+                "/usr/bin/python3 with numpy is missing (packaging/install-deps.sh "               \
+                "installs python3-numpy)");                                                        \
     } while (0)
 
 // NumPy's view of an .npy or .npz file: per array the dtype, shape and the
