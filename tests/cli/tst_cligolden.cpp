@@ -132,6 +132,12 @@ std::vector<Case> cases() {
         {QStringLiteral("timeline-no-path"), split("timeline"), {}},
         {QStringLiteral("timeline-unknown-tensor"), split("timeline run --tensor nope"), {}},
     };
+    // Every command's own --help (timeline's is above).
+    for (const char* command :
+         {"info", "stats", "export", "convert", "layout", "graph", "render", "diff", "generate"})
+        c.push_back({QString::fromLatin1(command) + QStringLiteral("-help"),
+                     {QString::fromLatin1(command), QStringLiteral("--help")},
+                     {}});
     return c;
 }
 
