@@ -1,6 +1,5 @@
 #include "clicommon.h"
 
-#include <algorithm>
 #include <charconv>
 #include <iostream>
 
@@ -14,48 +13,33 @@ int parseBins(const std::string& v) {
     return n;
 }
 
-Options parseOptions(const std::vector<std::string>& args,
-                     const std::vector<std::string>& allowed) {
-    Options o;
-    auto isAllowed = [&](const std::string& a) {
-        return std::find(allowed.begin(), allowed.end(), a) != allowed.end();
-    };
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size())
-                throw UsageError(a + " needs a value");
-            return args[++i];
-        };
-        if (a.size() > 1 && a[0] == '-' && !isAllowed(a))
-            throw UsageError("unknown option " + a);
-        if (a == "--json") {
-            o.json = true;
-        } else if (a == "--csv") {
-            o.csv = true;
-        } else if (a == "--format") {
-            o.format = value();
-        } else if (a == "--dot") {
-            o.dot = true;
-        } else if (a == "--left-right") {
-            o.leftRight = true;
-        } else if (a == "--bins") {
-            o.bins = parseBins(value());
-        } else if (a == "--tensor") {
-            o.tensors.push_back(value());
-        } else if (a == "-o" || a == "--output") {
-            o.output = value();
-        } else if (o.file.empty()) {
-            o.file = a;
-        } else if (o.output.empty() && isAllowed("OUT")) {
-            o.output = a;
-        } else {
-            throw UsageError("unexpected argument '" + a + "'");
-        }
-    }
-    if (o.file.empty())
-        throw UsageError("missing FILE");
-    return o;
+OptionSpec jsonOption(std::string help) {
+    return {"--json", "", std::move(help)};
+}
+
+OptionSpec binsOption(std::string help) {
+    return {"--bins", "N", std::move(help), false, "", [](const std::string& v) { parseBins(v); }};
+}
+
+OptionSpec tensorOption(std::string help) {
+    return {"--tensor", "NAME", std::move(help), true};
+}
+
+OptionSpec outputOption(std::string help) {
+    return {"--output", "OUT", std::move(help), false, "-o"};
+}
+
+const char* const kFileExitStatus =
+    "Exit status: 0 success, 1 the file is invalid or unreadable (message on\n"
+    "stderr as \"FILE: error: ...\"), 2 usage error.\n";
+
+std::optional<ParsedArgs> parseCommand(const CommandSpec& spec,
+                                       const std::vector<std::string>& args) {
+    ParsedArgs parsed = parseArgs(spec, args);
+    if (!parsed.help())
+        return parsed;
+    std::cout << commandHelp(spec);
+    return std::nullopt;
 }
 
 std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path) {

@@ -1,8 +1,11 @@
 #pragma once
 
+#include "optionparser.h"
+
 #include "ckptscope/document/document.h"
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,25 +19,22 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Parsed options of one subcommand: the positional file and its flags.
-struct Options {
-    std::string file;
-    bool json = false;
-    int bins = 32;
-    std::vector<std::string> tensors;
-    std::string output;
-    bool dot = false;
-    bool leftRight = false;
-    std::string format; // --format (export)
-    bool csv = false;   // --csv (stats)
-};
-
 // The value of --bins: 1 to 100000, else UsageError.
 int parseBins(const std::string& value);
 
-// Parses FILE and the flags `allowed` names (e.g. {"--json", "--bins"}).
-// With "OUT" allowed, a second positional argument is the output (convert).
-Options parseOptions(const std::vector<std::string>& args, const std::vector<std::string>& allowed);
+// Options several commands share.
+OptionSpec jsonOption(std::string help = "machine-readable output on stdout");
+OptionSpec binsOption(std::string help);   // --bins N, checked by parseBins
+OptionSpec tensorOption(std::string help); // --tensor NAME, repeatable
+OptionSpec outputOption(std::string help); // -o, --output OUT
+
+// "Exit status: ..." of the commands that read one file.
+extern const char* const kFileExitStatus;
+
+// Parses args by the command's spec; on -h/--help prints the command's help
+// and returns nothing (the command then exits 0).
+std::optional<ParsedArgs> parseCommand(const CommandSpec& spec,
+                                       const std::vector<std::string>& args);
 
 // Opens the file and prints each warning as "FILE: warning: …" on stderr.
 // Throws ckptscope::OpenError.

@@ -10,20 +10,38 @@ namespace cli {
 
 using namespace ckptscope;
 
+namespace {
+
+const CommandSpec kConvert = {
+    "convert",
+    {"IN", "OUT"},
+    "Converts an OXCK file to OUT.safetensors or OUT.npz, a safetensors file to\n"
+    "OUT.oxck (values converted to f32) or OUT.npz; the format comes from OUT's\n"
+    "extension.\n",
+    {},
+    "convert needs IN and OUT",
+    {},
+    kFileExitStatus,
+};
+
+} // namespace
+
 int runConvert(const std::vector<std::string>& args) {
-    const Options o = parseOptions(args, {"OUT"});
-    if (o.output.empty())
-        throw UsageError("convert needs IN and OUT");
-    const auto target = convertTargetFor(o.output);
+    const auto p = parseCommand(kConvert, args);
+    if (!p)
+        return kOk;
+    const std::string& in = p->operands()[0];
+    const std::string& out = p->operands()[1];
+    const auto target = convertTargetFor(out);
     if (!target)
-        throw UsageError("cannot tell the output format from '" + o.output +
+        throw UsageError("cannot tell the output format from '" + out +
                          "': name it .safetensors, .npz or .oxck");
-    const auto doc = openDocument(o.file);
-    if (const std::string why = conversionRefusal(*doc, *target, o.output); !why.empty())
+    const auto doc = openDocument(in);
+    if (const std::string why = conversionRefusal(*doc, *target, out); !why.empty())
         throw UsageError(why);
     std::vector<std::string> warnings;
     try {
-        warnings = convertDocument(*doc, *target, o.output);
+        warnings = convertDocument(*doc, *target, out);
     } catch (const ExportError& e) {
         // What the input holds cannot be written in that format: a bad input.
         throw OpenError(doc->path(), e.what());
@@ -33,7 +51,7 @@ int runConvert(const std::vector<std::string>& args) {
         throw OpenError(doc->path(), e.what());
     }
     for (const std::string& w : warnings)
-        std::cerr << o.file << ": warning: " << w << "\n";
+        std::cerr << in << ": warning: " << w << "\n";
     return kOk;
 }
 

@@ -1,13 +1,12 @@
 // `ckptscope-cli diff A B`: exit 0 no differences, 1 differences, 2 trouble
 // (as diff, cmp and h5diff).
 #include "clicommon.h"
+#include "clijson.h"
 #include "textformat.h"
 
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/diff/gradientdiff.h"
 #include "ckptscope/diff/tensordiff.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -35,46 +34,48 @@ double tolerance(const std::string& flag, const std::string& v) {
     throw UsageError(flag + " takes a finite number >= 0, not '" + v + "'");
 }
 
-DiffArgs parseDiffArgs(const std::vector<std::string>& args) {
+OptionSpec toleranceOption(const char* name, const char* value, const char* help) {
+    return {name, value, help, false, "", [name](const std::string& v) { tolerance(name, v); }};
+}
+
+const CommandSpec kDiff = {
+    "diff",
+    {"A", "B"},
+    "Compares B with A (the reference): two tensor files tensor by tensor (same\n"
+    "name, k-th occurrence with k-th), element by element when shape and stored\n"
+    "count agree; or two gradient checkpoints (step, loss CID, timestamp, nodes\n"
+    "by id - or by op and topological position when fewer than half the ids\n"
+    "match -, edges as multisets, optimizer blobs). Elements differ when exactly\n"
+    "one is NaN, when one is infinite and the other not the same infinity, or\n"
+    "when |b - a| > atol + rtol * |a|. Blobs of equal length, a multiple of 4,\n"
+    "compare as f32. Text: a summary line, then what differs, most changed\n"
+    "(relative L2) first.\n",
+    {jsonOption(),
+     toleranceOption("--atol", "X",
+                     "absolute tolerance (default 0: exact equality,\n-0 == +0, NaN == NaN)"),
+     toleranceOption("--rtol", "Y", "relative tolerance (default 0)"),
+     tensorOption("only this tensor or optimizer blob (repeatable)"),
+     binsOption("bins of the histogram of B - A (default 64)")},
+    "diff needs two files, A and B (got {got})",
+    {},
+    "Exit status (as diff, cmp and h5diff): 0 no differences, 1 anything differs,\n"
+    "2 trouble: a file missing or damaged, a tensor file against a gradient\n"
+    "checkpoint, a --tensor name in neither file, a usage error.\n",
+};
+
+DiffArgs diffArgs(const ParsedArgs& p) {
     DiffArgs d;
-    std::vector<std::string> files;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size())
-                throw UsageError(a + " needs a value");
-            return args[++i];
-        };
-        if (a == "--json") {
-            d.json = true;
-        } else if (a == "--atol") {
-            d.options.atol = tolerance(a, value());
-        } else if (a == "--rtol") {
-            d.options.rtol = tolerance(a, value());
-        } else if (a == "--tensor") {
-            d.tensors.push_back(value());
-        } else if (a == "--bins") {
-            d.options.bins = parseBins(value());
-        } else if (a.size() > 1 && a[0] == '-') {
-            throw UsageError("unknown option " + a);
-        } else {
-            files.push_back(a);
-        }
-    }
-    if (files.size() != 2)
-        throw UsageError("diff needs two files, A and B (got " + std::to_string(files.size()) +
-                         ")");
-    d.a = files[0];
-    d.b = files[1];
+    d.a = p.operands()[0];
+    d.b = p.operands()[1];
+    d.json = p.has("--json");
+    if (p.has("--atol"))
+        d.options.atol = tolerance("--atol", p.value("--atol"));
+    if (p.has("--rtol"))
+        d.options.rtol = tolerance("--rtol", p.value("--rtol"));
+    if (p.has("--bins"))
+        d.options.bins = parseBins(p.value("--bins"));
+    d.tensors = p.values("--tensor");
     return d;
-}
-
-ordered_json optionalJson(const std::optional<double>& v) {
-    return v ? ordered_json(*v) : ordered_json();
-}
-
-template <typename T> ordered_json orNull(const std::optional<T>& v) {
-    return v ? ordered_json(*v) : ordered_json();
 }
 
 ordered_json sideJson(const Document& doc) {
@@ -87,10 +88,10 @@ void elementJson(ordered_json& j, const std::optional<ElementDiff>& e) {
     j["count"] = e ? ordered_json(e->count) : ordered_json();
     j["differing"] = e ? ordered_json(e->differing) : ordered_json();
     j["nan_mismatch"] = e ? ordered_json(e->nanMismatch) : ordered_json();
-    j["max_abs_diff"] = e ? optionalJson(e->maxAbsDiff) : ordered_json();
-    j["mean_abs_diff"] = e ? optionalJson(e->meanAbsDiff) : ordered_json();
-    j["rel_l2"] = e ? optionalJson(e->relL2) : ordered_json();
-    j["cosine"] = e ? optionalJson(e->cosine) : ordered_json();
+    j["max_abs_diff"] = e ? orNull(e->maxAbsDiff) : ordered_json();
+    j["mean_abs_diff"] = e ? orNull(e->meanAbsDiff) : ordered_json();
+    j["rel_l2"] = e ? orNull(e->relL2) : ordered_json();
+    j["cosine"] = e ? orNull(e->cosine) : ordered_json();
     if (e && !e->histogram.counts.empty())
         j["histogram"] = {
             {"lo", e->histogram.lo}, {"hi", e->histogram.hi}, {"counts", e->histogram.counts}};
@@ -320,7 +321,10 @@ void printGradientText(const Document& a, const Document& b, const GradientDiff&
 } // namespace
 
 int runDiff(const std::vector<std::string>& args) {
-    const DiffArgs d = parseDiffArgs(args); // UsageError: exit 2 from main
+    const auto p = parseCommand(kDiff, args); // UsageError: exit 2 from main
+    if (!p)
+        return kNoDifferences;
+    const DiffArgs d = diffArgs(*p);
     try {
         const auto a = openDocument(d.a);
         const auto b = openDocument(d.b);
@@ -343,18 +347,14 @@ int runDiff(const std::vector<std::string>& args) {
                 diffGradients(*a->gradient(), *b->gradient(), d.options, d.tensors);
             differs = g.differs();
             if (d.json)
-                std::cout << gradientDiffJson(*a, *b, g).dump(
-                                 2, ' ', false, ordered_json::error_handler_t::replace)
-                          << "\n";
+                printJson(std::cout, gradientDiffJson(*a, *b, g));
             else
                 printGradientText(*a, *b, g);
         } else {
             const TensorDiff t = diffTensors(*a, *b, d.options, d.tensors);
             differs = t.differs();
             if (d.json)
-                std::cout << tensorDiffJson(*a, *b, d.options, t)
-                                 .dump(2, ' ', false, ordered_json::error_handler_t::replace)
-                          << "\n";
+                printJson(std::cout, tensorDiffJson(*a, *b, d.options, t));
             else
                 printTensorText(*a, *b, t);
         }

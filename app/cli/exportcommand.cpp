@@ -18,19 +18,32 @@ namespace {
 
 enum class ExportFormat { Npy, Csv, Raw };
 
-ExportFormat exportFormat(const Options& o) {
-    std::string name = o.format;
+const CommandSpec kExport = {
+    "export",
+    {"FILE"},
+    "Writes one tensor's values: .npy (its dtype and shape), .csv (rows x last\n"
+    "dimension, exact float text) or raw little-endian bytes; -o - writes to\n"
+    "standard output and needs --format.\n",
+    {tensorOption("the tensor (exactly one)"),
+     outputOption("the file to write, or - for standard output"),
+     {"--format", "FORMAT", "npy, csv or raw (default: from OUT's extension)"}},
+    {},
+    "FILE --tensor NAME -o OUT [--format npy|csv|raw]",
+    kFileExitStatus,
+};
+
+ExportFormat exportFormat(const std::string& output, std::string name) {
     if (name.empty()) {
-        if (o.output == "-")
+        if (output == "-")
             throw UsageError("-o - (standard output) needs --format npy|csv|raw");
-        const size_t dot = o.output.rfind('.');
-        const std::string ext = dot == std::string::npos ? "" : o.output.substr(dot + 1);
+        const size_t dot = output.rfind('.');
+        const std::string ext = dot == std::string::npos ? "" : output.substr(dot + 1);
         if (ext == "npy" || ext == "csv" || ext == "raw")
             name = ext;
         else if (ext == "bin")
             name = "raw";
         else
-            throw UsageError("cannot tell the format from '" + o.output +
+            throw UsageError("cannot tell the format from '" + output +
                              "': name it .npy, .csv or .raw, or give --format npy|csv|raw");
     }
     if (name == "npy")
@@ -45,30 +58,35 @@ ExportFormat exportFormat(const Options& o) {
 } // namespace
 
 int runExport(const std::vector<std::string>& args) {
-    const Options o = parseOptions(args, {"--tensor", "-o", "--output", "--format"});
-    if (o.tensors.size() != 1)
+    const auto p = parseCommand(kExport, args);
+    if (!p)
+        return kOk;
+    const std::string& file = p->operands()[0];
+    const std::vector<std::string> tensors = p->values("--tensor");
+    const std::string output = p->value("--output");
+    if (tensors.size() != 1)
         throw UsageError("export needs exactly one --tensor NAME");
-    if (o.output.empty())
+    if (output.empty())
         throw UsageError("export needs -o OUT (or -o - with --format)");
-    const ExportFormat format = exportFormat(o);
-    const auto doc = openDocument(o.file);
+    const ExportFormat format = exportFormat(output, p->value("--format"));
+    const auto doc = openDocument(file);
     if (!doc->hasTensors())
-        throw UsageError(o.file + " is a gradient checkpoint; export reads OXCK and safetensors "
-                                  "tensors");
+        throw UsageError(file + " is a gradient checkpoint; export reads OXCK and safetensors "
+                                "tensors");
     size_t index = doc->tensors().size();
     for (size_t i = 0; i < doc->tensors().size() && index == doc->tensors().size(); ++i)
-        if (doc->tensors()[i].name == o.tensors[0])
+        if (doc->tensors()[i].name == tensors[0])
             index = i;
     if (index == doc->tensors().size())
-        throw UsageError(o.file + " has no tensor named '" + o.tensors[0] + "'");
-    if (o.output != "-" && sameFile(o.file, o.output))
-        throw UsageError(o.output + " is the input file; export never writes over its input");
+        throw UsageError(file + " has no tensor named '" + tensors[0] + "'");
+    if (output != "-" && sameFile(file, output))
+        throw UsageError(output + " is the input file; export never writes over its input");
 
     NpyLayout layout;
     if (format == ExportFormat::Npy) {
         layout = npyLayout(*doc, index);
         for (const std::string& note : layout.notes)
-            std::cerr << o.file << ": warning: " << note << "\n";
+            std::cerr << file << ": warning: " << note << "\n";
     }
     auto fill = [&](std::ostream& out) {
         switch (format) {
@@ -84,13 +102,13 @@ int runExport(const std::vector<std::string>& args) {
         }
     };
     try {
-        if (o.output == "-") {
+        if (output == "-") {
             fill(std::cout);
             std::cout.flush();
             if (!std::cout)
                 throw IoError("standard output: write failed");
         } else {
-            writeFileAtomically(o.output, fill);
+            writeFileAtomically(output, fill);
         }
     } catch (const SourceChangedError& e) {
         throw OpenError(doc->path(), e.what());

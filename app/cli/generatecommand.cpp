@@ -33,35 +33,56 @@ uint64_t parseSize(const std::string& flag, const std::string& text) {
     return n * unit;
 }
 
+OptionSpec sizeOption(const char* name, const char* value, const char* help) {
+    return {name, value, help, false, "", [name](const std::string& v) { parseSize(name, v); }};
+}
+
+const CommandSpec kGenerate = {
+    "generate",
+    {"KIND", "OUT"},
+    "Writes a synthetic transformer-like checkpoint (for samples and\n"
+    "benchmarks): KIND oxck (tensors) or gradient (a computation graph of\n"
+    "exactly N nodes). Sizes take K, M, G.\n",
+    {sizeOption("--tensors", "N", "oxck: the number of tensors (default 256)"),
+     sizeOption("--size", "BYTES", "oxck: about this many bytes of values (default 1M)"),
+     sizeOption("--nodes", "N", "gradient: number of nodes, 3 or more (default 2000)"),
+     sizeOption("--optimizer-bytes", "BYTES", "gradient: optimizer-state bytes (default 0)"),
+     sizeOption("--seed", "S", "the random seed (default 1)")},
+    "generate needs a kind (oxck or gradient) and an output file",
+    "oxck OUT [--tensors N] [--size BYTES] [--seed S]\n"
+    "       ckptscope-cli generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]",
+    kFileExitStatus,
+};
+
+// The option's value as a number, when given (parseArgs checked it).
+void setIfGiven(const ParsedArgs& p, const char* name, uint64_t& field) {
+    if (p.has(name))
+        field = parseSize(name, p.value(name));
+}
+
 } // namespace
 
 int runGenerate(const std::vector<std::string>& args) {
-    if (args.size() < 2)
-        throw UsageError("generate needs a kind (oxck or gradient) and an output file");
-    const std::string& kind = args[0];
-    const std::string& out = args[1];
+    const auto p = parseCommand(kGenerate, args);
+    if (!p)
+        return kOk;
+    const std::string& kind = p->operands()[0];
+    const std::string& out = p->operands()[1];
+    const bool oxck = kind == "oxck";
+    for (const char* name : {"--tensors", "--size", "--nodes", "--optimizer-bytes"}) {
+        const bool forOxck = name == std::string("--tensors") || name == std::string("--size");
+        if (p->has(name) && forOxck != oxck)
+            throw UsageError("unknown option " + std::string(name) + " for generate " + kind);
+    }
     ckptscope::SyntheticModelSpec model;
     ckptscope::SyntheticGraphSpec graph;
-    for (size_t i = 2; i < args.size(); ++i) {
-        const std::string& flag = args[i];
-        if (i + 1 >= args.size())
-            throw UsageError(flag + " needs a value");
-        const uint64_t v = parseSize(flag, args[++i]);
-        if (flag == "--seed") {
-            model.seed = graph.seed = v;
-        } else if (kind == "oxck" && flag == "--tensors") {
-            model.tensorCount = v;
-        } else if (kind == "oxck" && flag == "--size") {
-            model.totalBytes = v;
-        } else if (kind == "gradient" && flag == "--nodes") {
-            graph.nodeCount = v;
-        } else if (kind == "gradient" && flag == "--optimizer-bytes") {
-            graph.optimizerBytes = v;
-        } else {
-            throw UsageError("unknown option " + flag + " for generate " + kind);
-        }
-    }
-    if (kind == "oxck") {
+    setIfGiven(*p, "--seed", model.seed);
+    setIfGiven(*p, "--seed", graph.seed);
+    setIfGiven(*p, "--tensors", model.tensorCount);
+    setIfGiven(*p, "--size", model.totalBytes);
+    setIfGiven(*p, "--nodes", graph.nodeCount);
+    setIfGiven(*p, "--optimizer-bytes", graph.optimizerBytes);
+    if (oxck) {
         if (model.tensorCount == 0 || model.tensorCount > 10'000'000)
             throw UsageError("--tensors takes 1 to 10000000");
         ckptscope::writeSyntheticModel(out, model);

@@ -1,10 +1,9 @@
 #include "clicommon.h"
+#include "clijson.h"
 #include "gradientinfojson.h"
 #include "textformat.h"
 
 #include "ckptscope/common/numberformat.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -49,9 +48,8 @@ ordered_json tensorFileJson(const Document& doc) {
         e["name"] = t.name;
         e["shape"] = t.shape;
         e["data_len"] = t.dataLen;
-        e["element_count"] = t.elementCount ? ordered_json(*t.elementCount) : ordered_json();
-        const auto bytes = tensorSizeBytes(t);
-        e["size_bytes"] = bytes ? ordered_json(*bytes) : ordered_json();
+        e["element_count"] = orNull(t.elementCount);
+        e["size_bytes"] = orNull(tensorSizeBytes(t));
         e["offset"] = t.dataOffset;
         e["dtype"] = dtypeName(t.dtype);
         tensors.push_back(std::move(e));
@@ -75,7 +73,7 @@ ordered_json gradientJson(const GradientInfo& info) {
     j["format"] = "gradient";
     j["file_size"] = doc.fileSize();
     j["step"] = g.step;
-    j["loss_cid"] = g.lossCid ? ordered_json(*g.lossCid) : ordered_json();
+    j["loss_cid"] = orNull(g.lossCid);
     j["timestamp"] = g.timestamp;
     j["node_count"] = g.graph.nodeCount();
     j["edge_count"] = g.graph.edgeCount();
@@ -165,22 +163,35 @@ void printGradient(const Document& doc) {
     }
 }
 
+const CommandSpec kInfo = {
+    "info",
+    {"FILE"},
+    "Header, metadata and tensors of an OXCK or safetensors file (with each\n"
+    "tensor's dtype), or the graph summary of a gradient checkpoint, and every\n"
+    "warning. The format is detected from the content, not the file name.\n",
+    {jsonOption()},
+    {},
+    {},
+    kFileExitStatus,
+};
+
 } // namespace
 
 int runInfo(const std::vector<std::string>& args) {
-    const Options o = parseOptions(args, {"--json"});
-    const auto doc = openDocument(o.file);
-    if (o.json && !doc->hasTensors()) {
+    const auto p = parseCommand(kInfo, args);
+    if (!p)
+        return kOk;
+    const bool json = p->has("--json");
+    const auto doc = openDocument(p->operands()[0]);
+    if (json && !doc->hasTensors()) {
         const GradientInfo info{*doc, doc->graphSplit(), opCounts(doc->gradient()->graph)};
         std::string text;
         if (!writeGradientInfoJson(info, text))
             text = gradientJson(info).dump(2, ' ', false, ordered_json::error_handler_t::replace);
         text += '\n';
         std::cout.write(text.data(), std::streamsize(text.size()));
-    } else if (o.json) {
-        std::cout << tensorFileJson(*doc).dump(2, ' ', false,
-                                               ordered_json::error_handler_t::replace)
-                  << "\n";
+    } else if (json) {
+        printJson(std::cout, tensorFileJson(*doc));
     } else if (doc->hasTensors()) {
         printTensorFile(*doc);
     } else {

@@ -6,7 +6,7 @@
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/layout/graphlayout.h"
 
-#include <nlohmann/json.hpp>
+#include "ckptscope/common/jsonstreamwriter.h"
 
 #include <algorithm>
 #include <charconv>
@@ -39,52 +39,65 @@ const GradientCheckpoint& requireGradient(const Document& doc) {
 }
 
 // Coordinates to 0.01 px: enough for drawing, and short.
-void writeNumber(std::ostream& out, double v) {
+double rounded(double v) {
     v = std::round(v * 100) / 100;
-    if (v == 0)
-        v = 0; // no "-0"
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.write(buf, r.ptr - buf);
+    return v == 0 ? 0 : v; // no "-0"
 }
 
-std::string jsonString(const std::string& s) {
-    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// Streamed by hand: a DOM of a 100k-node layout costs far more than the
-// layout itself.
+// Streamed, one node or edge per line: a DOM of a 100k-node layout costs far
+// more than the layout itself. The ids come from a JSON file, so they are
+// valid UTF-8.
 void writeLayoutJson(std::ostream& out, const GraphLayout& layout,
                      const std::vector<std::string>& ids) {
-    out << "{\n  \"nodes\": [";
+    using Layout = JsonStreamWriter::Layout;
+    JsonStreamWriter w(out);
+    w.beginObject();
+    w.key("nodes");
+    w.beginArray();
     for (size_t i = 0; i < layout.nodes.size(); ++i) {
         const LayoutNode& n = layout.nodes[i];
-        out << (i ? ",\n    " : "\n    ") << "{\"id\": " << jsonString(ids[i]) << ", \"x\": ";
-        writeNumber(out, n.x);
-        out << ", \"y\": ";
-        writeNumber(out, n.y);
-        out << ", \"width\": ";
-        writeNumber(out, n.width);
-        out << ", \"height\": ";
-        writeNumber(out, n.height);
-        out << ", \"rank\": " << n.rank << "}";
-    }
-    out << (layout.nodes.empty() ? "],\n" : "\n  ],\n") << "  \"edges\": [";
-    for (size_t i = 0; i < layout.edges.size(); ++i) {
-        const LayoutEdge& e = layout.edges[i];
-        out << (i ? ",\n    " : "\n    ") << "{\"from\": " << jsonString(ids[e.from])
-            << ", \"to\": " << jsonString(ids[e.to]) << ", \"points\": [";
-        for (size_t k = 0; k < e.points.size(); ++k) {
-            out << (k ? ", [" : "[");
-            writeNumber(out, e.points[k].first);
-            out << ", ";
-            writeNumber(out, e.points[k].second);
-            out << "]";
+        w.beginObject(Layout::Inline);
+        w.key("id");
+        w.value(ids[i]);
+        for (const auto& [name, v] :
+             {std::pair{"x", n.x}, {"y", n.y}, {"width", n.width}, {"height", n.height}}) {
+            w.key(name);
+            w.number(rounded(v));
         }
-        out << "], \"reversed\": " << (e.reversed ? "true" : "false") << "}";
+        w.key("rank");
+        w.value(int64_t(n.rank));
+        w.endObject();
+        w.chunkDone();
     }
-    out << (layout.edges.empty() ? "],\n" : "\n  ],\n") << "  \"crossings\": " << layout.crossings
-        << "\n}\n";
+    w.endArray();
+    w.key("edges");
+    w.beginArray();
+    for (const LayoutEdge& e : layout.edges) {
+        w.beginObject(Layout::Inline);
+        w.key("from");
+        w.value(ids[e.from]);
+        w.key("to");
+        w.value(ids[e.to]);
+        w.key("points");
+        w.beginArray();
+        for (const auto& [x, y] : e.points) {
+            w.beginArray();
+            w.number(rounded(x));
+            w.number(rounded(y));
+            w.endArray();
+        }
+        w.endArray();
+        w.key("reversed");
+        w.value(e.reversed);
+        w.endObject();
+        w.chunkDone();
+    }
+    w.endArray();
+    w.key("crossings");
+    w.value(uint64_t(layout.crossings));
+    w.endObject();
+    w.flush();
+    out << "\n";
 }
 
 void printSummary(const Document& doc, const GraphLayout& layout) {
@@ -165,15 +178,41 @@ void writeDot(std::ostream& out, const GradientCheckpoint& g) {
     out << "}\n";
 }
 
+const CommandSpec kLayout = {
+    "layout",
+    {"FILE"},
+    "Layered drawing of a gradient checkpoint's graph: a summary (nodes, edges,\n"
+    "ranks, crossings, edges reversed to break cycles, size), or with --json\n"
+    "every node's centre, size and rank, every edge's route from border to\n"
+    "border, and the crossings.\n",
+    {jsonOption()},
+    {},
+    {},
+    kFileExitStatus,
+};
+
+const CommandSpec kGraph = {
+    "graph",
+    {"FILE"},
+    "The computation graph of a gradient checkpoint as Graphviz DOT: labels\n"
+    "are ops, the loss node is highlighted.\n",
+    {{"--dot", "", "Graphviz DOT (the default and only format)"}},
+    {},
+    {},
+    kFileExitStatus,
+};
+
 } // namespace
 
 int runLayout(const std::vector<std::string>& args) {
-    const Options o = parseOptions(args, {"--json"});
-    const auto doc = openDocument(o.file);
+    const auto p = parseCommand(kLayout, args);
+    if (!p)
+        return kOk;
+    const auto doc = openDocument(p->operands()[0]);
     const GradientCheckpoint& g = requireGradient(*doc);
     const GraphLayoutInput in = layoutInput(g);
     const GraphLayout layout = layoutGraph(in.input);
-    if (o.json)
+    if (p->has("--json"))
         writeLayoutJson(std::cout, layout, in.ids);
     else
         printSummary(*doc, layout);
@@ -182,8 +221,10 @@ int runLayout(const std::vector<std::string>& args) {
 
 int runGraph(const std::vector<std::string>& args) {
     // DOT is the only format so far; --dot says so explicitly.
-    const Options o = parseOptions(args, {"--dot"});
-    const auto doc = openDocument(o.file);
+    const auto p = parseCommand(kGraph, args);
+    if (!p)
+        return kOk;
+    const auto doc = openDocument(p->operands()[0]);
     writeDot(std::cout, requireGradient(*doc));
     return kOk;
 }

@@ -80,7 +80,8 @@ Commands:
 
 Options:
   --json        machine-readable output on stdout
-  -h, --help    this help
+  -h, --help    this help; after a command (ckptscope-cli diff --help),
+                that command's usage and options
   --version     the version
 
 Exit status of info, stats, layout, graph, render and generate: 0 success,

@@ -10,14 +10,34 @@
 
 namespace cli {
 
+namespace {
+
+const CommandSpec kRender = {
+    "render",
+    {"FILE"},
+    "Draws a gradient checkpoint's computation graph as the browser does,\n"
+    "without a display, into an SVG or PNG file (needs the ckptscope browser\n"
+    "installed beside ckptscope-cli).\n",
+    {outputOption("the picture: OUT.svg or OUT.png"),
+     {"--left-right", "", "ranks from left to right (default: top to bottom)"}},
+    {},
+    "FILE -o OUT.svg|OUT.png [--left-right]",
+    kFileExitStatus,
+};
+
+} // namespace
+
 int runRender(const std::vector<std::string>& args) {
-    const Options o = parseOptions(args, {"-o", "--output", "--left-right"});
-    if (o.output.empty())
+    const auto p = parseCommand(kRender, args);
+    if (!p)
+        return kOk;
+    const std::string file = p->operands()[0], output = p->value("--output");
+    if (output.empty())
         throw UsageError("render needs -o OUT.svg or -o OUT.png");
-    const auto doc = openDocument(o.file);
+    const auto doc = openDocument(file);
     if (!doc->gradient())
-        throw ckptscope::OpenError(o.file, "an OXCK model checkpoint has no computation graph to "
-                                           "render; render takes a gradient checkpoint");
+        throw ckptscope::OpenError(file, "an OXCK model checkpoint has no computation graph to "
+                                         "render; render takes a gradient checkpoint");
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::string gui = (self.parent_path() / "ckptscope").string();
@@ -27,10 +47,10 @@ int runRender(const std::vector<std::string>& args) {
                   << gui << ")\n";
         return kInvalidFile;
     }
-    std::vector<std::string> argvStrings = {gui, "--render", o.output};
-    if (o.leftRight)
+    std::vector<std::string> argvStrings = {gui, "--render", output};
+    if (p->has("--left-right"))
         argvStrings.push_back("--left-right");
-    argvStrings.push_back(o.file);
+    argvStrings.push_back(file);
     std::vector<char*> argv;
     for (auto& s : argvStrings)
         argv.push_back(s.data());

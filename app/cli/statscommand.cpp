@@ -1,4 +1,5 @@
 #include "clicommon.h"
+#include "clijson.h"
 #include "statsjson.h"
 #include "textformat.h"
 
@@ -7,8 +8,6 @@
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/stats/documentstats.h"
 #include "ckptscope/stats/tensorstats.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -30,7 +29,7 @@ struct Target {
     size_t tensor = 0; // the tensor's index, in a file of tensors
 };
 
-std::vector<Target> targets(const Document& doc, const Options& o) {
+std::vector<Target> targets(const Document& doc, const std::vector<std::string>& names) {
     std::vector<Target> all;
     if (doc.hasTensors()) {
         for (size_t i = 0; i < doc.tensors().size(); ++i)
@@ -55,10 +54,10 @@ std::vector<Target> targets(const Document& doc, const Options& o) {
                            }});
         }
     }
-    if (o.tensors.empty())
+    if (names.empty())
         return all;
     std::vector<Target> chosen;
-    for (const std::string& want : o.tensors) {
+    for (const std::string& want : names) {
         auto it =
             std::find_if(all.begin(), all.end(), [&](const Target& t) { return t.name == want; });
         if (it == all.end())
@@ -80,22 +79,44 @@ ordered_json statsJson(const std::string& name, const StatsResult& r) {
     return j;
 }
 
+const CommandSpec kStats = {
+    "stats",
+    {"FILE"},
+    "Per-tensor statistics over the stored values: count, finite, NaN, +-Inf,\n"
+    "zeros, min, max, mean, std (population), L2 norm, and a histogram over the\n"
+    "finite range. For gradient checkpoints, optimizer-state blobs whose length\n"
+    "is a multiple of 4 are read as f32 little-endian.\n",
+    {tensorOption("only this tensor (repeatable)"),
+     binsOption("histogram bins, 1 to 100000 (default 32)"),
+     jsonOption(),
+     {"--csv", "",
+      "one row per tensor (the --json fields but the histogram),\nRFC 4180, empty for null"}},
+    {},
+    "FILE [--tensor NAME]... [--bins N] [--json | --csv]",
+    kFileExitStatus,
+};
+
 } // namespace
 
 int runStats(const std::vector<std::string>& args) {
-    const Options o = parseOptions(args, {"--json", "--csv", "--bins", "--tensor"});
-    if (o.json && o.csv)
+    const auto p = parseCommand(kStats, args);
+    if (!p)
+        return kOk;
+    const bool json = p->has("--json"), csv = p->has("--csv");
+    if (json && csv)
         throw UsageError("--json and --csv exclude each other");
-    const auto doc = openDocument(o.file);
+    const auto doc = openDocument(p->operands()[0]);
     StatsOptions options;
-    options.bins = o.csv ? 0 : o.bins; // the CSV has no histogram
-    if (o.csv)
+    options.bins = csv                ? 0
+                   : p->has("--bins") ? parseBins(p->value("--bins"))
+                                      : 32; // no CSV histogram
+    if (csv)
         std::cout << csvLine(statsCsvHeader());
     ordered_json list = ordered_json::array();
     TextTable table(
         {"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
         {false, true, true, true, true, true, true, true, true, true, true});
-    const std::vector<Target> chosen = targets(*doc, o);
+    const std::vector<Target> chosen = targets(*doc, p->values("--tensor"));
     std::vector<StatsResult> results;
     try {
         if (doc->hasTensors()) { // all at once: small tensors one per core
@@ -115,11 +136,11 @@ int runStats(const std::vector<std::string>& args) {
     for (size_t k = 0; k < chosen.size(); ++k) {
         const Target& t = chosen[k];
         const StatsResult& r = results[k];
-        if (o.json) {
+        if (json) {
             list.push_back(statsJson(t.name, r));
             continue;
         }
-        if (o.csv) {
+        if (csv) {
             std::cout << csvLine(statsCsvRow(t.name, r));
             continue;
         }
@@ -129,11 +150,11 @@ int runStats(const std::vector<std::string>& args) {
                       fmt::display(s.max), fmt::display(s.mean), fmt::display(s.std),
                       fmt::display(s.l2)});
     }
-    if (o.json) {
+    if (json) {
         ordered_json out;
         out["tensors"] = std::move(list);
-        std::cout << out.dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
-    } else if (!o.csv) {
+        printJson(std::cout, out);
+    } else if (!csv) {
         std::cout << table.render();
     }
     return kOk;

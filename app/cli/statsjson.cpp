@@ -1,14 +1,8 @@
 #include "statsjson.h"
 
+#include "clijson.h"
+
 namespace cli {
-
-namespace {
-
-nlohmann::ordered_json optionalJson(std::optional<double> v) {
-    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
-}
-
-} // namespace
 
 void putStatsFields(nlohmann::ordered_json& j, const ckptscope::TensorStats& s, bool detailed) {
     j["count"] = s.count;
@@ -20,10 +14,10 @@ void putStatsFields(nlohmann::ordered_json& j, const ckptscope::TensorStats& s, 
         j["neg_inf"] = s.negInf;
     }
     j["zeros"] = s.zeros;
-    j["min"] = optionalJson(s.min);
-    j["max"] = optionalJson(s.max);
-    j["mean"] = optionalJson(s.mean);
-    j["std"] = optionalJson(s.std);
+    j["min"] = orNull(s.min);
+    j["max"] = orNull(s.max);
+    j["mean"] = orNull(s.mean);
+    j["std"] = orNull(s.std);
     j["l2"] = s.l2;
     if (detailed)
         j["finite_sum"] = s.finiteSum;

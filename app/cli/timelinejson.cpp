@@ -1,4 +1,5 @@
 // The JSON of `timeline --json` (contract in README and issue 12).
+#include "clijson.h"
 #include "statsjson.h"
 #include "timelinereport.h"
 
@@ -9,16 +10,12 @@ using namespace ckptscope;
 
 namespace {
 
-ordered_json stepJson(const std::optional<uint64_t>& step) {
-    return step ? ordered_json(*step) : ordered_json();
-}
-
 ordered_json checkpointsJson(const Run& run) {
     ordered_json list = ordered_json::array();
     for (const RunCheckpoint& c : run.checkpoints) {
         ordered_json j;
         j["path"] = c.path;
-        j["step"] = stepJson(c.step);
+        j["step"] = orNull(c.step);
         j["step_source"] = stepSourceName(c.stepSource);
         j["file_size"] = c.fileSize;
         j["mtime"] = utcTime(c.mtimeNs);
@@ -53,13 +50,13 @@ void putTensorRun(ordered_json& out, const TimelineReport& r) {
     for (const MetadataSeries& m : metadataSeries(run)) {
         ordered_json values = ordered_json::array();
         for (const auto& v : m.values)
-            values.push_back(v ? ordered_json(*v) : ordered_json());
+            values.push_back(orNull(v));
         metadata.push_back({{"key", m.key}, {"values", std::move(values)}});
     }
     out["metadata"] = std::move(metadata);
     const auto first = firstNonfinite(run, r.tensors);
     out["first_nonfinite"] = first ? ordered_json{{"index", first->index},
-                                                  {"step", stepJson(first->step)},
+                                                  {"step", orNull(first->step)},
                                                   {"tensors", first->tensors}}
                                    : ordered_json();
 }

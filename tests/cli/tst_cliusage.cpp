@@ -19,6 +19,8 @@ class TestCliUsage : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void help();
+    void commandHelp_data();
+    void commandHelp();
     void version();
     void usageErrors_data();
     void usageErrors();
@@ -44,6 +46,40 @@ void TestCliUsage::help() {
         QVERIFY2(text.contains(QStringLiteral("info")), qPrintable(describe(r)));
         QVERIFY2(text.contains(QStringLiteral("stats")), qPrintable(describe(r)));
         QVERIFY2(text.contains(QStringLiteral("--json")), qPrintable(describe(r)));
+    }
+}
+
+void TestCliUsage::commandHelp_data() {
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QString>("option"); // one the help must list
+    QTest::newRow("info") << QStringLiteral("info") << QStringLiteral("--json");
+    QTest::newRow("stats") << QStringLiteral("stats") << QStringLiteral("--bins N");
+    QTest::newRow("export") << QStringLiteral("export") << QStringLiteral("-o, --output OUT");
+    QTest::newRow("convert") << QStringLiteral("convert") << QStringLiteral("IN OUT");
+    QTest::newRow("layout") << QStringLiteral("layout") << QStringLiteral("--json");
+    QTest::newRow("graph") << QStringLiteral("graph") << QStringLiteral("--dot");
+    QTest::newRow("render") << QStringLiteral("render") << QStringLiteral("--left-right");
+    QTest::newRow("diff") << QStringLiteral("diff") << QStringLiteral("--atol X");
+    QTest::newRow("timeline") << QStringLiteral("timeline") << QStringLiteral("--no-cache");
+    QTest::newRow("generate") << QStringLiteral("generate") << QStringLiteral("--seed S");
+}
+
+// `ckptscope-cli COMMAND --help` (or -h, also after other arguments): that
+// command's usage on stdout, exit 0, no file needed.
+void TestCliUsage::commandHelp() {
+    QFETCH(QString, command);
+    QFETCH(QString, option);
+    for (const QStringList& extra :
+         {QStringList{QStringLiteral("--help")}, QStringList{QStringLiteral("-h")},
+          QStringList{QStringLiteral("some-file"), QStringLiteral("--help")}}) {
+        const Run r = runCli(QStringList{command} + extra);
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(r.err.isEmpty(), qPrintable(describe(r)));
+        QVERIFY2(r.outText().startsWith(QStringLiteral("Usage: ckptscope-cli ") + command +
+                                        QLatin1Char(' ')),
+                 qPrintable(describe(r)));
+        QVERIFY2(r.outText().contains(option), qPrintable(describe(r)));
+        QVERIFY2(r.outText().contains(QStringLiteral("Exit status")), qPrintable(describe(r)));
     }
 }
 

@@ -1,6 +1,7 @@
 #include "formats/gradient/gradientjsonwriter.h"
 
-#include <charconv>
+#include "ckptscope/common/jsonstreamwriter.h"
+
 #include <ostream>
 
 namespace ckptscope::gradientjson {
@@ -9,212 +10,79 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-// Collects text; when streaming, hands it to the ostream in chunks so a
-// 40 MB optimizer state never sits in memory twice.
-class Sink {
+// A checkpoint in serde_json's to_string_pretty layout (the layout
+// JsonStreamWriter writes), field by field in the Rust struct's order.
+class CheckpointWriter {
 public:
-    explicit Sink(std::string& out) : m_text(out) {}
-    explicit Sink(std::ostream& os) : m_text(m_own), m_os(&os) { m_own.reserve(kChunk + 4096); }
-
-    std::string& text() { return m_text; }
-    void chunkDone() {
-        if (m_os && m_text.size() >= kChunk)
-            flush();
-    }
-    // A failed stream is left for the caller to notice (writeFileAtomically
-    // checks it); writing on would only waste time.
-    void flush() {
-        if (m_os && m_os->good())
-            m_os->write(m_text.data(), std::streamsize(m_text.size()));
-        if (m_os)
-            m_text.clear();
-    }
-
-private:
-    static constexpr size_t kChunk = size_t(1) << 20;
-    std::string m_own;
-    std::string& m_text;
-    std::ostream* m_os = nullptr;
-};
-
-// serde_json's PrettyFormatter: two-space indent, `"key": value`, one element
-// per line, `{}` / `[]` when empty, no trailing newline.
-class PrettyWriter {
-public:
-    explicit PrettyWriter(Sink& sink) : m_sink(sink), m_s(sink.text()) {}
+    explicit CheckpointWriter(JsonStreamWriter& w) : m_w(w) {}
 
     void checkpoint(const GradientCheckpoint& c) {
-        m_s += '{';
-        bool first = true;
-        field(first, 1, "graph");
-        graph(c.graph, 1);
-        field(first, 1, "step");
-        number(c.step);
-        field(first, 1, "loss_cid");
-        optionalString(c.lossCid);
-        field(first, 1, "optimizer_state");
-        optimizerState(c.optimizerState, 1);
-        field(first, 1, "timestamp");
-        number(c.timestamp);
-        close(0, '}');
+        m_w.beginObject();
+        m_w.key("graph");
+        graph(c.graph);
+        m_w.key("step");
+        m_w.value(c.step);
+        m_w.key("loss_cid");
+        m_w.valueOrNull(c.lossCid);
+        m_w.key("optimizer_state");
+        m_w.beginObject();
+        for (const auto& [name, blob] : c.optimizerState) {
+            m_w.key(name);
+            m_w.byteArray(blob);
+        }
+        m_w.endObject();
+        m_w.key("timestamp");
+        m_w.value(c.timestamp);
+        m_w.endObject();
     }
 
-    void graph(const ComputationGraphStore& g, int level) {
-        m_s += '{';
-        bool first = true;
-        field(first, level + 1, "nodes");
-        nodes(g.nodes(), level + 1);
-        field(first, level + 1, "edges");
-        edges(g.edges(), level + 1);
-        close(level, '}');
+    void graph(const ComputationGraphStore& g) {
+        m_w.beginObject();
+        m_w.key("nodes");
+        m_w.beginObject();
+        for (const auto& [key, node] : g.nodes()) {
+            m_w.key(key);
+            this->node(node);
+            m_w.chunkDone();
+        }
+        m_w.endObject();
+        m_w.key("edges");
+        m_w.beginArray();
+        for (const auto& [producer, consumer] : g.edges()) {
+            m_w.beginArray();
+            m_w.value(producer);
+            m_w.value(consumer);
+            m_w.endArray();
+            m_w.chunkDone();
+        }
+        m_w.endArray();
+        m_w.endObject();
     }
 
 private:
-    void indent(int level) { m_s.append(size_t(level) * 2, ' '); }
-    void field(bool& first, int level, std::string_view name) {
-        m_s += first ? "\n" : ",\n";
-        first = false;
-        indent(level);
-        appendQuoted(m_s, name);
-        m_s += ": ";
-    }
-    void element(bool& first, int level) {
-        m_s += first ? "\n" : ",\n";
-        first = false;
-        indent(level);
-    }
-    void close(int level, char bracket) {
-        m_s += '\n';
-        indent(level);
-        m_s += bracket;
-    }
-    void number(uint64_t v) {
-        char buf[24];
-        const auto r = std::to_chars(buf, buf + sizeof buf, v);
-        m_s.append(buf, r.ptr);
-    }
-    void optionalString(const std::optional<std::string>& s) {
-        if (s)
-            appendQuoted(m_s, *s);
-        else
-            m_s += "null";
+    void node(const ComputationNode& n) {
+        m_w.beginObject();
+        m_w.key("id");
+        m_w.value(n.id);
+        m_w.key("op");
+        m_w.value(n.op);
+        m_w.key("input_cids");
+        m_w.stringArray(n.inputCids);
+        m_w.key("output_cid");
+        m_w.valueOrNull(n.outputCid);
+        m_w.key("gradient_cid");
+        m_w.valueOrNull(n.gradientCid);
+        m_w.key("metadata");
+        m_w.beginObject();
+        for (const auto& [k, v] : n.metadata) {
+            m_w.key(k);
+            m_w.value(v);
+        }
+        m_w.endObject();
+        m_w.endObject();
     }
 
-    void nodes(const std::map<std::string, ComputationNode>& all, int level) {
-        if (all.empty()) {
-            m_s += "{}";
-            return;
-        }
-        m_s += '{';
-        bool first = true;
-        for (const auto& [key, node] : all) {
-            field(first, level + 1, key);
-            this->node(node, level + 1);
-            m_sink.chunkDone();
-        }
-        close(level, '}');
-    }
-
-    void node(const ComputationNode& n, int level) {
-        m_s += '{';
-        bool first = true;
-        field(first, level + 1, "id");
-        appendQuoted(m_s, n.id);
-        field(first, level + 1, "op");
-        appendQuoted(m_s, n.op);
-        field(first, level + 1, "input_cids");
-        if (n.inputCids.empty()) {
-            m_s += "[]";
-        } else {
-            m_s += '[';
-            bool firstCid = true;
-            for (const std::string& cid : n.inputCids) {
-                element(firstCid, level + 2);
-                appendQuoted(m_s, cid);
-            }
-            close(level + 1, ']');
-        }
-        field(first, level + 1, "output_cid");
-        optionalString(n.outputCid);
-        field(first, level + 1, "gradient_cid");
-        optionalString(n.gradientCid);
-        field(first, level + 1, "metadata");
-        if (n.metadata.empty()) {
-            m_s += "{}";
-        } else {
-            m_s += '{';
-            bool firstMeta = true;
-            for (const auto& [k, v] : n.metadata) {
-                field(firstMeta, level + 2, k);
-                appendQuoted(m_s, v);
-            }
-            close(level + 1, '}');
-        }
-        close(level, '}');
-    }
-
-    void edges(const std::vector<Edge>& all, int level) {
-        if (all.empty()) {
-            m_s += "[]";
-            return;
-        }
-        m_s += '[';
-        bool first = true;
-        for (const auto& [producer, consumer] : all) {
-            element(first, level + 1);
-            m_s += "[\n";
-            indent(level + 2);
-            appendQuoted(m_s, producer);
-            m_s += ",\n";
-            indent(level + 2);
-            appendQuoted(m_s, consumer);
-            close(level + 1, ']');
-            m_sink.chunkDone();
-        }
-        close(level, ']');
-    }
-
-    void optimizerState(const OptimizerState& state, int level) {
-        if (state.empty()) {
-            m_s += "{}";
-            return;
-        }
-        m_s += '{';
-        bool first = true;
-        for (const auto& [name, blob] : state) {
-            field(first, level + 1, name);
-            bytes(blob, level + 1);
-        }
-        close(level, '}');
-    }
-
-    // The bulk of a real file: one byte per line, so keep this loop tight.
-    void bytes(const std::vector<uint8_t>& blob, int level) {
-        if (blob.empty()) {
-            m_s += "[]";
-            return;
-        }
-        const std::string separator = ",\n" + std::string(size_t(level + 1) * 2, ' ');
-        m_s += '[';
-        m_s.append(separator, 1); // the first element has no comma
-        for (size_t i = 0; i < blob.size(); ++i) {
-            if (i != 0)
-                m_s += separator;
-            const unsigned b = blob[i];
-            if (b >= 100)
-                m_s += char('0' + b / 100);
-            if (b >= 10)
-                m_s += char('0' + b / 10 % 10);
-            m_s += char('0' + b % 10);
-            if ((i & 0xffff) == 0xffff)
-                m_sink.chunkDone();
-        }
-        close(level, ']');
-        m_sink.chunkDone();
-    }
-
-    Sink& m_sink;
-    std::string& m_s;
+    JsonStreamWriter& m_w;
 };
 
 size_t estimatedSize(const GradientCheckpoint& c) {
@@ -284,19 +152,19 @@ std::string displayText(std::string_view s, bool quoted, size_t maxBytes) {
 
 void writeCheckpoint(std::string& out, const GradientCheckpoint& ckpt) {
     out.reserve(out.size() + estimatedSize(ckpt));
-    Sink sink(out);
-    PrettyWriter(sink).checkpoint(ckpt);
+    JsonStreamWriter w(out);
+    CheckpointWriter(w).checkpoint(ckpt);
 }
 
 void writeCheckpoint(std::ostream& out, const GradientCheckpoint& ckpt) {
-    Sink sink(out);
-    PrettyWriter(sink).checkpoint(ckpt);
-    sink.flush();
+    JsonStreamWriter w(out);
+    CheckpointWriter(w).checkpoint(ckpt);
+    w.flush();
 }
 
 void writeGraph(std::string& out, const ComputationGraphStore& graph) {
-    Sink sink(out);
-    PrettyWriter(sink).graph(graph, 0);
+    JsonStreamWriter w(out);
+    CheckpointWriter(w).graph(graph);
 }
 
 } // namespace ckptscope::gradientjson

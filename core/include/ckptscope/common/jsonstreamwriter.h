@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ckptscope {
+
+// Streams JSON text without building a DOM, for outputs too large for one
+// (a gradient checkpoint's file, `info --json` and `layout --json` of a
+// 100k-node graph). The layout is the one serde_json's to_string_pretty and
+// nlohmann's dump(2) share: two-space indent, one element per line,
+// `"key": value`, `{}` / `[]` when empty. A container begun Inline stays on
+// one line (`{"a": 1, "b": [1, 2]}`), as does everything inside it.
+// Strings are written by appendJsonString (valid UTF-8 is the caller's
+// concern). With an ostream, text goes out in chunks of about 1 MiB at
+// chunkDone() and flush(), so a large file never sits in memory whole.
+class JsonStreamWriter {
+public:
+    enum class Layout { Pretty, Inline };
+
+    explicit JsonStreamWriter(std::string& out); // appends
+    explicit JsonStreamWriter(std::ostream& out);
+    JsonStreamWriter(const JsonStreamWriter&) = delete;
+    JsonStreamWriter& operator=(const JsonStreamWriter&) = delete;
+
+    void beginObject(Layout layout = Layout::Pretty) { open('{', layout); }
+    void endObject() { close('}'); }
+    void beginArray(Layout layout = Layout::Pretty) { open('[', layout); }
+    void endArray() { close(']'); }
+
+    void key(std::string_view k);
+    void value(std::string_view s);
+    void value(const std::string& s) { value(std::string_view(s)); }
+    void value(const char* s) { value(std::string_view(s)); }
+    void value(uint64_t n);
+    void value(int64_t n);
+    void value(bool b);
+    // The shortest text that reads back as v (std::to_chars: 3, 0.25,
+    // 1e+300); null when v is not finite.
+    void number(double v);
+    void null();
+    template <typename T> void valueOrNull(const std::optional<T>& v) {
+        if (v)
+            value(*v);
+        else
+            null();
+    }
+    template <typename Strings> void stringArray(const Strings& strings) {
+        beginArray();
+        for (const auto& s : strings)
+            value(std::string_view(s));
+        endArray();
+    }
+    // An array of byte values, one per line: the bulk of a gradient
+    // checkpoint's optimizer state, so written in a tight loop.
+    void byteArray(const std::vector<uint8_t>& bytes);
+
+    // When streaming, hands the text over once a chunk is full; call it
+    // between elements of a long list.
+    void chunkDone();
+    // When streaming, hands over the rest (a failed stream is left for the
+    // caller to notice).
+    void flush();
+
+private:
+    struct Level {
+        bool isInline;
+        bool empty;
+    };
+    void element(); // before a value: separator and line break of its container
+    void open(char bracket, Layout layout);
+    void close(char bracket);
+    void indent(size_t levels) { m_s.append(levels * 2, ' '); }
+
+    std::string m_own; // the buffer when streaming
+    std::string& m_s;
+    std::ostream* m_os = nullptr;
+    std::vector<Level> m_levels;
+    bool m_keyed = false; // a key was just written: its value follows on the line
+};
+
+} // namespace ckptscope

@@ -1,0 +1,145 @@
+#include "ckptscope/common/jsonstreamwriter.h"
+
+#include "ckptscope/common/jsonstring.h"
+
+#include <charconv>
+#include <cmath>
+#include <ostream>
+
+namespace ckptscope {
+
+namespace {
+
+constexpr size_t kChunk = size_t(1) << 20;
+
+} // namespace
+
+JsonStreamWriter::JsonStreamWriter(std::string& out) : m_s(out) {}
+
+JsonStreamWriter::JsonStreamWriter(std::ostream& out) : m_s(m_own), m_os(&out) {
+    m_own.reserve(kChunk + 4096);
+}
+
+void JsonStreamWriter::element() {
+    if (m_keyed) {
+        m_keyed = false;
+        return;
+    }
+    if (m_levels.empty())
+        return;
+    Level& level = m_levels.back();
+    if (level.isInline) {
+        if (!level.empty)
+            m_s += ", ";
+    } else {
+        m_s += level.empty ? "\n" : ",\n";
+        indent(m_levels.size());
+    }
+    level.empty = false;
+}
+
+void JsonStreamWriter::open(char bracket, Layout layout) {
+    element();
+    m_s += bracket;
+    const bool inInline = !m_levels.empty() && m_levels.back().isInline;
+    m_levels.push_back({inInline || layout == Layout::Inline, true});
+}
+
+void JsonStreamWriter::close(char bracket) {
+    const Level level = m_levels.back();
+    m_levels.pop_back();
+    if (!level.isInline && !level.empty) {
+        m_s += '\n';
+        indent(m_levels.size());
+    }
+    m_s += bracket;
+}
+
+void JsonStreamWriter::key(std::string_view k) {
+    element();
+    appendJsonString(m_s, k);
+    m_s += ": ";
+    m_keyed = true;
+}
+
+void JsonStreamWriter::value(std::string_view s) {
+    element();
+    appendJsonString(m_s, s);
+}
+
+void JsonStreamWriter::value(uint64_t n) {
+    element();
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, n);
+    m_s.append(buf, r.ptr);
+}
+
+void JsonStreamWriter::value(int64_t n) {
+    element();
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, n);
+    m_s.append(buf, r.ptr);
+}
+
+void JsonStreamWriter::value(bool b) {
+    element();
+    m_s += b ? "true" : "false";
+}
+
+void JsonStreamWriter::number(double v) {
+    if (!std::isfinite(v))
+        return null();
+    element();
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    m_s.append(buf, r.ptr);
+}
+
+void JsonStreamWriter::null() {
+    element();
+    m_s += "null";
+}
+
+void JsonStreamWriter::byteArray(const std::vector<uint8_t>& bytes) {
+    if (bytes.empty() || (!m_levels.empty() && m_levels.back().isInline)) {
+        beginArray();
+        for (const uint8_t b : bytes)
+            value(uint64_t(b));
+        endArray();
+        return;
+    }
+    element();
+    const std::string separator = ",\n" + std::string((m_levels.size() + 1) * 2, ' ');
+    m_s += '[';
+    m_s.append(separator, 1); // the first element has no comma
+    for (size_t i = 0; i < bytes.size(); ++i) {
+        if (i != 0)
+            m_s += separator;
+        const unsigned b = bytes[i];
+        if (b >= 100)
+            m_s += char('0' + b / 100);
+        if (b >= 10)
+            m_s += char('0' + b / 10 % 10);
+        m_s += char('0' + b % 10);
+        if ((i & 0xffff) == 0xffff)
+            chunkDone();
+    }
+    m_s += '\n';
+    indent(m_levels.size());
+    m_s += ']';
+    chunkDone();
+}
+
+void JsonStreamWriter::chunkDone() {
+    if (m_os && m_s.size() >= kChunk)
+        flush();
+}
+
+void JsonStreamWriter::flush() {
+    if (m_os && m_os->good())
+        m_os->write(m_s.data(), std::streamsize(m_s.size()));
+    if (m_os)
+        m_s.clear();
+}
+
+} // namespace ckptscope
