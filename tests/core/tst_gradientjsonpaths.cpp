@@ -1,4 +1,4 @@
-// The gradient JSON reader's two paths (core/src/gradientjsonreader.h): the
+// The gradient JSON reader's two paths (core/src/formats/gradient/gradientjsonreader.h): the
 // fast path either gives up or builds exactly the checkpoint the SAX reader
 // builds, and it gives up on every text the SAX reader rejects — over every
 // conformance file, generated graphs, hand-written oddities and a few

@@ -7,7 +7,7 @@
 #include <vector>
 
 // The one number formatter of the project: the CLI prints these strings and
-// the GUI wraps them in QString (ui/sizeformat.h), so a value reads the same
+// the GUI wraps them in QString (ui/common/sizeformat.h), so a value reads the same
 // in a terminal, a table cell, a tooltip and a CSV file.
 namespace ckptscope::fmt {
 
