@@ -1,6 +1,7 @@
 // Hostile files: deep nesting, huge length claims and overflowing shapes,
 // read in a child process whose address space may grow by 1 GiB at most, so
 // an allocation sized by what a file merely claims fails the test.
+#include "clirunner.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
@@ -10,7 +11,12 @@
 #include "ckptscope/stats/tensorstats.h"
 
 #include <QTemporaryDir>
+
 #include <QTest>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <optional>
@@ -58,6 +64,8 @@ private Q_SLOTS:
     void nameLengthPastTheEnd_data();
     void nameLengthPastTheEnd();
     void shapeProductOverflows();
+    void specialFilesAreRefusedAtOnce_data();
+    void specialFilesAreRefusedAtOnce();
 };
 
 void TestHostileFiles::memoryCapIsEnforced() {
@@ -283,6 +291,59 @@ void TestHostileFiles::shapeProductOverflows() {
         QCOMPARE(back.tensors[0].elementCount(), c.count.value_or(UINT64_MAX));
         QCOMPARE(back.numParams(), c.count.value_or(UINT64_MAX));
     }
+}
+
+// A FIFO, a socket or a device is refused before it is opened — opening a
+// FIFO for reading blocks until a writer comes, /dev/zero never ends — by
+// Document and by every command that reads a file, with the file's kind.
+void TestHostileFiles::specialFilesAreRefusedAtOnce_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("fifo") << QStringLiteral("a FIFO");
+    QTest::newRow("socket") << QStringLiteral("a socket");
+    QTest::newRow("char device") << QStringLiteral("a character device");
+}
+
+void TestHostileFiles::specialFilesAreRefusedAtOnce() {
+    QFETCH(QString, kind);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    std::string path = str(dir.filePath(QStringLiteral("special")));
+    int sock = -1;
+    if (kind == QStringLiteral("a FIFO")) {
+        QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+    } else if (kind == QStringLiteral("a socket")) {
+        sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        QVERIFY(path.size() < sizeof addr.sun_path);
+        std::copy(path.begin(), path.end(), addr.sun_path);
+        QCOMPARE(::bind(sock, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+    } else {
+        path = "/dev/zero";
+    }
+    const std::string expected = "not a regular file (" + str(kind) + ")";
+    const std::string opened = openAndRead(path);
+    QVERIFY2(opened == "error: " + path + ": " + expected, opened.c_str());
+
+    const QString file = qstr(path);
+    const QString out = dir.filePath(QStringLiteral("out"));
+    const QList<std::pair<QStringList, int>> commands = {
+        {{QStringLiteral("info"), file}, 1},
+        {{QStringLiteral("stats"), file}, 1},
+        {{QStringLiteral("export"), file, QStringLiteral("--tensor"), QStringLiteral("w"),
+          QStringLiteral("-o"), out + QStringLiteral(".npy")},
+         1},
+        {{QStringLiteral("convert"), file, out + QStringLiteral(".safetensors")}, 1},
+        {{QStringLiteral("diff"), file, file}, 2},
+    };
+    for (const auto& [args, code] : commands) {
+        const clirunner::Run r = clirunner::runCli(args);
+        QVERIFY2(r.exitCode == code && r.errText().contains(qstr(expected)),
+                 qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") +
+                            clirunner::describe(r)));
+    }
+    if (sock >= 0)
+        ::close(sock);
 }
 
 QTEST_GUILESS_MAIN(TestHostileFiles)

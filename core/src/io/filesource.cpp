@@ -22,19 +22,39 @@ std::string changedMessage(const std::string& path) {
 
 } // namespace
 
+std::string fileKindProblem(const struct stat& st) {
+    if (S_ISREG(st.st_mode))
+        return {};
+    if (S_ISDIR(st.st_mode))
+        return "is a folder, not a checkpoint file";
+    const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                                              : "not a file";
+    return std::string("not a regular file (") + kind + ")";
+}
+
 FileSource::FileSource(const std::string& path) : m_path(path) {
-    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // The kind is checked before opening: opening a FIFO for reading blocks
+    // until a writer comes. O_NONBLOCK covers the path being swapped for one
+    // between the stat and the open; the fstat below checks again.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw IoError(path + ": cannot open: " + std::strerror(errno));
+    if (const std::string problem = fileKindProblem(st); !problem.empty())
+        throw IoError(path + ": " + problem);
+    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (m_fd < 0)
         throw IoError(path + ": cannot open: " + std::strerror(errno));
-    struct stat st {};
     if (::fstat(m_fd, &st) != 0) {
         const int err = errno;
         ::close(m_fd);
         throw IoError(path + ": cannot stat: " + std::strerror(err));
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (const std::string problem = fileKindProblem(st); !problem.empty()) {
         ::close(m_fd);
-        throw IoError(path + ": is a folder, not a checkpoint file");
+        throw IoError(path + ": " + problem);
     }
     m_size = uint64_t(st.st_size);
     m_dev = st.st_dev;

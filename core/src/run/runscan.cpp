@@ -129,8 +129,8 @@ private:
     // The file's format from its first bytes, or a skipped entry. A file
     // already seen (same device and inode) is passed over silently.
     std::optional<CandidateFile> probeFile(const std::string& path, const struct stat& st) {
-        if (!S_ISREG(st.st_mode)) {
-            result.skipped.push_back({path, "not a regular file"});
+        if (const std::string problem = fileKindProblem(st); !problem.empty()) {
+            result.skipped.push_back({path, problem});
             return std::nullopt;
         }
         if (!m_seen.insert({uint64_t(st.st_dev), uint64_t(st.st_ino)}).second)

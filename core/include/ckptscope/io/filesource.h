@@ -5,6 +5,8 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 namespace ckptscope {
@@ -71,6 +73,12 @@ public:
 private:
     const FileSource* m_file;
 };
+
+// Why a path cannot be read as a checkpoint file, from its stat: "" for a
+// regular file, "is a folder, not a checkpoint file", or "not a regular file
+// (a FIFO)" (a socket, a character device…): reading those could block
+// forever or never end.
+std::string fileKindProblem(const struct stat& st);
 
 // Failure to open, read or write a file (message names the file).
 class IoError : public std::exception {
