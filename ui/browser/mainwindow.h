@@ -74,6 +74,7 @@ public:
     // Applies the filter box now (it otherwise waits for a pause in typing).
     void applyFilter();
 
+    // ExportContext: export dialogs and messages belong to this window.
     QWidget* dialogParent() override { return this; }
     void showStatus(const QString& message, int timeoutMs) override;
 
