@@ -1,27 +1,24 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
 #include "browser/launchselection.h"
-#include "browser/mainwindow.h"
 #include "browser/screenshottaker.h"
-#include "compare/comparelauncher.h"
+#include "common/windowregistry.h"
 #include "compare/comparescreenshot.h"
-#include "compare/comparewindow.h"
 #include "graph/graphexport.h"
-#include "run/runlauncher.h"
 #include "run/runscreenshottaker.h"
-#include "run/runwindow.h"
-
-#include <QApplication>
-#include <QCommandLineParser>
-#include <QIcon>
 
 #include "ckptscope/document/document.h"
 
+#include <QApplication>
+#include <QCommandLineParser>
 #include <QFile>
 #include <QFileInfo>
-#include <csignal>
+#include <QIcon>
+#include <QSize>
 
+#include <csignal>
 #include <cstdio>
+#include <optional>
 #include <string_view>
 
 namespace {
@@ -106,16 +103,134 @@ void answerHelpWithoutDisplay(int argc, char** argv) {
     parser.process(core); // exits for --help/--version; otherwise carry on
 }
 
+// Rendering needs no display: choose the offscreen platform before Qt starts.
+void renderOffscreenIfAsked(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--render" &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
+// What the command line asks for, once parsed.
+struct Launch {
+    QStringList files;
+    LaunchSelection selection;
+    bool compare = false;
+    bool screenshot = false;
+    QString screenshotPath;
+    QSize size;
+    bool render = false;
+    QString renderPath;
+    bool leftRight = false;
+
+    Launch(const QCommandLineParser& parser, const Options& options)
+        : files(parser.positionalArguments()), selection{parser.value(options.select),
+                                                         parser.value(options.tab)},
+          compare(parser.isSet(options.compare)), screenshot(parser.isSet(options.screenshot)),
+          screenshotPath(parser.value(options.screenshot)), render(parser.isSet(options.render)),
+          renderPath(parser.value(options.render)), leftRight(parser.isSet(options.leftRight)) {
+        const QStringList wh = parser.value(options.size).split(QLatin1Char('x'));
+        size = wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860);
+    }
+};
+
+// --render: the graph of one gradient checkpoint to an SVG or PNG file.
+int renderGraph(const Launch& launch) {
+    if (launch.files.size() != 1) {
+        std::fputs("ckptscope: --render takes exactly one file\n", stderr);
+        return 2;
+    }
+    try {
+        const auto doc =
+            ckptscope::Document::open(QFile::encodeName(launch.files.first()).toStdString());
+        if (!doc->gradient())
+            throw ckptscope::OpenError(doc->path(), "not a gradient checkpoint: nothing to render");
+        const QString error =
+            renderCheckpointGraph(*doc->gradient(), launch.renderPath, launch.leftRight);
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "%s\n", qPrintable(error));
+            return 1;
+        }
+        std::fprintf(stderr, "%s: written\n", qPrintable(launch.renderPath));
+        return 0;
+    } catch (const ckptscope::OpenError& e) {
+        std::fprintf(stderr, "%s: error: %s\n", e.file().c_str(), e.detail().c_str());
+        return 1;
+    } catch (const std::exception& e) { // layout refusals (a graph too large)
+        std::fprintf(stderr, "%s: error: %s\n", qPrintable(launch.files.first()), e.what());
+        return 1;
+    }
+}
+
+// --compare A B, with --screenshot the README's compare pictures.
+std::optional<int> openComparison(const Launch& launch) {
+    if (launch.files.size() != 2) {
+        std::fputs("ckptscope: --compare takes two files, A and B\n", stderr);
+        return 2;
+    }
+    WindowRegistry::Setup<CompareWindow> shoot;
+    if (launch.screenshot)
+        shoot = [&launch](CompareWindow* w) {
+            new CompareScreenshot(w, launch.screenshotPath, launch.selection.tab, launch.size);
+        };
+    WindowRegistry::instance().openComparison(launch.files[0], launch.files[1], shoot);
+    return std::nullopt;
+}
+
+// --screenshot of one file, or of a run (--select a tensor, --tab a chart tab).
+std::optional<int> openScreenshot(const Launch& launch) {
+    if (launch.files.size() != 1) {
+        std::fputs("ckptscope: --screenshot takes exactly one file\n", stderr);
+        return 2;
+    }
+    const QString& file = launch.files.first();
+    const LaunchSelection& s = launch.selection;
+    if (QFileInfo(file).isDir())
+        WindowRegistry::instance().openRun({file}, [&](RunWindow* w) {
+            new RunScreenshotTaker(w, {launch.screenshotPath, s.select, s.tab, launch.size});
+        });
+    else
+        WindowRegistry::instance().openFile(file, [&](MainWindow* w) {
+            new ScreenshotTaker(w, {launch.screenshotPath, s.select, s.tab, launch.size});
+        });
+    return std::nullopt;
+}
+
+// Each file in a window of its own, a folder as a training run; without
+// one, the start page.
+void openFiles(const Launch& launch) {
+    WindowRegistry& registry = WindowRegistry::instance();
+    const LaunchSelection& selection = launch.selection;
+    if (launch.files.isEmpty()) {
+        if (!selection.select.isEmpty() || !selection.tab.isEmpty())
+            std::fputs("ckptscope: --select and --tab apply to the files given; none was\n",
+                       stderr);
+        registry.newWindow();
+        return;
+    }
+    for (const QString& file : launch.files)
+        if (QFileInfo(file).isDir()) // a training run: `ckptscope DIR`
+            registry.openRun({file});
+        else
+            registry.openFile(file, [&selection](MainWindow* w) { selection.applyOnLoad(w); });
+}
+
+// The windows the command line asks for; an exit status when it asks wrongly.
+std::optional<int> openWindows(const Launch& launch) {
+    if (launch.compare)
+        return openComparison(launch);
+    if (launch.screenshot)
+        return openScreenshot(launch);
+    openFiles(launch);
+    return std::nullopt;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     std::signal(SIGXFSZ, SIG_IGN); // over a size limit a write fails (EFBIG), no kill
     answerHelpWithoutDisplay(argc, argv);
-    // Rendering needs no display: choose the offscreen platform before Qt starts.
-    for (int i = 1; i < argc; ++i)
-        if (std::string_view(argv[i]) == "--render" &&
-            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
+    renderOffscreenIfAsked(argc, argv);
     QApplication app(argc, argv);
     describeApplication();
     QApplication::setDesktopFileName(QStringLiteral("io.github.ckptscope.Ckptscope"));
@@ -124,99 +239,11 @@ int main(int argc, char** argv) {
     QCommandLineParser parser;
     const Options options;
     options.addTo(parser);
-    const QCommandLineOption& screenshot = options.screenshot;
-    const QCommandLineOption& size = options.size;
-    const QCommandLineOption& render = options.render;
-    const QCommandLineOption& leftRight = options.leftRight;
-    const QCommandLineOption& compare = options.compare;
     parser.process(app);
-    const LaunchSelection selection{parser.value(options.select), parser.value(options.tab)};
-
-    const QStringList files = parser.positionalArguments();
-    if (parser.isSet(render)) {
-        if (files.size() != 1) {
-            std::fputs("ckptscope: --render takes exactly one file\n", stderr);
-            return 2;
-        }
-        try {
-            const auto doc =
-                ckptscope::Document::open(QFile::encodeName(files.first()).toStdString());
-            if (!doc->gradient())
-                throw ckptscope::OpenError(doc->path(),
-                                           "not a gradient checkpoint: nothing to render");
-            const QString error = renderCheckpointGraph(*doc->gradient(), parser.value(render),
-                                                        parser.isSet(leftRight));
-            if (!error.isEmpty()) {
-                std::fprintf(stderr, "%s\n", qPrintable(error));
-                return 1;
-            }
-            std::fprintf(stderr, "%s: written\n", qPrintable(parser.value(render)));
-            return 0;
-        } catch (const ckptscope::OpenError& e) {
-            std::fprintf(stderr, "%s: error: %s\n", e.file().c_str(), e.detail().c_str());
-            return 1;
-        } catch (const std::exception& e) { // layout refusals (a graph too large)
-            std::fprintf(stderr, "%s: error: %s\n", qPrintable(files.first()), e.what());
-            return 1;
-        }
-    }
-    if (parser.isSet(compare)) {
-        if (files.size() != 2) {
-            std::fputs("ckptscope: --compare takes two files, A and B\n", stderr);
-            return 2;
-        }
-        if (parser.isSet(screenshot)) { // the README's compare screenshots
-            auto* window = new CompareWindow;
-            const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-            window->resize(wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860));
-            new CompareScreenshot(window, parser.value(screenshot), selection.tab);
-            window->show();
-            window->compare(files[0], files[1]);
-            return app.exec();
-        }
-        CompareLauncher::open(files[0], files[1]);
-        return app.exec();
-    }
-    if (parser.isSet(screenshot)) {
-        if (files.size() != 1) {
-            std::fputs("ckptscope: --screenshot takes exactly one file\n", stderr);
-            return 2;
-        }
-        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        const QSize shotSize =
-            wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860);
-        if (QFileInfo(files.first()).isDir()) { // a run: --select a tensor, --tab a chart tab
-            auto* run = new RunWindow;
-            run->resize(shotSize);
-            new RunScreenshotTaker(run,
-                                   {parser.value(screenshot), selection.select, selection.tab});
-            run->show();
-            run->openPaths({files.first()});
-            return app.exec();
-        }
-        auto* window = new MainWindow;
-        window->resize(shotSize);
-        new ScreenshotTaker(window, {parser.value(screenshot), selection.select, selection.tab});
-        window->show();
-        window->openFile(files.first());
-        return app.exec();
-    }
-    if (files.isEmpty()) {
-        if (!selection.select.isEmpty() || !selection.tab.isEmpty())
-            std::fputs("ckptscope: --select and --tab apply to the files given; none was\n",
-                       stderr);
-        (new MainWindow)->show();
-    } else {
-        for (const QString& file : files) {
-            if (QFileInfo(file).isDir()) { // a training run: `ckptscope DIR`
-                RunLauncher::open({file});
-                continue;
-            }
-            auto* window = new MainWindow;
-            selection.applyOnLoad(window);
-            window->show();
-            window->openFile(file);
-        }
-    }
+    const Launch launch(parser, options);
+    if (launch.render)
+        return renderGraph(launch);
+    if (const std::optional<int> refused = openWindows(launch))
+        return *refused;
     return app.exec();
 }

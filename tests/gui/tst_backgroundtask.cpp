@@ -8,8 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -196,6 +198,74 @@ private Q_SLOTS:
         delete receiver; // the post is still queued
         drain();
         QVERIFY(!delivered);
+    }
+    // A job with a result: typed from the worker to the GUI thread, moved
+    // (a move-only result works), never cast.
+    void typedResultArrivesOnTheGuiThread() {
+        QObject receiver;
+        BackgroundTask task(&receiver);
+        QThread* worker = nullptr;
+        QThread* delivered = nullptr;
+        std::unique_ptr<std::vector<int>> got;
+        task.start(
+            [&](BackgroundTask::Run&) {
+                worker = QThread::currentThread();
+                return std::make_unique<std::vector<int>>(std::vector<int>{1, 2, 3});
+            },
+            [&](std::unique_ptr<std::vector<int>> result) {
+                delivered = QThread::currentThread();
+                got = std::move(result);
+            });
+        QVERIFY(task.isRunning());
+        QVERIFY(QTest::qWaitFor([&] { return got != nullptr; }, 5000));
+        QCOMPARE(*got, (std::vector<int>{1, 2, 3}));
+        QCOMPARE(delivered, QCoreApplication::instance()->thread());
+        QVERIFY(worker != delivered);
+        QVERIFY(!task.isRunning());
+    }
+
+    void staleTypedResultsAreDropped() {
+        QObject receiver;
+        BackgroundTask task(&receiver);
+        QSemaphore releaseOld;
+        std::atomic<bool> oldDone{false};
+        QStringList delivered;
+        task.start(
+            [&](BackgroundTask::Run&) {
+                releaseOld.acquire(); // returns only after the newer run started
+                oldDone = true;
+                return QStringLiteral("old");
+            },
+            [&](const QString& r) { delivered << r; });
+        task.start([](BackgroundTask::Run&) { return QStringLiteral("new"); },
+                   [&](const QString& r) { delivered << r; });
+        releaseOld.release();
+        QVERIFY(QTest::qWaitFor([&] { return oldDone.load() && !delivered.isEmpty(); }, 5000));
+        task.waitForFinished();
+        drain();
+        QCOMPARE(delivered, QStringList{QStringLiteral("new")});
+    }
+
+    void typedJobFailureAndProgressReachTheHandlers() {
+        QObject receiver;
+        BackgroundTask task(&receiver);
+        QString failure;
+        QList<double> reports;
+        bool done = false;
+        BackgroundTask::Handlers handlers;
+        handlers.progress = [&](double p) { reports << p; };
+        handlers.failed = [&](const QString& message) { failure = message; };
+        task.start(
+            [](BackgroundTask::Run& run) -> int {
+                run.progress(0.5);
+                throw std::runtime_error("no such tensor");
+            },
+            [&](int) { done = true; }, std::move(handlers));
+        QVERIFY(QTest::qWaitFor([&] { return !failure.isEmpty(); }, 5000));
+        QCOMPARE(failure, QStringLiteral("no such tensor"));
+        QCOMPARE(reports, QList<double>{0.5});
+        QVERIFY(!done);
+        QVERIFY(!task.isRunning());
     }
 };
 

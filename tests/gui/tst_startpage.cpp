@@ -1,7 +1,7 @@
+#include "browser/comparelauncher.h"
 #include "browser/mainwindow.h"
 #include "browser/recentfiles.h"
 #include "browser/startpage.h"
-#include "compare/comparelauncher.h"
 #include "compare/comparewindow.h"
 
 #include "ckptscope/formats/oxck/checkpoint.h"

@@ -2,8 +2,8 @@
 
 #include "browser/documentsummary.h"
 
+#include "browser/comparelauncher.h"
 #include "browser/documentloader.h"
-#include "compare/comparelauncher.h"
 #include "export/exportactions.h"
 
 #include "browser/metadataview.h"
@@ -11,14 +11,15 @@
 #include "browser/overviewpage.h"
 #include "browser/recentfiles.h"
 #include "browser/reloadwatcher.h"
+#include "browser/runlauncher.h"
 #include "browser/startpage.h"
 #include "browser/tensordock.h"
 #include "common/helpdialogs.h"
 #include "common/notificationbar.h"
 #include "common/plaintext.h"
+#include "common/windowregistry.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
-#include "run/runlauncher.h"
 #include "tensor/tensorpage.h"
 #include "tensor/tensortreemodel.h"
 #include "tensor/tensorvaluesmodel.h"
@@ -187,9 +188,12 @@ void MainWindow::buildActions() {
     m_reloadAction->setShortcuts({QKeySequence::Refresh, QKeySequence(Qt::CTRL | Qt::Key_R)});
     m_reloadAction->setEnabled(false);
     file->addSeparator(); // Export Statistics…, Convert…; the Tensor menu (ui/exportactions)
-    (new ExportActions(this))->install(file, menuBar()->addMenu(tr("T&ensor")));
+    auto* exports = new ExportActions(this, this);
+    exports->install(file, menuBar()->addMenu(tr("T&ensor")));
+    connect(this, &MainWindow::documentLoaded, exports, &ExportActions::updateActions);
     file->addSeparator();
-    QAction* newWindow = file->addAction(tr("&New Window"), this, [] { (new MainWindow)->show(); });
+    QAction* newWindow =
+        file->addAction(tr("&New Window"), this, [] { WindowRegistry::instance().newWindow(); });
     newWindow->setShortcut(QKeySequence::New);
     file->addSeparator();
     QAction* close = file->addAction(tr("&Close Window"), this, &QWidget::close);
@@ -302,12 +306,13 @@ void MainWindow::openDialog() {
     if (paths.size() == 1)
         openFile(paths.first());
     else if (paths.size() > 1) // several files: the checkpoints of one run
-        RunLauncher::open(paths);
+        WindowRegistry::instance().openRun(paths);
 }
 
 void MainWindow::openFile(const QString& path) {
     if (path.isEmpty())
         return;
+    m_requestedPath = path;
     m_pendingReload = path == m_path;
     m_pendingKeep = m_pendingReload ? m_tensorDock->currentTensorName() : QString();
     m_busy->setVisible(true);
@@ -321,6 +326,7 @@ bool MainWindow::isLoading() const {
 
 void MainWindow::onLoadFailed(const QString& path, const QString& error) {
     m_busy->setVisible(false);
+    m_requestedPath = m_path; // still showing the file it showed
     // The file still shown keeps its line; "Opening …" must not stay.
     if (m_document)
         statusBar()->showMessage(documentSummary(*m_document, QFileInfo(m_path).fileName()));
@@ -435,6 +441,10 @@ void MainWindow::applyFilter() {
     m_tensorDock->applyFilter();
 }
 
+void MainWindow::showStatus(const QString& message, int timeoutMs) {
+    statusBar()->showMessage(message, timeoutMs);
+}
+
 void MainWindow::showTensor(int tensor) {
     m_tensorPage->setTensor(m_document, tensor);
     m_valuesView->setTensor(m_document, tensor);
@@ -467,11 +477,8 @@ void MainWindow::dropEvent(QDropEvent* event) {
         return; // compared, or the drop menu was dismissed
     // The first file opens here, every further one in a window of its own.
     openFile(files.takeFirst());
-    for (const QString& f : std::as_const(files)) {
-        auto* w = new MainWindow;
-        w->show();
-        w->openFile(f);
-    }
+    for (const QString& f : std::as_const(files))
+        WindowRegistry::instance().openFile(f);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

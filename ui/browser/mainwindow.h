@@ -1,5 +1,7 @@
 #pragma once
 
+#include "export/exportcontext.h"
+
 #include "ckptscope/document/document.h"
 
 #include <QMainWindow>
@@ -34,7 +36,9 @@ class ValueScanner;
 // One window per open file: tensor tree dock, overview, metadata, tensor
 // statistics with histogram, and values. Files open off the GUI thread; a
 // failed open reports the core's message and keeps the current document.
-class MainWindow : public QMainWindow {
+// Other windows open through the WindowRegistry; File and Tensor's export
+// entries (ExportActions) see this window as their ExportContext.
+class MainWindow : public QMainWindow, public ExportContext {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
@@ -44,20 +48,22 @@ public:
     // starting with ":/" are bundled resources.
     void openFile(const QString& path);
     void reload();
-    std::shared_ptr<const ckptscope::Document> document() const { return m_document; }
-    QString currentPath() const { return m_path; }
+    std::shared_ptr<const ckptscope::Document> document() const override { return m_document; }
+    QString currentPath() const override { return m_path; }
+    // The file shown, or the one being opened in its place.
+    QString requestedPath() const { return m_requestedPath; }
     bool isLoading() const;
     bool isScanning() const;
 
     // For tests and the screenshot script.
-    QTreeView* tensorTree() const;
+    QTreeView* tensorTree() const override;
     TensorTreeModel* tensorModel() const;
     QSortFilterProxyModel* tensorProxy() const;
     QLineEdit* filterEdit() const;
     MetadataModel* metadataModel() const;
     MetadataView* metadataView() const { return m_metadataView; }
-    TensorPage* tensorPage() const { return m_tensorPage; }
-    TensorValuesView* valuesView() const { return m_valuesView; }
+    TensorPage* tensorPage() const override { return m_tensorPage; }
+    TensorValuesView* valuesView() const override { return m_valuesView; }
     NotificationBar* notificationBar() const { return m_bar; }
     QTabWidget* tabs() const { return m_tabs; }
     GraphPage* graphPage() const { return m_graphPage; }
@@ -67,6 +73,10 @@ public:
     QAction* findAction() const { return m_findAction; }
     // Applies the filter box now (it otherwise waits for a pause in typing).
     void applyFilter();
+
+    // ExportContext: export dialogs and messages belong to this window.
+    QWidget* dialogParent() override { return this; }
+    void showStatus(const QString& message, int timeoutMs) override;
 
 Q_SIGNALS:
     void documentLoaded(const QString& path);
@@ -101,6 +111,7 @@ private:
     std::shared_ptr<const ckptscope::Document> m_document;
     QString m_path;
     // What the newest openFile() asked for; older results never arrive.
+    QString m_requestedPath;
     bool m_pendingReload = false;
     QString m_pendingKeep;    // tensor to reselect after a reload
     bool m_restoring = false; // reselecting after a reload: keep the tab

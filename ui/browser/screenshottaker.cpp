@@ -15,6 +15,8 @@
 
 ScreenshotTaker::ScreenshotTaker(MainWindow* window, Request request)
     : QObject(window), m_window(window), m_request(std::move(request)) {
+    if (m_request.size.isValid())
+        window->resize(m_request.size);
     connect(window, &MainWindow::documentLoaded, this, [this] {
         for (const QString& problem :
              LaunchSelection{m_request.selectTensor, m_request.tab}.applyTo(m_window))

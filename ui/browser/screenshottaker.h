@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QSize>
 #include <QString>
 
 class MainWindow;
@@ -19,6 +20,7 @@ public:
         QString output;
         QString selectTensor; // tensor full name or graph node id, optional
         QString tab;          // tab title without '&', optional
+        QSize size;           // the window's, when valid
     };
     ScreenshotTaker(MainWindow* window, Request request);
 

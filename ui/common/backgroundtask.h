@@ -6,8 +6,10 @@
 #include <QString>
 
 #include <atomic>
+#include <concepts>
 #include <functional>
 #include <memory>
+#include <type_traits>
 
 // Runs one job at a time off the GUI thread for a receiver (a page, a
 // runner: an object of the GUI thread). Starting a job cancels the one
@@ -62,6 +64,23 @@ public:
     // std::exception goes to handlers.failed (if the run is still current).
     // Either way the task is idle afterwards.
     void start(std::function<void(Run&)> work, Handlers handlers = {});
+    // The same for a job with a result: work(run) returns it on the worker,
+    // done(result) receives it on the GUI thread if the run is still current
+    // — typed end to end, no casts.
+    template <typename Work, typename Done>
+    requires std::invocable<Work&, Run&> &&
+        std::invocable<const Done&, std::invoke_result_t<Work&, Run&>>
+    void start(Work work, Done done, Handlers handlers = {}) {
+        using Result = std::invoke_result_t<Work&, Run&>;
+        static_assert(!std::is_void_v<Result>, "a job without a result uses run.finish()");
+        start(
+            [work = std::move(work), done = std::move(done)](Run& run) mutable {
+                // Shared: the posted function must be copyable, the result need not be.
+                auto result = std::make_shared<Result>(work(run));
+                run.finish([done, result] { done(std::move(*result)); });
+            },
+            std::move(handlers));
+    }
     // Drops the current job's further posts and asks it to stop.
     void cancel();
     // A job was started and has neither finished, failed nor been cancelled.

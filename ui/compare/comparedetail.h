@@ -14,6 +14,16 @@
 struct CompareDetail {
     std::optional<ckptscope::StatsResult> a, b; // a side without the tensor: empty
     ckptscope::Histogram overlayA, overlayB;    // same lo, hi and bins; empty without values
+
+    // A side's statistics (CompareStatsModel::setValues), empty without the tensor.
+    std::optional<ckptscope::TensorStats> statsA() const { return statsOf(a); }
+    std::optional<ckptscope::TensorStats> statsB() const { return statsOf(b); }
+
+private:
+    static std::optional<ckptscope::TensorStats>
+    statsOf(const std::optional<ckptscope::StatsResult>& side) {
+        return side ? std::optional(side->stats) : std::nullopt;
+    }
 };
 
 // Reads the tensor's values of each side block by block (statistics, then

@@ -14,8 +14,10 @@
 
 #include <cstdio>
 
-CompareScreenshot::CompareScreenshot(CompareWindow* window, QString output, QString tab)
+CompareScreenshot::CompareScreenshot(CompareWindow* window, QString output, QString tab, QSize size)
     : QObject(window), m_window(window), m_output(std::move(output)), m_tab(std::move(tab)) {
+    if (size.isValid())
+        window->resize(size);
     connect(window, &CompareWindow::comparisonFinished, this, [this] {
         if (!m_tab.isEmpty()) {
             QTabWidget* tabs = m_window->tabs();

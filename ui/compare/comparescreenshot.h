@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QSize>
 #include <QString>
 
 class CompareWindow;
@@ -12,8 +13,9 @@ class CompareWindow;
 class CompareScreenshot : public QObject {
     Q_OBJECT
 public:
-    // tab: a tab title to show instead of the one the window opens on.
-    CompareScreenshot(CompareWindow* window, QString output, QString tab);
+    // tab: a tab title to show instead of the one the window opens on;
+    // size: the window's, when valid.
+    CompareScreenshot(CompareWindow* window, QString output, QString tab, QSize size);
 
 private:
     void whenSettled();

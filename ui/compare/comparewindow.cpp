@@ -7,7 +7,6 @@
 #include "compare/comparehistogramview.h"
 #include "compare/comparemetadatamodel.h"
 #include "compare/comparestatsmodel.h"
-#include "compare/comparetask.h"
 #include "compare/comparetensormodel.h"
 #include "compare/comparevaluesmodel.h"
 #include "compare/gradient/comparechanges.h"
@@ -55,8 +54,6 @@ std::string local(const QString& path) {
 
 CompareWindow::CompareWindow(QWidget* parent) : QMainWindow(parent) {
     setAttribute(Qt::WA_DeleteOnClose);
-    m_task = new CompareTask(this);
-    m_detailTask = new CompareTask(this);
     m_watcher = new QFileSystemWatcher(this);
     m_reloadTimer = new QTimer(this);
     m_reloadTimer->setSingleShot(true);
@@ -65,23 +62,6 @@ CompareWindow::CompareWindow(QWidget* parent) : QMainWindow(parent) {
     resize(1300, 820);
     updateTitle();
 
-    connect(m_task, &CompareTask::progress, this,
-            [this](double p) { m_progress->setValue(int(p * 1000)); });
-    connect(m_task, &CompareTask::finished, this, [this](std::shared_ptr<void> r) {
-        showResult(std::static_pointer_cast<CompareResult>(r));
-    });
-    connect(m_task, &CompareTask::failed, this, &CompareWindow::showFailure);
-    connect(m_task, &CompareTask::cancelled, this, [this] {
-        m_progress->hide();
-        m_cancel->hide();
-        statusBar()->showMessage(tr("Comparison cancelled"));
-    });
-    connect(m_detailTask, &CompareTask::finished, this, [this](std::shared_ptr<void> r) {
-        showDetail(m_detailRow, *std::static_pointer_cast<CompareDetail>(r));
-    });
-    connect(m_detailTask, &CompareTask::failed, this, [this](const QString& message) {
-        m_notification->showMessage(NotificationBar::Kind::Error, message, tr("Reload"));
-    });
     connect(m_notification, &NotificationBar::actionTriggered, this, &CompareWindow::recompare);
     connect(m_watcher, &QFileSystemWatcher::fileChanged, m_reloadTimer,
             qOverload<>(&QTimer::start));
@@ -93,13 +73,41 @@ CompareWindow::~CompareWindow() {
     // again in a half-destroyed window (editingFinished on focus-out).
     disconnect(m_atolEdit, nullptr, this, nullptr);
     disconnect(m_rtolEdit, nullptr, this, nullptr);
-    // Nor may a running task's "cancelled", emitted when the task (a child)
-    // is deleted after this destructor, reach the window's slots.
-    disconnect(m_task, nullptr, this, nullptr);
-    disconnect(m_detailTask, nullptr, this, nullptr);
 }
 
 void CompareWindow::buildUi() {
+    buildToolBar();
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_notification = new NotificationBar;
+    layout->addWidget(m_notification);
+    m_summary = new QLabel;
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
+    layout->addWidget(m_summary);
+
+    m_split = new QSplitter;
+    m_split->addWidget(buildTensorList());
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(buildTensorPage(), tr("Tensor"));
+    buildTablePages();
+    buildGradientPages();
+    m_split->addWidget(m_tabs);
+    // A tab widget asks for the widest of its pages even when they are
+    // hidden (the graph page's toolbar), which squeezed the tensor tree to a
+    // sliver: the detail side takes what the splitter gives it instead.
+    m_tabs->setMinimumWidth(480);
+    m_split->setCollapsible(0, false);
+    m_split->setSizes({640, 660});
+    layout->addWidget(m_split, 1);
+    setCentralWidget(central);
+    buildStatusBar();
+    connectViews();
+}
+
+void CompareWindow::buildToolBar() {
     QToolBar* bar = addToolBar(tr("Compare"));
     bar->setObjectName(QStringLiteral("compareToolBar"));
     QAction* swap = bar->addAction(tr("Swap A ↔ B"), this, &CompareWindow::swapSides);
@@ -140,20 +148,9 @@ void CompareWindow::buildUi() {
     m_filter->setClearButtonEnabled(true);
     m_filter->setMaximumWidth(260);
     m_tensorToolActions << bar->addWidget(m_filter);
+}
 
-    auto* central = new QWidget;
-    auto* layout = new QVBoxLayout(central);
-    layout->setContentsMargins(4, 4, 4, 4);
-    m_notification = new NotificationBar;
-    layout->addWidget(m_notification);
-    m_summary = new QLabel;
-    m_summary->setTextFormat(Qt::RichText);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setWordWrap(true);
-    layout->addWidget(m_summary);
-
-    auto* split = new QSplitter;
-    m_split = split;
+QWidget* CompareWindow::buildTensorList() {
     m_tensorModel = new CompareTensorModel(this);
     m_proxy = new CompareFilterProxy(this);
     m_proxy->setSourceModel(m_tensorModel);
@@ -168,17 +165,17 @@ void CompareWindow::buildUi() {
     m_tensorView->setColumnWidth(CompareTensorModel::Status, 120);
     m_tensorView->setColumnWidth(CompareTensorModel::Shape, 80);
     m_tensorListPanel = m_tensorView;
-    split->addWidget(m_tensorView);
+    return m_tensorView;
+}
 
-    m_tabs = new QTabWidget;
+QWidget* CompareWindow::buildTensorPage() {
     m_tensorPage = new QWidget;
     auto* page = new QVBoxLayout(m_tensorPage);
     m_tensorTitle = new QLabel;
     m_tensorTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_tensorTitle->setWordWrap(true);
     page->addWidget(m_tensorTitle);
-    auto* detailSplit = new QSplitter(Qt::Vertical);
-    m_detailSplit = detailSplit;
+    auto* detailSplit = m_detailSplit = new QSplitter(Qt::Vertical);
     m_statsModel = new CompareStatsModel(this);
     m_statsView = new QTableView;
     m_statsView->setModel(m_statsModel);
@@ -197,8 +194,10 @@ void CompareWindow::buildUi() {
     m_delta->setMinimumHeight(170);
     detailSplit->setSizes({330, 230, 230});
     page->addWidget(detailSplit, 1);
-    m_tabs->addTab(m_tensorPage, tr("Tensor"));
+    return m_tensorPage;
+}
 
+void CompareWindow::buildTablePages() {
     m_valuesModel = new CompareValuesModel(this);
     auto* valuesView = new QTableView;
     valuesView->setModel(m_valuesModel);
@@ -216,7 +215,9 @@ void CompareWindow::buildUi() {
     metaView->setWordWrap(true);
     m_metadataPage = metaView;
     m_tabs->addTab(metaView, tr("Metadata"));
+}
 
+void CompareWindow::buildGradientPages() {
     m_changesModel = new QStandardItemModel(this);
     // Gradient comparisons: the graph page lists the changes beside the drawing.
     m_graphPage = new CompareGraphPage(m_changesModel);
@@ -229,22 +230,15 @@ void CompareWindow::buildUi() {
     m_tabs->addTab(m_fieldsView, tr("Fields"));
     m_optimizerPage = new CompareOptimizerPage;
     m_tabs->addTab(m_optimizerPage, tr("Optimizer state"));
-    split->addWidget(m_tabs);
-    // A tab widget asks for the widest of its pages even when they are
-    // hidden (the graph page's toolbar), which squeezed the tensor tree to a
-    // sliver: the detail side takes what the splitter gives it instead.
-    m_tabs->setMinimumWidth(480);
     // Until a result says which kind of files these are: the tensor pages,
     // the common case (no gradient page shows while a tensor file loads).
     for (QWidget* gradientPage :
          {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
           static_cast<QWidget*>(m_optimizerPage)})
         m_tabs->setTabVisible(m_tabs->indexOf(gradientPage), false);
-    split->setCollapsible(0, false);
-    split->setSizes({640, 660});
-    layout->addWidget(split, 1);
-    setCentralWidget(central);
+}
 
+void CompareWindow::buildStatusBar() {
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(240);
@@ -254,7 +248,9 @@ void CompareWindow::buildUi() {
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &CompareWindow::cancel);
+}
 
+void CompareWindow::connectViews() {
     connect(m_differencesOnly, &QCheckBox::toggled, m_proxy,
             &CompareFilterProxy::setDifferencesOnly);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &CompareFilterProxy::setFilterFixedString);
@@ -284,21 +280,32 @@ void CompareWindow::recompare() {
     statusBar()->showMessage(tr("Comparing…"));
     const std::string a = local(m_pathA), b = local(m_pathB);
     const double atol = m_tolerance.atol, rtol = m_tolerance.rtol;
-    m_task->start(
-        [a, b, atol, rtol](const std::atomic<bool>& cancel, const CompareTask::Progress& progress) {
+    BackgroundTask::Handlers handlers;
+    handlers.progress = [this](double p) { m_progress->setValue(int(p * 1000)); };
+    handlers.failed = [this](const QString& message) { showFailure(message); };
+    m_task.start(
+        [a, b, atol, rtol](BackgroundTask::Run& run) {
             DiffOptions o;
             o.atol = atol;
             o.rtol = rtol;
             o.bins = kBins;
-            o.cancel = &cancel;
-            o.progress = progress;
-            return std::static_pointer_cast<void>(runComparison(a, b, o));
-        });
+            o.cancel = run.cancelFlag();
+            o.progress = [&run](double p) { run.progress(p); };
+            return runComparison(a, b, o);
+        },
+        [this](std::shared_ptr<CompareResult> result) { showResult(std::move(result)); },
+        std::move(handlers));
 }
 
 void CompareWindow::cancel() {
-    m_task->cancel();
-    m_detailTask->cancel();
+    const bool comparing = m_task.isRunning();
+    m_task.cancel();
+    m_detailTask.cancel();
+    if (comparing) {
+        m_progress->hide();
+        m_cancel->hide();
+        statusBar()->showMessage(tr("Comparison cancelled"));
+    }
 }
 
 void CompareWindow::swapSides() {
@@ -528,7 +535,7 @@ void CompareWindow::showGradientPages(bool on) {
 
 void CompareWindow::showTensor(int sourceRow) {
     // Nothing of the previous selection stays on screen.
-    m_detailTask->cancel();
+    m_detailTask.cancel();
     m_statsModel->clear();
     m_overlay->clear();
     m_delta->clear();
@@ -547,23 +554,24 @@ void CompareWindow::showTensor(int sourceRow) {
         m_delta->setHistogram(e->elements->histogram);
     const auto result = m_result; // keeps both documents alive while read
     const TensorDiffEntry entry = *e;
-    m_detailTask->start(
-        [result, entry](const std::atomic<bool>& cancel, const CompareTask::Progress& progress) {
-            return std::static_pointer_cast<void>(std::make_shared<CompareDetail>(
-                computeCompareDetail(*result->a, *result->b, entry, kBins, &cancel, progress)));
-        });
+    BackgroundTask::Handlers handlers;
+    handlers.failed = [this](const QString& message) {
+        m_notification->showMessage(NotificationBar::Kind::Error, message, tr("Reload"));
+    };
+    m_detailTask.start(
+        [result, entry](BackgroundTask::Run& run) {
+            return computeCompareDetail(*result->a, *result->b, entry, kBins, run.cancelFlag(),
+                                        [&run](double p) { run.progress(p); });
+        },
+        [this](const CompareDetail& detail) { showDetail(m_detailRow, detail); },
+        std::move(handlers));
 }
 
 void CompareWindow::showDetail(int sourceRow, const CompareDetail& detail) {
     const TensorDiffEntry* e = m_tensorModel->entry(sourceRow);
     if (!e)
         return;
-    std::optional<TensorStats> a, b;
-    if (detail.a)
-        a = detail.a->stats;
-    if (detail.b)
-        b = detail.b->stats;
-    m_statsModel->setValues(a, b, e->elements);
+    m_statsModel->setValues(detail.statsA(), detail.statsB(), e->elements);
     fitStatsHeight();
     m_overlay->setHistograms(detail.overlayA, detail.overlayB,
                              tr("A: %1").arg(QFileInfo(m_pathA).fileName()),

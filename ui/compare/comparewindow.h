@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/backgroundtask.h"
 #include "compare/compareresult.h"
 
 #include <QMainWindow>
@@ -14,7 +15,6 @@ class CompareFilterProxy;
 class CompareHistogramView;
 class CompareMetadataModel;
 class CompareStatsModel;
-class CompareTask;
 class CompareTensorModel;
 class CompareValuesModel;
 class HistogramView;
@@ -92,6 +92,13 @@ Q_SIGNALS:
 
 private:
     void buildUi();
+    void buildToolBar();
+    QWidget* buildTensorList();
+    QWidget* buildTensorPage();
+    void buildTablePages();
+    void buildGradientPages();
+    void buildStatusBar();
+    void connectViews();
     void showResult(std::shared_ptr<CompareResult> result);
     void showFailure(const QString& message);
     void showTensor(int sourceRow);
@@ -115,8 +122,8 @@ private:
     Tolerance m_tolerance, m_shownTolerance;
     void applyToleranceFields();
 
-    CompareTask* m_task;
-    CompareTask* m_detailTask;
+    BackgroundTask m_task{this};       // the comparison
+    BackgroundTask m_detailTask{this}; // the selected tensor's statistics
     NotificationBar* m_notification;
     QLabel* m_summary;
     QLineEdit* m_filter;

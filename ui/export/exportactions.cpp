@@ -1,6 +1,6 @@
 #include "export/exportactions.h"
 
-#include "browser/mainwindow.h"
+#include "export/exportcontext.h"
 #include "export/exportjob.h"
 #include "tensor/histogramview.h"
 #include "tensor/tensorpage.h"
@@ -24,7 +24,6 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
-#include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTableView>
 #include <QTreeView>
@@ -48,7 +47,8 @@ void writeBytes(const QString& path, const QByteArray& bytes) {
 
 } // namespace
 
-ExportActions::ExportActions(MainWindow* window) : QObject(window), m_window(window) {
+ExportActions::ExportActions(ExportContext* context, QObject* parent)
+    : QObject(parent), m_context(context) {
     m_exportValues = new QAction(tr("&Export Values…"), this);
     m_exportValues->setToolTip(tr("Write the tensor's values as .npy or .csv"));
     m_exportHistogram = new QAction(tr("Export &Histogram…"), this);
@@ -64,7 +64,7 @@ ExportActions::ExportActions(MainWindow* window) : QObject(window), m_window(win
         if (t < 0)
             return;
         const QString name =
-            QString::fromStdString(m_window->document()->tensors()[size_t(t)].name);
+            QString::fromStdString(m_context->document()->tensors()[size_t(t)].name);
         const QString path = askPath(tr("Export Values"), name + QStringLiteral(".npy"),
                                      tr("NumPy array (*.npy);;CSV (*.csv)"));
         if (!path.isEmpty())
@@ -75,28 +75,28 @@ ExportActions::ExportActions(MainWindow* window) : QObject(window), m_window(win
                                      tr("PNG image (*.png);;SVG drawing (*.svg);;CSV (*.csv)"));
         QString error;
         if (!path.isEmpty() && !exportHistogram(path, &error))
-            QMessageBox::warning(m_window, tr("Export Histogram"), error);
+            QMessageBox::warning(m_context->dialogParent(), tr("Export Histogram"), error);
     });
     connect(m_exportSelection, &QAction::triggered, this, [this] {
         const QString path =
             askPath(tr("Export Selection"), QStringLiteral("selection.csv"), tr("CSV (*.csv)"));
         QString error;
         if (!path.isEmpty() && !exportSelection(path, &error))
-            QMessageBox::warning(m_window, tr("Export Selection"), error);
+            QMessageBox::warning(m_context->dialogParent(), tr("Export Selection"), error);
     });
     connect(m_exportStats, &QAction::triggered, this, [this] {
-        const QString base = QFileInfo(m_window->currentPath()).completeBaseName();
+        const QString base = QFileInfo(m_context->currentPath()).completeBaseName();
         const QString path = askPath(tr("Export Statistics"), base + QStringLiteral("-stats.csv"),
                                      tr("CSV (*.csv)"));
         if (!path.isEmpty())
             exportStatistics(path);
     });
     connect(m_convert, &QAction::triggered, this, [this] {
-        const auto doc = m_window->document();
+        const auto doc = m_context->document();
         if (!doc || !doc->hasTensors())
             return;
         const bool oxck = doc->format() == Format::Oxck;
-        const QString base = QFileInfo(m_window->currentPath()).completeBaseName();
+        const QString base = QFileInfo(m_context->currentPath()).completeBaseName();
         const QString path = askPath(
             tr("Convert"), base + (oxck ? QStringLiteral(".safetensors") : QStringLiteral(".oxck")),
             oxck ? tr("safetensors (*.safetensors);;NumPy archive (*.npz)")
@@ -105,14 +105,14 @@ ExportActions::ExportActions(MainWindow* window) : QObject(window), m_window(win
             convert(path);
     });
     connect(m_copyName, &QAction::triggered, this, [this] {
-        const QModelIndex idx = m_window->tensorTree()->currentIndex();
+        const QModelIndex idx = m_context->tensorTree()->currentIndex();
         const int t = currentTensor();
         // A group copies its path prefix as the tree shows it.
         QApplication::clipboard()->setText(
-            t >= 0 ? QString::fromStdString(m_window->document()->tensors()[size_t(t)].name)
+            t >= 0 ? QString::fromStdString(m_context->document()->tensors()[size_t(t)].name)
                    : idx.data().toString());
     });
-    connect(m_window->tensorPage(), &TensorPage::statsReady, this,
+    connect(m_context->tensorPage(), &TensorPage::statsReady, this,
             [this](int tensor, const StatsResult& r) {
                 m_lastStats = r;
                 m_lastStatsTensor = tensor;
@@ -129,10 +129,9 @@ void ExportActions::install(QMenu* fileMenu, QMenu* tensorMenu) {
     connect(fileMenu, &QMenu::aboutToShow, this, &ExportActions::updateActions);
     connect(tensorMenu, &QMenu::aboutToShow, this, &ExportActions::updateActions);
 
-    QTreeView* tree = m_window->tensorTree();
+    QTreeView* tree = m_context->tensorTree();
     // Shortcuts and tests trigger actions without opening a menu: keep the
-    // enabled states current.
-    connect(m_window, &MainWindow::documentLoaded, this, &ExportActions::updateActions);
+    // enabled states current (the context calls updateActions() on a load).
     connect(tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &ExportActions::updateActions);
     tree->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -145,7 +144,7 @@ void ExportActions::install(QMenu* fileMenu, QMenu* tensorMenu) {
         menu.addAction(m_copyName);
         menu.exec(tree->viewport()->mapToGlobal(at));
     });
-    QTableView* table = m_window->valuesView()->table();
+    QTableView* table = m_context->valuesView()->table();
     table->addAction(m_exportSelection);
     table->setContextMenuPolicy(Qt::ActionsContextMenu);
     connect(table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -153,34 +152,34 @@ void ExportActions::install(QMenu* fileMenu, QMenu* tensorMenu) {
 }
 
 int ExportActions::currentTensor() const {
-    const auto doc = m_window->document();
+    const auto doc = m_context->document();
     if (!doc || !doc->hasTensors())
         return -1;
     const int t =
-        m_window->tensorTree()->currentIndex().data(TensorTreeModel::TensorIndexRole).toInt();
+        m_context->tensorTree()->currentIndex().data(TensorTreeModel::TensorIndexRole).toInt();
     return t >= 0 && size_t(t) < doc->tensors().size() ? t : -1;
 }
 
 void ExportActions::updateActions() {
-    const auto doc = m_window->document();
+    const auto doc = m_context->document();
     const bool tensors = doc && doc->hasTensors();
     const bool busy = m_job && m_job->isRunning();
     m_exportValues->setEnabled(!busy && currentTensor() >= 0);
-    m_copyName->setEnabled(tensors && m_window->tensorTree()->currentIndex().isValid());
+    m_copyName->setEnabled(tensors && m_context->tensorTree()->currentIndex().isValid());
     m_exportHistogram->setEnabled(
-        !m_window->tensorPage()->histogramView()->histogram().counts.empty());
+        !m_context->tensorPage()->histogramView()->histogram().counts.empty());
     m_exportSelection->setEnabled(
-        m_window->valuesView()->table()->selectionModel() &&
-        m_window->valuesView()->table()->selectionModel()->hasSelection());
+        m_context->valuesView()->table()->selectionModel() &&
+        m_context->valuesView()->table()->selectionModel()->hasSelection());
     m_exportStats->setEnabled(!busy && tensors);
     m_convert->setEnabled(!busy && tensors);
 }
 
 QString ExportActions::askPath(const QString& title, const QString& suggested,
                                const QString& filters) {
-    const QString dir = QFileInfo(m_window->currentPath()).absolutePath();
-    return QFileDialog::getSaveFileName(m_window, title, dir + QLatin1Char('/') + suggested,
-                                        filters);
+    const QString dir = QFileInfo(m_context->currentPath()).absolutePath();
+    return QFileDialog::getSaveFileName(m_context->dialogParent(), title,
+                                        dir + QLatin1Char('/') + suggested, filters);
 }
 
 ExportJob*
@@ -188,12 +187,12 @@ ExportActions::startJob(const QString& title, const QString& path,
                         std::function<std::vector<std::string>(const WriteControl&)> work) {
     if (m_job && m_job->isRunning())
         return nullptr; // one at a time; the actions are disabled meanwhile
-    auto* job = new ExportJob(m_window, title, std::move(work));
+    auto* job = new ExportJob(m_context->dialogParent(), title, std::move(work));
     m_job = job;
     updateActions();
     const QString name = QFileInfo(path).fileName();
     connect(job, &ExportJob::finished, this, [this, job, name](const QStringList& warnings) {
-        m_window->statusBar()->showMessage(
+        m_context->showStatus(
             warnings.isEmpty() ? tr("Wrote %1").arg(name)
                                : tr("Wrote %1 (%2)").arg(name, warnings.join(QStringLiteral("; "))),
             10000);
@@ -202,14 +201,13 @@ ExportActions::startJob(const QString& title, const QString& path,
     });
     connect(job, &ExportJob::failed, this, [this, job, title](const QString& message) {
         if (!qEnvironmentVariableIsSet("CKPTSCOPE_NO_DIALOGS"))
-            QMessageBox::warning(m_window, title, message);
-        m_window->statusBar()->showMessage(message, 10000);
+            QMessageBox::warning(m_context->dialogParent(), title, message);
+        m_context->showStatus(message, 10000);
         job->deleteLater();
         updateActions();
     });
     connect(job, &ExportJob::cancelled, this, [this, job, title] {
-        m_window->statusBar()->showMessage(tr("%1 cancelled; nothing was written").arg(title),
-                                           10000);
+        m_context->showStatus(tr("%1 cancelled; nothing was written").arg(title), 10000);
         job->deleteLater();
         updateActions();
     });
@@ -217,7 +215,7 @@ ExportActions::startJob(const QString& title, const QString& path,
 }
 
 ExportJob* ExportActions::exportValues(int tensor, const QString& path) {
-    const auto doc = m_window->document();
+    const auto doc = m_context->document();
     if (!doc || !doc->hasTensors() || tensor < 0 || size_t(tensor) >= doc->tensors().size())
         return nullptr;
     const bool csv = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive);
@@ -241,7 +239,7 @@ ExportJob* ExportActions::exportValues(int tensor, const QString& path) {
 }
 
 ExportJob* ExportActions::exportStatistics(const QString& path) {
-    const auto doc = m_window->document();
+    const auto doc = m_context->document();
     if (!doc || !doc->hasTensors())
         return nullptr;
     const std::string out = local(path);
@@ -270,7 +268,7 @@ ExportJob* ExportActions::exportStatistics(const QString& path) {
 }
 
 ExportJob* ExportActions::convert(const QString& path) {
-    const auto doc = m_window->document();
+    const auto doc = m_context->document();
     const auto target = convertTargetFor(local(path));
     if (!doc || !target)
         return nullptr;
@@ -282,7 +280,7 @@ ExportJob* ExportActions::convert(const QString& path) {
 }
 
 bool ExportActions::exportHistogram(const QString& path, QString* error) {
-    HistogramView* view = m_window->tensorPage()->histogramView();
+    HistogramView* view = m_context->tensorPage()->histogramView();
     if (view->histogram().counts.empty()) {
         if (error)
             *error = tr("There is no histogram to export.");
@@ -325,8 +323,8 @@ bool ExportActions::exportHistogram(const QString& path, QString* error) {
 }
 
 bool ExportActions::exportSelection(const QString& path, QString* error) {
-    const auto doc = m_window->document();
-    TensorValuesView* values = m_window->valuesView();
+    const auto doc = m_context->document();
+    TensorValuesView* values = m_context->valuesView();
     const int tensor = currentTensor();
     QItemSelectionModel* selection = values->table()->selectionModel();
     if (!doc || tensor < 0 || !selection || !selection->hasSelection()) {

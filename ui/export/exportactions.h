@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-class MainWindow;
+class ExportContext;
 class QAction;
 class QMenu;
 
@@ -27,7 +27,8 @@ class QMenu;
 class ExportActions : public QObject {
     Q_OBJECT
 public:
-    explicit ExportActions(MainWindow* window);
+    // The context outlives the actions (it is, or owns, their parent).
+    ExportActions(ExportContext* context, QObject* parent);
 
     // Adds the File entries and fills the Tensor menu; hooks the tree's and
     // the Values page's context menus.
@@ -54,14 +55,16 @@ public:
     QAction* copyNameAction() const { return m_copyName; }
     ExportJob* currentJob() const { return m_job; }
 
-private:
+    // Enables what applies to the context now; call when its document changes.
     void updateActions();
+
+private:
     ExportJob*
     startJob(const QString& title, const QString& path,
              std::function<std::vector<std::string>(const ckptscope::WriteControl&)> work);
     QString askPath(const QString& title, const QString& suggested, const QString& filters);
 
-    MainWindow* m_window;
+    ExportContext* m_context;
     QAction* m_exportValues;
     QAction* m_exportHistogram;
     QAction* m_exportSelection;

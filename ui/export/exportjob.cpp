@@ -1,12 +1,8 @@
 #include "export/exportjob.h"
 
-#include "ckptscope/stats/tensorstats.h"
-
 #include <QProgressDialog>
-#include <QtConcurrent>
 
-ExportJob::ExportJob(QWidget* parent, const QString& title, Work work)
-    : QObject(parent), m_cancel(std::make_shared<std::atomic<bool>>(false)) {
+ExportJob::ExportJob(QWidget* parent, const QString& title, Work work) : QObject(parent) {
     m_dialog = new QProgressDialog(title, tr("Cancel"), 0, 1000, parent);
     m_dialog->setWindowTitle(title);
     m_dialog->setWindowModality(Qt::WindowModal);
@@ -16,67 +12,47 @@ ExportJob::ExportJob(QWidget* parent, const QString& title, Work work)
     m_dialog->setValue(0);
     connect(m_dialog, &QProgressDialog::canceled, this, &ExportJob::cancel);
 
-    QPointer<ExportJob> self(this);
-    auto flag = m_cancel;
-    // Runs on the GUI thread, unless the job was cancelled or destroyed.
-    auto post = [self, flag](auto fn) {
-        QMetaObject::invokeMethod(
-            self,
-            [self, flag, fn] {
-                if (self && !*flag)
-                    fn(self.data());
-            },
-            Qt::QueuedConnection);
+    BackgroundTask::Handlers handlers;
+    handlers.progress = [this](double p) {
+        if (m_dialog)
+            m_dialog->setValue(int(p * 1000));
+        Q_EMIT progress(p);
     };
-    m_future = QtConcurrent::run([work = std::move(work), flag, post] {
-        ckptscope::WriteControl control;
-        control.cancel = flag.get();
-        auto last = std::make_shared<std::atomic<int>>(-1);
-        control.progress = [post, last](double p) {
-            const int permille = int(p * 1000);
-            if (last->exchange(permille) != permille)
-                post([p](ExportJob* j) {
-                    if (j->m_dialog)
-                        j->m_dialog->setValue(int(p * 1000));
-                    Q_EMIT j->progress(p);
-                });
-        };
-        try {
-            const std::vector<std::string> warnings = work(control);
-            QStringList list;
-            for (const std::string& w : warnings)
-                list << QString::fromStdString(w);
-            post([list](ExportJob* j) {
-                j->m_running = false;
-                if (j->m_dialog)
-                    j->m_dialog->close();
-                Q_EMIT j->finished(list);
-            });
-        } catch (const ckptscope::Cancelled&) {
-        } catch (const std::exception& e) {
-            const QString message = QString::fromStdString(e.what());
-            post([message](ExportJob* j) {
-                j->m_running = false;
-                if (j->m_dialog)
-                    j->m_dialog->close();
-                Q_EMIT j->failed(message);
-            });
-        }
-    });
+    handlers.failed = [this](const QString& message) {
+        closeDialog();
+        Q_EMIT failed(message);
+    };
+    m_task.start(
+        [work = std::move(work)](BackgroundTask::Run& run) {
+            ckptscope::WriteControl control;
+            control.cancel = run.cancelFlag();
+            control.progress = [&run](double p) { run.progress(p); };
+            QStringList warnings;
+            for (const std::string& w : work(control))
+                warnings << QString::fromStdString(w);
+            return warnings;
+        },
+        [this](const QStringList& warnings) {
+            closeDialog();
+            Q_EMIT finished(warnings);
+        },
+        std::move(handlers));
 }
 
 ExportJob::~ExportJob() {
-    *m_cancel = true;
-    m_future.waitForFinished();
+    m_task.cancel(); // the write stops at its next block; m_task waits for it
     delete m_dialog;
 }
 
-void ExportJob::cancel() {
-    if (!m_running)
-        return;
-    *m_cancel = true; // the write stops at its next block; the temporary is removed
-    m_running = false;
+void ExportJob::closeDialog() {
     if (m_dialog)
         m_dialog->close();
+}
+
+void ExportJob::cancel() {
+    if (!m_task.isRunning())
+        return;
+    m_task.cancel(); // the write stops at its next block; the temporary is removed
+    closeDialog();
     Q_EMIT cancelled();
 }

@@ -1,16 +1,15 @@
 #pragma once
 
+#include "common/backgroundtask.h"
+
 #include "ckptscope/io/writecontrol.h"
 
-#include <QFuture>
 #include <QObject>
 #include <QPointer>
 #include <QProgressDialog>
 #include <QStringList>
 
-#include <atomic>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,7 @@ class QWidget;
 // One long write (export, conversion) off the GUI thread with a progress
 // dialog that can cancel it. The work returns its warnings; a cancelled
 // atomic write leaves no file. Results arrive by signal, never after
-// cancel(); the destructor cancels and waits.
+// cancel(); the destructor cancels and waits (BackgroundTask).
 class ExportJob : public QObject {
     Q_OBJECT
 public:
@@ -29,7 +28,7 @@ public:
     ~ExportJob() override;
 
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_task.isRunning(); }
     QProgressDialog* dialog() const { return m_dialog; }
 
 Q_SIGNALS:
@@ -39,8 +38,8 @@ Q_SIGNALS:
     void cancelled();
 
 private:
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    QFuture<void> m_future;
+    void closeDialog();
+
     QPointer<QProgressDialog> m_dialog;
-    bool m_running = true;
+    BackgroundTask m_task{this};
 };

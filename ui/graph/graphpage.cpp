@@ -48,7 +48,12 @@ GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(
     splitter->setSizes({1000, 340});
     layout->addWidget(splitter, 1);
     m_minimap = new GraphMinimap(m_view);
+    layout->addLayout(buildStatusRow());
+    fillToolBar(bar);
+    connectViews();
+}
 
+QLayout* GraphPage::buildStatusRow() {
     auto* statusRow = new QHBoxLayout;
     m_status = new QLabel;
     m_status->setTextFormat(Qt::PlainText); // may quote ids from the file
@@ -75,8 +80,10 @@ GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(
     m_cancelButton->setText(tr("Cancel layout"));
     m_cancelButton->setVisible(false);
     statusRow->addWidget(m_cancelButton);
-    layout->addLayout(statusRow);
+    return statusRow;
+}
 
+void GraphPage::fillToolBar(QToolBar* bar) {
     bar->addAction(tr("Fit"), this, [this] { m_view->fitAll(); })->setShortcut(Qt::Key_F);
     bar->addAction(tr("Zoom in"), this, [this] { m_view->zoomBy(1.25); })
         ->setShortcut(QKeySequence::ZoomIn);
@@ -119,7 +126,9 @@ GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(
             box.exec();
         }
     });
+}
 
+void GraphPage::connectViews() {
     connect(m_search, &QLineEdit::returnPressed, this, [this] {
         if (m_matches.empty() || m_search->isModified()) {
             m_search->setModified(false);

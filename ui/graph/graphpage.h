@@ -15,8 +15,10 @@ class GraphMinimap;
 class GraphView;
 class NodeInspector;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QProgressBar;
+class QToolBar;
 class QToolButton;
 
 // The computation graph of a gradient checkpoint: layered drawing (laid out
@@ -64,6 +66,9 @@ Q_SIGNALS:
     void nodeSelected(int node);
 
 private:
+    QLayout* buildStatusRow();
+    void fillToolBar(QToolBar* bar);
+    void connectViews();
     void startLayout();
     void showLayout(std::shared_ptr<const ckptscope::GraphLayout> layout);
     void endLayout(const QString& status);

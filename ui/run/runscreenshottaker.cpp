@@ -12,6 +12,8 @@
 
 RunScreenshotTaker::RunScreenshotTaker(RunWindow* window, Request request)
     : QObject(window), m_window(window), m_request(std::move(request)) {
+    if (m_request.size.isValid())
+        window->resize(m_request.size);
     connect(window, &RunWindow::runLoaded, this, [this] {
         if (m_done)
             return; // a folder change read the run again

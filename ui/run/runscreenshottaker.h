@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QSize>
 #include <QString>
 
 class RunWindow;
@@ -15,6 +16,7 @@ public:
         QString output;
         QString selectTensor; // optional
         QString tab;          // optional: Over steps, Distribution, Layer profile, Metadata
+        QSize size;           // the window's, when valid
     };
     RunScreenshotTaker(RunWindow* window, Request request);
 

@@ -1,8 +1,7 @@
 #include "run/runwindow.h"
 
-#include "browser/mainwindow.h"
 #include "common/naturalsortproxy.h"
-#include "compare/comparelauncher.h"
+#include "common/windowregistry.h"
 #include "run/distributionview.h"
 #include "run/layerprofileview.h"
 #include "run/metadatachartview.h"
@@ -252,16 +251,14 @@ int RunWindow::checkpointOfRow(const QModelIndex& index) const {
 void RunWindow::openCheckpoint(int checkpoint) {
     if (!m_run || checkpoint < 0 || size_t(checkpoint) >= m_run->checkpoints.size())
         return;
-    auto* window = new MainWindow;
-    window->show();
-    window->openFile(firstFile(m_run->checkpoints[size_t(checkpoint)]));
+    WindowRegistry::instance().openFile(firstFile(m_run->checkpoints[size_t(checkpoint)]));
 }
 
 void RunWindow::compareWithPrevious(int checkpoint) {
     if (!m_run || checkpoint < 1 || size_t(checkpoint) >= m_run->checkpoints.size())
         return;
-    CompareLauncher::open(firstFile(m_run->checkpoints[size_t(checkpoint) - 1]),
-                          firstFile(m_run->checkpoints[size_t(checkpoint)]));
+    WindowRegistry::instance().openComparison(firstFile(m_run->checkpoints[size_t(checkpoint) - 1]),
+                                              firstFile(m_run->checkpoints[size_t(checkpoint)]));
 }
 
 void RunWindow::checkpointMenu(const QPoint& pos) {

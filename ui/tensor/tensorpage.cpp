@@ -43,6 +43,16 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     layout->addWidget(m_title);
     layout->addWidget(m_description);
 
+    layout->addLayout(buildFigures());
+    layout->addLayout(buildControls());
+    m_histogram = new HistogramView;
+    layout->addWidget(m_histogram, 1);
+    connectControls();
+    clear();
+}
+
+// The layout rows (shape, bytes…) beside the statistics grid.
+QLayout* TensorPage::buildFigures() {
     auto* top = new QHBoxLayout;
     auto* infoBox = new QGroupBox(tr("Layout"));
     auto* form = new QFormLayout(infoBox);
@@ -66,8 +76,11 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     }
     top->addWidget(infoBox, 1);
     top->addWidget(statsBox, 2);
-    layout->addLayout(top);
+    return top;
+}
 
+// Bins, log scale, the NaN/Inf note, progress and cancel.
+QLayout* TensorPage::buildControls() {
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Bins:")));
     m_bins = new QSpinBox;
@@ -92,11 +105,10 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     m_cancel->setText(tr("Cancel"));
     m_cancel->setVisible(false);
     controls->addWidget(m_cancel);
-    layout->addLayout(controls);
+    return controls;
+}
 
-    m_histogram = new HistogramView;
-    layout->addWidget(m_histogram, 1);
-
+void TensorPage::connectControls() {
     connect(m_bins, &QSpinBox::valueChanged, this, [this](int n) {
         Q_EMIT binsChanged(n);
         startStats();
@@ -129,7 +141,6 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
         m_specials->setText(tr("<span style='color:#d33'>%1</span>").arg(message.toHtmlEscaped()));
         Q_EMIT statsFailed(message);
     });
-    clear();
 }
 
 void TensorPage::setInfoRow(int row, const QString& value) {

@@ -12,6 +12,7 @@ class HistogramView;
 class QCheckBox;
 class QFormLayout;
 class QLabel;
+class QLayout;
 class QProgressBar;
 class QSpinBox;
 class QToolButton;
@@ -48,6 +49,9 @@ Q_SIGNALS:
     void logScaleChanged(bool on);
 
 private:
+    QLayout* buildFigures();
+    QLayout* buildControls();
+    void connectControls();
     void startStats();
     void showStats(const ckptscope::StatsResult& result);
     void setInfoRow(int row, const QString& value);

@@ -3,7 +3,6 @@
 #include "compare/comparedetail.h"
 #include "compare/comparehistogramview.h"
 #include "compare/comparestatsmodel.h"
-#include "compare/comparetask.h"
 #include "compare/comparetensormodel.h"
 #include "compare/gradient/compareblobmodel.h"
 #include "tensor/histogramview.h"
@@ -23,8 +22,7 @@ constexpr int kBins = 64;
 }
 
 CompareOptimizerPage::CompareOptimizerPage(QWidget* parent)
-    : QWidget(parent), m_blobs(new CompareBlobModel(this)), m_stats(new CompareStatsModel(this)),
-      m_task(new CompareTask(this)) {
+    : QWidget(parent), m_blobs(new CompareBlobModel(this)), m_stats(new CompareStatsModel(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* split = new QSplitter(Qt::Vertical);
@@ -68,22 +66,6 @@ CompareOptimizerPage::CompareOptimizerPage(QWidget* parent)
     connect(
         m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) { showBlob(current.isValid() ? current.row() : -1); });
-    connect(m_task, &CompareTask::finished, this, [this](std::shared_ptr<void> r) {
-        const auto* d = static_cast<const CompareDetail*>(r.get());
-        const BlobDiff* blob = m_blobs->blob(m_row);
-        if (!blob)
-            return;
-        std::optional<TensorStats> a, b;
-        if (d->a)
-            a = d->a->stats;
-        if (d->b)
-            b = d->b->stats;
-        m_stats->setValues(a, b, blob->f32);
-        m_overlay->setHistograms(d->overlayA, d->overlayB, m_labelA, m_labelB);
-        Q_EMIT detailShown(m_row);
-    });
-    connect(m_task, &CompareTask::failed, this,
-            [this](const QString& message) { m_title->setText(message); });
     showBlob(-1);
 }
 
@@ -91,7 +73,7 @@ CompareOptimizerPage::~CompareOptimizerPage() = default;
 
 void CompareOptimizerPage::setResult(std::shared_ptr<const CompareResult> result,
                                      const QString& labelA, const QString& labelB) {
-    m_task->cancel();
+    m_task.cancel();
     m_result = result && result->gradient ? std::move(result) : nullptr;
     m_labelA = labelA;
     m_labelB = labelB;
@@ -122,7 +104,7 @@ QString CompareOptimizerPage::title() const {
 
 void CompareOptimizerPage::showBlob(int row) {
     // Nothing of the previous selection stays on screen.
-    m_task->cancel();
+    m_task.cancel();
     m_stats->clear();
     m_overlay->clear();
     m_delta->clear();
@@ -151,13 +133,26 @@ void CompareOptimizerPage::showBlob(int row) {
         m_delta->setHistogram(blob->f32->histogram);
     const auto result = m_result; // keeps both documents (and their bytes) alive
     const std::string key = blob->name;
-    m_task->start([result, key](const std::atomic<bool>& cancel,
-                                const CompareTask::Progress& progress) {
-        auto bytes = [&key](const GradientCheckpoint* g) -> const std::vector<uint8_t>* {
-            const auto it = g->optimizerState.find(key);
-            return it == g->optimizerState.end() ? nullptr : &it->second;
-        };
-        return std::static_pointer_cast<void>(std::make_shared<CompareDetail>(computeBlobDetail(
-            bytes(result->a->gradient()), bytes(result->b->gradient()), kBins, &cancel, progress)));
-    });
+    BackgroundTask::Handlers handlers;
+    handlers.failed = [this](const QString& message) { m_title->setText(message); };
+    m_task.start(
+        [result, key](BackgroundTask::Run& run) {
+            auto bytes = [&key](const GradientCheckpoint* g) -> const std::vector<uint8_t>* {
+                const auto it = g->optimizerState.find(key);
+                return it == g->optimizerState.end() ? nullptr : &it->second;
+            };
+            return computeBlobDetail(bytes(result->a->gradient()), bytes(result->b->gradient()),
+                                     kBins, run.cancelFlag(),
+                                     [&run](double p) { run.progress(p); });
+        },
+        [this](const CompareDetail& detail) { showDetail(detail); }, std::move(handlers));
+}
+
+void CompareOptimizerPage::showDetail(const CompareDetail& detail) {
+    const BlobDiff* blob = m_blobs->blob(m_row);
+    if (!blob)
+        return;
+    m_stats->setValues(detail.statsA(), detail.statsB(), blob->f32);
+    m_overlay->setHistograms(detail.overlayA, detail.overlayB, m_labelA, m_labelB);
+    Q_EMIT detailShown(m_row);
 }

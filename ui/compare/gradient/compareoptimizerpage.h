@@ -1,15 +1,16 @@
 #pragma once
 
+#include "common/backgroundtask.h"
 #include "compare/compareresult.h"
 
 #include <QWidget>
 
 #include <memory>
 
+struct CompareDetail;
 class CompareBlobModel;
 class CompareHistogramView;
 class CompareStatsModel;
-class CompareTask;
 class HistogramView;
 class QLabel;
 class QTableView;
@@ -43,15 +44,16 @@ Q_SIGNALS:
 
 private:
     void showBlob(int row);
+    void showDetail(const CompareDetail& detail);
 
     std::shared_ptr<const CompareResult> m_result;
     QString m_labelA, m_labelB;
     int m_row = -1;
     CompareBlobModel* m_blobs;
     CompareStatsModel* m_stats;
-    CompareTask* m_task;
     QTableView* m_table;
     QLabel* m_title;
     CompareHistogramView* m_overlay;
     HistogramView* m_delta;
+    BackgroundTask m_task{this}; // the selected blob's statistics
 };

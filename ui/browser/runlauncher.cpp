@@ -1,22 +1,15 @@
-#include "run/runlauncher.h"
+#include "browser/runlauncher.h"
 
-#include "run/runwindow.h"
+#include "common/windowregistry.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
-
-RunWindow* RunLauncher::open(const QStringList& paths) {
-    auto* run = new RunWindow;
-    run->show();
-    run->openPaths(paths);
-    return run;
-}
 
 QStringList RunLauncher::openFolders(const QStringList& paths) {
     QStringList rest;
     for (const QString& p : paths)
         if (QFileInfo(p).isDir())
-            open({p});
+            WindowRegistry::instance().openRun({p});
         else
             rest << p;
     return rest;
@@ -25,5 +18,5 @@ QStringList RunLauncher::openFolders(const QStringList& paths) {
 RunWindow* RunLauncher::openFolderDialog(QWidget* parent) {
     const QString dir =
         QFileDialog::getExistingDirectory(parent, QObject::tr("Open a Training Run"));
-    return dir.isEmpty() ? nullptr : open({dir});
+    return dir.isEmpty() ? nullptr : WindowRegistry::instance().openRun({dir});
 }

@@ -1,7 +1,6 @@
-#include "compare/comparelauncher.h"
+#include "browser/comparelauncher.h"
 
-#include "browser/mainwindow.h"
-#include "compare/comparewindow.h"
+#include "common/windowregistry.h"
 
 #include <QDropEvent>
 #include <QFileDialog>
@@ -22,26 +21,23 @@ QString chooseFile(QWidget* parent, const QString& title, const QString& folder)
                                         QObject::tr("Checkpoints (*.oxck *.json);;All files (*)"));
 }
 
+// Asks for B in A's folder (title: %1 is A's name) and compares them.
+CompareWindow* compareWithB(QWidget* parent, const QString& a, const QString& title) {
+    const QString b =
+        chooseFile(parent, title.arg(QFileInfo(a).fileName()), QFileInfo(a).absolutePath());
+    return b.isEmpty() ? nullptr : WindowRegistry::instance().openComparison(a, b);
+}
+
 } // namespace
 
 void CompareLauncher::setFileChooser(FileChooser c) {
     chooser() = std::move(c);
 }
 
-CompareWindow* CompareLauncher::open(const QString& pathA, const QString& pathB) {
-    auto* window = new CompareWindow;
-    window->show();
-    window->compare(pathA, pathB);
-    return window;
-}
-
 CompareWindow* CompareLauncher::compareWithDialog(QWidget* parent, const QString& openPath) {
     if (openPath.isEmpty())
         return nullptr;
-    const QString b =
-        chooseFile(parent, QObject::tr("Compare %1 With").arg(QFileInfo(openPath).fileName()),
-                   QFileInfo(openPath).absolutePath());
-    return b.isEmpty() ? nullptr : open(openPath, b);
+    return compareWithB(parent, openPath, QObject::tr("Compare %1 With"));
 }
 
 CompareWindow* CompareLauncher::compareTwoWithDialogs(QWidget* parent) {
@@ -49,10 +45,7 @@ CompareWindow* CompareLauncher::compareTwoWithDialogs(QWidget* parent) {
         chooseFile(parent, QObject::tr("Compare: Choose A, the Reference"), QString());
     if (a.isEmpty())
         return nullptr;
-    const QString b =
-        chooseFile(parent, QObject::tr("Compare %1 With (B)").arg(QFileInfo(a).fileName()),
-                   QFileInfo(a).absolutePath());
-    return b.isEmpty() ? nullptr : open(a, b);
+    return compareWithB(parent, a, QObject::tr("Compare %1 With (B)"));
 }
 
 CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QString& openPath,
@@ -73,13 +66,11 @@ CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QS
     menu.setActiveAction(openAction);
     QAction* chosen = menu.exec(globalPos, openAction);
     if (chosen == compareAction) {
-        open(openPath, dropped);
+        WindowRegistry::instance().openComparison(openPath, dropped);
         return DropChoice::Compare;
     }
-    if (chosen == newWindowAction) {
-        auto* window = new MainWindow;
-        window->show();
-        window->openFile(dropped);
+    if (chosen == newWindowAction) { // asked for: even when another window shows it
+        WindowRegistry::instance().openFileInNewWindow(dropped);
         return DropChoice::NewWindow;
     }
     return chosen == openAction ? DropChoice::Open : DropChoice::Cancelled;

@@ -12,7 +12,8 @@ class QWidget;
 
 // The ways into a comparison from the browser: File ▸ Compare With…, a file
 // dropped onto a window that shows one, the start page's "Compare two
-// checkpoints…" and `ckptscope --compare A B`.
+// checkpoints…". The windows open through the WindowRegistry (an open
+// comparison of the same files is brought to the front).
 class CompareLauncher {
 public:
     enum class DropChoice { Open, Compare, NewWindow, Cancelled };
@@ -23,8 +24,6 @@ public:
         std::function<QString(QWidget* parent, const QString& title, const QString& folder)>;
     static void setFileChooser(FileChooser chooser); // empty: QFileDialog again
 
-    // A new compare window (deleted on close) comparing B with A.
-    static CompareWindow* open(const QString& pathA, const QString& pathB);
     // Asks for B; the open file is A. Returns the window, or nullptr.
     static CompareWindow* compareWithDialog(QWidget* parent, const QString& openPath);
     // Asks for A, then for B (in A's folder). Returns the window, or nullptr

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <QList>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <functional>
+
+class CompareWindow;
+class MainWindow;
+class RunWindow;
+
+// Opens every window of the application: a file (MainWindow), a comparison
+// (CompareWindow), a run (RunWindow). It is the only code that names the
+// window classes: windows ask it for one another and never include each
+// other's headers (the classes are only declared here, so callers that
+// ignore the returned window need no window header either).
+//
+// A request for what an open window already shows — the same file, the
+// same A and B, the same run — brings that window to the front instead of
+// opening a duplicate; openFileInNewWindow() is for an explicit second
+// window. Windows delete themselves on close and are forgotten then.
+class WindowRegistry {
+public:
+    // Runs on a new window before it is shown and given its file (resize it,
+    // attach a screenshot or a --select); not called when one is reused.
+    template <typename Window> using Setup = std::function<void(Window*)>;
+
+    static WindowRegistry& instance();
+
+    // An empty browser window: the start page.
+    MainWindow* newWindow(const Setup<MainWindow>& setup = {});
+    // The window showing (or opening) path, raised; else a new one opening it.
+    MainWindow* openFile(const QString& path, const Setup<MainWindow>& setup = {});
+    // Always a new window, even when another shows path ("Open in New Window").
+    MainWindow* openFileInNewWindow(const QString& path, const Setup<MainWindow>& setup = {});
+    // B compared with A, the reference.
+    CompareWindow* openComparison(const QString& pathA, const QString& pathB,
+                                  const Setup<CompareWindow>& setup = {});
+    // The checkpoints of these folders and files as one run.
+    RunWindow* openRun(const QStringList& paths, const Setup<RunWindow>& setup = {});
+
+    // The windows opened here that are still open, oldest first.
+    QList<QWidget*> windows();
+
+private:
+    WindowRegistry() = default;
+    template <typename Window> Window* create(const Setup<Window>& setup);
+    template <typename Window, typename Match> Window* find(const Match& match);
+    static void bringToFront(QWidget* window);
+
+    QList<QPointer<QWidget>> m_windows;
+};
