@@ -131,6 +131,26 @@ done
 read -r ours cli < <(pair load info -- "$TOOL" open "$GRAPH" -- "$CLI" info "$GRAPH" --json)
 row "Open $(basename "$GRAPH") as the app does (Document::open: + validation) / \`ckptscope-cli info F --json\` (+ topological order, JSON out)" "$(ms "$ours")" "$(ms "$cli")" "–" "(context)" "–"
 
+# (c2) A safetensors header of 200 000 tensors (11+ MB of JSON, as large
+# sharded-model shards have): the whole `stats --tensor` process against
+# Python's json.loads of the same header bytes. Written here, with Python.
+"$PYTHON" - "$TMP/h200k.safetensors" <<'PY'
+import json, struct, sys
+header, offset = {"__metadata__": {"format": "pt"}}, 0
+for i in range(200_000):
+    header[f"model.layers.{i // 10}.block.{i % 10}.weight"] = {"dtype": "F32", "shape": [2], "data_offsets": [offset, offset + 8]}
+    offset += 8
+text = json.dumps(header, separators=(",", ":")).encode()
+text += b" " * (-len(text) % 8)
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(text)) + text + bytes(offset))
+with open(sys.argv[1] + ".json", "wb") as f:
+    f.write(text)
+PY
+read -r ours py < <(pair header python -- "$CLI" stats "$TMP/h200k.safetensors" --tensor model.layers.7.block.3.weight --json -- "$PYTHON" -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read())' "$TMP/h200k.safetensors.json")
+r=$(ratio "$ours" "$py")
+row "Index a 200 000-tensor safetensors header and read one tensor (\`stats F --tensor N --json\`)" "$(ms "$ours")" "\`json.loads\` of the header: $(ms "$py")" "$r" "≤ 1.0" "$(verdict "$r" 1.0)"
+
 # (d) Layout; against Graphviz when installed.
 if "$TOOL" layout "$GRAPH" >"$TMP/layout" 2>/dev/null; then
     G2K=$("$TOOL" path graph-2000)

@@ -472,6 +472,35 @@ private Q_SLOTS:
         });
     }
 
+    // A header of 200 000 tensors (as shards of large models have) opens
+    // whole, in the data's order, with every duplicate still refused. (Its
+    // speed, once quadratic in the count, is measured by bench/compare.sh.)
+    void headerOfManyTensors() {
+        guarded([] {
+            constexpr size_t n = 200'000;
+            std::vector<testsupport::StTensor> tensors(n);
+            for (size_t i = 0; i < n; ++i)
+                tensors[i] = {"layers." + std::to_string(n - i) + ".w",
+                              "U8",
+                              {1},
+                              std::string(1, char(i % 251))};
+            const std::string file = stFile(tensors);
+            const auto doc = Document::open(memory(file, "many.safetensors"));
+            QCOMPARE(doc->tensors().size(), n);
+            for (size_t i : {size_t(0), n / 2, n - 1}) {
+                QCOMPARE(qstr(doc->tensors()[i].name), qstr(tensors[i].name));
+                uint8_t v = 0;
+                doc->readRawValues(i, 0, 1, &v);
+                QCOMPARE(int(v), int(i % 251));
+            }
+            tensors[n - 1].name = tensors[7].name;
+            const std::string error = openError(stFile(tensors), "dup.safetensors");
+            QVERIFY2(error.find("\"layers." + std::to_string(n - 7) + ".w\" is given twice") !=
+                         std::string::npos,
+                     error.c_str());
+        });
+    }
+
     // A file named .safetensors that fails the probe says which rule broke;
     // the same bytes under another name are simply not a checkpoint.
     void namedButFailsProbe() {

@@ -7,14 +7,18 @@
 
 #include <algorithm>
 #include <cstring>
-#include <set>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace ckptscope {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+// A map-backed object (lookups in log n): ordered_json finds each key by a
+// linear scan, which made a 200 000-tensor header take minutes. The header's
+// own order is recorded as it is parsed (ParsedHeader::order).
+using json = nlohmann::json;
 
 // Dtypes the reference knows that Ckptscope does not decode: refused by name.
 constexpr const char* kKnownUnsupported[] = {"F4",          "F6_E2M3",     "F6_E3M2", "F8_E8M0",
@@ -156,30 +160,70 @@ bool looksLikeSafetensors(const ByteSource& source) {
 
 namespace {
 
-// The header text parsed, refusing a name given twice: a JSON object keeps
-// one of two equal keys silently, so top-level keys are collected as parsed.
-json parseHeader(const std::string& file, const std::string& text) {
-    std::string duplicate;
-    std::set<std::string> seen;
-    json header;
+struct ParsedHeader {
+    json object;
+    std::vector<std::string> order; // top-level keys as the file lists them
+};
+
+// Records the top-level keys in the order the header gives them, and
+// nothing else. (nlohmann's parse callback would do it in one pass, but its
+// DOM builder then rescans the parent object at the end of every child: a
+// 200 000-tensor header took minutes.)
+class TopLevelKeys final : public nlohmann::json_sax<json> {
+public:
+    explicit TopLevelKeys(std::vector<std::string>& keys) : m_keys(keys) {}
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return ++m_depth, true; }
+    bool end_object() override { return --m_depth, true; }
+    bool start_array(std::size_t) override { return ++m_depth, true; }
+    bool end_array() override { return --m_depth, true; }
+    bool key(string_t& key) override {
+        if (m_depth == 1)
+            m_keys.push_back(key);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        return false; // the DOM parse that follows reports it
+    }
+
+private:
+    std::vector<std::string>& m_keys;
+    int m_depth = 0;
+};
+
+// The header text parsed, refusing a name given twice (a JSON object keeps
+// one of two equal keys silently, so the keys are also read in order).
+ParsedHeader parseHeader(const std::string& file, const std::string& text) {
+    ParsedHeader parsed;
     try {
-        header = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
-            if (event == json::parse_event_t::key && depth == 1 && duplicate.empty() &&
-                !seen.insert(parsed.get<std::string>()).second)
-                duplicate = parsed.get<std::string>();
-            return true;
-        });
+        parsed.object = json::parse(text);
     } catch (const json::exception& e) {
         fail(file, "header (byte 8): not valid JSON: " + jsonMessage(e), 8,
              CheckpointError::Kind::BadMetadata);
     }
-    if (!header.is_object())
+    if (!parsed.object.is_object())
         fail(file,
-             "header (byte 8): expected a JSON object, found " + std::string(header.type_name()), 8,
-             CheckpointError::Kind::BadMetadata);
-    if (!duplicate.empty())
-        fail(file, "header (byte 8): tensor name " + quotedName(duplicate) + " is given twice", 8);
-    return header;
+             "header (byte 8): expected a JSON object, found " +
+                 std::string(parsed.object.type_name()),
+             8, CheckpointError::Kind::BadMetadata);
+    parsed.order.reserve(parsed.object.size());
+    TopLevelKeys keys(parsed.order);
+    json::sax_parse(text, &keys);
+    if (parsed.order.size() != parsed.object.size()) {
+        // Fewer keys kept than read: find the first one read twice.
+        std::unordered_set<std::string_view> seen;
+        for (const std::string& key : parsed.order)
+            if (!seen.insert(key).second)
+                fail(file, "header (byte 8): tensor name " + quotedName(key) + " is given twice",
+                     8);
+    }
+    return parsed;
 }
 
 // The data must be tiled: sorted by offset, each tensor starts where the one
@@ -243,15 +287,16 @@ SafetensorsIndex readSafetensorsIndex(const ByteSource& source) {
     if (!isValidUtf8(text))
         fail(file, "header (byte 8): not UTF-8 text", 8, CheckpointError::Kind::InvalidUtf8);
 
-    const json header = parseHeader(file, text);
+    const ParsedHeader header = parseHeader(file, text);
     std::vector<Entry> entries;
-    entries.reserve(header.size());
-    for (auto it = header.begin(); it != header.end(); ++it) {
-        if (it.key() == "__metadata__") {
-            if (!it->is_object())
+    entries.reserve(header.order.size());
+    for (const std::string& key : header.order) {
+        const json& value = header.object.find(key).value();
+        if (key == "__metadata__") {
+            if (!value.is_object())
                 fail(file, "header (byte 8): __metadata__: expected an object of strings", 8,
                      CheckpointError::Kind::BadMetadata);
-            for (auto m = it->begin(); m != it->end(); ++m) {
+            for (auto m = value.begin(); m != value.end(); ++m) {
                 if (!m->is_string())
                     fail(file,
                          "header (byte 8): __metadata__: the value of " + quotedName(m.key()) +
@@ -261,7 +306,7 @@ SafetensorsIndex readSafetensorsIndex(const ByteSource& source) {
             }
             continue;
         }
-        entries.push_back(parseTensor(file, it.key(), *it, entries.size()));
+        entries.push_back(parseTensor(file, key, value, entries.size()));
     }
     std::sort(index.metadata.begin(), index.metadata.end());
 
