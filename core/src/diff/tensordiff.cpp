@@ -166,10 +166,8 @@ TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& 
     auto compareEntry = [&](TensorDiffEntry& e, ValueComparer& with,
                             const std::function<void(double)>& progress) {
         const uint64_t n = a.tensors()[*e.indexA].dataLen;
-        // Compared through the maps only when asked for (MapPolicy).
-        const bool mapped = mapPolicy() == MapPolicy::Always;
-        const auto mapA = mapped ? a.mappedValues(*e.indexA) : std::nullopt;
-        const auto mapB = mapped ? b.mappedValues(*e.indexB) : std::nullopt;
+        const auto mapA = a.mappedValues(*e.indexA, ScanUse::Comparison);
+        const auto mapB = mapA ? b.mappedValues(*e.indexB, ScanUse::Comparison) : std::nullopt;
         if (mapA && mapB) {
             try {
                 e.elements = with.compare(n, *mapA, *mapB, progress);

@@ -19,7 +19,7 @@ void streamValues(std::ostream& out, const Document& doc, size_t index, bool toF
     const uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / size);
     std::vector<char> buffer(size_t(std::min(t.dataLen, chunk) * size));
     for (uint64_t done = 0; done < t.dataLen;) {
-        control.check();
+        control.throwIfCancelled();
         const uint64_t n = std::min(chunk, t.dataLen - done);
         if (toF32)
             doc.readValues(index, done, n, reinterpret_cast<float*>(buffer.data()));

@@ -9,7 +9,6 @@
 // lays out in a fraction of a second.
 #include "ckptscope/layout/graphlayout.h"
 
-#include "ckptscope/common/cancelled.h"
 #include "layout/layoutinternal.h"
 
 #include <algorithm>
@@ -22,20 +21,6 @@
 #include <unordered_set>
 
 namespace ckptscope {
-
-namespace layout {
-
-void checkCancel(const LayoutOptions& options) {
-    if (options.cancel && options.cancel->load(std::memory_order_relaxed))
-        throw Cancelled{};
-}
-
-void report(const LayoutOptions& options, double fraction) {
-    if (options.progress)
-        options.progress(std::min(1.0, std::max(0.0, fraction)));
-}
-
-} // namespace layout
 
 namespace {
 
@@ -187,8 +172,8 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options) 
     validate(input);
     const uint32_t n = uint32_t(input.widths.size());
     GraphLayout result;
-    checkCancel(options);
-    report(options, 0);
+    options.throwIfCancelled();
+    options.report(0);
 
     // Self loops are left out of the result; keep each other edge's index.
     EdgeList edges;
@@ -197,8 +182,8 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options) 
         if (e.first != e.second)
             edges.push_back(e);
     const std::vector<char> reversed = feedbackEdges(n, edges);
-    checkCancel(options);
-    report(options, 0.05);
+    options.throwIfCancelled();
+    options.report(0.05);
 
     // Orient (reversed edges point down too), then merge parallel edges.
     std::vector<std::pair<uint64_t, uint32_t>> keyed(edges.size());
@@ -221,18 +206,18 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options) 
         dag[m] = {merged[m].upper, merged[m].lower};
     const std::vector<int> ranks = assignRanks(n, dag);
     dag = {};
-    checkCancel(options);
-    report(options, 0.1);
+    options.throwIfCancelled();
+    options.report(0.1);
 
     std::vector<uint32_t> layered, bends;
     LayeredGraph g = buildLayered(input, ranks, merged, layered, bends);
-    checkCancel(options);
-    report(options, 0.15);
+    options.throwIfCancelled();
+    options.report(0.15);
     result.crossings = g.nodeCount() ? reduceCrossings(g, options, 0.15, 0.8) : 0;
-    checkCancel(options);
+    options.throwIfCancelled();
     const std::vector<double> x = assignCoordinates(g, options);
-    checkCancel(options);
-    report(options, 0.95);
+    options.throwIfCancelled();
+    options.report(0.95);
 
     // y from ranks: each rank as tall as its tallest node.
     std::vector<double> rankHeight(g.rankCount(), 0.0), rankY(g.rankCount(), 0.0);
@@ -282,7 +267,7 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options) 
         if (e.reversed)
             std::reverse(e.points.begin(), e.points.end());
     }
-    report(options, 1);
+    options.report(1);
     return result;
 }
 

@@ -15,9 +15,9 @@ constexpr uint64_t kBlock = uint64_t(1) << 16;
 
 // Value i of v. Values scanned in place in a mapped file need not be 4-byte
 // aligned, so scalar loops load through memcpy (one plain load on x86).
-inline float valueAt(const float* v, uint64_t i) {
-    float f;
-    std::memcpy(&f, reinterpret_cast<const unsigned char*>(v) + i * 4, 4);
+template <typename T> inline T valueAt(const T* v, uint64_t i) {
+    T f;
+    std::memcpy(&f, reinterpret_cast<const unsigned char*>(v) + i * sizeof(T), sizeof(T));
     return f;
 }
 

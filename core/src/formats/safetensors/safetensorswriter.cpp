@@ -80,7 +80,7 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
         const uint64_t chunk = kChunkBytes / size;
         buffer.resize(size_t(std::min(t.dataLen, chunk) * size));
         for (uint64_t first = 0; first < t.dataLen;) {
-            control.check();
+            control.throwIfCancelled();
             const uint64_t n = std::min(chunk, t.dataLen - first);
             doc.readRawValues(i, first, n, buffer.data());
             out.write(buffer.data(), std::streamsize(n * size));
