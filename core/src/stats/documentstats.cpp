@@ -4,6 +4,7 @@
 
 #include "stats/bincounter.h"
 #include "stats/blockworkers.h"
+#include "stats/statskernels.h"
 
 #include <algorithm>
 #include <atomic>
@@ -53,14 +54,7 @@ void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions
         }
         options.report(double(first + n) / double(count) / passes);
     }
-    s.finiteSum = sum;
-    s.l2 = std::sqrt(sumSq);
-    if (s.finite == 0)
-        return;
-    s.min = mn;
-    s.max = mx;
-    s.mean = mean;
-    s.std = std::sqrt(std::max(0.0, m2) / double(s.finite));
+    stats::setMoments(s, sum, sumSq, mn, mx, mean, m2);
 }
 
 // Pass 2: the histogram over [min, max], by the one bin counter.

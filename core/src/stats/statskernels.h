@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ckptscope/stats/tensorstats.h"
+
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -37,6 +39,11 @@ enum class Kernel { Auto, Scalar, Avx2 };
 
 // True when Kernel::Auto runs vector code.
 bool simdAvailable();
+
+// Sets the sum, the L2 norm and, with a finite value, the extremes, mean and
+// population standard deviation (from M2) of finite values counted in s.
+void setMoments(TensorStats& s, double sum, double sumSq, double min, double max, double mean,
+                double m2);
 
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel = Kernel::Auto);
 

@@ -76,14 +76,7 @@ void mergePartials(const std::vector<Partial>& partials, TensorStats& s) {
         m2 += m2B + delta * delta * na * nb / nt;
         nAcc += p.finite;
     }
-    s.finiteSum = sum;
-    s.l2 = std::sqrt(sumSq);
-    if (s.finite == 0)
-        return;
-    s.min = mn;
-    s.max = mx;
-    s.mean = mean;
-    s.std = std::sqrt(m2 / double(s.finite)); // population standard deviation
+    stats::setMoments(s, sum, sumSq, mn, mx, mean, m2);
 }
 
 // Two passes over the blocks: (1) read each block and scan it at once, while
