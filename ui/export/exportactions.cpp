@@ -263,7 +263,7 @@ ExportJob* ExportActions::exportStatistics(const QString& path) {
                 csvLine(statsCsvRow(doc->tensors()[i].name, computeTensorStats(*doc, i, options)));
             done += n;
         }
-        control.check();
+        control.throwIfCancelled();
         writeFileAtomically(out, [&](std::ostream& s) { s << text; });
         return std::vector<std::string>{};
     });
