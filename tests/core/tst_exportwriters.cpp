@@ -365,7 +365,7 @@ private Q_SLOTS:
             const auto doc = Document::open(in);
             const std::string out = str(dir.filePath(QStringLiteral("out.safetensors")));
             std::atomic<bool> cancel{true};
-            WriteControl control;
+            TaskControl control;
             control.cancel = &cancel;
             bool cancelled = false;
             try {

@@ -4,8 +4,8 @@
 // (more helpers asked for than there are cores, and several callers at once) against one thread.
 #include "testsupport.h"
 
+#include "stats/bincounter.h"
 #include "stats/slicedbins.h"
-#include "stats/statshistogram.h"
 #include "stats/statskernels.h"
 
 #include "ckptscope/stats/tensorstats.h"
@@ -132,8 +132,10 @@ void comparePartials(const std::vector<float>& v, const QString& where, Kernel k
     QVERIFY2(close(s.sum, a.sum, absSum + double(s.finite) * std::fabs(s.shift), v.size()), w);
 }
 
-std::vector<uint64_t> countBins(const Histogram& h, const std::vector<float>& v, Kernel kernel) {
-    BinCounter counter(h, h.counts.size(), kernel);
+template <typename T>
+std::vector<uint64_t> countBins(const Histogram& h, const std::vector<T>& v, Kernel kernel,
+                                Spread spread = Spread::InRange) {
+    BinCounter<T> counter(h, kernel, spread);
     // In uneven pieces, as blocks arrive.
     for (size_t at = 0; at < v.size();) {
         const size_t n = std::min<size_t>(v.size() - at, 1 + at % 37 * 100);
@@ -179,15 +181,116 @@ private Q_SLOTS:
         h.lo = -1;
         h.hi = 1;
         h.counts.assign(64, 0);
-        const BinCounter wide(h, 64), narrow(h, 64, Kernel::Avx2), scalar(h, 64, Kernel::Scalar);
-        using Mode = BinCounter::Mode;
+        const BinCounter<float> wide(h), narrow(h, Kernel::Avx2), scalar(h, Kernel::Scalar);
+        using Mode = BinCounter<float>::Mode;
         QVERIFY(wide.mode == (avx512()          ? Mode::Sliced
                               : simdAvailable() ? Mode::Pairs
                                                 : Mode::Scalar));
         QVERIFY(narrow.mode == (simdAvailable() ? Mode::Pairs : Mode::Scalar));
         QVERIFY(scalar.mode == Mode::Scalar);
         h.counts.assign(65, 0); // bit-sliced counting stops at 64 bins
-        QVERIFY(BinCounter(h, 65).mode != BinCounter::Mode::Sliced);
+        QVERIFY(BinCounter<float>(h).mode != Mode::Sliced);
+        // Doubles: bit-sliced as floats, else four at a time.
+        h.counts.assign(64, 0);
+        QVERIFY(BinCounter<double>(h).mode == (avx512()          ? Mode::Sliced
+                                               : simdAvailable() ? Mode::Direct
+                                                                 : Mode::Scalar));
+        QVERIFY(BinCounter<double>(h, Kernel::Avx2).mode ==
+                (simdAvailable() ? Mode::Direct : Mode::Scalar));
+        // Values outside the range: never bit-sliced (it bins inside only).
+        QVERIFY(BinCounter<float>(h, Kernel::Auto, Spread::Anywhere).mode != Mode::Sliced);
+        QVERIFY(BinCounter<double>(h, Kernel::Auto, Spread::Anywhere).mode != Mode::Sliced);
+    }
+
+    // The one counter for float and for double, every kernel, against binOf:
+    // values on every bin edge (as double and as the nearest floats), their
+    // neighbours one ulp away, the ends of the range, and non-finite values.
+    void floatAndDoubleCountLikeBinOfOnEdges() {
+        std::mt19937 rng(41);
+        const double F64Inf = std::numeric_limits<double>::infinity();
+        for (const auto& [lo, hi] : {std::pair{-1.0, 1.0}, std::pair{0.0, 100.0},
+                                     std::pair{-3.7, 12.9}, std::pair{1e-3, 1.1e-3}})
+            for (size_t bins : {1, 2, 7, 32, 33, 64, 65, 100, 1000}) {
+                Histogram h;
+                h.lo = lo;
+                h.hi = hi;
+                h.counts.assign(bins, 0);
+                std::vector<double> d;
+                std::vector<float> f;
+                for (size_t k = 0; k <= bins; ++k) {
+                    const double edge = lo + (hi - lo) * double(k) / double(bins);
+                    for (double x :
+                         {edge, std::nextafter(edge, -F64Inf), std::nextafter(edge, F64Inf)})
+                        if (x >= lo && x <= hi)
+                            d.push_back(x);
+                    const float e = float(edge);
+                    for (float x :
+                         {e, std::nextafter(e, -F::infinity()), std::nextafter(e, F::infinity())})
+                        if (double(x) >= lo && double(x) <= hi)
+                            f.push_back(x);
+                }
+                for (int k = 0; k < 3000; ++k) // and enough for the vector loops
+                    d.push_back(lo + (hi - lo) * double(rng() % 100001) / 100000.0);
+                for (double x : d)
+                    if (double(float(x)) >= lo && double(float(x)) <= hi)
+                        f.push_back(float(x));
+                for (size_t i = 0; i < 5; ++i) {
+                    d.insert(d.begin() + long(i * 37), {F64Inf, -F64Inf, std::nan("")});
+                    f.insert(f.begin() + long(i * 41),
+                             {F::infinity(), -F::infinity(), F::quiet_NaN()});
+                }
+                std::shuffle(d.begin(), d.end(), rng);
+                std::shuffle(f.begin(), f.end(), rng);
+                std::vector<uint64_t> directD(bins, 0), directF(bins, 0);
+                for (double x : d)
+                    if (std::isfinite(x))
+                        ++directD[h.binOf(x)];
+                for (float x : f)
+                    if (std::isfinite(x))
+                        ++directF[h.binOf(x)];
+                const QString where =
+                    QStringLiteral("%1 bins over [%2, %3]").arg(bins).arg(lo).arg(hi);
+                for (Kernel kernel : {Kernel::Scalar, Kernel::Avx2, Kernel::Auto}) {
+                    QVERIFY2(countBins(h, d, kernel) == directD, qPrintable(where));
+                    QVERIFY2(countBins(h, f, kernel) == directF, qPrintable(where));
+                    // The same floats counted as doubles: the same counts.
+                    const std::vector<double> widened(f.begin(), f.end());
+                    QVERIFY2(countBins(h, widened, kernel) == directF, qPrintable(where));
+                }
+            }
+    }
+
+    // A range given by the caller (histogramOver): values beyond it go to the
+    // end bins, as binOf puts them.
+    void valuesOutsideTheRangeGoToTheEnds() {
+        std::mt19937 rng(43);
+        std::vector<float> f(5000);
+        for (float& x : f)
+            x = float(int(rng() % 4001) - 2000) / 100.0f; // [-20, 20]
+        f[3] = 3e38f;
+        f[4] = -3e38f;
+        const std::vector<double> d(f.begin(), f.end());
+        for (size_t bins : {1, 16, 64, 100}) {
+            Histogram h;
+            h.lo = -5;
+            h.hi = 7.5;
+            h.counts.assign(bins, 0);
+            std::vector<uint64_t> direct(bins, 0);
+            for (float x : f)
+                ++direct[h.binOf(x)];
+            for (Kernel kernel : {Kernel::Scalar, Kernel::Avx2, Kernel::Auto}) {
+                QCOMPARE(countBins(h, f, kernel, Spread::Anywhere), direct);
+                QCOMPARE(countBins(h, d, kernel, Spread::Anywhere), direct);
+            }
+            QCOMPARE(histogramOver(
+                         f.size(),
+                         [&](uint64_t first, uint64_t n, float* out) {
+                             std::memcpy(out, f.data() + first, size_t(n) * 4);
+                         },
+                         h.lo, h.hi, int(bins))
+                         .counts,
+                     direct);
+        }
     }
 
     void scalarAndSimdScansAgree_data() {

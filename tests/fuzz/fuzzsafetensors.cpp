@@ -6,11 +6,11 @@
 #include "fuzzchecks.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/export/exporterror.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
 #include "ckptscope/formats/safetensors/safetensorswriter.h"
 #include "ckptscope/io/bytesource.h"
-#include "ckptscope/io/writecontrol.h"
 
 #include <cmath>
 #include <cstring>

@@ -184,7 +184,7 @@ QString ExportActions::askPath(const QString& title, const QString& suggested,
 
 ExportJob*
 ExportActions::startJob(const QString& title, const QString& path,
-                        std::function<std::vector<std::string>(const WriteControl&)> work) {
+                        std::function<std::vector<std::string>(const TaskControl&)> work) {
     if (m_job && m_job->isRunning())
         return nullptr; // one at a time; the actions are disabled meanwhile
     auto* job = new ExportJob(m_context->dialogParent(), title, std::move(work));
@@ -221,7 +221,7 @@ ExportJob* ExportActions::exportValues(int tensor, const QString& path) {
     const bool csv = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive);
     const std::string out = local(path);
     const size_t index = size_t(tensor);
-    return startJob(tr("Export Values"), path, [doc, index, csv, out](const WriteControl& control) {
+    return startJob(tr("Export Values"), path, [doc, index, csv, out](const TaskControl& control) {
         if (sameFile(doc->path(), out))
             throw ExportError(out + " is the open file; export never writes over it");
         std::vector<std::string> notes;
@@ -243,7 +243,7 @@ ExportJob* ExportActions::exportStatistics(const QString& path) {
     if (!doc || !doc->hasTensors())
         return nullptr;
     const std::string out = local(path);
-    return startJob(tr("Export Statistics"), path, [doc, out](const WriteControl& control) {
+    return startJob(tr("Export Statistics"), path, [doc, out](const TaskControl& control) {
         if (sameFile(doc->path(), out))
             throw ExportError(out + " is the open file; export never writes over it");
         uint64_t total = 0, done = 0;
@@ -261,7 +261,7 @@ ExportJob* ExportActions::exportStatistics(const QString& path) {
                 csvLine(statsCsvRow(doc->tensors()[i].name, computeTensorStats(*doc, i, options)));
             done += n;
         }
-        control.check();
+        control.throwIfCancelled();
         writeFileAtomically(out, [&](std::ostream& s) { s << text; });
         return std::vector<std::string>{};
     });
@@ -274,7 +274,7 @@ ExportJob* ExportActions::convert(const QString& path) {
         return nullptr;
     const std::string out = local(path);
     const ConvertTarget to = *target;
-    return startJob(tr("Convert"), path, [doc, to, out](const WriteControl& control) {
+    return startJob(tr("Convert"), path, [doc, to, out](const TaskControl& control) {
         return convertDocument(*doc, to, out, control);
     });
 }

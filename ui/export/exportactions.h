@@ -3,7 +3,7 @@
 #include "export/exportjob.h"
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/io/writecontrol.h"
+#include "ckptscope/export/exporterror.h"
 #include "ckptscope/stats/tensorstats.h"
 
 #include <QObject>
@@ -61,7 +61,7 @@ public:
 private:
     ExportJob*
     startJob(const QString& title, const QString& path,
-             std::function<std::vector<std::string>(const ckptscope::WriteControl&)> work);
+             std::function<std::vector<std::string>(const ckptscope::TaskControl&)> work);
     QString askPath(const QString& title, const QString& suggested, const QString& filters);
 
     ExportContext* m_context;

@@ -24,7 +24,7 @@ ExportJob::ExportJob(QWidget* parent, const QString& title, Work work) : QObject
     };
     m_task.start(
         [work = std::move(work)](BackgroundTask::Run& run) {
-            ckptscope::WriteControl control;
+            ckptscope::TaskControl control;
             control.cancel = run.cancelFlag();
             control.progress = [&run](double p) { run.progress(p); };
             QStringList warnings;

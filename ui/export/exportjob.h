@@ -2,7 +2,7 @@
 
 #include "common/backgroundtask.h"
 
-#include "ckptscope/io/writecontrol.h"
+#include "ckptscope/export/exporterror.h"
 
 #include <QObject>
 #include <QPointer>
@@ -22,7 +22,7 @@ class QWidget;
 class ExportJob : public QObject {
     Q_OBJECT
 public:
-    using Work = std::function<std::vector<std::string>(const ckptscope::WriteControl&)>;
+    using Work = std::function<std::vector<std::string>(const ckptscope::TaskControl&)>;
 
     ExportJob(QWidget* parent, const QString& title, Work work);
     ~ExportJob() override;

@@ -2,6 +2,7 @@
 
 #include "ckptscope/io/mappedfile.h"
 
+#include "stats/bincounter.h"
 #include "stats/blockworkers.h"
 #include "stats/statskernels.h"
 
@@ -14,7 +15,6 @@
 #include <memory>
 #include <vector>
 
-#include "stats/slicedbins.h"
 #include "stats/statssimd.h"
 
 #ifdef CKPTSCOPE_STATS_AVX2
@@ -117,28 +117,6 @@ void addPair(Part& p, Lanes& lanes, int lane, float fa, float fb, double atol, d
     ++p.finite;
     lanes.add(lane, fa, fb, atol, rtol, d);
 }
-
-// Histogram bin of a difference by one multiplication; a value within
-// `guard` of a bin edge (far beyond the few ulps the two ways of computing
-// can differ) goes to Histogram::binOf, so the counts are exactly binOf's.
-struct Binner {
-    const Histogram& h;
-    double lo, scale, guard;
-    size_t bins;
-
-    explicit Binner(const Histogram& histogram)
-        : h(histogram), lo(h.lo), scale(double(h.counts.size()) / (h.hi - h.lo)),
-          guard(double(h.counts.size()) * 0x1p-40), bins(h.counts.size()) {}
-
-    size_t operator()(double v) const {
-        const double pos = (v - lo) * scale;
-        const auto whole = size_t(pos);
-        const double frac = pos - double(whole);
-        if (frac < guard || frac > 1.0 - guard || !(pos < double(bins)))
-            return h.binOf(v);
-        return whole;
-    }
-};
 
 #ifdef CKPTSCOPE_DIFF_AVX2
 
@@ -277,103 +255,6 @@ CKPTSCOPE_AVX512 uint64_t scanAvx512(const float* a, const float* b, uint64_t n,
     return i;
 }
 
-// Bins four differences at a time; a group with a NaN or a value near a bin
-// edge goes through the Binner one by one. Returns how many it took.
-__attribute__((target("avx2,fma"))) uint64_t binAvx2(const double* d, uint64_t n,
-                                                     const Binner& binner, uint64_t* counts) {
-    const __m256d lo = _mm256_set1_pd(binner.lo), scale = _mm256_set1_pd(binner.scale);
-    const __m256d guard = _mm256_set1_pd(binner.guard),
-                  guardHi = _mm256_set1_pd(1.0 - binner.guard),
-                  bins = _mm256_set1_pd(double(binner.bins));
-    uint64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const __m256d v = _mm256_loadu_pd(d + i);
-        const __m256d pos = _mm256_mul_pd(_mm256_sub_pd(v, lo), scale);
-        const __m256d inRange = _mm256_cmp_pd(pos, bins, _CMP_LT_OQ); // false for NaN
-        // Out-of-range lanes are zeroed before the conversion; they are checked anyway.
-        const __m128i whole = _mm256_cvttpd_epi32(_mm256_and_pd(pos, inRange));
-        const __m256d frac = _mm256_sub_pd(pos, _mm256_cvtepi32_pd(whole));
-        const __m256d check =
-            _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(frac, guard, _CMP_NGE_UQ),
-                                      _mm256_cmp_pd(frac, guardHi, _CMP_GT_OQ)),
-                         _mm256_xor_pd(inRange, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
-        if (_mm256_movemask_pd(check)) {
-            for (int k = 0; k < 4; ++k)
-                if (!std::isnan(d[i + k]))
-                    ++counts[binner(d[i + k])];
-            continue;
-        }
-        alignas(16) int32_t at[4];
-        _mm_store_si128(reinterpret_cast<__m128i*>(at), whole);
-        ++counts[at[0]];
-        ++counts[at[1]];
-        ++counts[at[2]];
-        ++counts[at[3]];
-    }
-    return i;
-}
-
-// Bins of sixteen differences for SlicedBins, as in the float statistics
-// (statshistogram.cpp, FloatBins) but in double: q = (v - lo) × scale +
-// guard in one FMA is within a few units of 2^-53 × bins of binOf's
-// position + guard, far inside the guard (bins × 2^-40). Where q's fraction
-// is at least 2 × guard, floor(q) is binOf's bin; other lanes (near an edge,
-// the maximum, NaN) go through the Binner one by one.
-template <bool Tail> struct DoubleBins {
-    const double* d;
-    uint64_t i, n;
-    const Binner& binner;
-    uint64_t* counts;
-    __m512d lo, scale, guard, twoGuards;
-
-    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __mmask8 near(__m512d q,
-                                                                         __mmask8 valid) {
-        const __m512d fraction = _mm512_reduce_pd(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        return _mm512_mask_cmp_pd_mask(valid, fraction, twoGuards, _CMP_NGE_UQ);
-    }
-
-    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline stats::SixteenBins operator()() {
-        __mmask8 valid0 = 0xff, valid1 = 0xff;
-        if constexpr (Tail) {
-            const uint64_t left = n - i;
-            valid0 = left >= 8 ? __mmask8(0xff) : __mmask8((1u << left) - 1);
-            valid1 = left >= 16  ? __mmask8(0xff)
-                     : left <= 8 ? __mmask8(0)
-                                 : __mmask8((1u << (left - 8)) - 1);
-        }
-        const __m512d q0 =
-            _mm512_fmadd_pd(_mm512_sub_pd(_mm512_maskz_loadu_pd(valid0, d + i), lo), scale, guard);
-        const __m512d q1 = _mm512_fmadd_pd(
-            _mm512_sub_pd(_mm512_maskz_loadu_pd(valid1, d + i + 8), lo), scale, guard);
-        const __mmask8 near0 = near(q0, valid0), near1 = near(q1, valid1);
-        const unsigned nearAll = unsigned(near0) | unsigned(near1) << 8;
-        for (unsigned lanes = nearAll; lanes; lanes &= lanes - 1) { // rare
-            const double v = d[i + unsigned(__builtin_ctz(lanes))];
-            if (!std::isnan(v))
-                ++counts[binner(v)];
-        }
-        i += 16;
-        const __mmask8 take0 = valid0 & ~near0, take1 = valid1 & ~near1;
-        // (maskz forms: GCC 12 warns of the plain ones' undefined operand)
-        const __m512i bins = _mm512_maskz_inserti64x4(
-            0xff, _mm512_castsi256_si512(_mm512_maskz_cvttpd_epi32(take0, q0)),
-            _mm512_maskz_cvttpd_epi32(take1, q1), 1);
-        return {bins, __mmask16(unsigned(take0) | unsigned(take1) << 8)};
-    }
-};
-
-// All n differences of d into `sliced`, the few it cannot vouch for into
-// `counts` by the Binner.
-CKPTSCOPE_AVX512 void binAvx512(const double* d, uint64_t n, const Binner& binner,
-                                stats::SlicedBins& sliced, uint64_t* counts) {
-    const __m512d lo = _mm512_set1_pd(binner.lo), scale = _mm512_set1_pd(binner.scale),
-                  guard = _mm512_set1_pd(binner.guard),
-                  twoGuards = _mm512_set1_pd(2 * binner.guard);
-    DoubleBins<false> full{d, 0, n, binner, counts, lo, scale, guard, twoGuards};
-    DoubleBins<true> tail{d, n - n % 256, n, binner, counts, lo, scale, guard, twoGuards};
-    stats::countValues(sliced, n, full, tail);
-}
-
 CKPTSCOPE_AVX512_END
 
 #endif // CKPTSCOPE_DIFF_AVX2
@@ -402,8 +283,226 @@ Part scanBlock(const float* a, const float* b, uint64_t n, double atol, double r
 struct ValueComparer::Buffers {
     std::vector<double> retained;            // b - a of the first kRetainMax pairs
     std::vector<std::vector<float>> scratch; // per worker: a block of a, then of b
+    std::vector<std::vector<double>> diffs;  // per worker: b - a of a block not retained
     std::vector<Part> parts;                 // per block
 };
+
+namespace {
+
+// The sums of the block results, in block order.
+struct Totals {
+    double sumAbs = 0, sumSq = 0, aa = 0, bb = 0, ab = 0, maxAbs = 0, lo = kInf, hi = -kInf;
+};
+
+Totals mergeParts(const std::vector<Part>& parts, ElementDiff& r) {
+    Totals t;
+    for (const Part& p : parts) {
+        r.differing += p.differing;
+        r.nanMismatch += p.nanMismatch;
+        r.finitePairs += p.finite;
+        t.sumAbs += p.sumAbs;
+        t.sumSq += p.sumSq;
+        t.aa += p.aa;
+        t.bb += p.bb;
+        t.ab += p.ab;
+        t.maxAbs = std::max(t.maxAbs, p.maxAbs);
+        t.lo = std::min(t.lo, p.lo);
+        t.hi = std::max(t.hi, p.hi);
+    }
+    r.normA = std::sqrt(t.aa);
+    r.normB = std::sqrt(t.bb);
+    if (r.finitePairs == 0)
+        return t;
+    r.maxAbsDiff = t.maxAbs;
+    r.meanAbsDiff = t.sumAbs / double(r.finitePairs);
+    if (t.aa > 0)
+        r.relL2 = std::sqrt(t.sumSq) / r.normA;
+    if (t.aa > 0 && t.bb > 0)
+        r.cosine = t.ab / (r.normA * r.normB);
+    return t;
+}
+
+// b - a of n pairs into d, NaN where a pair is not finite on both sides (as
+// scanBlock writes them).
+void differences(const float* a, const float* b, uint64_t n, double* d) {
+    for (uint64_t i = 0; i < n; ++i) {
+        const float fa = valueAt(a, i), fb = valueAt(b, i);
+        d[i] = special(fa) || special(fb) ? kNaN : double(fb) - double(fa);
+    }
+}
+
+} // namespace
+
+// The two passes of one comparison over the blocks of both sides: (1) the
+// figures of each block (and b - a of the first kRetainMax pairs, kept), (2)
+// the histogram of b - a, from the kept differences or by reading the block
+// again. Both sides are read block by block into the worker's scratch
+// (readers), or scanned in place in their maps (mapA, mapB).
+class ValueComparer::Passes {
+public:
+    Passes(uint64_t count, const ValueReader* readA, const ValueReader* readB,
+           const MappedValues* mapA, const MappedValues* mapB, const DiffOptions& options,
+           const std::function<void(double)>& progress, Buffers& buffers)
+        : m_count(count), m_readA(readA), m_readB(readB), m_mapA(mapA), m_mapB(mapB), m_o(options),
+          m_control(options.cancel, progress ? progress : options.progress), m_buf(buffers),
+          m_blocks((count + kBlock - 1) / kBlock),
+          m_threads(workerCount(options.threads, m_blocks)),
+          m_retainedBlocks(((options.bins > 0 ? std::min(count, kRetainMax) : 0) + kBlock - 1) /
+                           kBlock),
+          m_span1(options.bins <= 0    ? 1.0
+                  : count > kRetainMax ? 0.5
+                                       : 0.9) {}
+
+    ElementDiff run();
+
+private:
+    using Step = std::function<void(unsigned worker, uint64_t block, uint64_t n)>;
+    void prepareBuffers();
+    const float* readBlock(unsigned worker, uint64_t b, uint64_t n);
+    template <typename Use> void withBlock(unsigned worker, uint64_t b, uint64_t n, Use& use);
+    void runBlocks(const Step& step, double from, double span);
+    void scanPass();
+    void histogramPass(Histogram& h);
+
+    const uint64_t m_count;
+    const ValueReader *const m_readA, *const m_readB;
+    const MappedValues *const m_mapA, *const m_mapB;
+    const DiffOptions& m_o;
+    const TaskControl m_control; // the options' flag, the call's progress
+    Buffers& m_buf;
+    const uint64_t m_blocks;
+    const unsigned m_threads;
+    const uint64_t m_retainedBlocks;
+    const double m_span1; // share of the progress for pass 1
+    std::atomic<uint64_t> m_next{0}, m_done{0};
+    std::atomic<bool> m_stop{false};
+};
+
+void ValueComparer::Passes::prepareBuffers() {
+    const uint64_t retained = std::min(m_count, m_retainedBlocks * kBlock);
+    if (m_buf.retained.size() < retained)
+        m_buf.retained.resize(size_t(retained));
+    if (m_buf.scratch.size() < m_threads)
+        m_buf.scratch.resize(m_threads);
+    if (m_buf.diffs.size() < m_threads)
+        m_buf.diffs.resize(m_threads);
+    m_buf.parts.assign(size_t(m_blocks), Part{});
+}
+
+// Reads block b of both sides into the worker's scratch.
+const float* ValueComparer::Passes::readBlock(unsigned worker, uint64_t b, uint64_t n) {
+    std::vector<float>& s = m_buf.scratch[worker];
+    if (s.size() < 2 * kBlock)
+        s.resize(2 * kBlock);
+    (*m_readA)(b * kBlock, n, s.data());
+    (*m_readB)(b * kBlock, n, s.data() + kBlock);
+    return s.data();
+}
+
+// Runs use(a, b) over block b of both sides: read, or in place in the two
+// maps, inside MappedFile::access (so `use` is a plain loop), whose pages are
+// released afterwards.
+template <typename Use>
+void ValueComparer::Passes::withBlock(unsigned worker, uint64_t b, uint64_t n, Use& use) {
+    if (!m_mapA) {
+        const float* v = readBlock(worker, b, n);
+        use(v, v + kBlock);
+        return;
+    }
+    const MappedFile::Window w[2] = {{m_mapA->file, m_mapA->offset + b * kBlock * 4, n * 4},
+                                     {m_mapB->file, m_mapB->offset + b * kBlock * 4, n * 4}};
+    auto body = [&use, va = reinterpret_cast<const float*>(w[0].file->data() + w[0].offset),
+                 vb = reinterpret_cast<const float*>(w[1].file->data() + w[1].offset)]() noexcept {
+        use(va, vb);
+    };
+    MappedFile::access(w, 2, body);
+    for (const MappedFile::Window& x : w)
+        x.file->release(x.offset, x.length);
+}
+
+// step(worker, b, n) for every block on the threads; progress over
+// [from, from + span]. Throws Cancelled when asked to stop.
+void ValueComparer::Passes::runBlocks(const Step& step, double from, double span) {
+    m_next = 0;
+    m_done = 0;
+    runOnThreads(m_threads, [&](unsigned worker) {
+        try {
+            while (!m_stop.load(std::memory_order_relaxed) && !m_control.cancelled()) {
+                const uint64_t b = m_next.fetch_add(1);
+                if (b >= m_blocks)
+                    break;
+                step(worker, b, std::min(kBlock, m_count - b * kBlock));
+                const uint64_t d = m_done.fetch_add(1) + 1;
+                m_control.report(from + span * double(d) / double(m_blocks));
+            }
+        } catch (...) {
+            m_stop = true;
+            throw;
+        }
+    });
+    m_control.throwIfCancelled();
+}
+
+void ValueComparer::Passes::scanPass() {
+    runBlocks(
+        [&](unsigned worker, uint64_t b, uint64_t n) {
+            double* d = b < m_retainedBlocks ? m_buf.retained.data() + b * kBlock : nullptr;
+            Part* const out = &m_buf.parts[size_t(b)];
+            auto scan = [out, d, n, this](const float* va, const float* vb) noexcept {
+                *out = scanBlock(va, vb, n, m_o.atol, m_o.rtol, d);
+            };
+            withBlock(worker, b, n, scan);
+        },
+        0.0, m_span1);
+}
+
+void ValueComparer::Passes::histogramPass(Histogram& h) {
+    std::vector<std::unique_ptr<stats::BinCounter<double>>> counters(m_threads);
+    for (auto& c : counters)
+        c = std::make_unique<stats::BinCounter<double>>(h);
+    runBlocks(
+        [&](unsigned worker, uint64_t b, uint64_t n) {
+            if (b < m_retainedBlocks) {
+                counters[worker]->add(m_buf.retained.data() + b * kBlock, n);
+                return;
+            }
+            std::vector<double>& d = m_buf.diffs[worker];
+            if (d.size() < kBlock)
+                d.resize(kBlock);
+            auto differ = [to = d.data(), n](const float* va, const float* vb) noexcept {
+                differences(va, vb, n, to);
+            };
+            withBlock(worker, b, n, differ);
+            counters[worker]->add(d.data(), n);
+        },
+        m_span1, 1.0 - m_span1);
+    for (auto& c : counters)
+        c->mergeInto(h.counts);
+}
+
+ElementDiff ValueComparer::Passes::run() {
+    prepareBuffers();
+    scanPass();
+    ElementDiff r;
+    r.count = m_count;
+    const Totals t = mergeParts(m_buf.parts, r);
+    if (r.finitePairs == 0) {
+        m_control.report(1.0);
+        return r;
+    }
+    if (m_o.bins <= 0)
+        return r;
+    Histogram& h = r.histogram;
+    h.lo = t.lo;
+    h.hi = t.hi;
+    h.counts.assign(size_t(m_o.bins), 0);
+    if (!(t.hi > t.lo))
+        h.counts[0] = r.finitePairs; // one difference: everything in bin 0
+    else
+        histogramPass(h);
+    m_control.report(1.0);
+    return r;
+}
 
 ValueComparer::ValueComparer(DiffOptions options)
     : m_options(std::move(options)), m_buffers(std::make_unique<Buffers>()) {}
@@ -413,202 +512,12 @@ ValueComparer::~ValueComparer() = default;
 ElementDiff ValueComparer::compare(uint64_t count, const ValueReader& readA,
                                    const ValueReader& readB,
                                    const std::function<void(double)>& progress) {
-    return compareImpl(count, &readA, &readB, nullptr, nullptr, progress);
+    return Passes(count, &readA, &readB, nullptr, nullptr, m_options, progress, *m_buffers).run();
 }
 
 ElementDiff ValueComparer::compare(uint64_t count, const MappedValues& a, const MappedValues& b,
                                    const std::function<void(double)>& progress) {
-    return compareImpl(count, nullptr, nullptr, &a, &b, progress);
-}
-
-// Both sides are read block by block into the worker's scratch (readers), or
-// scanned in place in their maps (mapA, mapB).
-ElementDiff ValueComparer::compareImpl(uint64_t count, const ValueReader* readA,
-                                       const ValueReader* readB, const MappedValues* mapA,
-                                       const MappedValues* mapB,
-                                       const std::function<void(double)>& progressOverride) {
-    const DiffOptions& o = m_options;
-    const std::function<void(double)>& progress = progressOverride ? progressOverride : o.progress;
-    Buffers& buf = *m_buffers;
-    const uint64_t blocks = (count + kBlock - 1) / kBlock;
-    const unsigned threads = workerCount(o.threads, blocks);
-    const bool wantHistogram = o.bins > 0;
-    const uint64_t retained = wantHistogram ? std::min(count, kRetainMax) : 0;
-    const uint64_t retainedBlocks = (retained + kBlock - 1) / kBlock;
-    if (buf.retained.size() < retained)
-        buf.retained.resize(size_t(retained));
-    if (buf.scratch.size() < threads)
-        buf.scratch.resize(threads);
-    buf.parts.assign(size_t(blocks), Part{});
-    const double span1 = !wantHistogram ? 1.0 : count > kRetainMax ? 0.5 : 0.9;
-
-    std::atomic<uint64_t> next{0}, done{0};
-    std::atomic<bool> stop{false};
-    auto cancelled = [&] {
-        if (stop.load(std::memory_order_relaxed))
-            return true;
-        if (o.cancel && o.cancel->load(std::memory_order_relaxed)) {
-            stop = true;
-            return true;
-        }
-        return false;
-    };
-    // Reads block b of both sides into the worker's scratch.
-    auto readBlock = [&](unsigned worker, uint64_t b, uint64_t n) {
-        std::vector<float>& s = buf.scratch[worker];
-        if (s.size() < 2 * kBlock)
-            s.resize(2 * kBlock);
-        (*readA)(b * kBlock, n, s.data());
-        (*readB)(b * kBlock, n, s.data() + kBlock);
-        return s.data();
-    };
-    // Runs use(a, b) over block b of both sides: read, or in place in the
-    // two maps, inside MappedFile::access (so `use` is a plain loop), whose
-    // pages are released afterwards.
-    auto withBlock = [&](unsigned worker, uint64_t b, uint64_t n, auto& use) {
-        if (!mapA) {
-            const float* v = readBlock(worker, b, n);
-            use(v, v + kBlock);
-            return;
-        }
-        const MappedFile::Window w[2] = {{mapA->file, mapA->offset + b * kBlock * 4, n * 4},
-                                         {mapB->file, mapB->offset + b * kBlock * 4, n * 4}};
-        auto body = [&use, va = reinterpret_cast<const float*>(w[0].file->data() + w[0].offset),
-                     vb = reinterpret_cast<const float*>(w[1].file->data() +
-                                                         w[1].offset)]() noexcept { use(va, vb); };
-        MappedFile::access(w, 2, body);
-        for (const MappedFile::Window& x : w)
-            x.file->release(x.offset, x.length);
-    };
-    auto run = [&](const std::function<void(unsigned, uint64_t, uint64_t)>& step, double from,
-                   double span) {
-        next = 0;
-        done = 0;
-        runOnThreads(threads, [&](unsigned worker) {
-            try {
-                while (!cancelled()) {
-                    const uint64_t b = next.fetch_add(1);
-                    if (b >= blocks)
-                        break;
-                    step(worker, b, std::min(kBlock, count - b * kBlock));
-                    const uint64_t d = done.fetch_add(1) + 1;
-                    if (progress)
-                        progress(from + span * double(d) / double(blocks));
-                }
-            } catch (...) {
-                stop = true;
-                throw;
-            }
-        });
-    };
-
-    run(
-        [&](unsigned worker, uint64_t b, uint64_t n) {
-            double* d = b < retainedBlocks ? buf.retained.data() + b * kBlock : nullptr;
-            Part* const out = &buf.parts[size_t(b)];
-            auto scan = [out, d, n, &o](const float* va, const float* vb) noexcept {
-                *out = scanBlock(va, vb, n, o.atol, o.rtol, d);
-            };
-            withBlock(worker, b, n, scan);
-        },
-        0.0, span1);
-    if (o.cancel && o.cancel->load())
-        throw Cancelled{};
-
-    ElementDiff r;
-    r.count = count;
-    double sumAbs = 0, sumSq = 0, aa = 0, bb = 0, ab = 0, maxAbs = 0, lo = kInf, hi = -kInf;
-    for (const Part& p : buf.parts) {
-        r.differing += p.differing;
-        r.nanMismatch += p.nanMismatch;
-        r.finitePairs += p.finite;
-        sumAbs += p.sumAbs;
-        sumSq += p.sumSq;
-        aa += p.aa;
-        bb += p.bb;
-        ab += p.ab;
-        maxAbs = std::max(maxAbs, p.maxAbs);
-        lo = std::min(lo, p.lo);
-        hi = std::max(hi, p.hi);
-    }
-    r.normA = std::sqrt(aa);
-    r.normB = std::sqrt(bb);
-    if (r.finitePairs == 0) {
-        if (progress)
-            progress(1.0);
-        return r;
-    }
-    r.maxAbsDiff = maxAbs;
-    r.meanAbsDiff = sumAbs / double(r.finitePairs);
-    if (aa > 0)
-        r.relL2 = std::sqrt(sumSq) / r.normA;
-    if (aa > 0 && bb > 0)
-        r.cosine = ab / (r.normA * r.normB);
-    if (!wantHistogram)
-        return r;
-
-    Histogram& h = r.histogram;
-    h.lo = lo;
-    h.hi = hi;
-    h.counts.assign(size_t(o.bins), 0);
-    if (!(hi > lo)) {
-        h.counts[0] = r.finitePairs; // one difference: everything in bin 0
-        if (progress)
-            progress(1.0);
-        return r;
-    }
-    const Binner binner(h);
-    std::vector<std::vector<uint64_t>> counts(threads, std::vector<uint64_t>(size_t(o.bins), 0));
-#ifdef CKPTSCOPE_DIFF_AVX2
-    // Bit-sliced counting (AVX-512) needs a scale that is a normal double.
-    std::vector<std::unique_ptr<stats::SlicedBins>> sliced;
-    if (o.bins <= int(stats::SlicedBins::kMaxBins) && stats::useAvx512() &&
-        std::isfinite(binner.scale) && binner.scale >= std::numeric_limits<double>::min())
-        for (unsigned k = 0; k < threads; ++k)
-            sliced.push_back(std::make_unique<stats::SlicedBins>(unsigned(o.bins)));
-#endif
-    run(
-        [&](unsigned worker, uint64_t b, uint64_t n) {
-            std::vector<uint64_t>& c = counts[worker];
-            if (b < retainedBlocks) {
-                const double* d = buf.retained.data() + b * kBlock;
-                uint64_t i = 0;
-#ifdef CKPTSCOPE_DIFF_AVX2
-                if (!sliced.empty()) {
-                    binAvx512(d, n, binner, *sliced[worker], c.data());
-                    return;
-                }
-                if (useAvx2())
-                    i = binAvx2(d, n, binner, c.data());
-#endif
-                for (; i < n; ++i)
-                    if (!std::isnan(d[i]))
-                        ++c[binner(d[i])];
-                return;
-            }
-            uint64_t* const into = c.data();
-            auto bin = [into, n, &binner](const float* va, const float* vb) noexcept {
-                for (uint64_t i = 0; i < n; ++i) {
-                    const float fa = valueAt(va, i), fb = valueAt(vb, i);
-                    if (!special(fa) && !special(fb))
-                        ++into[binner(double(fb) - double(fa))];
-                }
-            };
-            withBlock(worker, b, n, bin);
-        },
-        span1, 1.0 - span1);
-    if (o.cancel && o.cancel->load())
-        throw Cancelled{};
-#ifdef CKPTSCOPE_DIFF_AVX2
-    for (size_t k = 0; k < sliced.size(); ++k)
-        sliced[k]->drainInto(counts[k].data());
-#endif
-    for (const auto& c : counts)
-        for (size_t k = 0; k < c.size(); ++k)
-            h.counts[k] += c[k];
-    if (progress)
-        progress(1.0);
-    return r;
+    return Passes(count, nullptr, nullptr, &a, &b, m_options, progress, *m_buffers).run();
 }
 
 ElementDiff compareValues(uint64_t count, const ValueReader& a, const ValueReader& b,
@@ -625,25 +534,6 @@ ElementDiff compareValues(const float* a, const float* b, uint64_t count,
         };
     };
     return compareValues(count, from(a), from(b), options);
-}
-
-Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, double hi, int bins,
-                        const std::atomic<bool>* cancel) {
-    Histogram h;
-    h.lo = lo;
-    h.hi = hi;
-    h.counts.assign(size_t(std::max(bins, 1)), 0);
-    std::vector<float> block(size_t(std::min(count, kBlock)));
-    for (uint64_t first = 0; first < count; first += kBlock) {
-        if (cancel && cancel->load(std::memory_order_relaxed))
-            throw Cancelled{};
-        const uint64_t n = std::min(kBlock, count - first);
-        reader(first, n, block.data());
-        for (uint64_t i = 0; i < n; ++i)
-            if (std::isfinite(block[i]))
-                ++h.counts[h.binOf(block[i])];
-    }
-    return h;
 }
 
 } // namespace ckptscope

@@ -132,20 +132,20 @@ NodeMatching matchNodes(const ComputationGraphStore& a, const ComputationGraphSt
     return m;
 }
 
-GradientDiff diffGradients(const GradientCheckpoint& a, const GradientCheckpoint& b,
-                           const DiffOptions& options, const std::vector<std::string>& onlyBlobs) {
-    GradientDiff r;
-    r.fields = diffFields(a, b);
-    GradientDiffSummary& s = r.summary;
+namespace {
 
+// The matched nodes that differ, the unmatched ones (sorted by id); returns
+// the A partner of each matched B node.
+std::map<std::string, std::string> diffNodes(const GradientCheckpoint& a,
+                                             const GradientCheckpoint& b, GradientDiff& r) {
+    GradientDiffSummary& s = r.summary;
     const auto& nodesA = a.graph.nodes();
     const auto& nodesB = b.graph.nodes();
     const NodeMatching matching = matchNodes(a.graph, b.graph);
     r.structureMatching = matching.byStructure;
-    const auto& pairs = matching.pairs;
     std::set<std::string> matchedA, matchedB;
     std::map<std::string, std::string> bToA;
-    for (const auto& [ka, kb] : pairs) {
+    for (const auto& [ka, kb] : matching.pairs) {
         matchedA.insert(ka);
         matchedB.insert(kb);
         bToA[kb] = ka;
@@ -177,8 +177,12 @@ GradientDiff diffGradients(const GradientCheckpoint& a, const GradientCheckpoint
         }
     std::stable_sort(r.nodes.begin(), r.nodes.end(),
                      [](const NodeDiff& x, const NodeDiff& y) { return x.id < y.id; });
+    return bToA;
+}
 
-    // Edges as multisets; B's ends renamed to their A partners.
+// Edges as multisets; B's ends renamed to their A partners.
+void diffEdges(const GradientCheckpoint& a, const GradientCheckpoint& b,
+               const std::map<std::string, std::string>& bToA, GradientDiff& r) {
     std::map<Edge, long long> balance; // copies in A minus copies in B
     for (const Edge& e : a.graph.edges())
         ++balance[e];
@@ -194,10 +198,49 @@ GradientDiff diffGradients(const GradientCheckpoint& a, const GradientCheckpoint
         for (long long k = 0; k < -n; ++k)
             r.edgesAdded.push_back(edge);
     }
-    s.edgesAdded = r.edgesAdded.size();
-    s.edgesRemoved = r.edgesRemoved.size();
+    r.summary.edgesAdded = r.edgesAdded.size();
+    r.summary.edgesRemoved = r.edgesRemoved.size();
+}
 
-    // Optimizer state by name.
+// One optimizer blob on both sides (either may be missing): bytes, and
+// values when they can be f32.
+BlobDiff diffBlob(const std::string& name, const std::vector<uint8_t>* ba,
+                  const std::vector<uint8_t>* bb, ValueComparer& comparer) {
+    BlobDiff d;
+    d.name = name;
+    if (ba)
+        d.bytesA = ba->size();
+    if (bb)
+        d.bytesB = bb->size();
+    if (!bb) {
+        d.status = DiffStatus::Removed;
+    } else if (!ba) {
+        d.status = DiffStatus::Added;
+    } else if (ba->size() != bb->size()) {
+        d.status = DiffStatus::Changed;
+    } else {
+        uint64_t differing = 0;
+        for (size_t i = 0; i < ba->size(); ++i)
+            differing += (*ba)[i] != (*bb)[i];
+        d.differingBytes = differing;
+        if (ba->size() % 4 == 0) {
+            auto reader = [](const std::vector<uint8_t>& v) {
+                return [&v](uint64_t first, uint64_t n, float* out) {
+                    std::memcpy(out, v.data() + first * 4, size_t(n) * 4);
+                };
+            };
+            d.f32 = comparer.compare(ba->size() / 4, reader(*ba), reader(*bb), [](double) {});
+            d.status = d.f32->differing == 0 ? DiffStatus::Same : DiffStatus::Changed;
+        } else {
+            d.status = differing == 0 ? DiffStatus::Same : DiffStatus::Changed;
+        }
+    }
+    return d;
+}
+
+// Optimizer state by name.
+void diffBlobs(const GradientCheckpoint& a, const GradientCheckpoint& b, const DiffOptions& options,
+               const std::vector<std::string>& onlyBlobs, GradientDiff& r) {
     std::set<std::string> names;
     for (const auto& kv : a.optimizerState)
         names.insert(kv.first);
@@ -209,42 +252,26 @@ GradientDiff diffGradients(const GradientCheckpoint& a, const GradientCheckpoint
     if (!onlyBlobs.empty())
         names = std::set<std::string>(onlyBlobs.begin(), onlyBlobs.end());
     ValueComparer comparer(options);
+    auto find = [](const GradientCheckpoint& c,
+                   const std::string& name) -> const std::vector<uint8_t>* {
+        const auto it = c.optimizerState.find(name);
+        return it == c.optimizerState.end() ? nullptr : &it->second;
+    };
     for (const std::string& name : names) {
-        BlobDiff d;
-        d.name = name;
-        const auto ia = a.optimizerState.find(name), ib = b.optimizerState.find(name);
-        const std::vector<uint8_t>* ba = ia == a.optimizerState.end() ? nullptr : &ia->second;
-        const std::vector<uint8_t>* bb = ib == b.optimizerState.end() ? nullptr : &ib->second;
-        if (ba)
-            d.bytesA = ba->size();
-        if (bb)
-            d.bytesB = bb->size();
-        if (!bb) {
-            d.status = DiffStatus::Removed;
-        } else if (!ba) {
-            d.status = DiffStatus::Added;
-        } else if (ba->size() != bb->size()) {
-            d.status = DiffStatus::Changed;
-        } else {
-            uint64_t differing = 0;
-            for (size_t i = 0; i < ba->size(); ++i)
-                differing += (*ba)[i] != (*bb)[i];
-            d.differingBytes = differing;
-            if (ba->size() % 4 == 0) {
-                auto reader = [](const std::vector<uint8_t>& v) {
-                    return [&v](uint64_t first, uint64_t n, float* out) {
-                        std::memcpy(out, v.data() + first * 4, size_t(n) * 4);
-                    };
-                };
-                d.f32 = comparer.compare(ba->size() / 4, reader(*ba), reader(*bb), [](double) {});
-                d.status = d.f32->differing == 0 ? DiffStatus::Same : DiffStatus::Changed;
-            } else {
-                d.status = differing == 0 ? DiffStatus::Same : DiffStatus::Changed;
-            }
-        }
-        s.optimizerChanged += d.status != DiffStatus::Same;
+        BlobDiff d = diffBlob(name, find(a, name), find(b, name), comparer);
+        r.summary.optimizerChanged += d.status != DiffStatus::Same;
         r.optimizerState.push_back(std::move(d));
     }
+}
+
+} // namespace
+
+GradientDiff diffGradients(const GradientCheckpoint& a, const GradientCheckpoint& b,
+                           const DiffOptions& options, const std::vector<std::string>& onlyBlobs) {
+    GradientDiff r;
+    r.fields = diffFields(a, b);
+    diffEdges(a, b, diffNodes(a, b, r), r);
+    diffBlobs(a, b, options, onlyBlobs, r);
     return r;
 }
 

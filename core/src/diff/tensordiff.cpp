@@ -115,21 +115,23 @@ ValueReader tensorReader(const Document& doc, size_t index) {
     };
 }
 
-TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& options,
-                       const std::vector<std::string>& only) {
-    TensorDiff result;
-    result.metadata = diffMetadata(a, b);
-    std::vector<TensorDiffEntry> all = pairTensors(a, b);
-    if (!only.empty()) {
-        const std::set<std::string> wanted(only.begin(), only.end());
-        for (const std::string& name : wanted)
-            if (std::none_of(all.begin(), all.end(),
-                             [&](const TensorDiffEntry& e) { return e.name == name; }))
-                throw UnknownTensorError(name);
-        std::erase_if(all, [&](const TensorDiffEntry& e) { return !wanted.count(e.name); });
-    }
+namespace {
 
-    // Shapes and statuses first, so progress can be weighted by values.
+// Keeps the entries named in `only` (all when empty).
+void keepOnly(std::vector<TensorDiffEntry>& all, const std::vector<std::string>& only) {
+    if (only.empty())
+        return;
+    const std::set<std::string> wanted(only.begin(), only.end());
+    for (const std::string& name : wanted)
+        if (std::none_of(all.begin(), all.end(),
+                         [&](const TensorDiffEntry& e) { return e.name == name; }))
+            throw UnknownTensorError(name);
+    std::erase_if(all, [&](const TensorDiffEntry& e) { return !wanted.count(e.name); });
+}
+
+// Shapes, dtypes and the statuses known without values; returns the pairs
+// to compare, so progress can be weighted by values.
+uint64_t describeEntries(std::vector<TensorDiffEntry>& all, const Document& a, const Document& b) {
     uint64_t total = 0;
     for (TensorDiffEntry& e : all) {
         const TensorEntry* ta = e.indexA ? &a.tensors()[*e.indexA] : nullptr;
@@ -151,79 +153,105 @@ TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& 
         else
             total += ta->dataLen;
     }
+    return total;
+}
 
-    // Tensors up to kWholeTensorPairs pairs are compared whole, one per
-    // thread at a time (each worker keeps its own buffers: at most 16 MiB of
-    // differences); larger ones one after another on all threads.
-    constexpr uint64_t kWholeTensorPairs = uint64_t(2) << 20;
-    ValueComparer comparer(options);
-    DiffOptions oneThread = options;
-    oneThread.threads = 1;
-    oneThread.progress = nullptr;
-    std::vector<std::unique_ptr<ValueComparer>> workers(workerCount(options.threads, all.size()));
-    uint64_t done = 0;
-    std::mutex doneMutex; // progress never goes back
-    auto compareEntry = [&](TensorDiffEntry& e, ValueComparer& with,
-                            const std::function<void(double)>& progress) {
-        const uint64_t n = a.tensors()[*e.indexA].dataLen;
-        // Compared through the maps only when asked for (MapPolicy).
-        const bool mapped = mapPolicy() == MapPolicy::Always;
-        const auto mapA = mapped ? a.mappedValues(*e.indexA) : std::nullopt;
-        const auto mapB = mapped ? b.mappedValues(*e.indexB) : std::nullopt;
-        if (mapA && mapB) {
-            try {
-                e.elements = with.compare(n, *mapA, *mapB, progress);
-            } catch (const SourceChangedError& error) {
-                throw OpenError(error.file() == b.path() ? b.path() : a.path(), error.what());
-            }
-        } else {
-            e.elements =
-                with.compare(n, tensorReader(a, *e.indexA), tensorReader(b, *e.indexB), progress);
-        }
-        std::lock_guard lock(doneMutex);
-        done += n;
-        if (options.progress && total > 0)
-            options.progress(double(done) / double(total));
-    };
-    auto compared = [&](const TensorDiffEntry& e) {
+// The values of every entry with values on both sides. Tensors up to
+// kWholeTensorPairs pairs are compared whole, one per thread at a time (each
+// worker keeps its own buffers: at most 16 MiB of differences); larger ones
+// one after another on all threads.
+class EntryComparer {
+public:
+    EntryComparer(const Document& a, const Document& b, const DiffOptions& options, uint64_t total,
+                  size_t entries)
+        : m_a(a), m_b(b), m_options(options), m_total(total), m_comparer(options),
+          m_oneThread(options), m_workers(workerCount(options.threads, entries)) {
+        m_oneThread.threads = 1;
+        m_oneThread.progress = nullptr;
+    }
+
+    void compareAll(std::vector<TensorDiffEntry>& all);
+
+private:
+    static constexpr uint64_t kWholeTensorPairs = uint64_t(2) << 20;
+    static bool compared(const TensorDiffEntry& e) {
         return e.indexA && e.indexB && e.status == DiffStatus::Same;
-    };
-    auto pairs = [&](const TensorDiffEntry& e) { return a.tensors()[*e.indexA].dataLen; };
-    // Entries [from, to): those compared are small, one per worker.
-    auto wholeTensors = [&](size_t from, size_t to) {
-        std::vector<size_t> small;
-        for (size_t k = from; k < to; ++k)
-            if (compared(all[k]))
-                small.push_back(k);
-        forEachTask(small.size(), unsigned(workers.size()), [&](size_t w, unsigned worker) {
-            if (!workers[worker])
-                workers[worker] = std::make_unique<ValueComparer>(oneThread);
-            compareEntry(all[small[w]], *workers[worker], nullptr);
-        });
-    };
+    }
+    uint64_t pairs(const TensorDiffEntry& e) const { return m_a.tensors()[*e.indexA].dataLen; }
+    void compareEntry(TensorDiffEntry& e, ValueComparer& with,
+                      const std::function<void(double)>& progress);
+    void wholeTensors(std::vector<TensorDiffEntry>& all, size_t from, size_t to);
+
+    const Document &m_a, &m_b;
+    const DiffOptions& m_options;
+    const uint64_t m_total;
+    ValueComparer m_comparer;
+    DiffOptions m_oneThread;
+    std::vector<std::unique_ptr<ValueComparer>> m_workers;
+    uint64_t m_done = 0;
+    std::mutex m_doneMutex; // progress never goes back
+};
+
+void EntryComparer::compareEntry(TensorDiffEntry& e, ValueComparer& with,
+                                 const std::function<void(double)>& progress) {
+    const uint64_t n = pairs(e);
+    const auto mapA = m_a.mappedValues(*e.indexA, ScanUse::Comparison);
+    const auto mapB = mapA ? m_b.mappedValues(*e.indexB, ScanUse::Comparison) : std::nullopt;
+    if (mapA && mapB) {
+        try {
+            e.elements = with.compare(n, *mapA, *mapB, progress);
+        } catch (const SourceChangedError& error) {
+            throw OpenError(error.file() == m_b.path() ? m_b.path() : m_a.path(), error.what());
+        }
+    } else {
+        e.elements =
+            with.compare(n, tensorReader(m_a, *e.indexA), tensorReader(m_b, *e.indexB), progress);
+    }
+    std::lock_guard lock(m_doneMutex);
+    m_done += n;
+    if (m_total > 0)
+        m_options.report(m_done, m_total);
+}
+
+// Entries [from, to): those compared are small, one per worker.
+void EntryComparer::wholeTensors(std::vector<TensorDiffEntry>& all, size_t from, size_t to) {
+    std::vector<size_t> small;
+    for (size_t k = from; k < to; ++k)
+        if (compared(all[k]))
+            small.push_back(k);
+    forEachTask(small.size(), unsigned(m_workers.size()), [&](size_t w, unsigned worker) {
+        if (!m_workers[worker])
+            m_workers[worker] = std::make_unique<ValueComparer>(m_oneThread);
+        compareEntry(all[small[w]], *m_workers[worker], nullptr);
+    });
+}
+
+void EntryComparer::compareAll(std::vector<TensorDiffEntry>& all) {
     size_t from = 0;
     for (size_t k = 0; k < all.size(); ++k) {
         if (!compared(all[k]) || pairs(all[k]) <= kWholeTensorPairs)
             continue;
-        wholeTensors(from, k);
+        wholeTensors(all, from, k);
         from = k + 1;
-        const uint64_t n = pairs(all[k]), before = done;
+        const uint64_t n = pairs(all[k]), before = m_done, total = m_total;
         std::function<void(double)> progress;
-        if (options.progress && total > 0)
-            progress = [&options, before, n, total](double p) {
-                options.progress((double(before) + p * double(n)) / double(total));
+        if (m_options.progress && total > 0)
+            progress = [this, before, n, total](double p) {
+                m_options.report((double(before) + p * double(n)) / double(total));
             };
-        compareEntry(all[k], comparer, progress);
+        compareEntry(all[k], m_comparer, progress);
     }
-    wholeTensors(from, all.size());
+    wholeTensors(all, from, all.size());
+}
 
+// The statuses of the compared entries, and the counts of each status.
+void summarize(std::vector<TensorDiffEntry>& all, TensorDiffSummary& s) {
     for (TensorDiffEntry& e : all) {
         if (e.elements) {
             e.status = e.elements->differing == 0 && e.dtypeA == e.dtypeB ? DiffStatus::Same
                                                                           : DiffStatus::Changed;
-            result.summary.differingElements += e.elements->differing;
+            s.differingElements += e.elements->differing;
         }
-        TensorDiffSummary& s = result.summary;
         switch (e.status) {
         case DiffStatus::Same:
             ++s.same;
@@ -242,9 +270,21 @@ TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& 
             break;
         }
     }
+}
+
+} // namespace
+
+TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& options,
+                       const std::vector<std::string>& only) {
+    TensorDiff result;
+    result.metadata = diffMetadata(a, b);
+    std::vector<TensorDiffEntry> all = pairTensors(a, b);
+    keepOnly(all, only);
+    const uint64_t total = describeEntries(all, a, b);
+    EntryComparer(a, b, options, total, all.size()).compareAll(all);
+    summarize(all, result.summary);
     result.tensors = std::move(all);
-    if (options.progress)
-        options.progress(1.0);
+    options.report(1.0);
     return result;
 }
 

@@ -68,17 +68,11 @@ void Document::readValues(size_t index, uint64_t first, uint64_t count, double* 
     readTensorValues(*m_source, m_index.tensors.at(index), first, count, out);
 }
 
-std::optional<MappedValues> Document::mappedValues(size_t index) const {
+std::optional<MappedValues> Document::mappedValues(size_t index, ScanUse use) const {
     const TensorEntry& t = m_index.tensors.at(index);
-    const MapPolicy policy = mapPolicy();
-    if (t.dtype != Dtype::F32 || policy == MapPolicy::Never)
+    if (t.dtype != Dtype::F32)
         return std::nullopt;
-    const MappedFile* file = m_source->mappedFile();
-    if (!file || t.dataOffset > file->size() || t.dataLen > (file->size() - t.dataOffset) / 4)
-        return std::nullopt;
-    if (policy == MapPolicy::Measure && !file->cheapToScan())
-        return std::nullopt;
-    return MappedValues{file, t.dataOffset};
+    return mapForScan(*m_source, t.dataOffset, t.dataLen, use);
 }
 
 void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {

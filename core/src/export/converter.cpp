@@ -56,7 +56,7 @@ std::string conversionRefusal(const Document& doc, ConvertTarget target,
 }
 
 std::vector<std::string> convertDocument(const Document& doc, ConvertTarget target,
-                                         const std::string& outPath, const WriteControl& control) {
+                                         const std::string& outPath, const TaskControl& control) {
     if (const std::string why = conversionRefusal(doc, target, outPath); !why.empty())
         throw ExportError(why);
     std::vector<std::string> warnings;

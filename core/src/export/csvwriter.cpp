@@ -76,13 +76,13 @@ std::vector<std::string> valueTexts(const Document& doc, size_t index, uint64_t 
 }
 
 void writeTensorCsv(std::ostream& out, const Document& doc, size_t index,
-                    const WriteControl& control) {
+                    const TaskControl& control) {
     const CsvGrid grid = csvGrid(doc.tensors().at(index));
     const uint64_t rowsPerChunk =
         std::max<uint64_t>(1, (uint64_t(1) << 16) / std::max<uint64_t>(grid.columns, 1));
     std::string text;
     for (uint64_t row = 0; row < grid.rows;) {
-        control.check();
+        control.throwIfCancelled();
         const uint64_t rows = std::min(rowsPerChunk, grid.rows - row);
         const std::vector<std::string> cells =
             valueTexts(doc, index, row * grid.columns, rows * grid.columns);

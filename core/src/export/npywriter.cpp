@@ -13,13 +13,13 @@ constexpr uint64_t kChunkBytes = 4 << 20;
 
 // Streams count elements of tensor `index`, raw or converted to f32.
 void streamValues(std::ostream& out, const Document& doc, size_t index, bool toF32,
-                  const WriteControl& control) {
+                  const TaskControl& control) {
     const TensorEntry& t = doc.tensors()[index];
     const size_t size = toF32 ? 4 : dtypeSize(t.dtype);
     const uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / size);
     std::vector<char> buffer(size_t(std::min(t.dataLen, chunk) * size));
     for (uint64_t done = 0; done < t.dataLen;) {
-        control.check();
+        control.throwIfCancelled();
         const uint64_t n = std::min(chunk, t.dataLen - done);
         if (toF32)
             doc.readValues(index, done, n, reinterpret_cast<float*>(buffer.data()));
@@ -71,13 +71,13 @@ std::string npyHeader(const std::string& descr, const std::vector<uint64_t>& sha
 }
 
 void writeNpy(std::ostream& out, const Document& doc, size_t index, const NpyLayout& layout,
-              const WriteControl& control) {
+              const TaskControl& control) {
     const std::string header = npyHeader(layout.descr, layout.shape);
     out.write(header.data(), std::streamsize(header.size()));
     streamValues(out, doc, index, layout.converted, control);
 }
 
-void writeRaw(std::ostream& out, const Document& doc, size_t index, const WriteControl& control) {
+void writeRaw(std::ostream& out, const Document& doc, size_t index, const TaskControl& control) {
     streamValues(out, doc, index, false, control);
 }
 

@@ -47,6 +47,19 @@ MapPolicy mapPolicyFrom(const char* value) {
     return MapPolicy::Measure;
 }
 
+std::optional<MappedValues> mapForScan(const ByteSource& source, uint64_t offset, uint64_t count,
+                                       ScanUse use) {
+    const MapPolicy policy = mapPolicy();
+    if (policy == MapPolicy::Never || (policy == MapPolicy::Measure && use == ScanUse::Comparison))
+        return std::nullopt;
+    const MappedFile* file = source.mappedFile();
+    if (!file || offset > file->size() || count > (file->size() - offset) / 4)
+        return std::nullopt;
+    if (policy == MapPolicy::Measure && !file->cheapToScan())
+        return std::nullopt;
+    return MappedValues{file, offset};
+}
+
 MapPolicy mapPolicy() {
     int p = g_policy.load(std::memory_order_relaxed);
     if (p < 0) {

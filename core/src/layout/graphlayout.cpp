@@ -9,7 +9,6 @@
 // lays out in a fraction of a second.
 #include "ckptscope/layout/graphlayout.h"
 
-#include "ckptscope/common/cancelled.h"
 #include "layout/layoutinternal.h"
 
 #include <algorithm>
@@ -22,20 +21,6 @@
 #include <unordered_set>
 
 namespace ckptscope {
-
-namespace layout {
-
-void checkCancel(const LayoutOptions& options) {
-    if (options.cancel && options.cancel->load(std::memory_order_relaxed))
-        throw Cancelled{};
-}
-
-void report(const LayoutOptions& options, double fraction) {
-    if (options.progress)
-        options.progress(std::min(1.0, std::max(0.0, fraction)));
-}
-
-} // namespace layout
 
 namespace {
 
@@ -73,6 +58,8 @@ void validate(const LayoutInput& input) {
                                         "] names a node beyond " + std::to_string(n));
     }
 }
+
+void linkSegments(LayeredGraph& g, const std::vector<uint32_t>& segWeight);
 
 // Real nodes renumbered rank by rank (layered[v] for input node v), dummies
 // after them, also rank by rank: a sweep over a rank then reads compact
@@ -140,7 +127,20 @@ LayeredGraph buildLayered(const LayoutInput& input, const std::vector<int>& rank
             prev = v;
         }
     }
+    linkSegments(g, segWeight);
+    g.rankStart.assign(size_t(maxRank) + 2, 0);
+    for (int r : g.rank)
+        ++g.rankStart[size_t(r) + 1];
+    for (size_t r = 1; r < g.rankStart.size(); ++r)
+        g.rankStart[r] += g.rankStart[r - 1];
+    g.order.assign(total, 0); // filled by the ordering phase
+    g.pos.assign(total, 0);
+    return g;
+}
 
+// The up and down neighbours of every node from the segments.
+void linkSegments(LayeredGraph& g, const std::vector<uint32_t>& segWeight) {
+    const uint32_t total = uint32_t(g.rank.size());
     g.upStart.assign(total + 1, 0);
     g.downStart.assign(total + 1, 0);
     for (size_t s = 0; s < g.segUpper.size(); ++s) {
@@ -170,15 +170,27 @@ LayeredGraph buildLayered(const LayoutInput& input, const std::vector<int>& rank
         std::sort(g.up.begin() + g.upStart[v], g.up.begin() + g.upStart[v + 1], byNode);
         std::sort(g.down.begin() + g.downStart[v], g.down.begin() + g.downStart[v + 1], byNode);
     }
+}
 
-    g.rankStart.assign(size_t(maxRank) + 2, 0);
-    for (int r : g.rank)
-        ++g.rankStart[size_t(r) + 1];
-    for (size_t r = 1; r < g.rankStart.size(); ++r)
-        g.rankStart[r] += g.rankStart[r - 1];
-    g.order.assign(total, 0); // filled by the ordering phase
-    g.pos.assign(total, 0);
-    return g;
+// Orients the edges (reversed ones point down too), then merges parallel
+// ones; mergedOf[i] is the merged edge of edge i.
+std::vector<MergedEdge> mergeEdges(const EdgeList& edges, const std::vector<char>& reversed,
+                                   std::vector<uint32_t>& mergedOf) {
+    std::vector<std::pair<uint64_t, uint32_t>> keyed(edges.size());
+    for (uint32_t i = 0; i < uint32_t(edges.size()); ++i) {
+        const auto [a, b] = reversed[i] ? std::pair(edges[i].second, edges[i].first) : edges[i];
+        keyed[i] = {uint64_t(a) << 32 | b, i};
+    }
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<MergedEdge> merged;
+    mergedOf.resize(edges.size());
+    for (const auto& [key, i] : keyed) {
+        if (merged.empty() || (uint64_t(merged.back().upper) << 32 | merged.back().lower) != key)
+            merged.push_back({uint32_t(key >> 32), uint32_t(key), 0, 0});
+        ++merged.back().weight;
+        mergedOf[i] = uint32_t(merged.size() - 1);
+    }
+    return merged;
 }
 
 } // namespace
@@ -187,8 +199,8 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options) 
     validate(input);
     const uint32_t n = uint32_t(input.widths.size());
     GraphLayout result;
-    checkCancel(options);
-    report(options, 0);
+    options.throwIfCancelled();
+    options.report(0);
 
     // Self loops are left out of the result; keep each other edge's index.
     EdgeList edges;
@@ -197,42 +209,28 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options) 
         if (e.first != e.second)
             edges.push_back(e);
     const std::vector<char> reversed = feedbackEdges(n, edges);
-    checkCancel(options);
-    report(options, 0.05);
+    options.throwIfCancelled();
+    options.report(0.05);
 
-    // Orient (reversed edges point down too), then merge parallel edges.
-    std::vector<std::pair<uint64_t, uint32_t>> keyed(edges.size());
-    for (uint32_t i = 0; i < uint32_t(edges.size()); ++i) {
-        const auto [a, b] = reversed[i] ? std::pair(edges[i].second, edges[i].first) : edges[i];
-        keyed[i] = {uint64_t(a) << 32 | b, i};
-    }
-    std::sort(keyed.begin(), keyed.end());
-    std::vector<MergedEdge> merged;
-    std::vector<uint32_t> mergedOf(edges.size());
-    for (const auto& [key, i] : keyed) {
-        if (merged.empty() || (uint64_t(merged.back().upper) << 32 | merged.back().lower) != key)
-            merged.push_back({uint32_t(key >> 32), uint32_t(key), 0, 0});
-        ++merged.back().weight;
-        mergedOf[i] = uint32_t(merged.size() - 1);
-    }
-    keyed = {};
+    std::vector<uint32_t> mergedOf;
+    std::vector<MergedEdge> merged = mergeEdges(edges, reversed, mergedOf);
     EdgeList dag(merged.size());
     for (size_t m = 0; m < merged.size(); ++m)
         dag[m] = {merged[m].upper, merged[m].lower};
     const std::vector<int> ranks = assignRanks(n, dag);
     dag = {};
-    checkCancel(options);
-    report(options, 0.1);
+    options.throwIfCancelled();
+    options.report(0.1);
 
     std::vector<uint32_t> layered, bends;
     LayeredGraph g = buildLayered(input, ranks, merged, layered, bends);
-    checkCancel(options);
-    report(options, 0.15);
+    options.throwIfCancelled();
+    options.report(0.15);
     result.crossings = g.nodeCount() ? reduceCrossings(g, options, 0.15, 0.8) : 0;
-    checkCancel(options);
+    options.throwIfCancelled();
     const std::vector<double> x = assignCoordinates(g, options);
-    checkCancel(options);
-    report(options, 0.95);
+    options.throwIfCancelled();
+    options.report(0.95);
 
     // y from ranks: each rank as tall as its tallest node.
     std::vector<double> rankHeight(g.rankCount(), 0.0), rankY(g.rankCount(), 0.0);
@@ -282,7 +280,7 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options) 
         if (e.reversed)
             std::reverse(e.points.begin(), e.points.end());
     }
-    report(options, 1);
+    options.report(1);
     return result;
 }
 

@@ -224,7 +224,7 @@ std::vector<double> assignCoordinates(LayeredGraph& g, const LayoutOptions& opti
     std::array<std::vector<double>, 4> xs;
     std::array<double, 4> lo{}, hi{};
     for (size_t k = 0; k < 4; ++k) {
-        checkCancel(options);
+        options.throwIfCancelled();
         xs[k] = Alignment(g, marked, k < 2, k % 2 == 0, options.nodeSeparation).run();
         lo[k] = std::numeric_limits<double>::infinity();
         hi[k] = -std::numeric_limits<double>::infinity();

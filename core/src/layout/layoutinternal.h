@@ -14,11 +14,6 @@ namespace ckptscope::layout {
 
 using EdgeList = std::vector<std::pair<uint32_t, uint32_t>>;
 
-// Throws Cancelled when the caller asked to stop.
-void checkCancel(const LayoutOptions& options);
-// Reports progress if the caller wants it.
-void report(const LayoutOptions& options, double fraction);
-
 // Phase 1 (layoutacyclic.cpp): which edges to reverse so the graph becomes
 // acyclic (Eades–Lin–Smyth greedy order). No self loops in `edges`.
 std::vector<char> feedbackEdges(uint32_t nodeCount, const EdgeList& edges);

@@ -248,24 +248,24 @@ uint64_t reduceCrossings(LayeredGraph& g, const LayoutOptions& options, double f
     int idle = 0;
     for (int sweep = 0; sweep < sweeps && best > 0 && idle < 3; ++sweep) {
         const uint64_t before = best;
-        checkCancel(options);
+        options.throwIfCancelled();
         for (uint32_t r = 1; r < ranks; ++r) {
             if (r % 64 == 0)
-                checkCancel(options);
+                options.throwIfCancelled();
             orderer.sortRank(r, true);
             orderer.transposeRank(r);
         }
         keepIfBetter();
-        checkCancel(options);
+        options.throwIfCancelled();
         for (uint32_t r = ranks - 1; r-- > 0;) {
             if (r % 64 == 0)
-                checkCancel(options);
+                options.throwIfCancelled();
             orderer.sortRank(r, false);
             orderer.transposeRank(r);
         }
         keepIfBetter();
         idle = best < before - before / 200 ? 0 : idle + 1;
-        report(options, from + (to - from) * (sweep + 1) / sweeps);
+        options.report(from + (to - from) * (sweep + 1) / sweeps);
     }
     g.order = std::move(bestOrder);
     for (uint32_t r = 0; r < ranks; ++r)

@@ -26,6 +26,7 @@ auto statsOf(const Document& doc, const SummaryOptions& options, const Job& job)
     StatsOptions so;
     so.bins = kSummaryHistogramBins;
     so.cancel = options.cancel;
+    so.progress = options.progress;
     try {
         return job(so);
     } catch (const Cancelled&) {
@@ -61,11 +62,24 @@ void FileSummary::dropHistograms() {
         b.histogram = Histogram{};
 }
 
+uint64_t summaryBytes(const Document& doc) {
+    uint64_t total = 0;
+    if (const GradientCheckpoint* g = doc.gradient()) {
+        for (const auto& entry : g->optimizerState)
+            total += entry.second.size();
+        return total;
+    }
+    for (const TensorEntry& t : doc.tensors())
+        total += t.dataLen * dtypeSize(t.dtype);
+    return total;
+}
+
 FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options) {
     FileSummary s;
     s.format = doc.format();
     s.metadata = doc.metadata();
     uint64_t done = 0;
+    const uint64_t total = summaryBytes(doc);
     if (const GradientCheckpoint* g = doc.gradient()) {
         s.gradientStep = g->step;
         s.graph.nodes = g->graph.nodeCount();
@@ -81,7 +95,8 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
             if (bytes.size() % 4 == 0) {
                 const uint8_t* data = bytes.data();
                 const uint64_t count = bytes.size() / 4; // (clang: no captured bindings)
-                StatsResult r = statsOf(doc, options, [count, data](const StatsOptions& so) {
+                StatsResult r = statsOf(doc, options, [count, data](StatsOptions so) {
+                    so.progress = nullptr;
                     return computeStats(
                         count,
                         [data](uint64_t first, uint64_t n, float* out) {
@@ -93,8 +108,7 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
                 b.histogram = std::move(r.histogram);
             }
             done += bytes.size();
-            if (options.progressBytes)
-                options.progressBytes(done);
+            options.report(done, total);
             s.blobs.push_back(std::move(b));
         }
         return s;
@@ -102,24 +116,15 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
     // Tensor formats: the statistics `stats --json` gives (F64 in double,
     // every other dtype through f32), small tensors one per core.
     std::vector<size_t> indices(doc.tensors().size());
-    uint64_t totalBytes = 0;
-    for (size_t i = 0; i < indices.size(); ++i) {
+    for (size_t i = 0; i < indices.size(); ++i)
         indices[i] = i;
-        totalBytes += doc.tensors()[i].dataLen * dtypeSize(doc.tensors()[i].dtype);
-    }
-    std::vector<StatsResult> results = statsOf(doc, options, [&](StatsOptions so) {
-        if (options.progressBytes)
-            so.progress = [&options, totalBytes](double p) {
-                options.progressBytes(uint64_t(p * double(totalBytes)));
-            };
-        return computeTensorStats(doc, indices, so);
-    });
+    std::vector<StatsResult> results = statsOf(
+        doc, options, [&](const StatsOptions& so) { return computeTensorStats(doc, indices, so); });
     s.tensors.reserve(results.size());
     for (size_t i = 0; i < results.size(); ++i)
         s.tensors.push_back(
             {doc.tensors()[i].name, results[i].stats, std::move(results[i].histogram)});
-    if (options.progressBytes)
-        options.progressBytes(totalBytes);
+    options.report(1.0);
     return s;
 }
 

@@ -1,6 +1,7 @@
 #include "ckptscope/run/run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace ckptscope {
@@ -34,8 +35,8 @@ FileResult summarizeFile(const std::string& path, SummaryCache* cache, const Run
     so.cancel = options.cancel;
     const uint64_t before = progress.bytesRead;
     if (options.progress)
-        so.progressBytes = [&](uint64_t bytes) {
-            progress.bytesRead = before + bytes;
+        so.progress = [&, total = double(summaryBytes(*doc))](double share) {
+            progress.bytesRead = before + uint64_t(std::llround(share * total));
             options.progress(progress);
         };
     FileSummary summary = summarizeDocument(*doc, so);

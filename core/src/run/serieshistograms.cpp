@@ -9,7 +9,7 @@ namespace {
 // Tensor `index` of a checkpoint's merged summary is in the file whose
 // tensors it falls among (merge() appends the files' tensors in order).
 std::optional<Histogram> histogramOf(const RunCheckpoint& cp, size_t index,
-                                     const SummaryCache* cache, const std::atomic<bool>* cancel) {
+                                     const SummaryCache* cache, const TaskControl& control) {
     for (const std::string& file : cp.files) {
         std::optional<FileSummary> cached;
         if (cache)
@@ -28,7 +28,7 @@ std::optional<Histogram> histogramOf(const RunCheckpoint& cp, size_t index,
         }
         StatsOptions so;
         so.bins = kSummaryHistogramBins;
-        so.cancel = cancel;
+        so.cancel = control.cancel;
         return computeTensorStats(*doc, index, so).histogram;
     }
     return std::nullopt;
@@ -46,18 +46,17 @@ bool matches(const Histogram& h, const TensorStats& s) {
 } // namespace
 
 SeriesHistograms readSeriesHistograms(const Run& run, const TensorSeries& series,
-                                      const SummaryCache* cache, const std::atomic<bool>* cancel) {
+                                      const SummaryCache* cache, const TaskControl& control) {
     SeriesHistograms out;
     out.at.resize(run.checkpoints.size());
     for (size_t c = 0; c < run.checkpoints.size(); ++c) {
-        if (cancel && cancel->load())
-            throw Cancelled{};
+        control.throwIfCancelled();
         const TensorSummary* t = series.point(run, c);
         if (!t || t->stats.finite == 0)
             continue;
         const RunCheckpoint& cp = run.checkpoints[c];
         try {
-            std::optional<Histogram> h = histogramOf(cp, *series.at[c], cache, cancel);
+            std::optional<Histogram> h = histogramOf(cp, *series.at[c], cache, control);
             if (h && matches(*h, t->stats))
                 out.at[c] = std::move(h);
             else

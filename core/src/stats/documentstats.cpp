@@ -2,7 +2,9 @@
 
 #include "ckptscope/io/mappedfile.h"
 
+#include "stats/bincounter.h"
 #include "stats/blockworkers.h"
+#include "stats/statskernels.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,24 +22,14 @@ namespace {
 
 constexpr uint64_t kBlock = uint64_t(1) << 16;
 
-bool cancelled(const StatsOptions& options) {
-    return options.cancel && options.cancel->load(std::memory_order_relaxed);
-}
-
-} // namespace
-
-StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
-                            const StatsOptions& options) {
-    StatsResult result;
-    TensorStats& s = result.stats;
-    s.count = count;
-    std::vector<double> block(size_t(std::min(count, kBlock)));
+// Pass 1 of computeStatsF64: counts and moments, in double.
+void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions& options,
+                std::vector<double>& block, TensorStats& s) {
     double mn = std::numeric_limits<double>::infinity(), mx = -mn;
     double mean = 0, m2 = 0, sumSq = 0, sum = 0; // Welford: stable for large offsets
     const double passes = options.bins > 0 ? 2.0 : 1.0;
     for (uint64_t first = 0; first < count; first += kBlock) {
-        if (cancelled(options))
-            throw Cancelled{};
+        options.throwIfCancelled();
         const uint64_t n = std::min(kBlock, count - first);
         reader(first, n, block.data());
         for (uint64_t i = 0; i < n; ++i) {
@@ -60,43 +52,45 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
             mean += delta / double(s.finite);
             m2 += delta * (v - mean);
         }
-        if (options.progress)
-            options.progress(double(first + n) / double(count) / passes);
+        options.report(double(first + n) / double(count) / passes);
     }
-    s.finiteSum = sum;
-    s.l2 = std::sqrt(sumSq);
-    if (s.finite == 0) {
-        if (options.progress)
-            options.progress(1.0);
-        return result;
+    stats::setMoments(s, sum, sumSq, mn, mx, mean, m2);
+}
+
+// Pass 2: the histogram over [min, max], by the one bin counter.
+void histogramF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions& options,
+                  std::vector<double>& block, Histogram& h) {
+    stats::BinCounter<double> counter(h);
+    for (uint64_t first = 0; first < count; first += kBlock) {
+        options.throwIfCancelled();
+        const uint64_t n = std::min(kBlock, count - first);
+        reader(first, n, block.data());
+        counter.add(block.data(), n);
+        options.report(0.5 + 0.5 * double(first + n) / double(count));
     }
-    s.min = mn;
-    s.max = mx;
-    s.mean = mean;
-    s.std = std::sqrt(std::max(0.0, m2) / double(s.finite));
-    if (options.bins > 0) {
+    counter.mergeInto(h.counts);
+}
+
+} // namespace
+
+StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
+                            const StatsOptions& options) {
+    StatsResult result;
+    TensorStats& s = result.stats;
+    s.count = count;
+    std::vector<double> block(size_t(std::min(count, kBlock)));
+    momentsF64(count, reader, options, block, s);
+    if (s.finite > 0 && options.bins > 0) {
         Histogram& h = result.histogram;
         h.counts.assign(size_t(options.bins), 0);
-        h.lo = mn;
-        h.hi = mx;
-        if (!(mx > mn)) {
+        h.lo = *s.min;
+        h.hi = *s.max;
+        if (!(h.hi > h.lo))
             h.counts[0] = s.finite;
-        } else {
-            for (uint64_t first = 0; first < count; first += kBlock) {
-                if (cancelled(options))
-                    throw Cancelled{};
-                const uint64_t n = std::min(kBlock, count - first);
-                reader(first, n, block.data());
-                for (uint64_t i = 0; i < n; ++i)
-                    if (std::isfinite(block[size_t(i)]))
-                        ++h.counts[h.binOf(block[size_t(i)])];
-                if (options.progress)
-                    options.progress(0.5 + 0.5 * double(first + n) / double(count));
-            }
-        }
+        else
+            histogramF64(count, reader, options, block, h);
     }
-    if (options.progress)
-        options.progress(1.0);
+    options.report(1.0);
     return result;
 }
 

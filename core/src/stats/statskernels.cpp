@@ -227,4 +227,16 @@ Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
     return p;
 }
 
+void setMoments(TensorStats& s, double sum, double sumSq, double min, double max, double mean,
+                double m2) {
+    s.finiteSum = sum;
+    s.l2 = std::sqrt(sumSq);
+    if (s.finite == 0)
+        return;
+    s.min = min;
+    s.max = max;
+    s.mean = mean;
+    s.std = std::sqrt(std::max(0.0, m2) / double(s.finite));
+}
+
 } // namespace ckptscope::stats

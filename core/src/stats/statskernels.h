@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ckptscope/stats/tensorstats.h"
+
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -15,9 +17,9 @@ constexpr uint64_t kBlock = uint64_t(1) << 16;
 
 // Value i of v. Values scanned in place in a mapped file need not be 4-byte
 // aligned, so scalar loops load through memcpy (one plain load on x86).
-inline float valueAt(const float* v, uint64_t i) {
-    float f;
-    std::memcpy(&f, reinterpret_cast<const unsigned char*>(v) + i * 4, 4);
+template <typename T> inline T valueAt(const T* v, uint64_t i) {
+    T f;
+    std::memcpy(&f, reinterpret_cast<const unsigned char*>(v) + i * sizeof(T), sizeof(T));
     return f;
 }
 
@@ -37,6 +39,11 @@ enum class Kernel { Auto, Scalar, Avx2 };
 
 // True when Kernel::Auto runs vector code.
 bool simdAvailable();
+
+// Sets the sum, the L2 norm and, with a finite value, the extremes, mean and
+// population standard deviation (from M2) of finite values counted in s.
+void setMoments(TensorStats& s, double sum, double sumSq, double min, double max, double mean,
+                double m2);
 
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel = Kernel::Auto);
 

@@ -1,11 +1,11 @@
 // computeStats: the two passes over a tensor's blocks, spread over the
 // calling thread and pool helpers, and the merge in block order. The kernels
-// are statskernels.*, the histogram statshistogram.*, the pool statspool.*.
+// are statskernels.*, the histogram bincounter.*, the pool statspool.*.
 #include "ckptscope/stats/tensorstats.h"
 
 #include "ckptscope/io/mappedfile.h"
 
-#include "stats/statshistogram.h"
+#include "stats/bincounter.h"
 #include "stats/statskernels.h"
 #include "stats/statspool.h"
 
@@ -26,6 +26,7 @@ using stats::Job;
 using stats::kBlock;
 using stats::Partial;
 using stats::scanBlock;
+using stats::Spread;
 
 size_t Histogram::binOf(double v) const {
     const size_t n = counts.size();
@@ -47,6 +48,37 @@ constexpr uint64_t kRetainMax = uint64_t(16) << 20;
 // the windows beyond are released after pass 1 and mapped again for pass 2.
 constexpr uint64_t kMappedKeep = uint64_t(8) << 20;
 
+// The block results in block order: counts and moments.
+void mergePartials(const std::vector<Partial>& partials, TensorStats& s) {
+    float mn = std::numeric_limits<float>::infinity(), mx = -mn;
+    double sum = 0, sumSq = 0, mean = 0, m2 = 0;
+    uint64_t nAcc = 0;
+    for (const Partial& p : partials) {
+        s.finite += p.finite;
+        s.nan += p.nan;
+        s.posInf += p.posInf;
+        s.negInf += p.negInf;
+        s.zeros += p.zeros;
+        mn = std::min(mn, p.min);
+        mx = std::max(mx, p.max);
+        sum += p.sum;
+        sumSq += p.sumSq;
+        if (p.finite == 0)
+            continue;
+        // Chan et al.: combine block mean and M2 with the running ones.
+        const double nb = double(p.finite);
+        const double meanB = p.shift + p.sumShifted / nb;
+        const double m2B = std::max(0.0, p.sumSqShifted - p.sumShifted * p.sumShifted / nb);
+        const double na = double(nAcc);
+        const double delta = meanB - mean;
+        const double nt = na + nb;
+        mean += delta * nb / nt;
+        m2 += m2B + delta * delta * na * nb / nt;
+        nAcc += p.finite;
+    }
+    stats::setMoments(s, sum, sumSq, mn, mx, mean, m2);
+}
+
 // Two passes over the blocks: (1) read each block and scan it at once, while
 // it is in cache, for counts and moments, keeping the first kRetainMax values
 // in memory; merge the block results in block order (so results do not depend
@@ -56,197 +88,200 @@ constexpr uint64_t kMappedKeep = uint64_t(8) << 20;
 // (copied into buffers) or are already in memory (`values` non-null: read in
 // place, nothing kept), or are scanned in place in a mapped file (`mapped`
 // non-null, each block inside MappedFile::access).
-StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const float* values,
-                             const MappedValues* mapped, const StatsOptions& options) {
-    const uint64_t blocks = (count + kBlock - 1) / kBlock;
-    const unsigned threads = unsigned(std::clamp<uint64_t>(
-        options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency()), 1,
-        std::max<uint64_t>(blocks, 1)));
-    const bool wantHistogram = options.bins > 0;
-    // Keep values only when a histogram pass will use them.
-    const uint64_t retained = wantHistogram && reader ? std::min(count, kRetainMax) : 0;
-    const uint64_t retainedBlocks = (retained + kBlock - 1) / kBlock;
-    std::unique_ptr<float[]> memory(retained ? new float[size_t(retained)] : nullptr);
+class StatsPasses {
+public:
+    StatsPasses(uint64_t count, const ValueReader* reader, const float* values,
+                const MappedValues* mapped, const StatsOptions& options)
+        : m_count(count), m_reader(reader), m_values(values), m_mapped(mapped), m_options(options),
+          m_blocks((count + kBlock - 1) / kBlock), m_wantHistogram(options.bins > 0),
+          // Keep values only when a histogram pass will use them.
+          m_retained(m_wantHistogram && reader ? std::min(count, kRetainMax) : 0),
+          m_retainedBlocks((m_retained + kBlock - 1) / kBlock),
+          m_memory(m_retained ? new float[size_t(m_retained)] : nullptr),
+          m_keepBlocks(m_wantHistogram ? kMappedKeep / kBlock : 0),
+          m_span1(m_wantHistogram ? 0.5 : 1.0), m_partials(size_t(m_blocks)) {
+        if (m_wantHistogram)
+            m_result.histogram.counts.assign(size_t(options.bins), 0);
+    }
 
-    std::vector<Partial> partials(static_cast<size_t>(blocks));
-    StatsResult result;
-    TensorStats& s = result.stats;
-    Histogram& h = result.histogram;
-    if (wantHistogram)
-        h.counts.assign(size_t(options.bins), 0);
-    bool binning = false; // set by the merge: pass 2 runs
+    StatsResult run();
 
-    std::atomic<uint64_t> next1{0}, done1{0}, next2{0}, done2{0};
-    std::atomic<bool> stop{false};
-    std::exception_ptr error;
-    std::mutex mutex; // error, histogram merge
-    const double span1 = wantHistogram ? 0.5 : 1.0;
-
-    auto fail = [&] {
-        std::lock_guard lock(mutex);
-        if (!error)
-            error = std::current_exception();
-        stop = true;
-    };
-    auto cancelled = [&] {
-        if (stop.load(std::memory_order_relaxed))
+private:
+    unsigned threads() const {
+        return unsigned(std::clamp<uint64_t>(
+            m_options.threads ? m_options.threads
+                              : std::max(1u, std::thread::hardware_concurrency()),
+            1, std::max<uint64_t>(m_blocks, 1)));
+    }
+    void fail() {
+        std::lock_guard lock(m_mutex);
+        if (!m_error)
+            m_error = std::current_exception();
+        m_stop = true;
+    }
+    bool cancelled() {
+        if (m_stop.load(std::memory_order_relaxed))
             return true;
-        if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
-            stop = true;
+        if (m_options.cancelled()) {
+            m_stop = true;
             return true;
         }
         return false;
-    };
-    // Where block b is read to: the kept values, or a participant's scratch.
-    auto buffer = [&](uint64_t b, std::unique_ptr<float[]>& scratch) {
-        if (b < retainedBlocks)
-            return memory.get() + b * kBlock;
-        if (!scratch)
-            scratch.reset(new float[size_t(std::min(count, kBlock))]);
-        return scratch.get();
-    };
-    // The values of block b: in place when they are in memory already, else
-    // read (when `read`) into the block's buffer.
-    auto blockValues = [&](uint64_t b, std::unique_ptr<float[]>& scratch, bool read) {
-        const uint64_t first = b * kBlock;
-        if (values)
-            return values + first;
-        float* const to = buffer(b, scratch);
-        if (read)
-            (*reader)(first, std::min(kBlock, count - first), to);
-        return static_cast<const float*>(to);
-    };
-
-    // Block b of a mapped tensor: where its bytes are, and their values.
-    const uint64_t keepBlocks = wantHistogram ? kMappedKeep / kBlock : 0;
-    auto window = [&](uint64_t b, uint64_t n) {
-        return MappedFile::Window{mapped->file, mapped->offset + b * kBlock * 4, n * 4};
-    };
-    auto mappedValues = [&](const MappedFile::Window& w) {
-        return reinterpret_cast<const float*>(w.file->data() + w.offset);
-    };
-
-    auto pass1 = [&] {
-        std::unique_ptr<float[]> scratch;
-        try {
-            while (!cancelled()) {
-                const uint64_t b = next1.fetch_add(1);
-                if (b >= blocks)
-                    break;
-                const uint64_t n = std::min(kBlock, count - b * kBlock);
-                if (mapped) {
-                    const MappedFile::Window w = window(b, n);
-                    // The body may be left by a jump (SigbusGuard): only
-                    // the kernel's plain loop and trivial locals in it.
-                    Partial* const out = &partials[b];
-                    auto scan = [out, v = mappedValues(w), n]() noexcept {
-                        *out = scanBlock(v, n);
-                    };
-                    MappedFile::access(&w, 1, scan);
-                    if (b >= keepBlocks)
-                        w.file->release(w.offset, w.length);
-                } else {
-                    partials[b] = scanBlock(blockValues(b, scratch, true), n);
-                }
-                const uint64_t d = done1.fetch_add(1) + 1;
-                if (options.progress)
-                    options.progress(span1 * double(d) / double(blocks));
-            }
-        } catch (...) {
-            fail();
-        }
-    };
-
-    // The block results in block order, on the calling thread.
-    auto merge = [&] {
-        s.count = count;
-        float mn = std::numeric_limits<float>::infinity(), mx = -mn;
-        double sum = 0, sumSq = 0, mean = 0, m2 = 0;
-        uint64_t nAcc = 0;
-        for (const Partial& p : partials) {
-            s.finite += p.finite;
-            s.nan += p.nan;
-            s.posInf += p.posInf;
-            s.negInf += p.negInf;
-            s.zeros += p.zeros;
-            mn = std::min(mn, p.min);
-            mx = std::max(mx, p.max);
-            sum += p.sum;
-            sumSq += p.sumSq;
-            if (p.finite == 0)
-                continue;
-            // Chan et al.: combine block mean and M2 with the running ones.
-            const double nb = double(p.finite);
-            const double meanB = p.shift + p.sumShifted / nb;
-            const double m2B = std::max(0.0, p.sumSqShifted - p.sumShifted * p.sumShifted / nb);
-            const double na = double(nAcc);
-            const double delta = meanB - mean;
-            const double nt = na + nb;
-            mean += delta * nb / nt;
-            m2 += m2B + delta * delta * na * nb / nt;
-            nAcc += p.finite;
-        }
-        s.finiteSum = sum;
-        s.l2 = std::sqrt(sumSq);
-        if (s.finite == 0) {
-            h.counts.clear(); // no finite value: no histogram
-            return;
-        }
-        s.min = mn;
-        s.max = mx;
-        s.mean = mean;
-        s.std = std::sqrt(m2 / double(s.finite)); // population standard deviation
-        if (wantHistogram) {
-            h.lo = mn;
-            h.hi = mx;
-            if (h.hi > h.lo)
-                binning = true;
-            else
-                h.counts[0] = s.finite; // one value: everything is in bin 0
-        }
-    };
-
-    auto pass2 = [&] {
-        std::unique_ptr<float[]> scratch;
-        try {
-            BinCounter counter(h, h.counts.size());
-            while (!cancelled()) {
-                // Last block first: pass 1 ended there, so those values are
-                // still in cache (counts are sums: the order changes nothing).
-                const uint64_t k = next2.fetch_add(1);
-                if (k >= blocks)
-                    break;
-                const uint64_t b = blocks - 1 - k;
-                const uint64_t n = std::min(kBlock, count - b * kBlock);
-                if (mapped) {
-                    const MappedFile::Window w = window(b, n);
-                    auto add = [&counter, v = mappedValues(w), n]() noexcept { counter.add(v, n); };
-                    MappedFile::access(&w, 1, add);
-                    // Each release interrupts the other core (a TLB shootdown):
-                    // the kept blocks go at once with the whole range at the end.
-                    if (b >= keepBlocks)
-                        w.file->release(w.offset, w.length);
-                } else {
-                    // Blocks kept in memory from pass 1 are not read again.
-                    counter.add(blockValues(b, scratch, b >= retainedBlocks), n);
-                }
-                const uint64_t d = done2.fetch_add(1) + 1;
-                if (options.progress)
-                    options.progress(0.5 + 0.5 * double(d) / double(blocks));
-            }
-            std::lock_guard lock(mutex);
-            counter.mergeInto(h.counts);
-        } catch (...) {
-            fail();
-        }
-    };
-
-    std::shared_ptr<Job> job;
-    if (threads > 1 && HelperPool::instance().size() > 0) {
-        job = std::make_shared<Job>();
-        job->run = [&](int phase) { phase == 1 ? pass1() : pass2(); };
     }
-    // Whatever happens, no helper touches this stack after we return.
+    uint64_t blockSize(uint64_t b) const { return std::min(kBlock, m_count - b * kBlock); }
+    // The values of block b: in place when they are in memory already, else
+    // read (when `read`) into the kept values or a participant's scratch.
+    const float* blockValues(uint64_t b, std::unique_ptr<float[]>& scratch, bool read);
+    // Block b of a mapped tensor: where its bytes are.
+    MappedFile::Window window(uint64_t b) const {
+        return MappedFile::Window{m_mapped->file, m_mapped->offset + b * kBlock * 4,
+                                  blockSize(b) * 4};
+    }
+    static const float* mappedValues(const MappedFile::Window& w) {
+        return reinterpret_cast<const float*>(w.file->data() + w.offset);
+    }
+    void scanBlockAt(uint64_t b, std::unique_ptr<float[]>& scratch);
+    void binBlockAt(uint64_t b, BinCounter<float>& counter, std::unique_ptr<float[]>& scratch);
+    void pass1();
+    void merge();
+    void pass2();
+
+    const uint64_t m_count;
+    const ValueReader* const m_reader;
+    const float* const m_values;
+    const MappedValues* const m_mapped;
+    const StatsOptions& m_options;
+    const uint64_t m_blocks;
+    const bool m_wantHistogram;
+    const uint64_t m_retained, m_retainedBlocks;
+    const std::unique_ptr<float[]> m_memory;
+    // Blocks of a mapped tensor left mapped in between the two passes.
+    const uint64_t m_keepBlocks;
+    const double m_span1; // share of the progress for pass 1
+    std::vector<Partial> m_partials;
+    StatsResult m_result;
+    bool m_binning = false; // set by the merge: pass 2 runs
+    std::atomic<uint64_t> m_next1{0}, m_done1{0}, m_next2{0}, m_done2{0};
+    std::atomic<bool> m_stop{false};
+    std::exception_ptr m_error;
+    std::mutex m_mutex; // m_error, histogram merge
+};
+
+const float* StatsPasses::blockValues(uint64_t b, std::unique_ptr<float[]>& scratch, bool read) {
+    const uint64_t first = b * kBlock;
+    if (m_values)
+        return m_values + first;
+    float* to;
+    if (b < m_retainedBlocks) {
+        to = m_memory.get() + first;
+    } else {
+        if (!scratch)
+            scratch.reset(new float[size_t(std::min(m_count, kBlock))]);
+        to = scratch.get();
+    }
+    if (read)
+        (*m_reader)(first, blockSize(b), to);
+    return to;
+}
+
+void StatsPasses::scanBlockAt(uint64_t b, std::unique_ptr<float[]>& scratch) {
+    const uint64_t n = blockSize(b);
+    if (!m_mapped) {
+        m_partials[b] = scanBlock(blockValues(b, scratch, true), n);
+        return;
+    }
+    const MappedFile::Window w = window(b);
+    // The body may be left by a jump (SigbusGuard): only the kernel's
+    // plain loop and trivial locals in it.
+    Partial* const out = &m_partials[b];
+    auto scan = [out, v = mappedValues(w), n]() noexcept { *out = scanBlock(v, n); };
+    MappedFile::access(&w, 1, scan);
+    if (b >= m_keepBlocks)
+        w.file->release(w.offset, w.length);
+}
+
+void StatsPasses::binBlockAt(uint64_t b, BinCounter<float>& counter,
+                             std::unique_ptr<float[]>& scratch) {
+    const uint64_t n = blockSize(b);
+    if (!m_mapped) {
+        // Blocks kept in memory from pass 1 are not read again.
+        counter.add(blockValues(b, scratch, b >= m_retainedBlocks), n);
+        return;
+    }
+    const MappedFile::Window w = window(b);
+    auto add = [&counter, v = mappedValues(w), n]() noexcept { counter.add(v, n); };
+    MappedFile::access(&w, 1, add);
+    // Each release interrupts the other core (a TLB shootdown): the kept
+    // blocks go at once with the whole range at the end.
+    if (b >= m_keepBlocks)
+        w.file->release(w.offset, w.length);
+}
+
+void StatsPasses::pass1() {
+    std::unique_ptr<float[]> scratch;
+    try {
+        while (!cancelled()) {
+            const uint64_t b = m_next1.fetch_add(1);
+            if (b >= m_blocks)
+                break;
+            scanBlockAt(b, scratch);
+            const uint64_t d = m_done1.fetch_add(1) + 1;
+            m_options.report(m_span1 * double(d) / double(m_blocks));
+        }
+    } catch (...) {
+        fail();
+    }
+}
+
+// On the calling thread, between the passes.
+void StatsPasses::merge() {
+    TensorStats& s = m_result.stats;
+    Histogram& h = m_result.histogram;
+    s.count = m_count;
+    mergePartials(m_partials, s);
+    if (s.finite == 0) {
+        h.counts.clear(); // no finite value: no histogram
+        return;
+    }
+    if (m_wantHistogram) {
+        h.lo = *s.min;
+        h.hi = *s.max;
+        if (h.hi > h.lo)
+            m_binning = true;
+        else
+            h.counts[0] = s.finite; // one value: everything is in bin 0
+    }
+}
+
+void StatsPasses::pass2() {
+    std::unique_ptr<float[]> scratch;
+    try {
+        BinCounter<float> counter(m_result.histogram);
+        while (!cancelled()) {
+            // Last block first: pass 1 ended there, so those values are
+            // still in cache (counts are sums: the order changes nothing).
+            const uint64_t k = m_next2.fetch_add(1);
+            if (k >= m_blocks)
+                break;
+            binBlockAt(m_blocks - 1 - k, counter, scratch);
+            const uint64_t d = m_done2.fetch_add(1) + 1;
+            m_options.report(0.5 + 0.5 * double(d) / double(m_blocks));
+        }
+        std::lock_guard lock(m_mutex);
+        counter.mergeInto(m_result.histogram.counts);
+    } catch (...) {
+        fail();
+    }
+}
+
+StatsResult StatsPasses::run() {
+    const unsigned n = threads();
+    std::shared_ptr<Job> job;
+    if (n > 1 && HelperPool::instance().size() > 0) {
+        job = std::make_shared<Job>();
+        job->run = [this](int phase) { phase == 1 ? pass1() : pass2(); };
+    }
+    // Whatever happens, no helper touches this object after we return.
     struct Closer {
         Job* job;
         ~Closer() {
@@ -255,14 +290,14 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
         }
     } closer{job.get()};
     if (job)
-        HelperPool::instance().offer(job, std::min(threads - 1, HelperPool::instance().size()));
+        HelperPool::instance().offer(job, std::min(n - 1, HelperPool::instance().size()));
 
     pass1();
     if (job)
         job->advance(Job::kBetween); // helpers out of pass 1
-    if (!stop.load())
+    if (!m_stop.load())
         merge();
-    if (binning && !stop.load()) {
+    if (m_binning && !m_stop.load()) {
         if (job)
             job->advance(2);
         pass2();
@@ -270,16 +305,20 @@ StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const fl
     if (job)
         job->advance(Job::kClosed);
     closer.job = nullptr;
-    if (mapped) // also the pages mapped around the windows
-        mapped->file->release(mapped->offset, count * 4);
+    if (m_mapped) // also the pages mapped around the windows
+        m_mapped->file->release(m_mapped->offset, m_count * 4);
 
-    if (error)
-        std::rethrow_exception(error);
-    if (options.cancel && options.cancel->load())
+    if (m_error)
+        std::rethrow_exception(m_error);
+    if (m_options.cancel && m_options.cancel->load())
         throw Cancelled{};
-    if (options.progress)
-        options.progress(1.0);
-    return result;
+    m_options.report(1.0);
+    return std::move(m_result);
+}
+
+StatsResult computeStatsImpl(uint64_t count, const ValueReader* reader, const float* values,
+                             const MappedValues* mapped, const StatsOptions& options) {
+    return StatsPasses(count, reader, values, mapped, options).run();
 }
 
 } // namespace
@@ -298,6 +337,24 @@ StatsResult computeStats(const float* values, uint64_t count, int bins) {
     options.threads = 1;
     static const float none = 0;
     return computeStatsImpl(count, nullptr, values ? values : &none, nullptr, options);
+}
+
+Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, double hi, int bins,
+                        const TaskControl& control) {
+    Histogram h;
+    h.lo = lo;
+    h.hi = hi;
+    h.counts.assign(size_t(std::max(bins, 1)), 0);
+    BinCounter<float> counter(h, stats::Kernel::Auto, Spread::Anywhere);
+    std::vector<float> block(size_t(std::min(count, kBlock)));
+    for (uint64_t first = 0; first < count; first += kBlock) {
+        control.throwIfCancelled();
+        const uint64_t n = std::min(kBlock, count - first);
+        reader(first, n, block.data());
+        counter.add(block.data(), n);
+    }
+    counter.mergeInto(h.counts);
+    return h;
 }
 
 } // namespace ckptscope

@@ -14,13 +14,12 @@ namespace ckptscope {
 struct MappedValues;
 
 // How two sets of values are compared (`ckptscope-cli diff`, compare view).
-struct DiffOptions {
-    double atol = 0;                           // absolute tolerance
-    double rtol = 0;                           // relative to |a|
-    int bins = 64;                             // histogram of b - a; 0: none
-    unsigned threads = 0;                      // 0: hardware concurrency
-    const std::atomic<bool>* cancel = nullptr; // checked between blocks
-    std::function<void(double)> progress;      // 0..1, from worker threads
+// cancel is checked between blocks; progress comes from worker threads.
+struct DiffOptions : TaskControl {
+    double atol = 0;      // absolute tolerance
+    double rtol = 0;      // relative to |a|
+    int bins = 64;        // histogram of b - a; 0: none
+    unsigned threads = 0; // 0: hardware concurrency
 };
 
 // A tolerance as written (`--atol 1e-3`, the compare window's fields): a
@@ -67,9 +66,7 @@ public:
 
 private:
     struct Buffers;
-    ElementDiff compareImpl(uint64_t count, const ValueReader* readA, const ValueReader* readB,
-                            const MappedValues* mapA, const MappedValues* mapB,
-                            const std::function<void(double)>& progress);
+    class Passes;
     DiffOptions m_options;
     std::unique_ptr<Buffers> m_buffers;
 };
@@ -84,11 +81,5 @@ ElementDiff compareValues(uint64_t count, const ValueReader& a, const ValueReade
 // Convenience over values in memory (tests, optimizer blobs).
 ElementDiff compareValues(const float* a, const float* b, uint64_t count,
                           const DiffOptions& options);
-
-// Equal-width bins over [lo, hi] (Histogram::binOf) of the finite values a
-// reader supplies: two tensors counted on the same bins for an overlay.
-// Throws Cancelled; reader exceptions propagate.
-Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, double hi, int bins,
-                        const std::atomic<bool>* cancel = nullptr);
 
 } // namespace ckptscope

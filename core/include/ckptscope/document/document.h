@@ -70,9 +70,9 @@ public:
     void readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const;
     // Where the values of an F32 tensor lie in the file's memory map, for
     // scanning them in place (statistics, comparison); empty for other
-    // dtypes, when the file is not mapped, or when mapPolicy() says to copy
-    // (Never, or Measure on a file that maps slowly): then read them.
-    std::optional<MappedValues> mappedValues(size_t index) const;
+    // dtypes, or when mapForScan says to copy for this use: then read them.
+    std::optional<MappedValues> mappedValues(size_t index,
+                                             ScanUse use = ScanUse::Statistics) const;
     const ByteSource& source() const { return *m_source; }
 
 private:

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/io/writecontrol.h"
+#include "ckptscope/export/exporterror.h"
 
 #include <optional>
 #include <string>
@@ -25,7 +25,7 @@ std::string conversionRefusal(const Document& doc, ConvertTarget target,
 // ExportError, IoError, Cancelled, and read errors of the input.
 std::vector<std::string> convertDocument(const Document& doc, ConvertTarget target,
                                          const std::string& outPath,
-                                         const WriteControl& control = {});
+                                         const TaskControl& control = {});
 
 // True when both paths name the same file (or the same path when neither
 // exists yet): writes never go over the file being read.

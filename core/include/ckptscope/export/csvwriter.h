@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/io/writecontrol.h"
+#include "ckptscope/export/exporterror.h"
 #include "ckptscope/stats/tensorstats.h"
 
 #include <ostream>
@@ -26,7 +26,7 @@ struct CsvGrid {
 };
 CsvGrid csvGrid(const TensorEntry& tensor);
 void writeTensorCsv(std::ostream& out, const Document& doc, size_t index,
-                    const WriteControl& control = {});
+                    const TaskControl& control = {});
 // Text of `count` elements from `first`, in the same spelling.
 std::vector<std::string> valueTexts(const Document& doc, size_t index, uint64_t first,
                                     uint64_t count);

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/io/writecontrol.h"
+#include "ckptscope/export/exporterror.h"
 
 #include <ostream>
 #include <string>
@@ -29,9 +29,9 @@ std::string npyHeader(const std::string& descr, const std::vector<uint64_t>& sha
 
 // Header and values (the tensor's dtype, or f32 when converted).
 void writeNpy(std::ostream& out, const Document& doc, size_t index, const NpyLayout& layout,
-              const WriteControl& control = {});
+              const TaskControl& control = {});
 // Values little-endian in the tensor's dtype, no header.
 void writeRaw(std::ostream& out, const Document& doc, size_t index,
-              const WriteControl& control = {});
+              const TaskControl& control = {});
 
 } // namespace ckptscope

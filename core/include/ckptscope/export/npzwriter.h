@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/io/writecontrol.h"
+#include "ckptscope/export/exporterror.h"
 
 #include <ostream>
 #include <string>
@@ -14,6 +14,6 @@ namespace ckptscope {
 // needs it. The stream must be seekable (each entry's CRC-32 is patched into
 // its local header after the data). Returns the warnings; throws ExportError.
 std::vector<std::string> writeNpz(std::ostream& out, const Document& doc,
-                                  const WriteControl& control = {});
+                                  const TaskControl& control = {});
 
 } // namespace ckptscope

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace ckptscope {
 
+class ByteSource;
 class FileSource;
 
 // A FileSource's bytes through one read-only, shared memory map: values are
@@ -109,5 +111,16 @@ struct MappedValues {
     const MappedFile* file = nullptr;
     uint64_t offset = 0;
 };
+
+// What values are scanned for; MapPolicy::Measure treats the two apart.
+enum class ScanUse { Statistics, Comparison };
+
+// The one map-or-copy decision (statistics and comparisons both ask it):
+// the `count` f32 values at byte `offset` of `source`, to scan in place
+// through its map, or empty when they are to be copied: mapPolicy() says
+// copy for this use (the source is then not mapped at all), the source has
+// no map, or the values are not inside it.
+std::optional<MappedValues> mapForScan(const ByteSource& source, uint64_t offset, uint64_t count,
+                                       ScanUse use);
 
 } // namespace ckptscope

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ckptscope/common/cancelled.h"
+#include "ckptscope/common/taskcontrol.h"
 #include "ckptscope/formats/gradient/computationgraphstore.h"
 
 #include <atomic>
@@ -18,12 +18,11 @@ struct LayoutInput {
     std::vector<std::pair<uint32_t, uint32_t>> edges; // from → to, indices into nodes
 };
 
-struct LayoutOptions {
-    double rankSeparation = 50;                // vertical gap between ranks
-    double nodeSeparation = 20;                // horizontal gap between neighbours
-    int crossingSweeps = 8;                    // bounded barycenter/median passes
-    const std::atomic<bool>* cancel = nullptr; // checked between phases and sweeps
-    std::function<void(double)> progress;      // 0..1
+// cancel is checked between phases and sweeps.
+struct LayoutOptions : TaskControl {
+    double rankSeparation = 50; // vertical gap between ranks
+    double nodeSeparation = 20; // horizontal gap between neighbours
+    int crossingSweeps = 8;     // bounded barycenter/median passes
 };
 
 struct LayoutNode {
@@ -50,7 +49,7 @@ struct GraphLayout {
 // Layered (Sugiyama-style) layout: cycles broken by reversing edges, longest
 // path ranks, dummy nodes on long edges, crossing reduction by bounded
 // barycenter/median sweeps, coordinates that keep chains straight, edge
-// routes through the dummies. Deterministic; throws Cancelled (cancelled.h)
+// routes through the dummies. Deterministic; throws Cancelled (taskcontrol.h)
 // when *cancel becomes true.
 GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options = {});
 

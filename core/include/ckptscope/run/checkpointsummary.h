@@ -63,11 +63,13 @@ struct FileSummary {
     void dropHistograms();
 };
 
-struct SummaryOptions {
-    const std::atomic<bool>* cancel = nullptr; // computeStats throws Cancelled
-    // Bytes of values summarised so far in this file (from worker threads).
-    std::function<void(uint64_t)> progressBytes;
-};
+// cancel: computeStats throws Cancelled; progress: the share of the file's
+// value bytes (summaryBytes) summarised so far, from worker threads.
+struct SummaryOptions : TaskControl {};
+
+// The bytes of values summarizeDocument reads: tensors' values, or a
+// gradient checkpoint's optimizer blobs.
+uint64_t summaryBytes(const Document& doc);
 
 // Reads every value of the document once per statistic pass. Throws
 // OpenError (naming the file) when the file cannot be read to the end or

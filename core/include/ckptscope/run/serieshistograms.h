@@ -29,7 +29,6 @@ struct SeriesHistograms {
 // read and is left out. Holds one file's summary at a time. `cache` may be
 // null. Throws Cancelled.
 SeriesHistograms readSeriesHistograms(const Run& run, const TensorSeries& series,
-                                      const SummaryCache* cache,
-                                      const std::atomic<bool>* cancel = nullptr);
+                                      const SummaryCache* cache, const TaskControl& control = {});
 
 } // namespace ckptscope

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ckptscope/common/cancelled.h"
+#include "ckptscope/common/taskcontrol.h"
 
 #include <atomic>
 #include <cstdint>
@@ -45,11 +45,11 @@ struct StatsResult {
 // Supplies values: fill `out` with values [first, first + n).
 using ValueReader = std::function<void(uint64_t first, uint64_t n, float* out)>;
 
-struct StatsOptions {
-    int bins = 0;                              // 0: no histogram
-    unsigned threads = 0;                      // 0: hardware concurrency
-    const std::atomic<bool>* cancel = nullptr; // checked between blocks; then Cancelled
-    std::function<void(double)> progress;      // 0..1, from worker threads
+// cancel is checked between blocks (then Cancelled); progress comes from
+// worker threads.
+struct StatsOptions : TaskControl {
+    int bins = 0;         // 0: no histogram
+    unsigned threads = 0; // 0: hardware concurrency
 };
 
 // One fused pass for counts and moments (parallel over blocks, merged in
@@ -65,5 +65,12 @@ StatsResult computeStats(uint64_t count, const MappedValues& values, const Stats
 
 // Convenience over values in memory.
 StatsResult computeStats(const float* values, uint64_t count, int bins = 0);
+
+// Equal-width bins over [lo, hi] (Histogram::binOf; values outside go to the
+// end bins) of the finite values a reader supplies: two tensors counted on
+// the same bins for an overlay. Throws Cancelled; reader exceptions
+// propagate; no progress.
+Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, double hi, int bins,
+                        const TaskControl& control = {});
 
 } // namespace ckptscope

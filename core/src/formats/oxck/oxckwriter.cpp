@@ -10,7 +10,7 @@
 namespace ckptscope {
 
 std::vector<std::string> writeOxck(std::ostream& out, const Document& doc,
-                                   const WriteControl& control) {
+                                   const TaskControl& control) {
     std::vector<std::string> warnings;
     Metadata meta;
     for (const auto& [k, v] : doc.metadata())
@@ -44,7 +44,7 @@ std::vector<std::string> writeOxck(std::ostream& out, const Document& doc,
         oxck::writeTensorHeader(out, t.name, t.shape, t.dataLen);
         values.resize(size_t(std::min(t.dataLen, kChunk)));
         for (uint64_t first = 0; first < t.dataLen;) {
-            control.check();
+            control.throwIfCancelled();
             const uint64_t n = std::min(kChunk, t.dataLen - first);
             if (t.dtype == Dtype::F64) {
                 wide.resize(size_t(n));

@@ -37,7 +37,7 @@ void checkExportNames(const Document& doc, bool reserved) {
 }
 
 std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
-                                          const WriteControl& control) {
+                                          const TaskControl& control) {
     checkExportNames(doc, true);
     std::vector<std::string> warnings;
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
@@ -80,7 +80,7 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
         const uint64_t chunk = kChunkBytes / size;
         buffer.resize(size_t(std::min(t.dataLen, chunk) * size));
         for (uint64_t first = 0; first < t.dataLen;) {
-            control.check();
+            control.throwIfCancelled();
             const uint64_t n = std::min(chunk, t.dataLen - first);
             doc.readRawValues(i, first, n, buffer.data());
             out.write(buffer.data(), std::streamsize(n * size));

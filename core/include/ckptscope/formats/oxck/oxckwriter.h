@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/io/writecontrol.h"
+#include "ckptscope/export/exporterror.h"
 
 #include <ostream>
 #include <string>
@@ -15,6 +15,6 @@ namespace ckptscope {
 // stored value. A finite F64 value beyond f32's range is an ExportError
 // naming the tensor (NaN and ±Inf convert as they are). Returns warnings.
 std::vector<std::string> writeOxck(std::ostream& out, const Document& doc,
-                                   const WriteControl& control = {});
+                                   const TaskControl& control = {});
 
 } // namespace ckptscope

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/io/writecontrol.h"
+#include "ckptscope/export/exporterror.h"
 
 #include <ostream>
 #include <string>
@@ -24,6 +24,6 @@ void checkExportNames(const Document& doc, bool reserved);
 // metadata into __metadata__; the header padded with spaces so the data
 // starts at a multiple of 8. Returns the warnings. Throws ExportError.
 std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
-                                          const WriteControl& control = {});
+                                          const TaskControl& control = {});
 
 } // namespace ckptscope

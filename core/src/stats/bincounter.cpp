@@ -1,4 +1,4 @@
-#include "stats/statshistogram.h"
+#include "stats/bincounter.h"
 #include "stats/slicedbins.h"
 #include "stats/statssimd.h"
 
@@ -11,7 +11,7 @@
 
 namespace ckptscope::stats {
 
-void BinCounter::flush() {
+template <typename T> void BinCounter<T>::flush() {
 #ifdef CKPTSCOPE_STATS_AVX2
     if (mode == Mode::Sliced)
         sliced->drainInto(counts.data());
@@ -38,7 +38,7 @@ void BinCounter::flush() {
     pending = 0;
 }
 
-void BinCounter::mergeInto(std::vector<uint64_t>& out) {
+template <typename T> void BinCounter<T>::mergeInto(std::vector<uint64_t>& out) {
     flush();
     for (size_t k = 0; k < bins; ++k)
         out[k] += counts[k];
@@ -86,13 +86,14 @@ __attribute__((target("avx2,fma"), always_inline)) inline void count4(uint32_t* 
 
 } // namespace
 
-__attribute__((target("avx2,fma"))) static void addAvx2(BinCounter& c, const float* v, uint64_t n) {
+__attribute__((target("avx2,fma"))) static void addAvx2(BinCounter<float>& c, const float* v,
+                                                        uint64_t n) {
     const __m256 lo = _mm256_set1_ps(c.lo), scale = _mm256_set1_ps(c.scale);
     const __m256 guard = _mm256_set1_ps(c.guard), guardHi = _mm256_set1_ps(1.0f - c.guard);
     const __m256i last = _mm256_set1_epi32(int(c.bins - 1));
     uint32_t* const small = c.small.data();
     uint64_t i = 0;
-    if (c.mode == BinCounter::Mode::Pairs) {
+    if (c.mode == BinCounter<float>::Mode::Pairs) {
         // Sixteen values a turn: value k pairs with value k + 8, pairs of even
         // lanes count in table 0, of odd lanes in table 1.
         const int table = 1 << (2 * c.shift);
@@ -139,7 +140,7 @@ CKPTSCOPE_AVX512_BEGIN
 // bins - 1, since v = hi gives a fraction of about one guard. Every other
 // value (near an edge, v = lo, NaN, ±Inf) goes to binOf by addLanes.
 template <bool Tail> struct FloatBins {
-    BinCounter& c;
+    BinCounter<float>& c;
     const float* v;
     uint64_t i, n;
     __m512 lo, scale, guard, twoGuards;
@@ -165,7 +166,7 @@ template <bool Tail> struct FloatBins {
     }
 };
 
-CKPTSCOPE_AVX512 static void addAvx512(BinCounter& c, const float* v, uint64_t n) {
+CKPTSCOPE_AVX512 static void addAvx512(BinCounter<float>& c, const float* v, uint64_t n) {
     const __m512 lo = _mm512_set1_ps(c.lo), scale = _mm512_set1_ps(c.scale),
                  guard = _mm512_set1_ps(c.guard), twoGuards = _mm512_set1_ps(2 * c.guard);
     FloatBins<false> full{c, v, 0, n, lo, scale, guard, twoGuards};
@@ -176,7 +177,7 @@ CKPTSCOPE_AVX512 static void addAvx512(BinCounter& c, const float* v, uint64_t n
 // More bins than SlicedBins counts: FloatBins' bins, counted in eight
 // tables as addAvx2's Lanes mode; lanes it hands to binOf count in the
 // spare entry after the tables.
-CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter& c, const float* v, uint64_t n) {
+CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter<float>& c, const float* v, uint64_t n) {
     const __m512 lo = _mm512_set1_ps(c.lo), scale = _mm512_set1_ps(c.scale),
                  guard = _mm512_set1_ps(c.guard), twoGuards = _mm512_set1_ps(2 * c.guard);
     const int b = int(c.bins);
@@ -195,20 +196,108 @@ CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter& c, const float* v, uint6
     c.addScalar(v, next.i, n);
 }
 
+// Bins of sixteen doubles for SlicedBins, as FloatBins but in double:
+// q = (v - lo) × scale + guard in one FMA is within a few units of 2^-53 ×
+// bins of binOf's position + guard, far inside the guard (bins × 2^-40).
+// Where q's fraction is at least 2 × guard, floor(q) is binOf's bin; other
+// lanes (near an edge, the maximum, NaN, ±Inf) go to binOf by addLanes.
+template <bool Tail> struct DoubleBins {
+    BinCounter<double>& c;
+    const double* d;
+    uint64_t i, n;
+    __m512d lo, scale, guard, twoGuards;
+
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __mmask8 near(__m512d q,
+                                                                         __mmask8 valid) {
+        const __m512d fraction = _mm512_reduce_pd(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        return _mm512_mask_cmp_pd_mask(valid, fraction, twoGuards, _CMP_NGE_UQ);
+    }
+
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline SixteenBins operator()() {
+        __mmask8 valid0 = 0xff, valid1 = 0xff;
+        if constexpr (Tail) {
+            const uint64_t left = n - i;
+            valid0 = left >= 8 ? __mmask8(0xff) : __mmask8((1u << left) - 1);
+            valid1 = left >= 16  ? __mmask8(0xff)
+                     : left <= 8 ? __mmask8(0)
+                                 : __mmask8((1u << (left - 8)) - 1);
+        }
+        const __m512d q0 =
+            _mm512_fmadd_pd(_mm512_sub_pd(_mm512_maskz_loadu_pd(valid0, d + i), lo), scale, guard);
+        const __m512d q1 = _mm512_fmadd_pd(
+            _mm512_sub_pd(_mm512_maskz_loadu_pd(valid1, d + i + 8), lo), scale, guard);
+        const __mmask8 near0 = near(q0, valid0), near1 = near(q1, valid1);
+        const unsigned nearAll = unsigned(near0) | unsigned(near1) << 8;
+        if (nearAll) // rare
+            c.addLanes(d, i, nearAll);
+        i += 16;
+        const __mmask8 take0 = valid0 & ~near0, take1 = valid1 & ~near1;
+        // (maskz forms: GCC 12 warns of the plain ones' undefined operand)
+        const __m512i bins = _mm512_maskz_inserti64x4(
+            0xff, _mm512_castsi256_si512(_mm512_maskz_cvttpd_epi32(take0, q0)),
+            _mm512_maskz_cvttpd_epi32(take1, q1), 1);
+        return {bins, __mmask16(unsigned(take0) | unsigned(take1) << 8)};
+    }
+};
+
+CKPTSCOPE_AVX512 static void addAvx512(BinCounter<double>& c, const double* d, uint64_t n) {
+    const __m512d lo = _mm512_set1_pd(c.lo), scale = _mm512_set1_pd(c.scale),
+                  guard = _mm512_set1_pd(c.guard), twoGuards = _mm512_set1_pd(2 * c.guard);
+    DoubleBins<false> full{c, d, 0, n, lo, scale, guard, twoGuards};
+    DoubleBins<true> tail{c, d, n - n % 256, n, lo, scale, guard, twoGuards};
+    countValues(*c.sliced, n, full, tail);
+}
+
 CKPTSCOPE_AVX512_END
+
+// Four doubles at a time straight into the counts; a group with a NaN, an
+// infinity or a value near a bin edge goes to binOf one by one.
+__attribute__((target("avx2,fma"))) static void addDirectAvx2(BinCounter<double>& c,
+                                                              const double* d, uint64_t n) {
+    const __m256d lo = _mm256_set1_pd(c.lo), scale = _mm256_set1_pd(c.scale);
+    const __m256d guard = _mm256_set1_pd(c.guard), guardHi = _mm256_set1_pd(1.0 - c.guard),
+                  bins = _mm256_set1_pd(double(c.bins));
+    uint64_t* const counts = c.counts.data();
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256d v = _mm256_loadu_pd(d + i);
+        const __m256d pos = _mm256_mul_pd(_mm256_sub_pd(v, lo), scale);
+        const __m256d inRange = _mm256_cmp_pd(pos, bins, _CMP_LT_OQ); // false for NaN
+        // Out-of-range lanes are zeroed before the conversion; they are checked anyway.
+        const __m128i whole = _mm256_cvttpd_epi32(_mm256_and_pd(pos, inRange));
+        const __m256d frac = _mm256_sub_pd(pos, _mm256_cvtepi32_pd(whole));
+        const __m256d check =
+            _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(frac, guard, _CMP_NGE_UQ),
+                                      _mm256_cmp_pd(frac, guardHi, _CMP_GT_OQ)),
+                         _mm256_xor_pd(inRange, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
+        if (_mm256_movemask_pd(check)) {
+            c.addScalar(d, i, i + 4);
+            continue;
+        }
+        alignas(16) int32_t at[4];
+        _mm_store_si128(reinterpret_cast<__m128i*>(at), whole);
+        ++counts[at[0]];
+        ++counts[at[1]];
+        ++counts[at[2]];
+        ++counts[at[3]];
+    }
+    c.addScalar(d, i, n);
+}
 
 #endif // CKPTSCOPE_STATS_AVX2
 
-BinCounter::~BinCounter() = default;
+template <typename T> BinCounter<T>::~BinCounter() = default;
 
-BinCounter::BinCounter(const Histogram& histogram, size_t n, Kernel k)
-    : h(histogram), bins(n), counts(n, 0), kernel(k) {
+template <>
+BinCounter<float>::BinCounter(const Histogram& histogram, Kernel k, Spread spread)
+    : h(histogram), bins(h.counts.size()), counts(bins, 0), kernel(k) {
 #ifdef CKPTSCOPE_STATS_AVX2
+    const size_t n = bins;
     const double width = h.hi - h.lo;
     const double s = double(n) / width;
     // The float path needs the range and the scale as normal floats and a
     // guard well below half a bin.
-    if (kernel == Kernel::Scalar || !useAvx2() || n > 4096 ||
+    if (kernel == Kernel::Scalar || !useAvx2() || n == 0 || n > 4096 ||
         !(width <= double(std::numeric_limits<float>::max())) ||
         !(s <= double(std::numeric_limits<float>::max())) ||
         !(float(s) >= std::numeric_limits<float>::min()))
@@ -216,7 +305,8 @@ BinCounter::BinCounter(const Histogram& histogram, size_t n, Kernel k)
     lo = float(h.lo);
     scale = float(s);
     guard = float(double(n) * 0x1p-20);
-    if (kernel == Kernel::Auto && n <= SlicedBins::kMaxBins && useAvx512()) {
+    if (kernel == Kernel::Auto && spread == Spread::InRange && n <= SlicedBins::kMaxBins &&
+        useAvx512()) {
         mode = Mode::Sliced;
         sliced = std::make_unique<SlicedBins>(unsigned(n));
     } else if (n <= 64) {
@@ -227,13 +317,34 @@ BinCounter::BinCounter(const Histogram& histogram, size_t n, Kernel k)
     } else {
         mode = Mode::Lanes;
         small.assign(8 * n + 1, 0); // + the spare entry of addLanesAvx512
+        lanes512 = kernel == Kernel::Auto && spread == Spread::InRange && useAvx512();
     }
 #else
-    (void)kernel;
+    (void)spread;
 #endif
 }
 
-void BinCounter::add(const float* v, uint64_t n) {
+template <>
+BinCounter<double>::BinCounter(const Histogram& histogram, Kernel k, Spread spread)
+    : h(histogram), bins(h.counts.size()), counts(bins, 0), lo(h.lo),
+      scale(double(bins) / (h.hi - h.lo)), guard(double(bins) * 0x1p-40), kernel(k) {
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (kernel == Kernel::Scalar || !useAvx2() || bins == 0)
+        return;
+    // Bit-sliced counting needs a scale that is a normal double.
+    if (kernel == Kernel::Auto && spread == Spread::InRange && bins <= SlicedBins::kMaxBins &&
+        useAvx512() && std::isfinite(scale) && scale >= std::numeric_limits<double>::min()) {
+        mode = Mode::Sliced;
+        sliced = std::make_unique<SlicedBins>(unsigned(bins));
+    } else {
+        mode = Mode::Direct;
+    }
+#else
+    (void)spread;
+#endif
+}
+
+template <> void BinCounter<float>::add(const float* v, uint64_t n) {
 #ifdef CKPTSCOPE_STATS_AVX2
     if (mode == Mode::Sliced) {
         addAvx512(*this, v, n);
@@ -244,7 +355,7 @@ void BinCounter::add(const float* v, uint64_t n) {
         if (pending + n > (uint64_t(1) << 31))
             flush();
         pending += n;
-        if (mode == Mode::Lanes && kernel == Kernel::Auto && useAvx512())
+        if (lanes512)
             addLanesAvx512(*this, v, n);
         else
             addAvx2(*this, v, n);
@@ -253,5 +364,22 @@ void BinCounter::add(const float* v, uint64_t n) {
 #endif
     addScalar(v, 0, n);
 }
+
+template <> void BinCounter<double>::add(const double* v, uint64_t n) {
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (mode == Mode::Sliced) {
+        addAvx512(*this, v, n);
+        return;
+    }
+    if (mode == Mode::Direct) {
+        addDirectAvx2(*this, v, n);
+        return;
+    }
+#endif
+    addScalar(v, 0, n);
+}
+
+template struct BinCounter<float>;
+template struct BinCounter<double>;
 
 } // namespace ckptscope::stats

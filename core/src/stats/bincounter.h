@@ -1,0 +1,108 @@
+#pragma once
+
+#include "stats/statskernels.h"
+
+#include "ckptscope/stats/tensorstats.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+// The one histogram counter: exactly Histogram::binOf's bins, vectorised, for
+// float values (statistics, the compare view's overlays) and double values
+// (F64 statistics, a comparison's differences).
+namespace ckptscope::stats {
+
+struct SlicedBins;
+
+// Where the counted values lie: within [h.lo, h.hi] (a histogram of their
+// own range: statistics, differences), or anywhere (a range given by the
+// caller; values outside go to the end bins, as binOf puts them). The
+// AVX-512 paths bin only values within the range.
+enum class Spread { InRange, Anywhere };
+
+// How a BinCounter counts. Scalar: plain loop; Pairs, Lanes (float, AVX2):
+// small counters in tables, added to `counts` by flush(); Direct (double,
+// AVX2): four at a time into `counts`; Sliced (AVX-512, bins ≤ 64):
+// SlicedBins.
+enum class BinMode { Scalar, Pairs, Lanes, Direct, Sliced };
+
+// Histogram counting for one worker. The counts are Histogram::binOf's; the
+// vector paths compute the same bins faster and hand every value whose bin
+// they cannot vouch for to binOf. Non-finite values are not counted.
+template <typename T> struct BinCounter {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+
+    const Histogram& h;
+    size_t bins;
+    std::vector<uint64_t> counts; // the result, bins entries
+
+    using Mode = BinMode;
+    Mode mode = Mode::Scalar;
+    unsigned shift = 0;                 // Pairs: bins ≤ 2^shift
+    std::vector<uint32_t> small;        // Pairs: 2 tables of 4^shift; Lanes: 8 tables of bins
+    std::unique_ptr<SlicedBins> sliced; // Sliced
+    uint64_t pending = 0;               // values counted in `small` since the last flush
+    T lo = 0, scale = 0, guard = 0;
+    Kernel kernel = Kernel::Auto;
+    bool lanes512 = false; // Lanes by AVX-512 (bins values within the range only)
+
+    // Kernel::Scalar: no vector code (float: binOf for every value);
+    // Kernel::Avx2: never AVX-512 (tests compare them).
+    explicit BinCounter(const Histogram& histogram, Kernel kernel = Kernel::Auto,
+                        Spread spread = Spread::InRange);
+    ~BinCounter();
+
+    // binOf(v) for a finite v. Doubles by one multiplication, checked: a
+    // position within `guard` of a bin edge (far beyond the few ulps the two
+    // ways of computing can differ) or outside the bins goes to binOf.
+    size_t binOf(T v) const {
+        if constexpr (std::is_same_v<T, float>) {
+            return h.binOf(v);
+        } else {
+            const double pos = (v - lo) * scale;
+            if (!(pos >= 0) || !(pos < double(bins)))
+                return h.binOf(v);
+            const auto whole = size_t(pos);
+            const double frac = pos - double(whole);
+            return frac < guard || frac > 1.0 - guard ? h.binOf(v) : whole;
+        }
+    }
+
+    void addScalar(const T* v, uint64_t from, uint64_t to) {
+        for (uint64_t i = from; i < to; ++i) {
+            const T f = valueAt(v, i);
+            if (std::isfinite(f))
+                ++counts[binOf(f)];
+        }
+    }
+    // The values v[i + k] for the set bits k of `lanes`, by binOf.
+    void addLanes(const T* v, uint64_t i, uint32_t lanes) {
+        for (; lanes; lanes &= lanes - 1) {
+            const T f = valueAt(v, i + unsigned(__builtin_ctz(lanes)));
+            if (std::isfinite(f))
+                ++counts[binOf(f)];
+        }
+    }
+
+    // Counts v[0..n).
+    void add(const T* v, uint64_t n);
+    // Moves what the small counters hold into `counts`.
+    void flush();
+    // Adds the counts to out[0..bins).
+    void mergeInto(std::vector<uint64_t>& out);
+};
+
+// Per value type (bincounter.cpp).
+template <> BinCounter<float>::BinCounter(const Histogram&, Kernel, Spread);
+template <> BinCounter<double>::BinCounter(const Histogram&, Kernel, Spread);
+template <> void BinCounter<float>::add(const float* v, uint64_t n);
+template <> void BinCounter<double>::add(const double* v, uint64_t n);
+
+extern template struct BinCounter<float>;
+extern template struct BinCounter<double>;
+
+} // namespace ckptscope::stats
