@@ -54,4 +54,14 @@ std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path)
     return doc;
 }
 
+const ckptscope::GradientCheckpoint& requireGradient(const ckptscope::Document& doc,
+                                                     const std::string& command) {
+    if (!doc.gradient())
+        throw ckptscope::OpenError(doc.path(), std::string("not a gradient checkpoint: this ") +
+                                                   doc.formatModule().description +
+                                                   " has no computation graph; " + command +
+                                                   " takes a gradient checkpoint");
+    return *doc.gradient();
+}
+
 } // namespace cli

@@ -40,6 +40,12 @@ std::optional<ParsedArgs> parseCommand(const CommandSpec& spec,
 // Throws ckptscope::OpenError.
 std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path);
 
+// The file's computation graph, for the commands that draw one; any other
+// format is an OpenError naming it ("this safetensors file has no
+// computation graph; layout takes a gradient checkpoint").
+const ckptscope::GradientCheckpoint& requireGradient(const ckptscope::Document& doc,
+                                                     const std::string& command);
+
 int runInfo(const std::vector<std::string>& args);
 int runStats(const std::vector<std::string>& args);
 int runGenerate(const std::vector<std::string>& args);

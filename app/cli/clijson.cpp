@@ -1,11 +1,29 @@
 #include "clijson.h"
 
+#include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/document/document.h"
+
 #include <ostream>
 
 namespace cli {
 
 void printJson(std::ostream& out, const nlohmann::ordered_json& j) {
     out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+nlohmann::ordered_json warningsJson(const ckptscope::Document& doc) {
+    nlohmann::ordered_json w = nlohmann::ordered_json::array();
+    for (const auto& warning : doc.warnings())
+        w.push_back(warning.message);
+    return w;
+}
+
+void writeWarnings(ckptscope::JsonStreamWriter& w, const ckptscope::Document& doc) {
+    w.key("warnings");
+    w.beginArray();
+    for (const auto& warning : doc.warnings())
+        w.value(warning.message);
+    w.endArray();
 }
 
 } // namespace cli

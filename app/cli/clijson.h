@@ -5,6 +5,11 @@
 #include <iosfwd>
 #include <optional>
 
+namespace ckptscope {
+class Document;
+class JsonStreamWriter;
+} // namespace ckptscope
+
 namespace cli {
 
 // An optional in JSON: its value, or null.
@@ -15,5 +20,11 @@ template <typename T> nlohmann::ordered_json orNull(const std::optional<T>& v) {
 // j as every --json output is laid out (nlohmann's dump(2): two-space indent)
 // and a newline; invalid UTF-8 becomes U+FFFD instead of an exception.
 void printJson(std::ostream& out, const nlohmann::ordered_json& j);
+
+// The document's warnings as every --json output lists them: an array of
+// messages (a message about one tensor names it).
+nlohmann::ordered_json warningsJson(const ckptscope::Document& doc);
+// The same as the key "warnings" and its array, for the streamed outputs.
+void writeWarnings(ckptscope::JsonStreamWriter& w, const ckptscope::Document& doc);
 
 } // namespace cli

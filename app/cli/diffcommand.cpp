@@ -49,7 +49,8 @@ const CommandSpec kDiff = {
     "one is NaN, when one is infinite and the other not the same infinity, or\n"
     "when |b - a| > atol + rtol * |a|. Blobs of equal length, a multiple of 4,\n"
     "compare as f32. Text: a summary line, then what differs, most changed\n"
-    "(relative L2) first.\n",
+    "(relative L2) first. Each file's warnings go to stderr and, with --json,\n"
+    "into its \"a\" or \"b\" object's \"warnings\".\n",
     {jsonOption(),
      toleranceOption("--atol", "X",
                      "absolute tolerance (default 0: exact equality,\n-0 == +0, NaN == NaN)"),
@@ -79,8 +80,10 @@ DiffArgs diffArgs(const ParsedArgs& p) {
 }
 
 ordered_json sideJson(const Document& doc) {
-    return {
-        {"path", doc.path()}, {"format", formatName(doc.format())}, {"file_size", doc.fileSize()}};
+    return {{"path", doc.path()},
+            {"format", formatName(doc.format())},
+            {"file_size", doc.fileSize()},
+            {"warnings", warningsJson(doc)}};
 }
 
 // The element fields of the contract; all null when nothing was compared.
@@ -217,8 +220,12 @@ void printTensorText(const Document& a, const Document& b, const TensorDiff& d) 
                                            [](auto& m) { return m.status != DiffStatus::Same; });
     std::cout << a.path() << " -> " << b.path() << ": " << s.changed << " changed, " << s.added
               << " added, " << s.removed << " removed, " << s.shapeChanged << " shape changed, "
-              << s.same << " same; " << fmt::grouped(s.differingElements) << " elements differ; "
-              << metaChanged << " of " << d.metadata.size() << " metadata entries differ\n";
+              << s.same << " same; "
+              << fmt::counted(s.differingElements, "element differs", "elements differ") << "; "
+              << metaChanged << " of "
+              << fmt::counted(d.metadata.size(), "metadata entry differs",
+                              "metadata entries differ")
+              << "\n";
     std::vector<const TensorDiffEntry*> changed;
     for (const TensorDiffEntry& t : d.tensors)
         if (t.status != DiffStatus::Same)
@@ -241,7 +248,7 @@ void printTensorText(const Document& a, const Document& b, const TensorDiff& d) 
                         {false, false, false, true, true, true, true, true, true});
         for (const TensorDiffEntry* t : changed) {
             const auto& e = t->elements;
-            table.addRow({printable(t->name), diffStatusName(t->status), shapeChange(*t),
+            table.addRow({t->name, diffStatusName(t->status), shapeChange(*t),
                           e ? fmt::grouped(e->differing) : "-", e ? fmt::grouped(e->count) : "-",
                           numberOr(e, &ElementDiff::maxAbsDiff),
                           numberOr(e, &ElementDiff::meanAbsDiff), numberOr(e, &ElementDiff::relL2),
@@ -270,11 +277,14 @@ std::string fieldText(const FieldValue& v) {
 void printGradientText(const Document& a, const Document& b, const GradientDiff& d) {
     const GradientDiffSummary& s = d.summary;
     std::cout << a.path() << " -> " << b.path() << " (nodes matched by "
-              << (d.structureMatching ? "structure" : "id") << "): " << s.nodesChanged
-              << " nodes changed, " << s.nodesAdded << " added, " << s.nodesRemoved << " removed, "
-              << s.nodesSame << " same; " << s.edgesAdded << " edges added, " << s.edgesRemoved
-              << " removed; " << s.optimizerChanged << " of " << d.optimizerState.size()
-              << " optimizer blobs differ\n";
+              << (d.structureMatching ? "structure" : "id")
+              << "): " << fmt::counted(s.nodesChanged, "node", "nodes") << " changed, "
+              << s.nodesAdded << " added, " << s.nodesRemoved << " removed, " << s.nodesSame
+              << " same; " << fmt::counted(s.edgesAdded, "edge", "edges") << " added, "
+              << s.edgesRemoved << " removed; " << s.optimizerChanged << " of "
+              << fmt::counted(d.optimizerState.size(), "optimizer blob differs",
+                              "optimizer blobs differ")
+              << "\n";
     for (const FieldDiff& f : d.fields)
         if (f.status != DiffStatus::Same)
             std::cout << "  " << f.field << ": " << fieldText(f.a) << " -> " << fieldText(f.b)
@@ -288,7 +298,7 @@ void printGradientText(const Document& a, const Document& b, const GradientDiff&
             std::string fields;
             for (const std::string& c : n.changed)
                 fields += (fields.empty() ? "" : ", ") + c;
-            table.addRow({printable(n.id), diffStatusName(n.status), printable(op), fields});
+            table.addRow({n.id, diffStatusName(n.status), op, fields});
         }
         std::cout << "\n" << table.render();
     }
@@ -307,12 +317,11 @@ void printGradientText(const Document& a, const Document& b, const GradientDiff&
         anyBlob = true;
         const std::string bytesA = o.bytesA ? fmt::grouped(*o.bytesA) : "-";
         const std::string bytesB = o.bytesB ? fmt::grouped(*o.bytesB) : "-";
-        blobs.addRow({printable(o.name), diffStatusName(o.status),
-                      bytesA == bytesB ? bytesA : bytesA + " -> " + bytesB,
-                      o.differingBytes ? fmt::grouped(*o.differingBytes) : "-",
-                      o.f32 ? fmt::grouped(o.f32->differing) : "-",
-                      numberOr(o.f32, &ElementDiff::maxAbsDiff),
-                      numberOr(o.f32, &ElementDiff::relL2)});
+        blobs.addRow(
+            {o.name, diffStatusName(o.status), bytesA == bytesB ? bytesA : bytesA + " -> " + bytesB,
+             o.differingBytes ? fmt::grouped(*o.differingBytes) : "-",
+             o.f32 ? fmt::grouped(o.f32->differing) : "-",
+             numberOr(o.f32, &ElementDiff::maxAbsDiff), numberOr(o.f32, &ElementDiff::relL2)});
     }
     if (anyBlob)
         std::cout << "\n" << blobs.render();

@@ -1,5 +1,7 @@
 #include "gradientinfojson.h"
 
+#include "clijson.h"
+
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/formats/oxck/metadatacodec.h"
 
@@ -78,11 +80,7 @@ bool writeGradientInfoJson(const GradientInfo& info, std::string& out) {
         w.endObject();
     }
     w.endArray();
-    w.key("warnings");
-    w.beginArray();
-    for (const auto& warning : doc.warnings())
-        w.value(warning.message);
-    w.endArray();
+    writeWarnings(w, doc);
     w.endObject();
     return true;
 }

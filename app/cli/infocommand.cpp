@@ -16,13 +16,6 @@ using namespace ckptscope;
 
 namespace {
 
-ordered_json warningsJson(const Document& doc) {
-    ordered_json w = ordered_json::array();
-    for (const auto& warning : doc.warnings())
-        w.push_back(warning.message);
-    return w;
-}
-
 // OXCK and safetensors: the same fields (safetensors has no version/flags).
 ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
@@ -107,7 +100,7 @@ void printTensorFile(const Document& doc) {
         std::cout << "\nMetadata\n";
         TextTable table({"key", "value"});
         for (const auto& [k, v] : doc.metadata())
-            table.addRow({printable(k), printable(v)});
+            table.addRow({k, v});
         std::cout << table.render("  ");
     }
     if (!doc.tensors().empty()) {
@@ -144,11 +137,12 @@ void printGradient(const Document& doc) {
               << "Format      gradient checkpoint (JSON)\n"
               << "Step        " << g.step << "\n"
               << "Timestamp   " << g.timestamp << "\n"
-              << "Loss CID    " << g.lossCid.value_or("(none)") << "\n"
-              << "Loss node   " << (loss ? loss->id + " (" + loss->op + ")" : "(none)") << "\n"
-              << "Graph       " << fmt::grouped(g.graph.nodeCount()) << " nodes, "
-              << fmt::grouped(g.graph.edgeCount()) << " edges, " << doc.graphSplit().cycle.size()
-              << " on cycles\n";
+              << "Loss CID    " << printable(g.lossCid.value_or("(none)")) << "\n"
+              << "Loss node   " << (loss ? printable(loss->id + " (" + loss->op + ")") : "(none)")
+              << "\n"
+              << "Graph       " << fmt::counted(g.graph.nodeCount(), "node", "nodes") << ", "
+              << fmt::counted(g.graph.edgeCount(), "edge", "edges") << ", "
+              << doc.graphSplit().cycle.size() << " on cycles\n";
     std::cout << "\nOps\n";
     TextTable ops({"op", "nodes"}, {false, true});
     for (const auto& [op, n] : opCounts(g.graph))

@@ -1,6 +1,7 @@
 // `layout` (node positions and edge routes of the layered drawing) and
 // `graph --dot` (the computation graph for Graphviz).
 #include "clicommon.h"
+#include "clijson.h"
 #include "textformat.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -31,13 +32,6 @@ double nodeWidth(const std::string& op) {
     return std::max(40.0, 7.0 * double(chars) + 24);
 }
 
-const GradientCheckpoint& requireGradient(const Document& doc) {
-    if (!doc.gradient())
-        throw OpenError(doc.path(), "not a gradient checkpoint: this is an OXCK model "
-                                    "checkpoint, which has no computation graph");
-    return *doc.gradient();
-}
-
 // Coordinates to 0.01 px: enough for drawing, and short.
 double rounded(double v) {
     v = std::round(v * 100) / 100;
@@ -47,7 +41,7 @@ double rounded(double v) {
 // Streamed, one node or edge per line: a DOM of a 100k-node layout costs far
 // more than the layout itself. The ids come from a JSON file, so they are
 // valid UTF-8.
-void writeLayoutJson(std::ostream& out, const GraphLayout& layout,
+void writeLayoutJson(std::ostream& out, const Document& doc, const GraphLayout& layout,
                      const std::vector<std::string>& ids) {
     using Layout = JsonStreamWriter::Layout;
     JsonStreamWriter w(out);
@@ -95,6 +89,7 @@ void writeLayoutJson(std::ostream& out, const GraphLayout& layout,
     w.endArray();
     w.key("crossings");
     w.value(uint64_t(layout.crossings));
+    writeWarnings(w, doc);
     w.endObject();
     w.flush();
     out << "\n";
@@ -184,7 +179,7 @@ const CommandSpec kLayout = {
     "Layered drawing of a gradient checkpoint's graph: a summary (nodes, edges,\n"
     "ranks, crossings, edges reversed to break cycles, size), or with --json\n"
     "every node's centre, size and rank, every edge's route from border to\n"
-    "border, and the crossings.\n",
+    "border, the crossings and the file's warnings.\n",
     {jsonOption()},
     {},
     {},
@@ -209,11 +204,11 @@ int runLayout(const std::vector<std::string>& args) {
     if (!p)
         return kOk;
     const auto doc = openDocument(p->operands()[0]);
-    const GradientCheckpoint& g = requireGradient(*doc);
+    const GradientCheckpoint& g = requireGradient(*doc, "layout");
     const GraphLayoutInput in = layoutInput(g);
     const GraphLayout layout = layoutGraph(in.input);
     if (p->has("--json"))
-        writeLayoutJson(std::cout, layout, in.ids);
+        writeLayoutJson(std::cout, *doc, layout, in.ids);
     else
         printSummary(*doc, layout);
     return kOk;
@@ -225,7 +220,7 @@ int runGraph(const std::vector<std::string>& args) {
     if (!p)
         return kOk;
     const auto doc = openDocument(p->operands()[0]);
-    writeDot(std::cout, requireGradient(*doc));
+    writeDot(std::cout, requireGradient(*doc, "graph"));
     return kOk;
 }
 

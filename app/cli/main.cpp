@@ -48,11 +48,12 @@ Commands:
                             the browser does, without a display
 
   diff A B [--json] [--atol X] [--rtol Y] [--tensor NAME]... [--bins N]
-                            compare B with A (the reference): two OXCK files
-                            tensor by tensor (same name, k-th occurrence with
-                            k-th), element by element when shape and stored
-                            count agree; or two gradient checkpoints (step,
-                            loss CID, timestamp, nodes by id — or by op and
+                            compare B with A (the reference): two tensor
+                            files (OXCK, safetensors) tensor by tensor (same
+                            name, k-th occurrence with k-th), element by
+                            element when shape and stored count agree; or
+                            two gradient checkpoints (step, loss CID,
+                            timestamp, nodes by id — or by op and
                             topological position when fewer than half the ids
                             match —, edges as multisets, optimizer blobs).
                             Elements differ when exactly one is NaN, when one
@@ -92,8 +93,9 @@ differs (a tensor, a metadata entry, a graph field, node, edge or blob),
 2 trouble: a file missing or damaged ("FILE: error: ..." names it), a tensor
 file against a gradient checkpoint, a --tensor name in neither file, a usage
 error.
-Warnings go to stderr as "FILE: warning: ..." and, with --json, into the
-output.
+Warnings about a file go to stderr as "FILE: warning: ..." and, with --json,
+into the output: "warnings" of info, stats and layout, "a"/"b" "warnings" of
+diff.
 )";
 
 } // namespace

@@ -35,9 +35,7 @@ int runRender(const std::vector<std::string>& args) {
     if (output.empty())
         throw UsageError("render needs -o OUT.svg or -o OUT.png");
     const auto doc = openDocument(file);
-    if (!doc->gradient())
-        throw ckptscope::OpenError(file, "an OXCK model checkpoint has no computation graph to "
-                                         "render; render takes a gradient checkpoint");
+    requireGradient(*doc, "render");
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::string gui = (self.parent_path() / "ckptscope").string();

@@ -85,7 +85,8 @@ const CommandSpec kStats = {
     "Per-tensor statistics over the stored values: count, finite, NaN, +-Inf,\n"
     "zeros, min, max, mean, std (population), L2 norm, and a histogram over the\n"
     "finite range. For gradient checkpoints, optimizer-state blobs whose length\n"
-    "is a multiple of 4 are read as f32 little-endian.\n",
+    "is a multiple of 4 are read as f32 little-endian. The file's warnings go\n"
+    "to stderr and, with --json, into \"warnings\".\n",
     {tensorOption("only this tensor (repeatable)"),
      binsOption("histogram bins, 1 to 100000 (default 32)"),
      jsonOption(),
@@ -153,6 +154,7 @@ int runStats(const std::vector<std::string>& args) {
     if (json) {
         ordered_json out;
         out["tensors"] = std::move(list);
+        out["warnings"] = warningsJson(*doc);
         printJson(std::cout, out);
     } else if (!csv) {
         std::cout << table.render();

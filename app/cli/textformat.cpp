@@ -41,6 +41,8 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> rightAli
 }
 
 void TextTable::addRow(std::vector<std::string> row) {
+    for (std::string& cell : row)
+        cell = printable(cell);
     m_rows.push_back(std::move(row));
 }
 

@@ -14,7 +14,8 @@ std::string printable(const std::string& s);
 std::string elided(const std::string& s, size_t maxChars);
 
 // A plain text table: columns padded to their widest cell, right-aligned
-// where asked (numbers).
+// where asked (numbers). Every cell is made printable() as it is added, so a
+// name holding a tab or a newline never breaks a row.
 class TextTable {
 public:
     explicit TextTable(std::vector<std::string> header, std::vector<bool> rightAligned = {});

@@ -31,10 +31,10 @@ std::string tensorTable(const TimelineReport& r) {
         uint64_t bad = 0;
         for (const TensorSummary& t : c.summary.tensors)
             bad += (t.stats.nan + t.stats.posInf + t.stats.negInf) > 0;
-        table.addRow({stepText(c.step), stepSourceName(c.stepSource), printable(c.name),
+        table.addRow({stepText(c.step), stepSourceName(c.stepSource), c.name,
                       fmt::bytes(c.fileSize), modifiedText(c.mtimeNs),
                       fmt::grouped(c.summary.tensors.size()),
-                      bad ? fmt::grouped(bad) + " tensors" : ""});
+                      bad ? fmt::counted(bad, "tensor", "tensors") : ""});
     }
     return table.render("  ");
 }
@@ -48,10 +48,9 @@ std::string gradientTable(const TimelineReport& r) {
         for (const BlobSummary& b : c.summary.blobs)
             blobBytes += b.bytes;
         const GraphCounts& g = c.summary.graph;
-        table.addRow({stepText(c.step), printable(c.name), fmt::bytes(c.fileSize),
-                      modifiedText(c.mtimeNs), fmt::grouped(g.nodes), fmt::grouped(g.edges),
-                      fmt::grouped(g.forwardDone), fmt::grouped(g.backwardDone),
-                      fmt::bytes(blobBytes)});
+        table.addRow({stepText(c.step), c.name, fmt::bytes(c.fileSize), modifiedText(c.mtimeNs),
+                      fmt::grouped(g.nodes), fmt::grouped(g.edges), fmt::grouped(g.forwardDone),
+                      fmt::grouped(g.backwardDone), fmt::bytes(blobBytes)});
     }
     return table.render("  ");
 }
@@ -62,7 +61,7 @@ std::string findings(const TimelineReport& r) {
     if (const auto first = firstNonfinite(run, r.tensors)) {
         const RunCheckpoint& c = run.checkpoints[first->index];
         out += "  First NaN/Inf: step " + stepText(first->step) + " (" + printable(c.name) +
-               "), in " + fmt::grouped(first->tensors.size()) + " tensors:";
+               "), in " + fmt::counted(first->tensors.size(), "tensor", "tensors") + ":";
         for (size_t i = 0; i < first->tensors.size() && i < 10; ++i)
             out += (i ? ", " : " ") + printable(first->tensors[i]);
         if (first->tensors.size() > 10)
@@ -80,8 +79,8 @@ std::string findings(const TimelineReport& r) {
     TextTable table({"tensor", "L2 first", "L2 last", "ratio", "steps"},
                     {false, true, true, true, false});
     for (const L2Change& g : growth)
-        table.addRow({printable(r.tensors[g.series].name), fmt::display(g.first),
-                      fmt::display(g.last), "×" + fmt::display(g.ratio),
+        table.addRow({r.tensors[g.series].name, fmt::display(g.first), fmt::display(g.last),
+                      "×" + fmt::display(g.ratio),
                       stepText(run.checkpoints[g.firstIndex].step) + " → " +
                           stepText(run.checkpoints[g.lastIndex].step)});
     return out + table.render("    ");
@@ -95,8 +94,9 @@ std::string timelineText(const TimelineReport& r) {
     if (run.kind) {
         const bool gradient = *run.kind == RunKind::Gradient;
         const size_t n = run.checkpoints.size();
-        out += fmt::grouped(n) + (gradient ? " gradient checkpoint" : " tensor checkpoint") +
-               (n == 1 ? "" : "s") + ", by step:\n";
+        out += (gradient ? fmt::counted(n, "gradient checkpoint", "gradient checkpoints")
+                         : fmt::counted(n, "tensor checkpoint", "tensor checkpoints")) +
+               ", by step:\n";
         out += gradient ? gradientTable(r) : tensorTable(r);
     } else {
         out += "No checkpoint could be read.\n";
@@ -109,8 +109,8 @@ std::string timelineText(const TimelineReport& r) {
     if (run.kind == RunKind::Tensors)
         out += "\nFindings:\n" + findings(r);
     out += "\nCache: ";
-    out += r.cacheUsed ? fmt::grouped(run.cacheHits) + " hits, " + fmt::grouped(run.cacheMisses) +
-                             " misses\n"
+    out += r.cacheUsed ? fmt::counted(run.cacheHits, "hit", "hits") + ", " +
+                             fmt::counted(run.cacheMisses, "miss", "misses") + "\n"
                        : "not used (--no-cache)\n";
     return out;
 }

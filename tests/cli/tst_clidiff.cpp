@@ -2,6 +2,7 @@
 // for tensor files and gradient checkpoints against values computed here,
 // the text output's order, and damaged or mismatched inputs.
 #include "clirunner.h"
+#include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
@@ -348,6 +349,60 @@ private Q_SLOTS:
                                 QStringLiteral("new"), QStringLiteral("--json")});
         QCOMPARE(one.exitCode, 1);
         QCOMPARE(clirunner::parseOut(one)["tensors"].size(), size_t(1));
+    }
+
+    void warningsPluralsAndEscapedNames() {
+        // A: OXCK with a name given twice (a warning) and a name holding a
+        // tab and a newline; B: a safetensors file, one element changed, one
+        // "dup" fewer.
+        const std::string odd = "x\ty\nz";
+        Checkpoint a;
+        a.addTensor({odd, {2}, {1, 2}});
+        a.addTensor({"dup", {1}, {1}});
+        a.addTensor({"dup", {1}, {1}});
+        const QString pa = path("warned.oxck"), pb = path("odd.safetensors");
+        a.save(str(pa));
+        testsupport::writeFile(
+            pb, testsupport::stFile({{odd, "F32", {2}, testsupport::leBytes<float>({1, 3})},
+                                     {"dup", "F32", {1}, testsupport::leBytes<float>({1})}}));
+
+        const Run j = runCli({QStringLiteral("diff"), pa, pb, QStringLiteral("--json")});
+        QVERIFY2(j.exitCode == 1, qPrintable(describe(j)));
+        const json out = clirunner::parseOut(j);
+        QVERIFY2(out.contains("a") && out.contains("b"), qPrintable(describe(j)));
+        for (const char* side : {"a", "b"})
+            for (const char* key : {"path", "format", "file_size", "warnings"})
+                QVERIFY2(out[side].contains(key), key);
+        QCOMPARE(out["b"]["format"].get<std::string>(), std::string("safetensors"));
+        JSON_COMPARE(out["b"]["warnings"], json::array());
+        const json& w = out["a"]["warnings"];
+        QVERIFY2(w.is_array() && w.size() == 1, w.dump().c_str());
+        const QString warning = QString::fromStdString(w[0].get<std::string>());
+        QVERIFY2(warning.contains(QStringLiteral("\"dup\": duplicate name")), qPrintable(warning));
+        QCOMPARE(clirunner::lines(j.errText()),
+                 QStringList{pa + QStringLiteral(": warning: ") + warning});
+
+        // Text: counts with their nouns agreeing, the name escaped, one
+        // line per row.
+        const Run t = runCli({QStringLiteral("diff"), pa, pb});
+        QVERIFY2(t.exitCode == 1, qPrintable(describe(t)));
+        const QStringList lines = clirunner::lines(t.outText());
+        QCOMPARE(lines.size(), 4); // summary, header, two rows
+        QVERIFY2(lines[0].endsWith(QStringLiteral(": 1 changed, 0 added, 1 removed, 0 shape "
+                                                  "changed, 1 same; 1 element differs; 0 of 0 "
+                                                  "metadata entries differ")),
+                 qPrintable(lines[0]));
+        QVERIFY2(lines[2].startsWith(QStringLiteral("x\\ty\\nz  changed ")), qPrintable(lines[2]));
+        QVERIFY2(lines[3].startsWith(QStringLiteral("dup      removed ")), qPrintable(lines[3]));
+
+        // Gradient checkpoints: one node changed and one added, one of the
+        // two repeated edges gone, the one blob changed.
+        const Run g = runCli({QStringLiteral("diff"), m_gradA, m_gradB});
+        QVERIFY2(g.exitCode == 1, qPrintable(describe(g)));
+        QVERIFY2(g.outText().contains(QStringLiteral(
+                     "1 node changed, 1 added, 0 removed, 1 same; 0 edges added, 1 removed; "
+                     "1 of 1 optimizer blob differs\n")),
+                 qPrintable(describe(g)));
     }
 
     void helpNamesEveryExitCode() {

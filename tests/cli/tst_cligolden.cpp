@@ -116,6 +116,7 @@ std::vector<Case> cases() {
         {QStringLiteral("layout-gradient"), split("layout gradient.json"), {}},
         {QStringLiteral("layout-grad-json"), split("layout grad.json --json"), {}},
         {QStringLiteral("layout-model"), split("layout model.oxck"), {}},
+        {QStringLiteral("layout-safetensors"), split("layout small.safetensors"), {}},
         {QStringLiteral("layout-dot-not-allowed"), split("layout grad.json --dot"), {}},
         {QStringLiteral("graph-dot"), split("graph grad.json --dot"), {}},
         {QStringLiteral("graph-json-not-allowed"), split("graph grad.json --json"), {}},

@@ -1,9 +1,11 @@
 // ckptscope-cli run as a process: `layout --json` and `graph --dot`: every node and drawn edge,
 // crossings recounted from the routes, DOT that quotes what it must.
 #include "clirunner.h"
+#include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +92,8 @@ private Q_SLOTS:
     void graphDot_data();
     void graphDot();
     void graphDotEscapesIds();
+    void tensorFilesNamedByFormat();
+    void layoutJsonWarnings();
 
 private:
     void layoutJsonImpl();
@@ -261,6 +265,53 @@ void TestCliGraph::graphDotEscapesIds() {
     QVERIFY2(j.is_object() && j.at("nodes").size() == 3 && j.at("edges").size() == 2,
              qPrintable(describe(l)));
     QCOMPARE(qstr(j.at("edges").at(0).at("from").get<std::string>()), QStringLiteral("say \"hi\""));
+}
+
+void TestCliGraph::tensorFilesNamedByFormat() {
+    // layout, graph and render refuse a tensor file, naming its real format.
+    const QString st = m_tmp.filePath(QStringLiteral("model.safetensors"));
+    testsupport::writeFile(
+        st, testsupport::stFile({{"w", "F32", {1}, testsupport::leBytes<float>({1})}}));
+    ckptscope::Checkpoint ck;
+    ck.addTensor({"w", {1}, {1.0f}});
+    const QString ox = m_tmp.filePath(QStringLiteral("model.oxck"));
+    ck.save(str(ox));
+    const QString svg = m_tmp.filePath(QStringLiteral("out.svg"));
+    for (const auto& [file, what] : {std::pair{st, QStringLiteral("safetensors file")},
+                                     {ox, QStringLiteral("OXCK checkpoint")}})
+        for (const QString& command :
+             {QStringLiteral("layout"), QStringLiteral("graph"), QStringLiteral("render")}) {
+            QStringList args = {command, file};
+            if (command == QStringLiteral("render"))
+                args << QStringLiteral("-o") << svg;
+            const Run r = runCli(args);
+            QVERIFY2(r.exitCode == 1 && r.out.isEmpty(), qPrintable(describe(r)));
+            QCOMPARE(r.errText(), file +
+                                      QStringLiteral(": error: not a gradient checkpoint: this ") +
+                                      what + QStringLiteral(" has no computation graph; ") +
+                                      command + QStringLiteral(" takes a gradient checkpoint\n"));
+        }
+}
+
+void TestCliGraph::layoutJsonWarnings() {
+    // A cycle is a warning: `layout --json` lists it as `info --json` does.
+    ckptscope::ComputationGraphStore g;
+    g.insertNode(ckptscope::ComputationNode("a", "add", {}));
+    g.insertNode(ckptscope::ComputationNode("b", "mul", {}));
+    g.addEdge("a", "b");
+    g.addEdge("b", "a");
+    const QString path = m_tmp.filePath(QStringLiteral("cycle.json"));
+    ckptscope::GradientCheckpoint(g, 1).save(str(path));
+    const Run l = runCli({QStringLiteral("layout"), path, QStringLiteral("--json")});
+    QVERIFY2(l.exitCode == 0, qPrintable(describe(l)));
+    const json j = parseOut(l);
+    QVERIFY2(j.is_object() && j.contains("warnings"), qPrintable(describe(l)));
+    QVERIFY2(j.at("warnings").size() == 1, qPrintable(describe(l)));
+    QCOMPARE(lines(l.errText()), QStringList{path + QStringLiteral(": warning: ") +
+                                             qstr(j.at("warnings").at(0).get<std::string>())});
+    const Run i = runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY2(i.exitCode == 0, qPrintable(describe(i)));
+    QVERIFY(parseOut(i).at("warnings") == j.at("warnings"));
 }
 
 // Slots: the checks, guarded.

@@ -1,6 +1,7 @@
 // ckptscope-cli run as a process: `stats`: the --json contract checked against the corpus and
 // against values computed here, tensor selection and optimizer blobs.
 #include "clirunner.h"
+#include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include "ckptscope/formats/oxck/checkpoint.h"
@@ -45,12 +46,14 @@ private Q_SLOTS:
     void statsJsonKnownValues();
     void statsTensorSelection();
     void statsGradientBlobs();
+    void statsWarningsAndEscapedNames();
 
 private:
     void statsJsonCorpusImpl();
     void statsJsonKnownValuesImpl();
     void statsTensorSelectionImpl();
     void statsGradientBlobsImpl();
+    void statsWarningsAndEscapedNamesImpl();
 
     QTemporaryDir m_tmp;
 };
@@ -291,6 +294,51 @@ void TestCliStats::statsGradientBlobsImpl() {
     QVERIFY(expectedTargets > 0);
 }
 
+void TestCliStats::statsWarningsAndEscapedNamesImpl() {
+    // A shape that holds 4 elements over 3 stored values: a warning naming
+    // the tensor; and a name with a tab and a newline.
+    const std::string odd = "x\ty\nz";
+    ckptscope::Checkpoint ck;
+    ck.addTensor({"short", {2, 2}, {1.0f, 2.0f, 3.0f}});
+    ck.addTensor({odd, {1}, {5.0f}});
+    const QString path = m_tmp.filePath(QStringLiteral("warned.oxck"));
+    ck.save(str(path));
+
+    // --json lists the warnings as `info --json` does and as stderr says them.
+    const Run r = runCli({QStringLiteral("stats"), path, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QVERIFY2(j.is_object() && j.contains("warnings"), qPrintable(describe(r)));
+    const json& w = j.at("warnings");
+    QVERIFY2(w.is_array() && w.size() == 1, qPrintable(qstr(w.dump())));
+    const QString warning = qstr(w.at(0).get<std::string>());
+    QVERIFY2(warning.contains(QStringLiteral("\"short\"")) &&
+                 warning.contains(QStringLiteral("shape holds 4 elements but 3 values")),
+             qPrintable(warning));
+    QCOMPARE(lines(r.errText()), QStringList{path + QStringLiteral(": warning: ") + warning});
+    const Run info = runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY2(info.exitCode == 0, qPrintable(describe(info)));
+    QVERIFY(parseOut(info).at("warnings") == w);
+    QCOMPARE(qstr(j.at("tensors").at(1).at("name").get<std::string>()), qstr(odd));
+
+    // A file without warnings has the key, empty.
+    const QString clean = m_tmp.filePath(QStringLiteral("clean.safetensors"));
+    testsupport::writeFile(
+        clean, testsupport::stFile({{"v", "F32", {2}, testsupport::leBytes<float>({1, 2})}}));
+    const Run c = runCli({QStringLiteral("stats"), clean, QStringLiteral("--json")});
+    QVERIFY2(c.exitCode == 0 && c.err.isEmpty(), qPrintable(describe(c)));
+    QVERIFY2(parseOut(c).at("warnings") == json::array(), qPrintable(describe(c)));
+
+    // Text: one row per tensor, the name escaped as `info` shows it.
+    const Run t = runCli({QStringLiteral("stats"), path});
+    QVERIFY2(t.exitCode == 0, qPrintable(describe(t)));
+    const QStringList rows = lines(t.outText());
+    QCOMPARE(rows.size(), 3); // header, short, the odd name
+    QVERIFY2(rows[2].startsWith(QStringLiteral("x\\ty\\nz ")), qPrintable(rows[2]));
+    const Run i = runCli({QStringLiteral("info"), path});
+    QVERIFY2(i.outText().contains(QStringLiteral(" x\\ty\\nz ")), qPrintable(describe(i)));
+}
+
 // Slots: the checks, guarded.
 void TestCliStats::statsJsonCorpus() {
     testsupport::guarded([this] { statsJsonCorpusImpl(); });
@@ -303,6 +351,9 @@ void TestCliStats::statsTensorSelection() {
 }
 void TestCliStats::statsGradientBlobs() {
     testsupport::guarded([this] { statsGradientBlobsImpl(); });
+}
+void TestCliStats::statsWarningsAndEscapedNames() {
+    testsupport::guarded([this] { statsWarningsAndEscapedNamesImpl(); });
 }
 
 QTEST_GUILESS_MAIN(TestCliStats)

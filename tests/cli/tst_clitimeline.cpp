@@ -290,13 +290,44 @@ private Q_SLOTS:
                       l2 = lineOf(QStringLiteral("ckpt_2.oxck")),
                       l1 = lineOf(QStringLiteral("ckpt_1.oxck"));
             QVERIFY(l3 >= 0 && l3 < l2 && l2 < l1);
-            QVERIFY(lines[l2].contains(QStringLiteral("1 tensors")));
-            QVERIFY(r.text().contains(QStringLiteral("First NaN/Inf: step 200 (ckpt_2.oxck)")));
+            // Counts and nouns agree: the NaN/Inf column, the findings.
+            QVERIFY2(lines[l2].endsWith(QStringLiteral("  1 tensor")), qPrintable(lines[l2]));
+            QVERIFY(r.text().contains(
+                QStringLiteral("First NaN/Inf: step 200 (ckpt_2.oxck), in 1 tensor: b\n")));
             const int growth = lineOf(QStringLiteral("L2 norm grew most"));
             QVERIFY(growth > 0);
             QVERIFY(lines[growth + 2].trimmed().startsWith(QStringLiteral("a ")));
             QVERIFY(r.text().contains(QStringLiteral("README.txt: ")));
             QVERIFY(r.text().contains(QStringLiteral("Cache: 0 hits, 3 misses")));
+            // One checkpoint, now cached.
+            const Result one = cli({QStringLiteral("timeline"), qstr(at("ckpt_1.oxck"))});
+            QCOMPARE(one.exitCode, 0);
+            QVERIFY2(one.text().startsWith(QStringLiteral("1 tensor checkpoint, by step:\n")),
+                     qPrintable(one.text()));
+            QVERIFY2(one.text().endsWith(QStringLiteral("Cache: 1 hit, 0 misses\n")),
+                     qPrintable(one.text()));
+        });
+    }
+
+    void textEscapesNames() {
+        guarded([&] {
+            // A name with a tab and a newline, growing: one row in the L2 table.
+            const std::string odd = "x\ty\nz";
+            for (int step : {1, 2}) {
+                Checkpoint c;
+                c.setMetadata("step", std::to_string(step));
+                c.addTensor({odd, {1}, {float(step)}});
+                c.save(at("s" + std::to_string(step) + ".oxck"));
+            }
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--no-cache")});
+            QCOMPARE(r.exitCode, 0);
+            const QStringList lines = r.text().split(QLatin1Char('\n'));
+            const int growth = int(lines.indexOf(QStringLiteral(
+                "  L2 norm grew most (first → last checkpoint holding the tensor):")));
+            QVERIFY2(growth > 0, qPrintable(r.text()));
+            QVERIFY2(lines[growth + 2].startsWith(QStringLiteral("    x\\ty\\nz  ")),
+                     qPrintable(r.text()));
+            QVERIFY2(lines[growth + 3].isEmpty(), qPrintable(r.text()));
         });
     }
 };

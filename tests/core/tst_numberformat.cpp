@@ -172,6 +172,12 @@ private Q_SLOTS:
         QCOMPARE(fmt::grouped(1234567), std::string("1,234,567"));
         QCOMPARE(fmt::grouped(UINT64_MAX), std::string("18,446,744,073,709,551,615"));
     }
+    void counted() {
+        QCOMPARE(fmt::counted(0, "tensor", "tensors"), std::string("0 tensors"));
+        QCOMPARE(fmt::counted(1, "tensor", "tensors"), std::string("1 tensor"));
+        QCOMPARE(fmt::counted(2, "entry", "entries"), std::string("2 entries"));
+        QCOMPARE(fmt::counted(1001, "tensor", "tensors"), std::string("1,001 tensors"));
+    }
     void shape() {
         QCOMPARE(fmt::shape({}), std::string("[]"));
         QCOMPARE(fmt::shape({0}), std::string("[0]"));

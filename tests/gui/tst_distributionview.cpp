@@ -124,6 +124,14 @@ private Q_SLOTS:
                     median.push_back(p);
         }
         QCOMPARE(areas, 4 * 2); // steps 0–100 and 300
+        QStringList bands;
+        for (QAbstractSeries* s : view.bandChart()->series())
+            if (qobject_cast<QAreaSeries*>(s) && !bands.contains(s->name()))
+                bands << s->name();
+        QCOMPARE(bands,
+                 QStringList(
+                     {QStringLiteral("percentiles 0–100"), QStringLiteral("percentiles 7–93"),
+                      QStringLiteral("percentiles 16–84"), QStringLiteral("percentiles 31–69")}));
         QCOMPARE(median.size(), size_t(3));
         QCOMPARE(median[2], QPointF(300, (*ps[3])[4]));
         // Hover: the step and the exact percentile values.
@@ -131,6 +139,7 @@ private Q_SLOTS:
         QVERIFY2(hover.contains(QStringLiteral("step 100")), qPrintable(hover));
         QVERIFY(hover.contains(QStringLiteral("median: ") +
                                QString::fromStdString(fmt::exact((*ps[1])[4]))));
+        QVERIFY2(hover.contains(QStringLiteral("\npercentile 31: ")), qPrintable(hover));
         QVERIFY(view.hoverText(2).contains(QStringLiteral("no histogram")));
         // Moving the mouse over the plot at step 100 shows that text.
         auto* chartView = view.findChild<QChartView*>();

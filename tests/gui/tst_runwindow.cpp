@@ -26,6 +26,7 @@
 #include <QChartView>
 #include <QContextMenuEvent>
 #include <QFileDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
@@ -33,6 +34,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -260,6 +262,20 @@ private Q_SLOTS:
                 QVERIFY2(problem.isEmpty(),
                          qPrintable(axis->titleText() + QStringLiteral(": ") + problem));
             }
+    }
+
+    void statusLineCountsAgree() {
+        // One checkpoint of two tensors: nouns agree with their counts.
+        const QString dir = folder(QStringLiteral("one"));
+        writeStep(dir, 100, 1);
+        RunWindow* w = openAndWait({dir});
+        QVERIFY(w);
+        QString status;
+        for (QLabel* label : w->statusBar()->findChildren<QLabel*>())
+            if (label->text().contains(QStringLiteral("skipped")))
+                status = label->text();
+        QVERIFY2(status.startsWith(QStringLiteral("1 checkpoint, 2 tensors, 0 skipped; cache: ")),
+                 qPrintable(status));
     }
 
     void hoverAndClickOpenCheckpoints() {

@@ -35,6 +35,10 @@ inline std::string jsonString(const std::string& s) {
             out += "\\n";
             continue;
         }
+        if (c == '\t') {
+            out += "\\t";
+            continue;
+        }
         out += c;
     }
     return out + "\"";

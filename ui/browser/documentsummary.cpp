@@ -2,13 +2,15 @@
 
 #include "common/sizeformat.h"
 
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
 
 #include <QCoreApplication>
 
 QString countNoun(uint64_t n, const QString& singular, const QString& plural) {
-    return QStringLiteral("%1 %2").arg(groupedNumber(n), n == 1 ? singular : plural);
+    return QString::fromStdString(
+        ckptscope::fmt::counted(n, singular.toStdString(), plural.toStdString()));
 }
 
 QString documentSummary(const ckptscope::Document& doc, const QString& fileName) {

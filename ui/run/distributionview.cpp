@@ -244,7 +244,7 @@ void DistributionView::drawBands() {
             lower->setParent(area);
             area->setBrush(fill);
             area->setPen(Qt::NoPen);
-            area->setName(tr("%1–%2th percentile")
+            area->setName(tr("percentiles %1–%2")
                               .arg(kDistributionPercentiles[band])
                               .arg(kDistributionPercentiles[n - 1 - band]));
             chart->addSeries(area);
@@ -319,7 +319,7 @@ QString DistributionView::hoverText(size_t checkpoint) const {
         const QString label = p == 0     ? tr("min")
                               : p == 100 ? tr("max")
                               : p == 50  ? tr("median")
-                                         : tr("%1th percentile").arg(p);
+                                         : tr("percentile %1").arg(p);
         text += QStringLiteral("\n%1: %2").arg(label, exactText((*m_percentiles[checkpoint])[i]));
     }
     return text;

@@ -1,5 +1,6 @@
 #include "run/runwindow.h"
 
+#include "browser/documentsummary.h"
 #include "common/naturalsortproxy.h"
 #include "common/windowregistry.h"
 #include "run/distributionview.h"
@@ -192,16 +193,18 @@ void RunWindow::showRun(const RunLoader::Result& loaded) {
         m_tensorView->scrollTo(index);
     }
     showTensor(series);
-    QString text = tr("%1 checkpoints, %2 tensors, %3 skipped; cache: %4 hits, %5 misses")
-                       .arg(m_run->checkpoints.size())
-                       .arg(m_series->size())
-                       .arg(m_run->skipped.size())
-                       .arg(m_run->cacheHits)
-                       .arg(m_run->cacheMisses);
+    QString text =
+        tr("%1, %2, %3 skipped; cache: %4, %5")
+            .arg(countNoun(m_run->checkpoints.size(), tr("checkpoint"), tr("checkpoints")),
+                 countNoun(m_series->size(), tr("tensor"), tr("tensors")),
+                 QString::number(m_run->skipped.size()),
+                 countNoun(m_run->cacheHits, tr("hit"), tr("hits")),
+                 countNoun(m_run->cacheMisses, tr("miss"), tr("misses")));
     if (m_run->notCached > 0) // a preview: the rest is being summarised
         text += tr("; %n more being read", nullptr, int(m_run->notCached));
     if (!m_waiting.empty())
-        text += tr("; %n file(s) still being written", nullptr, int(m_waiting.size()));
+        text += tr("; %1 still being written")
+                    .arg(countNoun(m_waiting.size(), tr("file"), tr("files")));
     m_status->setText(text);
     QString details;
     for (const SkippedPath& s : m_run->skipped)

@@ -34,6 +34,10 @@ std::string grouped(uint64_t n) {
     return out;
 }
 
+std::string counted(uint64_t n, std::string_view singular, std::string_view plural) {
+    return grouped(n) + ' ' + std::string(n == 1 ? singular : plural);
+}
+
 std::string shape(const std::vector<uint64_t>& dims) {
     std::string s = "[";
     for (size_t i = 0; i < dims.size(); ++i)

@@ -19,6 +19,9 @@ std::string bytes(uint64_t n);
 // 1234567 → "1,234,567" (not locale-dependent: the same in every window
 // and every script).
 std::string grouped(uint64_t n);
+// 1 → "1 tensor", 10000 → "10,000 tensors": the count grouped, the noun
+// agreeing with it (the one plural rule of the CLI and the GUI).
+std::string counted(uint64_t n, std::string_view singular, std::string_view plural);
 // "[2, 3]"; "[]" for an empty shape.
 std::string shape(const std::vector<uint64_t>& dims);
 
