@@ -1,5 +1,5 @@
-#include "browser/metadatamodel.h"
 #include "guisupport.h"
+#include "metadata/metadatamodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>

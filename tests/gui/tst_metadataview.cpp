@@ -1,6 +1,6 @@
-#include "browser/metadatamodel.h"
-#include "browser/metadatatext.h"
-#include "browser/metadataview.h"
+#include "metadata/metadatamodel.h"
+#include "metadata/metadatatext.h"
+#include "metadata/metadataview.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/oxck/checkpoint.h"

@@ -6,7 +6,6 @@
 #include "browser/documentloader.h"
 #include "export/exportactions.h"
 
-#include "browser/metadataview.h"
 #include "browser/optimizerstateview.h"
 #include "browser/overviewpage.h"
 #include "browser/recentfiles.h"
@@ -20,6 +19,7 @@
 #include "common/windowregistry.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
+#include "metadata/metadataview.h"
 #include "tensor/tensorpage.h"
 #include "tensor/tensortreemodel.h"
 #include "tensor/tensorvaluesmodel.h"

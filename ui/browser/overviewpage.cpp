@@ -2,8 +2,8 @@
 
 #include "browser/documentsummary.h"
 
-#include "browser/metadatatext.h"
 #include "common/sizeformat.h"
+#include "metadata/metadatatext.h"
 #include <QFileInfo>
 
 #include <map>

@@ -1,11 +1,47 @@
 #include "ckptscope/common/jsonstring.h"
 
-#include "formats/gradient/gradientjsonwriter.h"
-
 namespace ckptscope {
 
 void appendJsonString(std::string& out, std::string_view s) {
-    gradientjson::appendQuoted(out, s);
+    static constexpr char kHex[] = "0123456789abcdef";
+    out += '"';
+    size_t run = 0; // start of the pending unescaped run
+    for (size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        out.append(s.data() + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            out += "\\u00";
+            out += kHex[c >> 4];
+            out += kHex[c & 0xf];
+        }
+    }
+    out.append(s.data() + run, s.size() - run);
+    out += '"';
 }
 
 } // namespace ckptscope

@@ -1,6 +1,7 @@
 #include "formats/gradient/gradientjsonwriter.h"
 
 #include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/common/jsonstring.h"
 
 #include <ostream>
 
@@ -8,7 +9,6 @@ namespace ckptscope::gradientjson {
 
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
 
 // A checkpoint in serde_json's to_string_pretty layout (the layout
 // JsonStreamWriter writes), field by field in the Rust struct's order.
@@ -94,47 +94,6 @@ size_t estimatedSize(const GradientCheckpoint& c) {
 
 } // namespace
 
-void appendQuoted(std::string& out, std::string_view s) {
-    out += '"';
-    size_t run = 0; // start of the pending unescaped run
-    for (size_t i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        out.append(s.data() + run, i - run);
-        run = i + 1;
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            out += "\\u00";
-            out += kHex[c >> 4];
-            out += kHex[c & 0xf];
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out += '"';
-}
-
 std::string displayText(std::string_view s, bool quoted, size_t maxBytes) {
     size_t cut = s.size();
     if (cut > maxBytes) {
@@ -143,7 +102,7 @@ std::string displayText(std::string_view s, bool quoted, size_t maxBytes) {
             --cut; // do not split a UTF-8 sequence
     }
     std::string escaped;
-    appendQuoted(escaped, s.substr(0, cut));
+    appendJsonString(escaped, s.substr(0, cut));
     std::string body = escaped.substr(1, escaped.size() - 2);
     if (cut < s.size())
         body += "…";

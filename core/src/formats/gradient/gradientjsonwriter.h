@@ -11,10 +11,6 @@
 // streaming text without building a DOM.
 namespace ckptscope::gradientjson {
 
-// Appends s as a JSON string literal escaped as serde_json does: \" \\ \b \f
-// \n \r \t, other control characters as \u00xx (lowercase), the rest raw.
-void appendQuoted(std::string& out, std::string_view s);
-
 // s for an error message: control characters escaped, cut to about maxBytes
 // at a UTF-8 boundary ("…" marks the cut), in quotes when quoted is set or s
 // is empty.

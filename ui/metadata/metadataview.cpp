@@ -1,7 +1,7 @@
-#include "browser/metadataview.h"
+#include "metadata/metadataview.h"
 
-#include "browser/metadatamodel.h"
-#include "browser/metadatatext.h"
+#include "metadata/metadatamodel.h"
+#include "metadata/metadatatext.h"
 
 #include <QAction>
 #include <QApplication>

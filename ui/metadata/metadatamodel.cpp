@@ -1,4 +1,4 @@
-#include "browser/metadatamodel.h"
+#include "metadata/metadatamodel.h"
 
 #include "common/plaintext.h"
 

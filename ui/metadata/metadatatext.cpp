@@ -1,4 +1,4 @@
-#include "browser/metadatatext.h"
+#include "metadata/metadatatext.h"
 
 #include <QDateTime>
 
