@@ -9,6 +9,8 @@
 
 #include <QtTest>
 
+#include <bit>
+#include <cmath>
 #include <set>
 
 using namespace ckptscope;
@@ -107,6 +109,50 @@ private Q_SLOTS:
         QCOMPARE(tensorSizeBytes(t).value_or(0), uint64_t(6));
         t.elementCount.reset();
         QVERIFY(!tensorSizeBytes(t).has_value());
+    }
+
+    // The vectorised converters (a loop per dtype, F16C for F16, tables for
+    // F8) give exactly the single-element decoders' values, for every bit
+    // pattern of the 8- and 16-bit float types (NaN: any NaN).
+    void convertersMatchElementDecoders() {
+        auto same = [](float a, float b) {
+            return (std::isnan(a) && std::isnan(b)) ||
+                   std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+        };
+        std::vector<uint16_t> all16(65536);
+        for (size_t i = 0; i < all16.size(); ++i)
+            all16[i] = uint16_t(i);
+        std::vector<float> out(all16.size() + 1); // +1: an odd count leaves a tail
+        std::vector<double> outD(all16.size());
+        for (auto [dtype, decode] :
+             {std::pair{Dtype::F16, &halfToFloat}, std::pair{Dtype::BF16, &bfloat16ToFloat}}) {
+            convertToF32(dtype, all16.data() + 1, all16.size() - 1, out.data());
+            convertToF64(dtype, all16.data(), all16.size(), outD.data());
+            for (size_t i = 1; i < all16.size(); ++i)
+                QVERIFY2(same(out[i - 1], decode(uint16_t(i))) &&
+                             same(float(outD[i]), decode(uint16_t(i))),
+                         qPrintable(QStringLiteral("%1 0x%2")
+                                        .arg(QString::fromUtf8(dtypeName(dtype)))
+                                        .arg(i, 0, 16)));
+        }
+        std::vector<uint8_t> all8(256);
+        for (size_t i = 0; i < 256; ++i)
+            all8[i] = uint8_t(i);
+        for (auto [dtype, decode] :
+             {std::pair{Dtype::F8E4M3, &f8e4m3ToFloat}, std::pair{Dtype::F8E5M2, &f8e5m2ToFloat}}) {
+            convertToF32(dtype, all8.data(), 256, out.data());
+            for (size_t i = 0; i < 256; ++i)
+                QVERIFY(same(out[i], decode(uint8_t(i))));
+        }
+        const int32_t ints[] = {INT32_MIN, -1, 0, 1, INT32_MAX};
+        convertToF64(Dtype::I32, ints, 5, outD.data());
+        for (size_t i = 0; i < 5; ++i)
+            QCOMPARE(outD[i], double(ints[i]));
+        const uint8_t flags[] = {0, 1, 2, 255};
+        convertToF32(Dtype::Bool, flags, 4, out.data());
+        QCOMPARE(out[0], 0.0f);
+        QCOMPARE(out[2], 1.0f);
+        QCOMPARE(out[3], 1.0f);
     }
 
     // Any slice read through the decoder equals the same slice of a whole
