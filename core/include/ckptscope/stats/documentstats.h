@@ -8,9 +8,6 @@
 
 namespace ckptscope {
 
-// Supplies values in double: fill `out` with values [first, first + n).
-using ValueReaderF64 = std::function<void(uint64_t first, uint64_t n, double* out)>;
-
 // Statistics and histogram over values read in double, accumulated in
 // double (F64 tensors). One thread; cancellation and progress as
 // computeStats.

@@ -51,6 +51,8 @@ struct StatsResult {
 
 // Supplies values: fill `out` with values [first, first + n).
 using ValueReader = std::function<void(uint64_t first, uint64_t n, float* out)>;
+// The same in double (F64 values).
+using ValueReaderF64 = std::function<void(uint64_t first, uint64_t n, double* out)>;
 
 // cancel is checked between blocks (then Cancelled); progress comes from
 // worker threads.
