@@ -49,8 +49,10 @@ void putStatsFields(nlohmann::ordered_json& j, const ckptscope::TensorStats& s, 
         j["neg_inf"] = s.negInf;
     }
     j["zeros"] = s.zeros;
-    j["min"] = extreme(s.intMin, s.min);
-    j["max"] = extreme(s.intMax, s.max);
+    // Run summaries (timeline) keep doubles in their cache: exact integers
+    // only here, so a field reads the same from a fresh or a cached summary.
+    j["min"] = detailed ? extreme(s.intMin, s.min) : orNull(s.min);
+    j["max"] = detailed ? extreme(s.intMax, s.max) : orNull(s.max);
     j["mean"] = orNull(s.mean);
     j["std"] = orNull(s.std);
     j["l2"] = s.l2;
