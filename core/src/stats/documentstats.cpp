@@ -91,10 +91,6 @@ void histogramF64(uint64_t count, const ValueReaderF64& reader, const StatsOptio
     counter.mergeInto(h.counts);
 }
 
-} // namespace
-
-namespace {
-
 // The histogram over [min, max] of the finite values counted in r.stats.
 void addHistogram(StatsResult& r, uint64_t count, const ValueReaderF64& reader,
                   const StatsOptions& options, std::vector<double>& block) {
