@@ -134,9 +134,15 @@ int runStats(const std::vector<std::string>& args) {
     } catch (const CheckpointError& e) {
         throw OpenError(doc->path(), e.what());
     }
+    ordered_json warnings = json ? warningsJson(*doc) : ordered_json();
     for (size_t k = 0; k < chosen.size(); ++k) {
         const Target& t = chosen[k];
         const StatsResult& r = results[k];
+        for (const std::string& field : overflowedFields(r.stats, true)) {
+            std::cerr << doc->path() << ": warning: " << t.name << ": " << field << "\n";
+            if (json)
+                warnings.push_back(t.name + ": " + field);
+        }
         if (json) {
             list.push_back(statsJson(t.name, r));
             continue;
@@ -154,7 +160,7 @@ int runStats(const std::vector<std::string>& args) {
     if (json) {
         ordered_json out;
         out["tensors"] = std::move(list);
-        out["warnings"] = warningsJson(*doc);
+        out["warnings"] = std::move(warnings);
         printJson(std::cout, out);
     } else if (!csv) {
         std::cout << table.render();

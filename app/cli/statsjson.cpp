@@ -2,7 +2,42 @@
 
 #include "clijson.h"
 
+#include <cmath>
+
 namespace cli {
+
+namespace {
+
+// An integer as stored, as a JSON integer (int64 or uint64).
+nlohmann::ordered_json storedInteger(const ckptscope::StoredInteger& v) {
+    if (v.negative)
+        return int64_t(uint64_t(0) - v.magnitude); // two's complement: down to -2^63
+    return v.magnitude;
+}
+
+// min or max: the stored integer when there is one, else the double.
+nlohmann::ordered_json extreme(const std::optional<ckptscope::StoredInteger>& exact,
+                               const std::optional<double>& v) {
+    return exact ? storedInteger(*exact) : orNull(v);
+}
+
+} // namespace
+
+std::vector<std::string> overflowedFields(const ckptscope::TensorStats& s, bool detailed) {
+    std::vector<std::string> fields;
+    if (s.finite == 0)
+        return fields;
+    const auto check = [&fields](const char* name, double v) {
+        if (!std::isfinite(v))
+            fields.push_back(std::string(name) + ": overflows double");
+    };
+    check("mean", *s.mean);
+    check("std", *s.std);
+    check("l2", s.l2);
+    if (detailed)
+        check("finite_sum", s.finiteSum);
+    return fields;
+}
 
 void putStatsFields(nlohmann::ordered_json& j, const ckptscope::TensorStats& s, bool detailed) {
     j["count"] = s.count;
@@ -14,8 +49,10 @@ void putStatsFields(nlohmann::ordered_json& j, const ckptscope::TensorStats& s, 
         j["neg_inf"] = s.negInf;
     }
     j["zeros"] = s.zeros;
-    j["min"] = orNull(s.min);
-    j["max"] = orNull(s.max);
+    // Run summaries (timeline) keep doubles in their cache: exact integers
+    // only here, so a field reads the same from a fresh or a cached summary.
+    j["min"] = detailed ? extreme(s.intMin, s.min) : orNull(s.min);
+    j["max"] = detailed ? extreme(s.intMax, s.max) : orNull(s.max);
     j["mean"] = orNull(s.mean);
     j["std"] = orNull(s.std);
     j["l2"] = s.l2;

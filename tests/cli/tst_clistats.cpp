@@ -47,6 +47,7 @@ private Q_SLOTS:
     void statsTensorSelection();
     void statsGradientBlobs();
     void statsWarningsAndEscapedNames();
+    void statsExactNumbers();
 
 private:
     void statsJsonCorpusImpl();
@@ -54,6 +55,7 @@ private:
     void statsTensorSelectionImpl();
     void statsGradientBlobsImpl();
     void statsWarningsAndEscapedNamesImpl();
+    void statsExactNumbersImpl();
 
     QTemporaryDir m_tmp;
 };
@@ -339,6 +341,46 @@ void TestCliStats::statsWarningsAndEscapedNamesImpl() {
     QVERIFY2(i.outText().contains(QStringLiteral(" x\\ty\\nz ")), qPrintable(describe(i)));
 }
 
+void TestCliStats::statsExactNumbersImpl() {
+    // Integers' min and max are JSON integers, exactly as stored (I32
+    // 2^31 - 1 was 2147483648.0); F64 results beyond double are null with a
+    // warning naming the field.
+    using testsupport::leBytes;
+    constexpr int32_t i32hi = std::numeric_limits<int32_t>::max();
+    constexpr int64_t i64lo = std::numeric_limits<int64_t>::min();
+    constexpr uint64_t u64hi = std::numeric_limits<uint64_t>::max();
+    constexpr double mx = std::numeric_limits<double>::max();
+    const QString path = m_tmp.filePath(QStringLiteral("exact.safetensors"));
+    testsupport::writeFile(
+        path, testsupport::stFile({{"i32", "I32", {2}, leBytes<int32_t>({i32hi, -7})},
+                                   {"u64", "U64", {2}, leBytes<uint64_t>({u64hi, 1})},
+                                   {"i64", "I64", {2}, leBytes<int64_t>({i64lo, 0})},
+                                   {"f32", "F32", {2}, leBytes<float>({1.5f, -2.0f})},
+                                   {"f64", "F64", {3}, leBytes<double>({-mx, 0, mx})}}));
+    const Run r = runCli({QStringLiteral("stats"), path, QStringLiteral("--json"),
+                          QStringLiteral("--bins"), QStringLiteral("4")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    const json& t = j.at("tensors");
+    QVERIFY(t.at(0).at("max").is_number_integer());
+    QVERIFY(t.at(0).at("max").get<int64_t>() == i32hi);
+    QVERIFY(t.at(0).at("min").get<int64_t>() == -7);
+    QVERIFY(t.at(1).at("max").is_number_unsigned());
+    QVERIFY(t.at(1).at("max").get<uint64_t>() == u64hi);
+    QVERIFY(t.at(2).at("min").get<int64_t>() == i64lo);
+    QVERIFY(t.at(0).at("mean").get<double>() == (double(i32hi) - 7.0) / 2.0);
+    // Floats as before: JSON floats.
+    QVERIFY(t.at(3).at("min").is_number_float() && t.at(3).at("min").get<double>() == -2.0);
+    const json& f = t.at(4);
+    QVERIFY(f.at("mean").get<double>() == 0.0);
+    QVERIFY(f.at("l2").is_null() && f.at("std").is_number_float());
+    QVERIFY(f.at("histogram").at("counts") == json::array({1, 0, 1, 1}));
+    QVERIFY2(j.at("warnings") == json::array({"f64: l2: overflows double"}),
+             qPrintable(describe(r)));
+    QCOMPARE(lines(r.errText()),
+             QStringList{path + QStringLiteral(": warning: f64: l2: overflows double")});
+}
+
 // Slots: the checks, guarded.
 void TestCliStats::statsJsonCorpus() {
     testsupport::guarded([this] { statsJsonCorpusImpl(); });
@@ -354,6 +396,10 @@ void TestCliStats::statsGradientBlobs() {
 }
 void TestCliStats::statsWarningsAndEscapedNames() {
     testsupport::guarded([this] { statsWarningsAndEscapedNamesImpl(); });
+}
+
+void TestCliStats::statsExactNumbers() {
+    testsupport::guarded([this] { statsExactNumbersImpl(); });
 }
 
 QTEST_GUILESS_MAIN(TestCliStats)

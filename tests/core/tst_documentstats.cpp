@@ -3,6 +3,7 @@
 // time, in the order asked for; progress rises to 1; a tensor that cannot
 // be read fails the whole call with its error. (Which failure comes first:
 // tst_blockworkers.)
+#include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
@@ -17,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -109,6 +111,86 @@ private Q_SLOTS:
         } catch (const std::exception& e) {
             QCOMPARE(std::string(e.what()), expected);
         }
+    }
+    // Integer tensors: min and max as stored, mean, std and L2 from exact
+    // sums (they went through f32: I32 2^31 - 1 was 2^31, a mean -0.25).
+    void integersAreExact() {
+        using testsupport::leBytes;
+        constexpr int32_t i32lo = std::numeric_limits<int32_t>::min();
+        constexpr int32_t i32hi = std::numeric_limits<int32_t>::max();
+        constexpr int64_t i64lo = std::numeric_limits<int64_t>::min();
+        constexpr int64_t i64hi = std::numeric_limits<int64_t>::max();
+        constexpr uint64_t u64hi = std::numeric_limits<uint64_t>::max();
+        const std::vector<int32_t> four = {i32lo, i32hi, 0, -1};
+        const std::vector<int64_t> wide = {i64lo, i64hi, 3};
+        const std::string path = str(m_dir.filePath(QStringLiteral("ints.safetensors")));
+        testsupport::writeFile(
+            QString::fromStdString(path),
+            testsupport::stFile({{"one", "I32", {1}, leBytes<int32_t>({i32hi})},
+                                 {"four", "I32", {4}, leBytes(four)},
+                                 {"u64", "U64", {3}, leBytes<uint64_t>({0, u64hi, 5})},
+                                 {"i64", "I64", {3}, leBytes(wide)},
+                                 {"i8", "I8", {3}, leBytes<int8_t>({-128, 127, 3})}}));
+        const auto doc = Document::open(path);
+        StatsOptions o;
+        o.bins = 4;
+        const auto at = [&](size_t i) { return computeTensorStats(*doc, i, o).stats; };
+        const TensorStats one = at(0), f = at(1), u = at(2), w = at(3), b = at(4);
+        const auto exact = [](int64_t v) {
+            return StoredInteger{v < 0, v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v)};
+        };
+        QVERIFY(one.intMin == exact(i32hi) && one.intMax == exact(i32hi));
+        QCOMPARE(*one.max, double(i32hi));
+        QCOMPARE(one.l2, double(i32hi));
+        // Population moments, computed here from the integers.
+        int64_t sum = 0;
+        for (int32_t v : four)
+            sum += v;
+        const double mean = double(sum) / 4.0;
+        QCOMPARE(*f.mean, -0.5);
+        QCOMPARE(*f.mean, mean);
+        long double var = 0, sq = 0;
+        for (int32_t v : four) {
+            var += (v - static_cast<long double>(mean)) * (v - static_cast<long double>(mean));
+            sq += static_cast<long double>(v) * v;
+        }
+        QVERIFY(std::fabs(*f.std - double(std::sqrt(var / 4))) <= 1e-15 * *f.std);
+        QVERIFY(std::fabs(f.l2 - double(std::sqrt(sq))) <= 1e-15 * f.l2);
+        QVERIFY(f.intMin == exact(i32lo) && f.intMax == exact(i32hi));
+        QVERIFY(u.intMin == exact(0) && (u.intMax == StoredInteger{false, u64hi}));
+        QVERIFY(w.intMin == exact(i64lo) && w.intMax == exact(i64hi));
+        QCOMPARE(*w.mean, 2.0 / 3.0); // the sum is 2 exactly
+        QCOMPARE(*u.mean, (double(u64hi) + 5.0) / 3.0);
+        QVERIFY(b.intMin == exact(-128) && b.intMax == exact(127));
+    }
+
+    // F64 at the top of the double range: the squares and hi - lo overflow,
+    // the statistics do not (the mean was null, the histogram [3, 0, 0, 0]).
+    void f64AtTheTopOfTheRange() {
+        constexpr double mx = std::numeric_limits<double>::max();
+        const std::string path = str(m_dir.filePath(QStringLiteral("f64.safetensors")));
+        testsupport::writeFile(
+            QString::fromStdString(path),
+            testsupport::stFile(
+                {{"edge", "F64", {3}, testsupport::leBytes<double>({-mx, 0, mx})},
+                 {"wide", "F64", {4}, testsupport::leBytes<double>({1e300, -1e300, 1, 2})}}));
+        const auto doc = Document::open(path);
+        StatsOptions o;
+        o.bins = 4;
+        const StatsResult edge = computeTensorStats(*doc, 0, o);
+        QCOMPARE(*edge.stats.mean, 0.0);
+        const double std0 = std::sqrt(2.0 / 3.0) * mx; // population: sqrt(2 mx² / 3)
+        QVERIFY2(std::fabs(*edge.stats.std - std0) <= 1e-15 * std0,
+                 qPrintable(QString::number(*edge.stats.std)));
+        QVERIFY(std::isinf(edge.stats.l2)); // sqrt(2) mx: truly beyond double
+        QCOMPARE(edge.histogram.counts, (std::vector<uint64_t>{1, 0, 1, 1}));
+        const TensorStats wide = computeTensorStats(*doc, 1, o).stats;
+        QCOMPARE(*wide.mean, 0.75);
+        // 1 and 2 are far below an ulp of 1e300's squares.
+        const double l2 = std::sqrt(2.0) * 1e300, std1 = l2 / 2;
+        QVERIFY2(std::fabs(wide.l2 - l2) <= 1e-15 * l2, qPrintable(QString::number(wide.l2)));
+        QVERIFY2(std::fabs(*wide.std - std1) <= 1e-15 * std1,
+                 qPrintable(QString::number(*wide.std)));
     }
 };
 

@@ -293,6 +293,30 @@ private Q_SLOTS:
         }
     }
 
+    // Doubles over [-max, max]: hi - lo passes the double range, so every
+    // kernel counts by binOf on halves; the expected bins are computed here
+    // from the value's share of the range.
+    void doublesOverAWidthBeyondDouble() {
+        constexpr double mx = std::numeric_limits<double>::max();
+        std::vector<double> v = {-mx, mx, 0, -mx / 2, mx / 2, mx * 0.9, -mx * 0.3, 1e300};
+        for (int k = 1; k <= 40; ++k)
+            v.push_back(mx * (double(k) / 20.5 - 1.0));
+        for (size_t bins : {1, 4, 64, 100}) {
+            Histogram h;
+            h.lo = -mx;
+            h.hi = mx;
+            h.counts.assign(bins, 0);
+            std::vector<uint64_t> direct(bins, 0);
+            for (double x : v) { // (x + max) / 2max of the bins, the last closed
+                const double share = (x / mx + 1.0) / 2.0;
+                ++direct[std::min(size_t(share * double(bins)), bins - 1)];
+            }
+            for (Kernel kernel : {Kernel::Scalar, Kernel::Avx2, Kernel::Auto})
+                QVERIFY2(countBins(h, v, kernel) == direct,
+                         qPrintable(QStringLiteral("%1 bins").arg(bins)));
+        }
+    }
+
     void scalarAndSimdScansAgree_data() {
         QTest::addColumn<Kernel>("kernel");
         QTest::newRow("auto") << Kernel::Auto; // AVX-512 where the CPU has it

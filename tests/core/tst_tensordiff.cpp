@@ -297,8 +297,52 @@ private Q_SLOTS:
     void dtypesComeFromTheFiles() {
         testsupport::guarded([] { dtypesComeFromTheFilesImpl(); });
     }
+    // F64 in double: [max, max] against itself differs by 0 (through f32
+    // both were infinities: max_abs_diff was null), and 1e300 is not Inf.
+    void f64AtTheTopOfTheRange() {
+        testsupport::guarded([] { f64AtTheTopOfTheRangeImpl(); });
+    }
 
 private:
+    static void f64AtTheTopOfTheRangeImpl() {
+        using testsupport::leBytes;
+        constexpr double mx = std::numeric_limits<double>::max();
+        QTemporaryDir dir;
+        const QString pa = dir.filePath(QStringLiteral("a.safetensors")),
+                      pb = dir.filePath(QStringLiteral("b.safetensors"));
+        testsupport::writeFile(
+            pa,
+            testsupport::stFile({{"top", "F64", {2}, leBytes<double>({mx, mx})},
+                                 {"wide", "F64", {4}, leBytes<double>({1e300, -1e300, 1, 2})}}));
+        testsupport::writeFile(
+            pb,
+            testsupport::stFile({{"top", "F64", {2}, leBytes<double>({mx, mx})},
+                                 {"wide", "F64", {4}, leBytes<double>({1e300, -1e300, 1, 3})}}));
+        DiffOptions o;
+        o.bins = 4;
+        const TensorDiff d = diffTensors(*Document::open(str(pa)), *Document::open(str(pb)), o);
+        QCOMPARE(d.tensors.size(), size_t(2));
+        const ElementDiff& top = *d.tensors[0].elements;
+        QCOMPARE(top.finitePairs, uint64_t(2));
+        QCOMPARE(top.differing, uint64_t(0));
+        QCOMPARE(*top.maxAbsDiff, 0.0);
+        QCOMPARE(*top.relL2, 0.0);
+        QCOMPARE(*top.cosine, 1.0);
+        QVERIFY(std::isinf(top.normA)); // sqrt(2) max: truly beyond double
+        QCOMPARE(top.histogram.counts, (std::vector<uint64_t>{2, 0, 0, 0}));
+        const ElementDiff& wide = *d.tensors[1].elements;
+        QCOMPARE(wide.finitePairs, uint64_t(4));
+        QCOMPARE(wide.differing, uint64_t(1));
+        QCOMPARE(*wide.maxAbsDiff, 1.0);
+        QCOMPARE(*wide.meanAbsDiff, 0.25);
+        const double normA = std::sqrt(2.0) * 1e300; // 1 and 2 are below its ulp
+        QVERIFY(std::fabs(wide.normA - normA) <= 1e-15 * normA);
+        const double rel = 1.0 / normA;
+        QVERIFY2(std::fabs(*wide.relL2 - rel) <= 1e-15 * rel,
+                 qPrintable(QString::number(*wide.relL2)));
+        QCOMPARE(*wide.cosine, 1.0);
+    }
+
     static void documentsImpl() {
         QTemporaryDir dir;
         const std::vector<float> w = randomValues(100, 7);

@@ -12,6 +12,22 @@ using namespace ckptscope;
 class TestTensorStats : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Bins over [-max, max], whose width passes the double range: each
+    // value's position is computed on halves, as (x/2 - lo/2)/(hi/2 - lo/2).
+    void binOfAWidthBeyondDouble() {
+        constexpr double mx = std::numeric_limits<double>::max();
+        Histogram h;
+        h.lo = -mx;
+        h.hi = mx;
+        h.counts.assign(4, 0);
+        QCOMPARE(h.binOf(-mx), size_t(0));
+        QCOMPARE(h.binOf(-mx / 4), size_t(1)); // 3/8 of the way
+        QCOMPARE(h.binOf(0), size_t(2));
+        QCOMPARE(h.binOf(mx / 4), size_t(2)); // 5/8
+        QCOMPARE(h.binOf(mx * 0.75), size_t(3));
+        QCOMPARE(h.binOf(mx), size_t(3));
+    }
+
     void countsSpecialValues() {
         const float inf = std::numeric_limits<float>::infinity();
         const std::vector<float> v = {0.0f, -0.0f, 1.0f, -3.0f, std::nanf(""),

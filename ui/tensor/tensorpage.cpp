@@ -266,10 +266,6 @@ void TensorPage::showStats(const ckptscope::StatsResult& r) {
                       .arg(groupedNumber(s.nan), groupedNumber(s.posInf), groupedNumber(s.negInf))
                 : (s.finite ? tr("%1 finite values").arg(groupedNumber(s.finite))
                             : tr("no finite values")));
-    if (s.rounded)
-        m_specials->setText(
-            m_specials->text() +
-            tr(" · ⚠ %1 integer values rounded to the nearest f32").arg(groupedNumber(s.rounded)));
     m_histogram->setHistogram(r.histogram);
 }
 

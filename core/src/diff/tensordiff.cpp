@@ -103,8 +103,11 @@ std::vector<TensorDiffEntry> pairTensors(const Document& a, const Document& b) {
 
 } // namespace
 
-ValueReader tensorReader(const Document& doc, size_t index) {
-    return [&doc, index](uint64_t first, uint64_t n, float* out) {
+namespace {
+
+// Reads values of a tensor; a failure names the document's file.
+template <typename T> auto readerOf(const Document& doc, size_t index) {
+    return [&doc, index](uint64_t first, uint64_t n, T* out) {
         try {
             doc.readValues(index, first, n, out);
         } catch (const OpenError&) {
@@ -113,6 +116,16 @@ ValueReader tensorReader(const Document& doc, size_t index) {
             throw OpenError(doc.path(), e.what());
         }
     };
+}
+
+ValueReaderF64 tensorReaderF64(const Document& doc, size_t index) {
+    return readerOf<double>(doc, index);
+}
+
+} // namespace
+
+ValueReader tensorReader(const Document& doc, size_t index) {
+    return readerOf<float>(doc, index);
 }
 
 namespace {
@@ -180,6 +193,8 @@ private:
     uint64_t pairs(const TensorDiffEntry& e) const { return m_a.tensors()[*e.indexA].dataLen; }
     void compareEntry(TensorDiffEntry& e, ValueComparer& with,
                       const std::function<void(double)>& progress);
+    void compareF32(TensorDiffEntry& e, ValueComparer& with,
+                    const std::function<void(double)>& progress);
     void wholeTensors(std::vector<TensorDiffEntry>& all, size_t from, size_t to);
 
     const Document &m_a, &m_b;
@@ -195,6 +210,25 @@ private:
 void EntryComparer::compareEntry(TensorDiffEntry& e, ValueComparer& with,
                                  const std::function<void(double)>& progress) {
     const uint64_t n = pairs(e);
+    if (m_a.tensors()[*e.indexA].dtype == Dtype::F64 ||
+        m_b.tensors()[*e.indexB].dtype == Dtype::F64) {
+        // In double: f32 would make values beyond its range infinite.
+        DiffOptions o = with.options();
+        o.progress = progress;
+        e.elements = compareValuesF64(n, tensorReaderF64(m_a, *e.indexA),
+                                      tensorReaderF64(m_b, *e.indexB), o);
+    } else {
+        compareF32(e, with, progress);
+    }
+    std::lock_guard lock(m_doneMutex);
+    m_done += n;
+    if (m_total > 0)
+        m_options.report(m_done, m_total);
+}
+
+void EntryComparer::compareF32(TensorDiffEntry& e, ValueComparer& with,
+                               const std::function<void(double)>& progress) {
+    const uint64_t n = pairs(e);
     const auto mapA = m_a.mappedValues(*e.indexA, ScanUse::Comparison);
     const auto mapB = mapA ? m_b.mappedValues(*e.indexB, ScanUse::Comparison) : std::nullopt;
     if (mapA && mapB) {
@@ -207,10 +241,6 @@ void EntryComparer::compareEntry(TensorDiffEntry& e, ValueComparer& with,
         e.elements =
             with.compare(n, tensorReader(m_a, *e.indexA), tensorReader(m_b, *e.indexB), progress);
     }
-    std::lock_guard lock(m_doneMutex);
-    m_done += n;
-    if (m_total > 0)
-        m_options.report(m_done, m_total);
 }
 
 // Entries [from, to): those compared are small, one per worker.

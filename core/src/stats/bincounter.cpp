@@ -329,7 +329,8 @@ BinCounter<double>::BinCounter(const Histogram& histogram, Kernel k, Spread spre
     : h(histogram), bins(h.counts.size()), counts(bins, 0), lo(h.lo),
       scale(double(bins) / (h.hi - h.lo)), guard(double(bins) * 0x1p-40), kernel(k) {
 #ifdef CKPTSCOPE_STATS_AVX2
-    if (kernel == Kernel::Scalar || !useAvx2() || bins == 0)
+    // A width beyond the double range: binOf halves every value.
+    if (kernel == Kernel::Scalar || !useAvx2() || bins == 0 || !std::isfinite(h.hi - h.lo))
         return;
     // Bit-sliced counting needs a scale that is a normal double.
     if (kernel == Kernel::Auto && spread == Spread::InRange && bins <= SlicedBins::kMaxBins &&

@@ -4,16 +4,14 @@
 
 #include "stats/bincounter.h"
 #include "stats/blockworkers.h"
+#include "stats/integerstats.h"
 #include "stats/statskernels.h"
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <mutex>
-#include <unordered_set>
 #include <vector>
 
 namespace ckptscope {
@@ -22,9 +20,10 @@ namespace {
 
 constexpr uint64_t kBlock = uint64_t(1) << 16;
 
-// Pass 1 of computeStatsF64: counts and moments, in double.
+// Pass 1 of computeStatsF64: counts and moments, in double, of the values
+// times `scale` (a power of two: exact but for values far below the largest).
 void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions& options,
-                std::vector<double>& block, TensorStats& s) {
+                std::vector<double>& block, TensorStats& s, double scale) {
     double mn = std::numeric_limits<double>::infinity(), mx = -mn;
     double mean = 0, m2 = 0, sumSq = 0, sum = 0; // Welford: stable for large offsets
     const double passes = options.bins > 0 ? 2.0 : 1.0;
@@ -46,15 +45,36 @@ void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions
             s.zeros += v == 0;
             mn = std::min(mn, v);
             mx = std::max(mx, v);
-            sum += v;
-            sumSq += v * v;
-            const double delta = v - mean;
+            const double x = v * scale;
+            sum += x;
+            sumSq += x * x;
+            const double delta = x - mean;
             mean += delta / double(s.finite);
-            m2 += delta * (v - mean);
+            m2 += delta * (x - mean);
         }
         options.report(double(first + n) / double(count) / passes);
     }
     stats::setMoments(s, sum, sumSq, mn, mx, mean, m2);
+}
+
+// Counts and moments of F64 values. Near the top of the double range the
+// squares (and differences) overflow: then the values are scaled below 1
+// and the moments scaled back, so only a result that itself passes the
+// double range is infinite.
+void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions& options,
+                std::vector<double>& block, TensorStats& s) {
+    const TensorStats empty = s;
+    momentsF64(count, reader, options, block, s, 1.0);
+    if (s.finite == 0 || (std::isfinite(s.l2) && std::isfinite(s.finiteSum) &&
+                          std::isfinite(*s.mean) && std::isfinite(*s.std)))
+        return;
+    const int k = std::ilogb(std::max(std::fabs(*s.min), std::fabs(*s.max))) + 1;
+    s = empty;
+    momentsF64(count, reader, options, block, s, std::ldexp(1.0, -k));
+    s.finiteSum = std::ldexp(s.finiteSum, k);
+    s.l2 = std::ldexp(s.l2, k);
+    s.mean = std::ldexp(*s.mean, k);
+    s.std = std::ldexp(*s.std, k);
 }
 
 // Pass 2: the histogram over [min, max], by the one bin counter.
@@ -71,6 +91,26 @@ void histogramF64(uint64_t count, const ValueReaderF64& reader, const StatsOptio
     counter.mergeInto(h.counts);
 }
 
+// The histogram over [min, max] of the finite values counted in r.stats.
+void addHistogram(StatsResult& r, uint64_t count, const ValueReaderF64& reader,
+                  const StatsOptions& options, std::vector<double>& block) {
+    const TensorStats& s = r.stats;
+    if (s.finite == 0 || options.bins <= 0)
+        return;
+    Histogram& h = r.histogram;
+    h.counts.assign(size_t(options.bins), 0);
+    h.lo = *s.min;
+    h.hi = *s.max;
+    if (!(h.hi > h.lo))
+        h.counts[0] = s.finite;
+    else
+        histogramF64(count, reader, options, block, h);
+}
+
+bool exactInteger(Dtype dtype) {
+    return isInteger(dtype) && dtype != Dtype::Bool;
+}
+
 } // namespace
 
 StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
@@ -80,98 +120,41 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
     s.count = count;
     std::vector<double> block(size_t(std::min(count, kBlock)));
     momentsF64(count, reader, options, block, s);
-    if (s.finite > 0 && options.bins > 0) {
-        Histogram& h = result.histogram;
-        h.counts.assign(size_t(options.bins), 0);
-        h.lo = *s.min;
-        h.hi = *s.max;
-        if (!(h.hi > h.lo))
-            h.counts[0] = s.finite;
-        else
-            histogramF64(count, reader, options, block, h);
-    }
+    addHistogram(result, count, reader, options, block);
     options.report(1.0);
     return result;
 }
 
-bool roundsInF32(uint64_t m) {
-    return m != 0 && std::bit_width(m) - std::countr_zero(m) > 24;
-}
-
-namespace {
-
-// Values of a raw integer element that f32 rounds.
-uint64_t countRounded(Dtype dtype, const uint8_t* raw, uint64_t n) {
-    uint64_t count = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-        uint64_t magnitude = 0;
-        switch (dtype) {
-        case Dtype::U32: {
-            uint32_t v;
-            std::memcpy(&v, raw + i * 4, 4);
-            magnitude = v;
-            break;
-        }
-        case Dtype::I32: {
-            int32_t v;
-            std::memcpy(&v, raw + i * 4, 4);
-            magnitude = v < 0 ? uint64_t(-int64_t(v)) : uint64_t(v);
-            break;
-        }
-        case Dtype::U64:
-            std::memcpy(&magnitude, raw + i * 8, 8);
-            break;
-        default: { // I64
-            int64_t v;
-            std::memcpy(&v, raw + i * 8, 8);
-            magnitude = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
-        }
-        }
-        count += roundsInF32(magnitude);
-    }
-    return count;
-}
-
-} // namespace
-
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options) {
     const TensorEntry& t = doc.tensors().at(index);
+    const auto inDouble = [&doc, index](uint64_t first, uint64_t n, double* out) {
+        doc.readValues(index, first, n, out);
+    };
     if (t.dtype == Dtype::F64)
-        return computeStatsF64(
-            t.dataLen,
-            [&doc, index](uint64_t first, uint64_t n, double* out) {
-                doc.readValues(index, first, n, out);
+        return computeStatsF64(t.dataLen, inDouble, options);
+    if (exactInteger(t.dtype)) {
+        // Statistics from exact integer sums; the histogram bins the values
+        // in double (64-bit values beyond 2^53 rounded to the nearest).
+        StatsResult r;
+        r.stats = stats::integerStats(
+            t.dtype, t.dataLen,
+            [&doc, index](uint64_t first, uint64_t n, void* out) {
+                doc.readRawValues(index, first, n, out);
             },
-            options);
+            options, options.bins > 0 ? 2.0 : 1.0);
+        std::vector<double> block(size_t(std::min(t.dataLen, kBlock)));
+        addHistogram(r, t.dataLen, inDouble, options, block);
+        options.report(1.0);
+        return r;
+    }
     if (const auto mapped = doc.mappedValues(index))
         return computeStats(t.dataLen, *mapped, options); // F32, scanned in place
-    if (exactInF32(t.dtype))
-        return computeStats(
-            t.dataLen,
-            [&doc, index](uint64_t first, uint64_t n, float* out) {
-                doc.readValues(index, first, n, out);
-            },
-            options);
-    // 32/64-bit integers: convert here and count what f32 rounds, once per
-    // block (the histogram pass may read a block again).
-    std::mutex mutex;
-    std::unordered_set<uint64_t> counted;
-    uint64_t rounded = 0;
-    const size_t size = dtypeSize(t.dtype);
-    StatsResult r = computeStats(
+    return computeStats(
         t.dataLen,
-        [&](uint64_t first, uint64_t n, float* out) {
-            std::vector<uint8_t> raw(size_t(n) * size);
-            doc.readRawValues(index, first, n, raw.data());
-            convertToF32(t.dtype, raw.data(), size_t(n), out);
-            const uint64_t c = countRounded(t.dtype, raw.data(), n);
-            std::lock_guard lock(mutex);
-            if (counted.insert(first).second)
-                rounded += c;
+        [&doc, index](uint64_t first, uint64_t n, float* out) {
+            doc.readValues(index, first, n, out);
         },
         options);
-    r.stats.rounded = rounded;
-    return r;
 }
 
 std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vector<size_t>& indices,

@@ -32,7 +32,11 @@ size_t Histogram::binOf(double v) const {
     const size_t n = counts.size();
     if (n == 0 || !(hi > lo))
         return 0;
-    const double pos = (v - lo) / (hi - lo) * double(n);
+    const double width = hi - lo;
+    // Halved when the width passes the double range (lo near -max, hi near max).
+    const double pos =
+        (std::isfinite(width) ? (v - lo) / width : (v / 2 - lo / 2) / (hi / 2 - lo / 2)) *
+        double(n);
     if (!(pos > 0))
         return 0;
     return std::min(size_t(pos), n - 1);

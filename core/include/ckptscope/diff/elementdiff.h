@@ -78,6 +78,13 @@ private:
 ElementDiff compareValues(uint64_t count, const ValueReader& a, const ValueReader& b,
                           const DiffOptions& options);
 
+// The same in double, for F64 tensors (f32 would turn values beyond its
+// range into infinities): one thread, two passes. Sums of squares and
+// products are taken over values scaled below 1 when they could overflow,
+// so only a figure that itself passes the double range is infinite.
+ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& a, const ValueReaderF64& b,
+                             const DiffOptions& options);
+
 // Convenience over values in memory (tests, optimizer blobs).
 ElementDiff compareValues(const float* a, const float* b, uint64_t count,
                           const DiffOptions& options);

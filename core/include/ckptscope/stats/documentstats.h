@@ -8,9 +8,6 @@
 
 namespace ckptscope {
 
-// Supplies values in double: fill `out` with values [first, first + n).
-using ValueReaderF64 = std::function<void(uint64_t first, uint64_t n, double* out)>;
-
 // Statistics and histogram over values read in double, accumulated in
 // double (F64 tensors). One thread; cancellation and progress as
 // computeStats.
@@ -18,12 +15,9 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
                             const StatsOptions& options);
 
 // Statistics of tensor `index` of a document, whatever its dtype: F64 in
-// double, every other dtype converted to f32; for 32/64-bit integers
-// stats.rounded counts the values f32 could not hold exactly.
-// True when an integer of that magnitude has more than f32's 24
-// significant bits.
-bool roundsInF32(uint64_t magnitude);
-
+// double; integers (but BOOL) from exact integer sums, min and max also as
+// stored (TensorStats::intMin, intMax), the histogram over their doubles;
+// every other dtype converted to f32.
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options);
 
 // computeTensorStats of each of `indices`, in that order, with the same

@@ -12,6 +12,13 @@ namespace ckptscope {
 
 struct MappedValues;
 
+// An integer as stored, any int64 or uint64: its sign and magnitude.
+struct StoredInteger {
+    bool negative = false;
+    uint64_t magnitude = 0;
+    bool operator==(const StoredInteger&) const = default;
+};
+
 // Summary of a tensor's stored values. Moments are over the finite values,
 // accumulated in double.
 struct TensorStats {
@@ -24,9 +31,9 @@ struct TensorStats {
     std::optional<double> min, max, mean, std; // empty without a finite value
     double l2 = 0;                             // sqrt of the sum of squares of finite values
     double finiteSum = 0;                      // sum of finite values
-    // Values f32 cannot hold exactly (32/64-bit integer tensors), rounded to
-    // the nearest f32 for these statistics; set by computeTensorStats.
-    uint64_t rounded = 0;
+    // Integer tensors (U8 … I64): min and max exactly as stored (min and
+    // max above are their nearest doubles); empty for other dtypes.
+    std::optional<StoredInteger> intMin, intMax;
 };
 
 // Equal-width bins over [lo, hi], the finite range; NaN/Inf are not binned.
@@ -44,6 +51,8 @@ struct StatsResult {
 
 // Supplies values: fill `out` with values [first, first + n).
 using ValueReader = std::function<void(uint64_t first, uint64_t n, float* out)>;
+// The same in double (F64 values).
+using ValueReaderF64 = std::function<void(uint64_t first, uint64_t n, double* out)>;
 
 // cancel is checked between blocks (then Cancelled); progress comes from
 // worker threads.
