@@ -349,6 +349,42 @@ private Q_SLOTS:
         QCOMPARE(w.tensorProxy()->rowCount(), all);
     }
 
+    // Esc anywhere in the Tensors panel (as the shortcut list says), and the
+    // tensor chosen stays chosen and in view, whether the filter showed it
+    // or hid it.
+    void escapeInTheTensorsPanelKeepsTheTensor() {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        const int all = w.tensorProxy()->rowCount();
+        const QString chosen = QStringLiteral("layers.2.attn.v.weight");
+        QVERIFY(w.selectTensor(chosen));
+        QTreeView* tree = w.tensorTree();
+        auto shown = [&] {
+            const QModelIndex i = tree->currentIndex();
+            if (i.data(TensorTreeModel::FullNameRole).toString() != chosen ||
+                !tree->selectionModel()->isSelected(i))
+                return false;
+            for (QModelIndex p = i.parent(); p.isValid(); p = p.parent())
+                if (!tree->isExpanded(p))
+                    return false;
+            return tree->viewport()->rect().intersects(tree->visualRect(i));
+        };
+        // Shown by the filter, Esc in the tree; hidden by it, Esc in the box.
+        const QList<std::pair<QString, QWidget*>> cases = {
+            {QStringLiteral("attn.v"), tree}, {QStringLiteral("layers.3.attn.q"), w.filterEdit()}};
+        for (const auto& [filter, where] : cases) {
+            w.filterEdit()->setText(filter);
+            w.applyFilter();
+            where->setFocus();
+            QTest::keyClick(where, Qt::Key_Escape);
+            QCOMPARE(w.filterEdit()->text(), QString());
+            QCOMPARE(w.tensorProxy()->rowCount(), all);
+            QVERIFY2(shown(), qPrintable(filter));
+        }
+    }
+
     void layoutsAreRememberedPerFileKind() {
         MainWindow w;
         w.resize(1400, 900);
