@@ -427,9 +427,22 @@ private Q_SLOTS:
         QVERIFY(dialog);
         auto* table = dialog->findChild<QTableWidget*>();
         QVERIFY(table);
-        QSet<QString> rows;
-        for (int r = 0; r < table->rowCount(); ++r)
-            rows << table->item(r, 1)->text() + QLatin1Char('|') + table->item(r, 2)->text();
+        // Window, where, action, shortcut; this window's rows first.
+        QCOMPARE(table->columnCount(), 4);
+        QSet<QString> rows, windows;
+        int own = 0;
+        for (int r = 0; r < table->rowCount(); ++r) {
+            const QString window = table->item(r, 0)->text();
+            windows << window;
+            if (window != QStringLiteral("Browser window"))
+                continue;
+            QCOMPARE(r, own++);
+            rows << table->item(r, 2)->text() + QLatin1Char('|') + table->item(r, 3)->text();
+        }
+        // Every window's shortcuts, not only this one's.
+        QCOMPARE(windows,
+                 (QSet<QString>{QStringLiteral("Browser window"), QStringLiteral("Compare window"),
+                                QStringLiteral("Run window")}));
         int withShortcut = 0;
         for (QAction* a : w.findChildren<QAction*>()) {
             if (a->shortcut().isEmpty() || a->text().isEmpty())
@@ -442,13 +455,16 @@ private Q_SLOTS:
                 listed = listed || row.startsWith(key);
             QVERIFY2(listed, qPrintable(key));
         }
-        QCOMPARE(table->rowCount(), withShortcut);
+        QCOMPARE(own, withShortcut);
         QVERIFY(rows.contains(QStringLiteral("Frobnicate|") +
                               extra->shortcut().toString(QKeySequence::NativeText)));
         // Where each lives, as the user finds it.
         QVERIFY(!table->findItems(QStringLiteral("Open…"), Qt::MatchExactly).isEmpty());
         const int fit = table->findItems(QStringLiteral("Fit"), Qt::MatchExactly).first()->row();
-        QCOMPARE(table->item(fit, 0)->text(), QStringLiteral("Graph"));
+        QCOMPARE(table->item(fit, 1)->text(), QStringLiteral("Graph"));
+        const int swap =
+            table->findItems(QStringLiteral("Swap A ↔ B"), Qt::MatchExactly).first()->row();
+        QCOMPARE(table->item(swap, 0)->text(), QStringLiteral("Compare window"));
     }
 
     void userGuideIsBundledAndOpensFromHelp() {

@@ -30,11 +30,9 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
@@ -197,7 +195,7 @@ void MainWindow::buildActions() {
     newWindow->setShortcut(QKeySequence::New);
     file->addSeparator();
     QAction* close = file->addAction(tr("&Close Window"), this, &QWidget::close);
-    close->setShortcut(QKeySequence::Close);
+    close->setShortcuts(QKeySequence::Close); // every binding (Ctrl+W too), not the first
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -210,17 +208,7 @@ void MainWindow::buildActions() {
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    QAction* guide = help->addAction(tr("&User Guide"), this, [this] { showUserGuide(this); });
-    guide->setShortcut(QKeySequence::HelpContents);
-    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcuts(this); });
-    help->addSeparator();
-    help->addAction(tr("&About Ckptscope"), this, [this] {
-        QMessageBox::about(this, tr("About Ckptscope"),
-                           tr("<h3>Ckptscope %1</h3><p>A browser for OXCK model checkpoints and "
-                              "gradient checkpoints.</p>")
-                               .arg(QStringLiteral(CKPTSCOPE_VERSION)));
-    });
+    addHelpMenu(menuBar(), this);
 }
 
 void MainWindow::restoreSettings() {
@@ -300,9 +288,7 @@ void MainWindow::openDialog() {
     const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
                             ? QString()
                             : QFileInfo(m_path).absolutePath();
-    const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Open Checkpoint"), dir,
-        tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
+    const QStringList paths = RunLauncher::askForCheckpoints(this, dir);
     if (paths.size() == 1)
         openFile(paths.first());
     else if (paths.size() > 1) // several files: the checkpoints of one run
