@@ -111,9 +111,16 @@ void MainWindow::buildPages() {
 
     connect(m_tensorPage, &TensorPage::statsReady, this,
             [this](int tensor, const ckptscope::StatsResult& r) {
-                if (r.stats.nan + r.stats.posInf + r.stats.negInf > 0)
+                if (r.stats.nan + r.stats.posInf + r.stats.negInf > 0) {
                     tensorModel()->markNonFinite(tensor);
+                    m_overview->markNonFinite(tensor);
+                }
             });
+    connect(m_overview, &OverviewPage::tensorLinkActivated, this, [this](int tensor) {
+        if (m_document &&
+            selectTensor(QString::fromStdString(m_document->tensors().at(size_t(tensor)).name)))
+            m_tabs->setCurrentWidget(m_tensorPage);
+    });
     // Reads that find the file changed (truncated or rewritten in place)
     // offer a reload instead of showing stale or mixed values.
     connect(m_tensorPage, &TensorPage::statsFailed, this, &MainWindow::offerReload);
@@ -134,11 +141,14 @@ void MainWindow::buildStatusBar() {
     m_scanProgress->setVisible(false);
     statusBar()->addPermanentWidget(m_scanProgress);
     m_scanner = new ValueScanner(this);
-    connect(m_scanner, &ValueScanner::nonFinite, this,
-            [this](int tensor) { tensorModel()->markNonFinite(tensor); });
+    connect(m_scanner, &ValueScanner::nonFinite, this, [this](int tensor) {
+        tensorModel()->markNonFinite(tensor);
+        m_overview->markNonFinite(tensor);
+    });
     connect(m_scanner, &ValueScanner::progress, this,
             [this](double p) { m_scanProgress->setValue(int(p * 100)); });
     connect(m_scanner, &ValueScanner::finished, m_scanProgress, &QWidget::hide);
+    connect(m_scanner, &ValueScanner::finished, m_overview, &OverviewPage::setValuesScanned);
     connect(m_scanner, &ValueScanner::failed, this, [this](const QString& message) {
         m_scanProgress->hide();
         offerReload(message);
