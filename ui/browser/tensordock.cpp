@@ -30,6 +30,8 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     clear->setShortcut(Qt::Key_Escape);
     clear->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(clear, &QAction::triggered, this, [this] {
+        if (m_filter->text().isEmpty())
+            return; // nothing to clear: the tree stays as the user opened it
         m_filter->clear();
         applyFilter();
     });
