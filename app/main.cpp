@@ -33,16 +33,19 @@ struct Options {
                                   QStringLiteral("png")};
     QCommandLineOption select{
         QStringLiteral("select"),
-        QStringLiteral("Once each file has opened, select the tensor with this full name "
-                       "(e.g. layers.0.attn.q.weight) and show its statistics; in a gradient "
+        QStringLiteral("Once each file has opened (with --compare: once the comparison is "
+                       "shown), select the tensor with this full name (e.g. "
+                       "layers.0.attn.q.weight) and show its statistics; in a gradient "
                        "checkpoint, the graph node with this id. Works in every launch; a name "
                        "not in the file is reported on stderr."),
         QStringLiteral("name")};
     QCommandLineOption tab{QStringLiteral("tab"),
                            QStringLiteral("Once each file has opened, show the tab with this "
                                           "title (Overview, Metadata, Tensor, Values, Graph, "
-                                          "Optimizer State; case-insensitive), after --select. "
-                                          "Works in every launch."),
+                                          "Optimizer State; with --compare: Tensor, Values, "
+                                          "Metadata, Graph, Fields, Optimizer state; "
+                                          "case-insensitive), after --select. Works in every "
+                                          "launch."),
                            QStringLiteral("title")};
     QCommandLineOption size{QStringLiteral("size"),
                             QStringLiteral("Window size in pixels, WIDTHxHEIGHT (with "
@@ -162,18 +165,19 @@ int renderGraph(const Launch& launch) {
     }
 }
 
-// --compare A B, with --screenshot the README's compare pictures.
+// --compare A B (--select a tensor, --tab a tab), with --screenshot the
+// README's compare pictures.
 std::optional<int> openComparison(const Launch& launch) {
     if (launch.files.size() != 2) {
         std::fputs("ckptscope: --compare takes two files, A and B\n", stderr);
         return 2;
     }
-    WindowRegistry::Setup<CompareWindow> shoot;
-    if (launch.screenshot)
-        shoot = [&launch](CompareWindow* w) {
-            new CompareScreenshot(w, launch.screenshotPath, launch.selection.tab, launch.size);
-        };
-    WindowRegistry::instance().openComparison(launch.files[0], launch.files[1], shoot);
+    WindowRegistry::instance().openComparison(
+        launch.files[0], launch.files[1], [&launch](CompareWindow* w) {
+            launch.selection.applyOnLoad(w); // before the screenshot takes the window as shown
+            if (launch.screenshot)
+                new CompareScreenshot(w, launch.screenshotPath, launch.size);
+        });
     return std::nullopt;
 }
 

@@ -1,18 +1,28 @@
 // The browser's command line (app/main.cpp): --help and --version without a
-// display, and --select/--tab applied to every window that opens a file.
+// display, and --select/--tab applied to every window that opens a file or
+// a comparison.
+#include "testsupport.h"
+
 #include "browser/launchselection.h"
 #include "browser/mainwindow.h"
+#include "common/windowregistry.h"
+#include "compare/comparetensormodel.h"
+#include "compare/comparewindow.h"
 #include "graph/graphpage.h"
 #include "graph/nodeinspector.h"
 #include "tensor/tensortreemodel.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <QApplication>
+#include <QFileInfo>
+#include <QPointer>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
 
@@ -34,6 +44,17 @@ QProcess* runWithoutDisplay(const QStringList& args) {
     return p;
 }
 
+// Runs the browser offscreen and waits for it to quit.
+QProcess* runOffscreen(const QStringList& args) {
+    auto* p = new QProcess;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p->setProcessEnvironment(env);
+    p->start(QStringLiteral(CKPTSCOPE_GUI_PATH), args);
+    p->waitForFinished(60000);
+    return p;
+}
+
 bool openAndWait(MainWindow& w, const QString& path) {
     QSignalSpy loaded(&w, &MainWindow::documentLoaded);
     w.openFile(path);
@@ -44,10 +65,23 @@ bool openAndWait(MainWindow& w, const QString& path) {
 
 class TestLaunch : public QObject {
     Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_a, m_b; // two checkpoints to compare: "big" changes most, "small" a little
+
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true); // keep the user's settings out
         QApplication::setOrganizationName(QStringLiteral("CkptscopeTest"));
+        ckptscope::Checkpoint a, b;
+        a.addTensor({"layers.0.big", {4}, {1, 2, 3, 4}});
+        a.addTensor({"layers.1.small", {4}, {1, 2, 3, 4}});
+        b.addTensor({"layers.0.big", {4}, {9, 9, 9, 9}});
+        b.addTensor({"layers.1.small", {4}, {1, 2, 3, 4.5f}});
+        m_a = m_dir.filePath(QStringLiteral("a.oxck"));
+        m_b = m_dir.filePath(QStringLiteral("b.oxck"));
+        a.save(testsupport::str(m_a));
+        b.save(testsupport::str(m_b));
     }
 
     void helpAndVersionNeedNoDisplay() {
@@ -110,6 +144,58 @@ private Q_SLOTS:
         QVERIFY(problems[0].contains(QStringLiteral("no.such")));
         QVERIFY(problems[1].contains(QStringLiteral("Nope")));
         QVERIFY(problems[1].contains(QStringLiteral("Values"))); // lists the tabs there are
+    }
+
+    // `--compare A B --select NAME --tab TITLE`: main() attaches the selection
+    // through the registry's setup; it applies once the comparison is shown,
+    // over the most changed tensor the window opens on.
+    void selectAndTabApplyToAComparison() {
+        const LaunchSelection selection{QStringLiteral("layers.1.small"), QStringLiteral("values")};
+        QPointer<CompareWindow> w = WindowRegistry::instance().openComparison(
+            m_a, m_b, [&selection](CompareWindow* cw) { selection.applyOnLoad(cw); });
+        QVERIFY(w);
+        QSignalSpy done(w.data(), &CompareWindow::comparisonFinished);
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000));
+        QCOMPARE(w->tensorView()->currentIndex().data(CompareTensorModel::FullNameRole).toString(),
+                 QStringLiteral("layers.1.small"));
+        QCOMPARE(w->tabs()->tabText(w->tabs()->currentIndex()).remove(QLatin1Char('&')),
+                 QStringLiteral("Values"));
+        // Once: comparing again (a file rewritten, Reload) leaves the user's choice.
+        w->tabs()->setCurrentIndex(0);
+        w->recompare();
+        QVERIFY(QTest::qWaitFor([&] { return done.size() == 2; }, 20000));
+        QCOMPARE(w->tabs()->currentIndex(), 0);
+        // Names neither side has, and tabs the window lacks, are told.
+        const QStringList problems =
+            LaunchSelection{QStringLiteral("no.such"), QStringLiteral("Optimizer State")}.applyTo(
+                w.data());
+        QCOMPARE(problems.size(), 2);
+        QVERIFY(problems[0].contains(QStringLiteral("no.such")));
+        QVERIFY(problems[1].contains(QStringLiteral("Metadata"))); // lists the tabs there are
+        w->close();
+    }
+
+    // The whole command line: app/main.cpp hands --select and --tab to the
+    // compare window, which reports what it cannot apply.
+    void compareTakesSelectAndTab() {
+        const QString png = m_dir.filePath(QStringLiteral("compare.png"));
+        std::unique_ptr<QProcess> p(
+            runOffscreen({QStringLiteral("--compare"), QStringLiteral("--screenshot"), png,
+                          QStringLiteral("--select"), QStringLiteral("no.such"),
+                          QStringLiteral("--tab"), QStringLiteral("Nope"), m_a, m_b}));
+        QCOMPARE(p->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p->exitCode(), 0);
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("no tensor named 'no.such'")), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("no tab 'Nope'")), qPrintable(err));
+        QVERIFY(QFileInfo::exists(png));
+        // Names that are there: nothing to report.
+        p.reset(runOffscreen({QStringLiteral("--compare"), QStringLiteral("--screenshot"), png,
+                              QStringLiteral("--select"), QStringLiteral("layers.1.small"),
+                              QStringLiteral("--tab"), QStringLiteral("Metadata"), m_a, m_b}));
+        QCOMPARE(p->exitCode(), 0);
+        const QString quiet = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(!quiet.contains(QStringLiteral("ckptscope:")), qPrintable(quiet));
     }
 };
 

@@ -349,6 +349,42 @@ private Q_SLOTS:
         QCOMPARE(w.tensorProxy()->rowCount(), all);
     }
 
+    // Esc anywhere in the Tensors panel (as the shortcut list says), and the
+    // tensor chosen stays chosen and in view, whether the filter showed it
+    // or hid it.
+    void escapeInTheTensorsPanelKeepsTheTensor() {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        w.openFile(kSample);
+        QVERIFY(waitLoaded(w));
+        const int all = w.tensorProxy()->rowCount();
+        const QString chosen = QStringLiteral("layers.2.attn.v.weight");
+        QVERIFY(w.selectTensor(chosen));
+        QTreeView* tree = w.tensorTree();
+        auto shown = [&] {
+            const QModelIndex i = tree->currentIndex();
+            if (i.data(TensorTreeModel::FullNameRole).toString() != chosen ||
+                !tree->selectionModel()->isSelected(i))
+                return false;
+            for (QModelIndex p = i.parent(); p.isValid(); p = p.parent())
+                if (!tree->isExpanded(p))
+                    return false;
+            return tree->viewport()->rect().intersects(tree->visualRect(i));
+        };
+        // Shown by the filter, Esc in the tree; hidden by it, Esc in the box.
+        const QList<std::pair<QString, QWidget*>> cases = {
+            {QStringLiteral("attn.v"), tree}, {QStringLiteral("layers.3.attn.q"), w.filterEdit()}};
+        for (const auto& [filter, where] : cases) {
+            w.filterEdit()->setText(filter);
+            w.applyFilter();
+            where->setFocus();
+            QTest::keyClick(where, Qt::Key_Escape);
+            QCOMPARE(w.filterEdit()->text(), QString());
+            QCOMPARE(w.tensorProxy()->rowCount(), all);
+            QVERIFY2(shown(), qPrintable(filter));
+        }
+    }
+
     void layoutsAreRememberedPerFileKind() {
         MainWindow w;
         w.resize(1400, 900);
@@ -391,9 +427,22 @@ private Q_SLOTS:
         QVERIFY(dialog);
         auto* table = dialog->findChild<QTableWidget*>();
         QVERIFY(table);
-        QSet<QString> rows;
-        for (int r = 0; r < table->rowCount(); ++r)
-            rows << table->item(r, 1)->text() + QLatin1Char('|') + table->item(r, 2)->text();
+        // Window, where, action, shortcut; this window's rows first.
+        QCOMPARE(table->columnCount(), 4);
+        QSet<QString> rows, windows;
+        int own = 0;
+        for (int r = 0; r < table->rowCount(); ++r) {
+            const QString window = table->item(r, 0)->text();
+            windows << window;
+            if (window != QStringLiteral("Browser window"))
+                continue;
+            QCOMPARE(r, own++);
+            rows << table->item(r, 2)->text() + QLatin1Char('|') + table->item(r, 3)->text();
+        }
+        // Every window's shortcuts, not only this one's.
+        QCOMPARE(windows,
+                 (QSet<QString>{QStringLiteral("Browser window"), QStringLiteral("Compare window"),
+                                QStringLiteral("Run window")}));
         int withShortcut = 0;
         for (QAction* a : w.findChildren<QAction*>()) {
             if (a->shortcut().isEmpty() || a->text().isEmpty())
@@ -406,13 +455,16 @@ private Q_SLOTS:
                 listed = listed || row.startsWith(key);
             QVERIFY2(listed, qPrintable(key));
         }
-        QCOMPARE(table->rowCount(), withShortcut);
+        QCOMPARE(own, withShortcut);
         QVERIFY(rows.contains(QStringLiteral("Frobnicate|") +
                               extra->shortcut().toString(QKeySequence::NativeText)));
         // Where each lives, as the user finds it.
         QVERIFY(!table->findItems(QStringLiteral("Open…"), Qt::MatchExactly).isEmpty());
         const int fit = table->findItems(QStringLiteral("Fit"), Qt::MatchExactly).first()->row();
-        QCOMPARE(table->item(fit, 0)->text(), QStringLiteral("Graph"));
+        QCOMPARE(table->item(fit, 1)->text(), QStringLiteral("Graph"));
+        const int swap =
+            table->findItems(QStringLiteral("Swap A ↔ B"), Qt::MatchExactly).first()->row();
+        QCOMPARE(table->item(swap, 0)->text(), QStringLiteral("Compare window"));
     }
 
     void userGuideIsBundledAndOpensFromHelp() {

@@ -1,10 +1,19 @@
+#include "browser/mainwindow.h"
 #include "browser/overviewpage.h"
+#include "tensor/tensortreemodel.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
+#include <QUrl>
+
+#include <cmath>
 
 using namespace ckptscope;
 
@@ -15,11 +24,79 @@ std::shared_ptr<const Document> fromJson(const std::string& json) {
         std::vector<uint8_t>(json.begin(), json.end()), "odd<&>.json"));
 }
 
+// A checkpoint whose second tensor holds one NaN (nan) or none.
+QString writeModel(const QTemporaryDir& dir, const QString& name, bool nan) {
+    Checkpoint c;
+    c.addTensor({"layers.0.w", {3}, {1, 2, 3}});
+    c.addTensor({"layers.1.q_proj", {3}, {1, nan ? std::nanf("") : 2.f, 3}});
+    const QString path = dir.filePath(name);
+    c.save(path.toStdString());
+    return path;
+}
+
+const QString kConsistent = QStringLiteral("No warnings: the file is consistent");
+
 } // namespace
 
 class TestOverviewPage : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // keep the user's settings out
+    }
+
+    // A model holding a NaN is not called consistent: the page names the
+    // tensors known to hold NaN/Inf, each a link, and says "No warnings"
+    // only once every value was read.
+    void nonFiniteTensorsAreNamed() {
+        QTemporaryDir dir;
+        OverviewPage page;
+        page.setDocument(
+            Document::open(writeModel(dir, QStringLiteral("n.oxck"), true).toStdString()));
+        QVERIFY2(!page.toPlainText().contains(kConsistent), qPrintable(page.toPlainText()));
+        QVERIFY(page.toPlainText().contains(QStringLiteral("not yet all checked")));
+        page.markNonFinite(1);
+        page.markNonFinite(1); // statistics and the scan may both find it
+        page.setValuesScanned();
+        QTRY_VERIFY(page.toPlainText().contains(QStringLiteral("1 tensor holds NaN or Inf")));
+        const QString text = page.toPlainText();
+        QVERIFY(text.contains(QStringLiteral("layers.1.q_proj")));
+        QVERIFY2(!text.contains(kConsistent) && !text.contains(QStringLiteral("not yet")),
+                 qPrintable(text));
+        QVERIFY(page.toHtml().contains(QStringLiteral("tensor:1")));
+        QSignalSpy link(&page, &OverviewPage::tensorLinkActivated);
+        Q_EMIT page.anchorClicked(QUrl(QStringLiteral("tensor:1")));
+        QCOMPARE(link.size(), 1);
+        QCOMPARE(link.first().first().toInt(), 1);
+    }
+
+    // The browser's Overview after the background scan: the NaN is told
+    // (and its link selects the tensor); a clean model is called consistent.
+    void browserOverviewTellsTheNaN() {
+        QTemporaryDir dir;
+        MainWindow w;
+        QWidget* overview = w.tabs()->widget(0);
+        auto* page = qobject_cast<OverviewPage*>(overview);
+        QVERIFY(page);
+        for (const bool nan : {true, false}) {
+            QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+            w.openFile(
+                writeModel(dir, nan ? QStringLiteral("nan.oxck") : QStringLiteral("ok.oxck"), nan));
+            QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000));
+            QVERIFY(QTest::qWaitFor([&] { return !w.isScanning(); }, 20000));
+            const QString expected =
+                nan ? QStringLiteral("1 tensor holds NaN or Inf") : kConsistent;
+            QTRY_VERIFY2(page->toPlainText().contains(expected), qPrintable(page->toPlainText()));
+            QCOMPARE(page->toPlainText().contains(kConsistent), !nan);
+            if (!nan)
+                continue;
+            Q_EMIT page->anchorClicked(QUrl(QStringLiteral("tensor:1")));
+            QCOMPARE(w.tensorTree()->currentIndex().data(TensorTreeModel::FullNameRole).toString(),
+                     QStringLiteral("layers.1.q_proj"));
+            QCOMPARE(w.tabs()->tabText(w.tabs()->currentIndex()).remove(QLatin1Char('&')),
+                     QStringLiteral("Tensor"));
+        }
+    }
     // Op names, ids, CIDs and metadata read exactly as in the file: escaped
     // once, and never taken for a placeholder ("%2") of the page's text.
     void fileTextShownExactly() {

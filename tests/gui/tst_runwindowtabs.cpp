@@ -1,6 +1,7 @@
 // The run window's chart tabs: a loaded run reaches the layer profile, the
 // distribution and the metadata chart; the selected tensor reaches them by
-// name; a click in the layer profile selects that layer's tensor.
+// name; a click in the layer profile selects that layer's tensor. The
+// window's menus: File, View (a tab each), Help, with the standard shortcuts.
 #include "testsupport.h"
 
 #include "run/distributionview.h"
@@ -12,8 +13,13 @@
 #include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <QComboBox>
+#include <QDialog>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -73,6 +79,53 @@ private Q_SLOTS:
         QVERIFY(w.selectTensorNamed(QStringLiteral("h.1.w")));
         QCOMPARE(w.distributionView()->tensor(), QStringLiteral("h.1.w"));
         QVERIFY(!w.selectTensorNamed(QStringLiteral("nope")));
+    }
+
+    void menusAndStandardShortcuts() {
+        QPointer<RunWindow> w = new RunWindow; // deletes itself on close
+        w->show();
+        w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w));
+        QStringList menus;
+        for (QAction* a : w->menuBar()->actions())
+            menus << a->text().remove(QLatin1Char('&'));
+        QCOMPARE(menus, (QStringList{QStringLiteral("File"), QStringLiteral("View"),
+                                     QStringLiteral("Help")}));
+        QTest::keyClick(w, Qt::Key_3, Qt::ControlModifier);
+        QCOMPARE(w->chartTabs()->currentWidget(), w->layerProfileView());
+        QTest::keyClick(w, Qt::Key_F, Qt::ControlModifier);
+        QCOMPARE(QApplication::focusWidget(), w->filterEdit());
+        // Help ▸ Keyboard Shortcuts: this window's first, then the others'.
+        QAction* help = nullptr;
+        for (QAction* a : w->menuBar()->findChildren<QAction*>())
+            if (a->text().remove(QLatin1Char('&')) == QStringLiteral("Keyboard Shortcuts"))
+                help = a;
+        QVERIFY(help);
+        help->trigger();
+        auto* dialog = w->findChild<QDialog*>(QStringLiteral("keyboardShortcuts"));
+        QVERIFY(dialog);
+        auto* table = dialog->findChild<QTableWidget*>();
+        QVERIFY(table && table->rowCount() > 0);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("Run window"));
+        QStringList listed;
+        for (int r = 0; r < table->rowCount(); ++r)
+            listed << table->item(r, 0)->text() + QLatin1Char('|') + table->item(r, 2)->text() +
+                          QLatin1Char('|') + table->item(r, 3)->text();
+        QStringList closeKeys; // every binding, as the list spells them
+        for (const QKeySequence& k : QKeySequence::keyBindings(QKeySequence::Close))
+            closeKeys << k.toString(QKeySequence::NativeText);
+        const QString close = closeKeys.join(QStringLiteral(", "));
+        for (const QString& row : {QStringLiteral("Run window|Close Window|") + close,
+                                   QStringLiteral("Browser window|Close Window|") + close,
+                                   QStringLiteral("Compare window|Swap A ↔ B|Ctrl+Shift+S")})
+            QVERIFY2(listed.contains(row), qPrintable(row));
+        // Ctrl+W closes it, as every window (the action holds every binding
+        // of the platform's Close, not only the first).
+        dialog->close();
+        w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w));
+        QTest::keyClick(w, Qt::Key_W, Qt::ControlModifier);
+        QTRY_VERIFY(w.isNull());
     }
 };
 

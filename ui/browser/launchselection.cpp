@@ -1,11 +1,48 @@
 #include "browser/launchselection.h"
 
 #include "browser/mainwindow.h"
+#include "compare/comparewindow.h"
 #include "graph/graphpage.h"
 
 #include <QTabWidget>
 
 #include <cstdio>
+
+namespace {
+
+// Applies `request` to `window` the next time it emits `done`, once; what
+// could not be applied goes to stderr.
+template <typename Window, typename Signal>
+void applyOnce(Window* window, Signal done, const LaunchSelection& request) {
+    QObject::connect(
+        window, done, window,
+        [window, request] {
+            for (const QString& problem : request.applyTo(window))
+                std::fprintf(stderr, "ckptscope: %s\n", qPrintable(problem));
+        },
+        Qt::SingleShotConnection);
+}
+
+} // namespace
+
+QString LaunchSelection::showTab(QTabWidget* tabs) const {
+    QStringList titles;
+    int found = -1;
+    for (int i = 0; i < tabs->count(); ++i) {
+        if (!tabs->isTabVisible(i))
+            continue;
+        const QString title = tabs->tabText(i).remove(QLatin1Char('&'));
+        titles << title;
+        if (found < 0 && title.compare(tab, Qt::CaseInsensitive) == 0)
+            found = i;
+    }
+    if (found >= 0) {
+        tabs->setCurrentIndex(found);
+        return {};
+    }
+    return QStringLiteral("no tab '%1' for this file (tabs: %2)")
+        .arg(tab, titles.join(QStringLiteral(", ")));
+}
 
 QStringList LaunchSelection::applyTo(MainWindow* window) const {
     QStringList problems;
@@ -18,36 +55,41 @@ QStringList LaunchSelection::applyTo(MainWindow* window) const {
         else
             problems << QStringLiteral("no tensor or graph node named '%1'").arg(select);
     }
-    if (!tab.isEmpty()) {
-        QTabWidget* tabs = window->tabs();
-        QStringList titles;
+    if (!tab.isEmpty())
+        if (const QString problem = showTab(window->tabs()); !problem.isEmpty())
+            problems << problem;
+    return problems;
+}
+
+QStringList LaunchSelection::applyTo(CompareWindow* window) const {
+    QStringList problems;
+    if (!select.isEmpty()) {
+        const CompareResult* result = window->result();
         int found = -1;
-        for (int i = 0; i < tabs->count(); ++i) {
-            if (!tabs->isTabVisible(i))
-                continue;
-            const QString title = tabs->tabText(i).remove(QLatin1Char('&'));
-            titles << title;
-            if (found < 0 && title.compare(tab, Qt::CaseInsensitive) == 0)
-                found = i;
+        if (result && result->tensors) {
+            const auto& tensors = result->tensors->tensors;
+            const std::string name = select.toStdString();
+            for (size_t i = 0; i < tensors.size() && found < 0; ++i)
+                if (tensors[i].name == name)
+                    found = int(i);
         }
         if (found >= 0)
-            tabs->setCurrentIndex(found);
+            window->selectTensor(found);
         else
-            problems << QStringLiteral("no tab '%1' for this file (tabs: %2)")
-                            .arg(tab, titles.join(QStringLiteral(", ")));
+            problems << QStringLiteral("no tensor named '%1' in A or B").arg(select);
     }
+    if (!tab.isEmpty())
+        if (const QString problem = showTab(window->tabs()); !problem.isEmpty())
+            problems << problem;
     return problems;
 }
 
 void LaunchSelection::applyOnLoad(MainWindow* window) const {
-    if (select.isEmpty() && tab.isEmpty())
-        return;
-    const LaunchSelection request = *this;
-    QObject::connect(
-        window, &MainWindow::documentLoaded, window,
-        [window, request] {
-            for (const QString& problem : request.applyTo(window))
-                std::fprintf(stderr, "ckptscope: %s\n", qPrintable(problem));
-        },
-        Qt::SingleShotConnection);
+    if (!select.isEmpty() || !tab.isEmpty())
+        applyOnce(window, &MainWindow::documentLoaded, *this);
+}
+
+void LaunchSelection::applyOnLoad(CompareWindow* window) const {
+    if (!select.isEmpty() || !tab.isEmpty())
+        applyOnce(window, &CompareWindow::comparisonFinished, *this);
 }

@@ -30,11 +30,9 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
@@ -113,9 +111,16 @@ void MainWindow::buildPages() {
 
     connect(m_tensorPage, &TensorPage::statsReady, this,
             [this](int tensor, const ckptscope::StatsResult& r) {
-                if (r.stats.nan + r.stats.posInf + r.stats.negInf > 0)
+                if (r.stats.nan + r.stats.posInf + r.stats.negInf > 0) {
                     tensorModel()->markNonFinite(tensor);
+                    m_overview->markNonFinite(tensor);
+                }
             });
+    connect(m_overview, &OverviewPage::tensorLinkActivated, this, [this](int tensor) {
+        if (m_document &&
+            selectTensor(QString::fromStdString(m_document->tensors().at(size_t(tensor)).name)))
+            m_tabs->setCurrentWidget(m_tensorPage);
+    });
     // Reads that find the file changed (truncated or rewritten in place)
     // offer a reload instead of showing stale or mixed values.
     connect(m_tensorPage, &TensorPage::statsFailed, this, &MainWindow::offerReload);
@@ -136,11 +141,14 @@ void MainWindow::buildStatusBar() {
     m_scanProgress->setVisible(false);
     statusBar()->addPermanentWidget(m_scanProgress);
     m_scanner = new ValueScanner(this);
-    connect(m_scanner, &ValueScanner::nonFinite, this,
-            [this](int tensor) { tensorModel()->markNonFinite(tensor); });
+    connect(m_scanner, &ValueScanner::nonFinite, this, [this](int tensor) {
+        tensorModel()->markNonFinite(tensor);
+        m_overview->markNonFinite(tensor);
+    });
     connect(m_scanner, &ValueScanner::progress, this,
             [this](double p) { m_scanProgress->setValue(int(p * 100)); });
     connect(m_scanner, &ValueScanner::finished, m_scanProgress, &QWidget::hide);
+    connect(m_scanner, &ValueScanner::finished, m_overview, &OverviewPage::setValuesScanned);
     connect(m_scanner, &ValueScanner::failed, this, [this](const QString& message) {
         m_scanProgress->hide();
         offerReload(message);
@@ -197,7 +205,7 @@ void MainWindow::buildActions() {
     newWindow->setShortcut(QKeySequence::New);
     file->addSeparator();
     QAction* close = file->addAction(tr("&Close Window"), this, &QWidget::close);
-    close->setShortcut(QKeySequence::Close);
+    close->setShortcuts(QKeySequence::Close); // every binding (Ctrl+W too), not the first
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -210,17 +218,7 @@ void MainWindow::buildActions() {
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    QAction* guide = help->addAction(tr("&User Guide"), this, [this] { showUserGuide(this); });
-    guide->setShortcut(QKeySequence::HelpContents);
-    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcuts(this); });
-    help->addSeparator();
-    help->addAction(tr("&About Ckptscope"), this, [this] {
-        QMessageBox::about(this, tr("About Ckptscope"),
-                           tr("<h3>Ckptscope %1</h3><p>A browser for OXCK model checkpoints and "
-                              "gradient checkpoints.</p>")
-                               .arg(QStringLiteral(CKPTSCOPE_VERSION)));
-    });
+    addHelpMenu(menuBar(), this);
 }
 
 void MainWindow::restoreSettings() {
@@ -300,9 +298,7 @@ void MainWindow::openDialog() {
     const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
                             ? QString()
                             : QFileInfo(m_path).absolutePath();
-    const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Open Checkpoint"), dir,
-        tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
+    const QStringList paths = RunLauncher::askForCheckpoints(this, dir);
     if (paths.size() == 1)
         openFile(paths.first());
     else if (paths.size() > 1) // several files: the checkpoints of one run

@@ -4,7 +4,10 @@
 
 #include "common/sizeformat.h"
 #include "metadata/metadatatext.h"
+
 #include <QFileInfo>
+#include <QTimer>
+#include <QUrl>
 
 #include <map>
 
@@ -19,14 +22,46 @@ QString esc(const std::string& s) {
     return QString::fromStdString(s).toHtmlEscaped();
 }
 
+const QString kTensorScheme = QStringLiteral("tensor");
+constexpr size_t kNamedTensors = 20; // the rest are counted
+
 } // namespace
 
-OverviewPage::OverviewPage(QWidget* parent) : QTextBrowser(parent) {
+OverviewPage::OverviewPage(QWidget* parent)
+    : QTextBrowser(parent), m_renderTimer(new QTimer(this)) {
     setOpenLinks(false);
     setFrameShape(QFrame::NoFrame);
+    m_renderTimer->setSingleShot(true);
+    m_renderTimer->setInterval(100);
+    connect(m_renderTimer, &QTimer::timeout, this, &OverviewPage::render);
+    connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme() == kTensorScheme)
+            Q_EMIT tensorLinkActivated(url.path().toInt());
+    });
 }
 
 void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>& doc) {
+    m_doc = doc;
+    m_nonFinite.clear();
+    m_scanned = false;
+    render();
+}
+
+void OverviewPage::markNonFinite(int tensor) {
+    if (!m_doc || tensor < 0 || size_t(tensor) >= m_doc->tensors().size())
+        return;
+    if (m_nonFinite.insert(tensor).second && !m_renderTimer->isActive())
+        m_renderTimer->start();
+}
+
+void OverviewPage::setValuesScanned() {
+    m_scanned = true;
+    m_renderTimer->start();
+}
+
+void OverviewPage::render() {
+    m_renderTimer->stop();
+    const std::shared_ptr<const ckptscope::Document>& doc = m_doc;
     if (!doc) {
         clear();
         return;
@@ -91,15 +126,51 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
         html += row(tr("Ops"), opList.join(QStringLiteral(", ")));
     }
     html += QStringLiteral("</table>");
-    const auto& warnings = doc->warnings();
+    setHtml(html + warningsHtml());
+}
+
+// The file's warnings, then the tensors known to hold NaN or Inf; "No
+// warnings" only when the values were all read (a tensor file) or there are
+// none to read.
+QString OverviewPage::warningsHtml() const {
+    QString html;
+    const auto& warnings = m_doc->warnings();
     if (!warnings.empty()) {
         html += QStringLiteral("<h3>%1</h3><ul>")
                     .arg(countNoun(warnings.size(), tr("warning"), tr("warnings")));
         for (const auto& w : warnings)
             html += QStringLiteral("<li>⚠ %1</li>").arg(esc(w.message));
         html += QStringLiteral("</ul>");
-    } else {
-        html += QStringLiteral("<p>%1</p>").arg(tr("No warnings: the file is consistent."));
     }
-    setHtml(html);
+    if (!m_nonFinite.empty()) {
+        html += QStringLiteral("<h3>⚠ %1</h3><ul>")
+                    .arg(countNoun(m_nonFinite.size(), tr("tensor holds NaN or Inf"),
+                                   tr("tensors hold NaN or Inf")));
+        size_t named = 0;
+        for (int t : m_nonFinite) {
+            if (named++ == kNamedTensors)
+                break;
+            html += QStringLiteral("<li><a href='%1:%2'>%3</a></li>")
+                        .arg(kTensorScheme)
+                        .arg(t)
+                        .arg(esc(m_doc->tensors()[size_t(t)].name));
+        }
+        if (m_nonFinite.size() > kNamedTensors)
+            html += QStringLiteral("<li>%1</li>")
+                        .arg(tr("and %1 more (flagged in the tree)")
+                                 .arg(m_nonFinite.size() - kNamedTensors));
+        html += QStringLiteral("</ul>");
+    }
+    const bool hasValues = m_doc->hasTensors() && !m_doc->tensors().empty();
+    const bool valuesPending = hasValues && !m_scanned;
+    if (valuesPending)
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(tr("The values are not yet all checked for NaN "
+                            "and Inf."));
+    else if (warnings.empty() && m_nonFinite.empty())
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(hasValues ? tr("No warnings: the file is consistent "
+                                        "and no tensor holds NaN or Inf.")
+                                   : tr("No warnings: the file is consistent."));
+    return html;
 }

@@ -20,3 +20,9 @@ RunWindow* RunLauncher::openFolderDialog(QWidget* parent) {
         QFileDialog::getExistingDirectory(parent, QObject::tr("Open a Training Run"));
     return dir.isEmpty() ? nullptr : WindowRegistry::instance().openRun({dir});
 }
+
+QStringList RunLauncher::askForCheckpoints(QWidget* parent, const QString& dir) {
+    return QFileDialog::getOpenFileNames(
+        parent, QObject::tr("Open Checkpoint"), dir,
+        QObject::tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
+}

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QString>
 #include <QStringList>
 
 class QWidget;
@@ -14,4 +15,6 @@ public:
     static QStringList openFolders(const QStringList& paths);
     // Asks for a folder; returns its window, or nullptr.
     static RunWindow* openFolderDialog(QWidget* parent);
+    // Asks for checkpoint files in dir (File ▸ Open…); none when cancelled.
+    static QStringList askForCheckpoints(QWidget* parent, const QString& dir);
 };

@@ -24,15 +24,18 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     m_filter->setClearButtonEnabled(true);
     m_regex = new QCheckBox(tr("Regex"));
     m_regex->setToolTip(tr("Treat the filter as a regular expression"));
-    // Escape empties the filter (an action, so Help lists it).
-    auto* clear = new QAction(tr("Clear Filter"), m_filter);
+    // Escape anywhere in the panel (box or tree) empties the filter; an
+    // action, so Help lists it.
+    auto* clear = new QAction(tr("Clear Filter"), panel);
     clear->setShortcut(Qt::Key_Escape);
-    clear->setShortcutContext(Qt::WidgetShortcut);
+    clear->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(clear, &QAction::triggered, this, [this] {
+        if (m_filter->text().isEmpty())
+            return; // nothing to clear: the tree stays as the user opened it
         m_filter->clear();
         applyFilter();
     });
-    m_filter->QWidget::addAction(clear);
+    panel->addAction(clear);
     filterRow->addWidget(m_filter, 1);
     filterRow->addWidget(m_regex);
     layout->addLayout(filterRow);
@@ -63,8 +66,10 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) {
                 const int tensor = current.data(TensorTreeModel::TensorIndexRole).toInt();
-                if (!m_filtering && tensor >= 0) // rows moving under the filter are not a choice
-                    Q_EMIT tensorSelected(tensor);
+                if (m_filtering || tensor < 0) // rows moving under the filter are not a choice
+                    return;
+                m_chosen = current.data(TensorTreeModel::FullNameRole).toString();
+                Q_EMIT tensorSelected(tensor);
             });
     connect(m_tree, &QTreeView::activated, this, [this](const QModelIndex& idx) {
         const int tensor = idx.data(TensorTreeModel::TensorIndexRole).toInt();
@@ -74,6 +79,7 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
 }
 
 void TensorDock::setDocument(std::shared_ptr<const ckptscope::Document> document) {
+    m_chosen.clear();
     m_model->setDocument(std::move(document));
     m_tree->expandToDepth(0);
     resizeColumns();
@@ -116,12 +122,25 @@ void TensorDock::applyFilter() {
         m_filter->setStyleSheet(QString());
         m_proxy->setFilterFixedString(text);
     }
-    m_filtering = false;
-    // Show the matches; a huge tree opens only its first levels.
+    // Show the matches; a huge tree opens only its first levels. Without a
+    // filter, the tree as a file opens.
     if (text.isEmpty())
-        return;
-    if (m_model->tensorCount() > 20000)
+        m_tree->expandToDepth(0);
+    else if (m_model->tensorCount() > 20000)
         m_tree->expandToDepth(2);
     else
         m_tree->expandAll();
+    keepChosenVisible();
+    m_filtering = false;
+}
+
+// The tensor shown stays current and in view whenever the filter lets it
+// through (the proxy drops the current row when a filter hides it).
+void TensorDock::keepChosenVisible() {
+    const QModelIndex idx = m_proxy->mapFromSource(m_model->indexOfName(m_chosen));
+    if (!idx.isValid())
+        return;
+    if (m_tree->currentIndex().siblingAtColumn(0) != idx)
+        m_tree->setCurrentIndex(idx);
+    m_tree->scrollTo(idx); // opens the groups above it
 }

@@ -14,7 +14,8 @@ class QTreeView;
 class TensorTreeModel;
 
 // The "Tensors" dock: the tensor tree of an OXCK file with its filter box
-// (plain text or regular expression, applied after a pause in typing).
+// (plain text or regular expression, applied after a pause in typing;
+// Escape anywhere in the dock clears it, the chosen tensor staying current).
 class TensorDock : public QDockWidget {
     Q_OBJECT
 public:
@@ -38,6 +39,7 @@ Q_SIGNALS:
 
 private:
     void resizeColumns();
+    void keepChosenVisible();
 
     TensorTreeModel* m_model;
     QSortFilterProxyModel* m_proxy;
@@ -46,4 +48,5 @@ private:
     QCheckBox* m_regex;
     QTimer* m_filterTimer;
     bool m_filtering = false; // the proxy moves the current row: not a choice
+    QString m_chosen;         // the tensor last chosen, kept through filtering
 };

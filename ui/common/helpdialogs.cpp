@@ -1,11 +1,15 @@
 #include "common/helpdialogs.h"
 
+#include "common/windowregistry.h"
+
 #include <QAction>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -82,22 +86,24 @@ void showShortcuts(QWidget* window) {
     QDialog* d =
         dialog(window, QStringLiteral("keyboardShortcuts"), QObject::tr("Keyboard Shortcuts"));
     auto* layout = new QVBoxLayout(d);
-    const QList<ShortcutEntry> entries = collectShortcuts(window);
-    auto* table = new QTableWidget(int(entries.size()), 3);
-    table->setHorizontalHeaderLabels(
-        {QObject::tr("Where"), QObject::tr("Action"), QObject::tr("Shortcut")});
-    for (int r = 0; r < entries.size(); ++r) {
-        table->setItem(r, 0, new QTableWidgetItem(entries[r].where));
-        table->setItem(r, 1, new QTableWidgetItem(entries[r].action));
-        table->setItem(r, 2, new QTableWidgetItem(entries[r].shortcut));
-    }
+    auto* table = new QTableWidget(0, 4);
+    table->setHorizontalHeaderLabels({QObject::tr("Window"), QObject::tr("Where"),
+                                      QObject::tr("Action"), QObject::tr("Shortcut")});
+    for (const WindowShortcuts& kind : WindowRegistry::instance().shortcutsOfEveryWindow(window))
+        for (const ShortcutEntry& e : kind.entries) {
+            const int r = table->rowCount();
+            table->insertRow(r);
+            int c = 0;
+            for (const QString& text : {kind.window, e.where, e.action, e.shortcut})
+                table->setItem(r, c++, new QTableWidgetItem(text));
+        }
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->verticalHeader()->hide();
     table->resizeColumnsToContents();
     table->horizontalHeader()->setStretchLastSection(true);
     layout->addWidget(table);
     addCloseButton(d, layout);
-    d->resize(520, 560);
+    d->resize(640, 560);
     d->show();
 }
 
@@ -111,4 +117,22 @@ void showUserGuide(QWidget* parent) {
     addCloseButton(d, layout);
     d->resize(720, 640);
     d->show();
+}
+
+void showAbout(QWidget* parent) {
+    QMessageBox::about(parent, QObject::tr("About Ckptscope"),
+                       QObject::tr("<h3>Ckptscope %1</h3><p>A browser for OXCK model checkpoints "
+                                   "and gradient checkpoints.</p>")
+                           .arg(QStringLiteral(CKPTSCOPE_VERSION)));
+}
+
+void addHelpMenu(QMenuBar* bar, QWidget* window) {
+    QMenu* help = bar->addMenu(QObject::tr("&Help"));
+    QAction* guide =
+        help->addAction(QObject::tr("&User Guide"), window, [window] { showUserGuide(window); });
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(QObject::tr("&Keyboard Shortcuts"), window,
+                    [window] { showShortcuts(window); });
+    help->addSeparator();
+    help->addAction(QObject::tr("&About Ckptscope"), window, [window] { showAbout(window); });
 }

@@ -1,11 +1,15 @@
 #include "common/windowregistry.h"
 
+#include "common/helpdialogs.h"
+
 // The one place that includes the window classes.
 #include "browser/mainwindow.h"
 #include "compare/comparewindow.h"
 #include "run/runwindow.h"
 
 #include <QFileInfo>
+
+#include <memory>
 
 namespace {
 
@@ -111,4 +115,28 @@ RunWindow* WindowRegistry::openRun(const QStringList& paths, const Setup<RunWind
     RunWindow* window = create(setup);
     window->openPaths(paths);
     return window;
+}
+
+namespace {
+
+// Window's shortcuts when shown is one, else those of a fresh, unshown one.
+template <typename Window> WindowShortcuts shortcutsOf(const QString& kind, QWidget* shown) {
+    if (auto* window = qobject_cast<Window*>(shown))
+        return {kind, collectShortcuts(window)};
+    const auto fresh = std::make_unique<Window>();
+    return {kind, collectShortcuts(fresh.get())};
+}
+
+} // namespace
+
+QList<WindowShortcuts> WindowRegistry::shortcutsOfEveryWindow(QWidget* shown) {
+    // The asking window's kind first: its shortcuts are the ones at hand.
+    QList<WindowShortcuts> own, others;
+    auto add = [&](WindowShortcuts kind, bool isShown) { (isShown ? own : others) << kind; };
+    add(shortcutsOf<MainWindow>(QObject::tr("Browser window"), shown),
+        qobject_cast<MainWindow*>(shown));
+    add(shortcutsOf<CompareWindow>(QObject::tr("Compare window"), shown),
+        qobject_cast<CompareWindow*>(shown));
+    add(shortcutsOf<RunWindow>(QObject::tr("Run window"), shown), qobject_cast<RunWindow*>(shown));
+    return own + others;
 }

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+struct WindowShortcuts;
 class CompareWindow;
 class MainWindow;
 class RunWindow;
@@ -44,6 +45,11 @@ public:
 
     // The windows opened here that are still open, oldest first.
     QList<QWidget*> windows();
+
+    // The keyboard shortcuts of each kind of window, shown's kind first: read
+    // from shown, and for the other kinds from a window made for the purpose
+    // (never shown, deleted at once), so the list is never stale.
+    QList<WindowShortcuts> shortcutsOfEveryWindow(QWidget* shown);
 
 private:
     WindowRegistry() = default;

@@ -8,23 +8,16 @@
 
 #include <QApplication>
 #include <QStandardItemModel>
-#include <QTabWidget>
 #include <QTimer>
 #include <QTreeView>
 
 #include <cstdio>
 
-CompareScreenshot::CompareScreenshot(CompareWindow* window, QString output, QString tab, QSize size)
-    : QObject(window), m_window(window), m_output(std::move(output)), m_tab(std::move(tab)) {
+CompareScreenshot::CompareScreenshot(CompareWindow* window, QString output, QSize size)
+    : QObject(window), m_window(window), m_output(std::move(output)) {
     if (size.isValid())
         window->resize(size);
     connect(window, &CompareWindow::comparisonFinished, this, [this] {
-        if (!m_tab.isEmpty()) {
-            QTabWidget* tabs = m_window->tabs();
-            for (int i = 0; i < tabs->count(); ++i)
-                if (tabs->tabText(i).remove(QLatin1Char('&')) == m_tab)
-                    tabs->setCurrentIndex(i);
-        }
         if (!m_window->result()->gradient) {
             QTimer::singleShot(1500, this, &CompareScreenshot::capture); // tensor detail
             return;

@@ -13,14 +13,14 @@ class CompareWindow;
 class CompareScreenshot : public QObject {
     Q_OBJECT
 public:
-    // tab: a tab title to show instead of the one the window opens on;
-    // size: the window's, when valid.
-    CompareScreenshot(CompareWindow* window, QString output, QString tab, QSize size);
+    // size: the window's, when valid. A --tab or --select is applied by
+    // LaunchSelection, connected first.
+    CompareScreenshot(CompareWindow* window, QString output, QSize size);
 
 private:
     void whenSettled();
     void capture();
 
     CompareWindow* m_window;
-    QString m_output, m_tab;
+    QString m_output;
 };

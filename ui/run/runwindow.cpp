@@ -1,6 +1,8 @@
 #include "run/runwindow.h"
 
 #include "browser/documentsummary.h"
+#include "browser/runlauncher.h"
+#include "common/helpdialogs.h"
 #include "common/naturalsortproxy.h"
 #include "common/windowregistry.h"
 #include "run/distributionview.h"
@@ -13,12 +15,14 @@
 
 #include "ckptscope/common/numberformat.h"
 
+#include <QApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -95,7 +99,45 @@ RunWindow::RunWindow(QWidget* parent)
     connect(m_loader, &RunLoader::finished, this, &RunWindow::finishLoad);
     connect(m_loader, &RunLoader::preview, this,
             [this](std::shared_ptr<const RunLoader::Result> cached) { showRun(*cached); });
+    buildMenus();
     resize(1400, 860);
+}
+
+// The menus and standard shortcuts of every window: File, View, Help.
+void RunWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), this, &RunWindow::openDialog)->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &Folder…"), this, [this] { RunLauncher::openFolderDialog(this); })
+        ->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+    file->addSeparator();
+    file->addAction(tr("&Close Window"), this, &QWidget::close)->setShortcuts(QKeySequence::Close);
+    file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows)
+        ->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Filter Tensors"), this,
+                    [this] {
+                        m_filter->setFocus(Qt::ShortcutFocusReason);
+                        m_filter->selectAll();
+                    })
+        ->setShortcut(QKeySequence::Find);
+    view->addSeparator();
+    for (int i = 0; i < m_tabs->count(); ++i) // Ctrl+1 … the chart tabs
+        view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); })
+            ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    addHelpMenu(menuBar(), this);
+}
+
+// File ▸ Open…: one file in a browser window, several as a run of their own.
+void RunWindow::openDialog() {
+    const QString dir = m_run && !m_run->checkpoints.empty()
+                            ? QFileInfo(firstFile(m_run->checkpoints.front())).absolutePath()
+                            : QString();
+    const QStringList paths = RunLauncher::askForCheckpoints(this, dir);
+    if (paths.size() == 1)
+        WindowRegistry::instance().openFile(paths.first());
+    else if (paths.size() > 1)
+        WindowRegistry::instance().openRun(paths);
 }
 
 QWidget* RunWindow::buildTensorPanel() {

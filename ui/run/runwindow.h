@@ -30,7 +30,8 @@ class RunTensorModel;
 // steps. RunLoader reads the run in the background (progress, cancel) and
 // again when the folders change; the selected tensor is kept by name. A
 // checkpoint opens in a main window (double-click, or a click on a chart),
-// or is compared with the one before it (context menus).
+// or is compared with the one before it (context menus). File, View and
+// Help menus with the standard shortcuts, as in every window.
 class RunWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -72,6 +73,8 @@ Q_SIGNALS:
 
 private:
     QWidget* buildTensorPanel();
+    void buildMenus();
+    void openDialog();
     void started();
     void showProgress(const RunLoader::Progress& progress);
     void finishLoad(std::shared_ptr<const RunLoader::Result> result);
