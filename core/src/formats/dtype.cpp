@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -107,7 +108,13 @@ bool haveAvx2() {
 }
 
 bool haveF16C() {
-    static const bool have = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    // CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not
+    // know "f16c"); AVX also tells that the OS saves the YMM registers.
+    static const bool have = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0 &&
+               __builtin_cpu_supports("avx");
+    }();
     return have;
 }
 #endif
