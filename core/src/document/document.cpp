@@ -4,10 +4,8 @@
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
 
-#include <algorithm>
 #include <memory>
 #include <new>
-#include <string_view>
 
 namespace ckptscope {
 

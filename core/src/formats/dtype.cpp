@@ -1,5 +1,7 @@
 #include "ckptscope/formats/dtype.h"
 
+#include "stats/statssimd.h"
+
 #include <array>
 #include <bit>
 #include <cmath>
@@ -7,9 +9,8 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef CKPTSCOPE_STATS_AVX2
 #include <cpuid.h>
-#include <immintrin.h>
 #endif
 
 namespace ckptscope {
@@ -75,7 +76,7 @@ template <float (*Decode)(uint8_t)> const float* byteTable() {
     return table.data();
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef CKPTSCOPE_STATS_AVX2
 // F16 to f32 by the F16C instruction, eight at a time: exact for every half
 // (tst_formatmodule compares all 65 536 with halfToFloat).
 __attribute__((target("f16c,avx"))) void halfToFloatF16C(const uint8_t* p, size_t n, float* out) {
@@ -102,18 +103,13 @@ __attribute__((target("avx2"))) void bfloat16ToFloatAvx2(const uint8_t* p, size_
         out[i] = bfloat16ToFloat(load<uint16_t>(p + 2 * i));
 }
 
-bool haveAvx2() {
-    static const bool have = __builtin_cpu_supports("avx2");
-    return have;
-}
-
+// F16C besides the AVX2 the statistics use (stats::useAvx2, which
+// CKPTSCOPE_SIMD=0 turns off, so the plain loops are tested too): CPUID leaf
+// 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not know "f16c").
 bool haveF16C() {
-    // CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not
-    // know "f16c"); AVX also tells that the OS saves the YMM registers.
     static const bool have = [] {
         unsigned a = 0, b = 0, c = 0, d = 0;
-        return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0 &&
-               __builtin_cpu_supports("avx");
+        return stats::useAvx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
     }();
     return have;
 }
@@ -133,16 +129,16 @@ template <typename Out> void convert(Dtype d, const void* src, size_t n, Out* ou
     case Dtype::I16:
         return decodeEach<int16_t>(p, n, out, kAsIs);
     case Dtype::F16:
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef CKPTSCOPE_STATS_AVX2
         if constexpr (std::is_same_v<Out, float>)
             if (haveF16C())
                 return halfToFloatF16C(p, n, out);
 #endif
         return decodeEach<uint16_t>(p, n, out, halfToFloat);
     case Dtype::BF16:
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef CKPTSCOPE_STATS_AVX2
         if constexpr (std::is_same_v<Out, float>)
-            if (haveAvx2())
+            if (stats::useAvx2())
                 return bfloat16ToFloatAvx2(p, n, out);
 #endif
         return decodeEach<uint16_t>(p, n, out, bfloat16ToFloat);

@@ -27,6 +27,13 @@ const std::array<FormatModule, 3>& modules() {
     return kModules;
 }
 
+const FormatModule* findModule(Format format) {
+    for (const FormatModule& m : modules())
+        if (m.format == format)
+            return &m;
+    return nullptr;
+}
+
 bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() &&
            s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -65,17 +72,14 @@ std::span<const FormatModule> formatModules() {
 }
 
 const FormatModule& formatModule(Format format) {
-    for (const FormatModule& m : modules())
-        if (m.format == format)
-            return m;
+    if (const FormatModule* m = findModule(format))
+        return *m;
     throw std::logic_error("formatModule: a Format without a module");
 }
 
 const char* formatName(Format format) {
-    for (const FormatModule& m : modules())
-        if (m.format == format)
-            return m.name;
-    return "?";
+    const FormatModule* m = findModule(format);
+    return m ? m->name : "?"; // a number read from the summary cache may name none
 }
 
 const FormatModule& detectFormat(const ByteSource& source) {
