@@ -1,12 +1,16 @@
 #include "ckptscope/formats/dtype.h"
 
+#include "formats/gguf/ggmltype.h"
 #include "stats/statssimd.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #ifdef CKPTSCOPE_STATS_AVX2
@@ -20,33 +24,99 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 
+constexpr int kNoGgml = -1;
+
+// Block types take their name and block from ggml's table (ggmlType), so
+// their rows here carry only the ggml id.
 struct Info {
     Dtype dtype;
-    const char* name;
-    size_t size;
+    const char* name; // null for a ggml block type
+    size_t size;      // 0 for a ggml block type
     const char* npy;
+    int ggml;
 };
 
 constexpr Info kInfo[] = {
-    {Dtype::Bool, "BOOL", 1, "|b1"},
-    {Dtype::U8, "U8", 1, "|u1"},
-    {Dtype::I8, "I8", 1, "|i1"},
-    {Dtype::U16, "U16", 2, "<u2"},
-    {Dtype::I16, "I16", 2, "<i2"},
-    {Dtype::F16, "F16", 2, "<f2"},
-    {Dtype::BF16, "BF16", 2, nullptr},
-    {Dtype::U32, "U32", 4, "<u4"},
-    {Dtype::I32, "I32", 4, "<i4"},
-    {Dtype::F32, "F32", 4, "<f4"},
-    {Dtype::F64, "F64", 8, "<f8"},
-    {Dtype::U64, "U64", 8, "<u8"},
-    {Dtype::I64, "I64", 8, "<i8"},
-    {Dtype::F8E4M3, "F8_E4M3", 1, nullptr},
-    {Dtype::F8E5M2, "F8_E5M2", 1, nullptr},
+    {Dtype::Bool, "BOOL", 1, "|b1", kNoGgml},
+    {Dtype::U8, "U8", 1, "|u1", kNoGgml},
+    {Dtype::I8, "I8", 1, "|i1", 24},
+    {Dtype::U16, "U16", 2, "<u2", kNoGgml},
+    {Dtype::I16, "I16", 2, "<i2", 25},
+    {Dtype::F16, "F16", 2, "<f2", 1},
+    {Dtype::BF16, "BF16", 2, nullptr, 30},
+    {Dtype::U32, "U32", 4, "<u4", kNoGgml},
+    {Dtype::I32, "I32", 4, "<i4", 26},
+    {Dtype::F32, "F32", 4, "<f4", 0},
+    {Dtype::F64, "F64", 8, "<f8", 28},
+    {Dtype::U64, "U64", 8, "<u8", kNoGgml},
+    {Dtype::I64, "I64", 8, "<i8", 27},
+    {Dtype::F8E4M3, "F8_E4M3", 1, nullptr, kNoGgml},
+    {Dtype::F8E5M2, "F8_E5M2", 1, nullptr, kNoGgml},
+    {Dtype::Q4_0, nullptr, 0, nullptr, 2},
+    {Dtype::Q4_1, nullptr, 0, nullptr, 3},
+    {Dtype::Q5_0, nullptr, 0, nullptr, 6},
+    {Dtype::Q5_1, nullptr, 0, nullptr, 7},
+    {Dtype::Q8_0, nullptr, 0, nullptr, 8},
+    {Dtype::Q8_1, nullptr, 0, nullptr, 9},
+    {Dtype::Q2_K, nullptr, 0, nullptr, 10},
+    {Dtype::Q3_K, nullptr, 0, nullptr, 11},
+    {Dtype::Q4_K, nullptr, 0, nullptr, 12},
+    {Dtype::Q5_K, nullptr, 0, nullptr, 13},
+    {Dtype::Q6_K, nullptr, 0, nullptr, 14},
+    {Dtype::Q8_K, nullptr, 0, nullptr, 15},
+    {Dtype::IQ2_XXS, nullptr, 0, nullptr, 16},
+    {Dtype::IQ2_XS, nullptr, 0, nullptr, 17},
+    {Dtype::IQ3_XXS, nullptr, 0, nullptr, 18},
+    {Dtype::IQ1_S, nullptr, 0, nullptr, 19},
+    {Dtype::IQ4_NL, nullptr, 0, nullptr, 20},
+    {Dtype::IQ3_S, nullptr, 0, nullptr, 21},
+    {Dtype::IQ2_S, nullptr, 0, nullptr, 22},
+    {Dtype::IQ4_XS, nullptr, 0, nullptr, 23},
+    {Dtype::IQ1_M, nullptr, 0, nullptr, 29},
+    {Dtype::TQ1_0, nullptr, 0, nullptr, 34},
+    {Dtype::TQ2_0, nullptr, 0, nullptr, 35},
+    {Dtype::MXFP4, nullptr, 0, nullptr, 39},
+    {Dtype::NVFP4, nullptr, 0, nullptr, 40},
+    {Dtype::Q1_0, nullptr, 0, nullptr, 41},
+    {Dtype::Q2_0, nullptr, 0, nullptr, 42},
 };
 
 const Info& info(Dtype d) {
     return kInfo[size_t(d)];
+}
+
+// ggml's row for a block type (every block type's id is in its table).
+const gguf::GgmlTypeInfo& ggml(Dtype d) {
+    const gguf::GgmlTypeInfo* t = gguf::ggmlType(uint32_t(info(d).ggml));
+    if (!t)
+        throw std::logic_error("dtype: a block type ggml does not define");
+    return *t;
+}
+
+// TEMPORARY until gguf-quants' dequantizers are merged.
+void dequantizeBlocks(uint32_t id, const uint8_t*, size_t, float*) {
+    throw std::invalid_argument("ggml type " + std::to_string(id) + " is not decoded yet");
+}
+
+// Whole blocks of a ggml type dequantized by ggml's reference decoder, in
+// f32 (ggml's to_float); in double through a small f32 buffer, exactly.
+template <typename Out> void decodeBlocks(Dtype d, const uint8_t* p, size_t n, Out* out) {
+    const gguf::GgmlTypeInfo& t = ggml(d);
+    if (!t.dequantizable)
+        throw std::invalid_argument(std::string("values of type ") + t.name +
+                                    " cannot be read: ggml has no decoder for it");
+    if constexpr (std::is_same_v<Out, float>) {
+        dequantizeBlocks(t.id, p, n / t.blockElements, out);
+    } else {
+        float buffer[4096];
+        const size_t perChunk = sizeof buffer / sizeof(float) / t.blockElements;
+        for (size_t done = 0; done < n / t.blockElements;) {
+            const size_t blocks = std::min(perChunk, n / t.blockElements - done);
+            dequantizeBlocks(t.id, p + done * t.blockBytes, blocks, buffer);
+            std::copy_n(buffer, blocks * t.blockElements, out + done * t.blockElements);
+            done += blocks;
+        }
+    }
 }
 
 template <typename T> T load(const uint8_t* p) {
@@ -162,13 +232,41 @@ template <typename Out> void convert(Dtype d, const void* src, size_t n, Out* ou
     case Dtype::F8E5M2:
         return decodeEach<uint8_t>(p, n, out,
                                    [t = byteTable<f8e5m2ToFloat>()](uint8_t b) { return t[b]; });
+    case Dtype::Q4_0:
+    case Dtype::Q4_1:
+    case Dtype::Q5_0:
+    case Dtype::Q5_1:
+    case Dtype::Q8_0:
+    case Dtype::Q8_1:
+    case Dtype::Q2_K:
+    case Dtype::Q3_K:
+    case Dtype::Q4_K:
+    case Dtype::Q5_K:
+    case Dtype::Q6_K:
+    case Dtype::Q8_K:
+    case Dtype::IQ2_XXS:
+    case Dtype::IQ2_XS:
+    case Dtype::IQ3_XXS:
+    case Dtype::IQ1_S:
+    case Dtype::IQ4_NL:
+    case Dtype::IQ3_S:
+    case Dtype::IQ2_S:
+    case Dtype::IQ4_XS:
+    case Dtype::IQ1_M:
+    case Dtype::TQ1_0:
+    case Dtype::TQ2_0:
+    case Dtype::MXFP4:
+    case Dtype::NVFP4:
+    case Dtype::Q1_0:
+    case Dtype::Q2_0:
+        return decodeBlocks(d, p, n, out);
     }
 }
 
 } // namespace
 
 const char* dtypeName(Dtype dtype) {
-    return info(dtype).name;
+    return info(dtype).name ? info(dtype).name : ggml(dtype).name;
 }
 
 size_t dtypeSize(Dtype dtype) {
@@ -176,8 +274,19 @@ size_t dtypeSize(Dtype dtype) {
 }
 
 DtypeBlock dtypeBlock(Dtype dtype) {
+    if (info(dtype).size == 0)
+        return {ggml(dtype).blockElements, ggml(dtype).blockBytes};
     return {1, uint32_t(info(dtype).size)};
 }
+
+static_assert(
+    [] {
+        for (size_t i = 0; i < std::size(kInfo); ++i)
+            if (size_t(kInfo[i].dtype) != i)
+                return false;
+        return std::size(kInfo) == size_t(Dtype::Q2_0) + 1;
+    }(),
+    "kInfo lists every dtype, in enum order");
 
 std::optional<uint64_t> dtypeBytes(Dtype dtype, uint64_t elements) {
     const DtypeBlock block = dtypeBlock(dtype);
@@ -188,9 +297,20 @@ std::optional<uint64_t> dtypeBytes(Dtype dtype, uint64_t elements) {
 
 std::optional<Dtype> parseDtype(std::string_view name) {
     for (const Info& i : kInfo)
-        if (name == i.name)
+        if (i.name && name == i.name)
             return i.dtype;
     return std::nullopt;
+}
+
+std::optional<Dtype> dtypeFromGgml(uint32_t ggmlType) {
+    for (const Info& i : kInfo)
+        if (i.ggml >= 0 && uint32_t(i.ggml) == ggmlType)
+            return i.dtype;
+    return std::nullopt;
+}
+
+bool dtypeDecodable(Dtype dtype) {
+    return info(dtype).size != 0 ? true : ggml(dtype).dequantizable;
 }
 
 bool exactInF32(Dtype dtype) {

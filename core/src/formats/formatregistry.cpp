@@ -4,6 +4,7 @@
 #include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/openerror.h"
 
+#include "formats/gguf/ggufformat.h"
 #include "formats/gradient/gradientformat.h"
 #include "formats/oxck/oxckformat.h"
 #include "formats/safetensors/safetensorsformat.h"
@@ -18,9 +19,10 @@ namespace {
 
 // In probe order: safetensors before the JSON probe, as a header length's low
 // byte can be a space or '{'.
-const std::array<FormatModule, 3>& modules() {
-    static const std::array<FormatModule, 3> kModules = {
+const std::array<FormatModule, 4>& modules() {
+    static const std::array<FormatModule, 4> kModules = {
         oxckFormat(),
+        ggufFormat(),
         safetensorsFormat(),
         gradientFormat(),
     };

@@ -33,6 +33,12 @@ template <typename Out>
 void readDecoded(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
                  uint64_t count, Out* out) {
     checkRange(source, tensor, first, count);
+    if (!dtypeDecodable(tensor.dtype))
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              source.name() + ": tensor " + quotedName(tensor.name) + ": " +
+                                  dtypeName(tensor.dtype) +
+                                  " values cannot be read (ggml defines no decoder for " +
+                                  dtypeName(tensor.dtype) + ")");
     const DtypeBlock block = dtypeBlock(tensor.dtype);
     const uint64_t perBlock = block.elements;
     const uint64_t chunkBlocks = std::max<uint64_t>(1, (uint64_t(1) << 16) / perBlock);

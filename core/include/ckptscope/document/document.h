@@ -33,6 +33,9 @@ public:
     // The format's version and flags fields (OXCK); 0 where it has none.
     uint32_t version() const { return m_index.version; }
     uint64_t flags() const { return m_index.flags; }
+    // The data section's start and tensor alignment (GGUF); 0 where none.
+    uint64_t dataStart() const { return m_index.dataStart; }
+    uint32_t alignment() const { return m_index.alignment; }
     const std::vector<TensorEntry>& tensors() const { return m_index.tensors; }
     const std::vector<IndexWarning>& warnings() const { return m_index.warnings; }
     // Metadata as key/value rows (OXCK or safetensors metadata, or gradient

@@ -8,8 +8,9 @@
 namespace ckptscope {
 
 // Element types of tensors. OXCK stores only F32; safetensors files may hold
-// any of these (FORMATS.md §3). Values reach statistics, histograms and views
-// as f32 (or f64 for F64 statistics) through the one routine per type below.
+// the first fifteen (FORMATS.md §3); GGUF files hold F32, F16, BF16, F64,
+// I8…I64 and ggml's block-quantized types after them (§4). Values reach statistics, histograms and
+// views as f32 (or f64 for F64 statistics) through the one routine per type below.
 enum class Dtype : uint8_t {
     Bool,
     U8,
@@ -26,9 +27,38 @@ enum class Dtype : uint8_t {
     I64,
     F8E4M3,
     F8E5M2,
+    // ggml's block types (formats/gguf/ggmltype.h: ids, block sizes).
+    Q4_0,
+    Q4_1,
+    Q5_0,
+    Q5_1,
+    Q8_0,
+    Q8_1, // listed, never decoded: ggml has no dequantizer for it
+    Q2_K,
+    Q3_K,
+    Q4_K,
+    Q5_K,
+    Q6_K,
+    Q8_K,
+    IQ2_XXS,
+    IQ2_XS,
+    IQ3_XXS,
+    IQ1_S,
+    IQ4_NL,
+    IQ3_S,
+    IQ2_S,
+    IQ4_XS,
+    IQ1_M,
+    TQ1_0,
+    TQ2_0,
+    MXFP4,
+    NVFP4,
+    Q1_0,
+    Q2_0,
 };
 
-// "F32", "BF16", "F8_E4M3"… as safetensors spells them.
+// "F32", "BF16", "F8_E4M3"… as safetensors spells them; "Q4_K", "IQ2_XXS"…
+// as ggml does.
 const char* dtypeName(Dtype dtype);
 // How a dtype is stored: `elements` values in `bytes` bytes. Every dtype
 // here has a block of one element (F32 is 1 in 4, BF16 1 in 2); block-
@@ -39,20 +69,28 @@ struct DtypeBlock {
     uint32_t bytes = 4;
 };
 DtypeBlock dtypeBlock(Dtype dtype);
-// Bytes per element of a one-element-block dtype (all of the above).
+// Bytes per element of a one-element-block dtype; 0 for a block type (use
+// dtypeBytes).
 size_t dtypeSize(Dtype dtype);
 // Bytes that `elements` values take: nullopt when they are not whole blocks
 // or the size passes 64 bits.
 std::optional<uint64_t> dtypeBytes(Dtype dtype, uint64_t elements);
-// The dtype a safetensors header names; nullopt for a name we do not read.
+// The dtype a safetensors header names; nullopt for a name we do not read
+// (ggml's block types are not safetensors dtypes).
 std::optional<Dtype> parseDtype(std::string_view name);
+// The dtype of a ggml type id (GGUF tensor infos); nullopt for an id ggml
+// does not define.
+std::optional<Dtype> dtypeFromGgml(uint32_t ggmlType);
+// False for a type whose values cannot be decoded (Q8_1): readTensorValues
+// refuses it, naming the type.
+bool dtypeDecodable(Dtype dtype);
 // True when every value of the type is exactly an f32 (F64, 32- and 64-bit
 // integers may be rounded).
 bool exactInF32(Dtype dtype);
 bool isInteger(Dtype dtype); // BOOL and the integer types
 
 // NumPy's type string for .npy headers ("<f4", "|b1"…); nullptr for BF16,
-// which NumPy has no type for.
+// F8 and the block types, which NumPy has no type for (written as '<f4').
 const char* npyDescr(Dtype dtype);
 
 // Decoders of single elements, exact (every value is representable).
@@ -61,7 +99,8 @@ float bfloat16ToFloat(uint16_t bits);
 float f8e4m3ToFloat(uint8_t bits); // E4M3FN: no infinities, S.1111.111 is NaN
 float f8e5m2ToFloat(uint8_t bits); // the upper byte of an F16
 
-// n little-endian elements at src (any alignment) converted.
+// n little-endian elements at src (any alignment) converted; for a block
+// type n is a whole number of blocks. Throws std::invalid_argument for Q8_1.
 void convertToF32(Dtype dtype, const void* src, size_t n, float* out);
 void convertToF64(Dtype dtype, const void* src, size_t n, double* out);
 

@@ -35,10 +35,25 @@ enum class MetadataKind {
     Timestamp, // Unix time in seconds, decimal
 };
 
+// An array value left in the file: `value` is its summary ("[151936 × str]")
+// and its items are read on demand from `offset` (GGUF: readGgufArrayItems),
+// so a 150 000-token vocabulary costs one row at open.
+struct MetadataArray {
+    uint64_t offset = 0; // of the first item
+    uint64_t count = 0;
+    uint32_t itemType = 0; // the format's own type code
+};
+
 struct MetadataRow {
+    MetadataRow() = default;
+    MetadataRow(std::string k, std::string v, MetadataKind c = MetadataKind::Text)
+        : key(std::move(k)), value(std::move(v)), kind(c) {}
+
     std::string key;
     std::string value; // as stored (or, for summary fields, as the file spells them)
     MetadataKind kind = MetadataKind::Text;
+    std::string type; // the format's name for the value's type ("u32", "arr[str]"); "" if none
+    std::optional<MetadataArray> array;
 };
 
 // What a format module's opener yields: everything of a file but the values,
@@ -47,6 +62,10 @@ struct MetadataRow {
 struct FormatIndex {
     uint32_t version = 0; // the format's own version field, 0 where it has none
     uint64_t flags = 0;
+    // Where the tensor data begins and the alignment of each tensor in it,
+    // for formats that declare one (GGUF); 0 otherwise.
+    uint64_t dataStart = 0;
+    uint32_t alignment = 0;
     std::vector<TensorEntry> tensors;
     std::vector<MetadataRow> metadata;
     std::vector<IndexWarning> warnings;

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "ckptscope/formats/formatindex.h"
+#include "ckptscope/io/bytesource.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ckptscope::gguf {
+
+// GGUF metadata value types (gguf.h's enum gguf_type).
+enum class ValueType : uint32_t {
+    U8 = 0,
+    I8 = 1,
+    U16 = 2,
+    I16 = 3,
+    U32 = 4,
+    I32 = 5,
+    F32 = 6,
+    Bool = 7,
+    Str = 8,
+    Array = 9,
+    U64 = 10,
+    I64 = 11,
+    F64 = 12,
+};
+
+// ggml's gguf_type_name spelling: "u8" … "str", "arr"; "?" for an unknown code.
+const char* valueTypeName(uint32_t type);
+
+// Everything of a GGUF file but the tensor values, checked as ggml checks
+// it (and a little more: element counts that overflow, nested arrays too deep).
+// Metadata rows carry their GGUF type ("u32", "arr[str]"); arrays are one row
+// with a summary and where their items lie (MetadataArray).
+struct GgufHeader {
+    uint32_t version = 0;
+    uint32_t alignment = 32;
+    uint64_t dataStart = 0; // absolute offset of the data section
+    std::vector<MetadataRow> metadata;
+    std::vector<TensorEntry> tensors; // dataOffset absolute, shape row-major (ne reversed)
+};
+
+// Throws CheckpointError naming the file, the byte offset and what was
+// expected. Time and memory are proportional to the header: no count from the
+// file is allocated before the bytes it needs are known to be there.
+GgufHeader readGgufHeader(const ByteSource& source);
+
+// Why the first bytes are not GGUF's ("" when they are).
+std::string ggufProbeFailure(const ByteSource& source);
+
+// Items [first, first + count) of an array row, as text (strings as stored,
+// numbers in decimal, nested arrays as their summary). Reads from the file.
+std::vector<std::string> readGgufArrayItems(const ByteSource& source, const MetadataArray& array,
+                                            uint64_t first, uint64_t count);
+
+} // namespace ckptscope::gguf

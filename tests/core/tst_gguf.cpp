@@ -1,0 +1,308 @@
+// GGUF against ggml's own reading of the conformance corpus
+// (../shared/conformance/gguf): every valid file's header, metadata and
+// tensors as expected/FILE.json gives them, every tensor's values bit for bit
+// as expected/FILE.I.f32, and every damaged file in invalid/ refused with a
+// message naming the file and the problem.
+#include "testsupport.h"
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/gguf/ggufreader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QTest>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+using nlohmann::json;
+using namespace ckptscope;
+using testsupport::AddressSpaceCap;
+using testsupport::guarded;
+using testsupport::qstr;
+using testsupport::str;
+
+namespace {
+
+QString ggufDir() {
+    const QString dir = testsupport::conformanceDir();
+    return dir.isEmpty() ? dir : dir + QStringLiteral("/gguf");
+}
+
+void validRows() {
+    QTest::addColumn<QString>("file");
+    const QString dir = ggufDir();
+    if (dir.isEmpty()) {
+        QTest::newRow("no-corpus") << QString();
+        return;
+    }
+    const QStringList files = QDir(dir + QStringLiteral("/valid"))
+                                  .entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
+    for (const QString& f : files)
+        QTest::newRow(qPrintable(f)) << f;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+// Our text of a scalar value against ggml's JSON value.
+bool sameScalar(const std::string& type, const std::string& ours, const json& expected) {
+    if (type == "str")
+        return ours == expected.get<std::string>();
+    if (type == "bool")
+        return ours == (expected.get<bool>() ? "true" : "false");
+    if (type == "f32")
+        return std::strtof(ours.c_str(), nullptr) == float(expected.get<double>());
+    if (type == "f64")
+        return std::strtod(ours.c_str(), nullptr) == expected.get<double>();
+    return ours == expected.dump(); // integers: decimal digits
+}
+
+void checkMetadata(const Document& doc, const json& expected) {
+    const auto& rows = doc.metadataRows();
+    QCOMPARE(rows.size(), expected.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const MetadataRow& row = rows[i];
+        const json& e = expected[i];
+        const QByteArray where = QByteArray::fromStdString(row.key);
+        QCOMPARE(row.key, e["key"].get<std::string>());
+        const std::string type = e["type"].get<std::string>();
+        if (type != "arr") {
+            QCOMPARE(row.type, type);
+            QVERIFY2(sameScalar(type, row.value, e["value"]), where + " = " + row.value.c_str());
+            continue;
+        }
+        const std::string of = e["value"]["array_of"].get<std::string>();
+        const uint64_t length = e["value"]["length"].get<uint64_t>();
+        QCOMPARE(row.type, "arr[" + of + "]");
+        QVERIFY2(row.array.has_value(), where);
+        QCOMPARE(row.array->count, length);
+        QCOMPARE(row.value, "[" + std::to_string(length) + " × " + of + "]");
+        const auto items = gguf::readGgufArrayItems(doc.source(), *row.array, 0, length);
+        QCOMPARE(uint64_t(items.size()), length);
+        if (e["value"].contains("values")) {
+            const json& values = e["value"]["values"];
+            for (size_t k = 0; k < values.size(); ++k)
+                QVERIFY2(sameScalar(of, items[k], values[k]),
+                         where + "[" + QByteArray::number(qulonglong(k)) + "]");
+            // Items from the middle, read lazily, are the same items.
+            if (length > 2)
+                QCOMPARE(gguf::readGgufArrayItems(doc.source(), *row.array, 1, 2),
+                         std::vector<std::string>(items.begin() + 1, items.begin() + 3));
+        }
+    }
+}
+
+void checkTensors(const Document& doc, const json& expected) {
+    QCOMPARE(doc.tensors().size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const TensorEntry& t = doc.tensors()[i];
+        const json& e = expected[i];
+        QCOMPARE(t.name, e["name"].get<std::string>());
+        QCOMPARE(lower(dtypeName(t.dtype)), lower(e["type"].get<std::string>()));
+        auto ne = e["ne"].get<std::vector<uint64_t>>();
+        std::reverse(ne.begin(), ne.end()); // ne[0] innermost: row-major is reversed
+        QCOMPARE(t.shape, ne);
+        QCOMPARE(t.dataOffset, e["offset"].get<uint64_t>());
+        QCOMPARE(tensorSizeBytes(t).value_or(0), e["size"].get<uint64_t>());
+    }
+}
+
+} // namespace
+
+class TestGguf : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void header_data() { validRows(); }
+    void header() {
+        guarded([&] { headerImpl(); });
+    }
+    void values_data() { validRows(); }
+    void values() {
+        guarded([&] { valuesImpl(); });
+    }
+    void invalid_data();
+    void invalid() {
+        guarded([&] { invalidImpl(); });
+    }
+    void blockTypesAreNotSafetensorsNames();
+    void q8_1IsListedButNotRead();
+
+private:
+    void headerImpl();
+    void valuesImpl();
+    void invalidImpl();
+};
+
+void TestGguf::headerImpl() {
+    REQUIRE_CONFORMANCE();
+    QFETCH(QString, file);
+    const QString dir = ggufDir();
+    const json exp =
+        testsupport::loadJson(dir + QStringLiteral("/expected/") + file + QStringLiteral(".json"));
+    const auto doc = Document::open(str(dir + QStringLiteral("/valid/") + file));
+    QCOMPARE(std::string(doc->formatModule().name), std::string("gguf"));
+    QCOMPARE(doc->version(), exp["version"].get<uint32_t>());
+    QCOMPARE(doc->alignment(), exp["alignment"].get<uint32_t>());
+    QCOMPARE(doc->dataStart(), exp["data_offset"].get<uint64_t>());
+    checkMetadata(*doc, exp["metadata"]);
+    checkTensors(*doc, exp["tensors"]);
+}
+
+// Each tensor's values as ggml dequantizes them, bit for bit.
+void TestGguf::valuesImpl() {
+    REQUIRE_CONFORMANCE();
+    QFETCH(QString, file);
+    const QString dir = ggufDir();
+    const auto doc = Document::open(str(dir + QStringLiteral("/valid/") + file));
+    for (size_t i = 0; i < doc->tensors().size(); ++i) {
+        const QString expectedPath =
+            dir + QStringLiteral("/expected/%1.%2.f32").arg(file).arg(qulonglong(i));
+        QVERIFY2(QFile::exists(expectedPath), qPrintable(expectedPath));
+        const std::string bytes = testsupport::readFile(expectedPath);
+        const TensorEntry& t = doc->tensors()[i];
+        QCOMPARE(uint64_t(bytes.size()), t.dataLen * 4);
+        std::vector<float> values(size_t(t.dataLen));
+        doc->readValues(i, 0, t.dataLen, values.data());
+        const auto mismatch = std::memcmp(values.data(), bytes.data(), bytes.size());
+        QVERIFY2(mismatch == 0,
+                 qPrintable(QStringLiteral("tensor %1 (%2) differs from ggml's values")
+                                .arg(qstr(t.name), qstr(dtypeName(t.dtype)))));
+        // A range that starts and ends inside blocks: the same values.
+        if (t.dataLen > 3) {
+            std::vector<float> part(size_t(t.dataLen - 2));
+            doc->readValues(i, 1, t.dataLen - 2, part.data());
+            QVERIFY(std::memcmp(part.data(), values.data() + 1, part.size() * 4) == 0);
+        }
+    }
+}
+
+// A word of each message that names the problem (besides the file name).
+void TestGguf::invalid_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("word");
+    if (ggufDir().isEmpty()) {
+        QTest::newRow("no-corpus") << QString() << QString();
+        return;
+    }
+    const json expected =
+        testsupport::loadJson(ggufDir() + QStringLiteral("/invalid/EXPECTED.json"));
+    const std::vector<std::pair<std::string, std::string>> words = {
+        {"alignment-not-power-of-two", "not a power of two"},
+        {"alignment-zero", "not a power of two"},
+        {"bad-magic", "magic"},
+        {"dims-overflow", "2^63 elements"},
+        {"duplicate-tensor-name", "two tensors"},
+        {"empty", "empty"},
+        {"five-dims", "5 dimensions"},
+        {"key-length-huge", "string length"},
+        {"metadata-count-huge", "metadata count"},
+        {"negative-dim", "negative"},
+        {"offset-misaligned", "data offset"},
+        {"offset-overlapping", "data offset"},
+        {"offset-past-end", "data offset"},
+        {"removed-tensor-type-q4_2", "ggml type 4"},
+        {"row-not-multiple-of-block", "blocks of"},
+        {"tensor-count-huge", "tensor count"},
+        {"tensor-name-length-huge", "string length"},
+        {"truncated-in-counts", "truncated"},
+        {"truncated-in-data", "past the end"},
+        {"truncated-in-magic", "magic"},
+        {"truncated-in-metadata", "truncated"},
+        {"truncated-in-tensor-info", "truncated"},
+        {"unknown-tensor-type", "unknown ggml type"},
+        {"unknown-value-type", "unknown value type"},
+        {"version-1", "version 1"},
+        {"version-99", "version 99"},
+    };
+    for (auto it = expected.begin(); it != expected.end(); ++it) {
+        std::string word;
+        for (const auto& [stem, w] : words)
+            if (it.key() == stem + ".gguf")
+                word = w;
+        QTest::newRow(it.key().c_str()) << qstr(it.key()) << qstr(word);
+    }
+}
+
+void TestGguf::invalidImpl() {
+    REQUIRE_CONFORMANCE();
+    QFETCH(QString, file);
+    QFETCH(QString, word);
+    QVERIFY2(!word.isEmpty(), "no distinguishing word for this file in the test");
+    const QString path = ggufDir() + QStringLiteral("/invalid/") + file;
+    QVERIFY(QFile::exists(path));
+    QString error;
+    {
+        AddressSpaceCap cap(uint64_t(1) << 30); // a count from the file is never allocated
+        try {
+            Document::open(str(path));
+            QFAIL("opened, but ggml refuses it");
+        } catch (const OpenError& e) {
+            error = qstr(e.what());
+        }
+    }
+    QVERIFY2(error.startsWith(path + QStringLiteral(": ")), qPrintable(error));
+    QVERIFY2(error.contains(word), qPrintable(error));
+}
+
+void TestGguf::blockTypesAreNotSafetensorsNames() {
+    QCOMPARE(std::string(dtypeName(Dtype::Q4_K)), std::string("Q4_K"));
+    QCOMPARE(std::string(dtypeName(Dtype::IQ2_XXS)), std::string("IQ2_XXS"));
+    QCOMPARE(dtypeBlock(Dtype::Q4_K).elements, 256u);
+    QCOMPARE(dtypeBlock(Dtype::Q4_K).bytes, 144u);
+    QCOMPARE(dtypeBytes(Dtype::Q1_0, 256).value_or(0), uint64_t(36));
+    QVERIFY(!dtypeBytes(Dtype::Q1_0, 100).has_value()); // not whole blocks
+    for (Dtype d : {Dtype::Q4_0, Dtype::Q4_K, Dtype::IQ2_XXS, Dtype::Q8_1, Dtype::Q2_0})
+        QVERIFY(!parseDtype(dtypeName(d)).has_value());
+    QCOMPARE(dtypeFromGgml(12).value_or(Dtype::F32), Dtype::Q4_K);
+    QCOMPARE(dtypeFromGgml(24).value_or(Dtype::F32), Dtype::I8);
+    QVERIFY(!dtypeFromGgml(4).has_value()); // removed Q4_2
+    QVERIFY(!dtypeFromGgml(43).has_value());
+}
+
+// A Q8_1 tensor opens (listed with its type and size); reading its values
+// fails with a message naming the type.
+void TestGguf::q8_1IsListedButNotRead() {
+    std::vector<uint8_t> file;
+    auto put = [&](uint64_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i)
+            file.push_back(uint8_t(v >> (8 * i)));
+    };
+    file.insert(file.end(), {'G', 'G', 'U', 'F'});
+    put(3, 4); // version
+    put(1, 8); // tensors
+    put(0, 8); // metadata
+    put(1, 8);
+    file.push_back('w');
+    put(1, 4);  // n_dims
+    put(32, 8); // ne[0]
+    put(9, 4);  // Q8_1
+    put(0, 8);  // offset
+    file.resize(64 + 36, 0);
+    const auto doc = Document::open(std::make_shared<MemorySource>(file, "q81.gguf"));
+    QCOMPARE(doc->tensors().size(), size_t(1));
+    QCOMPARE(std::string(dtypeName(doc->tensors()[0].dtype)), std::string("Q8_1"));
+    QCOMPARE(tensorSizeBytes(doc->tensors()[0]).value_or(0), uint64_t(36));
+    QCOMPARE(doc->dataStart(), uint64_t(64));
+    float v[32];
+    try {
+        doc->readValues(0, 0, 32, v);
+        QFAIL("read Q8_1 values");
+    } catch (const std::exception& e) {
+        QVERIFY2(std::string(e.what()).find("Q8_1") != std::string::npos, e.what());
+    }
+}
+
+QTEST_APPLESS_MAIN(TestGguf)
+#include "tst_gguf.moc"
