@@ -1,0 +1,59 @@
+#pragma once
+
+// What the block decoders (ggmlquants.cpp, ggmliquants.cpp) share: fields of
+// a block read at any alignment, and the loop over blocks.
+#include "ckptscope/formats/dtype.h"
+#include "stats/statskernels.h"
+#include "stats/statssimd.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ckptscope::gguf::blocks {
+
+inline uint16_t u16At(const uint8_t* p) {
+    return stats::valueAt(reinterpret_cast<const uint16_t*>(p), 0);
+}
+inline uint32_t u32At(const uint8_t* p) {
+    return stats::valueAt(reinterpret_cast<const uint32_t*>(p), 0);
+}
+inline float f16At(const uint8_t* p) {
+    return halfToFloat(u16At(p));
+}
+
+using Decoder = void (*)(const uint8_t* block, float* values);
+
+template <uint32_t Bytes, uint32_t Elements, Decoder Decode>
+void eachBlockPlain(const uint8_t* src, size_t blocks, float* dst) {
+    for (size_t i = 0; i < blocks; ++i)
+        Decode(src + i * Bytes, dst + i * Elements);
+}
+
+#ifdef CKPTSCOPE_STATS_AVX2
+// The same loop with the decoder inlined into AVX2 code: the compiler
+// vectorises its element loops eight wide. The same source, so the same
+// operations: the results are the plain loop's (the files are compiled with
+// -ffp-contract=off, so FMA being available fuses nothing).
+template <uint32_t Bytes, uint32_t Elements, Decoder Decode>
+__attribute__((target("avx2,fma"), flatten)) void eachBlockAvx2(const uint8_t* src, size_t blocks,
+                                                                float* dst) {
+    for (size_t i = 0; i < blocks; ++i)
+        Decode(src + i * Bytes, dst + i * Elements);
+}
+#endif
+
+// `blocks` blocks of one type decoded: one branch per call, none per element.
+template <uint32_t Bytes, uint32_t Elements, Decoder Decode>
+void eachBlock(const uint8_t* src, size_t blocks, float* dst) {
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (stats::useAvx2())
+        return eachBlockAvx2<Bytes, Elements, Decode>(src, blocks, dst);
+#endif
+    eachBlockPlain<Bytes, Elements, Decode>(src, blocks, dst);
+}
+
+// The i-quants (IQ1_S … IQ4_XS) and the ternary types (TQ1_0, TQ2_0), in
+// ggmliquants.cpp; false for any other id.
+bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst);
+
+} // namespace ckptscope::gguf::blocks
