@@ -16,18 +16,37 @@ using namespace ckptscope;
 
 namespace {
 
-// OXCK and safetensors: the same fields (safetensors has no version/flags).
+// Stored bits per element (4.5 for Q4_K); nullopt for an empty tensor.
+std::optional<double> bitsPerWeight(const TensorEntry& t) {
+    const auto bytes = tensorSizeBytes(t);
+    if (!bytes || !t.elementCount || *t.elementCount == 0)
+        return std::nullopt;
+    return double(*bytes) * 8 / double(*t.elementCount);
+}
+
+// OXCK, safetensors and GGUF: the same fields (safetensors has no
+// version/flags; GGUF adds its data section and each key's type).
 ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
     j["format"] = formatName(doc.format());
     j["file_size"] = doc.fileSize();
+    const bool gguf = doc.format() == Format::Gguf;
     if (doc.format() == Format::Oxck) {
         j["version"] = doc.version();
         j["flags"] = doc.flags();
+    } else if (gguf) {
+        j["version"] = doc.version();
+        j["alignment"] = doc.alignment();
+        j["data_offset"] = doc.dataStart();
     }
     j["metadata"] = ordered_json::object();
     for (const auto& [k, v] : doc.metadata())
         j["metadata"][k] = v;
+    if (gguf) { // each key's GGUF type, as ggml names it ("u32", "arr[str]")
+        j["metadata_types"] = ordered_json::object();
+        for (const MetadataRow& row : doc.metadataRows())
+            j["metadata_types"][row.key] = row.type;
+    }
     // A shape whose product overflows makes the sums meaningless: null, not
     // a saturated number a script could mistake for a count.
     const bool overflow = std::any_of(doc.tensors().begin(), doc.tensors().end(),
@@ -45,6 +64,8 @@ ordered_json tensorFileJson(const Document& doc) {
         e["size_bytes"] = orNull(tensorSizeBytes(t));
         e["offset"] = t.dataOffset;
         e["dtype"] = dtypeName(t.dtype);
+        if (gguf)
+            e["bits_per_weight"] = orNull(bitsPerWeight(t));
         tensors.push_back(std::move(e));
     }
     j["tensors"] = std::move(tensors);
@@ -88,8 +109,13 @@ ordered_json gradientJson(const GradientInfo& info) {
 void printTensorFile(const Document& doc) {
     const bool oxck = doc.format() == Format::Oxck;
     std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n";
+    const bool gguf = doc.format() == Format::Gguf;
     if (oxck)
         std::cout << "Format      OXCK version " << doc.version() << ", flags " << doc.flags()
+                  << "\n";
+    else if (gguf)
+        std::cout << "Format      GGUF version " << doc.version() << ", alignment "
+                  << doc.alignment() << ", data from byte " << fmt::grouped(doc.dataStart())
                   << "\n";
     else
         std::cout << "Format      safetensors\n";
@@ -98,9 +124,11 @@ void printTensorFile(const Document& doc) {
               << fmt::bytes(doc.totalBytes()) << ")\n";
     if (!doc.metadata().empty()) {
         std::cout << "\nMetadata\n";
-        TextTable table({"key", "value"});
-        for (const auto& [k, v] : doc.metadata())
-            table.addRow({k, v});
+        TextTable table(gguf ? std::vector<std::string>{"key", "type", "value"}
+                             : std::vector<std::string>{"key", "value"});
+        for (const MetadataRow& row : doc.metadataRows())
+            table.addRow(gguf ? std::vector<std::string>{row.key, row.type, printable(row.value)}
+                              : std::vector<std::string>{row.key, row.value});
         std::cout << table.render("  ");
     }
     if (!doc.tensors().empty()) {
@@ -111,6 +139,10 @@ void printTensorFile(const Document& doc) {
         if (!oxck) { // OXCK is all F32: its table stays as it was
             header.insert(header.begin() + 2, "dtype");
             right.insert(right.begin() + 2, false);
+        }
+        if (gguf) {
+            header.push_back("bpw");
+            right.push_back(true);
         }
         TextTable table(header, right);
         size_t i = 0;
@@ -124,6 +156,10 @@ void printTensorFile(const Document& doc) {
                 fmt::grouped(t.dataOffset)};
             if (!oxck)
                 row.insert(row.begin() + 2, dtypeName(t.dtype));
+            if (gguf) {
+                const auto bpw = bitsPerWeight(t);
+                row.push_back(bpw ? fmt::display(*bpw) : std::string(fmt::kMissing));
+            }
             table.addRow(std::move(row));
         }
         std::cout << table.render("  ");
@@ -160,8 +196,9 @@ void printGradient(const Document& doc) {
 const CommandSpec kInfo = {
     "info",
     {"FILE"},
-    "Header, metadata and tensors of an OXCK or safetensors file (with each\n"
-    "tensor's dtype), or the graph summary of a gradient checkpoint, and every\n"
+    "Header, metadata and tensors of an OXCK, safetensors or GGUF file (with\n"
+    "each tensor's dtype; GGUF: each key's type and each tensor's bits per\n"
+    "weight), or the graph summary of a gradient checkpoint, and every\n"
     "warning. The format is detected from the content, not the file name.\n",
     {jsonOption()},
     {},

@@ -1,5 +1,6 @@
 #include "ckptscope/formats/dtype.h"
 
+#include "formats/gguf/ggmlquants.h"
 #include "formats/gguf/ggmltype.h"
 #include "stats/statssimd.h"
 
@@ -93,11 +94,6 @@ const gguf::GgmlTypeInfo& ggml(Dtype d) {
     return *t;
 }
 
-// TEMPORARY until gguf-quants' dequantizers are merged.
-void dequantizeBlocks(uint32_t id, const uint8_t*, size_t, float*) {
-    throw std::invalid_argument("ggml type " + std::to_string(id) + " is not decoded yet");
-}
-
 // Whole blocks of a ggml type dequantized by ggml's reference decoder, in
 // f32 (ggml's to_float); in double through a small f32 buffer, exactly.
 template <typename Out> void decodeBlocks(Dtype d, const uint8_t* p, size_t n, Out* out) {
@@ -106,13 +102,13 @@ template <typename Out> void decodeBlocks(Dtype d, const uint8_t* p, size_t n, O
         throw std::invalid_argument(std::string("values of type ") + t.name +
                                     " cannot be read: ggml has no decoder for it");
     if constexpr (std::is_same_v<Out, float>) {
-        dequantizeBlocks(t.id, p, n / t.blockElements, out);
+        gguf::dequantizeBlocks(t.id, p, n / t.blockElements, out);
     } else {
         float buffer[4096];
         const size_t perChunk = sizeof buffer / sizeof(float) / t.blockElements;
         for (size_t done = 0; done < n / t.blockElements;) {
             const size_t blocks = std::min(perChunk, n / t.blockElements - done);
-            dequantizeBlocks(t.id, p + done * t.blockBytes, blocks, buffer);
+            gguf::dequantizeBlocks(t.id, p + done * t.blockBytes, blocks, buffer);
             std::copy_n(buffer, blocks * t.blockElements, out + done * t.blockElements);
             done += blocks;
         }

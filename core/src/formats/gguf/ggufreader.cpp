@@ -426,13 +426,15 @@ GgufHeader readGgufHeader(const ByteSource& source) {
     if (keyCount > r.remaining() / kMinKeyValueBytes)
         fail(source, 16,
              "metadata count " + std::to_string(keyCount) + " cannot fit in the " +
-                 std::to_string(r.remaining()) + " bytes left",
+                 std::to_string(r.remaining()) +
+                 " bytes left: the file is truncated or the count is wrong",
              Kind::Truncated);
     readMetadata(r, h, keyCount);
     if (tensorCount > r.remaining() / kMinTensorInfoBytes)
         fail(source, 8,
              "tensor count " + std::to_string(tensorCount) + " cannot fit in the " +
-                 std::to_string(r.remaining()) + " bytes left after the metadata",
+                 std::to_string(r.remaining()) +
+                 " bytes left after the metadata: the file is truncated or the count is wrong",
              Kind::Truncated);
     std::unordered_set<std::string> names;
     names.reserve(size_t(tensorCount));
