@@ -27,6 +27,29 @@ std::string sample(const char* name) {
                                  QString::fromUtf8(name));
 }
 
+// The smallest GGUF file: version 3, one F32 tensor "w" of 2 values, the
+// data at the default alignment of 32.
+std::string ggufFile() {
+    std::string f = "GGUF";
+    auto put = [&f](uint64_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i)
+            f += char((v >> (8 * i)) & 0xff);
+    };
+    put(3, 4); // version
+    put(1, 8); // tensors
+    put(0, 8); // metadata keys
+    put(1, 8);
+    f += "w";
+    put(1, 4); // n_dims
+    put(2, 8); // ne[0]
+    put(0, 4); // F32
+    put(0, 8); // offset
+    f.resize(64, '\0');
+    const float values[2] = {1.5f, -2.0f};
+    f.append(reinterpret_cast<const char*>(values), sizeof values);
+    return f;
+}
+
 // One small file of each format, keyed by the format it is.
 std::map<Format, std::string> oneFileOfEach() {
     using namespace testsupport;
@@ -34,6 +57,7 @@ std::map<Format, std::string> oneFileOfEach() {
         {Format::Oxck, sample("model_sample.oxck")},
         {Format::Gradient, sample("gradient_sample.json")},
         {Format::Safetensors, stFile({{"w", "F32", {2}, leBytes<float>({1.5f, -2.0f})}})},
+        {Format::Gguf, ggufFile()},
     };
 }
 

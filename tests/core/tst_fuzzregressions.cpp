@@ -25,7 +25,8 @@ void TestFuzzRegressions::corpusHoldsFuzzInvariants() {
     REQUIRE_CONFORMANCE();
     // Every corpus file (the fuzzers' seeds) through every fuzz check.
     int files = 0;
-    for (const QString& sub : {QStringLiteral("valid"), QStringLiteral("invalid")}) {
+    for (const QString& sub : {QStringLiteral("valid"), QStringLiteral("invalid"),
+                               QStringLiteral("gguf/valid"), QStringLiteral("gguf/invalid")}) {
         const QDir dir(testsupport::conformanceDir() + QLatin1Char('/') + sub);
         for (const QFileInfo& fi : dir.entryInfoList(QDir::Files, QDir::Name)) {
             const std::string bytes = testsupport::readFile(fi.filePath());
@@ -35,6 +36,7 @@ void TestFuzzRegressions::corpusHoldsFuzzInvariants() {
                 fuzzchecks::checkMetadata(view);
                 fuzzchecks::checkGradient(view);
                 fuzzchecks::checkDocument(view);
+                fuzzchecks::checkGguf(view);
                 fuzzchecks::checkLayout(view.substr(0, 1024)); // the fuzzer's -max_len
             } catch (const fuzzchecks::InvariantViolation& e) {
                 QFAIL(
@@ -81,6 +83,8 @@ void TestFuzzRegressions::regressionInputs() {
         check = fuzzchecks::checkLayout;
     else if (target == QStringLiteral("safetensors"))
         check = fuzzchecks::checkSafetensors;
+    else if (target == QStringLiteral("gguf"))
+        check = fuzzchecks::checkGguf;
     QVERIFY2(check, qPrintable(name + QStringLiteral(": name must start with a fuzz target")));
     try {
         check(bytes);

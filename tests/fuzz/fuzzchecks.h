@@ -30,6 +30,10 @@ void checkDocument(std::string_view bytes);
 // readSafetensorsIndex and Document over a MemorySource: values match the
 // bytes, a write-back reads as the same tensors. In fuzzsafetensors.cpp.
 void checkSafetensors(std::string_view bytes);
+// readGgufHeader over a MemorySource: a refusal names the file; an accepted
+// header places its tensors in order, aligned and inside the file; array
+// items list; values read in pieces equal values read at once. In fuzzgguf.cpp.
+void checkGguf(std::string_view bytes);
 // A small LayoutInput built from the bytes (≤ 200 nodes, edges from byte
 // pairs) through layoutGraph: forward edges go down, reported crossings ==
 // countCrossings. Defined in fuzzlayout.cpp.

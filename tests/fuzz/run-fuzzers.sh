@@ -20,7 +20,7 @@ conformance=$(sed -n 's/^CKPTSCOPE_CONFORMANCE_DIR:[A-Z]*=//p' "$build/CMakeCach
 conformance="${conformance:-${CKPTSCOPE_CONFORMANCE_DIR:-$root/../shared/conformance}}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(oxck metadata gradient document layout safetensors)
+    targets=(oxck metadata gradient document layout safetensors gguf)
 fi
 
 # Per target: max input length and dictionary.
@@ -39,12 +39,14 @@ dict() {
     gradient) echo "$root/tests/fuzz/json.dict" ;;
     document) echo "$build/fuzz-logs/all.dict" ;;
     safetensors) echo "$root/tests/fuzz/safetensors.dict" ;;
+    gguf) echo "$root/tests/fuzz/gguf.dict" ;;
     esac
 }
 
 seeds=()
 for d in "$conformance/valid" "$conformance/invalid" "$conformance/safetensors/valid" \
-    "$conformance/safetensors/invalid" "$root/tests/data/regressions"; do
+    "$conformance/safetensors/invalid" "$conformance/gguf/valid" "$conformance/gguf/invalid" \
+    "$root/tests/data/regressions"; do
     [ -d "$d" ] && seeds+=("$d")
 done
 [ -d "$conformance/valid" ] || echo "run-fuzzers: $conformance not found; fuzzing without seeds" >&2

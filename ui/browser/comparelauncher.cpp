@@ -17,8 +17,9 @@ CompareLauncher::FileChooser& chooser() {
 QString chooseFile(QWidget* parent, const QString& title, const QString& folder) {
     if (chooser())
         return chooser()(parent, title, folder);
-    return QFileDialog::getOpenFileName(parent, title, folder,
-                                        QObject::tr("Checkpoints (*.oxck *.json);;All files (*)"));
+    return QFileDialog::getOpenFileName(
+        parent, title, folder,
+        QObject::tr("Checkpoints (*.oxck *.safetensors *.gguf *.json);;All files (*)"));
 }
 
 // Asks for B in A's folder (title: %1 is A's name) and compares them.

@@ -24,5 +24,6 @@ RunWindow* RunLauncher::openFolderDialog(QWidget* parent) {
 QStringList RunLauncher::askForCheckpoints(QWidget* parent, const QString& dir) {
     return QFileDialog::getOpenFileNames(
         parent, QObject::tr("Open Checkpoint"), dir,
-        QObject::tr("Checkpoints (*.oxck *.safetensors *.ckpt *.bin *.json);;All files (*)"));
+        QObject::tr(
+            "Checkpoints (*.oxck *.safetensors *.gguf *.ckpt *.bin *.json);;All files (*)"));
 }

@@ -202,10 +202,11 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     setInfoRow(1, groupedNumber(t.dataLen));
     setInfoRow(2, t.elementCount ? groupedNumber(*t.elementCount) : tr("overflows 64 bits"));
     const auto bytes = ckptscope::tensorSizeBytes(t);
-    setInfoRow(3, bytes ? humanBytes(*bytes) +
-                              QStringLiteral(" (%1 stored)")
-                                  .arg(humanBytes(t.dataLen * ckptscope::dtypeSize(t.dtype)))
-                        : missingText());
+    setInfoRow(
+        3, bytes ? humanBytes(*bytes) +
+                       QStringLiteral(" (%1 stored)")
+                           .arg(humanBytes(ckptscope::dtypeBytes(t.dtype, t.dataLen).value_or(0)))
+                 : missingText());
     setInfoRow(4, groupedNumber(t.dataOffset));
     setInfoRow(5, dtype);
     startStats();

@@ -41,6 +41,13 @@ std::vector<std::string> valueTexts(const Document& doc, size_t index, uint64_t 
                                     uint64_t count) {
     const TensorEntry& t = doc.tensors().at(index);
     std::vector<std::string> out(static_cast<size_t>(count));
+    if (dtypeBlock(t.dtype).elements != 1) { // a block type: its values as decoded, in f32
+        std::vector<float> values(out.size());
+        doc.readValues(index, first, count, values.data());
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = fmt::exact(values[i]);
+        return out;
+    }
     const size_t size = dtypeSize(t.dtype);
     std::vector<uint8_t> raw(size_t(count) * size);
     doc.readRawValues(index, first, count, raw.data());

@@ -11,13 +11,14 @@ namespace {
 
 constexpr uint64_t kChunkBytes = 4 << 20;
 
-// Streams count elements of tensor `index`, raw or converted to f32.
+// Streams the values of tensor `index`, converted to f32 or as stored (a
+// block type's whole blocks).
 void streamValues(std::ostream& out, const Document& doc, size_t index, bool toF32,
                   const TaskControl& control) {
     const TensorEntry& t = doc.tensors()[index];
-    const size_t size = toF32 ? 4 : dtypeSize(t.dtype);
-    const uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / size);
-    std::vector<char> buffer(size_t(std::min(t.dataLen, chunk) * size));
+    const DtypeBlock block = toF32 ? DtypeBlock{1, 4} : dtypeBlock(t.dtype);
+    const uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / block.bytes) * block.elements;
+    std::vector<char> buffer(size_t(std::min(t.dataLen, chunk) / block.elements * block.bytes));
     for (uint64_t done = 0; done < t.dataLen;) {
         control.throwIfCancelled();
         const uint64_t n = std::min(chunk, t.dataLen - done);
@@ -25,7 +26,7 @@ void streamValues(std::ostream& out, const Document& doc, size_t index, bool toF
             doc.readValues(index, done, n, reinterpret_cast<float*>(buffer.data()));
         else
             doc.readRawValues(index, done, n, buffer.data());
-        out.write(buffer.data(), std::streamsize(n * size));
+        out.write(buffer.data(), std::streamsize(n / block.elements * block.bytes));
         done += n;
         control.report(done, t.dataLen);
     }

@@ -70,7 +70,7 @@ uint64_t summaryBytes(const Document& doc) {
         return total;
     }
     for (const TensorEntry& t : doc.tensors())
-        total += t.dataLen * dtypeSize(t.dtype);
+        total += dtypeBytes(t.dtype, t.dataLen).value_or(0); // dataLen fits the file
     return total;
 }
 

@@ -23,6 +23,16 @@ std::vector<uint64_t> exportShape(const Document& doc, size_t index,
     return {t.dataLen};
 }
 
+namespace {
+
+// Block-quantized types (GGUF's) have no safetensors dtype: their values are
+// written dequantized, as F32.
+bool dequantized(Dtype dtype) {
+    return dtypeBlock(dtype).elements != 1;
+}
+
+} // namespace
+
 void checkExportNames(const Document& doc, bool reserved) {
     std::unordered_set<std::string_view> seen;
     for (const TensorEntry& t : doc.tensors()) {
@@ -50,8 +60,13 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
     uint64_t offset = 0, total = 0;
     for (size_t i = 0; i < doc.tensors().size(); ++i) {
         const TensorEntry& t = doc.tensors()[i];
-        const uint64_t bytes = t.dataLen * dtypeSize(t.dtype); // dataLen fits the file
-        header[t.name] = {{"dtype", dtypeName(t.dtype)},
+        const bool toF32 = dequantized(t.dtype);
+        if (toF32)
+            warnings.push_back("tensor \"" + t.name + "\": " + dtypeName(t.dtype) +
+                               " is not a safetensors dtype; written as F32, dequantized");
+        // dataLen fits the file (and 4 bytes per value of a block type fit 64 bits)
+        const uint64_t bytes = t.dataLen * (toF32 ? 4 : dtypeSize(t.dtype));
+        header[t.name] = {{"dtype", toF32 ? "F32" : dtypeName(t.dtype)},
                           {"shape", exportShape(doc, i, &warnings)},
                           {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
@@ -76,13 +91,17 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
     uint64_t done = 0;
     for (size_t i = 0; i < doc.tensors().size(); ++i) {
         const TensorEntry& t = doc.tensors()[i];
-        const size_t size = dtypeSize(t.dtype);
+        const bool toF32 = dequantized(t.dtype);
+        const size_t size = toF32 ? 4 : dtypeSize(t.dtype);
         const uint64_t chunk = kChunkBytes / size;
         buffer.resize(size_t(std::min(t.dataLen, chunk) * size));
         for (uint64_t first = 0; first < t.dataLen;) {
             control.throwIfCancelled();
             const uint64_t n = std::min(chunk, t.dataLen - first);
-            doc.readRawValues(i, first, n, buffer.data());
+            if (toF32)
+                doc.readValues(i, first, n, reinterpret_cast<float*>(buffer.data()));
+            else
+                doc.readRawValues(i, first, n, buffer.data());
             out.write(buffer.data(), std::streamsize(n * size));
             first += n;
             done += n;
