@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -47,8 +48,13 @@ private Q_SLOTS:
     void infoJsonGradientIsCanonicalText();
     void humanInfoTable();
     void humanStatsAndGradient();
+    void infoJsonGguf_data();
+    void infoJsonGguf() {
+        testsupport::guarded([&] { infoJsonGgufImpl(); });
+    }
 
 private:
+    void infoJsonGgufImpl();
     void infoJsonOxckImpl();
     void infoJsonOverflowWarningImpl();
     void infoJsonGradientImpl();
@@ -353,6 +359,73 @@ void TestCliInfo::infoJsonGradient() {
 }
 void TestCliInfo::infoJsonGradientIsCanonicalText() {
     testsupport::guarded([this] { infoJsonGradientIsCanonicalTextImpl(); });
+}
+
+// GGUF: the --json contract against ggml's reading of each corpus file
+// (gguf/expected/FILE.json).
+void TestCliInfo::infoJsonGguf_data() {
+    QTest::addColumn<QString>("file");
+    if (testsupport::conformanceDir().isEmpty()) {
+        QTest::newRow("no-corpus") << QString();
+        return;
+    }
+    for (const QString& f : QDir(corpus(QStringLiteral("gguf/valid")))
+                                .entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name))
+        QTest::newRow(qPrintable(f)) << f;
+}
+
+void TestCliInfo::infoJsonGgufImpl() {
+    REQUIRE_CONFORMANCE();
+    QFETCH(QString, file);
+    const QString path = corpus(QStringLiteral("gguf/valid/") + file);
+    const json exp =
+        loadJson(corpus(QStringLiteral("gguf/expected/") + file + QStringLiteral(".json")));
+    const Run r = runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    const QStringList missing = missingKeys(j, {"format", "version", "alignment", "data_offset",
+                                                "metadata", "metadata_types", "tensors"});
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(u',')));
+    QCOMPARE(j.at("format").get<std::string>(), std::string("gguf"));
+    QVERIFY2(j.at("version") == exp.at("version"), j.at("version").dump().c_str());
+    QVERIFY2(j.at("alignment") == exp.at("alignment"), j.at("alignment").dump().c_str());
+    QVERIFY2(j.at("data_offset") == exp.at("data_offset"), j.at("data_offset").dump().c_str());
+    QCOMPARE(j.at("metadata").size(), exp.at("metadata").size());
+    for (const json& kv : exp.at("metadata")) {
+        const std::string key = kv.at("key").get<std::string>();
+        std::string type = kv.at("type").get<std::string>();
+        if (type == "arr") {
+            const std::string of = kv.at("value").at("array_of").get<std::string>();
+            type += "[" + of + "]";
+            QCOMPARE(j.at("metadata").at(key).get<std::string>(),
+                     "[" + std::to_string(kv.at("value").at("length").get<uint64_t>()) + " × " +
+                         of + "]");
+        } else if (type == "str") {
+            QVERIFY2(j.at("metadata").at(key) == kv.at("value"),
+                     j.at("metadata").at(key).dump().c_str());
+        }
+        QCOMPARE(j.at("metadata_types").at(key).get<std::string>(), type);
+    }
+    const json& tensors = j.at("tensors");
+    QCOMPARE(tensors.size(), exp.at("tensors").size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const json& t = tensors.at(i);
+        const json& e = exp.at("tensors").at(i);
+        QVERIFY2(t.at("name") == e.at("name"), t.at("name").dump().c_str());
+        QCOMPARE(QString::fromStdString(t.at("dtype").get<std::string>()).toLower(),
+                 QString::fromStdString(e.at("type").get<std::string>()).toLower());
+        auto ne = e.at("ne").get<std::vector<uint64_t>>();
+        uint64_t elements = 1;
+        for (uint64_t n : ne)
+            elements *= n;
+        std::reverse(ne.begin(), ne.end());
+        QCOMPARE(t.at("shape").get<std::vector<uint64_t>>(), ne);
+        QCOMPARE(t.at("element_count").get<uint64_t>(), elements);
+        QVERIFY2(t.at("offset") == e.at("offset"), t.at("offset").dump().c_str());
+        QVERIFY2(t.at("size_bytes") == e.at("size"), t.at("size_bytes").dump().c_str());
+        QCOMPARE(t.at("bits_per_weight").get<double>(),
+                 double(e.at("size").get<uint64_t>()) * 8 / double(elements));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliInfo)
