@@ -118,6 +118,55 @@ void checkTensors(const Document& doc, const json& expected) {
     }
 }
 
+// A GGUF file built in memory, field by field.
+struct Builder {
+    std::vector<uint8_t> bytes;
+    void u32(uint32_t v) { put(v, 4); }
+    void u64(uint64_t v) { put(v, 8); }
+    void put(uint64_t v, int n) {
+        for (int i = 0; i < n; ++i)
+            bytes.push_back(uint8_t(v >> (8 * i)));
+    }
+    void str(const std::string& s) {
+        u64(s.size());
+        bytes.insert(bytes.end(), s.begin(), s.end());
+    }
+    // Header with no tensors and `keys` metadata entries to follow.
+    static Builder header(uint64_t keys) {
+        Builder b;
+        b.bytes = {'G', 'G', 'U', 'F'};
+        b.u32(3);
+        b.u64(0);
+        b.u64(keys);
+        return b;
+    }
+    std::shared_ptr<const Document> open() const {
+        return Document::open(std::make_shared<MemorySource>(bytes, "built.gguf"));
+    }
+};
+
+// Arrays nested `depth` deep around three i32.
+void nestedArray(Builder& b, int depth) {
+    b.u32(uint32_t(gguf::ValueType::Array));
+    for (int d = 1; d < depth; ++d) {
+        b.u32(uint32_t(gguf::ValueType::Array));
+        b.u64(1);
+    }
+    b.u32(uint32_t(gguf::ValueType::I32));
+    b.u64(3);
+    for (int v : {7, -8, 9})
+        b.u32(uint32_t(v));
+}
+
+std::string openError(const Builder& b) {
+    try {
+        b.open();
+    } catch (const OpenError& e) {
+        return e.what();
+    }
+    return "opened";
+}
+
 } // namespace
 
 class TestGguf : public QObject {
@@ -138,6 +187,9 @@ private Q_SLOTS:
     }
     void blockTypesAreNotSafetensorsNames();
     void q8_1IsListedButNotRead();
+    void vocabularyIsOneLazyRow();
+    void nestedArraysAreReadToADepth();
+    void alignmentMustBeU32();
 
 private:
     void headerImpl();
@@ -302,6 +354,62 @@ void TestGguf::q8_1IsListedButNotRead() {
     } catch (const std::exception& e) {
         QVERIFY2(std::string(e.what()).find("Q8_1") != std::string::npos, e.what());
     }
+}
+
+// 150 000 strings: one metadata row with a summary; items read on demand
+// from anywhere in the array are the strings written.
+void TestGguf::vocabularyIsOneLazyRow() {
+    constexpr uint64_t kTokens = 150000;
+    Builder b = Builder::header(2);
+    b.str("tokenizer.ggml.tokens");
+    b.u32(uint32_t(gguf::ValueType::Array));
+    b.u32(uint32_t(gguf::ValueType::Str));
+    b.u64(kTokens);
+    for (uint64_t i = 0; i < kTokens; ++i)
+        b.str("tok" + std::to_string(i));
+    b.str("general.name");
+    b.u32(uint32_t(gguf::ValueType::Str));
+    b.str("after");
+    const auto doc = b.open();
+    QCOMPARE(doc->metadataRows().size(), size_t(2));
+    const MetadataRow& tokens = doc->metadataRows()[0];
+    QCOMPARE(tokens.value, "[" + std::to_string(kTokens) + " × str]");
+    QCOMPARE(tokens.type, std::string("arr[str]"));
+    QCOMPARE(doc->metadataRows()[1].value, std::string("after"));
+    const auto items = gguf::readGgufArrayItems(doc->source(), *tokens.array, kTokens - 2, 10);
+    QCOMPARE(items, (std::vector<std::string>{"tok149998", "tok149999"}));
+    QCOMPARE(gguf::readGgufArrayItems(doc->source(), *tokens.array, 1000, 1),
+             std::vector<std::string>{"tok1000"});
+}
+
+// ggml refuses arrays of arrays; we read them, eight levels at most.
+void TestGguf::nestedArraysAreReadToADepth() {
+    Builder ok = Builder::header(1);
+    ok.str("nested");
+    nestedArray(ok, 2);
+    const auto doc = ok.open();
+    const MetadataRow& row = doc->metadataRows().at(0);
+    QCOMPARE(row.value, std::string("[1 × arr]"));
+    QCOMPARE(row.type, std::string("arr[arr]"));
+    QCOMPARE(gguf::readGgufArrayItems(doc->source(), *row.array, 0, 1),
+             std::vector<std::string>{"[3 × i32]"});
+    Builder deep = Builder::header(1);
+    deep.str("nested");
+    nestedArray(deep, 9);
+    const std::string error = openError(deep);
+    QVERIFY2(error.find("built.gguf: byte ") == 0 &&
+                 error.find("nested more than 8") != std::string::npos,
+             error.c_str());
+}
+
+void TestGguf::alignmentMustBeU32() {
+    Builder b = Builder::header(1);
+    b.str("general.alignment");
+    b.u32(uint32_t(gguf::ValueType::U64));
+    b.u64(64);
+    const std::string error = openError(b);
+    QVERIFY2(error.find("general.alignment is of type u64; expected u32") != std::string::npos,
+             error.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestGguf)

@@ -4,6 +4,7 @@
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
+#include "testsupport.h"
 
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -14,6 +15,7 @@
 #include <QUrl>
 
 #include <cmath>
+#include <map>
 
 using namespace ckptscope;
 
@@ -116,6 +118,40 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("id<&> (") + QString::fromStdString(op) +
                               QLatin1Char(')')));
         QVERIFY(text.contains(QStringLiteral("odd<&>.json")));
+    }
+
+    // A GGUF model: its architecture and name from metadata, bits per weight
+    // overall and per type (computed here from the tensors), the share of
+    // the file its tensor data takes.
+    void ggufFacts() {
+        REQUIRE_CONFORMANCE();
+        const auto doc = Document::open(
+            testsupport::corpus(QStringLiteral("gguf/valid/tiny-llama-Q4_K_M.gguf")).toStdString());
+        OverviewPage page;
+        page.setDocument(doc);
+        const QString text = page.toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Architecture")) &&
+                     text.contains(QStringLiteral("llama")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("tiny-llama-test")), qPrintable(text));
+        std::map<std::string, std::pair<uint64_t, uint64_t>> bitsAndCount;
+        for (const TensorEntry& t : doc->tensors()) {
+            auto& [bits, elements] = bitsAndCount[dtypeName(t.dtype)];
+            bits += *tensorSizeBytes(t) * 8;
+            elements += *t.elementCount;
+        }
+        QCOMPARE(bitsAndCount.size(), size_t(4)); // F32, Q4_K, Q6_K, Q8_0
+        for (const auto& [name, be] : bitsAndCount) {
+            size_t tensors = 0;
+            for (const TensorEntry& t : doc->tensors())
+                tensors += dtypeName(t.dtype) == name;
+            const QString line = QStringLiteral("%1: %2 bpw, %3 tensor")
+                                     .arg(QString::fromStdString(name))
+                                     .arg(double(be.first) / double(be.second), 0, 'f', 2)
+                                     .arg(tensors);
+            QVERIFY2(text.contains(line), qPrintable(line + QStringLiteral("\n") + text));
+        }
+        QVERIFY2(text.contains(QStringLiteral("Tensor data")), qPrintable(text));
     }
 
     void metadataShownExactly() {

@@ -22,6 +22,53 @@ QString esc(const std::string& s) {
     return QString::fromStdString(s).toHtmlEscaped();
 }
 
+// A GGUF model's facts: what it is (general.architecture, general.name),
+// its bits per weight overall and per ggml type, and how much of the file its
+// tensor data is.
+QString ggufRows(const ckptscope::Document& doc) {
+    QString html;
+    for (const ckptscope::MetadataRow& r : doc.metadataRows()) {
+        if (r.key == "general.architecture")
+            html += row(QObject::tr("Architecture"), esc(r.value));
+        else if (r.key == "general.name")
+            html += row(QObject::tr("Model name"), esc(r.value));
+    }
+    struct PerType {
+        uint64_t tensors = 0, elements = 0, bytes = 0;
+    };
+    std::map<ckptscope::Dtype, PerType> types;
+    PerType all;
+    for (const ckptscope::TensorEntry& t : doc.tensors()) {
+        PerType& p = types[t.dtype];
+        const uint64_t bytes = ckptscope::tensorSizeBytes(t).value_or(0);
+        for (PerType* q : {&p, &all}) {
+            ++q->tensors;
+            q->elements += t.elementCount.value_or(0);
+            q->bytes += bytes;
+        }
+    }
+    const auto bpw = [](const PerType& p) {
+        return p.elements ? QString::number(double(p.bytes) * 8 / double(p.elements), 'f', 2)
+                          : QStringLiteral("–");
+    };
+    html += row(QObject::tr("Bits per weight"), bpw(all));
+    QStringList perType;
+    for (const auto& [dtype, p] : types)
+        perType << QObject::tr("%1: %2 bpw, %3")
+                       .arg(QString::fromUtf8(ckptscope::dtypeName(dtype)), bpw(p),
+                            countNoun(p.tensors, QObject::tr("tensor"), QObject::tr("tensors")))
+                       .toHtmlEscaped();
+    if (!perType.isEmpty())
+        html += row(QObject::tr("Types"), perType.join(QStringLiteral("<br>")));
+    const uint64_t size = doc.fileSize();
+    html += row(
+        QObject::tr("Tensor data"),
+        QObject::tr("%1 of %2 (%3%)")
+            .arg(humanBytes(all.bytes), humanBytes(size),
+                 QString::number(size ? 100.0 * double(all.bytes) / double(size) : 0.0, 'f', 1)));
+    return html;
+}
+
 const QString kTensorScheme = QStringLiteral("tensor");
 constexpr size_t kNamedTensors = 20; // the rest are counted
 
@@ -83,6 +130,8 @@ void OverviewPage::render() {
         html += row(tr("Tensors"), groupedNumber(doc->tensors().size()));
         html += row(tr("Parameters"), groupedNumber(doc->numParams()));
         html += row(tr("Parameter bytes"), humanBytes(doc->totalBytes()));
+        if (doc->format() == ckptscope::Format::Gguf)
+            html += ggufRows(*doc);
         std::map<std::string, std::string> meta(doc->metadata().begin(), doc->metadata().end());
         for (const char* key : {"step", "epoch", "loss", "lr", "learning_rate"}) {
             const auto it = meta.find(key);

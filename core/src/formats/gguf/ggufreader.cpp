@@ -31,6 +31,9 @@ constexpr uint32_t kDefaultAlignment = 32;
 // tensor info a name length, n_dims, a type and an offset.
 constexpr uint64_t kMinKeyValueBytes = 8 + 4 + 1;
 constexpr uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;
+// Counts fit the bytes left, but a row costs more memory than its bytes:
+// reserve at most this many ahead; beyond, the vectors grow as rows are read.
+constexpr uint64_t kMaxReserve = 1 << 16;
 
 [[noreturn]] void fail(const ByteSource& source, uint64_t offset, const std::string& message,
                        Kind kind = Kind::Invalid) {
@@ -274,8 +277,8 @@ void readVersion(Reader& r, GgufHeader& h) {
 
 void readMetadata(Reader& r, GgufHeader& h, uint64_t count) {
     std::unordered_set<std::string> keys;
-    keys.reserve(size_t(count));
-    h.metadata.reserve(size_t(count));
+    keys.reserve(size_t(std::min(count, kMaxReserve)));
+    h.metadata.reserve(size_t(std::min(count, kMaxReserve)));
     bool alignmentSeen = false;
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t at = r.offset();
@@ -437,8 +440,8 @@ GgufHeader readGgufHeader(const ByteSource& source) {
                  " bytes left after the metadata: the file is truncated or the count is wrong",
              Kind::Truncated);
     std::unordered_set<std::string> names;
-    names.reserve(size_t(tensorCount));
-    h.tensors.reserve(size_t(tensorCount));
+    names.reserve(size_t(std::min(tensorCount, kMaxReserve)));
+    h.tensors.reserve(size_t(std::min(tensorCount, kMaxReserve)));
     for (uint64_t i = 0; i < tensorCount; ++i)
         h.tensors.push_back(readTensorInfo(r, names, i));
     // ggml pads to the data section only when there are tensors.
