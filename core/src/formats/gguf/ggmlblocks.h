@@ -21,6 +21,31 @@ inline float f16At(const uint8_t* p) {
     return halfToFloat(u16At(p));
 }
 
+// 6-bit scale and min j of Q4_K / Q5_K (ggml's get_scale_min_k4).
+inline void scaleMinK4(int j, const uint8_t* q, int& scale, int& min) {
+    if (j < 4) {
+        scale = q[j] & 63;
+        min = q[j + 4] & 63;
+    } else {
+        scale = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        min = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+// d * scale and dmin * min of sub-blocks is and is + 1 of Q4_K / Q5_K.
+struct ScalePair {
+    float d1, m1, d2, m2;
+};
+inline ScalePair scalePairK4(float d, float min, const uint8_t* scales, int is) {
+    int sc = 0, m = 0;
+    scaleMinK4(is, scales, sc, m);
+    ScalePair p{d * float(sc), min * float(m), 0, 0};
+    scaleMinK4(is + 1, scales, sc, m);
+    p.d2 = d * float(sc);
+    p.m2 = min * float(m);
+    return p;
+}
+
 using Decoder = void (*)(const uint8_t* block, float* values);
 
 template <uint32_t Bytes, uint32_t Elements, Decoder Decode>
@@ -55,5 +80,12 @@ void eachBlock(const uint8_t* src, size_t blocks, float* dst) {
 // The i-quants (IQ1_S … IQ4_XS) and the ternary types (TQ1_0, TQ2_0), in
 // ggmliquants.cpp; false for any other id.
 bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst);
+
+#ifdef CKPTSCOPE_STATS_AVX2
+// The most common types by AVX2 code written out (ggmlquantsavx2.cpp): Q1_0,
+// Q4_0, Q8_0, Q4_K, Q6_K; false for any other id. Call only when
+// stats::useAvx2().
+bool dequantizeAvx2(uint32_t id, const uint8_t* src, size_t blocks, float* dst);
+#endif
 
 } // namespace ckptscope::gguf::blocks

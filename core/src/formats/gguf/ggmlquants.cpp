@@ -194,31 +194,6 @@ void decodeQ3_K(const uint8_t* __restrict b, float* __restrict y) {
     }
 }
 
-// 6-bit scale and min j of Q4_K / Q5_K (ggml's get_scale_min_k4).
-void scaleMinK4(int j, const uint8_t* q, int& scale, int& min) {
-    if (j < 4) {
-        scale = q[j] & 63;
-        min = q[j + 4] & 63;
-    } else {
-        scale = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-        min = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-
-// d * scale and dmin * min of sub-blocks is and is + 1 of Q4_K / Q5_K.
-struct ScalePair {
-    float d1, m1, d2, m2;
-};
-ScalePair scalePairK4(float d, float min, const uint8_t* scales, int is) {
-    int sc = 0, m = 0;
-    scaleMinK4(is, scales, sc, m);
-    ScalePair p{d * float(sc), min * float(m), 0, 0};
-    scaleMinK4(is + 1, scales, sc, m);
-    p.d2 = d * float(sc);
-    p.m2 = min * float(m);
-    return p;
-}
-
 // Q4_K: f16 d, f16 dmin, scales[12], qs[128]; eight sub-blocks of 32.
 void decodeQ4_K(const uint8_t* __restrict b, float* __restrict y) {
     const float d = f16At(b);
@@ -288,6 +263,10 @@ void decodeQ8_K(const uint8_t* __restrict b, float* __restrict y) {
 } // namespace
 
 void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst) {
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (stats::useAvx2() && dequantizeAvx2(id, src, blocks, dst))
+        return;
+#endif
     switch (id) {
     case 0:
         return convertToF32(Dtype::F32, src, blocks, dst);
