@@ -67,24 +67,30 @@ __attribute__((target("avx2,fma"), flatten)) void eachBlockAvx2(const uint8_t* s
 }
 #endif
 
-// `blocks` blocks of one type decoded: one branch per call, none per element.
+// `blocks` blocks of one type decoded, by the AVX2 loop when `wide`: one
+// branch per call, none per element.
 template <uint32_t Bytes, uint32_t Elements, Decoder Decode>
-void eachBlock(const uint8_t* src, size_t blocks, float* dst) {
+void eachBlock(const uint8_t* src, size_t blocks, float* dst, bool wide) {
 #ifdef CKPTSCOPE_STATS_AVX2
-    if (stats::useAvx2())
+    if (wide)
         return eachBlockAvx2<Bytes, Elements, Decode>(src, blocks, dst);
 #endif
+    (void)wide;
     eachBlockPlain<Bytes, Elements, Decode>(src, blocks, dst);
 }
 
+// dequantizeBlocks with the AVX2 code (`wide`, only where stats::useAvx2())
+// or without: tests compare the two in one process.
+void dequantizeWith(uint32_t id, const uint8_t* src, size_t blocks, float* dst, bool wide);
+
 // The i-quants (IQ1_S … IQ4_XS) and the ternary types (TQ1_0, TQ2_0), in
 // ggmliquants.cpp; false for any other id.
-bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst);
+bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst, bool wide);
 
 #ifdef CKPTSCOPE_STATS_AVX2
 // The most common types by AVX2 code written out (ggmlquantsavx2.cpp): Q1_0,
-// Q4_0, Q8_0, Q4_K, Q6_K; false for any other id. Call only when
-// stats::useAvx2().
+// Q4_0, Q8_0, Q4_K, Q6_K; false for any other id. Call only when the CPU
+// has AVX2.
 bool dequantizeAvx2(uint32_t id, const uint8_t* src, size_t blocks, float* dst);
 #endif
 

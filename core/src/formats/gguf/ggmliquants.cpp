@@ -219,40 +219,40 @@ void decodeIq4_xs(const uint8_t* __restrict b, float* __restrict y) {
 
 } // namespace
 
-bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst) {
+bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst, bool wide) {
     switch (id) {
     case 16:
-        eachBlock<66, 256, decodeIq2_xxs>(src, blocks, dst);
+        eachBlock<66, 256, decodeIq2_xxs>(src, blocks, dst, wide);
         break;
     case 17:
-        eachBlock<74, 256, decodeIq2_xs>(src, blocks, dst);
+        eachBlock<74, 256, decodeIq2_xs>(src, blocks, dst, wide);
         break;
     case 18:
-        eachBlock<98, 256, decodeIq3_xxs>(src, blocks, dst);
+        eachBlock<98, 256, decodeIq3_xxs>(src, blocks, dst, wide);
         break;
     case 19:
-        eachBlock<50, 256, decodeIq1_s>(src, blocks, dst);
+        eachBlock<50, 256, decodeIq1_s>(src, blocks, dst, wide);
         break;
     case 20:
-        eachBlock<18, 32, decodeIq4_nl>(src, blocks, dst);
+        eachBlock<18, 32, decodeIq4_nl>(src, blocks, dst, wide);
         break;
     case 21:
-        eachBlock<110, 256, decodeIq3_s>(src, blocks, dst);
+        eachBlock<110, 256, decodeIq3_s>(src, blocks, dst, wide);
         break;
     case 22:
-        eachBlock<82, 256, decodeIq2_s>(src, blocks, dst);
+        eachBlock<82, 256, decodeIq2_s>(src, blocks, dst, wide);
         break;
     case 23:
-        eachBlock<136, 256, decodeIq4_xs>(src, blocks, dst);
+        eachBlock<136, 256, decodeIq4_xs>(src, blocks, dst, wide);
         break;
     case 29:
-        eachBlock<56, 256, decodeIq1_m>(src, blocks, dst);
+        eachBlock<56, 256, decodeIq1_m>(src, blocks, dst, wide);
         break;
     case 34:
-        eachBlock<54, 256, decodeTq1_0>(src, blocks, dst);
+        eachBlock<54, 256, decodeTq1_0>(src, blocks, dst, wide);
         break;
     case 35:
-        eachBlock<66, 256, decodeTq2_0>(src, blocks, dst);
+        eachBlock<66, 256, decodeTq2_0>(src, blocks, dst, wide);
         break;
     default:
         return false;

@@ -262,9 +262,11 @@ void decodeQ8_K(const uint8_t* __restrict b, float* __restrict y) {
 
 } // namespace
 
-void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst) {
+namespace blocks {
+
+void dequantizeWith(uint32_t id, const uint8_t* src, size_t blocks, float* dst, bool wide) {
 #ifdef CKPTSCOPE_STATS_AVX2
-    if (stats::useAvx2() && dequantizeAvx2(id, src, blocks, dst))
+    if (wide && dequantizeAvx2(id, src, blocks, dst))
         return;
 #endif
     switch (id) {
@@ -273,27 +275,27 @@ void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst
     case 1:
         return convertToF32(Dtype::F16, src, blocks, dst);
     case 2:
-        return eachBlock<18, 32, decodeQ4_0>(src, blocks, dst);
+        return eachBlock<18, 32, decodeQ4_0>(src, blocks, dst, wide);
     case 3:
-        return eachBlock<20, 32, decodeQ4_1>(src, blocks, dst);
+        return eachBlock<20, 32, decodeQ4_1>(src, blocks, dst, wide);
     case 6:
-        return eachBlock<22, 32, decodeQ5_0>(src, blocks, dst);
+        return eachBlock<22, 32, decodeQ5_0>(src, blocks, dst, wide);
     case 7:
-        return eachBlock<24, 32, decodeQ5_1>(src, blocks, dst);
+        return eachBlock<24, 32, decodeQ5_1>(src, blocks, dst, wide);
     case 8:
-        return eachBlock<34, 32, decodeQ8_0>(src, blocks, dst);
+        return eachBlock<34, 32, decodeQ8_0>(src, blocks, dst, wide);
     case 10:
-        return eachBlock<84, 256, decodeQ2_K>(src, blocks, dst);
+        return eachBlock<84, 256, decodeQ2_K>(src, blocks, dst, wide);
     case 11:
-        return eachBlock<110, 256, decodeQ3_K>(src, blocks, dst);
+        return eachBlock<110, 256, decodeQ3_K>(src, blocks, dst, wide);
     case 12:
-        return eachBlock<144, 256, decodeQ4_K>(src, blocks, dst);
+        return eachBlock<144, 256, decodeQ4_K>(src, blocks, dst, wide);
     case 13:
-        return eachBlock<176, 256, decodeQ5_K>(src, blocks, dst);
+        return eachBlock<176, 256, decodeQ5_K>(src, blocks, dst, wide);
     case 14:
-        return eachBlock<210, 256, decodeQ6_K>(src, blocks, dst);
+        return eachBlock<210, 256, decodeQ6_K>(src, blocks, dst, wide);
     case 15:
-        return eachBlock<292, 256, decodeQ8_K>(src, blocks, dst);
+        return eachBlock<292, 256, decodeQ8_K>(src, blocks, dst, wide);
     case 24:
         return convertToF32(Dtype::I8, src, blocks, dst);
     case 25:
@@ -307,18 +309,24 @@ void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst
     case 30:
         return convertToF32(Dtype::BF16, src, blocks, dst);
     case 39:
-        return eachBlock<17, 32, decodeMxfp4>(src, blocks, dst);
+        return eachBlock<17, 32, decodeMxfp4>(src, blocks, dst, wide);
     case 40:
-        return eachBlock<36, 64, decodeNvfp4>(src, blocks, dst);
+        return eachBlock<36, 64, decodeNvfp4>(src, blocks, dst, wide);
     case 41:
-        return eachBlock<18, 128, decodeQ1_0>(src, blocks, dst);
+        return eachBlock<18, 128, decodeQ1_0>(src, blocks, dst, wide);
     case 42:
-        return eachBlock<18, 64, decodeQ2_0>(src, blocks, dst);
+        return eachBlock<18, 64, decodeQ2_0>(src, blocks, dst, wide);
     default:
         // The IQ and TQ types; Q8_1 and undefined ids fall through untouched
         // (the caller checks ggmlType() first).
-        dequantizeIqBlocks(id, src, blocks, dst);
+        dequantizeIqBlocks(id, src, blocks, dst, wide);
     }
+}
+
+} // namespace blocks
+
+void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst) {
+    blocks::dequantizeWith(id, src, blocks, dst, stats::useAvx2());
 }
 
 } // namespace ckptscope::gguf
