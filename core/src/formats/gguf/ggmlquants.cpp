@@ -175,20 +175,18 @@ void q3kScales(const uint8_t* packed, int* scales) {
 // Q3_K: hmask[32], qs[64], scales[12], f16 d; a clear high bit subtracts 4.
 void decodeQ3_K(const uint8_t* __restrict b, float* __restrict y) {
     const uint8_t* hm = b;
-    const uint8_t* q = b + 32;
     const float dAll = f16At(b + 108);
     int scales[16];
     q3kScales(b + 96, scales);
-    int is = 0;
-    uint8_t m = 1;
-    for (int n = 0; n < 256; n += 128, q += 32) {
-        for (int shift = 0; shift < 8; shift += 2, m = uint8_t(m << 1)) {
-            for (int half = 0; half < 32; half += 16) {
-                const float dl = dAll * float(scales[is++]);
-                for (int l = 0; l < 16; ++l) {
-                    const int low = (q[l + half] >> shift) & 3;
-                    *y++ = dl * float(low - ((hm[l + half] & m) ? 0 : 4));
-                }
+    for (int group = 0; group < 8; ++group) { // bit `group` of hm, 2-bit field group % 4
+        const uint8_t* q = b + 32 + 32 * (group / 4);
+        const int shift = 2 * (group % 4);
+        for (int half = 0; half < 32; half += 16, y += 16) {
+            const float dl = dAll * float(scales[2 * group + half / 16]);
+            for (int l = 0; l < 16; ++l) {
+                const int low = (q[l + half] >> shift) & 3;
+                const int clear = ((~hm[l + half] >> group) & 1) << 2;
+                y[l] = dl * float(low - clear);
             }
         }
     }
