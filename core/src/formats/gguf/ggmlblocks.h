@@ -6,6 +6,9 @@
 #include "stats/statskernels.h"
 #include "stats/statssimd.h"
 
+#include <array>
+#include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -19,6 +22,34 @@ inline uint32_t u32At(const uint8_t* p) {
 }
 inline float f16At(const uint8_t* p) {
     return halfToFloat(u16At(p));
+}
+
+// E8M0 scale halved (ggml_e8m0_to_fp32_half): 2^(e-128); e < 2 gives subnormals.
+inline float e8m0Half(uint8_t e) {
+    const uint32_t bits = e < 2 ? uint32_t(0x00200000) << e : uint32_t(e - 1) << 23;
+    return std::bit_cast<float>(bits);
+}
+
+// UE4M3 scale halved (ggml_ue4m3_to_fp32); 0 and 0x7F are zero, bit 7 ignored.
+inline float ue4m3Half(uint8_t x) {
+    if (x == 0 || x == 0x7F)
+        return 0.0f;
+    const int exp = (x >> 3) & 0xF;
+    const int man = x & 0x7;
+    const float raw =
+        exp == 0 ? std::ldexp(float(man), -9) : std::ldexp(1.0f + float(man) / 8.0f, exp - 7);
+    return raw * 0.5f;
+}
+// ue4m3Half of every byte, computed once (ldexp is a library call; NVFP4
+// takes a scale per 16 values).
+inline float ue4m3HalfOf(uint8_t x) {
+    static const auto table = [] {
+        std::array<float, 256> t{};
+        for (size_t b = 0; b < t.size(); ++b)
+            t[b] = ue4m3Half(uint8_t(b));
+        return t;
+    }();
+    return table[x];
 }
 
 // 6-bit scale and min j of Q4_K / Q5_K (ggml's get_scale_min_k4).
@@ -89,7 +120,8 @@ bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* d
 
 #ifdef CKPTSCOPE_STATS_AVX2
 // The most common types by AVX2 code written out (ggmlquantsavx2.cpp): Q1_0,
-// Q4_0, Q8_0, Q4_K, Q6_K; false for any other id. Call only when the CPU
+// Q4_0, Q8_0, Q4_K, Q6_K and the 4-bit types of 32-value blocks (Q4_1, Q5_0,
+// Q5_1, IQ4_NL, IQ4_XS, MXFP4, NVFP4); false for any other id. Call only when the CPU
 // has AVX2.
 bool dequantizeAvx2(uint32_t id, const uint8_t* src, size_t blocks, float* dst);
 #endif

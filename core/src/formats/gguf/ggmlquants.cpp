@@ -19,22 +19,6 @@ namespace ckptscope::gguf {
 namespace {
 
 using namespace blocks;
-// E8M0 scale halved (ggml_e8m0_to_fp32_half): 2^(e-128); e < 2 gives subnormals.
-float e8m0Half(uint8_t e) {
-    const uint32_t bits = e < 2 ? uint32_t(0x00200000) << e : uint32_t(e - 1) << 23;
-    return std::bit_cast<float>(bits);
-}
-
-// UE4M3 scale halved (ggml_ue4m3_to_fp32); 0 and 0x7F are zero, bit 7 ignored.
-float ue4m3Half(uint8_t x) {
-    if (x == 0 || x == 0x7F)
-        return 0.0f;
-    const int exp = (x >> 3) & 0xF;
-    const int man = x & 0x7;
-    const float raw =
-        exp == 0 ? std::ldexp(float(man), -9) : std::ldexp(1.0f + float(man) / 8.0f, exp - 7);
-    return raw * 0.5f;
-}
 
 // Sign masks of the eight values a Q1_0 byte holds: bit i clear, value i
 // negative (the f32 sign bit set).
@@ -133,7 +117,7 @@ void decodeMxfp4(const uint8_t* __restrict b, float* __restrict y) {
 // NVFP4: four sub-blocks of 16, each with its UE4M3 scale.
 void decodeNvfp4(const uint8_t* __restrict b, float* __restrict y) {
     for (int s = 0; s < 4; ++s) {
-        const float d = ue4m3Half(b[s]);
+        const float d = ue4m3HalfOf(b[s]);
         const uint8_t* qs = b + 4 + s * 8;
         float* ys = y + s * 16;
         for (int j = 0; j < 8; ++j) {
