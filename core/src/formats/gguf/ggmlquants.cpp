@@ -44,10 +44,9 @@ void decodeQ1_0(const uint8_t* __restrict b, float* __restrict y) {
 void decodeQ2_0(const uint8_t* __restrict b, float* __restrict y) {
     const float d = f16At(b);
     const uint8_t* qs = b + 2;
-    for (int j = 0; j < 64; ++j) {
-        const int q = (qs[j / 4] >> ((j % 4) * 2)) & 3;
-        y[j] = float(q - 1) * d;
-    }
+    for (int k = 0; k < 16; ++k)
+        for (int i = 0; i < 4; ++i)
+            y[4 * k + i] = float(((qs[k] >> (2 * i)) & 3) - 1) * d;
 }
 
 void decodeQ4_0(const uint8_t* __restrict b, float* __restrict y) {
