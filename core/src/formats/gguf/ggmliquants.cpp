@@ -155,7 +155,11 @@ void iq1Eight(float dl, uint64_t entry, float delta, float* y) {
         y[j] = dl * (float(signedGridAt(entry, j)) + delta);
 }
 
-constexpr float kIq1Delta = 0.125f; // IQ1S_DELTA, IQ1M_DELTA
+// ±IQ1S_DELTA (= IQ1M_DELTA = 0.125f), negative when `negative` is 1; made
+// without a branch.
+float iq1Delta(uint32_t negative) {
+    return std::bit_cast<float>(0x3E000000u | (negative << 31));
+}
 
 // IQ1_S: f16 d, qs[32] index bytes, u16 qh[8] (3 index bits per group of 8,
 // a 3-bit scale, the delta's sign).
@@ -165,7 +169,7 @@ void decodeIq1_s(const uint8_t* __restrict b, float* __restrict y) {
     for (int ib = 0; ib < 8; ++ib, qs += 4) {
         const uint32_t qh = u16At(b + 34 + 2 * ib);
         const float dl = d * float(2 * ((qh >> 12) & 7) + 1);
-        const float delta = qh & 0x8000 ? -kIq1Delta : kIq1Delta;
+        const float delta = iq1Delta((qh >> 15) & 1);
         for (int l = 0; l < 4; ++l, y += 8)
             iq1Eight(dl, kIq1sGrid[qs[l] | (((qh >> (3 * l)) & 7) << 8)], delta, y);
     }
@@ -188,8 +192,7 @@ void decodeIq1_m(const uint8_t* __restrict b, float* __restrict y) {
         for (int l = 0; l < 4; ++l, y += 8) {
             const uint32_t h = qh[l / 2] >> (4 * (l % 2)); // low nibble of this group
             const uint32_t index = qs[l] | ((h << 8) & 0x700);
-            const float delta = h & 0x08 ? -kIq1Delta : kIq1Delta;
-            iq1Eight(dl[l / 2], kIq1sGrid[index], delta, y);
+            iq1Eight(dl[l / 2], kIq1sGrid[index], iq1Delta((h >> 3) & 1), y);
         }
     }
 }
