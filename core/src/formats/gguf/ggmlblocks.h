@@ -1,7 +1,8 @@
 #pragma once
 
-// What the block decoders (ggmlquants.cpp, ggmliquants.cpp) share: fields of
-// a block read at any alignment, and the loop over blocks.
+// What the block decoders (ggmlquants.cpp, ggmliquants.cpp, ggmlquantsavx2.cpp)
+// share: fields of a block read at any alignment, scale decoders, and the loop
+// over blocks.
 #include "ckptscope/formats/dtype.h"
 #include "stats/statskernels.h"
 #include "stats/statssimd.h"
