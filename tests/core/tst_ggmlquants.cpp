@@ -1,6 +1,8 @@
 // ggml's tensor types (formats/gguf/ggmltype.h) and their dequantizers
 // (formats/gguf/ggmlquants.h): every tensor of every valid GGUF file of the
-// conformance corpus decoded bit for bit as ggml decoded it (expected/NAME.I.f32).
+// conformance corpus decoded bit for bit as ggml decoded it (expected/NAME.I.f32),
+// and the AVX2 code bit for bit as the plain decoders on any bytes.
+#include "formats/gguf/ggmlblocks.h"
 #include "formats/gguf/ggmlquants.h"
 #include "formats/gguf/ggmltype.h"
 
@@ -13,6 +15,7 @@
 
 #include <bit>
 #include <cstring>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,7 +50,8 @@ std::vector<float> decode(const gguf::GgmlTypeInfo& t, const uint8_t* src, size_
 }
 
 // Empty when `got` is `want` bit for bit (NaN payloads included); else the
-// first difference and how many elements differ.
+// first difference (got, and want: ggml's value or the plain decoder's) and how many
+// elements differ.
 QString bitDifference(const std::vector<float>& got, const std::string& want) {
     if (got.size() * sizeof(float) != want.size())
         return QStringLiteral("%1 values decoded, %2 expected")
@@ -67,7 +71,7 @@ QString bitDifference(const std::vector<float>& got, const std::string& want) {
     }
     if (count == 0)
         return {};
-    return QStringLiteral("%1 of %2 values differ; first at element %3: got 0x%4 (%5), ggml 0x%6 "
+    return QStringLiteral("%1 of %2 values differ; first at element %3: got 0x%4 (%5), want 0x%6 "
                           "(%7)")
         .arg(count)
         .arg(got.size())
@@ -181,6 +185,35 @@ private Q_SLOTS:
                 if (t.dequantizable && std::string(t.name) != "Q8_K")
                     QVERIFY2(typesSeen.count(t.name), t.name);
         });
+    }
+
+    // Any bytes (NaN and infinite scales, every code) decode alike by the AVX2
+    // code and the plain decoders; the corpus checks the plain ones against ggml
+    // in tst_ggmlquants_scalar.
+    void avx2IsPlainBitForBit() {
+#ifdef CKPTSCOPE_STATS_AVX2
+        if (!stats::useAvx2())
+            QSKIP("no AVX2 on this CPU, or CKPTSCOPE_SIMD=0");
+        std::mt19937 random(23);
+        for (const gguf::GgmlTypeInfo& t : gguf::ggmlTypes()) {
+            if (!t.dequantizable)
+                continue;
+            const size_t blocks = 64;
+            std::vector<uint8_t> data(blocks * t.blockBytes);
+            for (uint8_t& b : data)
+                b = uint8_t(random());
+            std::vector<float> plain(blocks * t.blockElements), wide(plain.size());
+            gguf::blocks::dequantizeWith(t.id, data.data(), blocks, plain.data(), false);
+            gguf::blocks::dequantizeWith(t.id, data.data(), blocks, wide.data(), true);
+            std::string plainBytes(plain.size() * sizeof(float), '\0');
+            std::memcpy(plainBytes.data(), plain.data(), plainBytes.size());
+            const QString diff = bitDifference(wide, plainBytes);
+            QVERIFY2(diff.isEmpty(),
+                     qPrintable(QString::fromLatin1(t.name) + QStringLiteral(": ") + diff));
+        }
+#else
+        QSKIP("no AVX2 code in this build");
+#endif
     }
 
     // The same blocks decode alike from any address and in any grouping.

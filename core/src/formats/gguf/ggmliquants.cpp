@@ -1,6 +1,8 @@
 #include "formats/gguf/ggmlblocks.h"
 #include "formats/gguf/ggmltables.h"
 
+#include <bit>
+
 // The decoders of the types built on ggml's codebooks (ggmltables.h) and of
 // the ternary types; same rules as ggmlquants.cpp (ggml's operations in
 // ggml's order).
@@ -10,8 +12,9 @@ namespace ckptscope::gguf::blocks {
 namespace {
 
 // Sign j of a sign byte as ggml applies it: a multiplication by ±1.
+// Made from the bit, without a branch, so the loops vectorise.
 float signOf(uint32_t signs, int j) {
-    return (signs >> j) & 1 ? -1.f : 1.f;
+    return std::bit_cast<float>(0x3F800000u | (((signs >> j) & 1) << 31));
 }
 // Byte j of a codebook entry (ggml reads entries as byte arrays, little-endian).
 template <typename T> int gridAt(T entry, int j) {
@@ -152,7 +155,11 @@ void iq1Eight(float dl, uint64_t entry, float delta, float* y) {
         y[j] = dl * (float(signedGridAt(entry, j)) + delta);
 }
 
-constexpr float kIq1Delta = 0.125f; // IQ1S_DELTA, IQ1M_DELTA
+// ±IQ1S_DELTA (= IQ1M_DELTA = 0.125f), negative when `negative` is 1; made
+// without a branch.
+float iq1Delta(uint32_t negative) {
+    return std::bit_cast<float>(0x3E000000u | (negative << 31));
+}
 
 // IQ1_S: f16 d, qs[32] index bytes, u16 qh[8] (3 index bits per group of 8,
 // a 3-bit scale, the delta's sign).
@@ -162,7 +169,7 @@ void decodeIq1_s(const uint8_t* __restrict b, float* __restrict y) {
     for (int ib = 0; ib < 8; ++ib, qs += 4) {
         const uint32_t qh = u16At(b + 34 + 2 * ib);
         const float dl = d * float(2 * ((qh >> 12) & 7) + 1);
-        const float delta = qh & 0x8000 ? -kIq1Delta : kIq1Delta;
+        const float delta = iq1Delta((qh >> 15) & 1);
         for (int l = 0; l < 4; ++l, y += 8)
             iq1Eight(dl, kIq1sGrid[qs[l] | (((qh >> (3 * l)) & 7) << 8)], delta, y);
     }
@@ -185,8 +192,7 @@ void decodeIq1_m(const uint8_t* __restrict b, float* __restrict y) {
         for (int l = 0; l < 4; ++l, y += 8) {
             const uint32_t h = qh[l / 2] >> (4 * (l % 2)); // low nibble of this group
             const uint32_t index = qs[l] | ((h << 8) & 0x700);
-            const float delta = h & 0x08 ? -kIq1Delta : kIq1Delta;
-            iq1Eight(dl[l / 2], kIq1sGrid[index], delta, y);
+            iq1Eight(dl[l / 2], kIq1sGrid[index], iq1Delta((h >> 3) & 1), y);
         }
     }
 }
@@ -219,40 +225,40 @@ void decodeIq4_xs(const uint8_t* __restrict b, float* __restrict y) {
 
 } // namespace
 
-bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst) {
+bool dequantizeIqBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst, bool wide) {
     switch (id) {
     case 16:
-        eachBlock<66, 256, decodeIq2_xxs>(src, blocks, dst);
+        eachBlock<66, 256, decodeIq2_xxs>(src, blocks, dst, wide);
         break;
     case 17:
-        eachBlock<74, 256, decodeIq2_xs>(src, blocks, dst);
+        eachBlock<74, 256, decodeIq2_xs>(src, blocks, dst, wide);
         break;
     case 18:
-        eachBlock<98, 256, decodeIq3_xxs>(src, blocks, dst);
+        eachBlock<98, 256, decodeIq3_xxs>(src, blocks, dst, wide);
         break;
     case 19:
-        eachBlock<50, 256, decodeIq1_s>(src, blocks, dst);
+        eachBlock<50, 256, decodeIq1_s>(src, blocks, dst, wide);
         break;
     case 20:
-        eachBlock<18, 32, decodeIq4_nl>(src, blocks, dst);
+        eachBlock<18, 32, decodeIq4_nl>(src, blocks, dst, wide);
         break;
     case 21:
-        eachBlock<110, 256, decodeIq3_s>(src, blocks, dst);
+        eachBlock<110, 256, decodeIq3_s>(src, blocks, dst, wide);
         break;
     case 22:
-        eachBlock<82, 256, decodeIq2_s>(src, blocks, dst);
+        eachBlock<82, 256, decodeIq2_s>(src, blocks, dst, wide);
         break;
     case 23:
-        eachBlock<136, 256, decodeIq4_xs>(src, blocks, dst);
+        eachBlock<136, 256, decodeIq4_xs>(src, blocks, dst, wide);
         break;
     case 29:
-        eachBlock<56, 256, decodeIq1_m>(src, blocks, dst);
+        eachBlock<56, 256, decodeIq1_m>(src, blocks, dst, wide);
         break;
     case 34:
-        eachBlock<54, 256, decodeTq1_0>(src, blocks, dst);
+        eachBlock<54, 256, decodeTq1_0>(src, blocks, dst, wide);
         break;
     case 35:
-        eachBlock<66, 256, decodeTq2_0>(src, blocks, dst);
+        eachBlock<66, 256, decodeTq2_0>(src, blocks, dst, wide);
         break;
     default:
         return false;

@@ -19,22 +19,6 @@ namespace ckptscope::gguf {
 namespace {
 
 using namespace blocks;
-// E8M0 scale halved (ggml_e8m0_to_fp32_half): 2^(e-128); e < 2 gives subnormals.
-float e8m0Half(uint8_t e) {
-    const uint32_t bits = e < 2 ? uint32_t(0x00200000) << e : uint32_t(e - 1) << 23;
-    return std::bit_cast<float>(bits);
-}
-
-// UE4M3 scale halved (ggml_ue4m3_to_fp32); 0 and 0x7F are zero, bit 7 ignored.
-float ue4m3Half(uint8_t x) {
-    if (x == 0 || x == 0x7F)
-        return 0.0f;
-    const int exp = (x >> 3) & 0xF;
-    const int man = x & 0x7;
-    const float raw =
-        exp == 0 ? std::ldexp(float(man), -9) : std::ldexp(1.0f + float(man) / 8.0f, exp - 7);
-    return raw * 0.5f;
-}
 
 // Sign masks of the eight values a Q1_0 byte holds: bit i clear, value i
 // negative (the f32 sign bit set).
@@ -60,10 +44,9 @@ void decodeQ1_0(const uint8_t* __restrict b, float* __restrict y) {
 void decodeQ2_0(const uint8_t* __restrict b, float* __restrict y) {
     const float d = f16At(b);
     const uint8_t* qs = b + 2;
-    for (int j = 0; j < 64; ++j) {
-        const int q = (qs[j / 4] >> ((j % 4) * 2)) & 3;
-        y[j] = float(q - 1) * d;
-    }
+    for (int k = 0; k < 16; ++k)
+        for (int i = 0; i < 4; ++i)
+            y[4 * k + i] = float(((qs[k] >> (2 * i)) & 3) - 1) * d;
 }
 
 void decodeQ4_0(const uint8_t* __restrict b, float* __restrict y) {
@@ -133,7 +116,7 @@ void decodeMxfp4(const uint8_t* __restrict b, float* __restrict y) {
 // NVFP4: four sub-blocks of 16, each with its UE4M3 scale.
 void decodeNvfp4(const uint8_t* __restrict b, float* __restrict y) {
     for (int s = 0; s < 4; ++s) {
-        const float d = ue4m3Half(b[s]);
+        const float d = ue4m3HalfOf(b[s]);
         const uint8_t* qs = b + 4 + s * 8;
         float* ys = y + s * 16;
         for (int j = 0; j < 8; ++j) {
@@ -175,48 +158,21 @@ void q3kScales(const uint8_t* packed, int* scales) {
 // Q3_K: hmask[32], qs[64], scales[12], f16 d; a clear high bit subtracts 4.
 void decodeQ3_K(const uint8_t* __restrict b, float* __restrict y) {
     const uint8_t* hm = b;
-    const uint8_t* q = b + 32;
     const float dAll = f16At(b + 108);
     int scales[16];
     q3kScales(b + 96, scales);
-    int is = 0;
-    uint8_t m = 1;
-    for (int n = 0; n < 256; n += 128, q += 32) {
-        for (int shift = 0; shift < 8; shift += 2, m = uint8_t(m << 1)) {
-            for (int half = 0; half < 32; half += 16) {
-                const float dl = dAll * float(scales[is++]);
-                for (int l = 0; l < 16; ++l) {
-                    const int low = (q[l + half] >> shift) & 3;
-                    *y++ = dl * float(low - ((hm[l + half] & m) ? 0 : 4));
-                }
+    for (int group = 0; group < 8; ++group) { // bit `group` of hm, 2-bit field group % 4
+        const uint8_t* q = b + 32 + 32 * (group / 4);
+        const int shift = 2 * (group % 4);
+        for (int half = 0; half < 32; half += 16, y += 16) {
+            const float dl = dAll * float(scales[2 * group + half / 16]);
+            for (int l = 0; l < 16; ++l) {
+                const int low = (q[l + half] >> shift) & 3;
+                const int clear = ((~hm[l + half] >> group) & 1) << 2;
+                y[l] = dl * float(low - clear);
             }
         }
     }
-}
-
-// 6-bit scale and min j of Q4_K / Q5_K (ggml's get_scale_min_k4).
-void scaleMinK4(int j, const uint8_t* q, int& scale, int& min) {
-    if (j < 4) {
-        scale = q[j] & 63;
-        min = q[j + 4] & 63;
-    } else {
-        scale = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-        min = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-
-// d * scale and dmin * min of sub-blocks is and is + 1 of Q4_K / Q5_K.
-struct ScalePair {
-    float d1, m1, d2, m2;
-};
-ScalePair scalePairK4(float d, float min, const uint8_t* scales, int is) {
-    int sc = 0, m = 0;
-    scaleMinK4(is, scales, sc, m);
-    ScalePair p{d * float(sc), min * float(m), 0, 0};
-    scaleMinK4(is + 1, scales, sc, m);
-    p.d2 = d * float(sc);
-    p.m2 = min * float(m);
-    return p;
 }
 
 // Q4_K: f16 d, f16 dmin, scales[12], qs[128]; eight sub-blocks of 32.
@@ -287,34 +243,40 @@ void decodeQ8_K(const uint8_t* __restrict b, float* __restrict y) {
 
 } // namespace
 
-void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst) {
+namespace blocks {
+
+void dequantizeWith(uint32_t id, const uint8_t* src, size_t blocks, float* dst, bool wide) {
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (wide && dequantizeAvx2(id, src, blocks, dst))
+        return;
+#endif
     switch (id) {
     case 0:
         return convertToF32(Dtype::F32, src, blocks, dst);
     case 1:
         return convertToF32(Dtype::F16, src, blocks, dst);
     case 2:
-        return eachBlock<18, 32, decodeQ4_0>(src, blocks, dst);
+        return eachBlock<18, 32, decodeQ4_0>(src, blocks, dst, wide);
     case 3:
-        return eachBlock<20, 32, decodeQ4_1>(src, blocks, dst);
+        return eachBlock<20, 32, decodeQ4_1>(src, blocks, dst, wide);
     case 6:
-        return eachBlock<22, 32, decodeQ5_0>(src, blocks, dst);
+        return eachBlock<22, 32, decodeQ5_0>(src, blocks, dst, wide);
     case 7:
-        return eachBlock<24, 32, decodeQ5_1>(src, blocks, dst);
+        return eachBlock<24, 32, decodeQ5_1>(src, blocks, dst, wide);
     case 8:
-        return eachBlock<34, 32, decodeQ8_0>(src, blocks, dst);
+        return eachBlock<34, 32, decodeQ8_0>(src, blocks, dst, wide);
     case 10:
-        return eachBlock<84, 256, decodeQ2_K>(src, blocks, dst);
+        return eachBlock<84, 256, decodeQ2_K>(src, blocks, dst, wide);
     case 11:
-        return eachBlock<110, 256, decodeQ3_K>(src, blocks, dst);
+        return eachBlock<110, 256, decodeQ3_K>(src, blocks, dst, wide);
     case 12:
-        return eachBlock<144, 256, decodeQ4_K>(src, blocks, dst);
+        return eachBlock<144, 256, decodeQ4_K>(src, blocks, dst, wide);
     case 13:
-        return eachBlock<176, 256, decodeQ5_K>(src, blocks, dst);
+        return eachBlock<176, 256, decodeQ5_K>(src, blocks, dst, wide);
     case 14:
-        return eachBlock<210, 256, decodeQ6_K>(src, blocks, dst);
+        return eachBlock<210, 256, decodeQ6_K>(src, blocks, dst, wide);
     case 15:
-        return eachBlock<292, 256, decodeQ8_K>(src, blocks, dst);
+        return eachBlock<292, 256, decodeQ8_K>(src, blocks, dst, wide);
     case 24:
         return convertToF32(Dtype::I8, src, blocks, dst);
     case 25:
@@ -328,18 +290,24 @@ void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst
     case 30:
         return convertToF32(Dtype::BF16, src, blocks, dst);
     case 39:
-        return eachBlock<17, 32, decodeMxfp4>(src, blocks, dst);
+        return eachBlock<17, 32, decodeMxfp4>(src, blocks, dst, wide);
     case 40:
-        return eachBlock<36, 64, decodeNvfp4>(src, blocks, dst);
+        return eachBlock<36, 64, decodeNvfp4>(src, blocks, dst, wide);
     case 41:
-        return eachBlock<18, 128, decodeQ1_0>(src, blocks, dst);
+        return eachBlock<18, 128, decodeQ1_0>(src, blocks, dst, wide);
     case 42:
-        return eachBlock<18, 64, decodeQ2_0>(src, blocks, dst);
+        return eachBlock<18, 64, decodeQ2_0>(src, blocks, dst, wide);
     default:
         // The IQ and TQ types; Q8_1 and undefined ids fall through untouched
         // (the caller checks ggmlType() first).
-        dequantizeIqBlocks(id, src, blocks, dst);
+        dequantizeIqBlocks(id, src, blocks, dst, wide);
     }
+}
+
+} // namespace blocks
+
+void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst) {
+    blocks::dequantizeWith(id, src, blocks, dst, stats::useAvx2());
 }
 
 } // namespace ckptscope::gguf
