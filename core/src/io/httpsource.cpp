@@ -1,0 +1,301 @@
+#include "ckptscope/io/httpsource.h"
+
+#include "ckptscope/io/filesource.h"
+#include "io/httpclient.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace ckptscope {
+
+namespace {
+
+std::string changedMessage(const std::string& url) {
+    return url + ": file changed on the server while reading — reload";
+}
+
+std::string noRangesMessage(const std::string& url) {
+    return url + ": the server does not support range requests";
+}
+
+// A body written into a fixed buffer: the bytes [start, start + capacity) of
+// the file. Each response must be a 206 for exactly where the buffer stands,
+// of the file version first seen (ETag, size).
+class RangeSink final : public http::BodySink {
+public:
+    RangeSink(const std::string& url, uint64_t start, uint8_t* dst, uint64_t capacity,
+              const std::string& etag, uint64_t size)
+        : m_url(url), m_start(start), m_dst(dst), m_capacity(capacity), m_etag(etag), m_size(size) {
+    }
+
+    bool accept(const http::Response& r, const char* data, size_t n) override {
+        if (&r != m_checked) {
+            if (!checkResponse(r))
+                return false;
+            m_checked = &r;
+        }
+        if (n > m_capacity - m_received) {
+            m_problem = m_url + ": the server sent more bytes than were asked for";
+            return false;
+        }
+        std::memcpy(m_dst + m_received, data, n);
+        m_received += n;
+        return true;
+    }
+    uint64_t received() const override { return m_received; }
+    [[noreturn]] void raise() const override {
+        if (m_changed)
+            throw SourceChangedError(changedMessage(m_url), m_url);
+        throw IoError(m_problem);
+    }
+
+private:
+    bool checkResponse(const http::Response& r) {
+        if (r.status == 200) {
+            m_problem = noRangesMessage(m_url);
+            return false;
+        }
+        const auto range = http::parseContentRange(r.contentRange);
+        if (r.status != 206 || !range || !range->first) {
+            m_problem = m_url + ": the server answered a range request without a byte range";
+            return false;
+        }
+        if ((!m_etag.empty() && !r.etag.empty() && r.etag != m_etag) ||
+            (range->total && *range->total != m_size)) {
+            m_changed = true;
+            return false;
+        }
+        if (*range->first != m_start + m_received) {
+            m_problem = m_url + ": the server sent bytes from " + std::to_string(*range->first) +
+                        " where " + std::to_string(m_start + m_received) + " were asked for";
+            return false;
+        }
+        return true;
+    }
+
+    const std::string& m_url;
+    uint64_t m_start;
+    uint8_t* m_dst;
+    uint64_t m_capacity;
+    const std::string& m_etag;
+    uint64_t m_size;
+    uint64_t m_received = 0;
+    const http::Response* m_checked = nullptr;
+    bool m_changed = false;
+    std::string m_problem;
+};
+
+// The first request: a range from 0, or the whole file when the server
+// ignores Range and the file is small enough to take whole.
+class ProbeSink final : public http::BodySink {
+public:
+    ProbeSink(const std::string& url, uint64_t want, uint64_t wholeLimit)
+        : m_url(url), m_want(want), m_wholeLimit(wholeLimit) {}
+
+    bool accept(const http::Response& r, const char* data, size_t n) override {
+        m_whole = r.status == 200;
+        if (!m_whole && &r != m_checked) {
+            // A resumed answer must continue where the last one broke off.
+            const auto range = http::parseContentRange(r.contentRange);
+            if (!range || range->first != uint64_t(m_bytes.size())) {
+                m_problem = m_url + ": the server answered a range request without the range";
+                return false;
+            }
+            m_checked = &r;
+        }
+        const uint64_t limit = m_whole ? m_wholeLimit : m_want;
+        if (m_whole && r.contentLength && *r.contentLength > m_wholeLimit) {
+            m_problem = noRangesMessage(m_url) + " (the file is " +
+                        std::to_string(*r.contentLength) + " bytes, more than " +
+                        std::to_string(m_wholeLimit >> 20) + " MiB to read whole)";
+            return false;
+        }
+        if (n > limit - m_bytes.size()) {
+            m_problem = m_whole ? noRangesMessage(m_url)
+                                : m_url + ": the server sent more bytes than were asked for";
+            return false;
+        }
+        m_bytes.insert(m_bytes.end(), data, data + n);
+        return true;
+    }
+    uint64_t received() const override { return m_bytes.size(); }
+    [[noreturn]] void raise() const override { throw IoError(m_problem); }
+
+    std::vector<uint8_t> m_bytes;
+    bool m_whole = false;
+
+private:
+    const std::string& m_url;
+    uint64_t m_want;
+    uint64_t m_wholeLimit;
+    const http::Response* m_checked = nullptr;
+    std::string m_problem;
+};
+
+struct Segment {
+    std::vector<uint8_t> bytes;
+    uint64_t lastUse = 0;
+};
+
+} // namespace
+
+HttpOptions& defaultHttpOptions() {
+    static HttpOptions options;
+    return options;
+}
+
+bool isUrl(std::string_view path) {
+    auto startsWith = [&](std::string_view scheme) {
+        if (path.size() < scheme.size())
+            return false;
+        for (size_t i = 0; i < scheme.size(); ++i)
+            if (std::tolower(static_cast<unsigned char>(path[i])) != scheme[i])
+                return false;
+        return true;
+    };
+    return startsWith("http://") || startsWith("https://");
+}
+
+struct HttpSource::State {
+    HttpOptions options;
+    std::unique_ptr<http::Client> client;
+    std::mutex mutex;
+    uint64_t size = 0;
+    std::string etag;
+    std::string lastModified;
+    bool whole = false; // the server ignores Range; the file is all in `cache`
+    std::map<uint64_t, Segment> cache;
+    uint64_t cached = 0;
+    uint64_t clock = 0;
+    uint64_t bytes = 0;
+
+    void fetch(const std::string& url, uint64_t first, uint8_t* dst, uint64_t length);
+    void store(uint64_t offset, std::vector<uint8_t> bytes);
+};
+
+HttpSource::HttpSource(std::string url, HttpOptions options)
+    : m_url(std::move(url)), m_state(std::make_unique<State>()) {
+    State& s = *m_state;
+    s.options = std::move(options);
+    s.client = std::make_unique<http::Client>(m_url, s.options);
+    ProbeSink probe(m_url, s.options.readAhead, s.options.wholeFileLimit);
+    const http::Response r = s.client->get(0, s.options.readAhead, probe);
+    s.bytes += probe.received();
+    s.etag = r.etag;
+    s.lastModified = r.lastModified;
+    if (r.status == 416) {
+        // Nothing to give from byte 0: an empty file ("bytes */0").
+        const auto range = http::parseContentRange(r.contentRange);
+        if (!range || range->total != uint64_t(0))
+            throw IoError(s.client->statusMessage(r));
+        return;
+    }
+    if (r.status == 200) {
+        s.whole = true;
+        s.size = probe.m_bytes.size();
+    } else if (r.status == 206) {
+        // The sink checked that each answer (a resumed one too) continued
+        // where the bytes stood.
+        const auto range = http::parseContentRange(r.contentRange);
+        if (!range || !range->total)
+            throw IoError(m_url + ": the server did not say the file's size (Content-Range \"" +
+                          r.contentRange + "\")");
+        s.size = *range->total;
+        if (probe.m_bytes.size() != std::min(s.size, s.options.readAhead))
+            throw IoError(m_url + ": the server's first answer was cut short");
+    } else {
+        throw IoError(s.client->statusMessage(r));
+    }
+    if (!probe.m_bytes.empty())
+        s.store(0, std::move(probe.m_bytes));
+}
+
+HttpSource::~HttpSource() = default;
+
+uint64_t HttpSource::size() const {
+    return m_state->size;
+}
+
+std::string HttpSource::validator() const {
+    return !m_state->etag.empty() ? m_state->etag : m_state->lastModified;
+}
+
+HttpSource::Traffic HttpSource::traffic() const {
+    std::lock_guard lock(m_state->mutex);
+    return {m_state->client->requests(), m_state->bytes};
+}
+
+void HttpSource::State::fetch(const std::string& url, uint64_t first, uint8_t* dst,
+                              uint64_t length) {
+    // A server may answer a range with fewer bytes than asked (HTTP allows
+    // it): ask again for the rest.
+    uint64_t got = 0;
+    while (got < length) {
+        RangeSink sink(url, first + got, dst + got, length - got, etag, size);
+        const http::Response r = client->get(first + got, length - got, sink);
+        bytes += sink.received();
+        if (r.status != 206)
+            throw IoError(client->statusMessage(r));
+        if (sink.received() == 0)
+            throw IoError(url + ": the server sent no bytes for a range");
+        got += sink.received();
+    }
+}
+
+void HttpSource::State::store(uint64_t offset, std::vector<uint8_t> bytesIn) {
+    cached += bytesIn.size();
+    cache[offset] = Segment{std::move(bytesIn), ++clock};
+    // Least recently used first; the segment just stored stays.
+    while (cached > options.cacheBytes && !whole && cache.size() > 1) {
+        auto oldest = cache.end();
+        for (auto it = cache.begin(); it != cache.end(); ++it)
+            if (it->second.lastUse != clock &&
+                (oldest == cache.end() || it->second.lastUse < oldest->second.lastUse))
+                oldest = it;
+        cached -= oldest->second.bytes.size();
+        cache.erase(oldest);
+    }
+}
+
+void HttpSource::read(uint64_t offset, void* dst, size_t n) const {
+    State& s = *m_state;
+    std::lock_guard lock(s.mutex);
+    if (offset > s.size || n > s.size - offset)
+        throw SourceChangedError(m_url + ": read past the end of the file (" +
+                                     std::to_string(s.size) + " bytes)",
+                                 m_url);
+    auto* out = static_cast<uint8_t*>(dst);
+    const uint64_t end = offset + n;
+    uint64_t pos = offset;
+    while (pos < end) {
+        auto next = s.cache.upper_bound(pos);
+        if (next != s.cache.begin()) {
+            auto& [start, seg] = *std::prev(next);
+            if (pos < start + seg.bytes.size()) {
+                const uint64_t take = std::min(end, start + seg.bytes.size()) - pos;
+                std::memcpy(out + (pos - offset), seg.bytes.data() + (pos - start), take);
+                seg.lastUse = ++s.clock;
+                pos += take;
+                continue;
+            }
+        }
+        const uint64_t nextStart = next == s.cache.end() ? s.size : next->first;
+        const uint64_t gapEnd = std::min(end, nextStart);
+        if (n > s.options.cacheBytes / 4) {
+            // A bulk read (statistics over a large tensor): straight into
+            // the caller's buffer, never through the cache.
+            s.fetch(m_url, pos, out + (pos - offset), gapEnd - pos);
+            pos = gapEnd;
+            continue;
+        }
+        const uint64_t fetchEnd = std::min(std::max(gapEnd, pos + s.options.readAhead), nextStart);
+        std::vector<uint8_t> bytes(fetchEnd - pos);
+        s.fetch(m_url, pos, bytes.data(), bytes.size());
+        s.store(pos, std::move(bytes));
+    }
+}
+
+} // namespace ckptscope
