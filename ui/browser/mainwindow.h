@@ -104,6 +104,7 @@ private:
     void showTensor(int tensor);
     void updateRecentMenu();
     void openDialog();
+    void openUrlDialog();
     void offerReload(const QString& message);
     void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc);
     void onLoadFailed(const QString& path, const QString& error);
