@@ -261,6 +261,10 @@ void HttpSource::State::store(uint64_t offset, std::vector<uint8_t> bytesIn) {
 }
 
 void HttpSource::read(uint64_t offset, void* dst, size_t n) const {
+    readAhead(offset, dst, n, 0);
+}
+
+void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wantedEnd) const {
     State& s = *m_state;
     std::lock_guard lock(s.mutex);
     if (offset > s.size || n > s.size - offset)
@@ -284,14 +288,17 @@ void HttpSource::read(uint64_t offset, void* dst, size_t n) const {
         }
         const uint64_t nextStart = next == s.cache.end() ? s.size : next->first;
         const uint64_t gapEnd = std::min(end, nextStart);
-        if (n > s.options.cacheBytes / 4) {
-            // A bulk read (statistics over a large tensor): straight into
-            // the caller's buffer, never through the cache.
+        if (gapEnd - pos >= s.options.blockBytes) {
+            // A bulk read: straight into the caller's buffer.
             s.fetch(m_url, pos, out + (pos - offset), gapEnd - pos);
             pos = gapEnd;
             continue;
         }
-        const uint64_t fetchEnd = std::min(std::max(gapEnd, pos + s.options.readAhead), nextStart);
+        // A tensor's values come in blocks clipped to the tensor; anything
+        // else (headers, indexes) in readAhead steps.
+        const uint64_t ahead = wantedEnd > pos ? std::min(wantedEnd - pos, s.options.blockBytes)
+                                               : s.options.readAhead;
+        const uint64_t fetchEnd = std::min(std::max(gapEnd, pos + ahead), nextStart);
         std::vector<uint8_t> bytes(fetchEnd - pos);
         s.fetch(m_url, pos, bytes.data(), bytes.size());
         s.store(pos, std::move(bytes));

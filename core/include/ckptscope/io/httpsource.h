@@ -29,8 +29,11 @@ struct HttpOptions {
     // Small reads fetch this much at once (a header parsed field by field
     // costs one request, not hundreds).
     uint64_t readAhead = uint64_t(64) << 10;
-    // Bytes kept in memory; reads larger than a quarter of it bypass it.
-    uint64_t cacheBytes = uint64_t(256) << 20;
+    // Reads of a tensor's values fetch blocks of this size, clipped to the
+    // tensor (ByteSource::readAhead): few requests, nothing past the tensor.
+    uint64_t blockBytes = uint64_t(4) << 20;
+    // Bytes kept in memory (a scan of a large tensor cycles through it).
+    uint64_t cacheBytes = uint64_t(64) << 20;
 };
 
 // The options every URL opened without explicit ones uses: the CLI's
@@ -57,6 +60,7 @@ public:
 
     uint64_t size() const override;
     void read(uint64_t offset, void* dst, size_t n) const override;
+    void readAhead(uint64_t offset, void* dst, size_t n, uint64_t wantedEnd) const override;
     const std::string& name() const override { return m_url; }
 
     // The validator a cache keys the file by: the ETag, else Last-Modified,
