@@ -1,6 +1,7 @@
 // Files read over HTTP by range requests: against nginx (what people serve
 // files with) for what a well-behaved server gives, and against our own
 // fault server for drops, stalls, missing Range support, auth and changes.
+#include "ckptscope/common/taskcontrol.h"
 #include "ckptscope/document/document.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/io/httpsource.h"
@@ -14,6 +15,7 @@
 
 #include <cstdlib>
 #include <numeric>
+#include <thread>
 
 using namespace ckptscope;
 using namespace testsupport;
@@ -93,6 +95,7 @@ private Q_SLOTS:
     void tokenGoesOnlyToTheHubHost();
     void tokenStaysBehindWhenARedirectLeavesTheHost();
     void userHeadersGoToTheUrlsHost();
+    void taskHearsTrafficAndCancels();
 
 private:
     QTemporaryDir m_dir;
@@ -250,6 +253,40 @@ void TestHttpSource::userHeadersGoToTheUrlsHost() {
     HttpSource source(server.url("/auth"), o);
     QCOMPARE(source.size(), uint64_t(m_model.size()));
     QVERIFY(!source.validator().empty());
+}
+
+void TestHttpSource::taskHearsTrafficAndCancels() {
+    HttpTraffic heard;
+    {
+        HttpTask task(nullptr, [&](const HttpTraffic& t) { heard = t; });
+        const auto doc = Document::open(m_nginx->url("model.safetensors"));
+        QCOMPARE(heard.requests, uint64_t(1));
+        QCOMPARE(heard.bytes, uint64_t(64u << 10));
+    }
+    // A server that never sends: Cancel ends the open long before the stall
+    // timeout would.
+    FaultServer server(m_model, "secret");
+    HttpOptions patient = quickOptions();
+    patient.stallTimeout = 30000ms;
+    std::atomic<bool> cancel{false};
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(200ms);
+        cancel = true;
+    });
+    const auto start = std::chrono::steady_clock::now();
+    bool cancelled = false;
+    try {
+        HttpTask task(&cancel, {});
+        HttpSource source(server.url("/slow"), patient);
+    } catch (const Cancelled&) {
+        cancelled = true;
+    }
+    canceller.join();
+    QVERIFY(cancelled);
+    QVERIFY(std::chrono::steady_clock::now() - start < 10s);
+    // Once the task is over, its flag no longer reaches new transfers.
+    HttpSource later(server.url("/file"), quickOptions());
+    QCOMPARE(later.size(), uint64_t(m_model.size()));
 }
 
 QTEST_GUILESS_MAIN(TestHttpSource)

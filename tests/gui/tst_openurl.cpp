@@ -17,8 +17,10 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace testsupport;
@@ -50,6 +52,7 @@ private Q_SLOTS:
     void pastedUrlOpens();
     void droppedLinkOpens();
     void failedUrlSaysTheStatus();
+    void cancelStopsAStalledOpen();
 
 private:
     QTemporaryDir m_dir;
@@ -133,6 +136,28 @@ void TestOpenUrl::failedUrlSaysTheStatus() {
     QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
     QVERIFY2(failed.first().at(1).toString().contains(QStringLiteral("404 Not Found")),
              qPrintable(failed.first().at(1).toString()));
+}
+
+void TestOpenUrl::cancelStopsAStalledOpen() {
+    FaultServer server("never sent", "");
+    MainWindow w;
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(qstr(server.url("/slow")));
+    auto* cancel = w.findChild<QToolButton*>(QStringLiteral("cancelLoad"));
+    QVERIFY(cancel);
+    QVERIFY(cancel->isVisible());
+    QVERIFY(w.isLoading());
+    QTest::qWait(200); // the request is under way
+    cancel->click();
+    QVERIFY(!cancel->isVisible());
+    QVERIFY(QTest::qWaitFor([&] { return !w.isLoading(); }, 5000));
+    QTest::qWait(100);
+    QVERIFY(loaded.isEmpty());
+    QVERIFY(failed.isEmpty());
+    QVERIFY(w.currentPath().isEmpty());
+    QVERIFY(!w.statusBar()->currentMessage().startsWith(QStringLiteral("Opening")));
 }
 
 QTEST_MAIN(TestOpenUrl)

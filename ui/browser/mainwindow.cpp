@@ -17,6 +17,7 @@
 #include "common/helpdialogs.h"
 #include "common/notificationbar.h"
 #include "common/plaintext.h"
+#include "common/sizeformat.h"
 #include "common/windowregistry.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
@@ -43,6 +44,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 using ckptscope::Document;
@@ -63,6 +65,16 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_loader, &DocumentLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &DocumentLoader::failed, this, &MainWindow::onLoadFailed);
+    connect(m_loader, &DocumentLoader::traffic, this,
+            [this](const QString& path, quint64 requests, quint64 bytes) {
+                if (path != m_requestedPath || !m_loader->isLoading())
+                    return;
+                statusBar()->showMessage(
+                    tr("Opening %1… %2, %3 received")
+                        .arg(filelocation::displayName(path),
+                             requests == 1 ? tr("1 request") : tr("%1 requests").arg(requests),
+                             humanBytes(bytes)));
+            });
     // A training job rewrites the file: reload once it settles.
     connect(m_reloadWatcher, &ReloadWatcher::changed, this, &MainWindow::reload);
     connect(m_reloadWatcher, &ReloadWatcher::gone, this, [this] {
@@ -137,6 +149,13 @@ void MainWindow::buildStatusBar() {
     m_busy->setMaximumWidth(140);
     m_busy->setVisible(false);
     statusBar()->addPermanentWidget(m_busy);
+    m_cancelLoad = new QToolButton;
+    m_cancelLoad->setObjectName(QStringLiteral("cancelLoad"));
+    m_cancelLoad->setText(tr("Cancel"));
+    m_cancelLoad->setToolTip(tr("Stop opening this file"));
+    m_cancelLoad->setVisible(false);
+    statusBar()->addPermanentWidget(m_cancelLoad);
+    connect(m_cancelLoad, &QToolButton::clicked, this, &MainWindow::cancelLoad);
     m_scanProgress = new QProgressBar;
     m_scanProgress->setRange(0, 100);
     m_scanProgress->setMaximumWidth(160);
@@ -349,6 +368,7 @@ void MainWindow::openFile(const QString& path) {
     m_pendingReload = path == m_path;
     m_pendingKeep = m_pendingReload ? m_tensorDock->currentTensorName() : QString();
     m_busy->setVisible(true);
+    m_cancelLoad->setVisible(true);
     statusBar()->showMessage(tr("Opening %1…").arg(filelocation::displayName(path)));
     m_loader->load(path);
 }
@@ -357,14 +377,26 @@ bool MainWindow::isLoading() const {
     return m_loader->isLoading();
 }
 
-void MainWindow::onLoadFailed(const QString& path, const QString& error) {
+void MainWindow::endLoad() {
     m_busy->setVisible(false);
+    m_cancelLoad->setVisible(false);
     m_requestedPath = m_path; // still showing the file it showed
     // The file still shown keeps its line; "Opening …" must not stay.
     if (m_document)
         statusBar()->showMessage(documentSummary(*m_document, filelocation::displayName(m_path)));
     else
         statusBar()->clearMessage();
+}
+
+void MainWindow::cancelLoad() {
+    if (!m_loader->isLoading())
+        return;
+    m_loader->cancel();
+    endLoad();
+}
+
+void MainWindow::onLoadFailed(const QString& path, const QString& error) {
+    endLoad();
     m_bar->showMessage(NotificationBar::Kind::Error,
                        tr("<b>Could not open the file.</b> %1").arg(error.toHtmlEscaped()),
                        m_pendingReload ? tr("Try Again") : QString());
@@ -375,6 +407,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& error) {
 
 void MainWindow::onLoaded(const QString& path, std::shared_ptr<const Document> doc) {
     m_busy->setVisible(false);
+    m_cancelLoad->setVisible(false);
     setDocument(std::move(doc), path, m_pendingReload);
     if (m_pendingReload) {
         m_bar->showMessage(NotificationBar::Kind::Info,

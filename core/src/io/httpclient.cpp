@@ -1,7 +1,9 @@
 #include "io/httpclient.h"
 
+#include "ckptscope/common/taskcontrol.h"
 #include "ckptscope/io/filesource.h"
 #include "io/httpauth.h"
+#include "io/httptask.h"
 
 #include <curl/curl.h>
 
@@ -136,7 +138,13 @@ struct Transfer {
     Response response;
     BodySink* sink = nullptr;
     bool aborted = false;
+    HttpTask::Shared* task = nullptr;
 };
+
+int onProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    const auto* t = static_cast<Transfer*>(user);
+    return t->task && t->task->cancelled() ? 1 : 0;
+}
 
 size_t onHeader(char* data, size_t size, size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
@@ -226,9 +234,9 @@ struct Client::Handle {
     }
 };
 
-Client::Client(std::string url, const HttpOptions& options)
-    : m_url(std::move(url)), m_options(options), m_handle(std::make_unique<Handle>()),
-      m_effectiveUrl(m_url) {
+Client::Client(std::string url, const HttpOptions& options, std::shared_ptr<HttpTask::Shared> task)
+    : m_url(std::move(url)), m_options(options), m_task(std::move(task)),
+      m_handle(std::make_unique<Handle>()), m_effectiveUrl(m_url) {
     initCurlOnce();
     m_handle->curl = curl_easy_init();
     if (!m_handle->curl)
@@ -243,6 +251,7 @@ Response Client::performOnce(const std::string& url, bool sendCredentials, uint6
     curl_easy_reset(c);
     Transfer transfer;
     transfer.sink = &sink;
+    transfer.task = m_task.get();
     curl_slist* headers = nullptr;
     std::string range;
     if (length > 0) {
@@ -281,12 +290,17 @@ Response Client::performOnce(const std::string& url, bool sendCredentials, uint6
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &onBody);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &onProgress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &transfer);
     m_handle->error[0] = '\0';
     ++m_requests;
     const CURLcode code = curl_easy_perform(c);
     curl_slist_free_all(headers);
     // The token must not outlive the request in our memory either.
     std::fill(bearer.begin(), bearer.end(), '\0');
+    if (code == CURLE_ABORTED_BY_CALLBACK)
+        throw Cancelled{};
     if (transfer.aborted)
         sink.raise();
     curlCode = int(code);
@@ -345,6 +359,8 @@ Response Client::get(uint64_t first, uint64_t length, BodySink& sink) {
         if (length == 0 && sink.received() > 0)
             throw IoError(m_url + ": connection lost while reading the whole file");
         std::this_thread::sleep_for(m_options.retryDelays[attempt]);
+        if (m_task && m_task->cancelled())
+            throw Cancelled{};
     }
 }
 

@@ -45,7 +45,8 @@ public:
 // that name the URL and never a header.
 class Client {
 public:
-    Client(std::string url, const HttpOptions& options);
+    // `task`, when set, can cancel transfers (io/httptask.h).
+    Client(std::string url, const HttpOptions& options, std::shared_ptr<HttpTask::Shared> task);
     ~Client();
     Client(const Client&) = delete;
     Client& operator=(const Client&) = delete;
@@ -67,6 +68,7 @@ private:
 
     std::string m_url;
     const HttpOptions& m_options;
+    std::shared_ptr<HttpTask::Shared> m_task;
     std::unique_ptr<Handle> m_handle;
     // Where the last redirect chain ended (the Hub sends every request of a
     // file to the same CDN URL), and whether credentials may go there.

@@ -2,6 +2,7 @@
 
 #include "ckptscope/io/filesource.h"
 #include "io/httpclient.h"
+#include "io/httptask.h"
 
 #include <algorithm>
 #include <cctype>
@@ -142,6 +143,30 @@ struct Segment {
 
 } // namespace
 
+namespace {
+thread_local std::shared_ptr<HttpTask::Shared> t_task;
+} // namespace
+
+std::shared_ptr<HttpTask::Shared> currentHttpTask() {
+    return t_task;
+}
+
+HttpTask::HttpTask(const std::atomic<bool>* cancel,
+                   std::function<void(const HttpTraffic&)> onTraffic)
+    : m_shared(std::make_shared<Shared>()), m_outer(t_task) {
+    m_shared->cancel = cancel;
+    m_shared->onTraffic = std::move(onTraffic);
+    t_task = m_shared;
+}
+
+HttpTask::~HttpTask() {
+    {
+        std::lock_guard lock(m_shared->mutex);
+        m_shared->ended = true;
+    }
+    t_task = m_outer;
+}
+
 HttpOptions& defaultHttpOptions() {
     static HttpOptions options;
     return options;
@@ -174,16 +199,21 @@ struct HttpSource::State {
 
     void fetch(const std::string& url, uint64_t first, uint8_t* dst, uint64_t length);
     void store(uint64_t offset, std::vector<uint8_t> bytes);
+    void report();
+    std::shared_ptr<HttpTask::Shared> task; // the opening task, while it lasts
+    HttpTraffic reported;                   // what the task has heard of
 };
 
 HttpSource::HttpSource(std::string url, HttpOptions options)
     : m_url(std::move(url)), m_state(std::make_unique<State>()) {
     State& s = *m_state;
     s.options = std::move(options);
-    s.client = std::make_unique<http::Client>(m_url, s.options);
+    s.task = currentHttpTask();
+    s.client = std::make_unique<http::Client>(m_url, s.options, s.task);
     ProbeSink probe(m_url, s.options.readAhead, s.options.wholeFileLimit);
     const http::Response r = s.client->get(0, s.options.readAhead, probe);
     s.bytes += probe.received();
+    s.report();
     s.etag = r.etag;
     s.lastModified = r.lastModified;
     if (r.status == 416) {
@@ -223,9 +253,16 @@ std::string HttpSource::validator() const {
     return !m_state->etag.empty() ? m_state->etag : m_state->lastModified;
 }
 
-HttpSource::Traffic HttpSource::traffic() const {
+HttpTraffic HttpSource::traffic() const {
     std::lock_guard lock(m_state->mutex);
     return {m_state->client->requests(), m_state->bytes};
+}
+
+void HttpSource::State::report() {
+    const HttpTraffic now{client->requests(), bytes};
+    if (task)
+        task->add(HttpTraffic{now.requests - reported.requests, now.bytes - reported.bytes});
+    reported = now;
 }
 
 void HttpSource::State::fetch(const std::string& url, uint64_t first, uint8_t* dst,
@@ -237,6 +274,7 @@ void HttpSource::State::fetch(const std::string& url, uint64_t first, uint8_t* d
         RangeSink sink(url, first + got, dst + got, length - got, etag, size);
         const http::Response r = client->get(first + got, length - got, sink);
         bytes += sink.received();
+        report();
         if (r.status != 206)
             throw IoError(client->statusMessage(r));
         if (sink.received() == 0)
@@ -296,8 +334,8 @@ void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wanted
         }
         // A tensor's values come in blocks clipped to the tensor; anything
         // else (headers, indexes) in readAhead steps.
-        const uint64_t ahead = wantedEnd > pos ? std::min(wantedEnd - pos, s.options.blockBytes)
-                                               : s.options.readAhead;
+        const uint64_t ahead =
+            wantedEnd > pos ? std::min(wantedEnd - pos, s.options.blockBytes) : s.options.readAhead;
         const uint64_t fetchEnd = std::min(std::max(gapEnd, pos + ahead), nextStart);
         std::vector<uint8_t> bytes(fetchEnd - pos);
         s.fetch(m_url, pos, bytes.data(), bytes.size());

@@ -2,14 +2,22 @@
 
 #include "ckptscope/io/bytesource.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace ckptscope {
+
+// What a source has asked of its server so far.
+struct HttpTraffic {
+    uint64_t requests = 0;
+    uint64_t bytes = 0; // body bytes received
+};
 
 // How files behind http(s) URLs are read. The defaults are the documented
 // behaviour; tests shorten the timeouts.
@@ -34,6 +42,24 @@ struct HttpOptions {
     uint64_t blockBytes = uint64_t(4) << 20;
     // Bytes kept in memory (a scan of a large tensor cycles through it).
     uint64_t cacheBytes = uint64_t(64) << 20;
+};
+
+// The task that opens files (the GUI's open of a model: its index and every
+// shard): while an HttpTask lives, each HttpSource constructed on its thread
+// polls its cancel flag during transfers (set: ckptscope::Cancelled is
+// thrown) and adds its requests and bytes to the task's report. When the
+// task ends, its sources (now held by a document) stop asking it.
+class HttpTask {
+public:
+    HttpTask(const std::atomic<bool>* cancel, std::function<void(const HttpTraffic&)> onTraffic);
+    ~HttpTask();
+    HttpTask(const HttpTask&) = delete;
+    HttpTask& operator=(const HttpTask&) = delete;
+    struct Shared;
+
+private:
+    std::shared_ptr<Shared> m_shared;
+    std::shared_ptr<Shared> m_outer; // a task this one nests in
 };
 
 // The options every URL opened without explicit ones uses: the CLI's
@@ -67,11 +93,7 @@ public:
     // else empty (then only the size identifies the version).
     std::string validator() const;
 
-    struct Traffic {
-        uint64_t requests = 0;
-        uint64_t bytes = 0; // body bytes received
-    };
-    Traffic traffic() const;
+    HttpTraffic traffic() const;
 
 private:
     struct State;
