@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace ckptscope {
 
@@ -200,9 +202,67 @@ struct HttpSource::State {
     void fetch(const std::string& url, uint64_t first, uint8_t* dst, uint64_t length);
     void store(uint64_t offset, std::vector<uint8_t> bytes);
     void report();
+    uint64_t requests() const {
+        return client->requests() + (prefetchClient ? prefetchClient->requests() : 0);
+    }
     std::shared_ptr<HttpTask::Shared> task; // the opening task, while it lasts
     HttpTraffic reported;                   // what the task has heard of
+
+    // The next block of the tensor being read, fetched on a second
+    // connection while the caller computes on this one: a scan then costs
+    // about the transfer, not transfer + computation.
+    struct Prefetch {
+        uint64_t offset = 0;
+        uint64_t wantedEnd = 0;
+        std::vector<uint8_t> bytes;
+        std::future<bool> done; // false: failed (the block is fetched again)
+    };
+    std::unique_ptr<http::Client> prefetchClient;
+    std::optional<Prefetch> prefetch; // declared last: finished before the clients go
+
+    void startPrefetch(const std::string& url, uint64_t offset, uint64_t wantedEnd);
+    // Takes a finished prefetch of the block at `offset` into the cache;
+    // false when there was none (a prefetch elsewhere is dropped).
+    bool takePrefetch(const std::string& url, uint64_t offset);
 };
+
+void HttpSource::State::startPrefetch(const std::string& url, uint64_t offset, uint64_t wantedEnd) {
+    if (prefetch || offset >= wantedEnd || offset >= size || cache.count(offset))
+        return;
+    if (!prefetchClient)
+        prefetchClient = std::make_unique<http::Client>(url, options, task);
+    Prefetch p;
+    p.offset = offset;
+    p.wantedEnd = wantedEnd;
+    p.bytes.resize(size_t(std::min({wantedEnd, size, offset + options.blockBytes}) - offset));
+    prefetch = std::move(p);
+    Prefetch& q = *prefetch;
+    q.done = std::async(std::launch::async, [this, &url, &q] {
+        try {
+            RangeSink sink(url, q.offset, q.bytes.data(), q.bytes.size(), etag, size);
+            const http::Response r = prefetchClient->get(q.offset, q.bytes.size(), sink);
+            return r.status == 206 && sink.received() == q.bytes.size();
+        } catch (...) {
+            return false; // the reader fetches it again and meets the error itself
+        }
+    });
+}
+
+bool HttpSource::State::takePrefetch(const std::string& url, uint64_t offset) {
+    if (!prefetch)
+        return false;
+    const bool ok = prefetch->done.get();
+    Prefetch p = std::move(*prefetch);
+    prefetch.reset();
+    if (!ok || p.offset != offset)
+        return false;
+    bytes += p.bytes.size();
+    const uint64_t next = p.offset + p.bytes.size();
+    store(p.offset, std::move(p.bytes));
+    report();
+    startPrefetch(url, next, p.wantedEnd);
+    return true;
+}
 
 HttpSource::HttpSource(std::string url, HttpOptions options)
     : m_url(std::move(url)), m_state(std::make_unique<State>()) {
@@ -255,11 +315,11 @@ std::string HttpSource::validator() const {
 
 HttpTraffic HttpSource::traffic() const {
     std::lock_guard lock(m_state->mutex);
-    return {m_state->client->requests(), m_state->bytes};
+    return {m_state->requests(), m_state->bytes};
 }
 
 void HttpSource::State::report() {
-    const HttpTraffic now{client->requests(), bytes};
+    const HttpTraffic now{requests(), bytes};
     if (task)
         task->add(HttpTraffic{now.requests - reported.requests, now.bytes - reported.bytes});
     reported = now;
@@ -337,9 +397,13 @@ void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wanted
         const uint64_t ahead =
             wantedEnd > pos ? std::min(wantedEnd - pos, s.options.blockBytes) : s.options.readAhead;
         const uint64_t fetchEnd = std::min(std::max(gapEnd, pos + ahead), nextStart);
+        if (s.takePrefetch(m_url, pos))
+            continue;
         std::vector<uint8_t> bytes(fetchEnd - pos);
         s.fetch(m_url, pos, bytes.data(), bytes.size());
         s.store(pos, std::move(bytes));
+        if (wantedEnd > fetchEnd)
+            s.startPrefetch(m_url, fetchEnd, wantedEnd);
     }
 }
 
