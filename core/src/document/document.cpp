@@ -13,10 +13,7 @@ namespace ckptscope {
 std::shared_ptr<const Document> Document::open(const std::string& path) {
     std::shared_ptr<const ByteSource> source;
     try {
-        if (isUrl(path))
-            source = std::make_shared<HttpSource>(path);
-        else
-            source = std::make_shared<FileSource>(path);
+        source = openByteSource(path);
     } catch (const IoError& e) {
         throw OpenError(path, e.what());
     }

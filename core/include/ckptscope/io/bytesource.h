@@ -48,6 +48,10 @@ private:
     std::string m_file;
 };
 
+// The bytes a path names: an http(s) URL read by range requests
+// (HttpSource), else a local file (FileSource). Throws IoError.
+std::shared_ptr<const ByteSource> openByteSource(const std::string& pathOrUrl);
+
 // The whole content, sized once from the source (no growing buffer).
 std::string readAll(const ByteSource& source);
 
