@@ -1,6 +1,7 @@
 // ckptscope-cli: the command-line twin of the Ckptscope browser.
 #include "clicommon.h"
 
+#include "ckptscope/io/httpsource.h"
 #include "ckptscope/io/hugepageheap.h"
 
 #include <csignal>
@@ -13,6 +14,9 @@ const char* kHelp = R"(Usage: ckptscope-cli COMMAND FILE [OPTIONS]
 Inspect OXCK model checkpoints, safetensors files and JSON gradient
 checkpoints.
 The format is detected from the content, not the file name.
+A FILE may be an http:// or https:// URL: only the bytes needed are read,
+by range requests (the Hugging Face token in HF_TOKEN or
+~/.cache/huggingface/token goes to huggingface.co or HF_ENDPOINT's host only).
 
 Commands:
   info FILE [--json]        header, metadata, tensors (OXCK, safetensors: with
@@ -81,6 +85,9 @@ Commands:
 
 Options:
   --json        machine-readable output on stdout
+  --header 'NAME: VALUE'
+                an HTTP header sent with every request for a URL (repeatable,
+                any command; not sent on when a redirect leaves the host)
   -h, --help    this help; after a command (ckptscope-cli diff --help),
                 that command's usage and options
   --version     the version
@@ -97,6 +104,35 @@ Warnings about a file go to stderr as "FILE: warning: ..." and, with --json,
 into the output: "warnings" of info, stats and layout, "a"/"b" "warnings" of
 diff.
 )";
+
+// Takes every "--header V" / "--header=V" out of args (they apply to all
+// URLs, whatever the command) into the HTTP options.
+std::vector<std::string> takeHeaders(std::vector<std::string> args) {
+    std::vector<std::string> rest;
+    for (size_t i = 0; i < args.size(); ++i) {
+        std::string value;
+        if (args[i] == "--") {
+            rest.insert(rest.end(), args.begin() + long(i), args.end());
+            break;
+        }
+        if (args[i] == "--header") {
+            if (i + 1 == args.size())
+                throw cli::UsageError("--header needs a value ('NAME: VALUE')");
+            value = args[++i];
+        } else if (args[i].rfind("--header=", 0) == 0) {
+            value = args[i].substr(9);
+        } else {
+            rest.push_back(args[i]);
+            continue;
+        }
+        const size_t colon = value.find(':');
+        if (colon == 0 || colon == std::string::npos || value.find_first_of(" \t\r\n") < colon ||
+            value.find_first_of("\r\n") != std::string::npos)
+            throw cli::UsageError("--header wants 'NAME: VALUE' (a name, a colon, a value)");
+        ckptscope::defaultHttpOptions().headers.push_back(value);
+    }
+    return rest;
+}
 
 } // namespace
 
@@ -120,8 +156,8 @@ int main(int argc, char** argv) {
         std::cout << "ckptscope-cli " << CKPTSCOPE_VERSION << "\n";
         return cli::kOk;
     }
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
     try {
+        const std::vector<std::string> rest = takeHeaders({args.begin() + 1, args.end()});
         if (cmd == "info")
             return cli::runInfo(rest);
         if (cmd == "stats")

@@ -1,6 +1,7 @@
 #include "browser/documentloader.h"
 
 #include "ckptscope/io/bytesource.h"
+#include "ckptscope/io/httpsource.h"
 
 #include <QFile>
 
@@ -24,6 +25,11 @@ std::shared_ptr<const Document> DocumentLoader::open(const QString& path) {
 void DocumentLoader::load(const QString& path) {
     m_task.start(
         [this, path](BackgroundTask::Run& run) {
+            // Files by URL (a model's index and its shards) report their
+            // traffic and stop on Cancel.
+            ckptscope::HttpTask http(run.cancelFlag(), [this, &run, path](const auto& t) {
+                run.post([this, path, t] { Q_EMIT traffic(path, t.requests, t.bytes); });
+            });
             std::shared_ptr<const Document> document = open(path);
             run.finish([this, path, document] { Q_EMIT loaded(path, document); });
         },

@@ -19,6 +19,9 @@ public:
     // Paths starting with ":/" are bundled resources.
     void load(const QString& path);
     bool isLoading() const { return m_task.isRunning(); }
+    // Stops the load in progress (a download is aborted); neither loaded()
+    // nor failed() follows.
+    void cancel() { m_task.cancel(); }
 
     // The blocking open, run on a worker thread. Throws OpenError.
     static std::shared_ptr<const ckptscope::Document> open(const QString& path);
@@ -26,6 +29,8 @@ public:
 Q_SIGNALS:
     void loaded(const QString& path, std::shared_ptr<const ckptscope::Document> document);
     void failed(const QString& path, const QString& message);
+    // A URL being opened: requests made and bytes received so far.
+    void traffic(const QString& path, quint64 requests, quint64 bytes);
 
 private:
     // A load reads only its own file: closing the window need not wait for it.

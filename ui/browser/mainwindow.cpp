@@ -13,9 +13,11 @@
 #include "browser/runlauncher.h"
 #include "browser/startpage.h"
 #include "browser/tensordock.h"
+#include "common/filelocation.h"
 #include "common/helpdialogs.h"
 #include "common/notificationbar.h"
 #include "common/plaintext.h"
+#include "common/sizeformat.h"
 #include "common/windowregistry.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
@@ -28,9 +30,12 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QInputDialog>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
@@ -39,6 +44,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 using ckptscope::Document;
@@ -59,6 +65,16 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_loader, &DocumentLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &DocumentLoader::failed, this, &MainWindow::onLoadFailed);
+    connect(m_loader, &DocumentLoader::traffic, this,
+            [this](const QString& path, quint64 requests, quint64 bytes) {
+                if (path != m_requestedPath || !m_loader->isLoading())
+                    return;
+                statusBar()->showMessage(
+                    tr("Opening %1… %2, %3 received")
+                        .arg(filelocation::displayName(path),
+                             requests == 1 ? tr("1 request") : tr("%1 requests").arg(requests),
+                             humanBytes(bytes)));
+            });
     // A training job rewrites the file: reload once it settles.
     connect(m_reloadWatcher, &ReloadWatcher::changed, this, &MainWindow::reload);
     connect(m_reloadWatcher, &ReloadWatcher::gone, this, [this] {
@@ -133,6 +149,13 @@ void MainWindow::buildStatusBar() {
     m_busy->setMaximumWidth(140);
     m_busy->setVisible(false);
     statusBar()->addPermanentWidget(m_busy);
+    m_cancelLoad = new QToolButton;
+    m_cancelLoad->setObjectName(QStringLiteral("cancelLoad"));
+    m_cancelLoad->setText(tr("Cancel"));
+    m_cancelLoad->setToolTip(tr("Stop opening this file"));
+    m_cancelLoad->setVisible(false);
+    statusBar()->addPermanentWidget(m_cancelLoad);
+    connect(m_cancelLoad, &QToolButton::clicked, this, &MainWindow::cancelLoad);
     m_scanProgress = new QProgressBar;
     m_scanProgress->setRange(0, 100);
     m_scanProgress->setMaximumWidth(160);
@@ -184,6 +207,19 @@ void MainWindow::buildActions() {
     QAction* openFolder =
         file->addAction(tr("Open &Folder…"), this, [this] { RunLauncher::openFolderDialog(this); });
     openFolder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+    // Ctrl+L as web browsers' "open location" (Ctrl+Shift+O is Open Folder).
+    file->addAction(tr("Open &URL…"), this, &MainWindow::openUrlDialog)
+        ->setShortcut(QKeySequence(QStringLiteral("Ctrl+L")));
+    // A URL pasted into the window opens like one typed into the dialog.
+    auto* paste = new QAction(this);
+    paste->setShortcut(QKeySequence::Paste);
+    paste->setShortcutContext(Qt::WindowShortcut);
+    connect(paste, &QAction::triggered, this, [this] {
+        const QString text = QGuiApplication::clipboard()->text().trimmed();
+        if (filelocation::isRemote(text))
+            openFile(text);
+    });
+    addAction(paste);
     connect(m_start, &StartPage::openFolderRequested, openFolder, &QAction::trigger);
     connect(m_start, &StartPage::compareRequested, this,
             [this] { CompareLauncher::compareTwoWithDialogs(this); });
@@ -285,9 +321,9 @@ void MainWindow::updateRecentMenu() {
     m_recentMenu->clear();
     for (const QString& path : m_recent->files())
         m_recentMenu
-            ->addAction(
-                QString(QFileInfo(path).fileName()).replace(QLatin1Char('&'), QStringLiteral("&&")),
-                this, [this, path] { openFile(path); }) // '&' is no mnemonic here
+            ->addAction(QString(filelocation::displayName(path))
+                            .replace(QLatin1Char('&'), QStringLiteral("&&")),
+                        this, [this, path] { openFile(path); }) // '&' is no mnemonic here
             ->setToolTip(plainToolTip(path));
     m_recentMenu->addSeparator();
     m_recentMenu->addAction(tr("Clear List"), m_recent, &RecentFiles::clear);
@@ -305,6 +341,26 @@ void MainWindow::openDialog() {
         WindowRegistry::instance().openRun(paths);
 }
 
+void MainWindow::openUrlDialog() {
+    // A URL on the clipboard is the likely answer: offer it.
+    const QString clip = QGuiApplication::clipboard()->text().trimmed();
+    bool ok = false;
+    const QString text = QInputDialog::getText(
+        this, tr("Open URL"),
+        tr("The http:// or https:// address of a checkpoint. Only its header is read now; "
+           "values are fetched when shown."),
+        QLineEdit::Normal, filelocation::isRemote(clip) ? clip : QString(), &ok);
+    const QString url = text.trimmed();
+    if (!ok || url.isEmpty())
+        return;
+    if (!filelocation::isRemote(url)) {
+        m_bar->showMessage(NotificationBar::Kind::Error,
+                           tr("<b>Not a URL.</b> An address starts with http:// or https://."));
+        return;
+    }
+    openFile(url);
+}
+
 void MainWindow::openFile(const QString& path) {
     if (path.isEmpty())
         return;
@@ -312,7 +368,8 @@ void MainWindow::openFile(const QString& path) {
     m_pendingReload = path == m_path;
     m_pendingKeep = m_pendingReload ? m_tensorDock->currentTensorName() : QString();
     m_busy->setVisible(true);
-    statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    m_cancelLoad->setVisible(true);
+    statusBar()->showMessage(tr("Opening %1…").arg(filelocation::displayName(path)));
     m_loader->load(path);
 }
 
@@ -320,14 +377,26 @@ bool MainWindow::isLoading() const {
     return m_loader->isLoading();
 }
 
-void MainWindow::onLoadFailed(const QString& path, const QString& error) {
+void MainWindow::endLoad() {
     m_busy->setVisible(false);
+    m_cancelLoad->setVisible(false);
     m_requestedPath = m_path; // still showing the file it showed
     // The file still shown keeps its line; "Opening …" must not stay.
     if (m_document)
-        statusBar()->showMessage(documentSummary(*m_document, QFileInfo(m_path).fileName()));
+        statusBar()->showMessage(documentSummary(*m_document, filelocation::displayName(m_path)));
     else
         statusBar()->clearMessage();
+}
+
+void MainWindow::cancelLoad() {
+    if (!m_loader->isLoading())
+        return;
+    m_loader->cancel();
+    endLoad();
+}
+
+void MainWindow::onLoadFailed(const QString& path, const QString& error) {
+    endLoad();
     m_bar->showMessage(NotificationBar::Kind::Error,
                        tr("<b>Could not open the file.</b> %1").arg(error.toHtmlEscaped()),
                        m_pendingReload ? tr("Try Again") : QString());
@@ -338,6 +407,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& error) {
 
 void MainWindow::onLoaded(const QString& path, std::shared_ptr<const Document> doc) {
     m_busy->setVisible(false);
+    m_cancelLoad->setVisible(false);
     setDocument(std::move(doc), path, m_pendingReload);
     if (m_pendingReload) {
         m_bar->showMessage(NotificationBar::Kind::Info,
@@ -358,9 +428,10 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     if (path != m_path)
         m_reloadWatcher->watch(path);
     m_path = path;
-    const QString name = QFileInfo(path).fileName();
+    const QString name = filelocation::displayName(path);
     setWindowTitle(name + QStringLiteral(" — Ckptscope"));
-    setWindowFilePath(path.startsWith(QStringLiteral(":/")) ? QString() : path);
+    setWindowFilePath(filelocation::isBundled(path) || filelocation::isRemote(path) ? QString()
+                                                                                    : path);
     if (!path.startsWith(QStringLiteral(":/")))
         m_recent->add(path);
     m_reloadAction->setEnabled(true);
@@ -449,10 +520,19 @@ void MainWindow::showTensor(int tensor) {
         m_tabs->setCurrentWidget(m_tensorPage);
 }
 
+namespace {
+
+// A link dragged from a web browser: an http(s) URL, not a local file.
+bool isWebLink(const QUrl& url) {
+    return url.scheme() == QStringLiteral("http") || url.scheme() == QStringLiteral("https");
+}
+
+} // namespace
+
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     if (event->mimeData()->hasUrls())
         for (const QUrl& url : event->mimeData()->urls())
-            if (url.isLocalFile()) {
+            if (url.isLocalFile() || isWebLink(url)) {
                 event->acceptProposedAction();
                 return;
             }
@@ -463,8 +543,21 @@ void MainWindow::dropEvent(QDropEvent* event) {
     for (const QUrl& url : event->mimeData()->urls())
         if (url.isLocalFile())
             files << url.toLocalFile();
-    if (files.isEmpty())
+    if (files.isEmpty()) {
+        // Links from a web browser open as URLs, each in its own window
+        // after the first.
+        QStringList links;
+        for (const QUrl& url : event->mimeData()->urls())
+            if (isWebLink(url))
+                links << url.toString(QUrl::FullyEncoded);
+        if (links.isEmpty())
+            return;
+        event->acceptProposedAction();
+        openFile(links.takeFirst());
+        for (const QString& link : std::as_const(links))
+            WindowRegistry::instance().openFile(link);
         return;
+    }
     event->acceptProposedAction();
     files = RunLauncher::openFolders(files); // a folder is a training run
     if (files.isEmpty())

@@ -20,6 +20,7 @@ class QDockWidget;
 class QLineEdit;
 class QMenu;
 class QProgressBar;
+class QToolButton;
 class QSortFilterProxyModel;
 class QStackedWidget;
 class QTabWidget;
@@ -104,9 +105,13 @@ private:
     void showTensor(int tensor);
     void updateRecentMenu();
     void openDialog();
+    void openUrlDialog();
     void offerReload(const QString& message);
     void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc);
     void onLoadFailed(const QString& path, const QString& error);
+    // Back to the file shown before a load that failed or was cancelled.
+    void endLoad();
+    void cancelLoad();
 
     std::shared_ptr<const ckptscope::Document> m_document;
     QString m_path;
@@ -135,6 +140,7 @@ private:
     NodeList* m_nodeList = nullptr;
     QMenu* m_recentMenu = nullptr;
     QProgressBar* m_busy = nullptr;
+    QToolButton* m_cancelLoad = nullptr;
     QAction* m_reloadAction = nullptr;
     QAction* m_findAction = nullptr;
     ValueScanner* m_scanner = nullptr;

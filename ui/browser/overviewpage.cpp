@@ -2,6 +2,7 @@
 
 #include "browser/documentsummary.h"
 
+#include "common/filelocation.h"
 #include "common/sizeformat.h"
 #include "metadata/metadatatext.h"
 
@@ -115,7 +116,7 @@ void OverviewPage::render() {
     }
     QString html =
         QStringLiteral("<h2>%1</h2><table>")
-            .arg(QFileInfo(QString::fromStdString(doc->path())).fileName().toHtmlEscaped());
+            .arg(filelocation::displayName(QString::fromStdString(doc->path())).toHtmlEscaped());
     html += row(tr("Path"), esc(doc->path()));
     html +=
         row(tr("File size"), humanBytes(doc->fileSize()) +

@@ -1,6 +1,7 @@
 #include "browser/recentfiles.h"
 
-#include <QFileInfo>
+#include "common/filelocation.h"
+
 #include <QSettings>
 
 namespace {
@@ -14,7 +15,7 @@ RecentFiles::RecentFiles(QObject* parent) : QObject(parent) {
 void RecentFiles::add(const QString& path) {
     // Other windows keep their own instance: start from what they saved.
     m_files = QSettings().value(kKey).toStringList();
-    const QString absolute = QFileInfo(path).absoluteFilePath();
+    const QString absolute = filelocation::key(path);
     m_files.removeAll(absolute);
     m_files.prepend(absolute);
     while (m_files.size() > kMax)
@@ -24,7 +25,7 @@ void RecentFiles::add(const QString& path) {
 
 void RecentFiles::remove(const QString& path) {
     m_files = QSettings().value(kKey).toStringList();
-    if (m_files.removeAll(QFileInfo(path).absoluteFilePath()) > 0)
+    if (m_files.removeAll(filelocation::key(path)) > 0)
         save();
 }
 

@@ -1,16 +1,10 @@
 #include "browser/reloadwatcher.h"
 
+#include "common/filelocation.h"
+
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QTimer>
-
-namespace {
-
-bool isBundled(const QString& path) {
-    return path.startsWith(QStringLiteral(":/"));
-}
-
-} // namespace
 
 ReloadWatcher::ReloadWatcher(QObject* parent)
     : QObject(parent), m_watcher(new QFileSystemWatcher(this)), m_settle(new QTimer(this)) {
@@ -35,11 +29,12 @@ void ReloadWatcher::watch(const QString& path) {
     if (!m_watcher->files().isEmpty())
         m_watcher->removePaths(m_watcher->files());
     m_path = path;
-    if (!path.isEmpty() && !isBundled(path))
+    if (!path.isEmpty() && !filelocation::isBundled(path) && !filelocation::isRemote(path))
         m_watcher->addPath(path);
 }
 
 void ReloadWatcher::rearm() {
-    if (!m_path.isEmpty() && !isBundled(m_path) && !m_watcher->files().contains(m_path))
+    if (!m_path.isEmpty() && !filelocation::isBundled(m_path) && !filelocation::isRemote(m_path) &&
+        !m_watcher->files().contains(m_path))
         m_watcher->addPath(m_path);
 }

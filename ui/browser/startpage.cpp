@@ -1,6 +1,7 @@
 #include "browser/startpage.h"
 
 #include "browser/recentfiles.h"
+#include "common/filelocation.h"
 #include "common/plaintext.h"
 
 #include <QApplication>
@@ -81,8 +82,8 @@ void StartPage::openItem(QListWidgetItem* item) {
 void StartPage::refreshRecent() {
     m_recentList->clear();
     for (const QString& path : m_recent->files()) {
-        auto* item = new QListWidgetItem(QFileInfo(path).fileName() + QStringLiteral("  —  ") +
-                                         QFileInfo(path).absolutePath());
+        auto* item = new QListWidgetItem(filelocation::displayName(path) + QStringLiteral("  —  ") +
+                                         filelocation::container(path));
         item->setData(Qt::UserRole, path);
         item->setToolTip(plainToolTip(path));
         m_recentList->addItem(item);

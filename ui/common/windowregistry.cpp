@@ -1,5 +1,6 @@
 #include "common/windowregistry.h"
 
+#include "common/filelocation.h"
 #include "common/helpdialogs.h"
 
 // The one place that includes the window classes.
@@ -7,25 +8,14 @@
 #include "compare/comparewindow.h"
 #include "run/runwindow.h"
 
-#include <QFileInfo>
-
 #include <memory>
 
 namespace {
 
-// One spelling per file: relative paths, "." and symbolic links resolved.
-QString fileKey(const QString& path) {
-    if (path.isEmpty() || path.startsWith(QStringLiteral(":/")))
-        return path; // a bundled resource
-    const QFileInfo info(path);
-    const QString canonical = info.canonicalFilePath();
-    return canonical.isEmpty() ? info.absoluteFilePath() : canonical;
-}
-
 QStringList fileKeys(const QStringList& paths) {
     QStringList keys;
     for (const QString& p : paths)
-        keys << fileKey(p);
+        keys << filelocation::key(p);
     return keys;
 }
 
@@ -75,9 +65,9 @@ MainWindow* WindowRegistry::newWindow(const Setup<MainWindow>& setup) {
 MainWindow* WindowRegistry::openFile(const QString& path, const Setup<MainWindow>& setup) {
     if (path.isEmpty())
         return nullptr;
-    const QString key = fileKey(path);
+    const QString key = filelocation::key(path);
     if (auto* open = find<MainWindow>(
-            [&key](const MainWindow& w) { return fileKey(w.requestedPath()) == key; })) {
+            [&key](const MainWindow& w) { return filelocation::key(w.requestedPath()) == key; })) {
         bringToFront(open);
         return open;
     }
@@ -93,9 +83,9 @@ MainWindow* WindowRegistry::openFileInNewWindow(const QString& path,
 
 CompareWindow* WindowRegistry::openComparison(const QString& pathA, const QString& pathB,
                                               const Setup<CompareWindow>& setup) {
-    const QString a = fileKey(pathA), b = fileKey(pathB);
+    const QString a = filelocation::key(pathA), b = filelocation::key(pathB);
     if (auto* open = find<CompareWindow>([&](const CompareWindow& w) {
-            return fileKey(w.pathA()) == a && fileKey(w.pathB()) == b;
+            return filelocation::key(w.pathA()) == a && filelocation::key(w.pathB()) == b;
         })) {
         bringToFront(open);
         return open;

@@ -3,6 +3,7 @@
 #include "ckptscope/common/saturating.h"
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/httpsource.h"
 
 #include <memory>
 #include <new>
@@ -12,7 +13,7 @@ namespace ckptscope {
 std::shared_ptr<const Document> Document::open(const std::string& path) {
     std::shared_ptr<const ByteSource> source;
     try {
-        source = std::make_shared<FileSource>(path);
+        source = openByteSource(path);
     } catch (const IoError& e) {
         throw OpenError(path, e.what());
     }

@@ -26,6 +26,12 @@ template <typename Out> void convert(Dtype dtype, const uint8_t* raw, size_t n, 
         convertToF64(dtype, raw, n, out);
 }
 
+// Where the tensor's bytes end: reads within it may fetch on up to there.
+uint64_t dataEnd(const TensorEntry& tensor) {
+    const std::optional<uint64_t> bytes = dtypeBytes(tensor.dtype, tensor.dataLen);
+    return bytes ? tensor.dataOffset + *bytes : tensor.dataOffset;
+}
+
 // Reads the blocks that hold [first, first + count) a chunk at a time and
 // decodes them; values of a block cut by the range's ends are decoded aside
 // and the wanted ones copied.
@@ -51,7 +57,8 @@ void readDecoded(const ByteSource& source, const TensorEntry& tensor, uint64_t f
             std::min(chunkBlocks, (skip + count - done + perBlock - 1) / perBlock);
         const uint64_t take = std::min(blocks * perBlock - skip, count - done);
         raw.resize(size_t(blocks * block.bytes));
-        source.read(tensor.dataOffset + element / perBlock * block.bytes, raw.data(), raw.size());
+        source.readAhead(tensor.dataOffset + element / perBlock * block.bytes, raw.data(),
+                         raw.size(), dataEnd(tensor));
         if (skip == 0 && take == blocks * perBlock) {
             convert(tensor.dtype, raw.data(), size_t(take), out + done);
         } else {
@@ -71,7 +78,7 @@ void readTensorValues(const ByteSource& source, const TensorEntry& tensor, uint6
         // Stored as wanted: read the bytes straight into the floats (the data
         // sits at any offset, so no pointer into the file is cast).
         checkRange(source, tensor, first, count);
-        source.read(tensor.dataOffset + first * 4, out, size_t(count * 4));
+        source.readAhead(tensor.dataOffset + first * 4, out, size_t(count * 4), dataEnd(tensor));
         return;
     }
     readDecoded(source, tensor, first, count, out);
@@ -91,8 +98,8 @@ void readRawValues(const ByteSource& source, const TensorEntry& tensor, uint64_t
                               source.name() + ": tensor " + quotedName(tensor.name) +
                                   ": raw values are read in whole blocks of " +
                                   std::to_string(block.elements));
-    source.read(tensor.dataOffset + first / block.elements * block.bytes, out,
-                size_t(count / block.elements * block.bytes));
+    source.readAhead(tensor.dataOffset + first / block.elements * block.bytes, out,
+                     size_t(count / block.elements * block.bytes), dataEnd(tensor));
 }
 
 std::optional<uint64_t> shapeElementCount(const std::vector<uint64_t>& shape) {

@@ -1,8 +1,17 @@
 #include "ckptscope/io/bytesource.h"
 
+#include "ckptscope/io/filesource.h"
+#include "ckptscope/io/httpsource.h"
+
 #include <cstring>
 
 namespace ckptscope {
+
+std::shared_ptr<const ByteSource> openByteSource(const std::string& pathOrUrl) {
+    if (isUrl(pathOrUrl))
+        return std::make_shared<HttpSource>(pathOrUrl);
+    return std::make_shared<FileSource>(pathOrUrl);
+}
 
 std::string readAll(const ByteSource& source) {
     std::string text(size_t(source.size()), '\0');

@@ -19,7 +19,8 @@ namespace ckptscope {
 class Document {
 public:
     // Detects the format by content (formatModules()) and indexes the file
-    // with that format's module. Throws OpenError.
+    // with that format's module. An http(s) URL is read by range requests
+    // (io/httpsource.h). Throws OpenError.
     static std::shared_ptr<const Document> open(const std::string& path);
     // Same, over bytes already in hand (fuzzers, tests).
     static std::shared_ptr<const Document> open(std::shared_ptr<const ByteSource> source);

@@ -20,6 +20,13 @@ public:
     // Copies exactly n bytes at offset into dst; throws SourceChangedError
     // when fewer bytes are there than the size promised (file shrank).
     virtual void read(uint64_t offset, void* dst, size_t n) const = 0;
+    // read(), saying that the bytes on up to `wantedEnd` (the end of the
+    // tensor being read) will be asked for next: a remote source fetches a
+    // block of them in the same request. Local sources just read.
+    virtual void readAhead(uint64_t offset, void* dst, size_t n, uint64_t wantedEnd) const {
+        (void)wantedEnd;
+        read(offset, dst, n);
+    }
     virtual const std::string& name() const = 0;
     // The bytes through a memory map, for scanning values in place; null
     // when there is none (memory sources, mmap failed): use read().
@@ -40,6 +47,10 @@ private:
     std::string m_message;
     std::string m_file;
 };
+
+// The bytes a path names: an http(s) URL read by range requests
+// (HttpSource), else a local file (FileSource). Throws IoError.
+std::shared_ptr<const ByteSource> openByteSource(const std::string& pathOrUrl);
 
 // The whole content, sized once from the source (no growing buffer).
 std::string readAll(const ByteSource& source);

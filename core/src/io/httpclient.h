@@ -1,0 +1,80 @@
+#pragma once
+
+#include "ckptscope/io/httpsource.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ckptscope::http {
+
+// What a server answered, from its status line and headers.
+struct Response {
+    long status = 0;
+    std::string reason; // HTTP/1.x reason phrase; empty under HTTP/2
+    std::string etag;
+    std::string lastModified;
+    std::string contentRange;
+    std::string location;
+    std::optional<uint64_t> contentLength;
+};
+
+// "bytes FIRST-LAST/TOTAL" (TOTAL may be "*"); also "bytes */TOTAL" of a 416.
+struct ContentRange {
+    std::optional<uint64_t> first, last, total;
+};
+std::optional<ContentRange> parseContentRange(const std::string& value);
+
+// Where a 2xx body goes. accept() sees the response the body belongs to;
+// returning false aborts the transfer, and the client then calls raise()
+// (outside libcurl's callback, where throwing is not allowed).
+class BodySink {
+public:
+    virtual ~BodySink() = default;
+    virtual bool accept(const Response& response, const char* data, size_t n) = 0;
+    // Bytes taken so far: a retried range request resumes after them.
+    virtual uint64_t received() const = 0;
+    // Throws what made accept() refuse (IoError, SourceChangedError).
+    [[noreturn]] virtual void raise() const = 0;
+};
+
+// One libcurl handle (its connection reused) that GETs a URL: redirects
+// followed by hand so that credentials go only to the URL's own host, a
+// dropped connection retried with backoff (a range request resumed where it
+// broke off), statuses and transport failures turned into IoError messages
+// that name the URL and never a header.
+class Client {
+public:
+    // `task`, when set, can cancel transfers (io/httptask.h).
+    Client(std::string url, const HttpOptions& options, std::shared_ptr<HttpTask::Shared> task);
+    ~Client();
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+
+    // GET of bytes [first, first + length) (length 0: the whole file, no
+    // Range header). The final response is returned for any status; bodies
+    // of non-2xx answers are dropped.
+    Response get(uint64_t first, uint64_t length, BodySink& sink);
+
+    // "URL: HTTP 404 Not Found" with a hint for 401/403.
+    std::string statusMessage(const Response& response) const;
+    uint64_t requests() const { return m_requests; }
+
+private:
+    struct Handle;
+    Response performOnce(const std::string& url, bool sendCredentials, uint64_t first,
+                         uint64_t length, BodySink& sink, int& curlCode);
+    Response followRedirects(uint64_t first, uint64_t length, BodySink& sink, int& curlCode);
+
+    std::string m_url;
+    const HttpOptions& m_options;
+    std::shared_ptr<HttpTask::Shared> m_task;
+    std::unique_ptr<Handle> m_handle;
+    // Where the last redirect chain ended (the Hub sends every request of a
+    // file to the same CDN URL), and whether credentials may go there.
+    std::string m_effectiveUrl;
+    bool m_effectiveSameHost = true;
+    uint64_t m_requests = 0;
+};
+
+} // namespace ckptscope::http

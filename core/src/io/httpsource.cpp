@@ -1,0 +1,410 @@
+#include "ckptscope/io/httpsource.h"
+
+#include "ckptscope/io/filesource.h"
+#include "io/httpclient.h"
+#include "io/httptask.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+
+namespace ckptscope {
+
+namespace {
+
+std::string changedMessage(const std::string& url) {
+    return url + ": file changed on the server while reading — reload";
+}
+
+std::string noRangesMessage(const std::string& url) {
+    return url + ": the server does not support range requests";
+}
+
+// A body written into a fixed buffer: the bytes [start, start + capacity) of
+// the file. Each response must be a 206 for exactly where the buffer stands,
+// of the file version first seen (ETag, size).
+class RangeSink final : public http::BodySink {
+public:
+    RangeSink(const std::string& url, uint64_t start, uint8_t* dst, uint64_t capacity,
+              const std::string& etag, uint64_t size)
+        : m_url(url), m_start(start), m_dst(dst), m_capacity(capacity), m_etag(etag), m_size(size) {
+    }
+
+    bool accept(const http::Response& r, const char* data, size_t n) override {
+        if (&r != m_checked) {
+            if (!checkResponse(r))
+                return false;
+            m_checked = &r;
+        }
+        if (n > m_capacity - m_received) {
+            m_problem = m_url + ": the server sent more bytes than were asked for";
+            return false;
+        }
+        std::memcpy(m_dst + m_received, data, n);
+        m_received += n;
+        return true;
+    }
+    uint64_t received() const override { return m_received; }
+    [[noreturn]] void raise() const override {
+        if (m_changed)
+            throw SourceChangedError(changedMessage(m_url), m_url);
+        throw IoError(m_problem);
+    }
+
+private:
+    bool checkResponse(const http::Response& r) {
+        if (r.status == 200) {
+            m_problem = noRangesMessage(m_url);
+            return false;
+        }
+        const auto range = http::parseContentRange(r.contentRange);
+        if (r.status != 206 || !range || !range->first) {
+            m_problem = m_url + ": the server answered a range request without a byte range";
+            return false;
+        }
+        if ((!m_etag.empty() && !r.etag.empty() && r.etag != m_etag) ||
+            (range->total && *range->total != m_size)) {
+            m_changed = true;
+            return false;
+        }
+        if (*range->first != m_start + m_received) {
+            m_problem = m_url + ": the server sent bytes from " + std::to_string(*range->first) +
+                        " where " + std::to_string(m_start + m_received) + " were asked for";
+            return false;
+        }
+        return true;
+    }
+
+    const std::string& m_url;
+    uint64_t m_start;
+    uint8_t* m_dst;
+    uint64_t m_capacity;
+    const std::string& m_etag;
+    uint64_t m_size;
+    uint64_t m_received = 0;
+    const http::Response* m_checked = nullptr;
+    bool m_changed = false;
+    std::string m_problem;
+};
+
+// The first request: a range from 0, or the whole file when the server
+// ignores Range and the file is small enough to take whole.
+class ProbeSink final : public http::BodySink {
+public:
+    ProbeSink(const std::string& url, uint64_t want, uint64_t wholeLimit)
+        : m_url(url), m_want(want), m_wholeLimit(wholeLimit) {}
+
+    bool accept(const http::Response& r, const char* data, size_t n) override {
+        m_whole = r.status == 200;
+        if (!m_whole && &r != m_checked) {
+            // A resumed answer must continue where the last one broke off.
+            const auto range = http::parseContentRange(r.contentRange);
+            if (!range || range->first != uint64_t(m_bytes.size())) {
+                m_problem = m_url + ": the server answered a range request without the range";
+                return false;
+            }
+            m_checked = &r;
+        }
+        const uint64_t limit = m_whole ? m_wholeLimit : m_want;
+        if (m_whole && r.contentLength && *r.contentLength > m_wholeLimit) {
+            m_problem = noRangesMessage(m_url) + " (the file is " +
+                        std::to_string(*r.contentLength) + " bytes, more than " +
+                        std::to_string(m_wholeLimit >> 20) + " MiB to read whole)";
+            return false;
+        }
+        if (n > limit - m_bytes.size()) {
+            m_problem = m_whole ? noRangesMessage(m_url)
+                                : m_url + ": the server sent more bytes than were asked for";
+            return false;
+        }
+        m_bytes.insert(m_bytes.end(), data, data + n);
+        return true;
+    }
+    uint64_t received() const override { return m_bytes.size(); }
+    [[noreturn]] void raise() const override { throw IoError(m_problem); }
+
+    std::vector<uint8_t> m_bytes;
+    bool m_whole = false;
+
+private:
+    const std::string& m_url;
+    uint64_t m_want;
+    uint64_t m_wholeLimit;
+    const http::Response* m_checked = nullptr;
+    std::string m_problem;
+};
+
+struct Segment {
+    std::vector<uint8_t> bytes;
+    uint64_t lastUse = 0;
+};
+
+} // namespace
+
+namespace {
+thread_local std::shared_ptr<HttpTask::Shared> t_task;
+} // namespace
+
+std::shared_ptr<HttpTask::Shared> currentHttpTask() {
+    return t_task;
+}
+
+HttpTask::HttpTask(const std::atomic<bool>* cancel,
+                   std::function<void(const HttpTraffic&)> onTraffic)
+    : m_shared(std::make_shared<Shared>()), m_outer(t_task) {
+    m_shared->cancel = cancel;
+    m_shared->onTraffic = std::move(onTraffic);
+    t_task = m_shared;
+}
+
+HttpTask::~HttpTask() {
+    {
+        std::lock_guard lock(m_shared->mutex);
+        m_shared->ended = true;
+    }
+    t_task = m_outer;
+}
+
+HttpOptions& defaultHttpOptions() {
+    static HttpOptions options;
+    return options;
+}
+
+bool isUrl(std::string_view path) {
+    auto startsWith = [&](std::string_view scheme) {
+        if (path.size() < scheme.size())
+            return false;
+        for (size_t i = 0; i < scheme.size(); ++i)
+            if (std::tolower(static_cast<unsigned char>(path[i])) != scheme[i])
+                return false;
+        return true;
+    };
+    return startsWith("http://") || startsWith("https://");
+}
+
+struct HttpSource::State {
+    HttpOptions options;
+    std::unique_ptr<http::Client> client;
+    std::mutex mutex;
+    uint64_t size = 0;
+    std::string etag;
+    std::string lastModified;
+    bool whole = false; // the server ignores Range; the file is all in `cache`
+    std::map<uint64_t, Segment> cache;
+    uint64_t cached = 0;
+    uint64_t clock = 0;
+    uint64_t bytes = 0;
+
+    void fetch(const std::string& url, uint64_t first, uint8_t* dst, uint64_t length);
+    void store(uint64_t offset, std::vector<uint8_t> bytes);
+    void report();
+    uint64_t requests() const {
+        return client->requests() + (prefetchClient ? prefetchClient->requests() : 0);
+    }
+    std::shared_ptr<HttpTask::Shared> task; // the opening task, while it lasts
+    HttpTraffic reported;                   // what the task has heard of
+
+    // The next block of the tensor being read, fetched on a second
+    // connection while the caller computes on this one: a scan then costs
+    // about the transfer, not transfer + computation.
+    struct Prefetch {
+        uint64_t offset = 0;
+        uint64_t wantedEnd = 0;
+        std::vector<uint8_t> bytes;
+        std::future<bool> done; // false: failed (the block is fetched again)
+    };
+    std::unique_ptr<http::Client> prefetchClient;
+    std::optional<Prefetch> prefetch; // declared last: finished before the clients go
+
+    void startPrefetch(const std::string& url, uint64_t offset, uint64_t wantedEnd);
+    // Takes a finished prefetch of the block at `offset` into the cache;
+    // false when there was none (a prefetch elsewhere is dropped).
+    bool takePrefetch(const std::string& url, uint64_t offset);
+};
+
+void HttpSource::State::startPrefetch(const std::string& url, uint64_t offset, uint64_t wantedEnd) {
+    if (prefetch || offset >= wantedEnd || offset >= size || cache.count(offset))
+        return;
+    if (!prefetchClient)
+        prefetchClient = std::make_unique<http::Client>(url, options, task);
+    Prefetch p;
+    p.offset = offset;
+    p.wantedEnd = wantedEnd;
+    p.bytes.resize(size_t(std::min({wantedEnd, size, offset + options.blockBytes}) - offset));
+    prefetch = std::move(p);
+    Prefetch& q = *prefetch;
+    q.done = std::async(std::launch::async, [this, &url, &q] {
+        try {
+            RangeSink sink(url, q.offset, q.bytes.data(), q.bytes.size(), etag, size);
+            const http::Response r = prefetchClient->get(q.offset, q.bytes.size(), sink);
+            return r.status == 206 && sink.received() == q.bytes.size();
+        } catch (...) {
+            return false; // the reader fetches it again and meets the error itself
+        }
+    });
+}
+
+bool HttpSource::State::takePrefetch(const std::string& url, uint64_t offset) {
+    if (!prefetch)
+        return false;
+    const bool ok = prefetch->done.get();
+    Prefetch p = std::move(*prefetch);
+    prefetch.reset();
+    if (!ok || p.offset != offset)
+        return false;
+    bytes += p.bytes.size();
+    const uint64_t next = p.offset + p.bytes.size();
+    store(p.offset, std::move(p.bytes));
+    report();
+    startPrefetch(url, next, p.wantedEnd);
+    return true;
+}
+
+HttpSource::HttpSource(std::string url, HttpOptions options)
+    : m_url(std::move(url)), m_state(std::make_unique<State>()) {
+    State& s = *m_state;
+    s.options = std::move(options);
+    s.task = currentHttpTask();
+    s.client = std::make_unique<http::Client>(m_url, s.options, s.task);
+    ProbeSink probe(m_url, s.options.readAhead, s.options.wholeFileLimit);
+    const http::Response r = s.client->get(0, s.options.readAhead, probe);
+    s.bytes += probe.received();
+    s.report();
+    s.etag = r.etag;
+    s.lastModified = r.lastModified;
+    if (r.status == 416) {
+        // Nothing to give from byte 0: an empty file ("bytes */0").
+        const auto range = http::parseContentRange(r.contentRange);
+        if (!range || range->total != uint64_t(0))
+            throw IoError(s.client->statusMessage(r));
+        return;
+    }
+    if (r.status == 200) {
+        s.whole = true;
+        s.size = probe.m_bytes.size();
+    } else if (r.status == 206) {
+        // The sink checked that each answer (a resumed one too) continued
+        // where the bytes stood.
+        const auto range = http::parseContentRange(r.contentRange);
+        if (!range || !range->total)
+            throw IoError(m_url + ": the server did not say the file's size (Content-Range \"" +
+                          r.contentRange + "\")");
+        s.size = *range->total;
+        if (probe.m_bytes.size() != std::min(s.size, s.options.readAhead))
+            throw IoError(m_url + ": the server's first answer was cut short");
+    } else {
+        throw IoError(s.client->statusMessage(r));
+    }
+    if (!probe.m_bytes.empty())
+        s.store(0, std::move(probe.m_bytes));
+}
+
+HttpSource::~HttpSource() = default;
+
+uint64_t HttpSource::size() const {
+    return m_state->size;
+}
+
+std::string HttpSource::validator() const {
+    return !m_state->etag.empty() ? m_state->etag : m_state->lastModified;
+}
+
+HttpTraffic HttpSource::traffic() const {
+    std::lock_guard lock(m_state->mutex);
+    return {m_state->requests(), m_state->bytes};
+}
+
+void HttpSource::State::report() {
+    const HttpTraffic now{requests(), bytes};
+    if (task)
+        task->add(HttpTraffic{now.requests - reported.requests, now.bytes - reported.bytes});
+    reported = now;
+}
+
+void HttpSource::State::fetch(const std::string& url, uint64_t first, uint8_t* dst,
+                              uint64_t length) {
+    // A server may answer a range with fewer bytes than asked (HTTP allows
+    // it): ask again for the rest.
+    uint64_t got = 0;
+    while (got < length) {
+        RangeSink sink(url, first + got, dst + got, length - got, etag, size);
+        const http::Response r = client->get(first + got, length - got, sink);
+        bytes += sink.received();
+        report();
+        if (r.status != 206)
+            throw IoError(client->statusMessage(r));
+        if (sink.received() == 0)
+            throw IoError(url + ": the server sent no bytes for a range");
+        got += sink.received();
+    }
+}
+
+void HttpSource::State::store(uint64_t offset, std::vector<uint8_t> bytesIn) {
+    cached += bytesIn.size();
+    cache[offset] = Segment{std::move(bytesIn), ++clock};
+    // Least recently used first; the segment just stored stays.
+    while (cached > options.cacheBytes && !whole && cache.size() > 1) {
+        auto oldest = cache.end();
+        for (auto it = cache.begin(); it != cache.end(); ++it)
+            if (it->second.lastUse != clock &&
+                (oldest == cache.end() || it->second.lastUse < oldest->second.lastUse))
+                oldest = it;
+        cached -= oldest->second.bytes.size();
+        cache.erase(oldest);
+    }
+}
+
+void HttpSource::read(uint64_t offset, void* dst, size_t n) const {
+    readAhead(offset, dst, n, 0);
+}
+
+void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wantedEnd) const {
+    State& s = *m_state;
+    std::lock_guard lock(s.mutex);
+    if (offset > s.size || n > s.size - offset)
+        throw SourceChangedError(m_url + ": read past the end of the file (" +
+                                     std::to_string(s.size) + " bytes)",
+                                 m_url);
+    auto* out = static_cast<uint8_t*>(dst);
+    const uint64_t end = offset + n;
+    uint64_t pos = offset;
+    while (pos < end) {
+        auto next = s.cache.upper_bound(pos);
+        if (next != s.cache.begin()) {
+            auto& [start, seg] = *std::prev(next);
+            if (pos < start + seg.bytes.size()) {
+                const uint64_t take = std::min(end, start + seg.bytes.size()) - pos;
+                std::memcpy(out + (pos - offset), seg.bytes.data() + (pos - start), take);
+                seg.lastUse = ++s.clock;
+                pos += take;
+                continue;
+            }
+        }
+        const uint64_t nextStart = next == s.cache.end() ? s.size : next->first;
+        const uint64_t gapEnd = std::min(end, nextStart);
+        if (gapEnd - pos >= s.options.blockBytes) {
+            // A bulk read: straight into the caller's buffer.
+            s.fetch(m_url, pos, out + (pos - offset), gapEnd - pos);
+            pos = gapEnd;
+            continue;
+        }
+        // A tensor's values come in blocks clipped to the tensor; anything
+        // else (headers, indexes) in readAhead steps.
+        const uint64_t ahead =
+            wantedEnd > pos ? std::min(wantedEnd - pos, s.options.blockBytes) : s.options.readAhead;
+        const uint64_t fetchEnd = std::min(std::max(gapEnd, pos + ahead), nextStart);
+        if (s.takePrefetch(m_url, pos))
+            continue;
+        std::vector<uint8_t> bytes(fetchEnd - pos);
+        s.fetch(m_url, pos, bytes.data(), bytes.size());
+        s.store(pos, std::move(bytes));
+        if (wantedEnd > fetchEnd)
+            s.startPrefetch(m_url, fetchEnd, wantedEnd);
+    }
+}
+
+} // namespace ckptscope

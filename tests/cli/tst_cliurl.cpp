@@ -1,0 +1,83 @@
+// ckptscope-cli on http(s) URLs served by nginx on 127.0.0.1: the same
+// answers as for the local file, and --header for every command.
+#include "clirunner.h"
+#include "httpservers.h"
+#include "safetensorsbuilder.h"
+#include "testsupport.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace clirunner;
+using namespace testsupport;
+
+class TestCliUrl : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void infoAndStatsAnswerAsForTheLocalFile();
+    void diffOfUrlAndLocalCopyIsEqual();
+    void malformedHeaderIsAUsageErrorThatHidesTheValue();
+    void missingUrlExitsOneNamingTheStatus();
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<NginxServer> m_nginx;
+    QString m_local;
+    QString m_url;
+};
+
+void TestCliUrl::initTestCase() {
+    requireCli();
+    QVERIFY(m_dir.isValid());
+    std::vector<float> values(3000);
+    for (size_t i = 0; i < values.size(); ++i)
+        values[i] = float(i) * 0.25f - 100.0f;
+    m_local = m_dir.filePath(QStringLiteral("model.safetensors"));
+    writeFile(m_local, stFile({{"a", "F32", {3000}, leBytes(values)},
+                               {"b", "F16", {2}, leBytes(std::vector<uint16_t>{0x3c00, 0xc000})}},
+                              {{"step", "7"}}));
+    m_nginx = std::make_unique<NginxServer>(m_dir.path());
+    if (!m_nginx->start())
+        QFAIL(qPrintable(m_nginx->why()));
+    m_url = qstr(m_nginx->url("model.safetensors"));
+}
+
+void TestCliUrl::infoAndStatsAnswerAsForTheLocalFile() {
+    for (const char* command : {"info", "stats"}) {
+        const Run local = runCli({QString::fromLatin1(command), m_local, QStringLiteral("--json")});
+        const Run remote = runCli({QString::fromLatin1(command), m_url, QStringLiteral("--json"),
+                                   QStringLiteral("--header"), QStringLiteral("X-Team: ml")});
+        QVERIFY2(local.exitCode == 0, qPrintable(describe(local)));
+        QVERIFY2(remote.exitCode == 0, qPrintable(describe(remote)));
+        const nlohmann::json a = parseOut(local), b = parseOut(remote);
+        QVERIFY(!a.is_discarded() && a.size() > 1);
+        QCOMPARE(QString::fromStdString(b.dump()), QString::fromStdString(a.dump()));
+    }
+}
+
+void TestCliUrl::diffOfUrlAndLocalCopyIsEqual() {
+    const Run r = runCli({QStringLiteral("diff"), m_local, m_url});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+}
+
+void TestCliUrl::malformedHeaderIsAUsageErrorThatHidesTheValue() {
+    const Run r = runCli({QStringLiteral("info"), m_url, QStringLiteral("--header"),
+                          QStringLiteral("Bearer-secret-token")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.errText().contains(QStringLiteral("--header wants 'NAME: VALUE'")));
+    QVERIFY(!r.errText().contains(QStringLiteral("secret")));
+}
+
+void TestCliUrl::missingUrlExitsOneNamingTheStatus() {
+    const QString url = qstr(m_nginx->url("absent.safetensors"));
+    const Run r = runCli({QStringLiteral("info"), url});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.errText().contains(url + QStringLiteral(": error: HTTP 404 Not Found")),
+             qPrintable(describe(r)));
+}
+
+QTEST_GUILESS_MAIN(TestCliUrl)
+#include "tst_cliurl.moc"

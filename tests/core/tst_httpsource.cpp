@@ -1,0 +1,293 @@
+// Files read over HTTP by range requests: against nginx (what people serve
+// files with) for what a well-behaved server gives, and against our own
+// fault server for drops, stalls, missing Range support, auth and changes.
+#include "ckptscope/common/taskcontrol.h"
+#include "ckptscope/document/document.h"
+#include "ckptscope/io/filesource.h"
+#include "ckptscope/io/httpsource.h"
+#include "ckptscope/stats/documentstats.h"
+#include "httpservers.h"
+#include "safetensorsbuilder.h"
+#include "testsupport.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstdlib>
+#include <numeric>
+#include <thread>
+
+using namespace ckptscope;
+using namespace testsupport;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Short waits so the fault cases end in a second, not in the production 20 s.
+HttpOptions quickOptions() {
+    HttpOptions o;
+    o.stallTimeout = 1000ms;
+    o.connectTimeout = 2000ms;
+    o.retryDelays = {10ms, 20ms, 40ms};
+    return o;
+}
+
+std::vector<float> ramp(size_t n, float scale) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i)
+        v[i] = float(i % 1000) * scale - 3.0f;
+    return v;
+}
+
+// A model with a small tensor and a 4 MiB one, as bytes.
+std::string twoTensorModel() {
+    return stFile({{"small", "F32", {4}, leBytes(ramp(4, 1.0f))},
+                   {"big", "F32", {1024, 1024}, leBytes(ramp(1024 * 1024, 0.5f))}});
+}
+
+class EnvVar {
+public:
+    EnvVar(const char* name, const std::string& value) : m_name(name) {
+        if (const char* old = std::getenv(name))
+            m_old = old;
+        ::setenv(name, value.c_str(), 1);
+    }
+    ~EnvVar() {
+        if (m_old)
+            ::setenv(m_name, m_old->c_str(), 1);
+        else
+            ::unsetenv(m_name);
+    }
+
+private:
+    const char* m_name;
+    std::optional<std::string> m_old;
+};
+
+template <typename F> std::string errorOf(F&& f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+class TestHttpSource : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void opensByHeaderAndReadsOnlyWhatIsAsked();
+    void valuesMatchTheLocalFile();
+    void missingFileNamesTheStatus();
+    void droppedConnectionIsResumed();
+    void alwaysDroppingServerEndsInAnError();
+    void serverWithoutRangesIsReadWholeOnlyWhenSmall();
+    void stalledServerTimesOut();
+    void changedEtagIsAChangedFile();
+    void tokenGoesOnlyToTheHubHost();
+    void tokenStaysBehindWhenARedirectLeavesTheHost();
+    void userHeadersGoToTheUrlsHost();
+    void taskHearsTrafficAndCancels();
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<NginxServer> m_nginx;
+    std::string m_model;
+};
+
+void TestHttpSource::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_model = twoTensorModel();
+    writeFile(m_dir.filePath(QStringLiteral("model.safetensors")), m_model);
+    m_nginx = std::make_unique<NginxServer>(m_dir.path());
+    if (!m_nginx->start())
+        QFAIL(qPrintable(m_nginx->why()));
+}
+
+void TestHttpSource::opensByHeaderAndReadsOnlyWhatIsAsked() {
+    m_nginx->clearLog();
+    const auto doc = Document::open(m_nginx->url("model.safetensors"));
+    QCOMPARE(doc->tensors().size(), size_t(2));
+    QCOMPARE(doc->fileSize(), uint64_t(m_model.size()));
+    // The header is far below 64 KiB: one request, at most 64 KiB sent.
+    auto log = m_nginx->requests();
+    QCOMPARE(log.size(), size_t(1));
+    QCOMPARE(log[0].status, 206);
+    QVERIFY(log[0].bodyBytes <= (64u << 10));
+
+    // Statistics of the 4 MiB tensor fetch that tensor (and at most the
+    // read-ahead beyond it), not the whole file again.
+    m_nginx->clearLog();
+    const size_t big = doc->tensors()[0].name == "big" ? 0 : 1;
+    const StatsResult stats = computeTensorStats(*doc, big, {});
+    QCOMPARE(stats.stats.count, uint64_t(1024 * 1024));
+    uint64_t sent = 0;
+    for (const auto& l : m_nginx->requests()) {
+        QCOMPARE(l.status, 206);
+        sent += l.bodyBytes;
+    }
+    QVERIFY2(sent <= (5u << 20), std::to_string(sent).c_str());
+    QVERIFY(sent >= (4u << 20) - (64u << 10));
+}
+
+void TestHttpSource::valuesMatchTheLocalFile() {
+    const auto remote = Document::open(m_nginx->url("model.safetensors"));
+    const auto local = Document::open(str(m_dir.filePath(QStringLiteral("model.safetensors"))));
+    for (size_t i = 0; i < local->tensors().size(); ++i) {
+        const uint64_t n = *local->tensors()[i].elementCount;
+        std::vector<float> a(n), b(n);
+        local->readValues(i, 0, n, a.data());
+        remote->readValues(i, 0, n, b.data());
+        QVERIFY(std::memcmp(a.data(), b.data(), n * sizeof(float)) == 0);
+        QVERIFY(sameStats(computeTensorStats(*local, i, {}), computeTensorStats(*remote, i, {})));
+    }
+}
+
+void TestHttpSource::missingFileNamesTheStatus() {
+    const std::string url = m_nginx->url("absent.safetensors");
+    const std::string error = errorOf([&] { Document::open(url); });
+    QVERIFY2(has(error, "404 Not Found"), error.c_str());
+    QVERIFY(has(error, url));
+}
+
+void TestHttpSource::droppedConnectionIsResumed() {
+    FaultServer server(m_model, "secret");
+    HttpSource source(server.url("/drop-once"), quickOptions());
+    QCOMPARE(source.size(), uint64_t(m_model.size()));
+    std::string bytes(m_model.size(), '\0');
+    source.read(0, bytes.data(), bytes.size());
+    QVERIFY(bytes == m_model);
+    // The cut answer, then one resumed where it broke off (and the rest).
+    const auto requests = server.requests();
+    QVERIFY(requests.size() >= 2);
+    QVERIFY(requests[1].headers.at("range") != requests[0].headers.at("range"));
+}
+
+void TestHttpSource::alwaysDroppingServerEndsInAnError() {
+    FaultServer server(m_model, "secret");
+    const std::string error =
+        errorOf([&] { HttpSource(server.url("/always-drop"), quickOptions()); });
+    QVERIFY2(has(error, "connection lost 4 times"), error.c_str());
+    QCOMPARE(server.requests().size(), size_t(4)); // first try and 3 retries
+}
+
+void TestHttpSource::serverWithoutRangesIsReadWholeOnlyWhenSmall() {
+    FaultServer server(m_model, "secret");
+    {
+        HttpSource source(server.url("/no-range"), quickOptions());
+        std::string bytes(m_model.size(), '\0');
+        source.read(0, bytes.data(), bytes.size());
+        QVERIFY(bytes == m_model);
+        QCOMPARE(server.requests().size(), size_t(1));
+    }
+    HttpOptions small = quickOptions();
+    small.wholeFileLimit = 1 << 20; // the model is over 4 MiB
+    const std::string error = errorOf([&] { HttpSource(server.url("/no-range"), small); });
+    QVERIFY2(has(error, "does not support range requests"), error.c_str());
+}
+
+void TestHttpSource::stalledServerTimesOut() {
+    FaultServer server(m_model, "secret");
+    const std::string error = errorOf([&] { HttpSource(server.url("/slow"), quickOptions()); });
+    QVERIFY2(has(error, "no data for 1 s"), error.c_str());
+}
+
+void TestHttpSource::changedEtagIsAChangedFile() {
+    FaultServer server(m_model, "secret");
+    HttpSource source(server.url("/etag-changes"), quickOptions());
+    std::vector<char> tail(1000);
+    bool changed = false;
+    try {
+        source.read(m_model.size() - tail.size(), tail.data(), tail.size());
+    } catch (const SourceChangedError& e) {
+        changed = has(e.what(), "changed on the server while reading");
+    }
+    QVERIFY(changed);
+}
+
+void TestHttpSource::tokenGoesOnlyToTheHubHost() {
+    FaultServer server(m_model, "secret");
+    EnvVar token("HF_TOKEN", "secret");
+    {
+        // Not the Hub: no token, and the 401 says how to pass credentials.
+        EnvVar endpoint("HF_ENDPOINT", "https://hub.example");
+        const std::string error = errorOf([&] { HttpSource(server.url("/auth"), quickOptions()); });
+        QVERIFY2(has(error, "401 Unauthorized"), error.c_str());
+        QVERIFY(!has(error, "secret"));
+        QVERIFY(server.requests().back().headers.count("authorization") == 0);
+    }
+    // HF_ENDPOINT names this server: the token goes with every request.
+    EnvVar endpoint("HF_ENDPOINT", "http://127.0.0.1:" + std::to_string(server.port()));
+    HttpSource source(server.url("/auth"), quickOptions());
+    QCOMPARE(source.size(), uint64_t(m_model.size()));
+    QCOMPARE(server.requests().back().headers.at("authorization"), std::string("Bearer secret"));
+}
+
+void TestHttpSource::tokenStaysBehindWhenARedirectLeavesTheHost() {
+    FaultServer server(m_model, "secret");
+    EnvVar token("HF_TOKEN", "secret");
+    EnvVar endpoint("HF_ENDPOINT", "http://127.0.0.1:" + std::to_string(server.port()));
+    const std::string error =
+        errorOf([&] { HttpSource(server.url("/redirect-away"), quickOptions()); });
+    // Redirected to "localhost": another host name, so no token went there.
+    const auto requests = server.requests();
+    QCOMPARE(requests.size(), size_t(2));
+    QCOMPARE(requests[0].headers.at("authorization"), std::string("Bearer secret"));
+    QCOMPARE(requests[1].headers.count("authorization"), size_t(0));
+    QVERIFY2(has(error, "401 Unauthorized"), error.c_str());
+    QVERIFY(!has(error, "secret"));
+}
+
+void TestHttpSource::userHeadersGoToTheUrlsHost() {
+    FaultServer server(m_model, "secret");
+    HttpOptions o = quickOptions();
+    o.headers = {"Authorization: Bearer secret"};
+    HttpSource source(server.url("/auth"), o);
+    QCOMPARE(source.size(), uint64_t(m_model.size()));
+    QVERIFY(!source.validator().empty());
+}
+
+void TestHttpSource::taskHearsTrafficAndCancels() {
+    HttpTraffic heard;
+    {
+        HttpTask task(nullptr, [&](const HttpTraffic& t) { heard = t; });
+        const auto doc = Document::open(m_nginx->url("model.safetensors"));
+        QCOMPARE(heard.requests, uint64_t(1));
+        QCOMPARE(heard.bytes, uint64_t(64u << 10));
+    }
+    // A server that never sends: Cancel ends the open long before the stall
+    // timeout would.
+    FaultServer server(m_model, "secret");
+    HttpOptions patient = quickOptions();
+    patient.stallTimeout = 30000ms;
+    std::atomic<bool> cancel{false};
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(200ms);
+        cancel = true;
+    });
+    const auto start = std::chrono::steady_clock::now();
+    bool cancelled = false;
+    try {
+        HttpTask task(&cancel, {});
+        HttpSource source(server.url("/slow"), patient);
+    } catch (const Cancelled&) {
+        cancelled = true;
+    }
+    canceller.join();
+    QVERIFY(cancelled);
+    QVERIFY(std::chrono::steady_clock::now() - start < 10s);
+    // Once the task is over, its flag no longer reaches new transfers.
+    HttpSource later(server.url("/file"), quickOptions());
+    QCOMPARE(later.size(), uint64_t(m_model.size()));
+}
+
+QTEST_GUILESS_MAIN(TestHttpSource)
+#include "tst_httpsource.moc"

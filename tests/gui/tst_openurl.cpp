@@ -1,0 +1,164 @@
+// Opening checkpoints by URL in the browser: File ▸ Open URL…, a pasted
+// URL, a link dropped from a web browser, the recent list — against nginx on
+// 127.0.0.1.
+#include "browser/mainwindow.h"
+#include "browser/recentfiles.h"
+#include "common/filelocation.h"
+#include "httpservers.h"
+#include "safetensorsbuilder.h"
+#include "testsupport.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDialogButtonBox>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QToolButton>
+#include <QtTest>
+
+using namespace testsupport;
+
+namespace {
+
+bool waitLoaded(MainWindow& w) {
+    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    return QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 10000) &&
+           !loaded.isEmpty();
+}
+
+QAction* actionNamed(QWidget& w, const QString& text) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == text)
+            return a;
+    return nullptr;
+}
+
+} // namespace
+
+class TestOpenUrl : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void locationsOfUrlsAreNotPaths();
+    void openUrlDialogOpensTheModel();
+    void pastedUrlOpens();
+    void droppedLinkOpens();
+    void failedUrlSaysTheStatus();
+    void cancelStopsAStalledOpen();
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<NginxServer> m_nginx;
+    QString m_url;
+};
+
+void TestOpenUrl::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName(QStringLiteral("CkptscopeTest"));
+    QSettings().clear();
+    QVERIFY(m_dir.isValid());
+    writeFile(m_dir.filePath(QStringLiteral("model.safetensors")),
+              stFile({{"w", "F32", {2, 2}, leBytes(std::vector<float>{1, 2, 3, 4})}}));
+    m_nginx = std::make_unique<NginxServer>(m_dir.path());
+    if (!m_nginx->start())
+        QFAIL(qPrintable(m_nginx->why()));
+    // A query string as presigned URLs carry: part of the address, not the name.
+    m_url = qstr(m_nginx->url("model.safetensors")) + QStringLiteral("?sig=abc");
+}
+
+void TestOpenUrl::locationsOfUrlsAreNotPaths() {
+    QCOMPARE(filelocation::displayName(m_url), QStringLiteral("model.safetensors"));
+    QCOMPARE(filelocation::key(m_url), m_url);
+    QVERIFY(filelocation::container(m_url).startsWith(QStringLiteral("http://127.0.0.1:")));
+    QVERIFY(!filelocation::container(m_url).contains(QStringLiteral("sig=")));
+    QVERIFY(!filelocation::isRemote(QStringLiteral("/tmp/http://x")));
+}
+
+void TestOpenUrl::openUrlDialogOpensTheModel() {
+    MainWindow w;
+    w.show();
+    QAction* open = actionNamed(w, QStringLiteral("Open &URL…"));
+    QVERIFY(open);
+    QCOMPARE(open->shortcut(), QKeySequence(QStringLiteral("Ctrl+L")));
+    // Answer the dialog as a user would: type the URL, press Enter.
+    QTimer::singleShot(50, this, [this] {
+        auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        dialog->setTextValue(m_url);
+        dialog->accept();
+    });
+    open->trigger();
+    QVERIFY(waitLoaded(w));
+    QCOMPARE(w.currentPath(), m_url);
+    QCOMPARE(w.document()->tensors().size(), size_t(1));
+    QCOMPARE(w.windowTitle(), QStringLiteral("model.safetensors — Ckptscope"));
+    // The recent list keeps the URL as given, not a path made of it.
+    QCOMPARE(RecentFiles().files().value(0), m_url);
+}
+
+void TestOpenUrl::pastedUrlOpens() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QGuiApplication::clipboard()->setText(QStringLiteral("  ") + m_url + QStringLiteral("\n"));
+    QTest::keySequence(&w, QKeySequence::Paste);
+    QVERIFY(waitLoaded(w));
+    QCOMPARE(w.currentPath(), m_url);
+}
+
+void TestOpenUrl::droppedLinkOpens() {
+    MainWindow w;
+    w.show();
+    QMimeData mime;
+    mime.setUrls({QUrl(m_url)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent dropped(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &dropped);
+    QVERIFY(waitLoaded(w));
+    QCOMPARE(w.currentPath(), m_url);
+}
+
+void TestOpenUrl::failedUrlSaysTheStatus() {
+    MainWindow w;
+    w.show();
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(qstr(m_nginx->url("missing.safetensors")));
+    QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+    QVERIFY2(failed.first().at(1).toString().contains(QStringLiteral("404 Not Found")),
+             qPrintable(failed.first().at(1).toString()));
+}
+
+void TestOpenUrl::cancelStopsAStalledOpen() {
+    FaultServer server("never sent", "");
+    MainWindow w;
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(qstr(server.url("/slow")));
+    auto* cancel = w.findChild<QToolButton*>(QStringLiteral("cancelLoad"));
+    QVERIFY(cancel);
+    QVERIFY(cancel->isVisible());
+    QVERIFY(w.isLoading());
+    QTest::qWait(200); // the request is under way
+    cancel->click();
+    QVERIFY(!cancel->isVisible());
+    QVERIFY(QTest::qWaitFor([&] { return !w.isLoading(); }, 5000));
+    QTest::qWait(100);
+    QVERIFY(loaded.isEmpty());
+    QVERIFY(failed.isEmpty());
+    QVERIFY(w.currentPath().isEmpty());
+    QVERIFY(!w.statusBar()->currentMessage().startsWith(QStringLiteral("Opening")));
+}
+
+QTEST_MAIN(TestOpenUrl)
+#include "tst_openurl.moc"

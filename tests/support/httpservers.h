@@ -1,0 +1,91 @@
+#pragma once
+
+// Real HTTP servers on 127.0.0.1 for the URL tests, started by the tests at
+// a free port: nginx (what people serve files with: Range, ETag) and a small
+// server of our own for the faults nginx will not make.
+#include <QProcess>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace testsupport {
+
+// nginx serving `root` with a config written here; no root privileges needed.
+// Its access log records, per request, the status, the body bytes sent and
+// the Range asked for.
+class NginxServer {
+public:
+    explicit NginxServer(const QString& root);
+    ~NginxServer();
+    // False (with why()) when nginx is missing or did not start.
+    bool start();
+    QString why() const { return m_why; }
+    std::string url(const std::string& file) const;
+
+    struct Logged {
+        int status = 0;
+        uint64_t bodyBytes = 0;
+        std::string range;
+        std::string path;
+    };
+    // The requests served so far (the log is written as each one ends).
+    std::vector<Logged> requests() const;
+    void clearLog() const;
+
+private:
+    QString m_root;
+    QTemporaryDir m_prefix;
+    QProcess m_process;
+    int m_port = 0;
+    QString m_why;
+};
+
+// A file server with misbehaviours chosen by path:
+//   /file           Range, a fixed ETag
+//   /drop-once      the first answer is cut off half-way, later ones are whole
+//   /always-drop    every answer is cut off half-way
+//   /no-range       ignores Range: 200 with the whole file
+//   /auth           401 unless "Authorization: Bearer <token>"
+//   /slow           headers, then no byte at all
+//   /etag-changes   a new ETag on every request
+//   /redirect-away  302 to /auth on "localhost" (another host name)
+class FaultServer {
+public:
+    FaultServer(std::string content, std::string token);
+    ~FaultServer();
+    int port() const { return m_port; }
+    std::string url(const std::string& path, const std::string& host = "127.0.0.1") const;
+
+    struct Request {
+        std::string path;
+        std::map<std::string, std::string> headers; // names lower case
+    };
+    std::vector<Request> requests() const;
+
+private:
+    void acceptLoop();
+    void serve(int fd);
+    bool answer(int fd, const Request& request);
+
+    std::string m_content;
+    std::string m_token;
+    int m_listen = -1;
+    int m_port = 0;
+    std::atomic<bool> m_stop{false};
+    std::atomic<int> m_dropOnceCount{0};
+    std::atomic<int> m_etagCounter{0};
+    mutable std::mutex m_mutex;
+    std::vector<Request> m_requests;
+    std::vector<int> m_clients;
+    std::vector<std::thread> m_threads;
+    std::thread m_acceptor;
+};
+
+} // namespace testsupport

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+// Where an opened file lives: a local path, a bundled sample (":/…") or an
+// http(s) URL. Front ends ask here instead of QFileInfo, which would turn a
+// URL into a path under the current folder.
+namespace filelocation {
+
+bool isBundled(const QString& path);
+bool isRemote(const QString& path); // http:// or https://
+
+// One spelling per file, for "is it open already?" and the recent list:
+// symbolic links and "." resolved for local files, URLs as given.
+QString key(const QString& path);
+
+// The file's name to show: the last path segment, for a URL without its
+// query (a presigned URL's signature is no name).
+QString displayName(const QString& path);
+
+// The folder, or a URL's scheme and host, shown beside the name.
+QString container(const QString& path);
+
+} // namespace filelocation
