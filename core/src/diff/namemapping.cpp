@@ -81,7 +81,7 @@ std::string metadataValue(const Document& doc, const std::string& key) {
 }
 
 bool isGguf(const Document& doc) {
-    return std::string_view(doc.formatModule().name) == "gguf";
+    return doc.format() == Format::Gguf;
 }
 
 std::string stripped(const std::string& name, const std::string& prefix) {
