@@ -24,6 +24,21 @@ std::optional<double> bitsPerWeight(const TensorEntry& t) {
     return double(*bytes) * 8 / double(*t.elementCount);
 }
 
+// A sharded model: its shards' names as the index writes them, and the
+// index's own metadata (numbers as JSON numbers).
+void addShardsJson(ordered_json& j, const Document& doc) {
+    j["shards"] = ordered_json::array();
+    for (const IndexShard& s : doc.shards())
+        j["shards"].push_back(s.name);
+    j["index_metadata"] = ordered_json::object();
+    for (const MetadataRow& row : doc.indexMetadata()) {
+        const ordered_json parsed = ordered_json::parse(row.value, nullptr, false);
+        j["index_metadata"][row.key] = row.kind == MetadataKind::Integer && !parsed.is_discarded()
+                                           ? parsed
+                                           : ordered_json(row.value);
+    }
+}
+
 // OXCK, safetensors and GGUF: the same fields (safetensors has no
 // version/flags; GGUF adds its data section and each key's type).
 ordered_json tensorFileJson(const Document& doc) {
@@ -47,6 +62,8 @@ ordered_json tensorFileJson(const Document& doc) {
         for (const MetadataRow& row : doc.metadataRows())
             j["metadata_types"][row.key] = row.type;
     }
+    if (doc.isSharded())
+        addShardsJson(j, doc);
     // A shape whose product overflows makes the sums meaningless: null, not
     // a saturated number a script could mistake for a count.
     const bool overflow = std::any_of(doc.tensors().begin(), doc.tensors().end(),
@@ -66,6 +83,8 @@ ordered_json tensorFileJson(const Document& doc) {
         e["dtype"] = dtypeName(t.dtype);
         if (gguf)
             e["bits_per_weight"] = orNull(bitsPerWeight(t));
+        if (doc.isSharded())
+            e["file"] = doc.shards().at(t.shard).name;
         tensors.push_back(std::move(e));
     }
     j["tensors"] = std::move(tensors);
@@ -117,6 +136,9 @@ void printTensorFile(const Document& doc) {
         std::cout << "Format      GGUF version " << doc.version() << ", alignment "
                   << doc.alignment() << ", data from byte " << fmt::grouped(doc.dataStart())
                   << "\n";
+    else if (doc.isSharded())
+        std::cout << "Format      sharded safetensors model ("
+                  << fmt::counted(doc.shards().size(), "shard", "shards") << ")\n";
     else
         std::cout << "Format      safetensors\n";
     std::cout << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"
@@ -131,6 +153,13 @@ void printTensorFile(const Document& doc) {
                               : std::vector<std::string>{row.key, row.value});
         std::cout << table.render("  ");
     }
+    if (!doc.indexMetadata().empty()) {
+        std::cout << "\nIndex metadata\n";
+        TextTable table({"key", "value"});
+        for (const MetadataRow& row : doc.indexMetadata())
+            table.addRow({row.key, row.value});
+        std::cout << table.render("  ");
+    }
     if (!doc.tensors().empty()) {
         std::cout << "\nTensors\n";
         std::vector<std::string> header = {"#",      "name", "shape", "elements",
@@ -143,6 +172,9 @@ void printTensorFile(const Document& doc) {
         if (gguf) {
             header.push_back("bpw");
             right.push_back(true);
+        if (doc.isSharded()) { // the offset is within this file
+            header.push_back("file");
+            right.push_back(false);
         }
         TextTable table(header, right);
         size_t i = 0;
@@ -160,6 +192,8 @@ void printTensorFile(const Document& doc) {
                 const auto bpw = bitsPerWeight(t);
                 row.push_back(bpw ? fmt::display(*bpw) : std::string(fmt::kMissing));
             }
+            if (doc.isSharded())
+                row.push_back(printable(doc.shards().at(t.shard).name));
             table.addRow(std::move(row));
         }
         std::cout << table.render("  ");
