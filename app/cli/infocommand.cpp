@@ -172,6 +172,7 @@ void printTensorFile(const Document& doc) {
         if (gguf) {
             header.push_back("bpw");
             right.push_back(true);
+        }
         if (doc.isSharded()) { // the offset is within this file
             header.push_back("file");
             right.push_back(false);

@@ -8,6 +8,7 @@
 #include "ckptscope/stats/documentstats.h"
 #include "httpservers.h"
 #include "safetensorsbuilder.h"
+#include "shardedfixture.h"
 #include "testsupport.h"
 
 #include <QTemporaryDir>
@@ -96,6 +97,7 @@ private Q_SLOTS:
     void tokenStaysBehindWhenARedirectLeavesTheHost();
     void userHeadersGoToTheUrlsHost();
     void taskHearsTrafficAndCancels();
+    void shardedModelOpensByItsIndexUrl();
 
 private:
     QTemporaryDir m_dir;
@@ -287,6 +289,37 @@ void TestHttpSource::taskHearsTrafficAndCancels() {
     // Once the task is over, its flag no longer reaches new transfers.
     HttpSource later(server.url("/file"), quickOptions());
     QCOMPARE(later.size(), uint64_t(m_model.size()));
+}
+
+void TestHttpSource::shardedModelOpensByItsIndexUrl() {
+    QTemporaryDir dir;
+    const ShardedFixture model;
+    model.writeTo(str(dir.path()));
+    const std::string single = model.writeSingle(str(dir.filePath(QStringLiteral("one.st"))));
+    NginxServer server(dir.path());
+    QVERIFY2(server.start(), qPrintable(server.why()));
+    HttpTraffic heard;
+    std::shared_ptr<const Document> remote;
+    {
+        HttpTask task(nullptr, [&](const HttpTraffic& t) { heard = t; });
+        remote = Document::open(server.url("model.safetensors.index.json"));
+    }
+    // The index, then each shard's header (fetched in parallel): at most
+    // 1 + 2M requests, every one counted by the opening task.
+    const auto log = server.requests();
+    QVERIFY(log.size() <= 1 + 2 * 2);
+    QCOMPARE(heard.requests, uint64_t(log.size()));
+    QVERIFY(remote->isSharded());
+    const auto local = Document::open(single);
+    QCOMPARE(remote->tensors().size(), local->tensors().size());
+    for (size_t i = 0; i < local->tensors().size(); ++i) {
+        QCOMPARE(remote->tensors()[i].name, local->tensors()[i].name);
+        const uint64_t n = *local->tensors()[i].elementCount;
+        std::vector<float> a(n), b(n);
+        local->readValues(i, 0, n, a.data());
+        remote->readValues(i, 0, n, b.data());
+        QVERIFY(a == b);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHttpSource)

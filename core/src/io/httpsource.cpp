@@ -153,6 +153,18 @@ std::shared_ptr<HttpTask::Shared> currentHttpTask() {
     return t_task;
 }
 
+std::shared_ptr<HttpTask::Shared> HttpTask::current() {
+    return t_task;
+}
+
+HttpTask::Lend::Lend(std::shared_ptr<Shared> task) : m_outer(std::move(t_task)) {
+    t_task = std::move(task);
+}
+
+HttpTask::Lend::~Lend() {
+    t_task = std::move(m_outer);
+}
+
 HttpTask::HttpTask(const std::atomic<bool>* cancel,
                    std::function<void(const HttpTraffic&)> onTraffic)
     : m_shared(std::make_shared<Shared>()), m_outer(t_task) {

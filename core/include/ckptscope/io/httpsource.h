@@ -57,6 +57,20 @@ public:
     HttpTask& operator=(const HttpTask&) = delete;
     struct Shared;
 
+    // The calling thread's task (null when none), and a scope lending it to a
+    // worker thread: sources the worker opens report to it too.
+    static std::shared_ptr<Shared> current();
+    class Lend {
+    public:
+        explicit Lend(std::shared_ptr<Shared> task);
+        ~Lend();
+        Lend(const Lend&) = delete;
+        Lend& operator=(const Lend&) = delete;
+
+    private:
+        std::shared_ptr<Shared> m_outer;
+    };
+
 private:
     std::shared_ptr<Shared> m_shared;
     std::shared_ptr<Shared> m_outer; // a task this one nests in

@@ -4,11 +4,13 @@
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/httpsource.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <unordered_map>
 
@@ -136,11 +138,12 @@ public:
     ShardMerger(std::string model, std::string folder, const IndexFile* index)
         : m_model(std::move(model)), m_folder(std::move(folder)), m_index(index) {}
 
-    void add(const std::string& name) {
+    // openShard gives the shard's bytes or throws IoError.
+    template <typename Open> void add(const std::string& name, Open&& openShard) {
         const uint32_t shard = uint32_t(m_result.shards.size());
         std::shared_ptr<const ByteSource> source;
         try {
-            source = std::make_shared<FileSource>((fs::path(m_folder) / name).string());
+            source = openShard();
         } catch (const IoError& e) {
             fail(m_model, firstTensorOf(name) + "shard " + quotedName(name) +
                               " cannot be read: " + e.what());
@@ -261,8 +264,33 @@ FormatIndex open(const ByteSource& source) {
     const IndexFile index = readIndexFile(source);
     const std::string folder = fs::path(source.name()).parent_path().string();
     ShardMerger merger(source.name(), folder.empty() ? "." : folder, &index);
-    for (const std::string& shard : index.shards)
-        merger.add(shard);
+    const auto pathOf = [&](const std::string& shard) {
+        return (fs::path(folder.empty() ? "." : folder) / shard).string();
+    };
+    if (!isUrl(source.name())) {
+        for (const std::string& shard : index.shards)
+            merger.add(shard, [&] { return openByteSource(pathOf(shard)); });
+        return merger.finish();
+    }
+    // On a server each shard's header is a round trip or two: fetch a few
+    // at a time, reporting to (and cancelled with) the opening task.
+    constexpr size_t kInFlight = 4;
+    std::vector<std::future<std::shared_ptr<const ByteSource>>> pending(index.shards.size());
+    const auto task = HttpTask::current();
+    const auto launch = [&](size_t i) {
+        if (i < pending.size())
+            pending[i] = std::async(std::launch::async, [task, path = pathOf(index.shards[i])] {
+                const HttpTask::Lend lend(task);
+                return openByteSource(path);
+            });
+    };
+    for (size_t i = 0; i < kInFlight; ++i)
+        launch(i);
+    for (size_t i = 0; i < index.shards.size(); ++i)
+        merger.add(index.shards[i], [&] {
+            launch(i + kInFlight);
+            return pending[i].get();
+        });
     return merger.finish();
 }
 
@@ -287,7 +315,7 @@ FormatModule shardedSafetensorsFormat() {
 FormatIndex openShardSet(const std::string& folder, const ShardSet& set) {
     ShardMerger merger(folder, folder, nullptr);
     for (const std::string& shard : set.files)
-        merger.add(shard);
+        merger.add(shard, [&] { return openByteSource((fs::path(folder) / shard).string()); });
     return merger.finish();
 }
 
