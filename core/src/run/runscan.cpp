@@ -209,6 +209,10 @@ private:
                 CheckpointCandidate c{first.path, set.files.front(), {}, {}, {}};
                 for (const std::string& name : set.files)
                     c.files.push_back(files.at(name));
+                const fs::path index = fs::path(folder) / shardIndexName(set.stem);
+                if (std::find(result.sideFiles.begin(), result.sideFiles.end(), index.string()) !=
+                    result.sideFiles.end())
+                    c.index = index.string();
                 result.candidates.push_back(std::move(c));
             }
         }

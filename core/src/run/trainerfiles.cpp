@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 
 namespace ckptscope {
@@ -230,11 +231,14 @@ ModelConfig readModelConfig(const std::string& path) {
                 return (*o)[key].get<std::string>();
         return std::nullopt;
     };
-    auto size = [&](const char* key) -> std::optional<uint64_t> {
-        for (const json* o : {&j, inner})
-            if (o && o->contains(key))
-                if (const auto v = stepOf((*o)[key]))
-                    return v;
+    // The first key found, in the order given (an alias after the name:
+    // GPT-2's n_embd is hidden_size, as transformers' attribute_map says).
+    auto size = [&](std::initializer_list<const char*> keys) -> std::optional<uint64_t> {
+        for (const char* key : keys)
+            for (const json* o : {&j, inner})
+                if (o && o->contains(key))
+                    if (const auto v = stepOf((*o)[key]))
+                        return v;
         return std::nullopt;
     };
     ModelConfig c;
@@ -246,11 +250,11 @@ ModelConfig readModelConfig(const std::string& path) {
     c.torchDtype = string("torch_dtype");
     if (!c.torchDtype)
         c.torchDtype = string("dtype");
-    c.hiddenSize = size("hidden_size");
-    c.numHiddenLayers = size("num_hidden_layers");
-    c.numAttentionHeads = size("num_attention_heads");
-    c.numKeyValueHeads = size("num_key_value_heads");
-    c.vocabSize = size("vocab_size");
+    c.hiddenSize = size({"hidden_size", "n_embd", "d_model"});
+    c.numHiddenLayers = size({"num_hidden_layers", "n_layer", "num_layers"});
+    c.numAttentionHeads = size({"num_attention_heads", "n_head", "num_heads"});
+    c.numKeyValueHeads = size({"num_key_value_heads"});
+    c.vocabSize = size({"vocab_size"});
     return c;
 }
 

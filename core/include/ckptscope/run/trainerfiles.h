@@ -37,12 +37,13 @@ inline constexpr uint64_t kModelConfigMaxBytes = uint64_t(4) << 20;
 // loss, learning_rate, grad_norm, epoch and every eval_*.
 bool isTrainerLogKey(std::string_view key);
 
-using TrainerLog = std::vector<std::pair<std::string, double>>; // first seen first
+using TrainerLog = std::vector<std::pair<std::string, double>>; // (key, value)
 
 struct TrainerState {
     std::optional<uint64_t> globalStep;
     // The numeric values of the log keys of the kept log_history entries,
-    // by their `step`; a key logged twice at one step keeps its first value.
+    // by their `step` (keys in entry order, each entry's in key order); a key
+    // logged twice at one step keeps its first value.
     // NaN and ±Infinity (Python's json writes them bare) are read as such.
     std::map<uint64_t, TrainerLog> logAt;
 };
@@ -53,8 +54,10 @@ struct TrainerState {
 TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>* steps = nullptr);
 
 // config.json of a transformers model: architectures[0], model_type, sizes
-// (from text_config when the top level lacks them, as in multimodal models)
-// and torch_dtype (or `dtype`, its newer name).
+// (from text_config when the top level lacks them, as in multimodal models;
+// GPT-2's n_embd, n_layer, n_head and T5's d_model, num_layers, num_heads
+// where the usual name is absent) and torch_dtype (or `dtype`, its newer
+// name).
 struct ModelConfig {
     std::string path;
     std::optional<std::string> architecture, modelType, torchDtype;
