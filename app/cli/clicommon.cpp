@@ -13,6 +13,28 @@ int parseBins(const std::string& v) {
     return n;
 }
 
+uint64_t parseSize(const std::string& flag, const std::string& text) {
+    uint64_t n = 0;
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, n);
+    if (ec != std::errc() || p == text.data())
+        throw UsageError(flag + " takes a number, not '" + text + "'");
+    static const std::pair<const char*, uint64_t> kUnits[] = {
+        {"K", 1ull << 10},   {"KiB", 1ull << 10}, {"M", 1ull << 20},
+        {"MiB", 1ull << 20}, {"G", 1ull << 30},   {"GiB", 1ull << 30},
+        {"KB", 1'000},       {"MB", 1'000'000},   {"GB", 1'000'000'000}};
+    uint64_t unit = p == end ? 1 : 0;
+    for (const auto& [suffix, value] : kUnits)
+        if (p != end && std::string(p, end) == suffix)
+            unit = value;
+    if (unit == 0)
+        throw UsageError(flag + ": unknown unit '" + std::string(p, end) +
+                         "' (K, M, G or KiB, MiB, GiB: powers of 1024; KB, MB, GB: of 1000)");
+    if (n > UINT64_MAX / unit)
+        throw UsageError(flag + " is too large");
+    return n * unit;
+}
+
 OptionSpec jsonOption(std::string help) {
     return {"--json", "", std::move(help)};
 }

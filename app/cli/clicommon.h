@@ -22,6 +22,10 @@ struct UsageError : std::runtime_error {
 // The value of --bins: 1 to 100000, else UsageError.
 int parseBins(const std::string& value);
 
+// "64M", "1G", "4096" → bytes: K, M, G (and KiB…) in powers of 1024, KB,
+// MB, GB in powers of 1000 (as Hugging Face's "5GB"); else UsageError.
+uint64_t parseSize(const std::string& flag, const std::string& text);
+
 // Options several commands share.
 OptionSpec jsonOption(std::string help = "machine-readable output on stdout");
 OptionSpec binsOption(std::string help);   // --bins N, checked by parseBins

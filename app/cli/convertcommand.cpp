@@ -1,4 +1,5 @@
-// convert IN OUT: OXCK → .safetensors / .npz, safetensors → .oxck (or .npz).
+// convert IN OUT: OXCK → .safetensors / .npz, safetensors → .oxck (or .npz);
+// a sharded model → one file, any tensor file → shards (--shard-size).
 #include "clicommon.h"
 
 #include "ckptscope/export/converter.h"
@@ -17,12 +18,50 @@ const CommandSpec kConvert = {
     {"IN", "OUT"},
     "Converts an OXCK file to OUT.safetensors or OUT.npz, a safetensors file to\n"
     "OUT.oxck (values converted to f32) or OUT.npz; the format comes from OUT's\n"
-    "extension.\n",
-    {},
+    "extension. A sharded safetensors model (its index or folder) converts to\n"
+    "one OUT.safetensors; with --shard-size, any tensor file is written as\n"
+    "Hugging Face shards OUT-0000N-of-0000M.safetensors and their index\n"
+    "OUT.safetensors.index.json (OUT named NAME.safetensors or\n"
+    "NAME.safetensors.index.json).\n",
+    {{"--shard-size", "SIZE",
+      "write shards of at most SIZE bytes of tensors each (K, M, G: powers of\n"
+      "1024; KB, MB, GB: of 1000, as Hugging Face's max_shard_size)",
+      false, "", [](const std::string& v) { parseSize("--shard-size", v); }}},
     "convert needs IN and OUT",
     {},
     kFileExitStatus,
 };
+
+// The write's own errors (a name or value the format cannot hold, the input
+// changing under it) are about the input: exit 1 naming it.
+template <typename Write> std::vector<std::string> writeFor(const Document& doc, Write write) {
+    try {
+        return write();
+    } catch (const ExportError& e) {
+        throw OpenError(doc.path(), e.what());
+    } catch (const SourceChangedError& e) {
+        throw OpenError(doc.path(), e.what());
+    } catch (const CheckpointError& e) {
+        throw OpenError(doc.path(), e.what());
+    }
+}
+
+int convertSharded(const std::string& in, const std::string& out, uint64_t shardSize) {
+    if (shardIndexPathFor(out).empty())
+        throw UsageError("--shard-size writes NAME.safetensors shards and their index: name "
+                         "the output NAME.safetensors or NAME.safetensors.index.json, not '" +
+                         out + "'");
+    if (shardSize == 0)
+        throw UsageError("--shard-size must be at least 1 byte");
+    const auto doc = openDocument(in);
+    if (!doc->hasTensors())
+        throw UsageError(doc->path() + " is a gradient checkpoint; convert reads OXCK and "
+                                       "safetensors files");
+    for (const std::string& w :
+         writeFor(*doc, [&] { return convertToShards(*doc, out, shardSize); }))
+        std::cerr << in << ": warning: " << w << "\n";
+    return kOk;
+}
 
 } // namespace
 
@@ -32,6 +71,8 @@ int runConvert(const std::vector<std::string>& args) {
         return kOk;
     const std::string& in = p->operands()[0];
     const std::string& out = p->operands()[1];
+    if (p->has("--shard-size"))
+        return convertSharded(in, out, parseSize("--shard-size", p->value("--shard-size")));
     const auto target = convertTargetFor(out);
     if (!target)
         throw UsageError("cannot tell the output format from '" + out +
@@ -39,17 +80,7 @@ int runConvert(const std::vector<std::string>& args) {
     const auto doc = openDocument(in);
     if (const std::string why = conversionRefusal(*doc, *target, out); !why.empty())
         throw UsageError(why);
-    std::vector<std::string> warnings;
-    try {
-        warnings = convertDocument(*doc, *target, out);
-    } catch (const ExportError& e) {
-        // What the input holds cannot be written in that format: a bad input.
-        throw OpenError(doc->path(), e.what());
-    } catch (const SourceChangedError& e) {
-        throw OpenError(doc->path(), e.what());
-    } catch (const CheckpointError& e) {
-        throw OpenError(doc->path(), e.what());
-    }
+    const auto warnings = writeFor(*doc, [&] { return convertDocument(*doc, *target, out); });
     for (const std::string& w : warnings)
         std::cerr << in << ": warning: " << w << "\n";
     return kOk;

@@ -9,30 +9,6 @@ namespace cli {
 
 namespace {
 
-// "64M", "1G", "4096" → bytes (binary units).
-uint64_t parseSize(const std::string& flag, const std::string& text) {
-    uint64_t n = 0;
-    const char* end = text.data() + text.size();
-    const auto [p, ec] = std::from_chars(text.data(), end, n);
-    if (ec != std::errc() || p == text.data())
-        throw UsageError(flag + " takes a number, not '" + text + "'");
-    uint64_t unit = 1;
-    if (p != end) {
-        const std::string suffix(p, end);
-        if (suffix == "K" || suffix == "KiB")
-            unit = 1ull << 10;
-        else if (suffix == "M" || suffix == "MiB")
-            unit = 1ull << 20;
-        else if (suffix == "G" || suffix == "GiB")
-            unit = 1ull << 30;
-        else
-            throw UsageError(flag + ": unknown unit '" + suffix + "' (K, M or G)");
-    }
-    if (n > UINT64_MAX / unit)
-        throw UsageError(flag + " is too large");
-    return n * unit;
-}
-
 OptionSpec sizeOption(const char* name, const char* value, const char* help) {
     return {name, value, help, false, "", [name](const std::string& v) { parseSize(name, v); }};
 }

@@ -16,6 +16,21 @@ using namespace ckptscope;
 
 namespace {
 
+// A sharded model: its shards' names as the index writes them, and the
+// index's own metadata (numbers as JSON numbers).
+void addShardsJson(ordered_json& j, const Document& doc) {
+    j["shards"] = ordered_json::array();
+    for (const IndexShard& s : doc.shards())
+        j["shards"].push_back(s.name);
+    j["index_metadata"] = ordered_json::object();
+    for (const MetadataRow& row : doc.indexMetadata()) {
+        const ordered_json parsed = ordered_json::parse(row.value, nullptr, false);
+        j["index_metadata"][row.key] = row.kind == MetadataKind::Integer && !parsed.is_discarded()
+                                           ? parsed
+                                           : ordered_json(row.value);
+    }
+}
+
 // OXCK and safetensors: the same fields (safetensors has no version/flags).
 ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
@@ -28,6 +43,8 @@ ordered_json tensorFileJson(const Document& doc) {
     j["metadata"] = ordered_json::object();
     for (const auto& [k, v] : doc.metadata())
         j["metadata"][k] = v;
+    if (doc.isSharded())
+        addShardsJson(j, doc);
     // A shape whose product overflows makes the sums meaningless: null, not
     // a saturated number a script could mistake for a count.
     const bool overflow = std::any_of(doc.tensors().begin(), doc.tensors().end(),
@@ -45,6 +62,8 @@ ordered_json tensorFileJson(const Document& doc) {
         e["size_bytes"] = orNull(tensorSizeBytes(t));
         e["offset"] = t.dataOffset;
         e["dtype"] = dtypeName(t.dtype);
+        if (doc.isSharded())
+            e["file"] = doc.shards().at(t.shard).name;
         tensors.push_back(std::move(e));
     }
     j["tensors"] = std::move(tensors);
@@ -91,6 +110,9 @@ void printTensorFile(const Document& doc) {
     if (oxck)
         std::cout << "Format      OXCK version " << doc.version() << ", flags " << doc.flags()
                   << "\n";
+    else if (doc.isSharded())
+        std::cout << "Format      sharded safetensors model ("
+                  << fmt::counted(doc.shards().size(), "shard", "shards") << ")\n";
     else
         std::cout << "Format      safetensors\n";
     std::cout << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"
@@ -103,6 +125,13 @@ void printTensorFile(const Document& doc) {
             table.addRow({k, v});
         std::cout << table.render("  ");
     }
+    if (!doc.indexMetadata().empty()) {
+        std::cout << "\nIndex metadata\n";
+        TextTable table({"key", "value"});
+        for (const MetadataRow& row : doc.indexMetadata())
+            table.addRow({row.key, row.value});
+        std::cout << table.render("  ");
+    }
     if (!doc.tensors().empty()) {
         std::cout << "\nTensors\n";
         std::vector<std::string> header = {"#",      "name", "shape", "elements",
@@ -111,6 +140,10 @@ void printTensorFile(const Document& doc) {
         if (!oxck) { // OXCK is all F32: its table stays as it was
             header.insert(header.begin() + 2, "dtype");
             right.insert(right.begin() + 2, false);
+        }
+        if (doc.isSharded()) { // the offset is within this file
+            header.push_back("file");
+            right.push_back(false);
         }
         TextTable table(header, right);
         size_t i = 0;
@@ -124,6 +157,8 @@ void printTensorFile(const Document& doc) {
                 fmt::grouped(t.dataOffset)};
             if (!oxck)
                 row.insert(row.begin() + 2, dtypeName(t.dtype));
+            if (doc.isSharded())
+                row.push_back(printable(doc.shards().at(t.shard).name));
             table.addRow(std::move(row));
         }
         std::cout << table.render("  ");

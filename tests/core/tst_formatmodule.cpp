@@ -44,12 +44,14 @@ class TestFormatModule : public QObject {
 
 private Q_SLOTS:
     void tableListsEachFormatOnce() {
+        // A format may have a second module (a sharded safetensors model is
+        // read from its index), listed after the format's own file module.
         std::set<Format> formats;
-        std::set<std::string> names;
+        std::set<std::string> descriptions;
         for (const FormatModule& m : formatModules()) {
-            QVERIFY(formats.insert(m.format).second);
-            QVERIFY(names.insert(m.name).second);
-            QCOMPARE(&formatModule(m.format), &m);
+            if (formats.insert(m.format).second)
+                QCOMPARE(&formatModule(m.format), &m);
+            QVERIFY(descriptions.insert(m.description).second);
             QCOMPARE(qstr(formatName(m.format)), qstr(m.name));
             QVERIFY(m.probe && m.open && m.description && m.looksFor && m.extension);
         }
@@ -62,7 +64,7 @@ private Q_SLOTS:
             const auto source = memory(bytes, "file");
             for (const FormatModule& m : formatModules())
                 QVERIFY2(
-                    m.probe(*source) == (m.format == format),
+                    m.probe(*source) == (&m == &formatModule(format)),
                     (std::string(m.name) + " probe on a " + formatName(format) + " file").c_str());
             QCOMPARE(detectFormat(*source).format, format);
             const auto doc = Document::open(source);

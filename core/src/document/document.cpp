@@ -4,12 +4,18 @@
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
 
+#include "formats/safetensors/shardedmodel.h"
+
+#include <filesystem>
 #include <memory>
 #include <new>
 
 namespace ckptscope {
 
 std::shared_ptr<const Document> Document::open(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return openFolder(path);
     std::shared_ptr<const ByteSource> source;
     try {
         source = std::make_shared<FileSource>(path);
@@ -23,11 +29,10 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
     std::shared_ptr<Document> doc(new Document);
     doc->m_source = std::move(source);
     const ByteSource& src = *doc->m_source;
+    doc->m_path = src.name();
     try {
         doc->m_module = &detectFormat(src);
-        doc->m_index = doc->m_module->open(src);
-        for (const MetadataRow& row : doc->m_index.metadata)
-            doc->m_metadata.emplace_back(row.key, row.value);
+        doc->keepIndex(doc->m_module->open(src));
     } catch (const OpenError&) {
         throw;
     } catch (const std::bad_alloc&) {
@@ -41,6 +46,57 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
         throw OpenError(src.name(), e.what());
     }
     return doc;
+}
+
+// A folder is the sharded model it holds: by its index, else by its one
+// complete shard set (shards in number order).
+std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
+    const ShardedFolder found = findShardedModelIn(path);
+    if (!found.index.empty())
+        return open((std::filesystem::path(path) / found.index).string());
+    if (!found.set)
+        throw OpenError(path, found.problem.empty()
+                                  ? "a folder holding no sharded model (no "
+                                    "*.safetensors.index.json, no NAME-00001-of-0000M.safetensors "
+                                    "set); open a file, or the folder as a run"
+                                  : found.problem);
+    std::shared_ptr<Document> doc(new Document);
+    doc->m_path = path;
+    try {
+        static const FormatModule module = shardedSafetensorsFormat();
+        doc->m_module = &module;
+        doc->keepIndex(openShardSet(path, *found.set));
+        doc->m_source = doc->m_index.shards.front().source;
+    } catch (const std::bad_alloc&) {
+        throw OpenError(path, "not enough memory to open this model");
+    } catch (const std::exception& e) {
+        throw OpenError(path, e.what());
+    }
+    return doc;
+}
+
+void Document::keepIndex(FormatIndex index) {
+    m_index = std::move(index);
+    for (const MetadataRow& row : m_index.metadata)
+        m_metadata.emplace_back(row.key, row.value);
+}
+
+const ByteSource& Document::sourceOf(const TensorEntry& t) const {
+    return m_index.shards.empty() ? *m_source : *m_index.shards.at(t.shard).source;
+}
+
+const std::string& Document::shardName(size_t index) const {
+    static const std::string none;
+    return m_index.shards.empty() ? none : m_index.shards.at(m_index.tensors.at(index).shard).name;
+}
+
+uint64_t Document::fileSize() const {
+    if (m_index.shards.empty())
+        return m_source->size();
+    uint64_t sum = 0;
+    for (const IndexShard& s : m_index.shards)
+        sum = saturatingAdd(sum, s.source->size());
+    return sum;
 }
 
 uint64_t Document::numParams() const {
@@ -59,22 +115,25 @@ uint64_t Document::totalBytes() const {
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, float* out) const {
-    readTensorValues(*m_source, m_index.tensors.at(index), first, count, out);
+    const TensorEntry& t = m_index.tensors.at(index);
+    readTensorValues(sourceOf(t), t, first, count, out);
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, double* out) const {
-    readTensorValues(*m_source, m_index.tensors.at(index), first, count, out);
+    const TensorEntry& t = m_index.tensors.at(index);
+    readTensorValues(sourceOf(t), t, first, count, out);
 }
 
 std::optional<MappedValues> Document::mappedValues(size_t index, ScanUse use) const {
     const TensorEntry& t = m_index.tensors.at(index);
     if (t.dtype != Dtype::F32)
         return std::nullopt;
-    return mapForScan(*m_source, t.dataOffset, t.dataLen, use);
+    return mapForScan(sourceOf(t), t.dataOffset, t.dataLen, use);
 }
 
 void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {
-    ckptscope::readRawValues(*m_source, m_index.tensors.at(index), first, count, out);
+    const TensorEntry& t = m_index.tensors.at(index);
+    ckptscope::readRawValues(sourceOf(t), t, first, count, out);
 }
 
 } // namespace ckptscope

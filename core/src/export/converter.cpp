@@ -3,7 +3,10 @@
 #include "ckptscope/export/npzwriter.h"
 #include "ckptscope/formats/oxck/oxckwriter.h"
 #include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/formats/safetensors/shardset.h"
 #include "ckptscope/io/atomicfile.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cctype>
 #include <filesystem>
@@ -21,7 +24,86 @@ bool endsWith(const std::string& s, const std::string& suffix) {
     return true;
 }
 
+// Tensors into shards as Hugging Face splits them: in order, a new shard
+// when the next tensor would take this one past the limit (a tensor larger
+// than the limit gets a shard of its own).
+std::vector<std::vector<size_t>> splitIntoShards(const Document& doc, uint64_t maxShardBytes) {
+    std::vector<std::vector<size_t>> shards(1);
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+        const uint64_t size = tensorSizeBytes(doc.tensors()[i]).value_or(0); // fits the file
+        if (!shards.back().empty() && (bytes > maxShardBytes || size > maxShardBytes - bytes)) {
+            shards.emplace_back();
+            bytes = 0;
+        }
+        shards.back().push_back(i);
+        bytes += size;
+    }
+    return shards;
+}
+
 } // namespace
+
+std::string shardIndexPathFor(const std::string& outPath) {
+    if (isShardIndexName(std::filesystem::path(outPath).filename().string()))
+        return outPath;
+    if (endsWith(outPath, ".safetensors"))
+        return outPath + ".index.json";
+    return {};
+}
+
+std::vector<std::string> convertToShards(const Document& doc, const std::string& outPath,
+                                         uint64_t maxShardBytes, const TaskControl& control) {
+    namespace fs = std::filesystem;
+    const std::string indexPath = shardIndexPathFor(outPath);
+    if (!doc.hasTensors() || indexPath.empty() || maxShardBytes == 0)
+        throw ExportError(!doc.hasTensors() ? doc.path() + " is a gradient checkpoint; convert "
+                                                           "reads OXCK and safetensors files"
+                          : indexPath.empty()
+                              ? outPath + ": name the sharded output NAME.safetensors or "
+                                          "NAME.safetensors.index.json"
+                              : std::string("the shard size must be at least 1 byte"));
+    checkExportNames(doc, true);
+    const fs::path index(indexPath);
+    const std::string fileName = index.filename().string();
+    const std::string stem = fileName.substr(0, fileName.size() - kShardIndexSuffix.size());
+    const auto shards = splitIntoShards(doc, maxShardBytes);
+    std::vector<std::string> names, warnings;
+    for (size_t k = 0; k < shards.size(); ++k)
+        names.push_back(shardFileName(stem, k + 1, shards.size(), ".safetensors"));
+    for (const std::string& target : [&] {
+             std::vector<std::string> all{indexPath};
+             for (const std::string& n : names)
+                 all.push_back((index.parent_path() / n).string());
+             return all;
+         }())
+        for (const std::string& input : inputFiles(doc))
+            if (sameFile(input, target))
+                throw ExportError(target + " is an input file; a conversion never writes over "
+                                           "its input");
+    nlohmann::ordered_json map = nlohmann::ordered_json::object();
+    for (size_t k = 0; k < shards.size(); ++k) {
+        const TaskControl part = control.part(double(k) / shards.size(), 1.0 / shards.size());
+        writeFileAtomically((index.parent_path() / names[k]).string(), [&](std::ostream& out) {
+            auto w = writeSafetensors(out, doc, shards[k], part);
+            warnings.insert(warnings.end(), w.begin(), w.end());
+        });
+        for (size_t i : shards[k])
+            map[doc.tensors()[i].name] = names[k];
+    }
+    // The index last: a reader never finds it naming shards not yet written.
+    const nlohmann::ordered_json json = {{"metadata", {{"total_size", doc.totalBytes()}}},
+                                         {"weight_map", std::move(map)}};
+    writeFileAtomically(indexPath, [&](std::ostream& out) { out << json.dump(2) << "\n"; });
+    return warnings;
+}
+
+std::vector<std::string> inputFiles(const Document& doc) {
+    std::vector<std::string> files{doc.source().name()};
+    for (const IndexShard& s : doc.shards())
+        files.push_back(s.source->name());
+    return files;
+}
 
 std::optional<ConvertTarget> convertTargetFor(const std::string& path) {
     if (endsWith(path, ".safetensors"))
@@ -46,12 +128,14 @@ std::string conversionRefusal(const Document& doc, ConvertTarget target,
     if (!doc.hasTensors())
         return doc.path() + " is a gradient checkpoint; convert reads OXCK and safetensors files";
     if ((target == ConvertTarget::Oxck && doc.format() == Format::Oxck) ||
-        (target == ConvertTarget::Safetensors && doc.format() == Format::Safetensors))
+        (target == ConvertTarget::Safetensors && doc.format() == Format::Safetensors &&
+         !doc.isSharded()))
         return doc.path() + " is already " +
                (doc.format() == Format::Oxck ? std::string("an OXCK checkpoint")
                                              : std::string("a safetensors file"));
-    if (sameFile(doc.path(), outPath))
-        return outPath + " is the input file; a conversion never writes over its input";
+    for (const std::string& input : inputFiles(doc))
+        if (sameFile(input, outPath))
+            return outPath + " is an input file; a conversion never writes over its input";
     return {};
 }
 

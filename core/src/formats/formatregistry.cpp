@@ -7,6 +7,7 @@
 #include "formats/gradient/gradientformat.h"
 #include "formats/oxck/oxckformat.h"
 #include "formats/safetensors/safetensorsformat.h"
+#include "formats/safetensors/shardedmodel.h"
 
 #include <algorithm>
 #include <array>
@@ -16,12 +17,14 @@ namespace ckptscope {
 
 namespace {
 
-// In probe order: safetensors before the JSON probe, as a header length's low
-// byte can be a space or '{'.
-const std::array<FormatModule, 3>& modules() {
-    static const std::array<FormatModule, 3> kModules = {
+// In probe order: safetensors before the JSON probes, as a header length's low
+// byte can be a space or '{'; a safetensors index (a JSON object whose first
+// keys hold "weight_map") before the gradient checkpoint's any JSON object.
+const std::array<FormatModule, 4>& modules() {
+    static const std::array<FormatModule, 4> kModules = {
         oxckFormat(),
         safetensorsFormat(),
+        shardedSafetensorsFormat(),
         gradientFormat(),
     };
     return kModules;

@@ -19,7 +19,9 @@ namespace ckptscope {
 class Document {
 public:
     // Detects the format by content (formatModules()) and indexes the file
-    // with that format's module. Throws OpenError.
+    // with that format's module. A folder opens as the sharded model it
+    // holds (findShardedModelIn: one *.safetensors.index.json, or one
+    // complete NAME-0000N-of-0000M.safetensors set). Throws OpenError.
     static std::shared_ptr<const Document> open(const std::string& path);
     // Same, over bytes already in hand (fuzzers, tests).
     static std::shared_ptr<const Document> open(std::shared_ptr<const ByteSource> source);
@@ -27,8 +29,10 @@ public:
     Format format() const { return m_module->format; }
     // The module that read the file: its name and description for front ends.
     const FormatModule& formatModule() const { return *m_module; }
-    const std::string& path() const { return m_source->name(); }
-    uint64_t fileSize() const { return m_source->size(); }
+    // The file opened (for a sharded model its index), or the folder.
+    const std::string& path() const { return m_path; }
+    // The file's size; for a multi-file model the sum of its shards' sizes.
+    uint64_t fileSize() const;
 
     // The format's version and flags fields (OXCK); 0 where it has none.
     uint32_t version() const { return m_index.version; }
@@ -71,14 +75,29 @@ public:
     // Where the values of an F32 tensor lie in the file's memory map, for
     // scanning them in place (statistics, comparison); empty for other
     // dtypes, or when mapForScan says to copy for this use: then read them.
-    std::optional<MappedValues> mappedValues(size_t index,
-                                             ScanUse use = ScanUse::Statistics) const;
+    std::optional<MappedValues> mappedValues(size_t index, ScanUse use = ScanUse::Statistics) const;
+    // The file opened: for a sharded model its index (or first shard, for
+    // a folder without one); the tensors' bytes are in their shard's source.
     const ByteSource& source() const { return *m_source; }
+
+    // Multi-file models (sharded safetensors): each shard's name as the
+    // index writes it, in shard order (TensorEntry::shard); empty for one file.
+    bool isSharded() const { return !m_index.shards.empty(); }
+    const std::vector<IndexShard>& shards() const { return m_index.shards; }
+    // The shard file name of tensor `index` ("" for a single file).
+    const std::string& shardName(size_t index) const;
+    // The index file's own metadata (total_size…), not the model's: shown
+    // apart and never compared.
+    const std::vector<MetadataRow>& indexMetadata() const { return m_index.indexMetadata; }
 
 private:
     Document() = default;
+    static std::shared_ptr<const Document> openFolder(const std::string& path);
+    void keepIndex(FormatIndex index);
+    const ByteSource& sourceOf(const TensorEntry& t) const;
 
     const FormatModule* m_module = nullptr;
+    std::string m_path;
     std::shared_ptr<const ByteSource> m_source;
     FormatIndex m_index;
     std::vector<std::pair<std::string, std::string>> m_metadata;

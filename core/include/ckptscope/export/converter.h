@@ -27,6 +27,20 @@ std::vector<std::string> convertDocument(const Document& doc, ConvertTarget targ
                                          const std::string& outPath,
                                          const TaskControl& control = {});
 
+// Writes the model as Hugging Face shards: NAME-0000N-of-0000M.safetensors,
+// each at most maxShardBytes of tensor data (a larger tensor alone), and
+// NAME.safetensors.index.json (metadata.total_size, weight_map), for outPath
+// NAME.safetensors or NAME.safetensors.index.json. Each file is written
+// atomically, the index last. Returns the warnings; throws as convertDocument.
+std::vector<std::string> convertToShards(const Document& doc, const std::string& outPath,
+                                         uint64_t maxShardBytes, const TaskControl& control = {});
+// The index path convertToShards writes for outPath; "" for a name it refuses.
+std::string shardIndexPathFor(const std::string& outPath);
+
+// The files a document reads: the file opened and, for a sharded model,
+// every shard (a conversion must write over none of them).
+std::vector<std::string> inputFiles(const Document& doc);
+
 // True when both paths name the same file (or the same path when neither
 // exists yet): writes never go over the file being read.
 bool sameFile(const std::string& a, const std::string& b);

@@ -2,8 +2,10 @@
 
 #include "ckptscope/formats/dtype.h"
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/io/bytesource.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,11 +22,24 @@ struct TensorEntry {
     // Product of shape (0 for an empty shape); empty when it overflows u64.
     std::optional<uint64_t> elementCount;
     Dtype dtype = Dtype::F32;
+    // The file of a multi-file model holding the bytes (FormatIndex::shards);
+    // 0 for a single file.
+    uint32_t shard = 0;
 };
 
 struct IndexWarning {
     std::string message;
     std::optional<size_t> tensor; // index into tensors, when about one
+    // A file or folder the warning points to, which a front end offers to
+    // open (a shard's whole model); "" for none.
+    std::string opens = {};
+};
+
+// One file of a multi-file model: a shard of a sharded safetensors model
+// (a GGUF split the same way).
+struct IndexShard {
+    std::shared_ptr<const ByteSource> source;
+    std::string name; // as the model's index writes it, relative to the index's folder
 };
 
 // What a metadata value is, so front ends can show it in their own way
@@ -54,6 +69,13 @@ struct FormatIndex {
     // The graph's topological order and the nodes left out of it, computed
     // once at open: a pass over a large graph costs as much as validating it.
     ComputationGraphStore::TopologicalSplit graphSplit;
+    // A multi-file model: the files its tensors lie in, TensorEntry::shard
+    // indexing them. Empty for a single file: the tensors lie in the file
+    // that was opened.
+    std::vector<IndexShard> shards;
+    // The index file's own metadata (sharded safetensors: "metadata", with
+    // total_size): shown apart from the model's and never compared.
+    std::vector<MetadataRow> indexMetadata;
 };
 
 // Product of a shape with the reference quirk (empty shape → 0); nullopt on

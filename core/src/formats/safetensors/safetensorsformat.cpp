@@ -2,6 +2,7 @@
 
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
 #include "ckptscope/io/filesource.h"
+#include "formats/safetensors/shardedmodel.h"
 
 namespace ckptscope {
 
@@ -15,6 +16,9 @@ FormatIndex open(const ByteSource& source) {
     index.tensors = std::move(st.tensors);
     for (auto& [key, value] : st.metadata)
         index.metadata.push_back({std::move(key), std::move(value), MetadataKind::Text});
+    // A shard opened alone is only part of a model: say where the rest is.
+    if (auto lone = loneShardWarning(source.name()))
+        index.warnings.push_back(std::move(*lone));
     return index;
 }
 

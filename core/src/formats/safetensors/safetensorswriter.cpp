@@ -39,6 +39,15 @@ void checkExportNames(const Document& doc, bool reserved) {
 std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
                                           const TaskControl& control) {
     checkExportNames(doc, true);
+    std::vector<size_t> all(doc.tensors().size());
+    for (size_t i = 0; i < all.size(); ++i)
+        all[i] = i;
+    return writeSafetensors(out, doc, all, control);
+}
+
+std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
+                                          const std::vector<size_t>& tensors,
+                                          const TaskControl& control) {
     std::vector<std::string> warnings;
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
     if (!doc.metadata().empty()) {
@@ -48,8 +57,8 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
         header["__metadata__"] = std::move(meta);
     }
     uint64_t offset = 0, total = 0;
-    for (size_t i = 0; i < doc.tensors().size(); ++i) {
-        const TensorEntry& t = doc.tensors()[i];
+    for (const size_t i : tensors) {
+        const TensorEntry& t = doc.tensors().at(i);
         const uint64_t bytes = t.dataLen * dtypeSize(t.dtype); // dataLen fits the file
         header[t.name] = {{"dtype", dtypeName(t.dtype)},
                           {"shape", exportShape(doc, i, &warnings)},
@@ -74,7 +83,7 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
     constexpr uint64_t kChunkBytes = 4 << 20;
     std::vector<char> buffer;
     uint64_t done = 0;
-    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+    for (const size_t i : tensors) {
         const TensorEntry& t = doc.tensors()[i];
         const size_t size = dtypeSize(t.dtype);
         const uint64_t chunk = kChunkBytes / size;

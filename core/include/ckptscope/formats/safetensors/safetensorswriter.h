@@ -25,5 +25,11 @@ void checkExportNames(const Document& doc, bool reserved);
 // starts at a multiple of 8. Returns the warnings. Throws ExportError.
 std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
                                           const TaskControl& control = {});
+// The same for the tensors at `tensors` (indexes into doc.tensors(), in that
+// order), with the document's metadata: one shard of a sharded model. The
+// caller has checked the names (checkExportNames).
+std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
+                                          const std::vector<size_t>& tensors,
+                                          const TaskControl& control = {});
 
 } // namespace ckptscope

@@ -1,0 +1,311 @@
+#include "formats/safetensors/shardedmodel.h"
+
+#include "ckptscope/common/saturating.h"
+#include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/formats/safetensors/safetensorsindex.h"
+#include "ckptscope/io/filesource.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+
+namespace ckptscope {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// The probe reads this much: the index's "metadata" comes first and is small.
+constexpr size_t kProbeBytes = 64 * 1024;
+
+// Stops at the first top-level key: "weight_map" makes the file an index;
+// "metadata" is passed over (Hugging Face writes it first); any other key
+// (a gradient checkpoint's "graph", "step"…) makes it something else.
+class IndexKeys final : public nlohmann::json_sax<json> {
+public:
+    bool found = false;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return ++m_depth, true; }
+    bool end_object() override { return --m_depth, true; }
+    bool start_array(std::size_t) override { return ++m_depth, true; }
+    bool end_array() override { return --m_depth, true; }
+    bool key(string_t& key) override {
+        if (m_depth != 1)
+            return true;
+        found = key == "weight_map";
+        return !found && key == "metadata";
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        return false; // the head ends mid-file, or the text is no JSON
+    }
+
+private:
+    int m_depth = 0;
+};
+
+bool probe(const ByteSource& source) {
+    std::string head(size_t(std::min<uint64_t>(source.size(), kProbeBytes)), '\0');
+    source.read(0, head.data(), head.size());
+    IndexKeys keys;
+    json::sax_parse(head, &keys, json::input_format_t::json, false);
+    return keys.found;
+}
+
+[[noreturn]] void fail(const std::string& file, const std::string& message) {
+    throw CheckpointError(CheckpointError::Kind::Invalid, file + ": " + message);
+}
+
+// The shard file names of a model in order: Hugging Face's names by number,
+// other names after them by text.
+void sortShardNames(std::vector<std::string>& names) {
+    auto key = [](const std::string& n) {
+        const auto s = parseShardName(n);
+        return std::pair(s ? s->number : UINT64_MAX, n);
+    };
+    std::sort(names.begin(), names.end(),
+              [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+}
+
+// What the index says; shards in sortShardNames order.
+struct IndexFile {
+    std::unordered_map<std::string, std::string> weightMap; // tensor → shard name
+    std::vector<std::string> shards;
+    std::vector<MetadataRow> metadata;
+    std::optional<uint64_t> totalSize;
+};
+
+IndexFile readIndexFile(const ByteSource& source) {
+    const std::string& file = source.name();
+    json doc;
+    try {
+        doc = json::parse(readAll(source));
+    } catch (const json::exception& e) {
+        throw CheckpointError(CheckpointError::Kind::BadMetadata,
+                              file + ": not valid JSON: " + std::string(e.what()));
+    }
+    IndexFile index;
+    if (!doc.is_object())
+        fail(file, "expected a JSON object with \"weight_map\"");
+    const auto map = doc.find("weight_map");
+    if (map == doc.end() || !map->is_object())
+        fail(file, "\"weight_map\": expected an object of tensor names to shard files");
+    for (auto it = map->begin(); it != map->end(); ++it) {
+        if (!it->is_string() || it->get_ref<const std::string&>().empty())
+            fail(file, "weight_map: tensor " + quotedName(it.key()) +
+                           ": expected the name of its shard file");
+        index.weightMap.emplace(it.key(), it->get<std::string>());
+        index.shards.push_back(it->get<std::string>());
+    }
+    sortShardNames(index.shards);
+    index.shards.erase(std::unique(index.shards.begin(), index.shards.end()), index.shards.end());
+    if (const auto meta = doc.find("metadata"); meta != doc.end() && !meta->is_null()) {
+        if (!meta->is_object())
+            fail(file, "\"metadata\": expected an object");
+        for (auto it = meta->begin(); it != meta->end(); ++it) {
+            const bool integer = it->is_number_unsigned();
+            index.metadata.push_back({it.key(),
+                                      it->is_string() ? it->get<std::string>() : it->dump(),
+                                      integer ? MetadataKind::Integer : MetadataKind::Text});
+            if (it.key() == "total_size" && integer)
+                index.totalSize = it->get<uint64_t>();
+            else if (it.key() == "total_size")
+                index.metadata.back().kind = MetadataKind::Text;
+        }
+    }
+    return index;
+}
+
+// Builds one FormatIndex from the shards, one after another.
+class ShardMerger {
+public:
+    ShardMerger(std::string model, std::string folder, const IndexFile* index)
+        : m_model(std::move(model)), m_folder(std::move(folder)), m_index(index) {}
+
+    void add(const std::string& name) {
+        const uint32_t shard = uint32_t(m_result.shards.size());
+        std::shared_ptr<const ByteSource> source;
+        try {
+            source = std::make_shared<FileSource>((fs::path(m_folder) / name).string());
+        } catch (const IoError& e) {
+            fail(m_model, firstTensorOf(name) + "shard " + quotedName(name) +
+                              " cannot be read: " + e.what());
+        }
+        const DeferredChangeCheck changes(*source);
+        SafetensorsIndex st = readSafetensorsIndex(*source);
+        changes.finish();
+        for (TensorEntry& t : st.tensors)
+            addTensor(std::move(t), name, shard);
+        for (auto& [key, value] : st.metadata)
+            m_metadata[key].push_back({value, name});
+        m_result.shards.push_back({std::move(source), name});
+    }
+
+    FormatIndex finish() {
+        if (m_index) {
+            checkEveryMappedTensor();
+            checkTotalSize();
+            m_result.indexMetadata = m_index->metadata;
+        }
+        mergeMetadata();
+        return std::move(m_result);
+    }
+
+private:
+    struct Seen {
+        std::string value, shard;
+    };
+
+    // "weight_map: tensor "x" is in shard …" for an error about a shard file.
+    std::string firstTensorOf(const std::string& shard) const {
+        if (m_index)
+            for (const auto& [tensor, file] : m_index->weightMap)
+                if (file == shard)
+                    return "weight_map: tensor " + quotedName(tensor) + ": ";
+        return {};
+    }
+
+    void addTensor(TensorEntry t, const std::string& shard, uint32_t index) {
+        const std::string* mapped = nullptr;
+        if (m_index) {
+            const auto it = m_index->weightMap.find(t.name);
+            mapped = it == m_index->weightMap.end() ? nullptr : &it->second;
+            if (!mapped)
+                warn("tensor " + quotedName(t.name) + " is in shard " + quotedName(shard) +
+                     " but not in the index's weight_map");
+            else if (*mapped != shard) {
+                warn("tensor " + quotedName(t.name) + " is in shard " + quotedName(shard) +
+                     " too, but the weight_map places it in " + quotedName(*mapped) +
+                     "; this copy is left out");
+                return;
+            }
+        }
+        if (const auto [it, fresh] = m_where.emplace(t.name, shard); !fresh) {
+            warn("tensor " + quotedName(t.name) + " is in shards " + quotedName(it->second) +
+                 " and " + quotedName(shard) + "; the second copy is left out");
+            return;
+        }
+        t.shard = index;
+        m_result.tensors.push_back(std::move(t));
+    }
+
+    void checkEveryMappedTensor() const {
+        // In the index's key order would need the ordered parse; report the
+        // first by name so the message does not depend on hashing.
+        std::vector<std::pair<std::string, std::string>> missing;
+        for (const auto& [tensor, shard] : m_index->weightMap)
+            if (!m_where.count(tensor))
+                missing.emplace_back(tensor, shard);
+        if (missing.empty())
+            return;
+        std::sort(missing.begin(), missing.end());
+        const auto& [tensor, shard] = missing.front();
+        fail(m_model, "weight_map: tensor " + quotedName(tensor) + " is not in its shard " +
+                          quotedName(shard) +
+                          (missing.size() > 1
+                               ? " (and " + std::to_string(missing.size() - 1) + " more missing)"
+                               : std::string()));
+    }
+
+    void checkTotalSize() {
+        if (!m_index->totalSize)
+            return;
+        uint64_t bytes = 0;
+        for (const TensorEntry& t : m_result.tensors)
+            bytes = saturatingAdd(bytes, tensorSizeBytes(t).value_or(UINT64_MAX));
+        if (bytes != *m_index->totalSize)
+            warn("the index's metadata.total_size is " + std::to_string(*m_index->totalSize) +
+                 " bytes, but the tensors hold " + std::to_string(bytes));
+    }
+
+    // Equal entries once; a key with different values keeps the first shard's
+    // and warns naming the shards.
+    void mergeMetadata() {
+        for (auto& [key, seen] : m_metadata) {
+            m_result.metadata.push_back({key, seen.front().value, MetadataKind::Text});
+            for (const Seen& other : seen)
+                if (other.value != seen.front().value) {
+                    warn("metadata " + quotedName(key) +
+                         " differs between shards: " + quotedName(seen.front().value) + " in " +
+                         quotedName(seen.front().shard) + ", " + quotedName(other.value) + " in " +
+                         quotedName(other.shard) + "; the first is shown");
+                    break;
+                }
+        }
+    }
+
+    void warn(std::string message) { m_result.warnings.push_back({std::move(message), {}}); }
+
+    std::string m_model, m_folder;
+    const IndexFile* m_index;
+    FormatIndex m_result;
+    std::unordered_map<std::string, std::string> m_where; // tensor → its shard
+    std::map<std::string, std::vector<Seen>> m_metadata;  // keys sorted, as one file's are
+};
+
+FormatIndex open(const ByteSource& source) {
+    const IndexFile index = readIndexFile(source);
+    const std::string folder = fs::path(source.name()).parent_path().string();
+    ShardMerger merger(source.name(), folder.empty() ? "." : folder, &index);
+    for (const std::string& shard : index.shards)
+        merger.add(shard);
+    return merger.finish();
+}
+
+std::string probeFailure(const ByteSource&) {
+    return "expected a JSON object with \"weight_map\" (tensor names to shard files) among its "
+           "first keys";
+}
+
+} // namespace
+
+FormatModule shardedSafetensorsFormat() {
+    return {Format::Safetensors,
+            "safetensors",
+            "sharded safetensors model",
+            ".safetensors.index.json",
+            "a safetensors index (a JSON object with \"weight_map\")",
+            probe,
+            probeFailure,
+            open};
+}
+
+FormatIndex openShardSet(const std::string& folder, const ShardSet& set) {
+    ShardMerger merger(folder, folder, nullptr);
+    for (const std::string& shard : set.files)
+        merger.add(shard);
+    return merger.finish();
+}
+
+std::optional<IndexWarning> loneShardWarning(const std::string& path) {
+    const fs::path file(path);
+    const auto shard = parseShardName(file.filename().string());
+    if (!shard || shard->count < 2)
+        return std::nullopt;
+    const std::string what = "one of " + std::to_string(shard->count) +
+                             " shards of a sharded model; the whole model is ";
+    std::error_code ec;
+    const fs::path index = file.parent_path() / shardIndexName(shard->stem);
+    if (fs::is_regular_file(index, ec))
+        return IndexWarning{what + index.filename().string(), {}, index.string()};
+    const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+    const ShardedFolder beside = findShardedModelIn(folder.string(), shard->extension);
+    if (beside.set && beside.set->stem == shard->stem)
+        return IndexWarning{what + "the folder " + folder.string(), {}, folder.string()};
+    if (!beside.index.empty())
+        return IndexWarning{what + beside.index, {}, (folder / beside.index).string()};
+    return IndexWarning{"one of " + std::to_string(shard->count) +
+                            " shards of a sharded model (the other shards are not beside it)",
+                        {}};
+}
+
+} // namespace ckptscope
