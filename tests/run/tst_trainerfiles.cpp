@@ -314,6 +314,8 @@ private Q_SLOTS:
             QCOMPARE(sharded.summary.tensors.size(), size_t(2));
             QCOMPARE(sharded.index, at("checkpoint-1500/model.safetensors.index.json"));
             QCOMPARE(sharded.openPath(), sharded.index);
+            // What a window opens for it is the whole model.
+            QCOMPARE(Document::open(sharded.openPath())->tensors().size(), size_t(2));
             QCOMPARE(baseNames(sharded.sideFiles),
                      (std::vector<std::string>{"config.json", "model.safetensors.index.json",
                                                "trainer_state.json"}));

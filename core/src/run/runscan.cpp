@@ -17,6 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// "runs/checkpoint-5/" → "checkpoint-5".
+std::string folderName(const std::string& path) {
+    const fs::path p = fs::path(path).lexically_normal();
+    return (p.has_filename() ? p : p.parent_path()).filename().string();
+}
+
 class Scanner {
 public:
     Discovery result;
@@ -28,9 +34,7 @@ public:
             return;
         }
         if (S_ISDIR(st.st_mode)) {
-            const fs::path p = fs::path(path).lexically_normal();
-            const std::string name = (p.has_filename() ? p : p.parent_path()).filename().string();
-            if (isTrainerCheckpointFolder(name))
+            if (isTrainerCheckpointFolder(folderName(path)))
                 addTrainerFolder(path);
             else
                 addFolder(path);
@@ -92,9 +96,7 @@ private:
     void addTrainerFolder(const std::string& folder) {
         CheckpointCandidate c;
         c.path = folder;
-        c.name = fs::path(folder).lexically_normal().filename().string();
-        if (c.name.empty())
-            c.name = fs::path(folder).lexically_normal().parent_path().filename().string();
+        c.name = folderName(folder);
         const size_t skippedBefore = result.skipped.size();
         std::string error;
         std::map<std::string, CandidateFile> probed; // by name
