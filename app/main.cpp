@@ -1,6 +1,7 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
 #include "browser/launchselection.h"
+#include "browser/runlauncher.h"
 #include "browser/screenshottaker.h"
 #include "common/windowregistry.h"
 #include "compare/comparescreenshot.h"
@@ -189,7 +190,7 @@ std::optional<int> openScreenshot(const Launch& launch) {
     }
     const QString& file = launch.files.first();
     const LaunchSelection& s = launch.selection;
-    if (QFileInfo(file).isDir())
+    if (RunLauncher::isRunFolder(file))
         WindowRegistry::instance().openRun({file}, [&](RunWindow* w) {
             new RunScreenshotTaker(w, {launch.screenshotPath, s.select, s.tab, launch.size});
         });
@@ -213,7 +214,7 @@ void openFiles(const Launch& launch) {
         return;
     }
     for (const QString& file : launch.files)
-        if (QFileInfo(file).isDir()) // a training run: `ckptscope DIR`
+        if (RunLauncher::isRunFolder(file)) // a training run: `ckptscope DIR`
             registry.openRun({file});
         else
             registry.openFile(file, [&selection](MainWindow* w) { selection.applyOnLoad(w); });

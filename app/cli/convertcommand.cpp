@@ -20,12 +20,13 @@ const CommandSpec kConvert = {
     "OUT.oxck (values converted to f32) or OUT.npz; the format comes from OUT's\n"
     "extension. A sharded safetensors model (its index or folder) converts to\n"
     "one OUT.safetensors; with --shard-size, any tensor file is written as\n"
-    "Hugging Face shards OUT-0000N-of-0000M.safetensors and their index\n"
-    "OUT.safetensors.index.json (OUT named NAME.safetensors or\n"
+    "Hugging Face shards NAME-0000N-of-0000M.safetensors and their index\n"
+    "NAME.safetensors.index.json (OUT named NAME.safetensors or\n"
     "NAME.safetensors.index.json).\n",
     {{"--shard-size", "SIZE",
-      "write shards of at most SIZE bytes of tensors each (K, M, G: powers of\n"
-      "1024; KB, MB, GB: of 1000, as Hugging Face's max_shard_size)",
+      "write shards of at most SIZE bytes of tensors each\n"
+      "(K, M, G: powers of 1024; KB, MB, GB: of 1000, as\n"
+      "Hugging Face's max_shard_size)",
       false, "", [](const std::string& v) { parseSize("--shard-size", v); }}},
     "convert needs IN and OUT",
     {},

@@ -12,7 +12,9 @@ const char* kHelp = R"(Usage: ckptscope-cli COMMAND FILE [OPTIONS]
 
 Inspect OXCK model checkpoints, safetensors files and JSON gradient
 checkpoints.
-The format is detected from the content, not the file name.
+The format is detected from the content, not the file name. A sharded
+safetensors model opens by its index (NAME.safetensors.index.json) or by the
+folder holding it, as one model.
 
 Commands:
   info FILE [--json]        header, metadata, tensors (OXCK, safetensors: with
@@ -32,9 +34,12 @@ Commands:
                             .csv (rows x last dimension, exact float text)
                             or raw little-endian bytes; -o - writes to
                             standard output and needs --format
-  convert IN OUT            OXCK -> OUT.safetensors or OUT.npz; safetensors
+  convert IN OUT [--shard-size SIZE]
+                            OXCK -> OUT.safetensors or OUT.npz; safetensors
                             -> OUT.oxck (values converted to f32); the
-                            format from OUT's extension
+                            format from OUT's extension; a sharded model ->
+                            one OUT.safetensors, or with --shard-size Hugging
+                            Face shards and their index
   layout FILE [--json]      layered drawing of a gradient checkpoint's graph:
                             a summary (nodes, edges, ranks, crossings, edges
                             reversed to break cycles, size), or with --json

@@ -1,5 +1,8 @@
 #include "browser/mainwindow.h"
 #include "browser/overviewpage.h"
+#include "common/windowregistry.h"
+#include "dropsupport.h"
+#include "shardedfixture.h"
 #include "tensor/tensortreemodel.h"
 
 #include "ckptscope/document/document.h"
@@ -129,6 +132,47 @@ private Q_SLOTS:
         page.setDocument(Document::open(path.toStdString()));
         QVERIFY2(page.toPlainText().contains(QStringLiteral("<i>12</i> &lt; %1")),
                  qPrintable(page.toPlainText()));
+    }
+
+    // A shard opened alone says which model it belongs to, and the link in
+    // the warning's place opens that model in the window; the model's
+    // Overview lists its shards and the index's total_size. A folder
+    // holding the model, dropped, opens as the model (not as a run).
+    void shardAloneOpensItsWholeModel() {
+        QTemporaryDir dir;
+        const testsupport::ShardedFixture f;
+        const std::string index = f.writeTo(dir.path().toStdString());
+        MainWindow w;
+        auto* page = qobject_cast<OverviewPage*>(w.tabs()->widget(0));
+        QVERIFY(page);
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        w.openFile(dir.filePath(QString::fromStdString(testsupport::ShardedFixture::shardName(1))));
+        QVERIFY(QTest::qWaitFor([&] { return loaded.size() == 1; }, 10000));
+        QVERIFY(!w.document()->isSharded());
+        QVERIFY(page->toPlainText().contains(
+            QStringLiteral("one of 2 shards of a sharded model; the whole model is "
+                           "model.safetensors.index.json")));
+        QVERIFY(page->toPlainText().contains(QStringLiteral("Open the whole model")));
+        Q_EMIT page->anchorClicked(QUrl(QStringLiteral("openwarning:0")));
+        QVERIFY(QTest::qWaitFor([&] { return loaded.size() == 2; }, 10000));
+        QCOMPARE(w.currentPath(), QString::fromStdString(index));
+        QVERIFY(w.document()->isSharded());
+        QCOMPARE(w.document()->tensors().size(), size_t(4));
+        const QString text = page->toPlainText();
+        QVERIFY2(
+            text.contains(QStringLiteral("Shards")) &&
+                text.contains(QString::fromStdString(testsupport::ShardedFixture::shardName(2))) &&
+                text.contains(QStringLiteral("Index total_size")) &&
+                text.contains(QStringLiteral("sharded safetensors model")),
+            qPrintable(text));
+
+        MainWindow empty;
+        QSignalSpy emptyLoaded(&empty, &MainWindow::documentLoaded);
+        const auto runsBefore = WindowRegistry::instance().windows().size();
+        QVERIFY(dropsupport::drop(&empty, {dir.path()}));
+        QVERIFY(QTest::qWaitFor([&] { return !emptyLoaded.isEmpty(); }, 10000));
+        QVERIFY(empty.document()->isSharded());
+        QCOMPARE(WindowRegistry::instance().windows().size(), runsBefore); // no run window
     }
 };
 

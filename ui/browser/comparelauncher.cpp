@@ -1,5 +1,7 @@
 #include "browser/comparelauncher.h"
 
+#include "browser/runlauncher.h"
+
 #include "common/windowregistry.h"
 
 #include <QDropEvent>
@@ -78,7 +80,7 @@ CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QS
 
 bool CompareLauncher::handleDrop(QWidget* window, const QDropEvent& event, const QString& openPath,
                                  const QStringList& files) {
-    if (files.size() != 1 || openPath.isEmpty() || QFileInfo(files.first()).isDir())
+    if (files.size() != 1 || openPath.isEmpty() || RunLauncher::isRunFolder(files.first()))
         return false;
     const QPoint at = window->mapToGlobal(event.position().toPoint());
     return askOnDrop(window, openPath, files.first(), at) != DropChoice::Open;

@@ -121,6 +121,7 @@ void MainWindow::buildPages() {
             selectTensor(QString::fromStdString(m_document->tensors().at(size_t(tensor)).name)))
             m_tabs->setCurrentWidget(m_tensorPage);
     });
+    connect(m_overview, &OverviewPage::openRequested, this, &MainWindow::openFile);
     // Reads that find the file changed (truncated or rewritten in place)
     // offer a reload instead of showing stale or mixed values.
     connect(m_tensorPage, &TensorPage::statsFailed, this, &MainWindow::offerReload);
@@ -466,7 +467,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (files.isEmpty())
         return;
     event->acceptProposedAction();
-    files = RunLauncher::openFolders(files); // a folder is a training run
+    files = RunLauncher::openFolders(files); // a folder is a run, unless it holds a model
     if (files.isEmpty())
         return;
     if (CompareLauncher::handleDrop(this, *event, m_path, files))

@@ -23,7 +23,8 @@ QString esc(const std::string& s) {
 }
 
 const QString kTensorScheme = QStringLiteral("tensor");
-constexpr size_t kNamedTensors = 20; // the rest are counted
+const QString kOpenScheme = QStringLiteral("openwarning"); // openwarning:N opens warning N's file
+constexpr size_t kNamedTensors = 20;                       // the rest are counted
 
 } // namespace
 
@@ -37,6 +38,9 @@ OverviewPage::OverviewPage(QWidget* parent)
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
         if (url.scheme() == kTensorScheme)
             Q_EMIT tensorLinkActivated(url.path().toInt());
+        const size_t warning = url.path().toULongLong();
+        if (url.scheme() == kOpenScheme && m_doc && warning < m_doc->warnings().size())
+            Q_EMIT openRequested(QString::fromStdString(m_doc->warnings()[warning].opens));
     });
 }
 
@@ -83,6 +87,7 @@ void OverviewPage::render() {
         html += row(tr("Tensors"), groupedNumber(doc->tensors().size()));
         html += row(tr("Parameters"), groupedNumber(doc->numParams()));
         html += row(tr("Parameter bytes"), humanBytes(doc->totalBytes()));
+        html += shardsHtml();
         std::map<std::string, std::string> meta(doc->metadata().begin(), doc->metadata().end());
         for (const char* key : {"step", "epoch", "loss", "lr", "learning_rate"}) {
             const auto it = meta.find(key);
@@ -129,6 +134,22 @@ void OverviewPage::render() {
     setHtml(html + warningsHtml());
 }
 
+// A sharded model: its shards and the index's own metadata (total_size…).
+QString OverviewPage::shardsHtml() const {
+    if (!m_doc->isSharded())
+        return {};
+    QStringList names;
+    for (const ckptscope::IndexShard& s : m_doc->shards())
+        names << esc(s.name);
+    QString html = row(
+        tr("Shards"),
+        QStringLiteral("%1: %2").arg(m_doc->shards().size()).arg(names.join(QStringLiteral(", "))));
+    for (const ckptscope::MetadataRow& r : m_doc->indexMetadata())
+        html += row(tr("Index %1").arg(QString::fromStdString(r.key)),
+                    metadataValueText(r).toHtmlEscaped());
+    return html;
+}
+
 // The file's warnings, then the tensors known to hold NaN or Inf; "No
 // warnings" only when the values were all read (a tensor file) or there are
 // none to read.
@@ -138,8 +159,14 @@ QString OverviewPage::warningsHtml() const {
     if (!warnings.empty()) {
         html += QStringLiteral("<h3>%1</h3><ul>")
                     .arg(countNoun(warnings.size(), tr("warning"), tr("warnings")));
-        for (const auto& w : warnings)
-            html += QStringLiteral("<li>⚠ %1</li>").arg(esc(w.message));
+        for (size_t i = 0; i < warnings.size(); ++i)
+            html += QStringLiteral("<li>⚠ %1%2</li>")
+                        .arg(esc(warnings[i].message),
+                             warnings[i].opens.empty() ? QString()
+                                                       : QStringLiteral(" — <a href='%1:%2'>%3</a>")
+                                                             .arg(kOpenScheme)
+                                                             .arg(i)
+                                                             .arg(tr("Open the whole model")));
         html += QStringLiteral("</ul>");
     }
     if (!m_nonFinite.empty()) {

@@ -27,10 +27,14 @@ public:
 
 Q_SIGNALS:
     void tensorLinkActivated(int tensor); // a tensor named in the warnings clicked
+    // A warning's "Open …" link clicked: the file or folder it points to
+    // (a shard's whole model; IndexWarning::opens).
+    void openRequested(const QString& path);
 
 private:
     void render();
     QString warningsHtml() const;
+    QString shardsHtml() const;
 
     std::shared_ptr<const ckptscope::Document> m_doc;
     std::set<int> m_nonFinite;

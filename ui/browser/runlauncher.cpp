@@ -2,17 +2,23 @@
 
 #include "common/windowregistry.h"
 
+#include "ckptscope/formats/safetensors/shardset.h"
+
 #include <QFileDialog>
 #include <QFileInfo>
 
 QStringList RunLauncher::openFolders(const QStringList& paths) {
     QStringList rest;
     for (const QString& p : paths)
-        if (QFileInfo(p).isDir())
+        if (isRunFolder(p))
             WindowRegistry::instance().openRun({p});
         else
             rest << p;
     return rest;
+}
+
+bool RunLauncher::isRunFolder(const QString& path) {
+    return QFileInfo(path).isDir() && !ckptscope::findShardedModelIn(path.toStdString()).isModel();
 }
 
 RunWindow* RunLauncher::openFolderDialog(QWidget* parent) {

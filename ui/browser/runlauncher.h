@@ -11,8 +11,12 @@ class RunWindow;
 // windows open through the WindowRegistry.
 class RunLauncher {
 public:
-    // A run window for each folder among paths; returns the other paths.
+    // A run window for each run folder among paths; returns the other paths.
     static QStringList openFolders(const QStringList& paths);
+    // A folder that is a run: any folder but one holding a sharded model
+    // (one *.safetensors.index.json or one complete shard set), which opens
+    // as a file.
+    static bool isRunFolder(const QString& path);
     // Asks for a folder; returns its window, or nullptr.
     static RunWindow* openFolderDialog(QWidget* parent);
     // Asks for checkpoint files in dir (File ▸ Open…); none when cancelled.

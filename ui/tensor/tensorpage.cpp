@@ -206,7 +206,12 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
                               QStringLiteral(" (%1 stored)")
                                   .arg(humanBytes(t.dataLen * ckptscope::dtypeSize(t.dtype)))
                         : missingText());
-    setInfoRow(4, groupedNumber(t.dataOffset));
+    // A sharded model's offset is within the tensor's shard: name it.
+    setInfoRow(4, document->isSharded()
+                      ? tr("%1 in %2")
+                            .arg(groupedNumber(t.dataOffset),
+                                 QString::fromStdString(document->shardName(size_t(tensor))))
+                      : groupedNumber(t.dataOffset));
     setInfoRow(5, dtype);
     startStats();
 }

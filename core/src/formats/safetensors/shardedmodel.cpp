@@ -86,6 +86,11 @@ struct IndexFile {
 
 IndexFile readIndexFile(const ByteSource& source) {
     const std::string& file = source.name();
+    // An index lists names only: Hugging Face's for 200 000 tensors is ~15 MB.
+    constexpr uint64_t kMaxIndexBytes = uint64_t(1) << 30;
+    if (source.size() > kMaxIndexBytes)
+        fail(file, "the index is " + std::to_string(source.size()) + " bytes, over the limit of " +
+                       std::to_string(kMaxIndexBytes) + " for a list of tensor names");
     json doc;
     try {
         doc = json::parse(readAll(source));
