@@ -3,6 +3,10 @@
 #include "statsjson.h"
 #include "timelinereport.h"
 
+#include "ckptscope/common/metadatanumber.h"
+
+#include <filesystem>
+
 namespace cli {
 
 using nlohmann::ordered_json;
@@ -19,9 +23,25 @@ ordered_json checkpointsJson(const Run& run) {
         j["step_source"] = stepSourceName(c.stepSource);
         j["file_size"] = c.fileSize;
         j["mtime"] = utcTime(c.mtimeNs);
+        ordered_json side = ordered_json::array(); // names: they lie in the checkpoint's folder
+        for (const std::string& path : c.sideFiles)
+            side.push_back(std::filesystem::path(path).filename().string());
+        j["side_files"] = std::move(side);
         list.push_back(std::move(j));
     }
     return list;
+}
+
+// config.json's facts under its own keys ("architecture": architectures[0]),
+// sizes as numbers.
+ordered_json modelConfigJson(const ModelConfig& config) {
+    ordered_json j;
+    j["path"] = config.path;
+    for (const auto& [key, value] : config.rows()) {
+        const auto size = parseStepValue(value);
+        j[key] = size ? ordered_json(*size) : ordered_json(value);
+    }
+    return j;
 }
 
 ordered_json skippedJson(const Run& run) {
@@ -49,8 +69,8 @@ void putTensorRun(ordered_json& out, const TimelineReport& r) {
     ordered_json metadata = ordered_json::array();
     for (const MetadataSeries& m : metadataSeries(run)) {
         ordered_json values = ordered_json::array();
-        for (const auto& v : m.values)
-            values.push_back(orNull(v));
+        for (const auto& v : m.values) // a trainer log's values are numbers (NaN: null)
+            values.push_back(m.numbers && v ? orNull(metadataNumber(*v)) : orNull(v));
         metadata.push_back({{"key", m.key}, {"values", std::move(values)}});
     }
     out["metadata"] = std::move(metadata);
@@ -103,6 +123,9 @@ ordered_json timelineJson(const TimelineReport& r) {
     out["format"] = gradient ? "gradient" : "tensors";
     out["checkpoints"] = checkpointsJson(run);
     out["skipped"] = skippedJson(run);
+    out["side_files"] = run.sideFiles;
+    out["warnings"] = run.warnings;
+    out["model_config"] = run.modelConfig ? modelConfigJson(*run.modelConfig) : ordered_json();
     if (gradient)
         putGradientRun(out, r);
     else

@@ -101,6 +101,17 @@ std::string timelineText(const TimelineReport& r) {
     } else {
         out += "No checkpoint could be read.\n";
     }
+    if (run.modelConfig) {
+        out += "\nModel (" + printable(run.modelConfig->path) + "):";
+        for (const auto& [key, value] : run.modelConfig->rows())
+            out += " " + key + " " + printable(value) + ";";
+        out.back() = '\n';
+    }
+    if (!run.warnings.empty()) {
+        out += "\nWarnings:\n";
+        for (const std::string& w : run.warnings)
+            out += "  " + printable(w) + "\n";
+    }
     if (!run.skipped.empty()) {
         out += "\nSkipped " + fmt::grouped(run.skipped.size()) + ":\n";
         for (const SkippedPath& s : run.skipped)

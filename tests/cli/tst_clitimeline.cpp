@@ -136,15 +136,20 @@ private Q_SLOTS:
             const json j = r.parsed();
             QVERIFY(!j.is_discarded());
             QCOMPARE(keys(j),
-                     (std::vector<std::string>{"format", "checkpoints", "skipped", "tensors",
-                                               "metadata", "first_nonfinite", "cache"}));
+                     (std::vector<std::string>{"format", "checkpoints", "skipped", "side_files",
+                                               "warnings", "model_config", "tensors", "metadata",
+                                               "first_nonfinite", "cache"}));
+            QVERIFY(jsonEq(j["side_files"], json::array()));
+            QVERIFY(jsonEq(j["warnings"], json::array()));
+            QVERIFY(j["model_config"].is_null());
             QCOMPARE(j["format"].get<std::string>(), std::string("tensors"));
             QCOMPARE(j["checkpoints"].size(), size_t(3));
             const std::vector<std::string> order = {"ckpt_3.oxck", "ckpt_2.oxck", "ckpt_1.oxck"};
             for (size_t i = 0; i < 3; ++i) {
                 const json& c = j["checkpoints"][i];
                 QCOMPARE(keys(c), (std::vector<std::string>{"path", "step", "step_source",
-                                                            "file_size", "mtime"}));
+                                                            "file_size", "mtime", "side_files"}));
+                QVERIFY(jsonEq(c["side_files"], json::array()));
                 QCOMPARE(c["path"].get<std::string>(), at(order[i]));
                 QCOMPARE(c["step"].get<uint64_t>(), uint64_t((i + 1) * 100));
                 QCOMPARE(c["step_source"].get<std::string>(), std::string("metadata"));
@@ -191,6 +196,68 @@ private Q_SLOTS:
             QCOMPARE(f["step"].get<int>(), 200);
             QVERIFY(jsonEq(f["tensors"], json::array({"b"})));
             QCOMPARE(j["cache"]["misses"].get<int>(), 3);
+        });
+    }
+
+    // Hugging Face Trainer folders: the step and log from trainer_state.json
+    // (log values as JSON numbers, NaN as null), side files per checkpoint,
+    // config.json's facts, a pickle skipped, a bad state a warning.
+    void trainerFolders() {
+        guarded([&] {
+            const std::vector<double> loss = {2.75, 1.0 / 3.0};
+            for (size_t i = 0; i < 2; ++i) {
+                const std::string dir = "checkpoint-" + std::to_string((i + 1) * 10);
+                QVERIFY(QDir().mkpath(qstr(at(dir))));
+                Checkpoint c;
+                c.addTensor({"w", {1}, {float(i)}});
+                c.save(at(dir + "/model.oxck"));
+                testsupport::writeFile(qstr(at(dir + "/optimizer.pt")), "PK\x03\x04");
+                const std::string g = i == 0 ? "0.5" : "NaN"; // Python writes NaN bare
+                testsupport::writeFile(qstr(at(dir + "/trainer_state.json")),
+                                       "{\"global_step\": " + std::to_string((i + 1) * 10) +
+                                           ", \"log_history\": [{\"loss\": " +
+                                           json(loss[i]).dump() + ", \"grad_norm\": " + g +
+                                           ", \"step\": " + std::to_string((i + 1) * 10) + "}]}");
+            }
+            testsupport::writeFile(qstr(at("checkpoint-20/config.json")),
+                                   R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 8,
+                                       "model_type": "gpt2", "vocab_size": 50257})");
+            testsupport::writeFile(qstr(at("checkpoint-10/pytorch_model.bin")), "PK\x03\x04");
+            testsupport::writeFile(qstr(at("trainer_state.json")), "{\"global_step\": ");
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")});
+            QCOMPARE(r.exitCode, 0);
+            const json j = r.parsed();
+            QCOMPARE(j["checkpoints"].size(), size_t(2));
+            for (size_t i = 0; i < 2; ++i) {
+                const json& c = j["checkpoints"][i];
+                QCOMPARE(c["step"].get<uint64_t>(), uint64_t((i + 1) * 10));
+                QCOMPARE(c["step_source"].get<std::string>(), std::string("trainer_state.json"));
+                const json side =
+                    i == 0 ? json::array({"optimizer.pt", "trainer_state.json"})
+                           : json::array({"config.json", "optimizer.pt", "trainer_state.json"});
+                QVERIFY(jsonEq(c["side_files"], side));
+            }
+            QVERIFY(jsonEq(j["metadata"],
+                           json::array({{{"key", "grad_norm"}, {"values", {0.5, nullptr}}},
+                                        {{"key", "loss"}, {"values", {loss[0], loss[1]}}}})));
+            QVERIFY(jsonEq(j["skipped"],
+                           json::array({{{"path", at("checkpoint-10/pytorch_model.bin")},
+                                         {"reason", "PyTorch pickle format: not read"}}})));
+            QVERIFY(jsonEq(j["side_files"], json::array({at("trainer_state.json")})));
+            QCOMPARE(j["warnings"].size(), size_t(1));
+            QVERIFY(j["warnings"][0].get<std::string>().find(at("trainer_state.json") +
+                                                             ": not valid JSON") == 0);
+            QVERIFY(jsonEq(j["model_config"], json({{"path", at("checkpoint-20/config.json")},
+                                                    {"architecture", "GPT2LMHeadModel"},
+                                                    {"model_type", "gpt2"},
+                                                    {"hidden_size", 8}, // n_embd
+                                                    {"vocab_size", 50257}})));
+            const Result text = cli({QStringLiteral("timeline"), m_run});
+            QVERIFY(text.text().contains(QStringLiteral("trainer_state.json  checkpoint-20")));
+            QVERIFY(
+                text.text().contains(QStringLiteral("architecture GPT2LMHeadModel; model_type "
+                                                    "gpt2; hidden_size 8; vocab_size 50257\n")));
+            QVERIFY(text.text().contains(QStringLiteral("Warnings:\n  ")));
         });
     }
 
@@ -254,6 +321,7 @@ private Q_SLOTS:
             QCOMPARE(r.exitCode, 0);
             const json j = r.parsed();
             QCOMPARE(keys(j), (std::vector<std::string>{"format", "checkpoints", "skipped",
+                                                        "side_files", "warnings", "model_config",
                                                         "series", "optimizer_state", "cache"}));
             QCOMPARE(j["format"].get<std::string>(), std::string("gradient"));
             QCOMPARE(j["checkpoints"][0]["step"].get<int>(), 10);

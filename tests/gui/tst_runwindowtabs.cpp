@@ -8,15 +8,19 @@
 #include "run/heatmapview.h"
 #include "run/layerprofileview.h"
 #include "run/metadatachartview.h"
+#include "run/runcheckpointmodel.h"
+#include "run/runoverview.h"
 #include "run/runwindow.h"
 
 #include "ckptscope/formats/oxck/checkpoint.h"
 
+#include <QChart>
 #include <QComboBox>
 #include <QDialog>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QPointer>
+#include <QScatterSeries>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -59,9 +63,9 @@ private Q_SLOTS:
         QStringList titles;
         for (int i = 0; i < w.chartTabs()->count(); ++i)
             titles << w.chartTabs()->tabText(i);
-        QCOMPARE(titles,
-                 (QStringList{QStringLiteral("Over steps"), QStringLiteral("Distribution"),
-                              QStringLiteral("Layer profile"), QStringLiteral("Metadata")}));
+        QCOMPARE(titles, (QStringList{QStringLiteral("Over steps"), QStringLiteral("Distribution"),
+                                      QStringLiteral("Layer profile"), QStringLiteral("Metadata"),
+                                      QStringLiteral("Overview")}));
         QVERIFY(w.showTab(QStringLiteral("layer profile")));
         QCOMPARE(w.chartTabs()->currentWidget(), w.layerProfileView());
         QCOMPARE(w.layerProfileView()->heatmap()->data().rows, 3);
@@ -79,6 +83,66 @@ private Q_SLOTS:
         QVERIFY(w.selectTensorNamed(QStringLiteral("h.1.w")));
         QCOMPARE(w.distributionView()->tensor(), QStringLiteral("h.1.w"));
         QVERIFY(!w.selectTensorNamed(QStringLiteral("nope")));
+    }
+
+    // A Trainer run folder: config.json's facts in the Overview, the loss
+    // from trainer_state.json charted first, side files in their column.
+    void trainerFolderOverviewAndLoss() {
+        const QString dir = m_tmp.filePath(QStringLiteral("trainer"));
+        const std::vector<uint64_t> steps = {50, 100, 150};
+        std::vector<double> loss;
+        for (uint64_t step : steps) {
+            const std::string ck = str(dir) + "/checkpoint-" + std::to_string(step);
+            QVERIFY(QDir().mkpath(QString::fromStdString(ck)));
+            Checkpoint c;
+            c.addTensor({"h.0.w", {2}, {1.f, float(step)}});
+            c.save(ck + "/model.oxck");
+            loss.push_back(3.0 / double(step) + 0.25);
+            testsupport::writeFile(QString::fromStdString(ck + "/trainer_state.json"),
+                                   "{\"global_step\": " + std::to_string(step) +
+                                       ", \"log_history\": [{\"learning_rate\": 1e-4, "
+                                       "\"loss\": " +
+                                       std::to_string(loss.back()) +
+                                       ", \"step\": " + std::to_string(step) + "}]}");
+            testsupport::writeFile(QString::fromStdString(ck + "/optimizer.pt"), "PK");
+        }
+        testsupport::writeFile(dir + QStringLiteral("/checkpoint-150/config.json"),
+                               R"({"architectures": ["MistralForCausalLM"], "hidden_size": 96,
+                                   "num_key_value_heads": 2, "torch_dtype": "bfloat16"})");
+        RunWindow w;
+        w.show();
+        w.openPaths({dir});
+        QTRY_VERIFY_WITH_TIMEOUT(w.run() && w.run()->checkpoints.size() == 3 &&
+                                     w.waitingFiles().empty() && w.run()->notCached == 0,
+                                 20000);
+        RunOverview* o = w.overview();
+        QCOMPARE(o->valueOf(QStringLiteral("architecture")), QStringLiteral("MistralForCausalLM"));
+        QCOMPARE(o->valueOf(QStringLiteral("hidden_size")), QStringLiteral("96"));
+        QCOMPARE(o->valueOf(QStringLiteral("num_key_value_heads")), QStringLiteral("2"));
+        QCOMPARE(o->valueOf(QStringLiteral("torch_dtype")), QStringLiteral("bfloat16"));
+        QVERIFY(o->valueOf(QStringLiteral("vocab_size")).isNull()); // not in this config
+        QCOMPARE(o->valueOf(QStringLiteral("Checkpoints")), QStringLiteral("3 checkpoints"));
+        QVERIFY(w.showTab(QStringLiteral("Overview")));
+        QCOMPARE(w.chartTabs()->currentWidget(), o);
+        // The loss first among the numeric keys, one point per checkpoint.
+        MetadataChartView* m = w.metadataChartView();
+        QCOMPARE(m->keyChooser()->currentText(), QStringLiteral("loss"));
+        QCOMPARE(m->keyChooser()->count(), 2); // learning_rate, loss
+        QXYSeries* points = nullptr;
+        for (QAbstractSeries* s : m->chart()->series())
+            if (auto* x = qobject_cast<QScatterSeries*>(s))
+                points = x;
+        QVERIFY(points);
+        QCOMPARE(points->count(), int(steps.size()));
+        for (int i = 0; i < points->count(); ++i) {
+            QCOMPARE(points->at(i).x(), double(steps[size_t(i)]));
+            QCOMPARE(points->at(i).y(), std::stod(std::to_string(loss[size_t(i)])));
+        }
+        // Side files: a count, the names in the tooltip.
+        const QModelIndex side = w.checkpointModel()->index(0, RunCheckpointModel::SideFiles);
+        QCOMPARE(side.data().toString(), QStringLiteral("2"));
+        QCOMPARE(side.data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("optimizer.pt\ntrainer_state.json"));
     }
 
     void menusAndStandardShortcuts() {

@@ -227,9 +227,15 @@ private Q_SLOTS:
             const RunCheckpoint& w = run.checkpoints[1];
             QCOMPARE(w.stepSource, StepSource::MetadataKey);
             QCOMPARE(w.summary.tensors.size(), size_t(2));
-            const SkippedPath* state = skippedFor(run, "checkpoint-100/trainer_state.json");
-            QVERIFY(state);
-            QVERIFY2(state->reason.find("gradient") != std::string::npos, state->reason.c_str());
+            // Known by name: a side file, never probed; without global_step
+            // it gives no step (a warning says so) and the name does.
+            QVERIFY(!skippedFor(run, "checkpoint-100/trainer_state.json"));
+            QCOMPARE(hf.sideFiles,
+                     std::vector<std::string>{at("checkpoint-100/trainer_state.json")});
+            QCOMPARE(run.warnings.size(), size_t(1));
+            QVERIFY2(run.warnings[0].find("trainer_state.json: no global_step") !=
+                         std::string::npos,
+                     run.warnings[0].c_str());
             const SkippedPath* partial = skippedFor(run, "v-00001-of-00003.oxck");
             QVERIFY(partial);
             QVERIFY2(partial->reason.find("2 of 3") != std::string::npos, partial->reason.c_str());

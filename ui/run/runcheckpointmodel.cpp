@@ -6,6 +6,8 @@
 
 #include <QApplication>
 #include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
 #include <QStyle>
 
 #include <limits>
@@ -46,6 +48,12 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == File)
         return QString::fromStdString(c.path);
+    if (role == Qt::ToolTipRole && index.column() == SideFiles) {
+        QStringList names;
+        for (const std::string& path : c.sideFiles)
+            names << QFileInfo(QFile::decodeName(path.c_str())).fileName();
+        return names.join(QLatin1Char('\n'));
+    }
     if (role == Qt::ToolTipRole && index.column() == Step)
         return tr("step from %1").arg(QString::fromLatin1(stepSourceName(c.stepSource)));
     if (role == Qt::DecorationRole && index.column() == NonFinite &&
@@ -63,6 +71,8 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
             return qlonglong(c.mtimeNs);
         case NonFinite:
             return qulonglong(m_nonFinite[size_t(index.row())]);
+        case SideFiles:
+            return qulonglong(c.sideFiles.size());
         case ColumnCount:
             break;
         }
@@ -82,6 +92,8 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
         const uint64_t n = m_nonFinite[size_t(index.row())];
         return n ? tr("%1 with NaN/Inf").arg(QString::fromStdString(fmt::grouped(n))) : QString();
     }
+    case SideFiles:
+        return c.sideFiles.empty() ? QString() : QString::number(c.sideFiles.size());
     case ColumnCount:
         break;
     }
@@ -102,6 +114,8 @@ QVariant RunCheckpointModel::headerData(int section, Qt::Orientation orientation
         return tr("Modified (UTC)");
     case NonFinite:
         return tr("NaN/Inf");
+    case SideFiles:
+        return tr("Side files");
     case ColumnCount:
         break;
     }

@@ -7,12 +7,13 @@
 #include <memory>
 
 // The checkpoints of a run, one row each in step order: step, file, size,
-// modification time (UTC) and how many tensors hold NaN/Inf (with a
-// warning mark). Sortable through SortRole (NaturalSortProxy).
+// modification time (UTC), how many tensors hold NaN/Inf (with a warning
+// mark) and the Trainer's side files beside it (a count; the names in the
+// tooltip). Sortable through SortRole (NaturalSortProxy).
 class RunCheckpointModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Step, File, Size, Modified, NonFinite, ColumnCount };
+    enum Column { Step, File, Size, Modified, NonFinite, SideFiles, ColumnCount };
     // Numbers for step (none last), size, time and NaN/Inf; the name for File.
     static constexpr int SortRole = Qt::UserRole + 1;
 

@@ -10,6 +10,7 @@
 #include "run/metadatachartview.h"
 #include "run/runchartview.h"
 #include "run/runcheckpointmodel.h"
+#include "run/runoverview.h"
 #include "run/runtensormodel.h"
 #include "tensor/tensorfilterproxy.h"
 
@@ -36,9 +37,9 @@ using namespace ckptscope;
 
 namespace {
 
-// A checkpoint folder or shard set opens at its first file.
+// A checkpoint folder or shard set opens at its index, else its first file.
 QString firstFile(const RunCheckpoint& c) {
-    return QFile::decodeName((c.files.empty() ? c.path : c.files.front()).c_str());
+    return QFile::decodeName(c.openPath().c_str());
 }
 
 } // namespace
@@ -49,8 +50,9 @@ RunWindow::RunWindow(QWidget* parent)
       m_tensors(new RunTensorModel(this)), m_tensorProxy(new TensorFilterProxy(this)),
       m_checkpointView(new QTableView), m_tensorView(new QTreeView), m_filter(new QLineEdit),
       m_charts(new RunChartView), m_tabs(new QTabWidget), m_distribution(new DistributionView),
-      m_layers(new LayerProfileView), m_metadata(new MetadataChartView), m_status(new QLabel),
-      m_progress(new QProgressBar), m_cancel(new QPushButton(tr("Cancel"))) {
+      m_layers(new LayerProfileView), m_metadata(new MetadataChartView),
+      m_overview(new RunOverview), m_status(new QLabel), m_progress(new QProgressBar),
+      m_cancel(new QPushButton(tr("Cancel"))) {
     setAttribute(Qt::WA_DeleteOnClose);
     m_checkpointProxy->setSourceModel(m_checkpoints);
     m_checkpointProxy->setSortRole(RunCheckpointModel::SortRole);
@@ -77,6 +79,7 @@ RunWindow::RunWindow(QWidget* parent)
     m_tabs->addTab(m_distribution, tr("Distribution"));
     m_tabs->addTab(m_layers, tr("Layer profile"));
     m_tabs->addTab(m_metadata, tr("Metadata"));
+    m_tabs->addTab(m_overview, tr("Overview"));
     connect(m_layers, &LayerProfileView::tensorChosen, this,
             [this](const QString& name) { selectTensorNamed(name); });
     main->addWidget(m_tabs);
@@ -220,6 +223,7 @@ void RunWindow::showRun(const RunLoader::Result& loaded) {
     m_layers->setRun(m_run, m_series);
     m_distribution->setRun(m_run, m_series);
     m_metadata->setRun(m_run);
+    m_overview->setRun(m_run);
     m_checkpointView->resizeColumnsToContents();
     m_tensorView->expandToDepth(0);
     if (!m_filter->text().isEmpty())
@@ -244,11 +248,16 @@ void RunWindow::showRun(const RunLoader::Result& loaded) {
                  countNoun(m_run->cacheMisses, tr("miss"), tr("misses")));
     if (m_run->notCached > 0) // a preview: the rest is being summarised
         text += tr("; %n more being read", nullptr, int(m_run->notCached));
+    if (!m_run->warnings.empty())
+        text +=
+            QStringLiteral("; ") + countNoun(m_run->warnings.size(), tr("warning"), tr("warnings"));
     if (!m_waiting.empty())
         text += tr("; %1 still being written")
                     .arg(countNoun(m_waiting.size(), tr("file"), tr("files")));
     m_status->setText(text);
     QString details;
+    for (const std::string& w : m_run->warnings)
+        details += QString::fromStdString(w) + QLatin1Char('\n');
     for (const SkippedPath& s : m_run->skipped)
         details += QString::fromStdString(s.path + ": " + s.reason) + QLatin1Char('\n');
     for (const std::string& w : m_waiting)

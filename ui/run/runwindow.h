@@ -23,6 +23,7 @@ class MetadataChartView;
 class QTabWidget;
 class RunChartView;
 class RunCheckpointModel;
+class RunOverview;
 class RunTensorModel;
 
 // A training run: the checkpoints of folders or files by step, the union of
@@ -65,6 +66,7 @@ public:
     DistributionView* distributionView() const { return m_distribution; }
     LayerProfileView* layerProfileView() const { return m_layers; }
     MetadataChartView* metadataChartView() const { return m_metadata; }
+    RunOverview* overview() const { return m_overview; }
 
 Q_SIGNALS:
     void runLoaded();
@@ -101,6 +103,7 @@ private:
     DistributionView* m_distribution;
     LayerProfileView* m_layers;
     MetadataChartView* m_metadata;
+    RunOverview* m_overview;
     QLabel* m_status;
     QProgressBar* m_progress;
     QPushButton* m_cancel;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 namespace ckptscope {
@@ -78,7 +79,83 @@ bool checkpointBefore(const RunCheckpoint& a, const RunCheckpoint& b) {
     return a.name != b.name ? a.name < b.name : a.path < b.path;
 }
 
+// The side file of that name, or null.
+const std::string* sideFileNamed(const std::vector<std::string>& sideFiles, const char* name) {
+    for (const std::string& path : sideFiles)
+        if (std::filesystem::path(path).filename() == name)
+            return &path;
+    return nullptr;
+}
+
+// A checkpoint folder's trainer_state.json: its global_step is the step,
+// the log at that step the checkpoint's log.
+void readOwnTrainerState(RunCheckpoint& cp, std::vector<std::string>& warnings) {
+    const std::string* path = sideFileNamed(cp.sideFiles, kTrainerStateName);
+    if (!path)
+        return;
+    try {
+        TrainerState state = readTrainerState(*path);
+        if (!state.globalStep) {
+            warnings.push_back(
+                OpenError(*path, "no global_step; the step is taken from the name").what());
+            return;
+        }
+        cp.step = state.globalStep;
+        cp.stepSource = StepSource::TrainerState;
+        cp.trainerLog = std::move(state.logAt[*state.globalStep]);
+    } catch (const OpenError& e) {
+        warnings.push_back(e.what());
+    }
+}
+
+// The run folder's trainer_state.json (the Trainer's last, holding the
+// whole history) gives each checkpoint the log values its own lacks.
+void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
+    std::set<uint64_t> steps;
+    for (const RunCheckpoint& cp : run.checkpoints)
+        if (cp.step)
+            steps.insert(*cp.step);
+    for (const std::string& path : runSideFiles) {
+        if (steps.empty() || std::filesystem::path(path).filename() != kTrainerStateName)
+            continue;
+        try {
+            const TrainerState state = readTrainerState(path, &steps);
+            for (RunCheckpoint& cp : run.checkpoints) {
+                const auto at = cp.step ? state.logAt.find(*cp.step) : state.logAt.end();
+                if (at == state.logAt.end())
+                    continue;
+                for (const auto& [key, value] : at->second)
+                    if (std::none_of(cp.trainerLog.begin(), cp.trainerLog.end(),
+                                     [&](const auto& kv) { return kv.first == key; }))
+                        cp.trainerLog.emplace_back(key, value);
+            }
+        } catch (const OpenError& e) {
+            run.warnings.push_back(e.what());
+        }
+    }
+}
+
+// config.json of the latest checkpoint holding one, else of the run folder.
+void readRunModelConfig(Run& run, const std::vector<std::string>& runSideFiles) {
+    const std::string* path = nullptr;
+    for (auto it = run.checkpoints.rbegin(); it != run.checkpoints.rend() && !path; ++it)
+        path = sideFileNamed(it->sideFiles, kModelConfigName);
+    if (!path)
+        path = sideFileNamed(runSideFiles, kModelConfigName);
+    if (!path)
+        return;
+    try {
+        run.modelConfig = readModelConfig(*path);
+    } catch (const OpenError& e) {
+        run.warnings.push_back(e.what());
+    }
+}
+
 } // namespace
+
+const std::string& RunCheckpoint::openPath() const {
+    return !index.empty() ? index : files.empty() ? path : files.front();
+}
 
 const char* runKindName(RunKind kind) {
     return kind == RunKind::Gradient ? "gradient" : "tensors";
@@ -107,6 +184,7 @@ Run readRun(const std::vector<std::string>& paths, const RunOptions& options) {
 Run readCandidates(Discovery found, const RunOptions& options) {
     Run run;
     run.skipped = std::move(found.skipped);
+    run.sideFiles = std::move(found.sideFiles);
     std::optional<SummaryCache> cache;
     if (options.useCache && !options.cacheDir.empty())
         cache.emplace(options.cacheDir, options.cacheMaxBytes);
@@ -121,6 +199,8 @@ Run readCandidates(Discovery found, const RunOptions& options) {
         RunCheckpoint cp;
         cp.path = c.path;
         cp.name = c.name;
+        cp.sideFiles = c.sideFiles;
+        cp.index = c.index;
         bool allHits = true, failed = false;
         for (const CandidateFile& f : c.files) {
             if (failed || (run.kind && runKindOf(f.format) != *run.kind)) {
@@ -161,6 +241,7 @@ Run readCandidates(Discovery found, const RunOptions& options) {
         if (failed || cp.files.empty())
             continue;
         std::tie(cp.step, cp.stepSource) = checkpointStep(cp.summary, cp.name);
+        readOwnTrainerState(cp, run.warnings);
         cp.fromCache = allHits;
         ++(allHits ? run.cacheHits : run.cacheMisses);
         run.checkpoints.push_back(std::move(cp));
@@ -168,6 +249,9 @@ Run readCandidates(Discovery found, const RunOptions& options) {
     if (!cache)
         run.cacheHits = run.cacheMisses = 0;
     std::stable_sort(run.checkpoints.begin(), run.checkpoints.end(), checkpointBefore);
+    addRunTrainerLog(run, run.sideFiles);
+    readRunModelConfig(run, run.sideFiles);
+    sortSkipped(run.skipped);
     return run;
 }
 

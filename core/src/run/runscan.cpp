@@ -1,6 +1,9 @@
 #include "ckptscope/run/runscan.h"
 
+#include "ckptscope/common/naturalorder.h"
+#include "ckptscope/formats/safetensors/shardset.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/run/trainerfiles.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -14,33 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "model-00002-of-00004.oxck" → prefix "model", index 2, total 4, suffix
-// ".oxck". The separator before the index may be '-' or '_'.
-struct ShardName {
-    std::string prefix, suffix;
-    uint64_t index = 0, total = 0;
-};
-
-std::optional<ShardName> parseShardName(const std::string& name) {
-    const size_t of = name.rfind("-of-");
-    if (of == std::string::npos || of == 0)
-        return std::nullopt;
-    size_t b = of;
-    while (b > 0 && std::isdigit(uint8_t(name[b - 1])))
-        --b;
-    size_t e = of + 4;
-    while (e < name.size() && std::isdigit(uint8_t(name[e])))
-        ++e;
-    if (b == of || e == of + 4 || b == 0 || (name[b - 1] != '-' && name[b - 1] != '_'))
-        return std::nullopt;
-    if (of - b > 18 || e - (of + 4) > 18)
-        return std::nullopt;
-    ShardName s;
-    s.prefix = name.substr(0, b - 1);
-    s.suffix = name.substr(e);
-    s.index = std::stoull(name.substr(b, of - b));
-    s.total = std::stoull(name.substr(of + 4, e - of - 4));
-    return s;
+// "runs/checkpoint-5/" → "checkpoint-5".
+std::string folderName(const std::string& path) {
+    const fs::path p = fs::path(path).lexically_normal();
+    return (p.has_filename() ? p : p.parent_path()).filename().string();
 }
 
 class Scanner {
@@ -54,10 +34,13 @@ public:
             return;
         }
         if (S_ISDIR(st.st_mode)) {
-            addFolder(path);
+            if (isTrainerCheckpointFolder(folderName(path)))
+                addTrainerFolder(path);
+            else
+                addFolder(path);
             return;
         }
-        if (auto f = probeFile(path, st))
+        if (auto f = byName(path, st, result.sideFiles))
             m_loose.push_back(*f);
     }
 
@@ -67,6 +50,8 @@ public:
                   [](const CheckpointCandidate& a, const CheckpointCandidate& b) {
                       return a.name != b.name ? a.name < b.name : a.path < b.path;
                   });
+        sortSkipped(result.skipped);
+        std::sort(result.sideFiles.begin(), result.sideFiles.end());
     }
 
 private:
@@ -96,34 +81,81 @@ private:
             }
             if (S_ISDIR(st.st_mode)) {
                 if (isTrainerCheckpointFolder(p.filename().string()))
-                    addTrainerFolder(p);
+                    addTrainerFolder(p.string());
                 continue; // other subfolders are not part of the run
             }
-            if (auto f = probeFile(p.string(), st))
+            if (auto f = byName(p.string(), st, result.sideFiles))
                 m_loose.push_back(*f);
         }
         if (!error.empty())
             result.skipped.push_back({folder, "cannot list the folder: " + error});
     }
 
-    void addTrainerFolder(const fs::path& folder) {
+    // One checkpoint: its single model file(s), or the one shard set (an
+    // index names it), and the Trainer's side files.
+    void addTrainerFolder(const std::string& folder) {
         CheckpointCandidate c;
-        c.path = folder.string();
-        c.name = folder.filename().string();
+        c.path = folder;
+        c.name = folderName(folder);
+        const size_t skippedBefore = result.skipped.size();
         std::string error;
+        std::map<std::string, CandidateFile> probed; // by name
         for (const fs::path& p : entries(c.path, error)) {
             struct stat st {};
             if (::stat(p.c_str(), &st) != 0 || S_ISDIR(st.st_mode))
                 continue;
-            if (auto f = probeFile(p.string(), st))
-                c.files.push_back(*f);
+            if (auto f = byName(p.string(), st, c.sideFiles))
+                probed.emplace(p.filename().string(), *f);
+        }
+        std::vector<std::string> names;
+        for (const auto& [name, f] : probed)
+            names.push_back(name);
+        ShardGroups groups = groupShards(names);
+        for (const std::string& name : groups.others)
+            c.files.push_back(probed.at(name));
+        if (!groups.sets.empty()) {
+            std::vector<std::string> shards;
+            for (const ShardSet& set : groups.sets)
+                shards.insert(shards.end(), set.files.begin(), set.files.end());
+            // One complete set is the model; else why not (incomplete, mixed).
+            const ShardedFolder model = findShardedModel(shards, {});
+            if (model.set) {
+                for (const std::string& name : model.set->files)
+                    c.files.push_back(probed.at(name));
+                const std::string index = shardIndexName(model.set->stem);
+                for (const std::string& side : c.sideFiles)
+                    if (fs::path(side).filename() == index)
+                        c.index = side;
+            } else {
+                result.skipped.push_back({probed.at(shards.front()).path, model.problem});
+            }
         }
         if (!error.empty())
             result.skipped.push_back({c.path, "cannot list the folder: " + error});
-        else if (c.files.empty())
+        else if (c.files.empty() && result.skipped.size() == skippedBefore)
             result.skipped.push_back({c.path, "no checkpoint file in this folder"});
         if (!c.files.empty())
             result.candidates.push_back(std::move(c));
+    }
+
+    // By name first (runFileRole): a side file is listed in `sideFiles`, a
+    // PyTorch pickle skipped; any other file is probed.
+    std::optional<CandidateFile> byName(const std::string& path, const struct stat& st,
+                                        std::vector<std::string>& sideFiles) {
+        switch (runFileRole(fs::path(path).filename().string())) {
+        case RunFileRole::SideFile:
+            if (const std::string problem = fileKindProblem(st); !problem.empty())
+                result.skipped.push_back({path, problem});
+            else
+                sideFiles.push_back(path);
+            return std::nullopt;
+        case RunFileRole::PytorchPickle:
+            result.skipped.push_back({path, kPytorchPickleReason});
+            return std::nullopt;
+        case RunFileRole::Probe:
+            break;
+        }
+        return probeFile(path, st);
     }
 
     // The file's format from its first bytes, or a skipped entry. A file
@@ -146,38 +178,45 @@ private:
         return std::nullopt;
     }
 
-    // Shards of one checkpoint (same folder, prefix, total and suffix) become
-    // one candidate; every other file is a candidate of its own.
+    // Shards of one set (same folder, stem, count and extension) become one
+    // candidate; every other file is a candidate of its own. Sets of one
+    // name with different counts are mixed: none is read.
     void groupLoose() {
-        std::map<std::tuple<std::string, std::string, uint64_t, std::string>,
-                 std::map<uint64_t, CandidateFile>>
-            groups;
+        std::map<std::string, std::map<std::string, CandidateFile>>
+            byFolder; // folder → name → file
         for (CandidateFile& f : m_loose) {
             const fs::path p(f.path);
-            const auto shard = parseShardName(p.filename().string());
-            if (!shard || shard->total < 2 || shard->index > shard->total) {
-                result.candidates.push_back({f.path, p.filename().string(), {f}});
-                continue;
-            }
-            auto& group =
-                groups[{p.parent_path().string(), shard->prefix, shard->total, shard->suffix}];
-            group.emplace(shard->index, f);
+            byFolder[p.parent_path().string()].emplace(p.filename().string(), f);
         }
-        for (auto& [key, shards] : groups) {
-            const uint64_t total = std::get<2>(key);
-            const CandidateFile& first = shards.begin()->second;
-            if (shards.size() != total) {
-                result.skipped.push_back(
-                    {first.path, "incomplete set of shards: " + std::to_string(shards.size()) +
-                                     " of " + std::to_string(total) + " found"});
-                continue;
+        for (auto& [folder, files] : byFolder) {
+            std::vector<std::string> names;
+            for (const auto& [name, f] : files)
+                names.push_back(name);
+            ShardGroups groups = groupShards(names);
+            for (const std::string& name : groups.others) {
+                const CandidateFile& f = files.at(name);
+                result.candidates.push_back({f.path, name, {f}, {}, {}});
             }
-            CheckpointCandidate c;
-            c.path = first.path;
-            c.name = fs::path(first.path).filename().string();
-            for (auto& [index, f] : shards)
-                c.files.push_back(f);
-            result.candidates.push_back(std::move(c));
+            for (const ShardSet& set : groups.sets) {
+                std::vector<std::string> sameName; // every set of this stem and extension
+                for (const ShardSet& other : groups.sets)
+                    if (other.stem == set.stem && other.extension == set.extension)
+                        sameName.insert(sameName.end(), other.files.begin(), other.files.end());
+                const ShardedFolder model = findShardedModel(sameName, {});
+                const CandidateFile& first = files.at(set.files.front());
+                if (!model.set) {
+                    result.skipped.push_back({first.path, model.problem});
+                    continue;
+                }
+                CheckpointCandidate c{first.path, set.files.front(), {}, {}, {}};
+                for (const std::string& name : set.files)
+                    c.files.push_back(files.at(name));
+                const fs::path index = fs::path(folder) / shardIndexName(set.stem);
+                if (std::find(result.sideFiles.begin(), result.sideFiles.end(), index.string()) !=
+                    result.sideFiles.end())
+                    c.index = index.string();
+                result.candidates.push_back(std::move(c));
+            }
         }
     }
 
@@ -186,6 +225,12 @@ private:
 };
 
 } // namespace
+
+void sortSkipped(std::vector<SkippedPath>& skipped) {
+    std::stable_sort(
+        skipped.begin(), skipped.end(),
+        [](const SkippedPath& a, const SkippedPath& b) { return naturalLess(a.path, b.path); });
+}
 
 bool isTrainerCheckpointFolder(const std::string& name) {
     static const std::string prefix = "checkpoint-";

@@ -1,6 +1,9 @@
 #include "ckptscope/run/runseries.h"
 
+#include "ckptscope/common/metadatanumber.h"
+
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -66,23 +69,41 @@ std::vector<BlobSeries> blobSeries(const Run& run) {
     return out;
 }
 
+namespace {
+
+std::string shortestText(double v) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+} // namespace
+
 std::vector<MetadataSeries> metadataSeries(const Run& run) {
     const size_t n = run.checkpoints.size();
     std::map<std::string, MetadataSeries> byKey;
-    for (size_t c = 0; c < n; ++c) {
-        for (const auto& [k, v] : run.checkpoints[c].summary.metadata) {
-            MetadataSeries& s = byKey[k];
-            if (s.values.empty()) {
-                s.key = k;
-                s.values.resize(n);
-            }
-            if (!s.values[c])
-                s.values[c] = v;
+    auto put = [&](size_t c, const std::string& k, std::string v) -> MetadataSeries& {
+        MetadataSeries& s = byKey[k];
+        if (s.values.empty()) {
+            s.key = k;
+            s.values.resize(n);
         }
+        if (!s.values[c])
+            s.values[c] = std::move(v);
+        return s;
+    };
+    for (size_t c = 0; c < n; ++c) {
+        for (const auto& [k, v] : run.checkpoints[c].trainerLog)
+            put(c, k, shortestText(v)).numbers = true;
+        for (const auto& [k, v] : run.checkpoints[c].summary.metadata)
+            put(c, k, v);
     }
     std::vector<MetadataSeries> out;
-    for (auto& [k, s] : byKey)
+    for (auto& [k, s] : byKey) {
+        for (const auto& v : s.values)
+            s.numbers = s.numbers && (!v || metadataNumber(*v));
         out.push_back(std::move(s));
+    }
     return out;
 }
 

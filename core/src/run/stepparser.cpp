@@ -93,6 +93,8 @@ void excludeTokens(std::string_view s, std::vector<DigitRun>& runs) {
 
 const char* stepSourceName(StepSource source) {
     switch (source) {
+    case StepSource::TrainerState:
+        return "trainer_state.json";
     case StepSource::MetadataKey:
         return "metadata";
     case StepSource::GradientStep:

@@ -4,6 +4,7 @@
 #include "ckptscope/run/runscan.h"
 #include "ckptscope/run/stepparser.h"
 #include "ckptscope/run/summarycache.h"
+#include "ckptscope/run/trainerfiles.h"
 
 #include <atomic>
 #include <functional>
@@ -31,12 +32,24 @@ struct RunCheckpoint {
     // Tensors of all files in order; metadata: the first file's value of
     // each key wins.
     FileSummary summary;
+    std::vector<std::string> sideFiles; // the Trainer's files beside it (paths)
+    std::string index;                  // its shards' index, or ""
+    // What trainer_state.json logged at this step (loss, learning_rate, …):
+    // metadata series of the run under those keys (runseries.h).
+    TrainerLog trainerLog;
+
+    // The file a window opens for it: the index of a sharded model, else
+    // its first file.
+    const std::string& openPath() const;
 };
 
 struct Run {
     std::optional<RunKind> kind; // nothing when no checkpoint was read
     std::vector<RunCheckpoint> checkpoints;
-    std::vector<SkippedPath> skipped;
+    std::vector<SkippedPath> skipped;        // natural order of paths
+    std::vector<std::string> sideFiles;      // outside checkpoint folders
+    std::vector<std::string> warnings;       // "FILE: problem" (trainer_state.json, config.json)
+    std::optional<ModelConfig> modelConfig;  // the latest checkpoint's config.json, else the run's
     uint64_t cacheHits = 0, cacheMisses = 0; // checkpoints, not files
     uint64_t notCached = 0;                  // RunOptions::cacheOnly: checkpoints left out
 };
@@ -61,8 +74,11 @@ struct RunOptions {
 // Discovers, reads (or takes from the cache) and orders the checkpoints of
 // PATHs. The first readable file in name order decides the kind; files of
 // the other kind, damaged files and non-checkpoints are skipped with the
-// reason; a damaged file never stops the run. Sorted by step, equal steps by
-// name, those without a step last by name. Throws Cancelled.
+// reason; a damaged file never stops the run. A checkpoint folder's
+// trainer_state.json gives its step and log (the run folder's one the log
+// values its own lacks); a bad one is a warning, the checkpoint stays.
+// Sorted by step, equal steps by name, those without a step last by name.
+// Throws Cancelled.
 Run readRun(const std::vector<std::string>& paths, const RunOptions& options = {});
 // The same over checkpoints already found (discoverCheckpoints), e.g. with
 // those still being written taken out (WriteSettle).

@@ -36,10 +36,16 @@ struct BlobSeries {
 };
 std::vector<BlobSeries> blobSeries(const Run& run);
 
-// Metadata values over the run; keys sorted.
+// Metadata values over the run; keys sorted. A checkpoint's trainer log
+// (loss, learning_rate, …) is part of it, before its file's metadata of the
+// same key; its values are written as the shortest text that reads back to
+// the same double, and `numbers` says the series is such a log key whose
+// every value reads as a number (metadataNumber): JSON numbers in
+// `timeline --json`.
 struct MetadataSeries {
     std::string key;
     std::vector<std::optional<std::string>> values;
+    bool numbers = false;
 };
 std::vector<MetadataSeries> metadataSeries(const Run& run);
 

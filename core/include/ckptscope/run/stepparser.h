@@ -10,8 +10,9 @@
 namespace ckptscope {
 
 // Where a checkpoint's training step came from (the `step_source` of
-// `timeline --json`).
-enum class StepSource { MetadataKey, GradientStep, FileName, None };
+// `timeline --json`): TrainerState is a checkpoint folder's
+// trainer_state.json (its global_step), named "trainer_state.json".
+enum class StepSource { TrainerState, MetadataKey, GradientStep, FileName, None };
 const char* stepSourceName(StepSource source);
 
 // A metadata value that is a step: ASCII digits only, spaces around them
