@@ -113,6 +113,12 @@ private:
     std::shared_ptr<CompareResult> m_result;
     std::shared_ptr<const ckptscope::TensorDiff> m_tensorDiff;
     int m_detailRow = -1;
+    // What a comparison of the same pair again shows (reload, swap).
+    struct KeptView {
+        QString tensor;
+        QWidget* page = nullptr;
+    };
+    KeptView m_keep;
     // The tolerance the next comparison uses, and the one of the comparison
     // shown (only the newest comparison's result is delivered).
     struct Tolerance {
