@@ -584,6 +584,40 @@ private Q_SLOTS:
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("llama-ft/model.oxck")));
     }
 
+    // The Values page shows values exactly (defect 3): what reads back to
+    // the same float, as the main Values page shows; F64 in double.
+    void valuesShownExactly() {
+        const std::vector<float> va = {1.0000001f, 123456.79f}, vb = {1.0000002f, 123456.8f};
+        Checkpoint a, b;
+        a.addTensor({"t", {2}, va});
+        b.addTensor({"t", {2}, vb});
+        const QString pa = m_dir.filePath(QStringLiteral("exact-a.oxck")),
+                      pb = m_dir.filePath(QStringLiteral("exact-b.safetensors"));
+        a.save(str(pa));
+        const std::vector<double> wide = {0.1, 1e300};
+        testsupport::writeFile(
+            pb, testsupport::stFile({{"t", "F64", {2}, testsupport::leBytes<double>(wide)}}));
+        CompareWindow w;
+        w.show();
+        QVERIFY(detailOf(w, pa, pb, "t") >= 0);
+        const CompareValuesModel* values = w.valuesModel();
+        for (int r = 0; r < 2; ++r) {
+            const QString shownA = values->index(r, CompareValuesModel::ValueA).data().toString();
+            QCOMPARE(shownA, QString::fromStdString(fmt::exact(va[size_t(r)])));
+            QCOMPARE(shownA.toFloat(), va[size_t(r)]);
+            QCOMPARE(values->index(r, CompareValuesModel::ValueA).data(Qt::ToolTipRole).toString(),
+                     shownA);
+            const QString shownB = values->index(r, CompareValuesModel::ValueB).data().toString();
+            QCOMPARE(shownB.toDouble(), wide[size_t(r)]); // F64: read back in double
+            QCOMPARE(values->index(r, CompareValuesModel::Delta).data().toString(),
+                     QString::fromStdString(fmt::exact(wide[size_t(r)] - double(va[size_t(r)]))));
+        }
+        QCOMPARE(values->index(0, CompareValuesModel::ValueA).data().toString(),
+                 QStringLiteral("1.0000001"));
+        QVERIFY(values->index(1, CompareValuesModel::ValueA).data().toString() !=
+                values->index(1, CompareValuesModel::ValueB).data().toString());
+    }
+
     void damagedSideIsNamedAndTheComparisonStays() {
         CompareWindow w;
         w.show();
