@@ -27,11 +27,14 @@
 #include <QAbstractSeries>
 #include <QApplication>
 #include <QChart>
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
+#include <QPointer>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -616,6 +619,30 @@ private Q_SLOTS:
                  QStringLiteral("1.0000001"));
         QVERIFY(values->index(1, CompareValuesModel::ValueA).data().toString() !=
                 values->index(1, CompareValuesModel::ValueB).data().toString());
+    }
+
+    // The menu bar every window has (issue 22, item 9): File, View, Help;
+    // Ctrl+F filters, Ctrl+2 the Values page, Ctrl+W closes.
+    void menusAndStandardShortcuts() {
+        QPointer<CompareWindow> w = new CompareWindow; // deletes itself on close
+        w->show();
+        w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w));
+        w->compare(m_a, m_b);
+        QVERIFY(waitFinished(*w));
+        QStringList menus;
+        for (QAction* a : w->menuBar()->actions())
+            menus << a->text().remove(QLatin1Char('&'));
+        QCOMPARE(menus, (QStringList{QStringLiteral("File"), QStringLiteral("View"),
+                                     QStringLiteral("Help")}));
+        QTest::keyClick(w, Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(w->tabs()->tabText(w->tabs()->currentIndex()), QStringLiteral("Values"));
+        QTest::keyClick(w, Qt::Key_F, Qt::ControlModifier);
+        QCOMPARE(QApplication::focusWidget()->objectName(), QStringLiteral("tensorFilter"));
+        QTest::keyClick(w, Qt::Key_D, Qt::ControlModifier);
+        QVERIFY(w->findChild<QCheckBox*>(QStringLiteral("differencesOnly"))->isChecked());
+        QTest::keyClick(w, Qt::Key_W, Qt::ControlModifier);
+        QTRY_VERIFY(w.isNull());
     }
 
     void damagedSideIsNamedAndTheComparisonStays() {

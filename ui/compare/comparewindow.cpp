@@ -105,17 +105,18 @@ void CompareWindow::buildUi() {
     layout->addWidget(m_split, 1);
     setCentralWidget(central);
     buildStatusBar();
+    buildMenus();
     connectViews();
 }
 
 void CompareWindow::buildToolBar() {
     QToolBar* bar = addToolBar(tr("Compare"));
     bar->setObjectName(QStringLiteral("compareToolBar"));
-    QAction* swap = bar->addAction(tr("Swap A ↔ B"), this, &CompareWindow::swapSides);
-    swap->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
-    swap->setToolTip(tr("Make B the reference"));
-    QAction* reload = bar->addAction(tr("Reload"), this, &CompareWindow::recompare);
-    reload->setShortcut(QKeySequence::Refresh);
+    m_swapAction = bar->addAction(tr("&Swap A ↔ B"), this, &CompareWindow::swapSides);
+    m_swapAction->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
+    m_swapAction->setToolTip(tr("Make B the reference"));
+    m_reloadAction = bar->addAction(tr("&Reload"), this, &CompareWindow::recompare);
+    m_reloadAction->setShortcut(QKeySequence::Refresh);
     bar->addSeparator();
     // Tolerances, typed exactly as `ckptscope-cli diff --atol/--rtol` takes them.
     auto toleranceEdit = [this, bar](const QString& name, const QString& label,
@@ -192,9 +193,10 @@ QWidget* CompareWindow::buildTensorPage() {
     m_delta = new HistogramView;
     m_delta->chart()->setTitle(tr("B − A over the pairs finite on both sides"));
     detailSplit->addWidget(m_delta);
-    // Two charts and the whole table fit a window 860 pixels high.
-    m_overlay->setMinimumHeight(170);
-    m_delta->setMinimumHeight(170);
+    // Two charts and the whole table fit a window 860 pixels high (with
+    // its menu bar).
+    m_overlay->setMinimumHeight(140);
+    m_delta->setMinimumHeight(140);
     detailSplit->setSizes({330, 230, 230});
     page->addWidget(detailSplit, 1);
     return m_tensorPage;
@@ -510,7 +512,7 @@ void CompareWindow::showGradientPages(bool on) {
         m_tabs->setTabVisible(m_tabs->indexOf(page), !on);
     // Nor a tensor filter with no tensors to filter (the tolerances stay:
     // they apply to the optimizer state's f32 comparison).
-    for (QAction* action : m_tensorToolActions)
+    for (QAction* action : m_tensorToolActions + m_tensorMenuActions)
         action->setVisible(!on);
 }
 

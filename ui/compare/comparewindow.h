@@ -93,6 +93,7 @@ Q_SIGNALS:
 private:
     void buildUi();
     void buildToolBar();
+    void buildMenus(); // comparewindowmenus.cpp
     QWidget* buildTensorList();
     QWidget* buildTensorPage();
     void buildTablePages();
@@ -136,6 +137,9 @@ private:
     QCheckBox* m_differencesOnly;
     // The toolbar entries of the two above: tensor comparisons only.
     QList<QAction*> m_tensorToolActions;
+    QList<QAction*> m_tensorMenuActions; // View ▸ Filter Tensors, Differences Only
+    QAction* m_swapAction;
+    QAction* m_reloadAction;
     QLineEdit* m_atolEdit;
     QLineEdit* m_rtolEdit;
     QTabWidget* m_tabs;
