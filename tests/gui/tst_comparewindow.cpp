@@ -30,6 +30,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -643,6 +644,36 @@ private Q_SLOTS:
         QVERIFY(w->findChild<QCheckBox*>(QStringLiteral("differencesOnly"))->isChecked());
         QTest::keyClick(w, Qt::Key_W, Qt::ControlModifier);
         QTRY_VERIFY(w.isNull());
+    }
+
+    // At 1024 × 700 (defect 10): Max |Δ| and Differing in view, the names
+    // giving way (elided, whole in their tooltips).
+    void figuresInViewAt1024x700() {
+        CompareWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        QTreeView* tree = w.tensorView();
+        QHeaderView* h = tree->header();
+        for (int col : {int(CompareTensorModel::MaxAbsDiff), int(CompareTensorModel::Differing)})
+            QVERIFY2(h->sectionViewportPosition(col) + h->sectionSize(col) <=
+                         tree->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1 cut: %2 + %3 > %4; widths %5 %6 %7 %8 "
+                                               "%9")
+                                    .arg(col)
+                                    .arg(h->sectionViewportPosition(col))
+                                    .arg(h->sectionSize(col))
+                                    .arg(tree->viewport()->width())
+                                    .arg(h->sectionSize(0))
+                                    .arg(h->sectionSize(1))
+                                    .arg(h->sectionSize(2))
+                                    .arg(h->sectionSize(4))
+                                    .arg(h->sectionSize(5))));
+        const QModelIndex leaf = w.tensorProxy()->mapFromSource(
+            w.tensorModel()->indexOfTensor(rowOf(w.tensorModel(), "layers.0.w")));
+        QCOMPARE(leaf.data(Qt::ToolTipRole).toString(), QStringLiteral("layers.0.w"));
     }
 
     void damagedSideIsNamedAndTheComparisonStays() {

@@ -148,7 +148,10 @@ private Q_SLOTS:
         QCOMPARE(checkpoints.index(1, RunCheckpointModel::File).data().toString(),
                  QStringLiteral("ckpt_20.oxck"));
         QCOMPARE(checkpoints.index(0, RunCheckpointModel::NonFinite).data().toString(),
-                 QStringLiteral("1 with NaN/Inf"));
+                 QStringLiteral("1"));
+        QCOMPARE(
+            checkpoints.index(0, RunCheckpointModel::NonFinite).data(Qt::ToolTipRole).toString(),
+            QStringLiteral("1 tensor holding NaN or Inf"));
         QVERIFY(
             !checkpoints.index(0, RunCheckpointModel::NonFinite).data(Qt::DecorationRole).isNull());
         QVERIFY(

@@ -327,6 +327,8 @@ QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
     if (role == Qt::ToolTipRole) {
         if (column == Name)
             return n.path;
+        if (column == Status || column == Shape || column == Dtype) // whole when elided
+            return tensorData(n, f, e, column, Qt::DisplayRole);
         if ((column == RelL2 || column == MaxAbsDiff) && nonFinite)
             return tr("Over the finite pairs; %1 NaN/Inf mismatches rank this tensor first")
                 .arg(text(fmt::grouped(f.nan + f.inf)));
@@ -392,6 +394,7 @@ QVariant CompareTensorModel::headerData(int section, Qt::Orientation orientation
         case NonFinite:
             return tr("Pairs where NaN or an infinity stands against anything but itself");
         case RelL2:
+            return tr("Relative L2 change ‖B − A‖ / ‖A‖, over the pairs finite on both sides");
         case MaxAbsDiff:
             return tr("Over the pairs finite on both sides");
         default:
@@ -411,7 +414,7 @@ QVariant CompareTensorModel::headerData(int section, Qt::Orientation orientation
     case NonFinite:
         return tr("NaN/Inf");
     case RelL2:
-        return tr("Rel. L2 change");
+        return tr("Rel. L2");
     case MaxAbsDiff:
         return tr("Max |Δ|");
     case Differing:

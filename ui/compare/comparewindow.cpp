@@ -42,6 +42,8 @@ using namespace ckptscope;
 namespace {
 
 constexpr int kBins = 64;
+constexpr int kNameWidth = 210;    // the tree's name column
+constexpr int kMinNameWidth = 110; // ... however narrow the window
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
@@ -99,7 +101,7 @@ void CompareWindow::buildUi() {
     // A tab widget asks for the widest of its pages even when they are
     // hidden (the graph page's toolbar), which squeezed the tensor tree to a
     // sliver: the detail side takes what the splitter gives it instead.
-    m_tabs->setMinimumWidth(480);
+    m_tabs->setMinimumWidth(400);
     m_split->setCollapsible(0, false);
     m_split->setSizes({640, 660});
     layout->addWidget(m_split, 1);
@@ -165,7 +167,7 @@ QWidget* CompareWindow::buildTensorList() {
     m_tensorView->sortByColumn(CompareTensorModel::RelL2, Qt::DescendingOrder);
     m_tensorView->setAlternatingRowColors(true);
     m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
-    m_tensorView->setColumnWidth(CompareTensorModel::Name, 210);
+    m_tensorView->setColumnWidth(CompareTensorModel::Name, kNameWidth);
     m_tensorView->setColumnWidth(CompareTensorModel::Status, 120);
     m_tensorView->setColumnWidth(CompareTensorModel::Shape, 80);
     m_tensorListPanel = m_tensorView;
@@ -414,7 +416,11 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
             m_tensorView->expandAll();
         else
             m_tensorView->expandToDepth(0);
+        // Columns that would stay empty take no room.
         m_tensorView->setColumnHidden(CompareTensorModel::Dtype, !m_tensorModel->anyDtypeDiffers());
+        m_tensorView->setColumnHidden(CompareTensorModel::NonFinite,
+                                      d.summary.nonFiniteMismatch == 0);
+        m_tensorView->setColumnWidth(CompareTensorModel::Name, kNameWidth);
         // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
@@ -478,6 +484,18 @@ void CompareWindow::fitTreeWidth() {
     const int tree = std::min(wanted, total - m_tabs->minimumWidth());
     if (tree > sizes.value(0))
         m_split->setSizes({tree, total - tree});
+    // Still too narrow (1024 px): names, statuses and shapes give way (elided,
+    // whole in their tooltips) so that every figure stays in view.
+    for (const auto& [column, least] : {std::pair{CompareTensorModel::Name, kMinNameWidth},
+                                        {CompareTensorModel::Status, 90},
+                                        {CompareTensorModel::Shape, 60}}) {
+        const int width = m_tensorView->columnWidth(column);
+        const int cut = std::min(wanted - tree, width - least);
+        if (cut > 0) {
+            m_tensorView->setColumnWidth(column, width - cut);
+            wanted -= cut;
+        }
+    }
 }
 
 // The statistics table whole (no scrolling to the Δ rows); the histograms

@@ -200,8 +200,8 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     const double l2Step = roundTickStep(l2Top, 6);
     QCategoryAxis* yL2 = axis(norms, roundValueAxis(0, std::ceil(l2Top / l2Step) * l2Step),
                               tr("L2 norm"), Qt::AlignLeft);
-    QCategoryAxis* yBad = axis(norms, roundCountAxis(std::max(badMax * 1.1, 5.0)),
-                               tr("NaN/Inf values"), Qt::AlignRight);
+    QCategoryAxis* yBad =
+        axis(norms, roundCountAxis(std::max(badMax * 1.1, 5.0)), tr("NaN/Inf"), Qt::AlignRight);
     // One grid: the right axis's ticks fall between the left's and would
     // draw a second, unevenly spaced set of lines.
     yBad->setGridLineVisible(false);
