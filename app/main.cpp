@@ -8,6 +8,7 @@
 #include "graph/graphexport.h"
 #include "run/runscreenshottaker.h"
 
+#include "ckptscope/common/formatlist.h"
 #include "ckptscope/document/document.h"
 
 #include <QApplication>
@@ -67,7 +68,8 @@ struct Options {
 
     void addTo(QCommandLineParser& parser) const {
         parser.setApplicationDescription(
-            QStringLiteral("Browse OXCK model checkpoints and JSON gradient checkpoints."));
+            QStringLiteral("Browse %1 (the format detected from the content).")
+                .arg(QString::fromStdString(ckptscope::readableFormatsText())));
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addPositionalArgument(

@@ -5,6 +5,7 @@
 #include "textformat.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/common/pathlabels.h"
 #include "ckptscope/diff/gradientdiff.h"
 #include "ckptscope/diff/tensordiff.h"
 
@@ -48,9 +49,12 @@ const CommandSpec kDiff = {
     "match -, edges as multisets, optimizer blobs). Elements differ when exactly\n"
     "one is NaN, when one is infinite and the other not the same infinity, or\n"
     "when |b - a| > atol + rtol * |a|. Blobs of equal length, a multiple of 4,\n"
-    "compare as f32. Text: a summary line, then what differs, most changed\n"
-    "(relative L2) first. Each file's warnings go to stderr and, with --json,\n"
-    "into its \"a\" or \"b\" object's \"warnings\".\n",
+    "compare as f32. Text: a summary line (the files by the shortest parts of\n"
+    "their paths that differ), then what differs: tensors with NaN/Inf\n"
+    "mismatches first, then by relative L2 change; a dtype column when dtypes\n"
+    "differ. Equal values in another dtype are \"dtype_changed\". Each file's\n"
+    "warnings go to stderr and, with --json, into its \"a\" or \"b\" object's\n"
+    "\"warnings\".\n",
     {jsonOption(),
      toleranceOption("--atol", "X",
                      "absolute tolerance (default 0: exact equality,\n-0 == +0, NaN == NaN)"),
@@ -91,6 +95,7 @@ void elementJson(ordered_json& j, const std::optional<ElementDiff>& e) {
     j["count"] = e ? ordered_json(e->count) : ordered_json();
     j["differing"] = e ? ordered_json(e->differing) : ordered_json();
     j["nan_mismatch"] = e ? ordered_json(e->nanMismatch) : ordered_json();
+    j["inf_mismatch"] = e ? ordered_json(e->infMismatch) : ordered_json();
     j["max_abs_diff"] = e ? orNull(e->maxAbsDiff) : ordered_json();
     j["mean_abs_diff"] = e ? orNull(e->meanAbsDiff) : ordered_json();
     j["rel_l2"] = e ? orNull(e->relL2) : ordered_json();
@@ -135,6 +140,7 @@ ordered_json tensorDiffJson(const Document& a, const Document& b, const DiffOpti
                     {"added", s.added},
                     {"removed", s.removed},
                     {"shape_changed", s.shapeChanged},
+                    {"dtype_changed", s.dtypeChanged},
                     {"differing_elements", s.differingElements}};
     return j;
 }
@@ -214,48 +220,96 @@ std::string numberOr(const std::optional<ElementDiff>& e, std::optional<double> 
     return e && (*e).*f ? fmt::display(*((*e).*f)) : "-";
 }
 
-void printTensorText(const Document& a, const Document& b, const TensorDiff& d) {
+// "F32", or "F32 -> F16" when the dtypes differ.
+std::string dtypeChange(const TensorDiffEntry& t) {
+    const std::string a = t.dtypeA.value_or("-"), b = t.dtypeB.value_or("-");
+    return a == b ? a : a + " -> " + b;
+}
+
+// "NaN 3, Inf 1": the pairs where NaN or an infinity stands against
+// anything but itself; "-" without any.
+std::string nonFiniteText(const std::optional<ElementDiff>& e) {
+    if (!e || (e->nanMismatch == 0 && e->infMismatch == 0))
+        return "-";
+    std::string out;
+    if (e->nanMismatch)
+        out = "NaN " + fmt::grouped(e->nanMismatch);
+    if (e->infMismatch)
+        out += (out.empty() ? "Inf " : ", Inf ") + fmt::grouped(e->infMismatch);
+    return out;
+}
+
+void printTensorSummary(const std::string& labelA, const std::string& labelB, const TensorDiff& d,
+                        size_t metaChanged) {
     const TensorDiffSummary& s = d.summary;
-    const auto metaChanged = std::count_if(d.metadata.begin(), d.metadata.end(),
-                                           [](auto& m) { return m.status != DiffStatus::Same; });
-    std::cout << a.path() << " -> " << b.path() << ": " << s.changed << " changed, " << s.added
-              << " added, " << s.removed << " removed, " << s.shapeChanged << " shape changed, "
-              << s.same << " same; "
-              << fmt::counted(s.differingElements, "element differs", "elements differ") << "; "
-              << metaChanged << " of "
+    std::cout << labelA << " -> " << labelB << ": " << s.changed << " changed, ";
+    if (s.dtypeChanged > 0)
+        std::cout << s.dtypeChanged << " dtype changed, ";
+    std::cout << s.added << " added, " << s.removed << " removed, " << s.shapeChanged
+              << " shape changed, " << s.same << " same; "
+              << fmt::counted(s.differingElements, "element differs", "elements differ") << "; ";
+    if (s.nonFiniteMismatch > 0)
+        std::cout << fmt::counted(s.nonFiniteMismatch, "tensor", "tensors")
+                  << " with NaN/Inf mismatches; ";
+    std::cout << metaChanged << " of "
               << fmt::counted(d.metadata.size(), "metadata entry differs",
                               "metadata entries differ")
               << "\n";
+}
+
+void printTensorTable(const std::vector<const TensorDiffEntry*>& changed) {
+    const bool dtypes = std::any_of(changed.begin(), changed.end(), [](auto* t) {
+        return t->dtypeA && t->dtypeB && *t->dtypeA != *t->dtypeB;
+    });
+    const bool nonFinite = std::any_of(changed.begin(), changed.end(),
+                                       [](auto* t) { return nonFiniteMismatches(*t) > 0; });
+    std::vector<std::string> header = {"name", "status", "shape"};
+    std::vector<bool> right = {false, false, false};
+    auto column = [&](const char* name, bool alignRight) {
+        header.push_back(name);
+        right.push_back(alignRight);
+    };
+    if (dtypes)
+        column("dtype", false);
+    if (nonFinite)
+        column("nan/inf", false);
+    for (const char* name : {"differing", "count", "max|d|", "mean|d|", "rel_l2", "cosine"})
+        column(name, true);
+    TextTable table(header, right);
+    for (const TensorDiffEntry* t : changed) {
+        const auto& e = t->elements;
+        std::vector<std::string> row = {t->name, diffStatusName(t->status), shapeChange(*t)};
+        if (dtypes)
+            row.push_back(dtypeChange(*t));
+        if (nonFinite)
+            row.push_back(nonFiniteText(e));
+        for (std::string cell :
+             {e ? fmt::grouped(e->differing) : "-", e ? fmt::grouped(e->count) : "-",
+              numberOr(e, &ElementDiff::maxAbsDiff), numberOr(e, &ElementDiff::meanAbsDiff),
+              numberOr(e, &ElementDiff::relL2), numberOr(e, &ElementDiff::cosine)})
+            row.push_back(std::move(cell));
+        table.addRow(std::move(row));
+    }
+    std::cout << "\n" << table.render();
+    if (nonFinite)
+        std::cout << "max|d|, mean|d|, rel_l2 and cosine over finite pairs\n";
+}
+
+void printTensorText(const Document& a, const Document& b, const TensorDiff& d) {
+    const auto metaChanged =
+        size_t(std::count_if(d.metadata.begin(), d.metadata.end(),
+                             [](auto& m) { return m.status != DiffStatus::Same; }));
+    const auto [labelA, labelB] = distinguishingPaths(a.path(), b.path());
+    printTensorSummary(labelA, labelB, d, metaChanged);
     std::vector<const TensorDiffEntry*> changed;
     for (const TensorDiffEntry& t : d.tensors)
         if (t.status != DiffStatus::Same)
             changed.push_back(&t);
-    // Most changed first: by rel_l2, those without one after, by name.
-    auto relL2 = [](const TensorDiffEntry* t) {
-        return t->elements ? t->elements->relL2 : std::nullopt;
-    };
-    std::stable_sort(changed.begin(), changed.end(), [&](auto* x, auto* y) {
-        const auto rx = relL2(x), ry = relL2(y);
-        if (rx.has_value() != ry.has_value())
-            return rx.has_value();
-        if (rx && *rx != *ry)
-            return *rx > *ry;
-        return x->name < y->name;
-    });
-    if (!changed.empty()) {
-        TextTable table({"name", "status", "shape", "differing", "count", "max|d|", "mean|d|",
-                         "rel_l2", "cosine"},
-                        {false, false, false, true, true, true, true, true, true});
-        for (const TensorDiffEntry* t : changed) {
-            const auto& e = t->elements;
-            table.addRow({t->name, diffStatusName(t->status), shapeChange(*t),
-                          e ? fmt::grouped(e->differing) : "-", e ? fmt::grouped(e->count) : "-",
-                          numberOr(e, &ElementDiff::maxAbsDiff),
-                          numberOr(e, &ElementDiff::meanAbsDiff), numberOr(e, &ElementDiff::relL2),
-                          numberOr(e, &ElementDiff::cosine)});
-        }
-        std::cout << "\n" << table.render();
-    }
+    // Most changed first: NaN/Inf mismatches, then by rel_l2.
+    std::stable_sort(changed.begin(), changed.end(),
+                     [](auto* x, auto* y) { return changedMore(*x, *y); });
+    if (!changed.empty())
+        printTensorTable(changed);
     if (metaChanged > 0) {
         std::cout << "\nmetadata:\n";
         for (const MetadataDiffEntry& m : d.metadata)
@@ -276,7 +330,8 @@ std::string fieldText(const FieldValue& v) {
 
 void printGradientText(const Document& a, const Document& b, const GradientDiff& d) {
     const GradientDiffSummary& s = d.summary;
-    std::cout << a.path() << " -> " << b.path() << " (nodes matched by "
+    const auto [labelA, labelB] = distinguishingPaths(a.path(), b.path());
+    std::cout << labelA << " -> " << labelB << " (nodes matched by "
               << (d.structureMatching ? "structure" : "id")
               << "): " << fmt::counted(s.nodesChanged, "node", "nodes") << " changed, "
               << s.nodesAdded << " added, " << s.nodesRemoved << " removed, " << s.nodesSame

@@ -1,6 +1,7 @@
 // ckptscope-cli: the command-line twin of the Ckptscope browser.
 #include "clicommon.h"
 
+#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/io/httpsource.h"
 #include "ckptscope/io/hugepageheap.h"
 
@@ -11,14 +12,14 @@ namespace {
 
 const char* kHelp = R"(Usage: ckptscope-cli COMMAND FILE [OPTIONS]
 
-Inspect OXCK model checkpoints, safetensors files and JSON gradient
-checkpoints.
-The format is detected from the content, not the file name. A sharded
-safetensors model opens by its index (NAME.safetensors.index.json) or by the
-folder holding it, as one model.
-A FILE may be an http:// or https:// URL: only the bytes needed are read,
-by range requests (the Hugging Face token in HF_TOKEN or
-~/.cache/huggingface/token goes to huggingface.co or HF_ENDPOINT's host only).
+Inspects checkpoints of these formats, detected from the content, not the
+file name:
+{formats}
+A sharded safetensors model opens by its index (NAME.safetensors.index.json)
+or by the folder holding it, as one model. A FILE may be an http:// or
+https:// URL: only the bytes needed are read, by range requests (the Hugging
+Face token in HF_TOKEN or ~/.cache/huggingface/token goes to huggingface.co
+or HF_ENDPOINT's host only).
 
 Commands:
   info FILE [--json]        header, metadata, tensors (OXCK, safetensors: with
@@ -58,7 +59,7 @@ Commands:
 
   diff A B [--json] [--atol X] [--rtol Y] [--tensor NAME]... [--bins N]
                             compare B with A (the reference): two tensor
-                            files (OXCK, safetensors) tensor by tensor (same
+                            files (any format above) tensor by tensor (same
                             name, k-th occurrence with k-th), element by
                             element when shape and stored count agree; or
                             two gradient checkpoints (step, loss CID,
@@ -70,10 +71,11 @@ Commands:
                             or when |b - a| > atol + rtol * |a| (defaults 0:
                             exact equality, -0 == +0, NaN == NaN). Blobs of
                             equal length, a multiple of 4, compare as f32.
-                            Text: a summary line, then what differs, most
-                            changed (relative L2) first. --tensor limits the
-                            tensors (optimizer blobs) compared; --bins sets
-                            the histogram of B - A (default 64).
+                            Text: a summary line, then what differs, NaN/Inf
+                            mismatches first, then by relative L2 change.
+                            --tensor limits the tensors (optimizer blobs)
+                            compared; --bins sets the histogram of B - A
+                            (default 64).
   timeline PATH... [--tensor NAME]... [--no-cache] [--json]
                             a training run: the checkpoints in folders (and
                             their checkpoint-N subfolders) or files, ordered by
@@ -139,6 +141,21 @@ std::vector<std::string> takeHeaders(std::vector<std::string> args) {
     return rest;
 }
 
+// The help with every format read named from the registry (a new module
+// appears by itself).
+std::string helpText() {
+    std::string text = kHelp;
+    const std::string key = "{formats}\n";
+    const size_t at = text.find(key);
+    if (at != std::string::npos) {
+        std::string list;
+        for (const ckptscope::FormatModule& m : ckptscope::formatModules())
+            list += std::string("  ") + m.description + " (" + m.extension + ")\n";
+        text.replace(at, key.size(), list);
+    }
+    return text;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -149,12 +166,12 @@ int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << kHelp;
+        std::cerr << helpText();
         return cli::kUsage;
     }
     const std::string& cmd = args[0];
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-        std::cout << kHelp;
+        std::cout << helpText();
         return cli::kOk;
     }
     if (cmd == "--version") {

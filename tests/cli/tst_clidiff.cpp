@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -252,16 +253,76 @@ private Q_SLOTS:
         const QStringList lines = r.outText().split(QLatin1Char('\n'));
         QVERIFY(lines[0].contains(
             QStringLiteral("2 changed, 1 added, 1 removed, 1 shape changed, 1 same")));
-        // big (rel_l2 9/sqrt(30)) before x (small), then those without one by name.
+        // x (a NaN and an Inf gained) before big (rel_l2 9/sqrt(30), larger
+        // than x's), then those without one by name.
         const QString out = r.outText();
         const qsizetype big = out.indexOf(QStringLiteral("\nbig ")),
                         x = out.indexOf(QStringLiteral("\nx ")),
                         gone = out.indexOf(QStringLiteral("\ngone ")),
                         neu = out.indexOf(QStringLiteral("\nnew ")),
                         shape = out.indexOf(QStringLiteral("\nshape "));
-        QVERIFY2(big > 0 && big < x && x < gone && gone < neu && neu < shape, qPrintable(out));
+        QVERIFY2(x > 0 && x < big && big < gone && gone < neu && neu < shape, qPrintable(out));
+        // Its line names the NaN and the Inf; the finite figures say what they cover.
+        const QString xLine = out.mid(x + 1, out.indexOf(QLatin1Char('\n'), x + 1) - x - 1);
+        QVERIFY2(xLine.contains(QStringLiteral("NaN 1, Inf 1")), qPrintable(xLine));
+        QVERIFY(out.contains(QStringLiteral("over finite pairs")));
+        QVERIFY(lines[0].contains(QStringLiteral("1 tensor with NaN/Inf mismatches")));
+        QVERIFY(!out.contains(QStringLiteral(" dtype "))); // no dtype differs: no column
         QVERIFY(!out.contains(QStringLiteral("\nw ")));
         QVERIFY(out.contains(QStringLiteral("epoch (changed): 1 -> 2")));
+    }
+
+    // Equal values in another dtype (issue 22, defect 1): dtype_changed, not
+    // changed; a difference all the same (exit 1); the dtypes named.
+    void dtypeChanged() {
+        const QString half = path("half.safetensors"), single = path("single.oxck");
+        Checkpoint a;
+        a.addTensor({"t", {2}, {1.0f, 2.0f}});
+        a.addTensor({"u", {2}, {1.0f, 2.0f}});
+        a.save(str(single));
+        QFile f(half);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const std::string data = testsupport::stFile(
+            {{"t", "F16", {2}, testsupport::leBytes<uint16_t>({0x3C00, 0x4000})},
+             {"u", "F32", {2}, testsupport::leBytes<float>({1.0f, 2.0f})}});
+        f.write(data.data(), qint64(data.size()));
+        f.close();
+        const Run j = runCli({QStringLiteral("diff"), single, half, QStringLiteral("--json")});
+        QVERIFY2(j.exitCode == 1, qPrintable(describe(j)));
+        const json d = clirunner::parseOut(j);
+        const json& t = d["tensors"][0];
+        QCOMPARE(t["status"].get<std::string>(), std::string("dtype_changed"));
+        QCOMPARE(t["dtype_a"].get<std::string>(), std::string("F32"));
+        QCOMPARE(t["dtype_b"].get<std::string>(), std::string("F16"));
+        QCOMPARE(t["differing"].get<uint64_t>(), uint64_t(0));
+        QCOMPARE(d["tensors"][1]["status"].get<std::string>(), std::string("same"));
+        QCOMPARE(d["summary"]["dtype_changed"].get<uint64_t>(), uint64_t(1));
+        QCOMPARE(d["summary"]["changed"].get<uint64_t>(), uint64_t(0));
+        QCOMPARE(d["summary"]["same"].get<uint64_t>(), uint64_t(1));
+        const Run r = runCli({QStringLiteral("diff"), single, half});
+        QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+        const QString out = r.outText();
+        QVERIFY2(out.contains(QStringLiteral("0 changed, 1 dtype changed")), qPrintable(out));
+        const qsizetype at = out.indexOf(QStringLiteral("\nt "));
+        QVERIFY2(at > 0, qPrintable(out));
+        const QString line = out.mid(at + 1, out.indexOf(QLatin1Char('\n'), at + 1) - at - 1);
+        QVERIFY2(line.contains(QStringLiteral("dtype_changed")) &&
+                     line.contains(QStringLiteral("F32 -> F16")),
+                 qPrintable(line));
+        QVERIFY(out.contains(QStringLiteral(" dtype "))); // the column's header
+    }
+
+    // Two files of one name are told apart by their directories (defect 4).
+    void filesToldApart() {
+        QDir(m_dir.path()).mkpath(QStringLiteral("llama"));
+        QDir(m_dir.path()).mkpath(QStringLiteral("llama-ft"));
+        QVERIFY(QFile::copy(m_a, path("llama/model.oxck")));
+        QVERIFY(QFile::copy(m_b, path("llama-ft/model.oxck")));
+        const Run r =
+            runCli({QStringLiteral("diff"), path("llama/model.oxck"), path("llama-ft/model.oxck")});
+        QVERIFY2(
+            r.outText().startsWith(QStringLiteral("llama/model.oxck -> llama-ft/model.oxck: ")),
+            qPrintable(r.outText()));
     }
 
     void gradientJsonContract() {

@@ -3,6 +3,8 @@
 #include "clirunner.h"
 #include "testsupport.h"
 
+#include "ckptscope/formats/formatmodule.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QRegularExpression>
@@ -46,6 +48,13 @@ void TestCliUsage::help() {
         QVERIFY2(text.contains(QStringLiteral("info")), qPrintable(describe(r)));
         QVERIFY2(text.contains(QStringLiteral("stats")), qPrintable(describe(r)));
         QVERIFY2(text.contains(QStringLiteral("--json")), qPrintable(describe(r)));
+        // Every format read, as the registry names it (issue 22, defect 12).
+        for (const ckptscope::FormatModule& m : ckptscope::formatModules())
+            QVERIFY2(text.contains(QString::fromLatin1(m.description) + QStringLiteral(" (") +
+                                   QString::fromLatin1(m.extension) + QLatin1Char(')')),
+                     m.description);
+        QVERIFY(!text.contains(QStringLiteral("two OXCK")));
+        QVERIFY(!text.contains(QStringLiteral("(OXCK, safetensors)")));
     }
 }
 

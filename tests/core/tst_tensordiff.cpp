@@ -135,25 +135,30 @@ private Q_SLOTS:
         QTest::addColumn<float>("b");
         QTest::addColumn<bool>("differs");
         QTest::addColumn<bool>("nanMismatch");
-        QTest::newRow("equal") << 1.5f << 1.5f << false << false;
-        QTest::newRow("-0 == +0") << -0.0f << 0.0f << false << false;
-        QTest::newRow("NaN == NaN") << kNaN << -kNaN << false << false;
-        QTest::newRow("NaN vs number") << kNaN << 1.0f << true << true;
-        QTest::newRow("number vs NaN") << 1.0f << kNaN << true << true;
-        QTest::newRow("NaN vs inf") << kNaN << kInf << true << true;
-        QTest::newRow("inf == inf") << kInf << kInf << false << false;
-        QTest::newRow("-inf == -inf") << -kInf << -kInf << false << false;
-        QTest::newRow("inf vs -inf") << kInf << -kInf << true << false;
-        QTest::newRow("inf vs max") << kInf << std::numeric_limits<float>::max() << true << false;
-        QTest::newRow("max vs inf") << std::numeric_limits<float>::max() << kInf << true << false;
-        QTest::newRow("one ulp") << 1.0f << std::nextafter(1.0f, 2.0f) << true << false;
-        QTest::newRow("tiny") << 0.0f << std::numeric_limits<float>::denorm_min() << true << false;
+        QTest::addColumn<bool>("infMismatch");
+        QTest::newRow("equal") << 1.5f << 1.5f << false << false << false;
+        QTest::newRow("-0 == +0") << -0.0f << 0.0f << false << false << false;
+        QTest::newRow("NaN == NaN") << kNaN << -kNaN << false << false << false;
+        QTest::newRow("NaN vs number") << kNaN << 1.0f << true << true << false;
+        QTest::newRow("number vs NaN") << 1.0f << kNaN << true << true << false;
+        QTest::newRow("NaN vs inf") << kNaN << kInf << true << true << false;
+        QTest::newRow("inf == inf") << kInf << kInf << false << false << false;
+        QTest::newRow("-inf == -inf") << -kInf << -kInf << false << false << false;
+        QTest::newRow("inf vs -inf") << kInf << -kInf << true << false << true;
+        QTest::newRow("inf vs max")
+            << kInf << std::numeric_limits<float>::max() << true << false << true;
+        QTest::newRow("max vs inf")
+            << std::numeric_limits<float>::max() << kInf << true << false << true;
+        QTest::newRow("one ulp") << 1.0f << std::nextafter(1.0f, 2.0f) << true << false << false;
+        QTest::newRow("tiny") << 0.0f << std::numeric_limits<float>::denorm_min() << true << false
+                              << false;
     }
     void elementRules() {
         QFETCH(float, a);
         QFETCH(float, b);
         QFETCH(bool, differs);
         QFETCH(bool, nanMismatch);
+        QFETCH(bool, infMismatch);
         // Alone, and amid finite equal values (the vector path and the per-value path).
         for (size_t n : {size_t(1), size_t(37)}) {
             std::vector<float> va(n, 3.0f), vb(n, 3.0f);
@@ -162,6 +167,7 @@ private Q_SLOTS:
             const ElementDiff r = compare(va, vb);
             QCOMPARE(r.differing, uint64_t(differs));
             QCOMPARE(r.nanMismatch, uint64_t(nanMismatch));
+            QCOMPARE(r.infMismatch, uint64_t(infMismatch));
             checkAgainst(r, expected(va, vb, 0, 0, 8), n);
         }
     }
@@ -296,6 +302,11 @@ private Q_SLOTS:
     // are still a change (OXCK F32 against safetensors F16).
     void dtypesComeFromTheFiles() {
         testsupport::guarded([] { dtypesComeFromTheFilesImpl(); });
+    }
+    // A tensor gaining NaN or Inf ranks above any finite change, however
+    // small its finite figures (issue 22, defect 2).
+    void nonFiniteMismatchesRankFirst() {
+        testsupport::guarded([] { nonFiniteMismatchesRankFirstImpl(); });
     }
     // F64 in double: [max, max] against itself differs by 0 (through f32
     // both were infinities: max_abs_diff was null), and 1e300 is not Inf.
@@ -471,6 +482,41 @@ private:
         }
     }
 
+    static void nonFiniteMismatchesRankFirstImpl() {
+        QTemporaryDir dir;
+        Checkpoint a, b;
+        const std::vector<float> base = {1.0f, 2.0f, 3.0f, 4.0f};
+        std::vector<float> big = base, nan = base, inf = base;
+        big[0] = 100.0f; // large finite change
+        nan[1] = kNaN;   // otherwise equal
+        nan[2] = kNaN;
+        inf[3] = kInf;
+        for (const char* name : {"big", "inf", "nan", "same"})
+            a.addTensor({name, {4}, base});
+        b.addTensor({"big", {4}, big});
+        b.addTensor({"inf", {4}, inf});
+        b.addTensor({"nan", {4}, nan});
+        b.addTensor({"same", {4}, base});
+        const QString pa = dir.filePath(QStringLiteral("a.oxck")),
+                      pb = dir.filePath(QStringLiteral("b.oxck"));
+        a.save(str(pa));
+        b.save(str(pb));
+        const TensorDiff d =
+            diffTensors(*Document::open(str(pa)), *Document::open(str(pb)), DiffOptions{});
+        QCOMPARE(d.tensors[2].elements->nanMismatch, uint64_t(2));
+        QCOMPARE(d.tensors[1].elements->infMismatch, uint64_t(1));
+        QCOMPARE(nonFiniteMismatches(d.tensors[2]), uint64_t(2));
+        QCOMPARE(nonFiniteMismatches(d.tensors[0]), uint64_t(0));
+        QCOMPARE(d.summary.nonFiniteMismatch, uint64_t(2));
+        // Finite figures alone would put "big" first.
+        QVERIFY(*d.tensors[0].elements->relL2 > *d.tensors[2].elements->relL2);
+        QVERIFY(changedMore(d.tensors[2], d.tensors[1])); // 2 mismatches before 1
+        QVERIFY(changedMore(d.tensors[1], d.tensors[0]));
+        QVERIFY(!changedMore(d.tensors[0], d.tensors[1]));
+        QVERIFY(changedMore(d.tensors[0], d.tensors[3]));
+        QCOMPARE(mostChangedTensor(d), 2);
+    }
+
     static void dtypesComeFromTheFilesImpl() {
         QTemporaryDir dir;
         Checkpoint a;
@@ -496,10 +542,23 @@ private:
         QCOMPARE(half.tensors[0].dtypeA, std::optional<std::string>("F32"));
         QCOMPARE(half.tensors[0].dtypeB, std::optional<std::string>("F16"));
         QCOMPARE(half.tensors[0].elements->differing, uint64_t(0));
-        QCOMPARE(half.tensors[0].status, DiffStatus::Changed);
+        // Same values in another dtype: never "changed", yet a difference.
+        QCOMPARE(half.tensors[0].status, DiffStatus::DtypeChanged);
+        QCOMPARE(half.summary.dtypeChanged, uint64_t(1));
+        QCOMPARE(half.summary.changed, uint64_t(0));
+        QCOMPARE(half.summary.same, uint64_t(0));
+        QVERIFY(half.differs());
+        QCOMPARE(std::string(diffStatusName(half.tensors[0].status)), std::string("dtype_changed"));
         const TensorDiff single = diffTensors(*da, *Document::open(f32), DiffOptions{});
         QCOMPARE(single.tensors[0].dtypeB, std::optional<std::string>("F32"));
         QCOMPARE(single.tensors[0].status, DiffStatus::Same);
+        QVERIFY(!single.differs());
+        // Values that differ in another dtype are changed (the dtypes still shown).
+        const std::string other =
+            writeSt("c16.safetensors", "F16", testsupport::leBytes<uint16_t>({0x3C00, 0x4200}));
+        const TensorDiff changed = diffTensors(*da, *Document::open(other), DiffOptions{});
+        QCOMPARE(changed.tensors[0].status, DiffStatus::Changed);
+        QCOMPARE(changed.summary.dtypeChanged, uint64_t(0));
     }
 
     static void damagedSideIsNamedImpl() {

@@ -16,6 +16,7 @@
 #include "compare/comparewindow.h"
 #include "dropsupport.h"
 #include "guisupport.h"
+#include "safetensorsbuilder.h"
 #include "tensor/histogramview.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -23,11 +24,18 @@
 #include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <QAbstractItemModelTester>
+#include <QAbstractSeries>
 #include <QApplication>
+#include <QChart>
+#include <QCheckBox>
+#include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
+#include <QPointer>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -434,6 +442,238 @@ private Q_SLOTS:
         QCOMPARE(m->entry(rowOf(m, "old"))->status, DiffStatus::Added);
         QCOMPARE(m->entry(rowOf(m, "new"))->status, DiffStatus::Removed);
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("b.oxck")));
+    }
+
+    // Equal values in another dtype (issue 22, defect 1): "dtype changed"
+    // with its own colour and icon, counted in the summary, a Dtype column
+    // A → B; nothing "changed".
+    void dtypeChangedShownAsSuch() {
+        Checkpoint a;
+        a.addTensor({"layers.0.t", {2}, {1.0f, 2.0f}});
+        a.addTensor({"layers.0.u", {2}, {1.0f, 2.0f}});
+        const QString single = m_dir.filePath(QStringLiteral("single.oxck")),
+                      half = m_dir.filePath(QStringLiteral("half.safetensors"));
+        a.save(str(single));
+        testsupport::writeFile(
+            half, testsupport::stFile(
+                      {{"layers.0.t", "F16", {2}, testsupport::leBytes<uint16_t>({0x3C00, 0x4000})},
+                       {"layers.0.u", "F32", {2}, testsupport::leBytes<float>({1.0f, 2.0f})}}));
+        CompareWindow w;
+        QAbstractItemModelTester t(w.tensorModel(),
+                                   QAbstractItemModelTester::FailureReportingMode::QtTest);
+        w.show();
+        w.compare(single, half);
+        QVERIFY(waitFinished(w));
+        const CompareTensorModel* m = w.tensorModel();
+        const int r = rowOf(m, "layers.0.t");
+        QCOMPARE(m->entry(r)->status, DiffStatus::DtypeChanged);
+        QCOMPARE(m->entry(rowOf(m, "layers.0.u"))->status, DiffStatus::Same);
+        const QModelIndex status = m->indexOfTensor(r, CompareTensorModel::Status);
+        QCOMPARE(status.data().toString(), QStringLiteral("dtype changed"));
+        QCOMPARE(status.data(Qt::ForegroundRole).value<QColor>(),
+                 CompareTensorModel::statusColor(DiffStatus::DtypeChanged));
+        for (DiffStatus other : {DiffStatus::Same, DiffStatus::Changed, DiffStatus::Added,
+                                 DiffStatus::Removed, DiffStatus::ShapeChanged})
+            QVERIFY(CompareTensorModel::statusColor(other) !=
+                    CompareTensorModel::statusColor(DiffStatus::DtypeChanged));
+        QCOMPARE(m->indexOfTensor(r, CompareTensorModel::Dtype).data().toString(),
+                 QStringLiteral("F32 → F16"));
+        QVERIFY(!w.tensorView()->isColumnHidden(CompareTensorModel::Dtype));
+        QVERIFY2(w.summaryText().contains(QStringLiteral("1 dtype changed")),
+                 qPrintable(w.summaryText()));
+        QVERIFY(w.summaryText().contains(QStringLiteral("0 changed")));
+        // The group's tooltip counts it as such.
+        QVERIFY(m->index(0, CompareTensorModel::Status)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("1 dtype changed")));
+        // No dtype differs: no Dtype column.
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        QVERIFY(w.tensorView()->isColumnHidden(CompareTensorModel::Dtype));
+    }
+
+    // A tensor that gains NaN or Inf (defect 2): its own column and icon,
+    // rolled up on groups, counted in the summary, first in the default
+    // order and when sorted by Max |Δ|, and the tensor the window opens on.
+    void nanGainedComesFirst() {
+        Checkpoint a, b;
+        a.addTensor({"big", {4}, {1, 2, 3, 4}});
+        a.addTensor({"blk.q", {4}, {1, 2, 3, 4}});
+        b.addTensor({"big", {4}, {100, 2, 3, 4}}); // large finite change
+        b.addTensor({"blk.q", {4}, {1, std::nanf(""), std::nanf(""), INFINITY}});
+        const QString pa = m_dir.filePath(QStringLiteral("nan-a.oxck")),
+                      pb = m_dir.filePath(QStringLiteral("nan-b.oxck"));
+        a.save(str(pa));
+        b.save(str(pb));
+        CompareWindow w;
+        QAbstractItemModelTester t(w.tensorProxy(),
+                                   QAbstractItemModelTester::FailureReportingMode::QtTest);
+        w.show();
+        w.compare(pa, pb);
+        QVERIFY(waitFinished(w));
+        const CompareTensorModel* m = w.tensorModel();
+        const int q = rowOf(m, "blk.q");
+        QCOMPARE(w.tensorView()->currentIndex().data(CompareTensorModel::TensorIndexRole).toInt(),
+                 q);
+        const QModelIndex cell = m->indexOfTensor(q, CompareTensorModel::NonFinite);
+        QCOMPARE(cell.data().toString(), QStringLiteral("NaN 2, Inf 1"));
+        QVERIFY(!cell.data(Qt::DecorationRole).value<QIcon>().isNull());
+        QVERIFY(m->indexOfTensor(rowOf(m, "big"), CompareTensorModel::NonFinite)
+                    .data(Qt::DecorationRole)
+                    .isNull());
+        // The group "blk" carries the icon too.
+        const QModelIndex blk = m->indexOfTensor(q).parent();
+        QVERIFY(blk.isValid());
+        QVERIFY(!blk.siblingAtColumn(CompareTensorModel::NonFinite)
+                     .data(Qt::DecorationRole)
+                     .value<QIcon>()
+                     .isNull());
+        QVERIFY2(w.summaryText().contains(QStringLiteral("1 tensor with NaN/Inf mismatches")),
+                 qPrintable(w.summaryText()));
+        // Default order, and by Max |Δ| descending: the NaN-gaining one first,
+        // though its finite figures are smaller.
+        QVERIFY(*m->entry(q)->elements->maxAbsDiff <
+                *m->entry(rowOf(m, "big"))->elements->maxAbsDiff);
+        auto firstRow = [&w] {
+            return w.tensorProxy()->index(0, 0).data(CompareTensorModel::FullNameRole).toString();
+        };
+        QCOMPARE(firstRow(), QStringLiteral("blk"));
+        w.tensorView()->sortByColumn(CompareTensorModel::MaxAbsDiff, Qt::DescendingOrder);
+        QCOMPARE(firstRow(), QStringLiteral("blk"));
+        w.tensorView()->sortByColumn(CompareTensorModel::MaxAbsDiff, Qt::AscendingOrder);
+        QCOMPARE(firstRow(), QStringLiteral("big"));
+        // The statistics say what their figures cover.
+        QSignalSpy shown(&w, &CompareWindow::detailShown);
+        w.selectTensor(q);
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000));
+        bool finiteLabel = false;
+        for (int r = 0; r < w.statsModel()->rowCount(); ++r)
+            finiteLabel |= w.statsModel()->index(r, 0).data().toString() ==
+                           QStringLiteral("max |Δ| over finite pairs");
+        QVERIFY(finiteLabel);
+    }
+
+    // Two model.oxck files are told apart by their directories (defect 4),
+    // and swapping keeps the selected tensor and the page.
+    void sidesToldApartAndSwapKeepsTheView() {
+        QDir(m_dir.path()).mkpath(QStringLiteral("llama"));
+        QDir(m_dir.path()).mkpath(QStringLiteral("llama-ft"));
+        const QString pa = m_dir.filePath(QStringLiteral("llama/model.oxck")),
+                      pb = m_dir.filePath(QStringLiteral("llama-ft/model.oxck"));
+        QVERIFY(QFile::copy(m_a, pa));
+        QVERIFY(QFile::copy(m_b, pb));
+        CompareWindow w;
+        w.show();
+        QVERIFY(detailOf(w, pa, pb, "layers.1.w") >= 0);
+        QVERIFY2(
+            w.windowTitle().startsWith(QStringLiteral("llama/model.oxck ↔ llama-ft/model.oxck")),
+            qPrintable(w.windowTitle()));
+        QVERIFY2(w.summaryText().contains(QStringLiteral("llama/model.oxck")) &&
+                     w.summaryText().contains(QStringLiteral("llama-ft/model.oxck")),
+                 qPrintable(w.summaryText()));
+        QTRY_VERIFY(w.overlayView()->chart()->series().size() >= 2);
+        QStringList legend;
+        for (QAbstractSeries* series : w.overlayView()->chart()->series())
+            legend << series->name();
+        QVERIFY2(legend.contains(QStringLiteral("A: llama/model.oxck")),
+                 qPrintable(legend.join(QLatin1Char('|'))));
+        w.tabs()->setCurrentIndex(1); // Values
+        QWidget* page = w.tabs()->currentWidget();
+        w.swapSides();
+        QVERIFY(waitFinished(w));
+        QCOMPARE(w.tensorView()->currentIndex().data(CompareTensorModel::FullNameRole).toString(),
+                 QStringLiteral("layers.1.w"));
+        QCOMPARE(w.tabs()->currentWidget(), page);
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("llama-ft/model.oxck")));
+    }
+
+    // The Values page shows values exactly (defect 3): what reads back to
+    // the same float, as the main Values page shows; F64 in double.
+    void valuesShownExactly() {
+        const std::vector<float> va = {1.0000001f, 123456.79f}, vb = {1.0000002f, 123456.8f};
+        Checkpoint a, b;
+        a.addTensor({"t", {2}, va});
+        b.addTensor({"t", {2}, vb});
+        const QString pa = m_dir.filePath(QStringLiteral("exact-a.oxck")),
+                      pb = m_dir.filePath(QStringLiteral("exact-b.safetensors"));
+        a.save(str(pa));
+        const std::vector<double> wide = {0.1, 1e300};
+        testsupport::writeFile(
+            pb, testsupport::stFile({{"t", "F64", {2}, testsupport::leBytes<double>(wide)}}));
+        CompareWindow w;
+        w.show();
+        QVERIFY(detailOf(w, pa, pb, "t") >= 0);
+        const CompareValuesModel* values = w.valuesModel();
+        for (int r = 0; r < 2; ++r) {
+            const QString shownA = values->index(r, CompareValuesModel::ValueA).data().toString();
+            QCOMPARE(shownA, QString::fromStdString(fmt::exact(va[size_t(r)])));
+            QCOMPARE(shownA.toFloat(), va[size_t(r)]);
+            QCOMPARE(values->index(r, CompareValuesModel::ValueA).data(Qt::ToolTipRole).toString(),
+                     shownA);
+            const QString shownB = values->index(r, CompareValuesModel::ValueB).data().toString();
+            QCOMPARE(shownB.toDouble(), wide[size_t(r)]); // F64: read back in double
+            QCOMPARE(values->index(r, CompareValuesModel::Delta).data().toString(),
+                     QString::fromStdString(fmt::exact(wide[size_t(r)] - double(va[size_t(r)]))));
+        }
+        QCOMPARE(values->index(0, CompareValuesModel::ValueA).data().toString(),
+                 QStringLiteral("1.0000001"));
+        QVERIFY(values->index(1, CompareValuesModel::ValueA).data().toString() !=
+                values->index(1, CompareValuesModel::ValueB).data().toString());
+    }
+
+    // The menu bar every window has (issue 22, item 9): File, View, Help;
+    // Ctrl+F filters, Ctrl+2 the Values page, Ctrl+W closes.
+    void menusAndStandardShortcuts() {
+        QPointer<CompareWindow> w = new CompareWindow; // deletes itself on close
+        w->show();
+        w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w));
+        w->compare(m_a, m_b);
+        QVERIFY(waitFinished(*w));
+        QStringList menus;
+        for (QAction* a : w->menuBar()->actions())
+            menus << a->text().remove(QLatin1Char('&'));
+        QCOMPARE(menus, (QStringList{QStringLiteral("File"), QStringLiteral("View"),
+                                     QStringLiteral("Help")}));
+        QTest::keyClick(w, Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(w->tabs()->tabText(w->tabs()->currentIndex()), QStringLiteral("Values"));
+        QTest::keyClick(w, Qt::Key_F, Qt::ControlModifier);
+        QCOMPARE(QApplication::focusWidget()->objectName(), QStringLiteral("tensorFilter"));
+        QTest::keyClick(w, Qt::Key_D, Qt::ControlModifier);
+        QVERIFY(w->findChild<QCheckBox*>(QStringLiteral("differencesOnly"))->isChecked());
+        QTest::keyClick(w, Qt::Key_W, Qt::ControlModifier);
+        QTRY_VERIFY(w.isNull());
+    }
+
+    // At 1024 × 700 (defect 10): Max |Δ| and Differing in view, the names
+    // giving way (elided, whole in their tooltips).
+    void figuresInViewAt1024x700() {
+        CompareWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.compare(m_a, m_b);
+        QVERIFY(waitFinished(w));
+        QTreeView* tree = w.tensorView();
+        QHeaderView* h = tree->header();
+        for (int col : {int(CompareTensorModel::MaxAbsDiff), int(CompareTensorModel::Differing)})
+            QVERIFY2(h->sectionViewportPosition(col) + h->sectionSize(col) <=
+                         tree->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1 cut: %2 + %3 > %4; widths %5 %6 %7 %8 "
+                                               "%9")
+                                    .arg(col)
+                                    .arg(h->sectionViewportPosition(col))
+                                    .arg(h->sectionSize(col))
+                                    .arg(tree->viewport()->width())
+                                    .arg(h->sectionSize(0))
+                                    .arg(h->sectionSize(1))
+                                    .arg(h->sectionSize(2))
+                                    .arg(h->sectionSize(4))
+                                    .arg(h->sectionSize(5))));
+        const QModelIndex leaf = w.tensorProxy()->mapFromSource(
+            w.tensorModel()->indexOfTensor(rowOf(w.tensorModel(), "layers.0.w")));
+        QCOMPARE(leaf.data(Qt::ToolTipRole).toString(), QStringLiteral("layers.0.w"));
     }
 
     void damagedSideIsNamedAndTheComparisonStays() {

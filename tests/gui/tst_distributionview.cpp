@@ -128,10 +128,8 @@ private Q_SLOTS:
         for (QAbstractSeries* s : view.bandChart()->series())
             if (qobject_cast<QAreaSeries*>(s) && !bands.contains(s->name()))
                 bands << s->name();
-        QCOMPARE(bands,
-                 QStringList(
-                     {QStringLiteral("percentiles 0–100"), QStringLiteral("percentiles 7–93"),
-                      QStringLiteral("percentiles 16–84"), QStringLiteral("percentiles 31–69")}));
+        QCOMPARE(bands, QStringList({QStringLiteral("p0–p100"), QStringLiteral("p7–p93"),
+                                     QStringLiteral("p16–p84"), QStringLiteral("p31–p69")}));
         QCOMPARE(median.size(), size_t(3));
         QCOMPARE(median[2], QPointF(300, (*ps[3])[4]));
         // Hover: the step and the exact percentile values.

@@ -1,8 +1,10 @@
 #include "guisupport.h"
 #include "tensor/histogramview.h"
 
+#include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QLineSeries>
 #include <QLogValueAxis>
 #include <QTest>
 #include <QValueAxis>
@@ -27,6 +29,43 @@ private Q_SLOTS:
         view.setLogScale(true);
         QVERIFY(qobject_cast<QLogValueAxis*>(view.chart()->axes(Qt::Vertical).value(0)));
         QCOMPARE(view.chart()->series().size(), 1);
+    }
+    // One value (issue 22, defect 11): a constant tensor or a scalar gets an
+    // axis centred on the value and a bar there holding every value.
+    void oneValueCentred_data() {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<quint64>("count");
+        QTest::newRow("constant") << 2.5 << quint64(1000);
+        QTest::newRow("scalar") << -7.0 << quint64(1);
+        QTest::newRow("zero") << 0.0 << quint64(3);
+    }
+    void oneValueCentred() {
+        QFETCH(double, value);
+        QFETCH(quint64, count);
+        HistogramView view;
+        ckptscope::Histogram h;
+        h.lo = h.hi = value;
+        h.counts.assign(64, 0);
+        h.counts[0] = count;
+        view.setHistogram(h);
+        auto* x = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(x);
+        QVERIFY(x->min() < value && x->max() > value);
+        QVERIFY(std::abs((x->min() + x->max()) / 2 - value) <= 1e-9 * (x->max() - x->min()));
+        auto* area = qobject_cast<QAreaSeries*>(view.chart()->series().value(0));
+        QVERIFY(area);
+        // The bar: points at height `count` on both sides of the value, at
+        // least a twentieth of the axis wide.
+        double left = value, right = value;
+        for (const QPointF& p : area->upperSeries()->points())
+            if (p.y() == double(count)) {
+                left = std::min(left, p.x());
+                right = std::max(right, p.x());
+            }
+        QVERIFY(left < value && right > value);
+        QVERIFY(right - left >= (x->max() - x->min()) / 20);
+        auto* y = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(y && y->max() >= double(count));
     }
     void ticksFallOnRoundNumbers_data() {
         QTest::addColumn<double>("lo");

@@ -13,6 +13,7 @@
 #include "tensor/tensortreemodel.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <QApplication>
@@ -93,6 +94,9 @@ private Q_SLOTS:
             QVERIFY2(out.contains(QStringLiteral("--select <name>")), qPrintable(out));
             QVERIFY(out.contains(QStringLiteral("--tab <title>")));
             QVERIFY(out.contains(QStringLiteral("every launch")));
+            // Every format read, from the registry (issue 22, defect 12).
+            for (const ckptscope::FormatModule& m : ckptscope::formatModules())
+                QVERIFY2(out.contains(QString::fromLatin1(m.description)), m.description);
         }
         std::unique_ptr<QProcess> p(runWithoutDisplay({QStringLiteral("--version")}));
         QCOMPARE(p->exitStatus(), QProcess::NormalExit);

@@ -148,7 +148,10 @@ private Q_SLOTS:
         QCOMPARE(checkpoints.index(1, RunCheckpointModel::File).data().toString(),
                  QStringLiteral("ckpt_20.oxck"));
         QCOMPARE(checkpoints.index(0, RunCheckpointModel::NonFinite).data().toString(),
-                 QStringLiteral("1 with NaN/Inf"));
+                 QStringLiteral("1"));
+        QCOMPARE(
+            checkpoints.index(0, RunCheckpointModel::NonFinite).data(Qt::ToolTipRole).toString(),
+            QStringLiteral("1 tensor holding NaN or Inf"));
         QVERIFY(
             !checkpoints.index(0, RunCheckpointModel::NonFinite).data(Qt::DecorationRole).isNull());
         QVERIFY(
@@ -262,6 +265,45 @@ private Q_SLOTS:
                 QVERIFY2(problem.isEmpty(),
                          qPrintable(axis->titleText() + QStringLiteral(": ") + problem));
             }
+    }
+
+    // A run of one checkpoint (issue 22, defect 7): markers where a line
+    // cannot be drawn, an x axis around the one step, an L2 axis whose top
+    // label is above the norm.
+    void oneCheckpointDrawsMarkers() {
+        const QString dir = folder(QStringLiteral("single"));
+        writeStep(dir, 500, 3.5f);
+        RunWindow* w = openAndWait({dir});
+        QVERIFY(w);
+        QCOMPARE(w->run()->checkpoints.size(), size_t(1));
+        QChart* values = w->chartView()->valueChart();
+        QChart* norms = w->chartView()->normChart();
+        for (const auto& [chart, name] : {std::pair{values, QStringLiteral("mean")},
+                                          {values, QStringLiteral("min")},
+                                          {values, QStringLiteral("max")},
+                                          {norms, QStringLiteral("L2 norm")}}) {
+            QXYSeries* s = seriesNamed(chart, name);
+            QVERIFY(s);
+            QCOMPARE(s->count(), 1);
+            QVERIFY2(s->pointsVisible(), qPrintable(name));
+        }
+        for (QChart* c : {values, norms}) {
+            auto* x = qobject_cast<QValueAxis*>(c->axes(Qt::Horizontal).first());
+            QVERIFY(x);
+            QVERIFY2(x->min() < 500 && x->max() > 500,
+                     qPrintable(QStringLiteral("%1..%2").arg(x->min()).arg(x->max())));
+            QVERIFY(x->max() - x->min() >= 2);
+        }
+        const double l2 = w->run()->checkpoints[0].summary.tensors[0].stats.l2;
+        QValueAxis* yL2 = nullptr;
+        for (QAbstractAxis* a : norms->axes(Qt::Vertical))
+            if (a->alignment() == Qt::AlignLeft)
+                yL2 = qobject_cast<QValueAxis*>(a);
+        QVERIFY(yL2);
+        const auto ticks = guisupport::ticksOf(yL2);
+        QVERIFY(!ticks.empty());
+        QVERIFY2(ticks.back().value >= l2, qPrintable(QString::number(l2)));
+        QVERIFY(yL2->max() >= l2);
     }
 
     void statusLineCountsAgree() {

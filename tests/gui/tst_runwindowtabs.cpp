@@ -8,21 +8,25 @@
 #include "run/heatmapview.h"
 #include "run/layerprofileview.h"
 #include "run/metadatachartview.h"
+#include "run/runchartview.h"
 #include "run/runcheckpointmodel.h"
 #include "run/runoverview.h"
 #include "run/runwindow.h"
 
 #include "ckptscope/formats/oxck/checkpoint.h"
 
+#include <QAbstractAxis>
 #include <QChart>
 #include <QComboBox>
 #include <QDialog>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QPointer>
 #include <QScatterSeries>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -143,6 +147,58 @@ private Q_SLOTS:
         QCOMPARE(side.data().toString(), QStringLiteral("2"));
         QCOMPARE(side.data(Qt::ToolTipRole).toString(),
                  QStringLiteral("optimizer.pt\ntrainer_state.json"));
+    }
+
+    // At 1024 × 700 nothing is cut (issue 22, defect 10): the NaN/Inf
+    // column in view, the layer profile's controls within the page (the
+    // family box elides, its tooltip names the family), legends and axis
+    // titles short enough for the charts.
+    void nothingCutAt1024x700() {
+        const QString dir = m_tmp.filePath(QStringLiteral("narrow"));
+        QVERIFY(QDir().mkpath(dir));
+        for (int c = 0; c < 2; ++c) {
+            Checkpoint ck;
+            ck.setMetadata("step", std::to_string(c + 1));
+            for (int layer = 0; layer < 3; ++layer)
+                ck.addTensor({"model.decoder.layers." + std::to_string(layer) +
+                                  ".self_attention.query_key_value.weight",
+                              {4},
+                              {1.f, 2.f, float(layer), c ? std::nanf("") : 1.f}});
+            ck.save(str(dir) + "/s" + std::to_string(c) + ".oxck");
+        }
+        RunWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.openPaths({dir});
+        QTRY_VERIFY_WITH_TIMEOUT(w.run() && w.run()->checkpoints.size() == 2 &&
+                                     w.waitingFiles().empty() && w.run()->notCached == 0,
+                                 20000);
+        QTableView* list = w.checkpointView();
+        const int col = RunCheckpointModel::NonFinite;
+        QTRY_VERIFY(!list->model()->index(1, col).data().toString().isEmpty());
+        QHeaderView* h = list->horizontalHeader();
+        QVERIFY2(h->sectionViewportPosition(col) + h->sectionSize(col) <= list->viewport()->width(),
+                 "the NaN/Inf column is cut");
+        QVERIFY(list->model()
+                    ->index(1, col)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("NaN")));
+        QVERIFY(w.showTab(QStringLiteral("layer profile")));
+        LayerProfileView* lp = w.layerProfileView();
+        QTRY_VERIFY(lp->isVisible());
+        QVERIFY2(
+            lp->minimumSizeHint().width() <= lp->width(),
+            qPrintable(
+                QStringLiteral("%1 > %2").arg(lp->minimumSizeHint().width()).arg(lp->width())));
+        auto* family = lp->findChild<QComboBox*>();
+        QVERIFY(family);
+        QVERIFY(family->geometry().right() <= lp->width());
+        QVERIFY(family->toolTip().contains(QStringLiteral("query_key_value")));
+        // The charts' legends and axis titles: short names.
+        for (QAbstractAxis* axis : w.chartView()->normChart()->axes(Qt::Vertical))
+            QVERIFY2(axis->titleText().size() <= 8, qPrintable(axis->titleText()));
     }
 
     void menusAndStandardShortcuts() {

@@ -4,11 +4,13 @@
 #include "browser/startpage.h"
 #include "compare/comparewindow.h"
 
+#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QDialog>
+#include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QPushButton>
@@ -156,6 +158,18 @@ private Q_SLOTS:
         QCOMPARE(asked.size(), 1);
         for (QWidget* top : QApplication::topLevelWidgets())
             QVERIFY(!qobject_cast<CompareWindow*>(top) || !top->isVisible());
+    }
+
+    // The start page names every format read, from the registry (issue 22,
+    // defect 12): a new module appears by itself.
+    void namesEveryFormat() {
+        RecentFiles recent;
+        StartPage page(&recent);
+        auto* title = page.findChild<QLabel*>(QStringLiteral("startTitle"));
+        QVERIFY(title);
+        for (const ckptscope::FormatModule& m : ckptscope::formatModules())
+            QVERIFY2(title->text().contains(QString::fromLatin1(m.description) + QLatin1Char('s')),
+                     qPrintable(title->text()));
     }
 
     // "Open a training run folder…" is File ▸ Open Folder… itself.

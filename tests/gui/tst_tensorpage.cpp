@@ -79,6 +79,25 @@ private Q_SLOTS:
 
     // A read that fails (the file shrank) leaves no statistics and no
     // histogram of the tensor selected before.
+    // An empty tensor (issue 22, defect 11): "empty tensor", no share of zeros.
+    void emptyTensorSaysSo() {
+        QTemporaryDir dir;
+        Checkpoint c;
+        c.addTensor({"empty", {0}, {}});
+        const std::string path = dir.filePath(QStringLiteral("e.oxck")).toStdString();
+        c.save(path);
+        auto doc = Document::open(path);
+        TensorPage page;
+        QSignalSpy ready(&page, &TensorPage::statsReady);
+        page.setTensor(doc, 0);
+        QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
+        QCOMPARE(page.statText(QStringLiteral("zeros")), QStringLiteral("–"));
+        const QStringList labels = guisupport::shownLabels(&page);
+        QVERIFY2(labels.contains(QStringLiteral("empty tensor")),
+                 qPrintable(labels.join(QLatin1Char('|'))));
+        for (const QString& l : labels)
+            QVERIFY2(!l.contains(QStringLiteral("0.00%")), qPrintable(l));
+    }
     void failedReadClearsHistogramAndStatistics() {
         REQUIRE_CONFORMANCE();
         QTemporaryDir dir;

@@ -4,6 +4,7 @@
 #include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTemporaryDir>
 #include <QTest>
@@ -84,9 +85,26 @@ private Q_SLOTS:
                     .contains(QStringLiteral("6 elements but 1 values")));
         const QModelIndex ok = model.indexOfTensor(0);
         QVERIFY(ok.data(Qt::DecorationRole).isNull());
+        // Its groups carry the icon too (issue 22, defect 6), and say why.
+        QVERIFY(ok.parent().isValid());
+        for (QModelIndex g = ok.parent(); g.isValid(); g = g.parent())
+            QVERIFY(g.data(Qt::DecorationRole).isNull());
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
         model.markNonFinite(0);
         QVERIFY(!ok.data(Qt::DecorationRole).isNull());
         QVERIFY(ok.data(Qt::ToolTipRole).toString().contains(QStringLiteral("NaN")));
+        for (QModelIndex g = ok.parent(); g.isValid(); g = g.parent()) {
+            QVERIFY(!g.data(Qt::DecorationRole).isNull());
+            QVERIFY(g.data(Qt::ToolTipRole).toString().contains(QStringLiteral("NaN")));
+            bool told = false; // the view repaints it
+            for (const QList<QVariant>& c : changed)
+                told |= c.at(0).toModelIndex() == g;
+            QVERIFY(told);
+        }
+        // A group with no such tensor below stays plain.
+        const QModelIndex other = model.indexOfTensor(1).parent(); // layers.2
+        QVERIFY(other.isValid() && other != ok.parent());
+        QVERIFY(other.data(Qt::DecorationRole).isNull());
     }
     // Tooltips show names and warnings as they are in the file, never as HTML.
     void toolTipsShowNamesExactly() {

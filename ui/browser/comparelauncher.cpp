@@ -3,6 +3,7 @@
 #include "browser/runlauncher.h"
 
 #include "common/windowregistry.h"
+#include "compare/comparesummary.h"
 
 #include <QDropEvent>
 #include <QFileDialog>
@@ -56,8 +57,8 @@ CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QS
                                                        const QPoint& globalPos) {
     QMenu menu(parent);
     menu.setObjectName(QStringLiteral("dropMenu"));
-    const QString a = QFileInfo(openPath).fileName(), b = QFileInfo(dropped).fileName();
-    QAction* openAction = menu.addAction(QObject::tr("Open %1").arg(b));
+    const auto [a, b] = comparesummary::labels(openPath, dropped); // two model.safetensors apart
+    QAction* openAction = menu.addAction(QObject::tr("Open %1").arg(QFileInfo(dropped).fileName()));
     openAction->setObjectName(QStringLiteral("openDropped"));
     QAction* compareAction =
         menu.addAction(QObject::tr("Compare with the open file (%1 → %2)").arg(a, b));

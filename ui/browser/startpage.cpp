@@ -4,6 +4,8 @@
 #include "common/filelocation.h"
 #include "common/plaintext.h"
 
+#include "ckptscope/common/formatlist.h"
+
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -19,9 +21,11 @@ StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), m_
     outer->addLayout(col, 3);
     outer->addStretch(1);
     col->addStretch(1);
-    auto* title = new QLabel(tr("<h1>Ckptscope</h1><p>Open an OXCK model checkpoint or a JSON "
-                                "gradient checkpoint, or a folder of checkpoints (a training "
-                                "run) — drop it here, or:</p>"));
+    auto* title = new QLabel(
+        tr("<h1>Ckptscope</h1><p>Open a checkpoint (%1), or a folder of checkpoints (a training "
+           "run) — drop it here, or:</p>")
+            .arg(QString::fromStdString(ckptscope::readableFormatsText()).toHtmlEscaped()));
+    title->setObjectName(QStringLiteral("startTitle"));
     title->setWordWrap(true);
     col->addWidget(title);
     auto* open = new QPushButton(tr("&Open File…"));

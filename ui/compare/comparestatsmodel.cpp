@@ -83,11 +83,15 @@ void CompareStatsModel::setValues(std::optional<TensorStats> a, std::optional<Te
         const ElementDiff& d = *delta;
         deltaRow(tr("pairs compared"), count(d.count));
         deltaRow(tr("differing"), count(d.differing));
-        deltaRow(tr("NaN mismatch"), count(d.nanMismatch));
-        deltaRow(tr("max |Δ|"), number(d.maxAbsDiff), exact(d.maxAbsDiff));
-        deltaRow(tr("mean |Δ|"), number(d.meanAbsDiff), exact(d.meanAbsDiff));
-        deltaRow(tr("rel. L2 change"), number(d.relL2), exact(d.relL2));
-        deltaRow(tr("cosine"), number(d.cosine), exact(d.cosine));
+        deltaRow(tr("NaN / Inf mismatch"),
+                 count(d.nanMismatch) + QStringLiteral(" / ") + count(d.infMismatch),
+                 tr("Pairs where exactly one side is NaN / where an infinity stands against "
+                    "another value"));
+        // The figures leave out the pairs where either side is NaN or infinite.
+        deltaRow(tr("max |Δ| over finite pairs"), number(d.maxAbsDiff), exact(d.maxAbsDiff));
+        deltaRow(tr("mean |Δ| over finite pairs"), number(d.meanAbsDiff), exact(d.meanAbsDiff));
+        deltaRow(tr("rel. L2 change over finite pairs"), number(d.relL2), exact(d.relL2));
+        deltaRow(tr("cosine over finite pairs"), number(d.cosine), exact(d.cosine));
     }
     endResetModel();
 }

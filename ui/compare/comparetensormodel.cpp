@@ -6,9 +6,13 @@
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/common/saturating.h"
 
+#include <QApplication>
 #include <QFont>
 #include <QPainter>
 #include <QPixmap>
+#include <QStyle>
+
+#include <limits>
 
 using namespace ckptscope;
 
@@ -18,11 +22,21 @@ QString text(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QString shapeText(const TensorDiffEntry& e) {
-    const QString a = e.shapeA ? text(fmt::shape(*e.shapeA)) : missingText();
-    const QString b = e.shapeB ? text(fmt::shape(*e.shapeB)) : missingText();
+QString change(const QString& a, const QString& b) {
     return a == b ? a : a + QStringLiteral(" → ") + b;
 }
+
+QString shapeText(const TensorDiffEntry& e) {
+    return change(e.shapeA ? text(fmt::shape(*e.shapeA)) : missingText(),
+                  e.shapeB ? text(fmt::shape(*e.shapeB)) : missingText());
+}
+
+QString dtypeText(const TensorDiffEntry& e) {
+    return change(e.dtypeA ? text(*e.dtypeA) : missingText(),
+                  e.dtypeB ? text(*e.dtypeB) : missingText());
+}
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 } // namespace
 
@@ -39,14 +53,16 @@ int CompareTensorModel::severity(DiffStatus status) {
     switch (status) {
     case DiffStatus::Same:
         return 0;
-    case DiffStatus::Changed:
+    case DiffStatus::DtypeChanged:
         return 1;
-    case DiffStatus::Added:
+    case DiffStatus::Changed:
         return 2;
-    case DiffStatus::Removed:
+    case DiffStatus::Added:
         return 3;
-    case DiffStatus::ShapeChanged:
+    case DiffStatus::Removed:
         return 4;
+    case DiffStatus::ShapeChanged:
+        return 5;
     }
     return 0;
 }
@@ -58,12 +74,16 @@ void CompareTensorModel::build() {
             names.push_back(text(e.name));
     setNames(names);
     m_nodes.assign(tree().nodes.size(), Node{});
+    m_anyDtypeDiffers = false;
     for (size_t tensor = 0; tensor < names.size(); ++tensor) {
         Node& n = m_nodes[size_t(tree().nodeOfItem[tensor])];
         const TensorDiffEntry& e = m_diff->tensors[tensor];
         n.worst = e.status;
         n.statusCounts[size_t(e.status)] = 1;
+        m_anyDtypeDiffers |= e.dtypeA && e.dtypeB && *e.dtypeA != *e.dtypeB;
         if (e.elements) {
+            n.nan = e.elements->nanMismatch;
+            n.inf = e.elements->infMismatch;
             n.relL2 = e.elements->relL2;
             n.maxAbsDiff = e.elements->maxAbsDiff;
             n.differing = e.elements->differing;
@@ -91,6 +111,8 @@ void CompareTensorModel::build() {
         larger(p.maxAbsDiff, n.maxAbsDiff);
         add(p.differing, n.differing);
         add(p.count, n.count);
+        p.nan = ckptscope::saturatingAdd(p.nan, n.nan);
+        p.inf = ckptscope::saturatingAdd(p.inf, n.inf);
     }
 }
 
@@ -122,6 +144,8 @@ QString CompareTensorModel::statusText(DiffStatus status) {
         return tr("removed");
     case DiffStatus::ShapeChanged:
         return tr("shape changed");
+    case DiffStatus::DtypeChanged:
+        return tr("dtype changed");
     }
     return {};
 }
@@ -138,6 +162,8 @@ QColor CompareTensorModel::statusColor(DiffStatus status) {
         return QColor(0xd0, 0x3a, 0x2f);
     case DiffStatus::ShapeChanged:
         return QColor(0x8e, 0x44, 0xc8);
+    case DiffStatus::DtypeChanged:
+        return QColor(0x1f, 0x7a, 0xb8);
     }
     return {};
 }
@@ -146,7 +172,7 @@ namespace {
 
 QIcon drawIcon(DiffStatus status) {
     // Shapes as well as colours, for those who do not tell the colours apart:
-    // = same, ~ changed, + added, − removed, ⧉ shape changed.
+    // = same, ~ changed, + added, − removed, ⧉ shape changed, T dtype changed.
     QPixmap pm(16, 16);
     pm.fill(Qt::transparent);
     QPainter p(&pm);
@@ -176,6 +202,10 @@ QIcon drawIcon(DiffStatus status) {
         p.drawRect(QRectF(4, 4, 5, 5));
         p.drawRect(QRectF(7, 7, 5, 5));
         break;
+    case DiffStatus::DtypeChanged:
+        p.drawLine(QPointF(4, 4.5), QPointF(12, 4.5));
+        p.drawLine(QPointF(8, 4.5), QPointF(8, 12));
+        break;
     }
     return QIcon(pm);
 }
@@ -184,6 +214,35 @@ QIcon drawIcon(DiffStatus status) {
 
 QIcon CompareTensorModel::statusIcon(DiffStatus status) {
     return drawIcon(status);
+}
+
+// "NaN 2, Inf 1" with the NaN icon: pairs where NaN or an infinity stands
+// against anything but itself (a group: the sums below). Sorted by their
+// count, before every finite change.
+QVariant CompareTensorModel::nonFiniteData(const Node& f, int role) const {
+    const uint64_t n = f.nan + f.inf;
+    switch (role) {
+    case Qt::DisplayRole: {
+        QStringList parts;
+        if (f.nan)
+            parts << tr("NaN %1").arg(text(fmt::grouped(f.nan)));
+        if (f.inf)
+            parts << tr("Inf %1").arg(text(fmt::grouped(f.inf)));
+        return parts.join(QStringLiteral(", "));
+    }
+    case Qt::DecorationRole:
+        return n ? QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning) : QVariant();
+    case SortRole:
+        return double(n);
+    case Qt::ToolTipRole:
+        if (!n)
+            return QVariant();
+        return tr("%1 pairs where exactly one side is NaN, %2 where an infinity stands against "
+                  "another value")
+            .arg(text(fmt::grouped(f.nan)), text(fmt::grouped(f.inf)));
+    default:
+        return {};
+    }
 }
 
 QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, int column,
@@ -220,10 +279,10 @@ QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, i
             return n.label;
         case Status:
             return severity(f.worst);
-        case Shape:
-            return QVariant();
         case RelL2:
-        case MaxAbsDiff:
+        case MaxAbsDiff: // a NaN/Inf gained below ranks above any finite change
+            if (f.nan + f.inf > 0)
+                return kInfinity;
             return largest() ? QVariant(*largest()) : QVariant();
         case Differing:
             return f.differing ? QVariant(double(*f.differing)) : QVariant();
@@ -234,15 +293,15 @@ QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, i
     case Qt::ToolTipRole:
         if (column == Status) {
             QStringList parts;
-            for (DiffStatus s : {DiffStatus::Changed, DiffStatus::Added, DiffStatus::Removed,
-                                 DiffStatus::ShapeChanged, DiffStatus::Same})
+            for (DiffStatus s : {DiffStatus::Changed, DiffStatus::DtypeChanged, DiffStatus::Added,
+                                 DiffStatus::Removed, DiffStatus::ShapeChanged, DiffStatus::Same})
                 if (f.statusCounts[size_t(s)])
                     parts << text(fmt::grouped(f.statusCounts[size_t(s)])) + QLatin1Char(' ') +
                                  statusText(s);
             return parts.join(QStringLiteral(", "));
         }
         if (figure && largest())
-            return tr("The largest among the tensors in %1").arg(n.path);
+            return tr("The largest among the tensors in %1 (over finite pairs)").arg(n.path);
         return n.path;
     case Qt::FontRole:
         if (figure) { // the largest below, not the group's own figure
@@ -254,6 +313,52 @@ QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, i
     default:
         return {};
     }
+}
+
+QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
+                                        const TensorDiffEntry& e, int column, int role) const {
+    const auto& el = e.elements;
+    const bool nonFinite = f.nan + f.inf > 0;
+    auto number = [&](std::optional<double> v) -> QVariant {
+        if (role == SortRole) // none: CompareFilterProxy puts it last in either order
+            return nonFinite ? QVariant(kInfinity) : v ? QVariant(*v) : QVariant();
+        return v ? text(fmt::display(*v)) : QString();
+    };
+    if (role == Qt::ToolTipRole) {
+        if (column == Name)
+            return n.path;
+        if (column == Status || column == Shape || column == Dtype) // whole when elided
+            return tensorData(n, f, e, column, Qt::DisplayRole);
+        if ((column == RelL2 || column == MaxAbsDiff) && nonFinite)
+            return tr("Over the finite pairs; %1 NaN/Inf mismatches rank this tensor first")
+                .arg(text(fmt::grouped(f.nan + f.inf)));
+        return {};
+    }
+    if (role != Qt::DisplayRole && role != SortRole)
+        return {};
+    switch (column) {
+    case Name:
+        return n.label;
+    case Status:
+        return role == SortRole ? QVariant(severity(e.status)) : QVariant(statusText(e.status));
+    case Shape:
+        return shapeText(e);
+    case Dtype:
+        return dtypeText(e);
+    case RelL2:
+        return number(el ? el->relL2 : std::nullopt);
+    case MaxAbsDiff:
+        return number(el ? el->maxAbsDiff : std::nullopt);
+    case Differing:
+        if (role == SortRole)
+            return el ? QVariant(double(el->differing)) : QVariant();
+        return el ? text(fmt::grouped(el->differing)) : QString();
+    case Count:
+        if (role == SortRole)
+            return el ? QVariant(double(el->count)) : QVariant();
+        return el ? text(fmt::grouped(el->count)) : QString();
+    }
+    return {};
 }
 
 QVariant CompareTensorModel::data(const QModelIndex& index, int role) const {
@@ -273,44 +378,29 @@ QVariant CompareTensorModel::data(const QModelIndex& index, int role) const {
         return statusColor(f.worst);
     if (role == Qt::TextAlignmentRole && index.column() >= RelL2)
         return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (index.column() == NonFinite)
+        return nonFiniteData(f, role);
     const TensorDiffEntry* e = entry(n.item);
-    if (!e)
-        return groupData(n, f, index.column(), role);
-    const auto& el = e->elements;
-    auto number = [&](std::optional<double> v) -> QVariant {
-        if (role == SortRole) // none: CompareFilterProxy puts it last in either order
-            return v ? QVariant(*v) : QVariant();
-        return v ? text(fmt::display(*v)) : QString();
-    };
-    if (role == Qt::ToolTipRole && index.column() == Name)
-        return n.path;
-    if (role != Qt::DisplayRole && role != SortRole)
-        return {};
-    switch (index.column()) {
-    case Name:
-        return n.label;
-    case Status:
-        return role == SortRole ? QVariant(severity(e->status)) : QVariant(statusText(e->status));
-    case Shape:
-        return shapeText(*e);
-    case RelL2:
-        return number(el ? el->relL2 : std::nullopt);
-    case MaxAbsDiff:
-        return number(el ? el->maxAbsDiff : std::nullopt);
-    case Differing:
-        if (role == SortRole)
-            return el ? QVariant(double(el->differing)) : QVariant();
-        return el ? text(fmt::grouped(el->differing)) : QString();
-    case Count:
-        if (role == SortRole)
-            return el ? QVariant(double(el->count)) : QVariant();
-        return el ? text(fmt::grouped(el->count)) : QString();
-    }
-    return {};
+    return e ? tensorData(n, f, *e, index.column(), role) : groupData(n, f, index.column(), role);
 }
 
 QVariant CompareTensorModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::ToolTipRole)
+        switch (section) {
+        case Dtype:
+            return tr("The dtype of A → the dtype of B");
+        case NonFinite:
+            return tr("Pairs where NaN or an infinity stands against anything but itself");
+        case RelL2:
+            return tr("Relative L2 change ‖B − A‖ / ‖A‖, over the pairs finite on both sides");
+        case MaxAbsDiff:
+            return tr("Over the pairs finite on both sides");
+        default:
+            return {};
+        }
+    if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case Name:
@@ -319,8 +409,12 @@ QVariant CompareTensorModel::headerData(int section, Qt::Orientation orientation
         return tr("Status");
     case Shape:
         return tr("Shape");
+    case Dtype:
+        return tr("Dtype");
+    case NonFinite:
+        return tr("NaN/Inf");
     case RelL2:
-        return tr("Rel. L2 change");
+        return tr("Rel. L2");
     case MaxAbsDiff:
         return tr("Max |Δ|");
     case Differing:

@@ -22,7 +22,20 @@
 class CompareTensorModel : public NameTreeModel {
     Q_OBJECT
 public:
-    enum Column { Name, Status, Shape, RelL2, MaxAbsDiff, Differing, Count, ColumnCount };
+    // Dtype (A → B) is worth showing only when some dtype differs
+    // (anyDtypeDiffers); NonFinite counts the NaN/Inf mismatches.
+    enum Column {
+        Name,
+        Status,
+        Shape,
+        Dtype,
+        NonFinite,
+        RelL2,
+        MaxAbsDiff,
+        Differing,
+        Count,
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole + 1,
         StatusRole,      // int DiffStatus: a tensor's, a group's worst
@@ -35,6 +48,7 @@ public:
     // The tensor at this index of TensorDiff::tensors, or nullptr.
     const ckptscope::TensorDiffEntry* entry(int tensor) const;
     int tensorCount() const { return int(tree().nodeOfItem.size()); }
+    bool anyDtypeDiffers() const { return m_anyDtypeDiffers; }
     QModelIndex indexOfTensor(int tensor, int column = Name) const;
 
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -45,20 +59,26 @@ public:
     static QString statusText(ckptscope::DiffStatus status);
     static QColor statusColor(ckptscope::DiffStatus status);
     static QIcon statusIcon(ckptscope::DiffStatus status);
-    // Which status a group shows: same < changed < added < removed <
-    // shape changed (the structural changes rank above changed values).
+    // Which status a group shows: same < dtype changed < changed < added <
+    // removed < shape changed (the structural changes rank above changed
+    // values).
     static int severity(ckptscope::DiffStatus status);
 
 private:
     struct Node { // per NameTree node: a tensor's figures, a group's below it
         ckptscope::DiffStatus worst = ckptscope::DiffStatus::Same;
-        std::array<uint64_t, 5> statusCounts{};   // tensors below, by DiffStatus
+        std::array<uint64_t, 6> statusCounts{};   // tensors below, by DiffStatus
         std::optional<double> relL2, maxAbsDiff;  // a group: the largest below
         std::optional<uint64_t> differing, count; // a group: sums below
+        uint64_t nan = 0, inf = 0;                // NaN/Inf mismatches (sums below)
     };
     void build();
     QVariant groupData(const NameTree::Node& n, const Node& f, int column, int role) const;
+    QVariant tensorData(const NameTree::Node& n, const Node& f, const ckptscope::TensorDiffEntry& e,
+                        int column, int role) const;
+    QVariant nonFiniteData(const Node& f, int role) const;
 
     std::shared_ptr<const ckptscope::TensorDiff> m_diff;
     std::vector<Node> m_nodes{Node{}}; // by NameTree node id
+    bool m_anyDtypeDiffers = false;
 };

@@ -3,6 +3,7 @@
 #include "compare/comparetensormodel.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/formats/dtype.h"
 
 #include <algorithm>
 #include <climits>
@@ -36,6 +37,11 @@ void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
             side->doc = *doc;
             side->tensor = index;
             side->count = index && *doc ? (*doc)->tensors()[*index].dataLen : 0;
+            if (index && *doc) {
+                const Dtype t = (*doc)->tensors()[*index].dtype;
+                side->wide = t == Dtype::F64 || t == Dtype::U32 || t == Dtype::I32 ||
+                             t == Dtype::U64 || t == Dtype::I64;
+            }
         }
         // A view addresses at most INT_MAX rows.
         m_rows = int(std::min<uint64_t>(std::max(m_a.count, m_b.count), INT_MAX));
@@ -43,7 +49,7 @@ void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
     endResetModel();
 }
 
-std::optional<float> CompareValuesModel::value(const Side& side, uint64_t row) const {
+std::optional<double> CompareValuesModel::value(const Side& side, uint64_t row) const {
     if (!side.tensor || row >= side.count)
         return std::nullopt;
     const uint64_t page = row / kPage;
@@ -52,7 +58,7 @@ std::optional<float> CompareValuesModel::value(const Side& side, uint64_t row) c
         if (side.pages.size() >= kPagesKept)
             side.pages.clear(); // a long scroll: start afresh
         const uint64_t first = page * kPage;
-        std::vector<float> values(size_t(std::min(kPage, side.count - first)));
+        std::vector<double> values(size_t(std::min(kPage, side.count - first)));
         try {
             side.doc->readValues(*side.tensor, first, values.size(), values.data());
         } catch (const std::exception&) {
@@ -61,6 +67,10 @@ std::optional<float> CompareValuesModel::value(const Side& side, uint64_t row) c
         it = side.pages.emplace(page, std::move(values)).first;
     }
     return it->second[size_t(row - page * kPage)];
+}
+
+QString CompareValuesModel::text(const Side& side, double v) {
+    return q(side.wide ? fmt::exact(v) : fmt::exact(float(v)));
 }
 
 int CompareValuesModel::rowCount(const QModelIndex& parent) const {
@@ -81,7 +91,7 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
         return {};
     if (index.column() == Index)
         return role == Qt::BackgroundRole ? QVariant() : QVariant(QString::number(row));
-    const std::optional<float> a = value(m_a, row), b = value(m_b, row);
+    const std::optional<double> a = value(m_a, row), b = value(m_b, row);
     const bool both = a && b;
     if (role == Qt::BackgroundRole) {
         const bool same = both && ((std::isnan(*a) && std::isnan(*b)) || *a == *b);
@@ -93,21 +103,14 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
         c.setAlpha(40);
         return c;
     }
-    // Display: 7 digits; tooltip: the exact value.
-    auto text = [&](std::optional<double> v, bool isFloat) -> QVariant {
-        if (!v)
-            return {};
-        if (role == Qt::ToolTipRole)
-            return isFloat ? q(fmt::exact(float(*v))) : q(fmt::exact(*v));
-        return q(fmt::display(*v));
-    };
+    // Exact everywhere: what the cell shows is what a copy pastes.
     switch (index.column()) {
     case ValueA:
-        return text(a ? std::optional<double>(*a) : std::nullopt, true);
+        return a ? QVariant(text(m_a, *a)) : QVariant();
     case ValueB:
-        return text(b ? std::optional<double>(*b) : std::nullopt, true);
+        return b ? QVariant(text(m_b, *b)) : QVariant();
     case Delta:
-        return both ? text(double(*b) - double(*a), false) : QVariant();
+        return both ? QVariant(q(fmt::exact(*b - *a))) : QVariant();
     }
     return {};
 }

@@ -13,6 +13,9 @@
 // index), reading only the rows shown: pages of values from each file, a
 // few kept. Rows that differ (exact comparison: NaN equals NaN, -0 equals
 // +0) are tinted; a side without the tensor, or past its end, is empty.
+// Values show exactly (fmt::exact, as the main Values page): the shortest
+// text that reads back to the same value, in float for dtypes a float holds,
+// in double for the wider ones (F64, 32/64-bit integers).
 class CompareValuesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -34,10 +37,12 @@ private:
         std::shared_ptr<const ckptscope::Document> doc;
         std::optional<size_t> tensor;
         uint64_t count = 0;
-        mutable std::map<uint64_t, std::vector<float>> pages; // page index → values
+        bool wide = false; // values a float may not hold: shown in double
+        mutable std::map<uint64_t, std::vector<double>> pages; // page index → values
     };
     // The value at `row` of a side, or nothing (no such value, or a read error).
-    std::optional<float> value(const Side& side, uint64_t row) const;
+    std::optional<double> value(const Side& side, uint64_t row) const;
+    static QString text(const Side& side, double v);
 
     Side m_a, m_b;
     int m_rows = 0;

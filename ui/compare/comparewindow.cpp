@@ -7,6 +7,7 @@
 #include "compare/comparehistogramview.h"
 #include "compare/comparemetadatamodel.h"
 #include "compare/comparestatsmodel.h"
+#include "compare/comparesummary.h"
 #include "compare/comparetensormodel.h"
 #include "compare/comparevaluesmodel.h"
 #include "compare/gradient/comparechanges.h"
@@ -41,6 +42,8 @@ using namespace ckptscope;
 namespace {
 
 constexpr int kBins = 64;
+constexpr int kNameWidth = 210;    // the tree's name column
+constexpr int kMinNameWidth = 110; // ... however narrow the window
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
@@ -98,23 +101,24 @@ void CompareWindow::buildUi() {
     // A tab widget asks for the widest of its pages even when they are
     // hidden (the graph page's toolbar), which squeezed the tensor tree to a
     // sliver: the detail side takes what the splitter gives it instead.
-    m_tabs->setMinimumWidth(480);
+    m_tabs->setMinimumWidth(400);
     m_split->setCollapsible(0, false);
     m_split->setSizes({640, 660});
     layout->addWidget(m_split, 1);
     setCentralWidget(central);
     buildStatusBar();
+    buildMenus();
     connectViews();
 }
 
 void CompareWindow::buildToolBar() {
     QToolBar* bar = addToolBar(tr("Compare"));
     bar->setObjectName(QStringLiteral("compareToolBar"));
-    QAction* swap = bar->addAction(tr("Swap A ↔ B"), this, &CompareWindow::swapSides);
-    swap->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
-    swap->setToolTip(tr("Make B the reference"));
-    QAction* reload = bar->addAction(tr("Reload"), this, &CompareWindow::recompare);
-    reload->setShortcut(QKeySequence::Refresh);
+    m_swapAction = bar->addAction(tr("&Swap A ↔ B"), this, &CompareWindow::swapSides);
+    m_swapAction->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
+    m_swapAction->setToolTip(tr("Make B the reference"));
+    m_reloadAction = bar->addAction(tr("&Reload"), this, &CompareWindow::recompare);
+    m_reloadAction->setShortcut(QKeySequence::Refresh);
     bar->addSeparator();
     // Tolerances, typed exactly as `ckptscope-cli diff --atol/--rtol` takes them.
     auto toleranceEdit = [this, bar](const QString& name, const QString& label,
@@ -158,10 +162,12 @@ QWidget* CompareWindow::buildTensorList() {
     m_tensorView->setModel(m_proxy);
     m_tensorView->setUniformRowHeights(true);
     m_tensorView->setSortingEnabled(true);
-    m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // the tree's natural order until asked
+    // Most changed first: NaN/Inf mismatches (whose figures sort as
+    // infinite), then by relative L2 change.
+    m_tensorView->sortByColumn(CompareTensorModel::RelL2, Qt::DescendingOrder);
     m_tensorView->setAlternatingRowColors(true);
     m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
-    m_tensorView->setColumnWidth(CompareTensorModel::Name, 210);
+    m_tensorView->setColumnWidth(CompareTensorModel::Name, kNameWidth);
     m_tensorView->setColumnWidth(CompareTensorModel::Status, 120);
     m_tensorView->setColumnWidth(CompareTensorModel::Shape, 80);
     m_tensorListPanel = m_tensorView;
@@ -189,9 +195,10 @@ QWidget* CompareWindow::buildTensorPage() {
     m_delta = new HistogramView;
     m_delta->chart()->setTitle(tr("B − A over the pairs finite on both sides"));
     detailSplit->addWidget(m_delta);
-    // Two charts and the whole table fit a window 860 pixels high.
-    m_overlay->setMinimumHeight(170);
-    m_delta->setMinimumHeight(170);
+    // Two charts and the whole table fit a window 860 pixels high (with
+    // its menu bar).
+    m_overlay->setMinimumHeight(140);
+    m_delta->setMinimumHeight(140);
     detailSplit->setSizes({330, 230, 230});
     page->addWidget(detailSplit, 1);
     return m_tensorPage;
@@ -269,11 +276,17 @@ void CompareWindow::compare(const QString& pathA, const QString& pathB) {
     updateTitle();
     watchFiles();
     recompare();
+    m_keep = {}; // other files: open on their most changed tensor
 }
 
 void CompareWindow::recompare() {
     if (m_pathA.isEmpty() || m_pathB.isEmpty())
         return;
+    // The same pair again (reload, swap, tolerance): the same tensor and page.
+    if (const TensorDiffEntry* e = m_tensorModel->entry(m_detailRow))
+        m_keep.tensor = q(e->name);
+    if (m_result)
+        m_keep.page = m_tabs->currentWidget();
     m_progress->setValue(0);
     m_progress->show();
     m_cancel->show();
@@ -362,8 +375,7 @@ QString CompareWindow::summaryText() const {
 }
 
 void CompareWindow::updateTitle() {
-    const QString a = m_pathA.isEmpty() ? tr("A") : QFileInfo(m_pathA).fileName();
-    const QString b = m_pathB.isEmpty() ? tr("B") : QFileInfo(m_pathB).fileName();
+    const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
     setWindowTitle(tr("%1 ↔ %2 — Ckptscope").arg(a, b));
 }
 
@@ -394,13 +406,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     m_result = std::move(result);
     m_shownTolerance = m_tolerance; // the newest comparison is the one delivered
     const bool tensors = m_result->tensors.has_value();
-    const QString a = QFileInfo(m_pathA).fileName().toHtmlEscaped(),
-                  b = QFileInfo(m_pathB).fileName().toHtmlEscaped();
-    auto chip = [](DiffStatus s, uint64_t n) {
-        return QStringLiteral("<span style='color:%1'>■</span> %2 %3")
-            .arg(CompareTensorModel::statusColor(s).name(), q(fmt::grouped(n)),
-                 CompareTensorModel::statusText(s));
-    };
+    const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
     if (tensors) {
         const TensorDiff& d = *m_result->tensors;
         m_tensorDiff = std::shared_ptr<const TensorDiff>(m_result, &*m_result->tensors);
@@ -410,47 +416,42 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
             m_tensorView->expandAll();
         else
             m_tensorView->expandToDepth(0);
+        // Columns that would stay empty take no room.
+        m_tensorView->setColumnHidden(CompareTensorModel::Dtype, !m_tensorModel->anyDtypeDiffers());
+        m_tensorView->setColumnHidden(CompareTensorModel::NonFinite,
+                                      d.summary.nonFiniteMismatch == 0);
+        m_tensorView->setColumnWidth(CompareTensorModel::Name, kNameWidth);
         // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
         fitTreeWidth();
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
-        const auto metaChanged =
-            std::count_if(d.metadata.begin(), d.metadata.end(),
-                          [](const MetadataDiffEntry& m) { return m.status != DiffStatus::Same; });
-        const TensorDiffSummary& s = d.summary;
         const Tolerance& tol = m_shownTolerance;
         const QString tolerance =
             tol.atol == 0 && tol.rtol == 0
                 ? tr("values compared exactly")
                 : tr("values equal within |Δ| ≤ %1 + %2·|a|")
                       .arg(tol.atolText.toHtmlEscaped(), tol.rtolText.toHtmlEscaped());
-        m_summary->setText(
-            tr("<b>A</b> %1 → <b>B</b> %2: %3 &nbsp; %4 &nbsp; %5 &nbsp; %6 &nbsp; %7 — %8 "
-               "differing elements; %9 of %10 metadata entries differ; %11")
-                .arg(a, b, chip(DiffStatus::Changed, s.changed), chip(DiffStatus::Added, s.added),
-                     chip(DiffStatus::Removed, s.removed),
-                     chip(DiffStatus::ShapeChanged, s.shapeChanged), chip(DiffStatus::Same, s.same),
-                     q(fmt::grouped(s.differingElements)))
-                .arg(metaChanged)
-                .arg(d.metadata.size())
-                .arg(tolerance));
+        m_summary->setText(comparesummary::tensorSummary(d, a, b, tolerance));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), true);
         showGradientPages(false);
         m_tensorListPanel->show();
         m_tabs->setCurrentWidget(m_tensorPage);
-        // Open on the most changed tensor (largest relative L2 change).
-        int most = -1;
-        for (size_t r = 0; r < d.tensors.size(); ++r) {
-            const auto& el = d.tensors[r].elements;
-            if (el && el->relL2 && *el->relL2 > 0 &&
-                (most < 0 || *el->relL2 > *d.tensors[size_t(most)].elements->relL2))
-                most = int(r);
-        }
-        if (most >= 0)
-            selectTensor(most);
+        // Open on the tensor shown before (the same pair compared again), else
+        // on the most changed one (NaN/Inf mismatches first, then rel. L2).
+        int shown = mostChangedTensor(d);
+        for (size_t r = 0; !m_keep.tensor.isEmpty() && r < d.tensors.size(); ++r)
+            if (q(d.tensors[r].name) == m_keep.tensor) {
+                shown = int(r);
+                break;
+            }
+        if (m_keep.page && m_tabs->isTabVisible(m_tabs->indexOf(m_keep.page)))
+            m_tabs->setCurrentWidget(m_keep.page);
+        m_keep = {};
+        if (shown >= 0)
+            selectTensor(shown);
         else
             showTensor(-1);
     } else {
@@ -459,19 +460,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         m_tensorModel->setDiff(nullptr);
         m_metadataModel->setRows({});
         fillGradientChanges(m_changesModel, g);
-        const GradientDiffSummary& s = g.summary;
-        m_summary->setText(tr("<b>A</b> %1 → <b>B</b> %2 (nodes matched by %3): nodes %4 &nbsp; "
-                              "%5 &nbsp; %6 &nbsp; %7; edges: %8 added, %9 removed; %10 of %11 "
-                              "optimizer blobs differ")
-                               .arg(a, b, g.structureMatching ? tr("op and position") : tr("id"),
-                                    chip(DiffStatus::Changed, s.nodesChanged),
-                                    chip(DiffStatus::Added, s.nodesAdded),
-                                    chip(DiffStatus::Removed, s.nodesRemoved),
-                                    chip(DiffStatus::Same, s.nodesSame))
-                               .arg(s.edgesAdded)
-                               .arg(s.edgesRemoved)
-                               .arg(s.optimizerChanged)
-                               .arg(g.optimizerState.size()));
+        m_summary->setText(comparesummary::gradientSummary(g, a, b));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), false);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), false);
         showGradientPages(true);
@@ -495,6 +484,18 @@ void CompareWindow::fitTreeWidth() {
     const int tree = std::min(wanted, total - m_tabs->minimumWidth());
     if (tree > sizes.value(0))
         m_split->setSizes({tree, total - tree});
+    // Still too narrow (1024 px): names, statuses and shapes give way (elided,
+    // whole in their tooltips) so that every figure stays in view.
+    for (const auto& [column, least] : {std::pair{CompareTensorModel::Name, kMinNameWidth},
+                                        {CompareTensorModel::Status, 90},
+                                        {CompareTensorModel::Shape, 60}}) {
+        const int width = m_tensorView->columnWidth(column);
+        const int cut = std::min(wanted - tree, width - least);
+        if (cut > 0) {
+            m_tensorView->setColumnWidth(column, width - cut);
+            wanted -= cut;
+        }
+    }
 }
 
 // The statistics table whole (no scrolling to the Δ rows); the histograms
@@ -519,8 +520,8 @@ void CompareWindow::showGradientPages(bool on) {
     m_graphPage->setResult(r);
     m_fieldsModel->setFields(r ? r->gradient->fields : std::vector<FieldDiff>{});
     m_fieldsView->resizeColumnsToContents();
-    m_optimizerPage->setResult(r, tr("A: %1").arg(QFileInfo(m_pathA).fileName()),
-                               tr("B: %1").arg(QFileInfo(m_pathB).fileName()));
+    const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
+    m_optimizerPage->setResult(r, tr("A: %1").arg(a), tr("B: %1").arg(b));
     for (QWidget* page : {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
                           static_cast<QWidget*>(m_optimizerPage)})
         m_tabs->setTabVisible(m_tabs->indexOf(page), on);
@@ -529,8 +530,8 @@ void CompareWindow::showGradientPages(bool on) {
         m_tabs->setTabVisible(m_tabs->indexOf(page), !on);
     // Nor a tensor filter with no tensors to filter (the tolerances stay:
     // they apply to the optimizer state's f32 comparison).
-    for (QAction* a : m_tensorToolActions)
-        a->setVisible(!on);
+    for (QAction* action : m_tensorToolActions + m_tensorMenuActions)
+        action->setVisible(!on);
 }
 
 void CompareWindow::showTensor(int sourceRow) {
@@ -573,8 +574,8 @@ void CompareWindow::showDetail(int sourceRow, const CompareDetail& detail) {
         return;
     m_statsModel->setValues(detail.statsA(), detail.statsB(), e->elements);
     fitStatsHeight();
-    m_overlay->setHistograms(detail.overlayA, detail.overlayB,
-                             tr("A: %1").arg(QFileInfo(m_pathA).fileName()),
-                             tr("B: %1").arg(QFileInfo(m_pathB).fileName()));
+    const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
+    m_overlay->setHistograms(detail.overlayA, detail.overlayB, tr("A: %1").arg(a),
+                             tr("B: %1").arg(b));
     Q_EMIT detailShown(sourceRow);
 }

@@ -93,6 +93,7 @@ Q_SIGNALS:
 private:
     void buildUi();
     void buildToolBar();
+    void buildMenus(); // comparewindowmenus.cpp
     QWidget* buildTensorList();
     QWidget* buildTensorPage();
     void buildTablePages();
@@ -113,6 +114,12 @@ private:
     std::shared_ptr<CompareResult> m_result;
     std::shared_ptr<const ckptscope::TensorDiff> m_tensorDiff;
     int m_detailRow = -1;
+    // What a comparison of the same pair again shows (reload, swap).
+    struct KeptView {
+        QString tensor;
+        QWidget* page = nullptr;
+    };
+    KeptView m_keep;
     // The tolerance the next comparison uses, and the one of the comparison
     // shown (only the newest comparison's result is delivered).
     struct Tolerance {
@@ -130,6 +137,9 @@ private:
     QCheckBox* m_differencesOnly;
     // The toolbar entries of the two above: tensor comparisons only.
     QList<QAction*> m_tensorToolActions;
+    QList<QAction*> m_tensorMenuActions; // View ▸ Filter Tensors, Differences Only
+    QAction* m_swapAction;
+    QAction* m_reloadAction;
     QLineEdit* m_atolEdit;
     QLineEdit* m_rtolEdit;
     QTabWidget* m_tabs;

@@ -244,7 +244,8 @@ void DistributionView::drawBands() {
             lower->setParent(area);
             area->setBrush(fill);
             area->setPen(Qt::NoPen);
-            area->setName(tr("percentiles %1–%2")
+            // Short names: four bands and the median fit a legend 500 px wide.
+            area->setName(tr("p%1–p%2")
                               .arg(kDistributionPercentiles[band])
                               .arg(kDistributionPercentiles[n - 1 - band]));
             chart->addSeries(area);

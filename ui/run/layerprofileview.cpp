@@ -20,7 +20,9 @@ LayerProfileView::LayerProfileView(QWidget* parent)
       m_log(new QCheckBox(tr("Log colours"))), m_meaning(new QLabel), m_heatmap(new HeatmapView) {
     for (int s = 0; s < int(LayerStatistic::Count); ++s)
         m_statistic->addItem(QString::fromUtf8(layerStatisticName(LayerStatistic(s))), s);
-    m_family->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Narrow windows: the box shrinks and elides; its tooltip names the family.
+    m_family->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_family->setMinimumContentsLength(12);
     m_meaning->setWordWrap(true);
     m_meaning->setTextFormat(Qt::PlainText);
     auto* controls = new QHBoxLayout;
@@ -35,6 +37,7 @@ LayerProfileView::LayerProfileView(QWidget* parent)
     layout->addWidget(m_heatmap, 1);
     m_heatmap->setHoverText([this](int row, int col) { return cellText(row, col); });
     connect(m_family, &QComboBox::currentIndexChanged, this, &LayerProfileView::refresh);
+    connect(m_family, &QComboBox::currentTextChanged, m_family, &QWidget::setToolTip);
     connect(m_statistic, &QComboBox::currentIndexChanged, this, &LayerProfileView::refresh);
     connect(m_log, &QCheckBox::toggled, m_heatmap, &HeatmapView::setLogScale);
     connect(m_heatmap, &HeatmapView::cellClicked, this, [this](int row, int) {
@@ -63,6 +66,7 @@ void LayerProfileView::setRun(std::shared_ptr<const Run> run,
         const int again = m_family->findText(keep);
         m_family->setCurrentIndex(again >= 0 ? again : (m_families.empty() ? -1 : 0));
     }
+    m_family->setToolTip(m_family->currentText());
     setSelectedTensor(m_selected); // picks the selected tensor's family when needed
     refresh();
 }

@@ -166,8 +166,15 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
         hi = std::max(any ? hi : *s.max, std::max(*s.max, *s.mean + *s.std));
         any = true;
     }
-    if (xMax == xMin)
-        xMax = xMin + 1;
+    if (xMax == xMin) { // one checkpoint: an axis around its step
+        const double half = std::max(1.0, std::abs(xMin) * 0.1);
+        xMin -= half;
+        xMax += half;
+    }
+    // A single point draws no line: show every point as a marker then.
+    if (m_x.size() == 1)
+        for (QLineSeries* line : {mean, minS, maxS, l2})
+            line->setPointsVisible(true);
 
     QCategoryAxis* x1 = axis(values, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
     QCategoryAxis* y1 =
@@ -187,10 +194,14 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     attach(values, maxS, x1, y1);
 
     QCategoryAxis* x2 = axis(norms, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
-    QCategoryAxis* yL2 =
-        axis(norms, roundValueAxis(0, l2Max > 0 ? l2Max * 1.05 : 1), tr("L2 norm"), Qt::AlignLeft);
-    QCategoryAxis* yBad = axis(norms, roundCountAxis(std::max(badMax * 1.1, 5.0)),
-                               tr("NaN/Inf values"), Qt::AlignRight);
+    // Up to the round tick above the largest norm, so the top label is
+    // never below a value drawn (5.04 on an axis labelled 0-5).
+    const double l2Top = l2Max > 0 ? l2Max * 1.05 : 1;
+    const double l2Step = roundTickStep(l2Top, 6);
+    QCategoryAxis* yL2 = axis(norms, roundValueAxis(0, std::ceil(l2Top / l2Step) * l2Step),
+                              tr("L2 norm"), Qt::AlignLeft);
+    QCategoryAxis* yBad =
+        axis(norms, roundCountAxis(std::max(badMax * 1.1, 5.0)), tr("NaN/Inf"), Qt::AlignRight);
     // One grid: the right axis's ticks fall between the left's and would
     // draw a second, unevenly spaced set of lines.
     yBad->setGridLineVisible(false);

@@ -56,6 +56,14 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::ToolTipRole && index.column() == Step)
         return tr("step from %1").arg(QString::fromLatin1(stepSourceName(c.stepSource)));
+    if (role == Qt::ToolTipRole && index.column() == NonFinite) {
+        const uint64_t n = m_nonFinite[size_t(index.row())];
+        return n ? tr("%1 holding NaN or Inf")
+                       .arg(QString::fromStdString(fmt::counted(n, "tensor", "tensors")))
+                 : QVariant();
+    }
+    if (role == Qt::ToolTipRole) // a cell cut at the view's edge reads whole here
+        return data(index, Qt::DisplayRole);
     if (role == Qt::DecorationRole && index.column() == NonFinite &&
         m_nonFinite[size_t(index.row())])
         return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
@@ -90,7 +98,7 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
             .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case NonFinite: {
         const uint64_t n = m_nonFinite[size_t(index.row())];
-        return n ? tr("%1 with NaN/Inf").arg(QString::fromStdString(fmt::grouped(n))) : QString();
+        return n ? QString::fromStdString(fmt::grouped(n)) : QString(); // tensors, icon beside
     }
     case SideFiles:
         return c.sideFiles.empty() ? QString() : QString::number(c.sideFiles.size());

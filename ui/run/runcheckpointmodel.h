@@ -13,7 +13,8 @@
 class RunCheckpointModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Step, File, Size, Modified, NonFinite, SideFiles, ColumnCount };
+    // NaN/Inf next to the step: in view however narrow the list.
+    enum Column { Step, NonFinite, File, Size, Modified, SideFiles, ColumnCount };
     // Numbers for step (none last), size, time and NaN/Inf; the name for File.
     static constexpr int SortRole = Qt::UserRole + 1;
 

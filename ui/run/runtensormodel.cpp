@@ -33,9 +33,7 @@ void RunTensorModel::setSeries(std::shared_ptr<const Run> run,
     m_marked.assign(t.nodes.size(), false);
     for (size_t i = 0; i < t.nodeOfItem.size(); ++i)
         if (m_nonFinite[i])
-            for (int n = t.nodeOfItem[i]; n > 0 && !m_marked[size_t(n)];
-                 n = t.nodes[size_t(n)].parent)
-                m_marked[size_t(n)] = true;
+            markUpward(m_marked, int(i));
     endResetModel();
 }
 

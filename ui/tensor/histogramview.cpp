@@ -3,6 +3,8 @@
 #include "common/axisticks.h"
 #include "common/sizeformat.h"
 
+#include "ckptscope/common/saturating.h"
+
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
@@ -49,9 +51,6 @@ void HistogramView::rebuild() {
     const auto& counts = m_histogram.counts;
     if (counts.empty())
         return;
-    const double lo = m_histogram.lo;
-    const double hi = m_histogram.hi > lo ? m_histogram.hi : lo + 1;
-    const double width = (hi - lo) / double(counts.size());
     // A log axis cannot show 0: empty bins sit on a floor below 1.
     const double floor = m_log ? 0.5 : 0.0;
     auto* upper = new QLineSeries;
@@ -59,10 +58,25 @@ void HistogramView::rebuild() {
     QList<QPointF> pts;
     pts.reserve(qsizetype(counts.size() * 2));
     uint64_t peak = 1;
-    for (size_t i = 0; i < counts.size(); ++i) {
-        const double y = std::max(floor, double(counts[i]));
-        pts << QPointF(lo + width * double(i), y) << QPointF(lo + width * double(i + 1), y);
-        peak = std::max(peak, counts[i]);
+    double lo = m_histogram.lo, hi = m_histogram.hi;
+    if (hi > lo) {
+        const double width = (hi - lo) / double(counts.size());
+        for (size_t i = 0; i < counts.size(); ++i) {
+            const double y = std::max(floor, double(counts[i]));
+            pts << QPointF(lo + width * double(i), y) << QPointF(lo + width * double(i + 1), y);
+            peak = std::max(peak, counts[i]);
+        }
+    } else { // one value (a constant tensor, a scalar): one bar centred on it
+        const double v = lo, half = v != 0 ? std::abs(v) * 0.1 : 1.0;
+        lo = v - half;
+        hi = v + half;
+        uint64_t total = 0;
+        for (uint64_t n : counts)
+            total = ckptscope::saturatingAdd(total, n);
+        peak = std::max<uint64_t>(1, total);
+        const double bar = half / 10, y = std::max(floor, double(peak));
+        pts << QPointF(lo, floor) << QPointF(v - bar, floor) << QPointF(v - bar, y)
+            << QPointF(v + bar, y) << QPointF(v + bar, floor) << QPointF(hi, floor);
     }
     upper->replace(pts);
     lower->replace({QPointF(lo, floor), QPointF(hi, floor)});
@@ -100,7 +114,8 @@ void HistogramView::rebuild() {
 
 QString HistogramView::binText(double x) const {
     const auto& counts = m_histogram.counts;
-    if (counts.empty() || x < m_histogram.lo || x > m_histogram.hi)
+    if (counts.empty() || x < m_histogram.lo || x > m_histogram.hi ||
+        !(m_histogram.hi > m_histogram.lo))
         return {};
     const size_t bin = m_histogram.binOf(x);
     const double width = (m_histogram.hi - m_histogram.lo) / double(counts.size());

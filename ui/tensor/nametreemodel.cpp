@@ -25,6 +25,19 @@ int NameTreeModel::rowCount(const QModelIndex& parent) const {
     return int(node(parent).children.size());
 }
 
+std::vector<int> NameTreeModel::markUpward(std::vector<bool>& marked, int item) const {
+    std::vector<int> newly;
+    if (item < 0 || size_t(item) >= m_tree.nodeOfItem.size() ||
+        marked.size() != m_tree.nodes.size())
+        return newly;
+    for (int n = m_tree.nodeOfItem[size_t(item)]; n > 0 && !marked[size_t(n)];
+         n = m_tree.nodes[size_t(n)].parent) {
+        marked[size_t(n)] = true;
+        newly.push_back(n);
+    }
+    return newly;
+}
+
 QModelIndex NameTreeModel::indexOfNode(int node, int column) const {
     if (node <= 0 || size_t(node) >= m_tree.nodes.size())
         return {};

@@ -4,6 +4,8 @@
 
 #include <QAbstractItemModel>
 
+#include <vector>
+
 // The item-model side of a NameTree, shared by the tensor trees of the main
 // and compare windows: indexes carry the node id, groups sit in column 0.
 // A subclass sets the tree (inside a model reset) and answers data() from
@@ -31,6 +33,10 @@ protected:
     QModelIndex indexOfNode(int node, int column) const;
     // The leaf of the item-th name given, or invalid.
     QModelIndex indexOfItem(int item, int column) const;
+    // Marks (marked[node], one per tree node) the item-th leaf and every
+    // group above it, stopping at a node already marked: a warning rolled up
+    // onto the groups. Returns the nodes newly marked.
+    std::vector<int> markUpward(std::vector<bool>& marked, int item) const;
 
 private:
     NameTree m_tree;

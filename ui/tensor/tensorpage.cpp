@@ -260,9 +260,12 @@ void TensorPage::showStats(const ckptscope::StatsResult& r) {
     m_stats[QStringLiteral("mean")]->setText(numberText(s.mean));
     m_stats[QStringLiteral("std")]->setText(numberText(s.std));
     m_stats[QStringLiteral("l2")]->setText(numberText(s.l2));
-    const double zeroPct = s.count ? 100.0 * double(s.zeros) / double(s.count) : 0.0;
+    // An empty tensor has no share of zeros to speak of.
     m_stats[QStringLiteral("zeros")]->setText(
-        QStringLiteral("%1 (%2%)").arg(groupedNumber(s.zeros)).arg(zeroPct, 0, 'f', 2));
+        s.count == 0 ? missingText()
+                     : QStringLiteral("%1 (%2%)")
+                           .arg(groupedNumber(s.zeros))
+                           .arg(100.0 * double(s.zeros) / double(s.count), 0, 'f', 2));
     m_stats[QStringLiteral("nan")]->setText(groupedNumber(s.nan));
     m_stats[QStringLiteral("+inf")]->setText(groupedNumber(s.posInf));
     m_stats[QStringLiteral("-inf")]->setText(groupedNumber(s.negInf));
@@ -270,8 +273,9 @@ void TensorPage::showStats(const ckptscope::StatsResult& r) {
     m_specials->setText(
         special ? tr("⚠ not in the histogram: %1 NaN, %2 +Inf, %3 −Inf")
                       .arg(groupedNumber(s.nan), groupedNumber(s.posInf), groupedNumber(s.negInf))
-                : (s.finite ? tr("%1 finite values").arg(groupedNumber(s.finite))
-                            : tr("no finite values")));
+        : s.count == 0 ? tr("empty tensor")
+        : s.finite     ? tr("%1 finite values").arg(groupedNumber(s.finite))
+                       : tr("no finite values"));
     m_histogram->setHistogram(r.histogram);
 }
 

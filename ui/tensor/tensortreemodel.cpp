@@ -28,6 +28,7 @@ void TensorTreeModel::build() {
     m_nodes.assign(1, Node{});
     setNames({});
     m_warningText.clear();
+    m_nonFiniteBelow.assign(1, false);
     if (!m_document)
         return;
     const auto& tensors = m_document->tensors();
@@ -45,6 +46,7 @@ void TensorTreeModel::build() {
         names.push_back(QString::fromStdString(t.name));
     setNames(names);
     m_nodes.assign(tree().nodes.size(), Node{});
+    m_nonFiniteBelow.assign(tree().nodes.size(), false);
     for (size_t tensor = 0; tensor < tensors.size(); ++tensor) {
         Node& n = m_nodes[size_t(tree().nodeOfItem[tensor])];
         const TensorEntry& t = tensors[tensor];
@@ -76,6 +78,11 @@ void TensorTreeModel::markNonFinite(int tensorIndex) {
         (text.isEmpty() ? QString() : QStringLiteral("\n")) + tr("holds NaN or infinite values");
     const QModelIndex idx = indexOfTensor(tensorIndex);
     Q_EMIT dataChanged(idx, idx, {Qt::DecorationRole, Qt::ToolTipRole});
+    for (int group : markUpward(m_nonFiniteBelow, tensorIndex)) {
+        const QModelIndex g = indexOfNode(group, Name);
+        if (g != idx)
+            Q_EMIT dataChanged(g, g, {Qt::DecorationRole, Qt::ToolTipRole});
+    }
 }
 
 QModelIndex TensorTreeModel::indexOfTensor(int tensorIndex) const {
@@ -122,12 +129,15 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::DecorationRole:
-        if (index.column() == Name && sums.warning)
+        if (index.column() == Name && (sums.warning || m_nonFiniteBelow[size_t(nodeId(index))]))
             return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         break;
     case Qt::ToolTipRole:
         if (t && sums.warning)
             return plainToolTip(n.path + QStringLiteral("\n") + m_warningText[size_t(tensor)]);
+        if (!t && m_nonFiniteBelow[size_t(nodeId(index))])
+            return plainToolTip(n.path + QStringLiteral("\n") +
+                                tr("a tensor below holds NaN or infinite values"));
         return plainToolTip(n.path);
     case TensorIndexRole:
         return tensor;

@@ -46,4 +46,7 @@ private:
     std::shared_ptr<const ckptscope::Document> m_document;
     std::vector<Node> m_nodes;          // by NameTree node id
     std::vector<QString> m_warningText; // per tensor, joined warnings
+    // By node: the tensor or a tensor below holds NaN or Inf (the groups
+    // carry the icon, as in the run window).
+    std::vector<bool> m_nonFiniteBelow;
 };

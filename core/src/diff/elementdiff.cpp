@@ -51,7 +51,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Results of one block, merged in block order.
 struct Part {
-    uint64_t differing = 0, nanMismatch = 0, finite = 0;
+    uint64_t differing = 0, nanMismatch = 0, infMismatch = 0, finite = 0;
     double maxAbs = 0, sumAbs = 0, sumSq = 0, aa = 0, bb = 0, ab = 0;
     double lo = kInf, hi = -kInf; // range of b - a
 };
@@ -111,6 +111,7 @@ void addPair(Part& p, Lanes& lanes, int lane, float fa, float fb, double atol, d
             ++p.nanMismatch;
         } else if (!nanA && fa != fb) { // an infinity against anything but itself
             ++p.differing;
+            ++p.infMismatch;
         }
         return;
     }
@@ -299,6 +300,7 @@ Totals mergeParts(const std::vector<Part>& parts, ElementDiff& r) {
     for (const Part& p : parts) {
         r.differing += p.differing;
         r.nanMismatch += p.nanMismatch;
+        r.infMismatch += p.infMismatch;
         r.finitePairs += p.finite;
         t.sumAbs += p.sumAbs;
         t.sumSq += p.sumSq;

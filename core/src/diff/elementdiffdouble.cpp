@@ -18,7 +18,7 @@ constexpr double kNoScale = 0x1p480;
 
 // Pass 1: what needs no sums: counts, the largest |value|, the range of b - a.
 struct Extremes {
-    uint64_t differing = 0, nanMismatch = 0, finite = 0, finiteDiffs = 0;
+    uint64_t differing = 0, nanMismatch = 0, infMismatch = 0, finite = 0, finiteDiffs = 0;
     double maxAbs = 0, maxValue = 0, lo = kInf, hi = -kInf;
 };
 
@@ -37,6 +37,7 @@ void firstPass(const double* a, const double* b, uint64_t n, const DiffOptions& 
                 ++e.nanMismatch;
             } else if (!nanA && da != db) { // an infinity against anything but itself
                 ++e.differing;
+                ++e.infMismatch;
             }
             continue;
         }
@@ -99,6 +100,7 @@ ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& readA,
     r.count = count;
     r.differing = e.differing;
     r.nanMismatch = e.nanMismatch;
+    r.infMismatch = e.infMismatch;
     r.finitePairs = e.finite;
     if (e.finite == 0) {
         options.report(1.0);

@@ -24,13 +24,44 @@ const char* diffStatusName(DiffStatus status) {
         return "removed";
     case DiffStatus::ShapeChanged:
         return "shape_changed";
+    case DiffStatus::DtypeChanged:
+        return "dtype_changed";
     }
     return "?";
 }
 
+uint64_t nonFiniteMismatches(const TensorDiffEntry& e) {
+    return e.elements ? e.elements->nanMismatch + e.elements->infMismatch : 0;
+}
+
+bool changedMore(const TensorDiffEntry& x, const TensorDiffEntry& y) {
+    const uint64_t nx = nonFiniteMismatches(x), ny = nonFiniteMismatches(y);
+    if (nx != ny)
+        return nx > ny;
+    const auto rx = x.elements ? x.elements->relL2 : std::nullopt;
+    const auto ry = y.elements ? y.elements->relL2 : std::nullopt;
+    if (rx.has_value() != ry.has_value())
+        return rx.has_value();
+    const double vx = rx.value_or(0), vy = ry.value_or(0); // both present or both not
+    if (vx != vy)
+        return vx > vy;
+    return x.name < y.name;
+}
+
+int mostChangedTensor(const TensorDiff& diff) {
+    int most = -1;
+    for (size_t i = 0; i < diff.tensors.size(); ++i) {
+        const TensorDiffEntry& e = diff.tensors[i];
+        if (e.status == DiffStatus::Changed &&
+            (most < 0 || changedMore(e, diff.tensors[size_t(most)])))
+            most = int(i);
+    }
+    return most;
+}
+
 bool TensorDiff::differs() const {
     const TensorDiffSummary& s = summary;
-    if (s.changed || s.added || s.removed || s.shapeChanged)
+    if (s.changed || s.added || s.removed || s.shapeChanged || s.dtypeChanged)
         return true;
     return std::any_of(metadata.begin(), metadata.end(),
                        [](const MetadataDiffEntry& m) { return m.status != DiffStatus::Same; });
@@ -278,9 +309,11 @@ void EntryComparer::compareAll(std::vector<TensorDiffEntry>& all) {
 void summarize(std::vector<TensorDiffEntry>& all, TensorDiffSummary& s) {
     for (TensorDiffEntry& e : all) {
         if (e.elements) {
-            e.status = e.elements->differing == 0 && e.dtypeA == e.dtypeB ? DiffStatus::Same
-                                                                          : DiffStatus::Changed;
+            e.status = e.elements->differing > 0 ? DiffStatus::Changed
+                       : e.dtypeA == e.dtypeB    ? DiffStatus::Same
+                                                 : DiffStatus::DtypeChanged;
             s.differingElements += e.elements->differing;
+            s.nonFiniteMismatch += nonFiniteMismatches(e) > 0;
         }
         switch (e.status) {
         case DiffStatus::Same:
@@ -297,6 +330,9 @@ void summarize(std::vector<TensorDiffEntry>& all, TensorDiffSummary& s) {
             break;
         case DiffStatus::ShapeChanged:
             ++s.shapeChanged;
+            break;
+        case DiffStatus::DtypeChanged:
+            ++s.dtypeChanged;
             break;
         }
     }

@@ -38,6 +38,7 @@ template <typename Change> Change changeOf(DiffStatus s) {
     switch (s) {
     case DiffStatus::Changed:
     case DiffStatus::ShapeChanged:
+    case DiffStatus::DtypeChanged:
         return Change::Changed;
     case DiffStatus::Added:
         return Change::Added;

@@ -34,10 +34,11 @@ std::optional<double> parseTolerance(std::string_view text);
 // tolerances that is equality of values (-0 == +0, NaN == NaN). The figures
 // are over the pairs where both values are finite, accumulated in double.
 struct ElementDiff {
-    uint64_t count = 0;                            // pairs compared
-    uint64_t differing = 0;                        // pairs that differ
-    uint64_t nanMismatch = 0;                      // pairs where exactly one is NaN
-    uint64_t finitePairs = 0;                      // pairs where both are finite
+    uint64_t count = 0;       // pairs compared
+    uint64_t differing = 0;   // pairs that differ
+    uint64_t nanMismatch = 0; // pairs where exactly one is NaN
+    uint64_t infMismatch = 0; // no NaN, an infinity against anything but itself
+    uint64_t finitePairs = 0; // pairs where both are finite
     std::optional<double> maxAbsDiff, meanAbsDiff; // empty without a finite pair
     std::optional<double> relL2;                   // ||b - a|| / ||a||; empty when ||a|| = 0
     std::optional<double> cosine;                  // a.b / (||a|| ||b||); empty when a norm is 0

@@ -9,8 +9,10 @@
 
 namespace ckptscope {
 
-enum class DiffStatus { Same, Changed, Added, Removed, ShapeChanged };
-// "same", "changed", "added", "removed", "shape_changed".
+// DtypeChanged: the values are equal (under the tolerance) but stored in
+// another dtype; never called "changed".
+enum class DiffStatus { Same, Changed, Added, Removed, ShapeChanged, DtypeChanged };
+// "same", "changed", "added", "removed", "shape_changed", "dtype_changed".
 const char* diffStatusName(DiffStatus status);
 
 // One tensor name (one occurrence of it: the k-th `x` of A pairs with the
@@ -33,8 +35,9 @@ struct MetadataDiffEntry {
 };
 
 struct TensorDiffSummary {
-    uint64_t same = 0, changed = 0, added = 0, removed = 0, shapeChanged = 0;
+    uint64_t same = 0, changed = 0, added = 0, removed = 0, shapeChanged = 0, dtypeChanged = 0;
     uint64_t differingElements = 0;
+    uint64_t nonFiniteMismatch = 0; // tensors with a NaN or Inf mismatch
 };
 
 // Two tensor documents compared, A the reference.
@@ -46,6 +49,16 @@ struct TensorDiff {
     // Anything at all differs: a tensor or a metadata entry.
     bool differs() const;
 };
+
+// Pairs where NaN or an infinity stands against anything but itself.
+uint64_t nonFiniteMismatches(const TensorDiffEntry& e);
+// The order "most changed first" (CLI text, compare view): tensors with NaN
+// or Inf mismatches first (more of them first), then by relative L2 change
+// (those without one after), then by name.
+bool changedMore(const TensorDiffEntry& x, const TensorDiffEntry& y);
+// The index of the most changed tensor that differs in values (changedMore),
+// or -1 when none does.
+int mostChangedTensor(const TensorDiff& diff);
 
 // A tensor name that neither document holds (limits given by the caller).
 class UnknownTensorError : public std::exception {
