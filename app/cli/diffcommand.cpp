@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <regex>
 
 namespace cli {
 
@@ -27,7 +28,23 @@ struct DiffArgs {
     bool json = false;
     DiffOptions options;
     std::vector<std::string> tensors;
+    NameMapOptions names;
 };
+
+// A --rename value: REGEX=REPLACEMENT with a regex that compiles.
+void checkRename(const std::string& v) {
+    try {
+        const size_t eq = v.find('=');
+        if (eq == 0 || eq == std::string::npos)
+            throw std::invalid_argument("--rename wants REGEX=REPLACEMENT, got '" + v + "'");
+        std::regex(v.substr(0, eq));
+    } catch (const std::regex_error& e) {
+        throw UsageError("--rename: '" + v.substr(0, v.find('=')) +
+                         "' is not a regular expression (" + e.what() + ")");
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+}
 
 double tolerance(const std::string& flag, const std::string& v) {
     if (const auto x = parseTolerance(v))
@@ -54,13 +71,25 @@ const CommandSpec kDiff = {
     "mismatches first, then by relative L2 change; a dtype column when dtypes\n"
     "differ. Equal values in another dtype are \"dtype_changed\". Each file's\n"
     "warnings go to stderr and, with --json, into its \"a\" or \"b\" object's\n"
-    "\"warnings\".\n",
+    "\"warnings\".\n"
+    "A GGUF file against a Hugging Face model (safetensors, OXCK) pairs llama.cpp's\n"
+    "tensor names with the originals (token_embd.weight = model.embed_tokens.weight,\n"
+    "blk.N.attn_q.weight = model.layers.N.self_attn.q_proj.weight, …) for the\n"
+    "Llama, Mistral, Qwen2 and Qwen3 architectures, and compares a Llama or\n"
+    "Mistral q/k tensor with its rows in the other file's order (llama.cpp\n"
+    "interleaves them per head); rows name both tensors (JSON: \"name_b\").\n",
     {jsonOption(),
      toleranceOption("--atol", "X",
                      "absolute tolerance (default 0: exact equality,\n-0 == +0, NaN == NaN)"),
      toleranceOption("--rtol", "Y", "relative tolerance (default 0)"),
      tensorOption("only this tensor or optimizer blob (repeatable)"),
-     binsOption("bins of the histogram of B - A (default 64)")},
+     binsOption("bins of the histogram of B - A (default 64)"),
+     {"--no-map", "", "pair tensors by their own names only (no llama.cpp name map)"},
+     {"--rename", "REGEX=REPLACEMENT",
+      "rewrite B's tensor names before pairing (ECMAScript regex, $1 in the\n"
+      "replacement; after the built-in map; repeatable)",
+      true, "", [](const std::string& v) { checkRename(v); }},
+     {"--strip-prefix", "PREFIX", "pair names without this prefix on either side (\"module.\")"}},
     "diff needs two files, A and B (got {got})",
     {},
     "Exit status (as diff, cmp and h5diff): 0 no differences, 1 anything differs,\n"
@@ -80,6 +109,9 @@ DiffArgs diffArgs(const ParsedArgs& p) {
     if (p.has("--bins"))
         d.options.bins = parseBins(p.value("--bins"));
     d.tensors = p.values("--tensor");
+    d.names.builtIn = !p.has("--no-map");
+    d.names.renames = p.values("--rename");
+    d.names.stripPrefix = p.value("--strip-prefix");
     return d;
 }
 
@@ -125,6 +157,8 @@ ordered_json tensorDiffJson(const Document& a, const Document& b, const DiffOpti
     for (const TensorDiffEntry& t : d.tensors) {
         ordered_json e;
         e["name"] = t.name;
+        if (!t.nameB.empty())
+            e["name_b"] = t.nameB;
         e["status"] = diffStatusName(t.status);
         e["shape_a"] = orNull(t.shapeA);
         e["shape_b"] = orNull(t.shapeB);
@@ -263,8 +297,14 @@ void printTensorTable(const std::vector<const TensorDiffEntry*>& changed) {
     });
     const bool nonFinite = std::any_of(changed.begin(), changed.end(),
                                        [](auto* t) { return nonFiniteMismatches(*t) > 0; });
+    const bool mapped =
+        std::any_of(changed.begin(), changed.end(), [](auto* t) { return !t->nameB.empty(); });
     std::vector<std::string> header = {"name", "status", "shape"};
     std::vector<bool> right = {false, false, false};
+    if (mapped) { // B's own name beside A's
+        header.insert(header.begin() + 1, "name in B");
+        right.insert(right.begin() + 1, false);
+    }
     auto column = [&](const char* name, bool alignRight) {
         header.push_back(name);
         right.push_back(alignRight);
@@ -278,7 +318,10 @@ void printTensorTable(const std::vector<const TensorDiffEntry*>& changed) {
     TextTable table(header, right);
     for (const TensorDiffEntry* t : changed) {
         const auto& e = t->elements;
-        std::vector<std::string> row = {t->name, diffStatusName(t->status), shapeChange(*t)};
+        std::vector<std::string> row = {printable(t->name), diffStatusName(t->status),
+                                        shapeChange(*t)};
+        if (mapped)
+            row.insert(row.begin() + 1, t->nameB.empty() ? "=" : printable(t->nameB));
         if (dtypes)
             row.push_back(dtypeChange(*t));
         if (nonFinite)
@@ -301,6 +344,9 @@ void printTensorText(const Document& a, const Document& b, const TensorDiff& d) 
                              [](auto& m) { return m.status != DiffStatus::Same; }));
     const auto [labelA, labelB] = distinguishingPaths(a.path(), b.path());
     printTensorSummary(labelA, labelB, d, metaChanged);
+    if (!d.nameMap.empty())
+        std::cout << "tensor names paired by llama.cpp's map for " << printable(d.nameMap)
+                  << " (--no-map to turn off)\n";
     std::vector<const TensorDiffEntry*> changed;
     for (const TensorDiffEntry& t : d.tensors)
         if (t.status != DiffStatus::Same)
@@ -415,7 +461,7 @@ int runDiff(const std::vector<std::string>& args) {
             else
                 printGradientText(*a, *b, g);
         } else {
-            const TensorDiff t = diffTensors(*a, *b, d.options, d.tensors);
+            const TensorDiff t = diffTensors(*a, *b, d.options, d.tensors, d.names);
             differs = t.differs();
             if (d.json)
                 printJson(std::cout, tensorDiffJson(*a, *b, d.options, t));

@@ -2,9 +2,13 @@
 // GGUF conversion: the name map both ways, and the rotary row permutation
 // against its definition (a reshape to [heads, 2, h], axes 1 and 2 swapped).
 #include "ckptscope/diff/namemapping.h"
+#include "ckptscope/diff/tensordiff.h"
+#include "ckptscope/document/document.h"
+#include "testsupport.h"
 
 #include <QtTest>
 
+#include <cmath>
 #include <numeric>
 
 using namespace ckptscope;
@@ -33,6 +37,7 @@ private Q_SLOTS:
     void unknownNamesAreNotMapped();
     void rotaryRowsFollowTheDefinition_data();
     void rotaryRowsFollowTheDefinition();
+    void quantizationErrorAgainstTheF32Model();
 };
 
 void TestNameMapping::namesBothWays_data() {
@@ -99,6 +104,70 @@ void TestNameMapping::rotaryRowsFollowTheDefinition() {
         QCOMPARE(hfRows[aGguf.rowOfB(r, uint64_t(rows))], ggufRows[r]);
     }
     QVERIFY(!bGguf.fits(uint64_t(rows) + 1));
+}
+
+// The conformance model: its f32 safetensors against the Q4_K_M GGUF
+// llama.cpp made of it. Every tensor pairs under the map; a q/k tensor's
+// relative L2 equals the one computed here from ggml's own dequantized
+// values with the rows put back by the permutation's definition, and is
+// large when the rows are compared as stored.
+void TestNameMapping::quantizationErrorAgainstTheF32Model() {
+    REQUIRE_CONFORMANCE();
+    const QString dir = testsupport::conformanceDir() + QStringLiteral("/gguf/");
+    const auto hf =
+        Document::open(testsupport::str(dir + QStringLiteral("valid/tiny-llama-f32.safetensors")));
+    const auto gguf =
+        Document::open(testsupport::str(dir + QStringLiteral("valid/tiny-llama-Q4_K_M.gguf")));
+    const TensorDiff d = diffTensors(*hf, *gguf, DiffOptions{});
+    QCOMPARE(d.nameMap, std::string("llama"));
+    QCOMPARE(d.summary.added + d.summary.removed + d.summary.shapeChanged, uint64_t(0));
+    QCOMPARE(d.tensors.size(), hf->tensors().size());
+    const uint64_t heads = 4; // llama.attention.head_count (and _kv) of this model
+    for (const TensorDiffEntry& e : d.tensors) {
+        QVERIFY2(e.elements && e.elements->relL2, e.name.c_str());
+        QCOMPARE(e.nameB, gguf->tensors()[*e.indexB].name);
+        QVERIFY2(*e.elements->relL2 < 0.5, e.name.c_str());
+        const bool rotary = e.name.find("q_proj") != std::string::npos ||
+                            e.name.find("k_proj") != std::string::npos;
+        QCOMPARE(!e.rowOrderB.same(), rotary);
+        if (!rotary)
+            continue;
+        // ggml's dequantized values of the GGUF tensor, rows put back.
+        const QString f32 =
+            dir + QStringLiteral("expected/tiny-llama-Q4_K_M.gguf.%1.f32").arg(*e.indexB);
+        const std::string raw = testsupport::readFile(f32);
+        const uint64_t n = *hf->tensors()[*e.indexA].elementCount;
+        QCOMPARE(raw.size(), n * 4);
+        std::vector<float> q(n), a(n);
+        std::memcpy(q.data(), raw.data(), raw.size());
+        hf->readValues(*e.indexA, 0, n, a.data());
+        const uint64_t rows = hf->tensors()[*e.indexA].shape[0], cols = n / rows;
+        std::vector<uint64_t> rowIds(rows);
+        std::iota(rowIds.begin(), rowIds.end(), uint64_t(0));
+        const std::vector<uint64_t> held = llamaPermute(rowIds, heads); // GGUF row g holds HF row
+        double diff2 = 0, norm2 = 0, asStored2 = 0;
+        for (uint64_t g = 0; g < rows; ++g)
+            for (uint64_t c = 0; c < cols; ++c) {
+                const double hfValue = a[held[g] * cols + c], ggufValue = q[g * cols + c];
+                diff2 += (ggufValue - hfValue) * (ggufValue - hfValue);
+                norm2 += hfValue * hfValue;
+                const double sameRow = a[g * cols + c];
+                asStored2 += (ggufValue - sameRow) * (ggufValue - sameRow);
+            }
+        const double expected = std::sqrt(diff2 / norm2);
+        QVERIFY2(std::abs(*e.elements->relL2 - expected) <= 1e-6 * expected,
+                 qPrintable(QStringLiteral("%1: %2 vs %3")
+                                .arg(QString::fromStdString(e.name))
+                                .arg(*e.elements->relL2)
+                                .arg(expected)));
+        QVERIFY(std::sqrt(asStored2 / norm2) > 1.0); // what comparing as stored would say
+    }
+    // --no-map: nothing pairs (every name differs).
+    NameMapOptions off;
+    off.builtIn = false;
+    const TensorDiff raw = diffTensors(*hf, *gguf, DiffOptions{}, {}, off);
+    QCOMPARE(raw.summary.removed, uint64_t(hf->tensors().size()));
+    QVERIFY(raw.nameMap.empty());
 }
 
 QTEST_GUILESS_MAIN(TestNameMapping)

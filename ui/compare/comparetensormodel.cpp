@@ -325,6 +325,12 @@ QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
         return v ? text(fmt::display(*v)) : QString();
     };
     if (role == Qt::ToolTipRole) {
+        if (column == Name && !e.nameB.empty()) // a pair under llama.cpp's names
+            return tr("%1\nin B: %2%3")
+                .arg(n.path, text(e.nameB),
+                     e.rowOrderB.same() ? QString()
+                                        : tr("\n(B's rows compared in A's order: llama.cpp "
+                                             "interleaves q/k rows per head)"));
         if (column == Name)
             return n.path;
         if (column == Status || column == Shape || column == Dtype) // whole when elided

@@ -101,12 +101,13 @@ std::vector<MetadataDiffEntry> diffMetadata(const Document& a, const Document& b
     return out;
 }
 
-// Pairs the k-th occurrence of a name in A with the k-th in B: A's order,
+// Pairs the k-th occurrence of a key in A with the k-th in B: A's order,
 // then the B-only tensors in B's order.
-std::vector<TensorDiffEntry> pairTensors(const Document& a, const Document& b) {
+std::vector<TensorDiffEntry> pairTensors(const Document& a, const Document& b,
+                                         const NamePairing& keys) {
     std::map<std::string, std::vector<size_t>> byNameB;
     for (size_t j = 0; j < b.tensors().size(); ++j)
-        byNameB[b.tensors()[j].name].push_back(j);
+        byNameB[keys.keysB[j]].push_back(j);
     std::map<std::string, size_t> seen;
     std::vector<bool> paired(b.tensors().size(), false);
     std::vector<TensorDiffEntry> out;
@@ -114,11 +115,14 @@ std::vector<TensorDiffEntry> pairTensors(const Document& a, const Document& b) {
         TensorDiffEntry e;
         e.name = a.tensors()[i].name;
         e.indexA = i;
-        const size_t k = seen[e.name]++;
-        const auto it = byNameB.find(e.name);
+        const size_t k = seen[keys.keysA[i]]++;
+        const auto it = byNameB.find(keys.keysA[i]);
         if (it != byNameB.end() && k < it->second.size()) {
             e.indexB = it->second[k];
             paired[*e.indexB] = true;
+            if (b.tensors()[*e.indexB].name != e.name)
+                e.nameB = b.tensors()[*e.indexB].name;
+            e.rowOrderB = keys.rowOrderB[*e.indexB];
         }
         out.push_back(std::move(e));
     }
@@ -192,7 +196,9 @@ uint64_t describeEntries(std::vector<TensorDiffEntry>& all, const Document& a, c
             e.status = DiffStatus::Removed;
         else if (!ta)
             e.status = DiffStatus::Added;
-        else if (ta->shape != tb->shape || ta->dataLen != tb->dataLen)
+        else if (ta->shape != tb->shape || ta->dataLen != tb->dataLen ||
+                 (!e.rowOrderB.same() &&
+                  (ta->shape.empty() || !e.rowOrderB.fits(ta->shape.front()))))
             e.status = DiffStatus::ShapeChanged;
         else
             total += ta->dataLen;
@@ -241,8 +247,27 @@ private:
 void EntryComparer::compareEntry(TensorDiffEntry& e, ValueComparer& with,
                                  const std::function<void(double)>& progress) {
     const uint64_t n = pairs(e);
-    if (m_a.tensors()[*e.indexA].dtype == Dtype::F64 ||
-        m_b.tensors()[*e.indexB].dtype == Dtype::F64) {
+    if (!e.rowOrderB.same()) {
+        // B's rows in A's order (a Llama GGUF's q/k against the original).
+        const uint64_t rows = m_a.tensors()[*e.indexA].shape.front();
+        const uint64_t rowLength = rows ? n / rows : 0;
+        const Document& b = m_b;
+        const size_t j = *e.indexB;
+        const RowOrder order = e.rowOrderB;
+        e.elements = with.compare(
+            n, tensorReader(m_a, *e.indexA),
+            [&b, j, order, rows, rowLength](uint64_t first, uint64_t count, float* out) {
+                try {
+                    readValuesInOrder(b, j, order, rows, rowLength, first, count, out);
+                } catch (const OpenError&) {
+                    throw;
+                } catch (const std::exception& error) {
+                    throw OpenError(b.path(), error.what());
+                }
+            },
+            progress);
+    } else if (m_a.tensors()[*e.indexA].dtype == Dtype::F64 ||
+               m_b.tensors()[*e.indexB].dtype == Dtype::F64) {
         // In double: f32 would make values beyond its range infinite.
         DiffOptions o = with.options();
         o.progress = progress;
@@ -341,10 +366,12 @@ void summarize(std::vector<TensorDiffEntry>& all, TensorDiffSummary& s) {
 } // namespace
 
 TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& options,
-                       const std::vector<std::string>& only) {
+                       const std::vector<std::string>& only, const NameMapOptions& names) {
     TensorDiff result;
     result.metadata = diffMetadata(a, b);
-    std::vector<TensorDiffEntry> all = pairTensors(a, b);
+    const NamePairing keys = pairTensorNames(a, b, names);
+    result.nameMap = keys.builtInMap;
+    std::vector<TensorDiffEntry> all = pairTensors(a, b, keys);
     keepOnly(all, only);
     const uint64_t total = describeEntries(all, a, b);
     EntryComparer(a, b, options, total, all.size()).compareAll(all);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ckptscope/diff/elementdiff.h"
+#include "ckptscope/diff/namemapping.h"
 #include "ckptscope/document/document.h"
 
 #include <optional>
@@ -18,7 +19,9 @@ const char* diffStatusName(DiffStatus status);
 // One tensor name (one occurrence of it: the k-th `x` of A pairs with the
 // k-th `x` of B) in the comparison of two tensor documents.
 struct TensorDiffEntry {
-    std::string name;
+    std::string name;   // A's name (B's for a tensor only B has)
+    std::string nameB;  // B's name when it differs (a mapped pair), else empty
+    RowOrder rowOrderB; // how B's rows lie against A's (a Llama GGUF's q/k)
     DiffStatus status = DiffStatus::Same;
     std::optional<size_t> indexA, indexB; // into each document's tensors()
     std::optional<std::vector<uint64_t>> shapeA, shapeB;
@@ -46,6 +49,9 @@ struct TensorDiff {
     // A's tensors in file order, then B-only tensors in B's order.
     std::vector<TensorDiffEntry> tensors;
     TensorDiffSummary summary;
+    // The built-in name map used ("llama", "qwen2"…: llama.cpp's names on
+    // the GGUF side), empty when tensors paired by their own names.
+    std::string nameMap;
     // Anything at all differs: a tensor or a metadata entry.
     bool differs() const;
 };
@@ -77,12 +83,15 @@ private:
 ValueReader tensorReader(const Document& doc, size_t index);
 
 // Compares two tensor documents; `only` (when not empty) limits the tensors
-// compared to those names (every occurrence), metadata is always compared.
+// compared to those names (every occurrence, A's names), metadata is always
+// compared. Tensors pair under `names` (namemapping.h): by default a GGUF
+// against a Hugging Face model pairs llama.cpp's names with the originals
+// and reads a Llama q/k tensor's rows in the other side's order.
 // Values are read block by block from both files. Throws
 // UnknownTensorError for a name in neither document, OpenError naming the
 // side whose file failed while its values were read (damaged, changed on
 // disk), and Cancelled.
 TensorDiff diffTensors(const Document& a, const Document& b, const DiffOptions& options,
-                       const std::vector<std::string>& only = {});
+                       const std::vector<std::string>& only = {}, const NameMapOptions& names = {});
 
 } // namespace ckptscope
