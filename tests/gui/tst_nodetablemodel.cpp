@@ -46,6 +46,28 @@ private Q_SLOTS:
         const int b = index->indexOf("b");
         QCOMPARE(model.rowOfNode(b), 1);
         QCOMPARE(model.index(1, 0).data(NodeTableModel::NodeIndexRole).toInt(), b);
+        // An index made with its graph carries the order and the nodes
+        // themselves: the same rows, and the longest text found per column.
+        auto withGraph = std::make_shared<const GraphIndex>(input, &ck->graph);
+        QCOMPARE(withGraph->node(b), ck->graph.getNode("b"));
+        NodeTableModel direct;
+        QAbstractItemModelTester directTester(
+            &direct, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        direct.setGraph(ck, withGraph);
+        QCOMPARE(direct.rowCount(), model.rowCount());
+        for (int r = 0; r < model.rowCount(); ++r)
+            for (int c = 0; c < NodeTableModel::ColumnCount; ++c)
+                QCOMPARE(direct.index(r, c).data(), model.index(r, c).data());
+        for (int c = 0; c < NodeTableModel::ColumnCount - 1; ++c) {
+            int longest = -1;
+            qsizetype chars = -1;
+            for (int r = 0; r < model.rowCount(); ++r)
+                if (const qsizetype n = model.index(r, c).data().toString().size(); n >= chars) {
+                    chars = n;
+                    longest = r;
+                }
+            QCOMPARE(direct.longestRow(c), longest);
+        }
         model.setGraph(nullptr, nullptr);
         QCOMPARE(model.rowCount(), 0);
     }

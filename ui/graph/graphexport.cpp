@@ -65,7 +65,7 @@ QString renderCheckpointGraph(const ckptscope::GradientCheckpoint& checkpoint, c
     auto input = GraphScene::layoutInput(checkpoint.graph);
     if (leftToRight)
         std::swap(input.input.widths, input.input.heights);
-    auto index = std::make_shared<const GraphIndex>(input);
+    auto index = std::make_shared<const GraphIndex>(input, &checkpoint.graph);
     auto layout =
         std::make_shared<const ckptscope::GraphLayout>(ckptscope::layoutGraph(input.input));
     // Non-owning: the checkpoint outlives the scene in this function.

@@ -1,18 +1,56 @@
 #include "graph/graphindex.h"
 
-GraphIndex::GraphIndex(const ckptscope::GraphLayoutInput& input) : m_ids(input.ids) {
+#include <algorithm>
+
+GraphIndex::GraphIndex(const ckptscope::GraphLayoutInput& input,
+                       const ckptscope::ComputationGraphStore* graph)
+    : m_ids(input.ids) {
+    if (graph) {
+        // The input lists the graph's nodes in key order: one walk, no lookups.
+        m_nodes.reserve(m_ids.size());
+        auto it = graph->nodes().begin();
+        for (const std::string& id : m_ids) {
+            const bool same = it != graph->nodes().end() && it->first == id;
+            m_nodes.push_back(same ? &it->second : graph->getNode(id));
+            if (same)
+                ++it;
+        }
+    }
     m_preds.resize(m_ids.size());
     m_succs.resize(m_ids.size());
-    m_indexOf.reserve(qsizetype(m_ids.size()));
-    for (size_t i = 0; i < m_ids.size(); ++i)
-        m_indexOf.insert(QString::fromStdString(m_ids[i]), int(i));
+    // Ids from a graph come sorted: a binary search needs no table of 100k
+    // strings.
+    m_sorted = std::is_sorted(m_ids.begin(), m_ids.end()) &&
+               std::adjacent_find(m_ids.begin(), m_ids.end()) == m_ids.end();
+    if (!m_sorted) {
+        m_indexOf.reserve(qsizetype(m_ids.size()));
+        for (size_t i = 0; i < m_ids.size(); ++i)
+            m_indexOf.insert(QString::fromStdString(m_ids[i]), int(i));
+    }
     for (const auto& [from, to] : input.input.edges) {
         m_succs[from].push_back(int(to));
         m_preds[to].push_back(int(from));
     }
+    m_hasGraph = graph != nullptr;
+    if (graph)
+        orderFrom(*graph);
+}
+
+void GraphIndex::orderFrom(const ckptscope::ComputationGraphStore& graph) {
+    const auto split = graph.topologicalSplit(); // one pass for both parts
+    m_order.reserve(split.order.size() + split.cycle.size());
+    for (const std::string& id : split.order)
+        m_order.push_back(indexOf(id));
+    m_ordered = m_order.size();
+    for (const std::string& id : split.cycle)
+        m_order.push_back(indexOf(id));
 }
 
 int GraphIndex::indexOf(const std::string& id) const {
+    if (m_sorted) {
+        const auto it = std::lower_bound(m_ids.begin(), m_ids.end(), id);
+        return it != m_ids.end() && *it == id ? int(it - m_ids.begin()) : -1;
+    }
     return m_indexOf.value(QString::fromStdString(id), -1);
 }
 

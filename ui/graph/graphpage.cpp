@@ -176,6 +176,7 @@ void GraphPage::setDocument(std::shared_ptr<const Document> document) {
 void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
                          const QStringList& warnings) {
     m_layoutTask.cancel(); // a layout still running belongs to the old graph
+    m_layoutPending = false;
     m_kept.reset();
     m_progress->setVisible(false);
     m_cancelButton->setVisible(false);
@@ -188,7 +189,6 @@ void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
     m_checkpoint = std::move(checkpoint);
     if (!m_checkpoint) {
         m_index.reset();
-        m_order.clear();
         m_inspector->setGraph(nullptr, nullptr);
         m_warnings->setVisible(false);
         Q_EMIT graphChanged(nullptr, nullptr);
@@ -199,6 +199,7 @@ void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
         problems << QStringLiteral("⚠ ") + plainToHtml(w);
     m_warnings->setText(problems.join(QStringLiteral("<br>")));
     m_warnings->setVisible(!problems.isEmpty());
+    indexGraph();
     startLayout();
 }
 
@@ -220,15 +221,26 @@ void GraphPage::setOrientation(GraphScene::Orientation orientation) {
     }
 }
 
+void GraphPage::indexGraph() {
+    // The index needs ids and edges only: node widths (font metrics, 100k
+    // strings) are measured when the layout runs.
+    const auto input =
+        layoutInputFromGraph(m_checkpoint->graph, [](const ComputationNode&) { return 1.0; });
+    m_index = std::make_shared<const GraphIndex>(input, &m_checkpoint->graph);
+    m_inspector->setGraph(m_checkpoint, m_index);
+    Q_EMIT graphChanged(m_checkpoint, m_index);
+}
+
 void GraphPage::startLayout() {
+    // A page nobody looks at costs nothing: the layout and the drawing wait
+    // until the page is shown (showEvent).
+    m_layoutPending = !isVisible();
+    m_status->setText(tr("Laying out %1 nodes…").arg(groupedNumber(uint64_t(m_index->size()))));
+    if (m_layoutPending)
+        return;
     auto input = GraphScene::layoutInput(m_checkpoint->graph); // font metrics: GUI thread
     if (m_orientation == GraphScene::Orientation::LeftRight)
         std::swap(input.input.widths, input.input.heights);
-    m_index = std::make_shared<const GraphIndex>(input);
-    m_order = NodeTableModel::listOrder(m_checkpoint->graph, *m_index);
-    m_inspector->setGraph(m_checkpoint, m_index);
-    Q_EMIT graphChanged(m_checkpoint, m_index);
-    m_status->setText(tr("Laying out %1 nodes…").arg(groupedNumber(uint64_t(m_index->size()))));
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancelButton->setVisible(true);
@@ -243,6 +255,12 @@ void GraphPage::startLayout() {
         },
         {[this](double p) { m_progress->setValue(int(p * 100)); },
          [this](const QString& error) { endLayout(error); }});
+}
+
+void GraphPage::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_layoutPending && m_checkpoint)
+        startLayout();
 }
 
 void GraphPage::endLayout(const QString& status) {
@@ -306,7 +324,7 @@ void GraphPage::goToLoss() {
         return;
     }
     for (int i = 0; i < m_index->size(); ++i) // by node, not by its "id" field
-        if (m_checkpoint->graph.getNode(m_index->id(i)) == loss)
+        if (m_index->node(i) == loss)
             selectNode(i);
 }
 
@@ -318,9 +336,8 @@ int GraphPage::search(const QString& text) {
         const QString lower = text.trimmed().toLower();
         auto startsWith = [&](const std::string& s) { return s.rfind(needle, 0) == 0; };
         // Walk in list (topological) order so next/previous follow the flow.
-        for (const int n : m_order) {
-            const ComputationNode* node =
-                n >= 0 ? m_checkpoint->graph.getNode(m_index->id(n)) : nullptr;
+        for (const int n : m_index->listOrder()) {
+            const ComputationNode* node = n >= 0 ? m_index->node(n) : nullptr;
             if (!node)
                 continue;
             bool hit = QString::fromStdString(node->op).toLower().contains(lower) ||
