@@ -1,7 +1,6 @@
 #include "graph/graphexport.h"
 #include "graph/graphindex.h"
 #include "graph/graphminimap.h"
-#include "graph/graphnodeitem.h"
 #include "graph/graphpage.h"
 #include "graph/graphscene.h"
 #include "graph/graphview.h"
@@ -63,9 +62,7 @@ QRect minimapInViewport(GraphPage& page) {
 }
 
 QRectF itemInViewport(GraphPage& page, int node) {
-    return page.view()
-        ->mapFromScene(page.scene()->nodeItem(node)->sceneBoundingRect())
-        .boundingRect();
+    return page.view()->mapFromScene(page.scene()->nodeRect(node)).boundingRect();
 }
 
 // With CKPTSCOPE_TEST_SHOTS=DIR, saves what the widget shows as DIR/NAME.png
@@ -147,11 +144,11 @@ private Q_SLOTS:
         QVERIFY(expected.size() > 10);
         std::set<std::string> marked;
         for (int i = 0; i < page.scene()->nodeCount(); ++i) {
-            const auto mark = page.scene()->nodeItem(i)->mark();
-            if (mark == GraphNodeItem::Mark::Highlighted)
+            const auto mark = page.scene()->nodeMark(i);
+            if (mark == GraphScene::Mark::Highlighted)
                 marked.insert(page.index()->id(i));
             else if (i != focus)
-                QCOMPARE(int(mark), int(GraphNodeItem::Mark::Dimmed));
+                QCOMPARE(int(mark), int(GraphScene::Mark::Dimmed));
         }
         QCOMPARE(marked, expected);
         page.highlightConsumers(focus); // the loss consumes nothing further
@@ -176,7 +173,7 @@ private Q_SLOTS:
         // Centred as far as the scene's edges allow: in view, near the middle.
         const QRectF visible =
             page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
-        const QRectF item = page.scene()->nodeItem(first)->sceneBoundingRect();
+        const QRectF item = page.scene()->nodeRect(first);
         QVERIFY2(visible.contains(item), "the match is in view");
         QVERIFY2(std::abs(item.center().y() - visible.center().y()) < visible.height() / 4,
                  "the match is near the middle");
@@ -322,8 +319,8 @@ private Q_SLOTS:
         QCOMPARE(page.inspector()->node(), loss);
         QCOMPARE(page.inspector()->text(), inspected);
         QCOMPARE(page.scene()->highlighted(), highlighted);
-        QCOMPARE(int(page.scene()->nodeItem(highlighted.front())->mark()),
-                 int(GraphNodeItem::Mark::Highlighted));
+        QCOMPARE(int(page.scene()->nodeMark(highlighted.front())),
+                 int(GraphScene::Mark::Highlighted));
         const QRectF item = itemInViewport(page, loss);
         QVERIFY2(QRectF(page.view()->viewport()->rect()).contains(item), "still in view");
         shot(page, "leftright-kept");
@@ -368,7 +365,7 @@ private Q_SLOTS:
             std::vector<uint8_t>(json.begin(), json.end()), "odd.json")));
         QVERIFY(waitLayout(page));
         QCOMPARE(page.scene()->nodeCount(), 1);
-        QCOMPARE(guisupport::shownText(page.scene()->nodeItem(0)->toolTip()),
+        QCOMPARE(guisupport::shownText(page.scene()->nodeToolTip(0)),
                  QString::fromStdString(op + "\n" + id));
         page.selectNode(0);
         const QString text = page.inspector()->text();

@@ -4,7 +4,6 @@
 #include "common/sizeformat.h"
 #include "graph/graphexport.h"
 #include "graph/graphminimap.h"
-#include "graph/graphnodeitem.h"
 #include "graph/graphview.h"
 #include "graph/nodeinspector.h"
 #include "graph/nodetablemodel.h"
@@ -137,8 +136,7 @@ void GraphPage::connectViews() {
             findNext(1);
         }
     });
-    connect(m_scene, &QGraphicsScene::selectionChanged, this, [this] {
-        const int node = m_scene->selectedNode();
+    connect(m_scene, &GraphScene::selectedNodeChanged, this, [this](int node) {
         if (node >= 0) {
             m_inspector->setNode(node);
             Q_EMIT nodeSelected(node);
@@ -297,14 +295,16 @@ int GraphPage::selectedNode() const {
 }
 
 void GraphPage::selectNode(int node, bool center) {
-    GraphNodeItem* item = m_scene->nodeItem(node);
+    const QRectF box = m_scene->nodeRect(node);
     m_inspector->setNode(node);
     Q_EMIT nodeSelected(node);
-    if (!item)
+    if (box.isEmpty())
         return;
+    // Quietly: the inspector and the signal above have the news already.
+    const QSignalBlocker quiet(m_scene);
     m_scene->selectNode(node);
     if (center)
-        m_view->centerOnItem(item);
+        m_view->centerOnRect(box);
 }
 
 void GraphPage::highlightProvenance(int node) {
