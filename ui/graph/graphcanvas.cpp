@@ -10,11 +10,45 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 namespace {
 constexpr double kBadge = 15;
 constexpr double kMargin = kBadge / 2 + 5; // badges and thick outlines reach past a box
+
+// One flag per device pixel, for thinning a far view: at the zoom that fits
+// 100 000 nodes, most of them land on a pixel already painted. Off (every
+// point new) for devices too large to mask, such as a large export.
+class PixelMask {
+public:
+    explicit PixelMask(const QPainter* painter) : m_t(painter->worldTransform()) {
+        const QPaintDevice* device = painter->device();
+        if (device && qint64(device->width()) * device->height() <= 16'000'000) {
+            m_w = device->width();
+            m_h = device->height();
+            m_bits.assign(size_t(m_w) * size_t(m_h), 0);
+        }
+    }
+    QPoint pixel(QPointF p) const {
+        const QPointF d = m_t.map(p);
+        return QPoint(int(std::floor(d.x())), int(std::floor(d.y())));
+    }
+    // True the first time a pixel is asked for (and outside the device).
+    bool claim(QPoint px) {
+        if (m_bits.empty() || px.x() < 0 || px.y() < 0 || px.x() >= m_w || px.y() >= m_h)
+            return true;
+        uint8_t& bit = m_bits[size_t(px.y()) * size_t(m_w) + size_t(px.x())];
+        return !std::exchange(bit, uint8_t(1));
+    }
+
+private:
+    QTransform m_t;
+    int m_w = 0, m_h = 0;
+    std::vector<uint8_t> m_bits;
+};
 
 bool isChange(GraphCanvas::Change c) {
     return c == GraphCanvas::Change::Changed || c == GraphCanvas::Change::Added ||
@@ -181,40 +215,32 @@ QPen GraphCanvas::edgePen(const QStyleOptionGraphicsItem* option, int e, double 
     return pen;
 }
 
+std::vector<int> GraphCanvas::itemsIn(const GraphGrid& grid, int count, const QRectF& rect) const {
+    std::vector<int> items;
+    if (rect.contains(boundingRect())) { // the whole graph: no grid, no sorting
+        items.resize(size_t(std::max(0, count)));
+        std::iota(items.begin(), items.end(), 0);
+        return items;
+    }
+    grid.forEachIn(rect, [&](uint32_t i) { items.push_back(int(i)); });
+    std::sort(items.begin(), items.end()); // the same order in every frame
+    return items;
+}
+
 void GraphCanvas::paintEdges(QPainter* painter, const QStyleOptionGraphicsItem* option,
                              const QRectF& exposed, double lod) const {
     // Three layers, as the items' z order was: plain, changed, highlighted.
     std::vector<int> layers[3];
-    m_edgeGrid.forEachIn(exposed.adjusted(-8, -8, 8, 8), [&](uint32_t e) {
-        const bool on = !m_edgeOn.empty() && m_edgeOn[e];
-        layers[on ? 2 : isChange(edgeChange(int(e))) ? 1 : 0].push_back(int(e));
-    });
+    for (const int e : itemsIn(m_edgeGrid, edgeCount(), exposed.adjusted(-8, -8, 8, 8))) {
+        const bool on = !m_edgeOn.empty() && m_edgeOn[size_t(e)];
+        layers[on ? 2 : isChange(edgeChange(e)) ? 1 : 0].push_back(e);
+    }
     // Zoomed far out, antialiasing thousands of sub-pixel lines is most of a
     // frame and shows nothing.
     painter->setRenderHint(QPainter::Antialiasing, lod >= 0.1);
-    for (std::vector<int>& layer : layers) {
-        std::sort(layer.begin(), layer.end()); // the same order in every frame
-        if (lod < 0.4) {                       // no arrow heads: lines batched per pen
-            std::vector<std::pair<QPen, QVector<QLineF>>> batches;
-            for (const int e : layer) {
-                const QPen pen = edgePen(option, e, lod);
-                auto it = std::find_if(batches.begin(), batches.end(),
-                                       [&](const auto& b) { return b.first == pen; });
-                if (it == batches.end())
-                    it = batches.insert(batches.end(), {pen, {}});
-                const uint32_t a = m_d.edgeStart[size_t(e)], b = m_d.edgeStart[size_t(e) + 1];
-                if (b - a < 2)
-                    continue;
-                if (lod < 0.05) // bends are under a pixel: one straight segment
-                    it->second << QLineF(m_d.points[a], m_d.points[b - 1]);
-                else
-                    for (uint32_t k = a; k + 1 < b; ++k)
-                        it->second << QLineF(m_d.points[k], m_d.points[k + 1]);
-            }
-            for (const auto& [pen, lines] : batches) {
-                painter->setPen(pen);
-                painter->drawLines(lines);
-            }
+    for (const std::vector<int>& layer : layers) {
+        if (lod < 0.4) { // no arrow heads: lines batched per pen
+            paintLines(painter, option, layer, lod);
             continue;
         }
         for (const int e : layer) {
@@ -241,6 +267,49 @@ void GraphCanvas::paintEdges(QPainter* painter, const QStyleOptionGraphicsItem* 
     }
 }
 
+void GraphCanvas::paintLines(QPainter* painter, const QStyleOptionGraphicsItem* option,
+                             const std::vector<int>& edges, double lod) const {
+    // Batches by what decides an edge's pen, so a pen is made per batch, not
+    // per edge.
+    std::vector<std::pair<QPen, QVector<QLineF>>> batches;
+    std::unordered_map<uint64_t, size_t> batchOf;
+    const PixelMask mask(painter);
+    std::unordered_set<uint64_t> drawn; // far out: one line per pair of end pixels
+    auto key = [](QPoint v) {
+        return uint64_t(uint32_t(v.x()) & 0xffff) << 16 | (uint32_t(v.y()) & 0xffff);
+    };
+    for (const int e : edges) {
+        const uint32_t a = m_d.edgeStart[size_t(e)], b = m_d.edgeStart[size_t(e) + 1];
+        if (b - a < 2)
+            continue;
+        const bool far = lod < 0.05;
+        if (far) {
+            // Bends are under a pixel: one straight segment, none within a
+            // pixel (the node blocks cover it), one per pair of end pixels.
+            const QPoint p = mask.pixel(m_d.points[a]), q = mask.pixel(m_d.points[b - 1]);
+            if (p == q || !drawn.insert(key(p) << 32 | key(q)).second)
+                continue;
+        }
+        const Change change = edgeChange(e);
+        const uint64_t style = uint64_t(isChange(change) ? m_edgeColors[size_t(e)] : 0) << 16 |
+                               uint64_t(change) << 8 | uint64_t(m_d.reversed[size_t(e)]) << 2 |
+                               uint64_t(m_edgeOn.empty() ? 0 : 1 + m_edgeOn[size_t(e)]);
+        const auto [it, fresh] = batchOf.try_emplace(style, batches.size());
+        if (fresh)
+            batches.push_back({edgePen(option, e, lod), {}});
+        QVector<QLineF>& lines = batches[it->second].second;
+        if (far)
+            lines << QLineF(m_d.points[a], m_d.points[b - 1]);
+        else
+            for (uint32_t k = a; k + 1 < b; ++k)
+                lines << QLineF(m_d.points[k], m_d.points[k + 1]);
+    }
+    for (const auto& [pen, lines] : batches) {
+        painter->setPen(pen);
+        painter->drawLines(lines);
+    }
+}
+
 QColor GraphCanvas::nodeFill(int n) const {
     QColor fill = opFamilyColor(m_d.families[size_t(n)]);
     const Change change = nodeChange(n);
@@ -256,10 +325,8 @@ void GraphCanvas::paintNodes(QPainter* painter, const QStyleOptionGraphicsItem* 
                              const QRectF& exposed, double lod) const {
     // Far out a block grows to 2 pixels: look that much further.
     const double reach = kMargin + (lod > 0 ? 2 / lod : 0);
-    std::vector<int> visible;
-    m_nodeGrid.forEachIn(exposed.adjusted(-reach, -reach, reach, reach),
-                         [&](uint32_t n) { visible.push_back(int(n)); });
-    std::sort(visible.begin(), visible.end());
+    const std::vector<int> visible =
+        itemsIn(m_nodeGrid, nodeCount(), exposed.adjusted(-reach, -reach, reach, reach));
     if (lod < 0.25) { // far away: a plain block is all the eye can use
         paintBlocks(painter, visible, lod);
         return;
@@ -271,8 +338,11 @@ void GraphCanvas::paintNodes(QPainter* painter, const QStyleOptionGraphicsItem* 
 
 void GraphCanvas::paintBlocks(QPainter* painter, const std::vector<int>& nodes, double lod) const {
     // Blocks batched per colour: a handful of fills for the whole graph.
-    std::vector<std::pair<QRgb, QVector<QRectF>>> batches;
-    std::unordered_map<QRgb, size_t> batchOf;
+    // Marked nodes (selected, highlighted) are drawn last and never thinned
+    // away: they are what the user looks for.
+    std::vector<std::pair<QRgb, QVector<QRectF>>> batches[2];
+    std::unordered_map<QRgb, size_t> batchOf[2];
+    PixelMask mask(painter);
     for (const int n : nodes) {
         // At the zoom that fits thousands of nodes a block would be under a
         // pixel and vanish: keep it at least 2 pixels, so the whole graph
@@ -287,19 +357,24 @@ void GraphCanvas::paintBlocks(QPainter* painter, const std::vector<int>& nodes, 
         QColor fill = nodeFill(n);
         if (isChange(nodeChange(n))) // from afar the status is what the eye looks for
             fill = QColor::fromRgba(m_nodeColors[size_t(n)]);
-        if (n == m_selected || mark(n) == Mark::Highlighted)
+        const bool marked = n == m_selected || mark(n) == Mark::Highlighted;
+        if (marked)
             fill = fill.lighter(140);
-        const auto [it, fresh] = batchOf.try_emplace(fill.rgba(), batches.size());
+        else if (block.width() * lod <= 3 && block.height() * lod <= 3 &&
+                 !mask.claim(mask.pixel(block.center())))
+            continue; // a pixel already painted
+        const auto [it, fresh] = batchOf[marked].try_emplace(fill.rgba(), batches[marked].size());
         if (fresh)
-            batches.push_back({fill.rgba(), {}});
-        batches[it->second].second << block;
+            batches[marked].push_back({fill.rgba(), {}});
+        batches[marked][it->second].second << block;
     }
     painter->setRenderHint(QPainter::Antialiasing, false);
     painter->setPen(Qt::NoPen);
-    for (const auto& [rgba, blocks] : batches) {
-        painter->setBrush(QColor::fromRgba(rgba));
-        painter->drawRects(blocks);
-    }
+    for (const auto& layer : batches)
+        for (const auto& [rgba, blocks] : layer) {
+            painter->setBrush(QColor::fromRgba(rgba));
+            painter->drawRects(blocks);
+        }
 }
 
 void GraphCanvas::paintChange(QPainter* painter, int node, const QRectF& box) const {

@@ -71,8 +71,12 @@ protected:
 
 private:
     struct EdgeStyle;
+    // Items of a grid with a box near rect, in index order.
+    std::vector<int> itemsIn(const GraphGrid& grid, int count, const QRectF& rect) const;
     void paintEdges(QPainter* painter, const QStyleOptionGraphicsItem* option,
                     const QRectF& exposed, double lod) const;
+    void paintLines(QPainter* painter, const QStyleOptionGraphicsItem* option,
+                    const std::vector<int>& edges, double lod) const;
     void paintNodes(QPainter* painter, const QStyleOptionGraphicsItem* option,
                     const QRectF& exposed, double lod) const;
     void paintBlocks(QPainter* painter, const std::vector<int>& nodes, double lod) const;
