@@ -351,6 +351,51 @@ private Q_SLOTS:
         QVERIFY(!QImage(typed + QStringLiteral(".png")).isNull());
     }
 
+    // Picking goes through the canvas's grid: a click on a node selects it
+    // (inspector and signal), hovering shows its tooltip, and a click on
+    // empty space selects nothing (and pans instead).
+    void clickAndHoverPickTheNodeUnderTheCursor() {
+        auto shown = shownPage(generated(207));
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        GraphView* view = page.view();
+        const GraphScene* scene = page.scene();
+        const QRect overlay = view->overlayRect();
+        int target = -1;
+        for (int i = 0; i < scene->nodeCount() && target < 0; ++i) {
+            const QRectF box = view->mapFromScene(scene->nodeRect(i)).boundingRect();
+            if (QRectF(view->viewport()->rect()).contains(box) && !box.intersects(overlay))
+                target = i;
+        }
+        QVERIFY(target >= 0);
+        const QPoint at = view->mapFromScene(scene->nodeRect(target).center());
+        QCOMPARE(scene->nodeAt(view->mapToScene(at), view->zoom()), target);
+        QSignalSpy selected(&page, &GraphPage::nodeSelected);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(page.selectedNode(), target);
+        QCOMPARE(page.inspector()->node(), target);
+        QVERIFY(!selected.isEmpty());
+        QCOMPARE(selected.last().at(0).toInt(), target);
+        QTest::mouseMove(view->viewport(), at);
+        QTRY_COMPARE(scene->canvas()->toolTip(), scene->nodeToolTip(target));
+        // A point 12 pixels clear of every box: no node there.
+        QPoint empty(-1, -1);
+        for (int y = 5; y < view->viewport()->height() && empty.x() < 0; y += 7)
+            for (int x = 5; x < view->viewport()->width() && empty.x() < 0; x += 7) {
+                const QRect clear(x - 12, y - 12, 24, 24);
+                bool near = overlay.intersects(clear);
+                for (int i = 0; i < scene->nodeCount() && !near; ++i)
+                    near = view->mapFromScene(scene->nodeRect(i)).boundingRect().intersects(clear);
+                if (!near)
+                    empty = QPoint(x, y);
+            }
+        QVERIFY(empty.x() >= 0);
+        QCOMPARE(scene->nodeAt(view->mapToScene(empty), view->zoom()), -1);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, empty);
+        QCOMPARE(page.selectedNode(), -1);
+        QCOMPARE(page.inspector()->node(), target); // the inspector keeps the last node
+    }
+
     // Node tooltips, the inspector and warnings show the file's text as it is,
     // never as HTML.
     void fileTextShownExactly() {

@@ -170,12 +170,13 @@ void GraphCanvas::hoverMoveEvent(QGraphicsSceneHoverEvent* event) {
 
 void GraphCanvas::mousePressEvent(QGraphicsSceneMouseEvent* event) {
     const int node = event->button() == Qt::LeftButton ? nodeAt(event->scenePos(), viewZoom()) : -1;
-    if (event->button() == Qt::LeftButton && m_clicked)
+    if (node < 0) {
+        event->ignore(); // the view pans instead (and the scene clears the selection)
+        return;
+    }
+    if (m_clicked)
         m_clicked(node);
-    if (node >= 0)
-        event->accept();
-    else
-        event->ignore(); // the view pans instead
+    event->accept();
 }
 
 void GraphCanvas::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {

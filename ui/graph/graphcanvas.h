@@ -40,6 +40,7 @@ public:
         std::function<QString(int)> toolTip; // unless a comparison set one
     };
 
+    // clicked: a node was clicked.
     GraphCanvas(Drawing drawing, std::function<void(int)> clicked);
 
     int nodeCount() const { return int(m_d.boxes.size()); }

@@ -3,6 +3,7 @@
 #include "common/plaintext.h"
 
 #include <QFontMetrics>
+#include <QGraphicsSceneMouseEvent>
 #include <QGuiApplication>
 
 using namespace ckptscope;
@@ -105,6 +106,13 @@ void GraphScene::build(std::shared_ptr<const GradientCheckpoint> checkpoint,
     m_canvas = new GraphCanvas(drawing(), [this](int node) { selectNode(node); });
     addItem(m_canvas);
     setSceneRect(m_canvas->boundingRect().adjusted(-30, -30, 30, 30));
+}
+
+void GraphScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+    QGraphicsScene::mousePressEvent(event);
+    // No node took it (empty space, inside the drawing or past its edge).
+    if (!event->isAccepted() && event->button() == Qt::LeftButton)
+        selectNode(-1);
 }
 
 void GraphScene::setNodeChange(int node, Change change, const QColor& color) {

@@ -71,6 +71,9 @@ Q_SIGNALS:
     // A node was selected (by a click or selectNode), or -1: none.
     void selectedNodeChanged(int node);
 
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+
 private:
     QPointF map(double x, double y) const;
     GraphCanvas::Drawing drawing() const;
