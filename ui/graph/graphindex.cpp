@@ -37,13 +37,43 @@ GraphIndex::GraphIndex(const ckptscope::GraphLayoutInput& input,
 }
 
 void GraphIndex::orderFrom(const ckptscope::ComputationGraphStore& graph) {
-    const auto split = graph.topologicalSplit(); // one pass for both parts
-    m_order.reserve(split.order.size() + split.cycle.size());
-    for (const std::string& id : split.order)
-        m_order.push_back(indexOf(id));
+    // ComputationGraphStore::topologicalSplit's order (Kahn's algorithm, the
+    // sources and each batch of freed nodes sorted by id) from the integer
+    // lists, without indexing 100k id strings again. Indices are in id
+    // order; a repeated edge frees its target once, as one edge does; a self
+    // loop (left out of the lists) keeps its node waiting for ever.
+    if (!m_sorted) { // index order is not id order: the graph's own split
+        const auto split = graph.topologicalSplit();
+        for (const std::string& id : split.order)
+            m_order.push_back(indexOf(id));
+        m_ordered = m_order.size();
+        for (const std::string& id : split.cycle)
+            m_order.push_back(indexOf(id));
+        return;
+    }
+    const size_t n = m_ids.size();
+    std::vector<uint32_t> waiting(n);
+    for (size_t i = 0; i < n; ++i)
+        waiting[i] = uint32_t(m_preds[i].size());
+    for (const auto& [producer, consumer] : graph.edges())
+        if (producer == consumer)
+            if (const int i = indexOf(producer); i >= 0)
+                ++waiting[size_t(i)];
+    m_order.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+        if (waiting[i] == 0)
+            m_order.push_back(int(i));
+    for (size_t head = 0; head < m_order.size(); ++head) {
+        const size_t batch = m_order.size();
+        for (const int s : m_succs[size_t(m_order[head])])
+            if (--waiting[size_t(s)] == 0)
+                m_order.push_back(s);
+        std::sort(m_order.begin() + std::ptrdiff_t(batch), m_order.end());
+    }
     m_ordered = m_order.size();
-    for (const std::string& id : split.cycle)
-        m_order.push_back(indexOf(id));
+    for (size_t i = 0; i < n; ++i) // the rest, on or behind a cycle, by id
+        if (waiting[i] != 0)
+            m_order.push_back(int(i));
 }
 
 int GraphIndex::indexOf(const std::string& id) const {

@@ -187,6 +187,7 @@ void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
     m_checkpoint = std::move(checkpoint);
     if (!m_checkpoint) {
         m_index.reset();
+        m_edges.clear();
         m_inspector->setGraph(nullptr, nullptr);
         m_warnings->setVisible(false);
         Q_EMIT graphChanged(nullptr, nullptr);
@@ -222,9 +223,10 @@ void GraphPage::setOrientation(GraphScene::Orientation orientation) {
 void GraphPage::indexGraph() {
     // The index needs ids and edges only: node widths (font metrics, 100k
     // strings) are measured when the layout runs.
-    const auto input =
+    auto input =
         layoutInputFromGraph(m_checkpoint->graph, [](const ComputationNode&) { return 1.0; });
     m_index = std::make_shared<const GraphIndex>(input, &m_checkpoint->graph);
+    m_edges = std::move(input.input.edges); // for the layout, when it runs
     m_inspector->setGraph(m_checkpoint, m_index);
     Q_EMIT graphChanged(m_checkpoint, m_index);
 }
@@ -236,15 +238,15 @@ void GraphPage::startLayout() {
     m_status->setText(tr("Laying out %1 nodes…").arg(groupedNumber(uint64_t(m_index->size()))));
     if (m_layoutPending)
         return;
-    auto input = GraphScene::layoutInput(m_checkpoint->graph); // font metrics: GUI thread
+    auto input = GraphScene::layoutInput(*m_index, m_edges); // font metrics: GUI thread
     if (m_orientation == GraphScene::Orientation::LeftRight)
-        std::swap(input.input.widths, input.input.heights);
+        std::swap(input.widths, input.heights);
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancelButton->setVisible(true);
 
     m_layoutTask.start(
-        [this, layoutInput = std::move(input.input)](BackgroundTask::Run& run) {
+        [this, layoutInput = std::move(input)](BackgroundTask::Run& run) {
             LayoutOptions options;
             options.cancel = run.cancelFlag();
             options.progress = [&run](double p) { run.progress(p); };

@@ -84,6 +84,7 @@ private:
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
     std::shared_ptr<const GraphIndex> m_index;
     std::shared_ptr<const ckptscope::GraphLayout> m_layout;
+    std::vector<std::pair<uint32_t, uint32_t>> m_edges; // the index's, as layout input
     GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
     std::vector<int> m_matches;
     // What the user was looking at when the orientation changed: the same

@@ -12,14 +12,33 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
     setItemIndexMethod(QGraphicsScene::NoIndex); // one item; the canvas has its own grid
 }
 
+namespace {
+double labelWidth(const QFontMetrics& fm, const std::string& op) {
+    return double(fm.horizontalAdvance(QString::fromStdString(op)) + 20);
+}
+double nodeHeight(const QFontMetrics& fm) {
+    return double(fm.height() + 14);
+}
+} // namespace
+
 GraphLayoutInput GraphScene::layoutInput(const ComputationGraphStore& graph) {
     const QFontMetrics fm(QGuiApplication::font());
     return layoutInputFromGraph(
-        graph,
-        [&fm](const ComputationNode& n) {
-            return double(fm.horizontalAdvance(QString::fromStdString(n.op)) + 20);
-        },
-        double(fm.height() + 14));
+        graph, [&fm](const ComputationNode& n) { return labelWidth(fm, n.op); }, nodeHeight(fm));
+}
+
+LayoutInput GraphScene::layoutInput(const GraphIndex& index,
+                                    std::vector<std::pair<uint32_t, uint32_t>> edges) {
+    const QFontMetrics fm(QGuiApplication::font());
+    LayoutInput input;
+    input.edges = std::move(edges);
+    input.widths.reserve(size_t(index.size()));
+    for (int i = 0; i < index.size(); ++i) {
+        const ComputationNode* node = index.node(i);
+        input.widths.push_back(labelWidth(fm, node ? node->op : std::string()));
+    }
+    input.heights.assign(size_t(index.size()), nodeHeight(fm));
+    return input;
 }
 
 void GraphScene::clearGraph() {

@@ -66,6 +66,10 @@ public:
 
     // Node sizes for the layout: label width from the font, fixed height.
     static ckptscope::GraphLayoutInput layoutInput(const ckptscope::ComputationGraphStore& graph);
+    // The same sizes for an index made with its graph, and its edges (as
+    // layoutInputFromGraph found them): no second pass over the ids.
+    static ckptscope::LayoutInput layoutInput(const GraphIndex& index,
+                                              std::vector<std::pair<uint32_t, uint32_t>> edges);
 
 Q_SIGNALS:
     // A node was selected (by a click or selectNode), or -1: none.
