@@ -6,6 +6,9 @@
 #include <QGraphicsSceneMouseEvent>
 #include <QGuiApplication>
 
+#include <string_view>
+#include <unordered_map>
+
 using namespace ckptscope;
 
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
@@ -64,10 +67,19 @@ GraphCanvas::Drawing GraphScene::drawing() const {
     };
     const ComputationNode* loss = m_checkpoint->lossNode();
     const size_t n = m_layout->nodes.size();
-    std::vector<char> onCycle(n, 0); // cycle lists node keys, like m_index's ids
-    for (const std::string& id : m_checkpoint->graph.cycleNodes())
-        if (const int i = m_index->indexOf(id); i >= 0 && size_t(i) < n)
-            onCycle[size_t(i)] = 1;
+    std::vector<char> onCycle(n, 0);
+    if (m_index->hasGraph()) { // the index's list ends with the nodes on cycles
+        const std::vector<int>& order = m_index->listOrder();
+        for (size_t r = m_index->orderedCount(); r < order.size(); ++r)
+            if (order[r] >= 0 && size_t(order[r]) < n)
+                onCycle[size_t(order[r])] = 1;
+    } else {
+        for (const std::string& id : m_checkpoint->graph.cycleNodes()) // node keys, like ids
+            if (const int i = m_index->indexOf(id); i >= 0 && size_t(i) < n)
+                onCycle[size_t(i)] = 1;
+    }
+    // A graph has a handful of distinct ops: each recognised once.
+    std::unordered_map<std::string_view, OpFamily> familyOf;
     GraphCanvas::Drawing d;
     d.boxes.reserve(n);
     d.families.reserve(n);
@@ -82,7 +94,14 @@ GraphCanvas::Drawing GraphScene::drawing() const {
         QRectF box(QPointF(), size);
         box.moveCenter(map(ln.x, ln.y));
         d.boxes.push_back(box);
-        d.families.push_back(node ? opFamily(QString::fromStdString(node->op)) : OpFamily::Other);
+        OpFamily family = OpFamily::Other;
+        if (node) {
+            const auto [it, fresh] = familyOf.try_emplace(node->op, OpFamily::Other);
+            if (fresh)
+                it->second = opFamily(QString::fromStdString(node->op));
+            family = it->second;
+        }
+        d.families.push_back(family);
         d.states.push_back(node && node->gradientCid ? GraphCanvas::State::BackwardDone
                            : node && node->outputCid ? GraphCanvas::State::ForwardDone
                                                      : GraphCanvas::State::Pending);
