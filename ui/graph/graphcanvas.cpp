@@ -24,9 +24,9 @@ constexpr double kMargin = kBadge / 2 + 5; // badges and thick outlines reach pa
 // point new) for devices too large to mask, such as a large export.
 class PixelMask {
 public:
-    explicit PixelMask(const QPainter* painter) : m_t(painter->worldTransform()) {
+    PixelMask(const QPainter* painter, bool on) : m_t(painter->worldTransform()) {
         const QPaintDevice* device = painter->device();
-        if (device && qint64(device->width()) * device->height() <= 16'000'000) {
+        if (on && device && qint64(device->width()) * device->height() <= 16'000'000) {
             m_w = device->width();
             m_h = device->height();
             m_bits.assign(size_t(m_w) * size_t(m_h), 0);
@@ -37,6 +37,7 @@ public:
         return QPoint(int(std::floor(d.x())), int(std::floor(d.y())));
     }
     // True the first time a pixel is asked for (and outside the device).
+    bool on() const { return !m_bits.empty(); }
     bool claim(QPoint px) {
         if (m_bits.empty() || px.x() < 0 || px.y() < 0 || px.x() >= m_w || px.y() >= m_h)
             return true;
@@ -179,7 +180,10 @@ void GraphCanvas::mousePressEvent(QGraphicsSceneMouseEvent* event) {
     event->accept();
 }
 
-void GraphCanvas::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+void GraphCanvas::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
+                        QWidget* widget) {
+    // Thinned only on screen: an export or --render draws every node.
+    m_thin = widget != nullptr;
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QRectF exposed = option->exposedRect.isEmpty() ? boundingRect() : option->exposedRect;
     paintEdges(painter, option, exposed, lod);
@@ -274,7 +278,7 @@ void GraphCanvas::paintLines(QPainter* painter, const QStyleOptionGraphicsItem* 
     // per edge.
     std::vector<std::pair<QPen, QVector<QLineF>>> batches;
     std::unordered_map<uint64_t, size_t> batchOf;
-    const PixelMask mask(painter);
+    const PixelMask mask(painter, m_thin);
     std::unordered_set<uint64_t> drawn; // far out: one line per pair of end pixels
     auto key = [](QPoint v) {
         return uint64_t(uint32_t(v.x()) & 0xffff) << 16 | (uint32_t(v.y()) & 0xffff);
@@ -288,7 +292,7 @@ void GraphCanvas::paintLines(QPainter* painter, const QStyleOptionGraphicsItem* 
             // Bends are under a pixel: one straight segment, none within a
             // pixel (the node blocks cover it), one per pair of end pixels.
             const QPoint p = mask.pixel(m_d.points[a]), q = mask.pixel(m_d.points[b - 1]);
-            if (p == q || !drawn.insert(key(p) << 32 | key(q)).second)
+            if (mask.on() && (p == q || !drawn.insert(key(p) << 32 | key(q)).second))
                 continue;
         }
         const Change change = edgeChange(e);
@@ -343,7 +347,7 @@ void GraphCanvas::paintBlocks(QPainter* painter, const std::vector<int>& nodes, 
     // away: they are what the user looks for.
     std::vector<std::pair<QRgb, QVector<QRectF>>> batches[2];
     std::unordered_map<QRgb, size_t> batchOf[2];
-    PixelMask mask(painter);
+    PixelMask mask(painter, m_thin);
     for (const int n : nodes) {
         // At the zoom that fits thousands of nodes a block would be under a
         // pixel and vanish: keep it at least 2 pixels, so the whole graph

@@ -91,6 +91,7 @@ private:
     Drawing m_d;
     std::function<void(int)> m_clicked;
     GraphGrid m_nodeGrid, m_edgeGrid;
+    mutable bool m_thin = false; // this paint is for a view: far views thinned per pixel
     int m_selected = -1;
     std::vector<Mark> m_marks;                        // empty: none
     std::vector<uint8_t> m_edgeOn;                    // empty: none; else 1 highlighted, 0 dimmed
