@@ -2,9 +2,25 @@
 
 #include <algorithm>
 
-GraphIndex::GraphIndex(const ckptscope::GraphLayoutInput& input,
+GraphIndex::Lists GraphIndex::lists(size_t nodes,
+                                    const std::vector<std::pair<uint32_t, uint32_t>>& edges,
+                                    bool forward) {
+    Lists l;
+    l.start.assign(nodes + 1, 0);
+    for (const auto& [from, to] : edges)
+        ++l.start[(forward ? from : to) + 1];
+    for (size_t i = 0; i < nodes; ++i)
+        l.start[i + 1] += l.start[i];
+    l.items.resize(edges.size());
+    std::vector<uint32_t> next(l.start.begin(), l.start.end() - 1);
+    for (const auto& [from, to] : edges) // in edge order, as the lists were
+        l.items[next[forward ? from : to]++] = int(forward ? to : from);
+    return l;
+}
+
+GraphIndex::GraphIndex(ckptscope::GraphLayoutInput input,
                        const ckptscope::ComputationGraphStore* graph)
-    : m_ids(input.ids) {
+    : m_ids(std::move(input.ids)) {
     if (graph) {
         // The input lists the graph's nodes in key order: one walk, no lookups.
         m_nodes.reserve(m_ids.size());
@@ -16,8 +32,6 @@ GraphIndex::GraphIndex(const ckptscope::GraphLayoutInput& input,
                 ++it;
         }
     }
-    m_preds.resize(m_ids.size());
-    m_succs.resize(m_ids.size());
     // Ids from a graph come sorted: a binary search needs no table of 100k
     // strings.
     m_sorted = std::is_sorted(m_ids.begin(), m_ids.end()) &&
@@ -27,10 +41,8 @@ GraphIndex::GraphIndex(const ckptscope::GraphLayoutInput& input,
         for (size_t i = 0; i < m_ids.size(); ++i)
             m_indexOf.insert(QString::fromStdString(m_ids[i]), int(i));
     }
-    for (const auto& [from, to] : input.input.edges) {
-        m_succs[from].push_back(int(to));
-        m_preds[to].push_back(int(from));
-    }
+    m_succs = lists(m_ids.size(), input.input.edges, true);
+    m_preds = lists(m_ids.size(), input.input.edges, false);
     m_hasGraph = graph != nullptr;
     if (graph)
         orderFrom(*graph);
@@ -54,7 +66,7 @@ void GraphIndex::orderFrom(const ckptscope::ComputationGraphStore& graph) {
     const size_t n = m_ids.size();
     std::vector<uint32_t> waiting(n);
     for (size_t i = 0; i < n; ++i)
-        waiting[i] = uint32_t(m_preds[i].size());
+        waiting[i] = uint32_t(m_preds.of(int(i)).size());
     for (const auto& [producer, consumer] : graph.edges())
         if (producer == consumer)
             if (const int i = indexOf(producer); i >= 0)
@@ -65,7 +77,7 @@ void GraphIndex::orderFrom(const ckptscope::ComputationGraphStore& graph) {
             m_order.push_back(int(i));
     for (size_t head = 0; head < m_order.size(); ++head) {
         const size_t batch = m_order.size();
-        for (const int s : m_succs[size_t(m_order[head])])
+        for (const int s : m_succs.of(m_order[head]))
             if (--waiting[size_t(s)] == 0)
                 m_order.push_back(s);
         std::sort(m_order.begin() + std::ptrdiff_t(batch), m_order.end());
@@ -84,14 +96,14 @@ int GraphIndex::indexOf(const std::string& id) const {
     return m_indexOf.value(QString::fromStdString(id), -1);
 }
 
-std::vector<int> GraphIndex::walk(int start, const std::vector<std::vector<int>>& next) const {
+std::vector<int> GraphIndex::walk(int start, const Lists& next) const {
     std::vector<char> seen(m_ids.size(), 0);
     std::vector<int> stack{start}, out;
     seen[size_t(start)] = 1;
     while (!stack.empty()) {
         const int n = stack.back();
         stack.pop_back();
-        for (int m : next[size_t(n)])
+        for (int m : next.of(n))
             if (!seen[size_t(m)]) {
                 seen[size_t(m)] = 1;
                 out.push_back(m);

@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QString>
 
+#include <span>
 #include <vector>
 
 // Index-based view of a computation graph for the GUI: node i is ids[i],
@@ -14,7 +15,9 @@ class GraphIndex {
 public:
     GraphIndex() = default;
     // With the graph the input was made from, node(i) points into it.
-    explicit GraphIndex(const ckptscope::GraphLayoutInput& input,
+    // The ids are taken over: pass an input that is no longer needed with
+    // std::move (100k strings not copied).
+    explicit GraphIndex(ckptscope::GraphLayoutInput input,
                         const ckptscope::ComputationGraphStore* graph = nullptr);
 
     int size() const { return int(m_ids.size()); }
@@ -25,8 +28,8 @@ public:
     const ckptscope::ComputationNode* node(int i) const {
         return m_nodes.empty() ? nullptr : m_nodes[size_t(i)];
     }
-    const std::vector<int>& predecessors(int i) const { return m_preds[size_t(i)]; }
-    const std::vector<int>& successors(int i) const { return m_succs[size_t(i)]; }
+    std::span<const int> predecessors(int i) const { return m_preds.of(i); }
+    std::span<const int> successors(int i) const { return m_succs.of(i); }
     // With the graph: node indices in topological order, then the nodes on
     // cycles (from orderedCount() on); -1 for an id the index lacks.
     bool hasGraph() const { return m_hasGraph; }
@@ -38,7 +41,17 @@ public:
 
 private:
     void orderFrom(const ckptscope::ComputationGraphStore& graph);
-    std::vector<int> walk(int start, const std::vector<std::vector<int>>& next) const;
+    // Neighbour lists in one array (compressed rows): no allocation per node.
+    struct Lists {
+        std::vector<uint32_t> start; // node i's list is items[start[i], start[i + 1])
+        std::vector<int> items;
+        std::span<const int> of(int i) const {
+            return {items.data() + start[size_t(i)], items.data() + start[size_t(i) + 1]};
+        }
+    };
+    static Lists lists(size_t nodes, const std::vector<std::pair<uint32_t, uint32_t>>& edges,
+                       bool forward);
+    std::vector<int> walk(int start, const Lists& next) const;
 
     std::vector<std::string> m_ids;
     std::vector<const ckptscope::ComputationNode*> m_nodes; // the graph's own, by index
@@ -47,5 +60,5 @@ private:
     QHash<QString, int> m_indexOf; // otherwise
     std::vector<int> m_order;
     size_t m_ordered = 0;
-    std::vector<std::vector<int>> m_preds, m_succs;
+    Lists m_preds, m_succs;
 };

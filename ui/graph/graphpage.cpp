@@ -225,8 +225,8 @@ void GraphPage::indexGraph() {
     // strings) are measured when the layout runs.
     auto input =
         layoutInputFromGraph(m_checkpoint->graph, [](const ComputationNode&) { return 1.0; });
-    m_index = std::make_shared<const GraphIndex>(input, &m_checkpoint->graph);
-    m_edges = std::move(input.input.edges); // for the layout, when it runs
+    m_edges = input.input.edges; // for the layout, when it runs
+    m_index = std::make_shared<const GraphIndex>(std::move(input), &m_checkpoint->graph);
     m_inspector->setGraph(m_checkpoint, m_index);
     Q_EMIT graphChanged(m_checkpoint, m_index);
 }
