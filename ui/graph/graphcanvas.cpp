@@ -180,10 +180,10 @@ void GraphCanvas::mousePressEvent(QGraphicsSceneMouseEvent* event) {
     event->accept();
 }
 
-void GraphCanvas::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
-                        QWidget* widget) {
-    // Thinned only on screen: an export or --render draws every node.
-    m_thin = widget != nullptr;
+void GraphCanvas::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    // Thinned on screen and in the minimap; an export or --render draws
+    // every node (setDrawEveryNode).
+    m_thin = !m_everyNode;
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QRectF exposed = option->exposedRect.isEmpty() ? boundingRect() : option->exposedRect;
     paintEdges(painter, option, exposed, lod);

@@ -63,6 +63,10 @@ public:
     void setToolTipOf(int node, const QString& tip) { m_tips.insert(node, tip); }
     QString toolTipOf(int node) const;
 
+    // Far views are thinned to a block per pixel unless every node is asked
+    // for (exports, --render).
+    void setDrawEveryNode(bool on) { m_everyNode = on; }
+
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
@@ -91,7 +95,8 @@ private:
     Drawing m_d;
     std::function<void(int)> m_clicked;
     GraphGrid m_nodeGrid, m_edgeGrid;
-    mutable bool m_thin = false; // this paint is for a view: far views thinned per pixel
+    bool m_everyNode = false;
+    mutable bool m_thin = false; // this paint thins far views per pixel
     int m_selected = -1;
     std::vector<Mark> m_marks;                        // empty: none
     std::vector<uint8_t> m_edgeOn;                    // empty: none; else 1 highlighted, 0 dimmed

@@ -16,9 +16,22 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
 }
 
 namespace {
-double labelWidth(const QFontMetrics& fm, const std::string& op) {
-    return double(fm.horizontalAdvance(QString::fromStdString(op)) + 20);
-}
+// Label widths by op: a graph has a handful of distinct ops, and measuring
+// text (shaping) 100k times was most of the layout's input.
+class LabelWidths {
+public:
+    explicit LabelWidths(const QFontMetrics& fm) : m_fm(fm) {}
+    double operator()(const std::string& op) {
+        const auto [it, fresh] = m_widths.try_emplace(op, 0.0);
+        if (fresh)
+            it->second = double(m_fm.horizontalAdvance(QString::fromStdString(op)) + 20);
+        return it->second;
+    }
+
+private:
+    const QFontMetrics& m_fm;
+    std::unordered_map<std::string_view, double> m_widths; // views of the graph's ops
+};
 double nodeHeight(const QFontMetrics& fm) {
     return double(fm.height() + 14);
 }
@@ -26,8 +39,9 @@ double nodeHeight(const QFontMetrics& fm) {
 
 GraphLayoutInput GraphScene::layoutInput(const ComputationGraphStore& graph) {
     const QFontMetrics fm(QGuiApplication::font());
+    LabelWidths widthOf(fm);
     return layoutInputFromGraph(
-        graph, [&fm](const ComputationNode& n) { return labelWidth(fm, n.op); }, nodeHeight(fm));
+        graph, [&widthOf](const ComputationNode& n) { return widthOf(n.op); }, nodeHeight(fm));
 }
 
 LayoutInput GraphScene::layoutInput(const GraphIndex& index,
@@ -36,9 +50,11 @@ LayoutInput GraphScene::layoutInput(const GraphIndex& index,
     LayoutInput input;
     input.edges = std::move(edges);
     input.widths.reserve(size_t(index.size()));
+    LabelWidths widthOf(fm);
+    const std::string none;
     for (int i = 0; i < index.size(); ++i) {
         const ComputationNode* node = index.node(i);
-        input.widths.push_back(labelWidth(fm, node ? node->op : std::string()));
+        input.widths.push_back(widthOf(node ? node->op : none));
     }
     input.heights.assign(size_t(index.size()), nodeHeight(fm));
     return input;
