@@ -154,7 +154,7 @@ void GraphPage::connectViews() {
 
 GraphPage::~GraphPage() {
     // The scene is our child and would die in ~QWidget, after this page has
-    // stopped being a GraphPage; its clear() there emits selectionChanged.
+    // stopped being a GraphPage; its clear() there may emit signals.
     // Cut that off and let it go first, while views and inspector still live.
     disconnect(m_scene, nullptr, this, nullptr);
     delete m_scene;
