@@ -76,6 +76,7 @@ bench:
 	./bench/compare.sh build/release
 	./bench/runbench.sh build/release
 	./bench/httpbench.sh build/release
+	./bench/graphbench.sh build/release
 
 # A Release build of what the package holds, the .deb, then the checks a
 # distribution runs: lintian and desktop-file-validate fail on any error or

@@ -14,8 +14,6 @@
 #include "compare/gradient/comparegraphpage.h"
 #include "compare/gradient/comparenodemodel.h"
 #include "compare/gradient/compareoptimizerpage.h"
-#include "graph/graphedgeitem.h"
-#include "graph/graphnodeitem.h"
 #include "graph/graphpage.h"
 #include "graph/graphscene.h"
 #include "graph/graphview.h"
@@ -127,11 +125,11 @@ DiffStatus expectedStatus(const std::string& key) {
                             : DiffStatus::Same;
 }
 
-GraphNodeItem::Change asNodeChange(DiffStatus s) {
-    return s == DiffStatus::Changed   ? GraphNodeItem::Change::Changed
-           : s == DiffStatus::Removed ? GraphNodeItem::Change::Removed
-           : s == DiffStatus::Added   ? GraphNodeItem::Change::Added
-                                      : GraphNodeItem::Change::Same;
+GraphScene::Change asNodeChange(DiffStatus s) {
+    return s == DiffStatus::Changed   ? GraphScene::Change::Changed
+           : s == DiffStatus::Removed ? GraphScene::Change::Removed
+           : s == DiffStatus::Added   ? GraphScene::Change::Added
+                                      : GraphScene::Change::Same;
 }
 
 // The window compared and its union drawn (false on a timeout).
@@ -162,8 +160,7 @@ int nodeIndex(CompareWindow& w, const std::string& key) {
 double offCentre(CompareWindow& w, int node) {
     GraphView* view = w.graphPage()->graphPage()->view();
     const QRectF box =
-        view->mapFromScene(w.graphPage()->graphPage()->scene()->nodeItem(node)->sceneBoundingRect())
-            .boundingRect();
+        view->mapFromScene(w.graphPage()->graphPage()->scene()->nodeRect(node)).boundingRect();
     const QPointF d = box.center() - view->targetPoint(box.size());
     return std::hypot(d.x(), d.y());
 }
@@ -197,7 +194,7 @@ private Q_SLOTS:
         int marked = 0;
         for (int i = 0; i < scene->nodeCount(); ++i) {
             const std::string& key = index->id(i);
-            QCOMPARE(scene->nodeItem(i)->change(), asNodeChange(expectedStatus(key)));
+            QCOMPARE(scene->nodeChange(i), asNodeChange(expectedStatus(key)));
             marked += expectedStatus(key) != DiffStatus::Same;
         }
         QCOMPARE(marked, 3);
@@ -214,10 +211,10 @@ private Q_SLOTS:
             const std::string to = index->id(int(edges[size_t(e)].to));
             const bool gone = from == "n20" || to == "n20";
             const bool fresh = (from == "n19" && to == "n21") || to == "extra";
-            const GraphEdgeItem::Change want = gone    ? GraphEdgeItem::Change::Removed
-                                               : fresh ? GraphEdgeItem::Change::Added
-                                                       : GraphEdgeItem::Change::Same;
-            QCOMPARE(scene->edgeItem(e)->change(), want);
+            const GraphScene::Change want = gone    ? GraphScene::Change::Removed
+                                            : fresh ? GraphScene::Change::Added
+                                                    : GraphScene::Change::Same;
+            QCOMPARE(scene->edgeChange(e), want);
             removed += gone;
             added += fresh;
         }
@@ -281,13 +278,12 @@ private Q_SLOTS:
         graph->selectNode(nodeIndex(w, "n05"));
         // (Nearest the middle, n39 is the node the view is kept by: a swap
         // lays the union out anew, and other nodes may move around it.)
-        view->placeItem(graph->scene()->nodeItem(nodeIndex(w, "n39")),
+        view->placeRect(graph->scene()->nodeRect(nodeIndex(w, "n39")),
                         QRectF(view->viewport()->rect()).center() + QPointF(9, -6), 1.7);
         // Where a node is drawn, from the middle of the view (scroll bars
         // that come and go move the middle, never the node away from it).
         auto where = [&](const char* id) {
-            return view->mapFromScene(
-                       graph->scene()->nodeItem(nodeIndex(w, id))->sceneBoundingRect().center()) -
+            return view->mapFromScene(graph->scene()->nodeRect(nodeIndex(w, id)).center()) -
                    view->viewport()->rect().center();
         };
         const QPoint before = where("n39");

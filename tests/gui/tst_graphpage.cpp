@@ -1,7 +1,6 @@
 #include "graph/graphexport.h"
 #include "graph/graphindex.h"
 #include "graph/graphminimap.h"
-#include "graph/graphnodeitem.h"
 #include "graph/graphpage.h"
 #include "graph/graphscene.h"
 #include "graph/graphview.h"
@@ -63,9 +62,7 @@ QRect minimapInViewport(GraphPage& page) {
 }
 
 QRectF itemInViewport(GraphPage& page, int node) {
-    return page.view()
-        ->mapFromScene(page.scene()->nodeItem(node)->sceneBoundingRect())
-        .boundingRect();
+    return page.view()->mapFromScene(page.scene()->nodeRect(node)).boundingRect();
 }
 
 // With CKPTSCOPE_TEST_SHOTS=DIR, saves what the widget shows as DIR/NAME.png
@@ -76,8 +73,11 @@ void shot(QWidget& w, const char* name) {
         w.grab().save(QString::fromLocal8Bit(dir + '/' + name + ".png"));
 }
 
+// The layout waits for the page to be shown: a page of its own is shown.
 bool waitLayout(GraphPage& page) {
     QSignalSpy done(&page, &GraphPage::layoutFinished);
+    if (!page.parentWidget() && !page.isVisible())
+        page.show();
     return page.layout() || QTest::qWaitFor([&] { return !done.isEmpty(); }, 20000);
 }
 
@@ -144,11 +144,11 @@ private Q_SLOTS:
         QVERIFY(expected.size() > 10);
         std::set<std::string> marked;
         for (int i = 0; i < page.scene()->nodeCount(); ++i) {
-            const auto mark = page.scene()->nodeItem(i)->mark();
-            if (mark == GraphNodeItem::Mark::Highlighted)
+            const auto mark = page.scene()->nodeMark(i);
+            if (mark == GraphScene::Mark::Highlighted)
                 marked.insert(page.index()->id(i));
             else if (i != focus)
-                QCOMPARE(int(mark), int(GraphNodeItem::Mark::Dimmed));
+                QCOMPARE(int(mark), int(GraphScene::Mark::Dimmed));
         }
         QCOMPARE(marked, expected);
         page.highlightConsumers(focus); // the loss consumes nothing further
@@ -173,7 +173,7 @@ private Q_SLOTS:
         // Centred as far as the scene's edges allow: in view, near the middle.
         const QRectF visible =
             page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
-        const QRectF item = page.scene()->nodeItem(first)->sceneBoundingRect();
+        const QRectF item = page.scene()->nodeRect(first);
         QVERIFY2(visible.contains(item), "the match is in view");
         QVERIFY2(std::abs(item.center().y() - visible.center().y()) < visible.height() / 4,
                  "the match is near the middle");
@@ -226,8 +226,12 @@ private Q_SLOTS:
         tabs.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tabs));
         page->setDocument(generated(207));
-        QVERIFY(waitLayout(*page));
+        QTest::qWait(50);
+        QVERIFY(!page->layout()); // nothing laid out for a hidden page
+        QCOMPARE(page->scene()->nodeCount(), 0);
+        QCOMPARE(page->index()->size(), 207); // the node list has what it needs
         tabs.setCurrentWidget(page);
+        QVERIFY(waitLayout(*page));
         QTest::qWait(50);
         const QRect viewport = page->view()->viewport()->rect();
         const QRect map = minimapInViewport(*page);
@@ -315,8 +319,8 @@ private Q_SLOTS:
         QCOMPARE(page.inspector()->node(), loss);
         QCOMPARE(page.inspector()->text(), inspected);
         QCOMPARE(page.scene()->highlighted(), highlighted);
-        QCOMPARE(int(page.scene()->nodeItem(highlighted.front())->mark()),
-                 int(GraphNodeItem::Mark::Highlighted));
+        QCOMPARE(int(page.scene()->nodeMark(highlighted.front())),
+                 int(GraphScene::Mark::Highlighted));
         const QRectF item = itemInViewport(page, loss);
         QVERIFY2(QRectF(page.view()->viewport()->rect()).contains(item), "still in view");
         shot(page, "leftright-kept");
@@ -347,6 +351,51 @@ private Q_SLOTS:
         QVERIFY(!QImage(typed + QStringLiteral(".png")).isNull());
     }
 
+    // Picking goes through the canvas's grid: a click on a node selects it
+    // (inspector and signal), hovering shows its tooltip, and a click on
+    // empty space selects nothing (and pans instead).
+    void clickAndHoverPickTheNodeUnderTheCursor() {
+        auto shown = shownPage(generated(207));
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        GraphView* view = page.view();
+        const GraphScene* scene = page.scene();
+        const QRect overlay = view->overlayRect();
+        int target = -1;
+        for (int i = 0; i < scene->nodeCount() && target < 0; ++i) {
+            const QRectF box = view->mapFromScene(scene->nodeRect(i)).boundingRect();
+            if (QRectF(view->viewport()->rect()).contains(box) && !box.intersects(overlay))
+                target = i;
+        }
+        QVERIFY(target >= 0);
+        const QPoint at = view->mapFromScene(scene->nodeRect(target).center());
+        QCOMPARE(scene->nodeAt(view->mapToScene(at), view->zoom()), target);
+        QSignalSpy selected(&page, &GraphPage::nodeSelected);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(page.selectedNode(), target);
+        QCOMPARE(page.inspector()->node(), target);
+        QVERIFY(!selected.isEmpty());
+        QCOMPARE(selected.last().at(0).toInt(), target);
+        QTest::mouseMove(view->viewport(), at);
+        QTRY_COMPARE(scene->canvas()->toolTip(), scene->nodeToolTip(target));
+        // A point 12 pixels clear of every box: no node there.
+        QPoint empty(-1, -1);
+        for (int y = 5; y < view->viewport()->height() && empty.x() < 0; y += 7)
+            for (int x = 5; x < view->viewport()->width() && empty.x() < 0; x += 7) {
+                const QRect clear(x - 12, y - 12, 24, 24);
+                bool near = overlay.intersects(clear);
+                for (int i = 0; i < scene->nodeCount() && !near; ++i)
+                    near = view->mapFromScene(scene->nodeRect(i)).boundingRect().intersects(clear);
+                if (!near)
+                    empty = QPoint(x, y);
+            }
+        QVERIFY(empty.x() >= 0);
+        QCOMPARE(scene->nodeAt(view->mapToScene(empty), view->zoom()), -1);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, empty);
+        QCOMPARE(page.selectedNode(), -1);
+        QCOMPARE(page.inspector()->node(), target); // the inspector keeps the last node
+    }
+
     // Node tooltips, the inspector and warnings show the file's text as it is,
     // never as HTML.
     void fileTextShownExactly() {
@@ -361,7 +410,7 @@ private Q_SLOTS:
             std::vector<uint8_t>(json.begin(), json.end()), "odd.json")));
         QVERIFY(waitLayout(page));
         QCOMPARE(page.scene()->nodeCount(), 1);
-        QCOMPARE(guisupport::shownText(page.scene()->nodeItem(0)->toolTip()),
+        QCOMPARE(guisupport::shownText(page.scene()->nodeToolTip(0)),
                  QString::fromStdString(op + "\n" + id));
         page.selectNode(0);
         const QString text = page.inspector()->text();

@@ -124,6 +124,7 @@ private Q_SLOTS:
 
     void selectTakesAGraphNodeId() {
         MainWindow w;
+        w.show(); // the graph is laid out once its tab is on screen
         QVERIFY(openAndWait(w, kGradient));
         const auto doc = w.document();
         const std::string loss = doc->gradient()->lossNode()->id;

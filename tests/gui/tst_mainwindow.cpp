@@ -296,6 +296,11 @@ private Q_SLOTS:
         QVERIFY(list->isVisible()); // its dock is shown for gradient checkpoints
         QVERIFY(!w.graphPage()->isAncestorOf(list));
         QCOMPARE(size_t(list->model()->rowCount()), w.document()->gradient()->graph.nodeCount());
+        // Nothing of the drawing is made while the Graph tab is hidden.
+        QTest::qWait(50);
+        QVERIFY(laidOut.isEmpty());
+        QCOMPARE(w.graphPage()->scene()->nodeCount(), 0);
+        w.tabs()->setCurrentWidget(w.graphPage());
         QVERIFY(QTest::qWaitFor([&] { return !laidOut.isEmpty(); }, 20000));
         // A row chosen in the list selects its node in the graph...
         const QModelIndex row = list->model()->index(5, 0);

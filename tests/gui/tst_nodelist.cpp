@@ -41,8 +41,8 @@ struct Graph {
 
 Graph indexed(const std::shared_ptr<const Document>& doc) {
     auto checkpoint = std::shared_ptr<const GradientCheckpoint>(doc, doc->gradient());
-    return {checkpoint,
-            std::make_shared<const GraphIndex>(GraphScene::layoutInput(checkpoint->graph))};
+    return {checkpoint, std::make_shared<const GraphIndex>(
+                            GraphScene::layoutInput(checkpoint->graph), &checkpoint->graph)};
 }
 
 } // namespace

@@ -10,11 +10,21 @@
 #include <QPainter>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QScopeGuard>
 #include <QSvgGenerator>
 
 #include <algorithm>
 
 QString exportScene(QGraphicsScene* scene, const QString& path) {
+    // Every node drawn, none thinned away where several share a pixel.
+    GraphCanvas* canvas =
+        qobject_cast<GraphScene*>(scene) ? static_cast<GraphScene*>(scene)->canvas() : nullptr;
+    if (canvas)
+        canvas->setDrawEveryNode(true);
+    const auto restore = qScopeGuard([canvas] {
+        if (canvas)
+            canvas->setDrawEveryNode(false);
+    });
     const QRectF source = scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
     QSaveFile file(path); // temporary + rename: the old file survives a failure
     if (!file.open(QIODevice::WriteOnly))
@@ -65,7 +75,7 @@ QString renderCheckpointGraph(const ckptscope::GradientCheckpoint& checkpoint, c
     auto input = GraphScene::layoutInput(checkpoint.graph);
     if (leftToRight)
         std::swap(input.input.widths, input.input.heights);
-    auto index = std::make_shared<const GraphIndex>(input);
+    auto index = std::make_shared<const GraphIndex>(input, &checkpoint.graph);
     auto layout =
         std::make_shared<const ckptscope::GraphLayout>(ckptscope::layoutGraph(input.input));
     // Non-owning: the checkpoint outlives the scene in this function.

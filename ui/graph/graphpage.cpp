@@ -4,7 +4,6 @@
 #include "common/sizeformat.h"
 #include "graph/graphexport.h"
 #include "graph/graphminimap.h"
-#include "graph/graphnodeitem.h"
 #include "graph/graphview.h"
 #include "graph/nodeinspector.h"
 #include "graph/nodetablemodel.h"
@@ -137,8 +136,7 @@ void GraphPage::connectViews() {
             findNext(1);
         }
     });
-    connect(m_scene, &QGraphicsScene::selectionChanged, this, [this] {
-        const int node = m_scene->selectedNode();
+    connect(m_scene, &GraphScene::selectedNodeChanged, this, [this](int node) {
         if (node >= 0) {
             m_inspector->setNode(node);
             Q_EMIT nodeSelected(node);
@@ -156,7 +154,7 @@ void GraphPage::connectViews() {
 
 GraphPage::~GraphPage() {
     // The scene is our child and would die in ~QWidget, after this page has
-    // stopped being a GraphPage; its clear() there emits selectionChanged.
+    // stopped being a GraphPage; its clear() there may emit signals.
     // Cut that off and let it go first, while views and inspector still live.
     disconnect(m_scene, nullptr, this, nullptr);
     delete m_scene;
@@ -176,6 +174,7 @@ void GraphPage::setDocument(std::shared_ptr<const Document> document) {
 void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
                          const QStringList& warnings) {
     m_layoutTask.cancel(); // a layout still running belongs to the old graph
+    m_layoutPending = false;
     m_kept.reset();
     m_progress->setVisible(false);
     m_cancelButton->setVisible(false);
@@ -188,7 +187,7 @@ void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
     m_checkpoint = std::move(checkpoint);
     if (!m_checkpoint) {
         m_index.reset();
-        m_order.clear();
+        m_edges.clear();
         m_inspector->setGraph(nullptr, nullptr);
         m_warnings->setVisible(false);
         Q_EMIT graphChanged(nullptr, nullptr);
@@ -199,6 +198,7 @@ void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
         problems << QStringLiteral("⚠ ") + plainToHtml(w);
     m_warnings->setText(problems.join(QStringLiteral("<br>")));
     m_warnings->setVisible(!problems.isEmpty());
+    indexGraph();
     startLayout();
 }
 
@@ -220,21 +220,33 @@ void GraphPage::setOrientation(GraphScene::Orientation orientation) {
     }
 }
 
-void GraphPage::startLayout() {
-    auto input = GraphScene::layoutInput(m_checkpoint->graph); // font metrics: GUI thread
-    if (m_orientation == GraphScene::Orientation::LeftRight)
-        std::swap(input.input.widths, input.input.heights);
-    m_index = std::make_shared<const GraphIndex>(input);
-    m_order = NodeTableModel::listOrder(m_checkpoint->graph, *m_index);
+void GraphPage::indexGraph() {
+    // The index needs ids and edges only: node widths (font metrics, 100k
+    // strings) are measured when the layout runs.
+    auto input =
+        layoutInputFromGraph(m_checkpoint->graph, [](const ComputationNode&) { return 1.0; });
+    m_edges = input.input.edges; // for the layout, when it runs
+    m_index = std::make_shared<const GraphIndex>(std::move(input), &m_checkpoint->graph);
     m_inspector->setGraph(m_checkpoint, m_index);
     Q_EMIT graphChanged(m_checkpoint, m_index);
+}
+
+void GraphPage::startLayout() {
+    // A page nobody looks at costs nothing: the layout and the drawing wait
+    // until the page is shown (showEvent).
+    m_layoutPending = !isVisible();
     m_status->setText(tr("Laying out %1 nodes…").arg(groupedNumber(uint64_t(m_index->size()))));
+    if (m_layoutPending)
+        return;
+    auto input = GraphScene::layoutInput(*m_index, m_edges); // font metrics: GUI thread
+    if (m_orientation == GraphScene::Orientation::LeftRight)
+        std::swap(input.widths, input.heights);
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancelButton->setVisible(true);
 
     m_layoutTask.start(
-        [this, layoutInput = std::move(input.input)](BackgroundTask::Run& run) {
+        [this, layoutInput = std::move(input)](BackgroundTask::Run& run) {
             LayoutOptions options;
             options.cancel = run.cancelFlag();
             options.progress = [&run](double p) { run.progress(p); };
@@ -243,6 +255,12 @@ void GraphPage::startLayout() {
         },
         {[this](double p) { m_progress->setValue(int(p * 100)); },
          [this](const QString& error) { endLayout(error); }});
+}
+
+void GraphPage::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_layoutPending && m_checkpoint)
+        startLayout();
 }
 
 void GraphPage::endLayout(const QString& status) {
@@ -279,14 +297,16 @@ int GraphPage::selectedNode() const {
 }
 
 void GraphPage::selectNode(int node, bool center) {
-    GraphNodeItem* item = m_scene->nodeItem(node);
+    const QRectF box = m_scene->nodeRect(node);
     m_inspector->setNode(node);
     Q_EMIT nodeSelected(node);
-    if (!item)
+    if (box.isEmpty())
         return;
+    // Quietly: the inspector and the signal above have the news already.
+    const QSignalBlocker quiet(m_scene);
     m_scene->selectNode(node);
     if (center)
-        m_view->centerOnItem(item);
+        m_view->centerOnRect(box);
 }
 
 void GraphPage::highlightProvenance(int node) {
@@ -306,7 +326,7 @@ void GraphPage::goToLoss() {
         return;
     }
     for (int i = 0; i < m_index->size(); ++i) // by node, not by its "id" field
-        if (m_checkpoint->graph.getNode(m_index->id(i)) == loss)
+        if (m_index->node(i) == loss)
             selectNode(i);
 }
 
@@ -318,9 +338,8 @@ int GraphPage::search(const QString& text) {
         const QString lower = text.trimmed().toLower();
         auto startsWith = [&](const std::string& s) { return s.rfind(needle, 0) == 0; };
         // Walk in list (topological) order so next/previous follow the flow.
-        for (const int n : m_order) {
-            const ComputationNode* node =
-                n >= 0 ? m_checkpoint->graph.getNode(m_index->id(n)) : nullptr;
+        for (const int n : m_index->listOrder()) {
+            const ComputationNode* node = n >= 0 ? m_index->node(n) : nullptr;
             if (!node)
                 continue;
             bool hit = QString::fromStdString(node->op).toLower().contains(lower) ||

@@ -36,7 +36,10 @@ public:
     // warnings to show above it.
     void setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
                   const QStringList& warnings = {});
-    bool isLayingOut() const { return m_layoutTask.isRunning(); }
+    // Also while a layout waits for the page to be shown, once it is.
+    bool isLayingOut() const {
+        return m_layoutTask.isRunning() || (m_layoutPending && isVisible());
+    }
 
     void selectNode(int node, bool center = true);
     int selectedNode() const;
@@ -65,10 +68,14 @@ Q_SIGNALS:
                       std::shared_ptr<const GraphIndex> index);
     void nodeSelected(int node);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     QLayout* buildStatusRow();
     void fillToolBar(QToolBar* bar);
     void connectViews();
+    void indexGraph();
     void startLayout();
     void showLayout(std::shared_ptr<const ckptscope::GraphLayout> layout);
     void endLayout(const QString& status);
@@ -77,7 +84,7 @@ private:
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
     std::shared_ptr<const GraphIndex> m_index;
     std::shared_ptr<const ckptscope::GraphLayout> m_layout;
-    std::vector<int> m_order; // the Nodes list order, which search steps through
+    std::vector<std::pair<uint32_t, uint32_t>> m_edges; // the index's, as layout input
     GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
     std::vector<int> m_matches;
     // What the user was looking at when the orientation changed: the same
@@ -89,6 +96,7 @@ private:
     };
     std::optional<KeptView> m_kept;
     int m_match = -1;
+    bool m_layoutPending = false; // set while the page is hidden
 
     GraphScene* m_scene;
     GraphView* m_view;

@@ -1,35 +1,69 @@
 #include "graph/graphscene.h"
 
 #include "common/plaintext.h"
-#include "graph/graphedgeitem.h"
-#include "graph/graphnodeitem.h"
 
 #include <QFontMetrics>
+#include <QGraphicsSceneMouseEvent>
 #include <QGuiApplication>
 
-#include <unordered_set>
+#include <string_view>
+#include <unordered_map>
 
 using namespace ckptscope;
 
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
-    setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    setItemIndexMethod(QGraphicsScene::NoIndex); // one item; the canvas has its own grid
 }
+
+namespace {
+// Label widths by op: a graph has a handful of distinct ops, and measuring
+// text (shaping) 100k times was most of the layout's input.
+class LabelWidths {
+public:
+    explicit LabelWidths(const QFontMetrics& fm) : m_fm(fm) {}
+    double operator()(const std::string& op) {
+        const auto [it, fresh] = m_widths.try_emplace(op, 0.0);
+        if (fresh)
+            it->second = double(m_fm.horizontalAdvance(QString::fromStdString(op)) + 20);
+        return it->second;
+    }
+
+private:
+    const QFontMetrics& m_fm;
+    std::unordered_map<std::string_view, double> m_widths; // views of the graph's ops
+};
+double nodeHeight(const QFontMetrics& fm) {
+    return double(fm.height() + 14);
+}
+} // namespace
 
 GraphLayoutInput GraphScene::layoutInput(const ComputationGraphStore& graph) {
     const QFontMetrics fm(QGuiApplication::font());
+    LabelWidths widthOf(fm);
     return layoutInputFromGraph(
-        graph,
-        [&fm](const ComputationNode& n) {
-            return double(fm.horizontalAdvance(QString::fromStdString(n.op)) + 20);
-        },
-        double(fm.height() + 14));
+        graph, [&widthOf](const ComputationNode& n) { return widthOf(n.op); }, nodeHeight(fm));
+}
+
+LayoutInput GraphScene::layoutInput(const GraphIndex& index,
+                                    std::vector<std::pair<uint32_t, uint32_t>> edges) {
+    const QFontMetrics fm(QGuiApplication::font());
+    LayoutInput input;
+    input.edges = std::move(edges);
+    input.widths.reserve(size_t(index.size()));
+    LabelWidths widthOf(fm);
+    const std::string none;
+    for (int i = 0; i < index.size(); ++i) {
+        const ComputationNode* node = index.node(i);
+        input.widths.push_back(widthOf(node ? node->op : none));
+    }
+    input.heights.assign(size_t(index.size()), nodeHeight(fm));
+    return input;
 }
 
 void GraphScene::clearGraph() {
-    clear(); // deletes the items
+    clear(); // deletes the canvas
+    m_canvas = nullptr;
     setSceneRect(QRectF());
-    m_nodes.clear();
-    m_edges.clear();
     m_highlighted.clear();
     m_focus = -1;
     m_layout.reset();
@@ -42,6 +76,79 @@ QPointF GraphScene::map(double x, double y) const {
     return m_orientation == Orientation::TopDown ? QPointF(x, y) : QPointF(y, x);
 }
 
+GraphCanvas::Drawing GraphScene::drawing() const {
+    // An index made without its graph finds nodes by id.
+    auto nodeOf = [index = m_index, checkpoint = m_checkpoint](int i) {
+        return index->hasGraph() ? index->node(i) : checkpoint->graph.getNode(index->id(i));
+    };
+    const ComputationNode* loss = m_checkpoint->lossNode();
+    const size_t n = m_layout->nodes.size();
+    std::vector<char> onCycle(n, 0);
+    if (m_index->hasGraph()) { // the index's list ends with the nodes on cycles
+        const std::vector<int>& order = m_index->listOrder();
+        for (size_t r = m_index->orderedCount(); r < order.size(); ++r)
+            if (order[r] >= 0 && size_t(order[r]) < n)
+                onCycle[size_t(order[r])] = 1;
+    } else {
+        for (const std::string& id : m_checkpoint->graph.cycleNodes()) // node keys, like ids
+            if (const int i = m_index->indexOf(id); i >= 0 && size_t(i) < n)
+                onCycle[size_t(i)] = 1;
+    }
+    // A graph has a handful of distinct ops: each recognised once.
+    std::unordered_map<std::string_view, OpFamily> familyOf;
+    GraphCanvas::Drawing d;
+    d.boxes.reserve(n);
+    d.families.reserve(n);
+    d.states.reserve(n);
+    d.flags.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+        const LayoutNode& ln = m_layout->nodes[i];
+        const ComputationNode* node = nodeOf(int(i));
+        // Left-right layouts run with width and height swapped (see GraphPage).
+        const QSizeF size = m_orientation == Orientation::TopDown ? QSizeF(ln.width, ln.height)
+                                                                  : QSizeF(ln.height, ln.width);
+        QRectF box(QPointF(), size);
+        box.moveCenter(map(ln.x, ln.y));
+        d.boxes.push_back(box);
+        OpFamily family = OpFamily::Other;
+        if (node) {
+            const auto [it, fresh] = familyOf.try_emplace(node->op, OpFamily::Other);
+            if (fresh)
+                it->second = opFamily(QString::fromStdString(node->op));
+            family = it->second;
+        }
+        d.families.push_back(family);
+        d.states.push_back(node && node->gradientCid ? GraphCanvas::State::BackwardDone
+                           : node && node->outputCid ? GraphCanvas::State::ForwardDone
+                                                     : GraphCanvas::State::Pending);
+        d.flags.push_back(uint8_t((loss && node == loss ? GraphCanvas::Loss : 0) |
+                                  (onCycle[i] ? GraphCanvas::Problem : 0)));
+    }
+    d.edgeStart.reserve(m_layout->edges.size() + 1);
+    d.reversed.reserve(m_layout->edges.size());
+    d.edgeStart.push_back(0);
+    for (const LayoutEdge& e : m_layout->edges) {
+        for (const auto& [x, y] : e.points)
+            d.points.push_back(map(x, y));
+        d.edgeStart.push_back(uint32_t(d.points.size()));
+        d.reversed.push_back(e.reversed ? 1 : 0);
+    }
+    d.bounds = QRectF(QPointF(0, 0), m_orientation == Orientation::TopDown
+                                         ? QSizeF(m_layout->width, m_layout->height)
+                                         : QSizeF(m_layout->height, m_layout->width));
+    // Labels and tooltips are made when drawn, for the few nodes in view.
+    d.label = [nodeOf](int i) {
+        const ComputationNode* node = nodeOf(i);
+        return node ? QString::fromStdString(node->op) : QString();
+    };
+    d.toolTip = [nodeOf, index = m_index](int i) {
+        const ComputationNode* node = nodeOf(i);
+        return plainToolTip((node ? QString::fromStdString(node->op) : QString()) +
+                            QStringLiteral("\n") + QString::fromStdString(index->id(i)));
+    };
+    return d;
+}
+
 void GraphScene::build(std::shared_ptr<const GradientCheckpoint> checkpoint,
                        std::shared_ptr<const GraphIndex> index,
                        std::shared_ptr<const GraphLayout> layout, Orientation orientation) {
@@ -50,94 +157,65 @@ void GraphScene::build(std::shared_ptr<const GradientCheckpoint> checkpoint,
     m_index = std::move(index);
     m_layout = std::move(layout);
     m_orientation = orientation;
-    const ComputationGraphStore& graph = m_checkpoint->graph;
-    const ComputationNode* loss = m_checkpoint->lossNode();
-    const auto cycle = graph.cycleNodes(); // node keys, like m_index's ids
-    const std::unordered_set<std::string> onCycle(cycle.begin(), cycle.end());
-
-    m_nodes.reserve(m_layout->nodes.size());
-    for (size_t i = 0; i < m_layout->nodes.size(); ++i) {
-        const LayoutNode& ln = m_layout->nodes[i];
-        const ComputationNode* node = graph.getNode(m_index->id(int(i)));
-        const QString op = node ? QString::fromStdString(node->op) : QString();
-        GraphNodeItem::State state = GraphNodeItem::State::Pending;
-        if (node && node->gradientCid)
-            state = GraphNodeItem::State::BackwardDone;
-        else if (node && node->outputCid)
-            state = GraphNodeItem::State::ForwardDone;
-        // Left-right layouts run with width and height swapped (see GraphPage).
-        const QSizeF size = m_orientation == Orientation::TopDown ? QSizeF(ln.width, ln.height)
-                                                                  : QSizeF(ln.height, ln.width);
-        auto* item = new GraphNodeItem(int(i), op, opFamily(op), state, size);
-        item->setPos(map(ln.x, ln.y));
-        item->setLoss(loss && node == loss);
-        item->setProblem(onCycle.count(m_index->id(int(i))) > 0);
-        item->setToolTip(
-            plainToolTip(op + QStringLiteral("\n") + QString::fromStdString(m_index->id(int(i)))));
-        addItem(item);
-        m_nodes.push_back(item);
-    }
-    m_edges.reserve(m_layout->edges.size());
-    for (const LayoutEdge& e : m_layout->edges) {
-        QPolygonF route;
-        route.reserve(qsizetype(e.points.size()));
-        for (const auto& [x, y] : e.points)
-            route << map(x, y);
-        auto* item = new GraphEdgeItem(route, e.reversed ? GraphEdgeItem::Kind::Reversed
-                                                         : GraphEdgeItem::Kind::Normal);
-        addItem(item);
-        m_edges.push_back(item);
-    }
-    const QRectF box(QPointF(0, 0), m_orientation == Orientation::TopDown
-                                        ? QSizeF(m_layout->width, m_layout->height)
-                                        : QSizeF(m_layout->height, m_layout->width));
-    setSceneRect(box.adjusted(-40, -40, 40, 40));
+    m_canvas = new GraphCanvas(drawing(), [this](int node) { selectNode(node); });
+    addItem(m_canvas);
+    setSceneRect(m_canvas->boundingRect().adjusted(-30, -30, 30, 30));
 }
 
-GraphNodeItem* GraphScene::nodeItem(int index) const {
-    return index >= 0 && size_t(index) < m_nodes.size() ? m_nodes[size_t(index)] : nullptr;
+void GraphScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+    QGraphicsScene::mousePressEvent(event);
+    // No node took it (empty space, inside the drawing or past its edge).
+    if (!event->isAccepted() && event->button() == Qt::LeftButton)
+        selectNode(-1);
 }
 
-GraphEdgeItem* GraphScene::edgeItem(int e) const {
-    return e >= 0 && size_t(e) < m_edges.size() ? m_edges[size_t(e)] : nullptr;
+void GraphScene::setNodeChange(int node, Change change, const QColor& color) {
+    if (m_canvas)
+        m_canvas->setNodeChange(node, change, color);
 }
 
-int GraphScene::selectedNode() const {
-    for (QGraphicsItem* item : selectedItems())
-        if (auto* node = dynamic_cast<GraphNodeItem*>(item))
-            return node->index();
-    return -1;
+void GraphScene::setEdgeChange(int edge, Change change, const QColor& color) {
+    if (m_canvas)
+        m_canvas->setEdgeChange(edge, change, color);
+}
+
+void GraphScene::setNodeToolTip(int node, const QString& tip) {
+    if (m_canvas)
+        m_canvas->setToolTipOf(node, tip);
 }
 
 void GraphScene::selectNode(int index) {
-    GraphNodeItem* item = nodeItem(index);
-    if (!item || item->isSelected())
+    if (!m_canvas || index >= m_canvas->nodeCount())
         return;
-    clearSelection();
-    item->setSelected(true);
+    index = std::max(index, -1);
+    if (index == m_canvas->selected())
+        return;
+    m_canvas->setSelected(index);
+    Q_EMIT selectedNodeChanged(index);
 }
 
 void GraphScene::highlight(const std::vector<int>& nodes, int focus) {
     m_highlighted = nodes;
     m_focus = nodes.empty() ? -1 : focus;
-    std::vector<char> marked(m_nodes.size(), 0);
+    if (!m_canvas)
+        return;
+    const size_t count = size_t(m_canvas->nodeCount());
+    std::vector<char> marked(count, 0);
     // The node list and inspector work before the drawing exists (during a
     // layout, or after a cancelled one): ignore nodes not drawn.
     for (int n : nodes)
-        if (n >= 0 && size_t(n) < marked.size())
+        if (n >= 0 && size_t(n) < count)
             marked[size_t(n)] = 1;
-    if (focus >= 0 && size_t(focus) < marked.size())
+    if (focus >= 0 && size_t(focus) < count)
         marked[size_t(focus)] = 2;
     const bool any = !nodes.empty();
-    for (size_t i = 0; i < m_nodes.size(); ++i)
-        m_nodes[i]->setMark(!any             ? GraphNodeItem::Mark::None
-                            : marked[i] == 1 ? GraphNodeItem::Mark::Highlighted
-                            : marked[i] == 2 ? GraphNodeItem::Mark::None
-                                             : GraphNodeItem::Mark::Dimmed);
-    for (size_t e = 0; e < m_edges.size(); ++e) {
+    std::vector<Mark> marks(count, Mark::Dimmed);
+    for (size_t i = 0; i < count; ++i)
+        marks[i] = marked[i] == 1 ? Mark::Highlighted : marked[i] == 2 ? Mark::None : Mark::Dimmed;
+    std::vector<uint8_t> edgesOn(m_layout->edges.size(), 0);
+    for (size_t e = 0; e < edgesOn.size(); ++e) {
         const LayoutEdge& le = m_layout->edges[e];
-        const bool on = any && marked[le.from] && marked[le.to];
-        m_edges[e]->setHighlighted(on);
-        m_edges[e]->setDimmed(any && !on);
+        edgesOn[e] = marked[le.from] && marked[le.to] ? 1 : 0;
     }
+    m_canvas->setMarks(std::move(marks), std::move(edgesOn), any);
 }

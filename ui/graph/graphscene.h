@@ -1,5 +1,6 @@
 #pragma once
 
+#include "graph/graphcanvas.h"
 #include "graph/graphindex.h"
 
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
@@ -10,15 +11,16 @@
 #include <memory>
 #include <vector>
 
-class GraphEdgeItem;
-class GraphNodeItem;
-
-// The drawn computation graph: one item per node and per routed edge, built
-// from a finished layout. Highlighting marks a node set and dims the rest.
+// The drawn computation graph, built from a finished layout: one canvas item
+// draws every node and routed edge from flat arrays (GraphCanvas). Node i is
+// the index's node i; edge e is layout()->edges[e]. Highlighting marks a
+// node set and dims the rest.
 class GraphScene : public QGraphicsScene {
     Q_OBJECT
 public:
     enum class Orientation { TopDown, LeftRight };
+    using Mark = GraphCanvas::Mark;
+    using Change = GraphCanvas::Change;
 
     explicit GraphScene(QObject* parent = nullptr);
 
@@ -27,13 +29,33 @@ public:
                std::shared_ptr<const ckptscope::GraphLayout> layout, Orientation orientation);
     void clearGraph();
 
-    GraphNodeItem* nodeItem(int index) const;
-    int nodeCount() const { return int(m_nodes.size()); }
-    // Edge e is drawn for layout()->edges[e].
-    GraphEdgeItem* edgeItem(int e) const;
-    int edgeCount() const { return int(m_edges.size()); }
+    int nodeCount() const { return m_canvas ? m_canvas->nodeCount() : 0; }
+    int edgeCount() const { return m_canvas ? m_canvas->edgeCount() : 0; }
+    // A drawn node's box in scene coordinates; empty when not drawn.
+    QRectF nodeRect(int node) const { return m_canvas ? m_canvas->nodeBox(node) : QRectF(); }
+    QPolygonF edgeRoute(int edge) const {
+        return m_canvas ? m_canvas->edgeRoute(edge) : QPolygonF();
+    }
+    // The node under a scene point at a view zoom (a few pixels of slack).
+    int nodeAt(QPointF pos, double zoom = 1) const {
+        return m_canvas ? m_canvas->nodeAt(pos, zoom) : -1;
+    }
+    Mark nodeMark(int node) const { return m_canvas ? m_canvas->mark(node) : Mark::None; }
+    Change nodeChange(int node) const {
+        return m_canvas ? m_canvas->nodeChange(node) : Change::None;
+    }
+    void setNodeChange(int node, Change change, const QColor& color);
+    Change edgeChange(int edge) const {
+        return m_canvas ? m_canvas->edgeChange(edge) : Change::None;
+    }
+    void setEdgeChange(int edge, Change change, const QColor& color);
+    QString nodeToolTip(int node) const { return m_canvas ? m_canvas->toolTipOf(node) : QString(); }
+    void setNodeToolTip(int node, const QString& tip);
+    GraphCanvas* canvas() const { return m_canvas; }
+
     const ckptscope::GraphLayout* layout() const { return m_layout.get(); }
-    int selectedNode() const;
+    int selectedNode() const { return m_canvas ? m_canvas->selected() : -1; }
+    // -1 clears the selection.
     void selectNode(int index);
     // Marks `nodes` (and edges between marked nodes) and dims the rest; an
     // empty set clears the marks.
@@ -44,15 +66,26 @@ public:
 
     // Node sizes for the layout: label width from the font, fixed height.
     static ckptscope::GraphLayoutInput layoutInput(const ckptscope::ComputationGraphStore& graph);
+    // The same sizes for an index made with its graph, and its edges (as
+    // layoutInputFromGraph found them): no second pass over the ids.
+    static ckptscope::LayoutInput layoutInput(const GraphIndex& index,
+                                              std::vector<std::pair<uint32_t, uint32_t>> edges);
+
+Q_SIGNALS:
+    // A node was selected (by a click or selectNode), or -1: none.
+    void selectedNodeChanged(int node);
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
 
 private:
     QPointF map(double x, double y) const;
+    GraphCanvas::Drawing drawing() const;
 
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
     std::shared_ptr<const GraphIndex> m_index;
     std::shared_ptr<const ckptscope::GraphLayout> m_layout;
-    std::vector<GraphNodeItem*> m_nodes;
-    std::vector<GraphEdgeItem*> m_edges;
+    GraphCanvas* m_canvas = nullptr; // owned by the scene
     std::vector<int> m_highlighted;
     int m_focus = -1;
     Orientation m_orientation = Orientation::TopDown;

@@ -48,7 +48,7 @@ void GraphView::zoomBy(double factor) {
 void GraphView::fitAll() {
     if (!scene())
         return;
-    setSceneRect(QRectF()); // back to the scene's own area (centerOnItem may have grown it)
+    setSceneRect(QRectF()); // back to the scene's own area (centerOnRect may have grown it)
     const QRectF items = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
     fitInView(items, Qt::KeepAspectRatio);
     if (zoom() > 1.0) { // a small graph stays at its natural size, centred
@@ -94,12 +94,11 @@ QPointF GraphView::targetPoint(QSizeF itemSize) const {
     return leftArea >= aboveArea ? left.center() : above.center();
 }
 
-void GraphView::centerOnItem(const QGraphicsItem* item) {
-    if (!item)
+void GraphView::centerOnRect(const QRectF& box) {
+    if (box.isEmpty())
         return;
     if (zoom() < 0.6)
         zoomBy(0.8 / zoom());
-    const QRectF box = item->sceneBoundingRect();
     const QPointF target = targetPoint(box.size() * zoom());
     const QPointF middle = QRectF(viewport()->rect()).center();
     // The scene point to put in the middle of the viewport so that the item
@@ -108,12 +107,12 @@ void GraphView::centerOnItem(const QGraphicsItem* item) {
     showCentre(centre);
 }
 
-void GraphView::placeItem(const QGraphicsItem* item, QPointF at, double zoom) {
-    if (!item || !(zoom > 0))
+void GraphView::placeRect(const QRectF& box, QPointF at, double zoom) {
+    if (box.isEmpty() || !(zoom > 0))
         return;
     setTransform(QTransform::fromScale(zoom, zoom));
     const QPointF middle = QRectF(viewport()->rect()).center();
-    showCentre(item->sceneBoundingRect().center() + (middle - at) / zoom);
+    showCentre(box.center() + (middle - at) / zoom);
 }
 
 void GraphView::showCentre(QPointF centre) {

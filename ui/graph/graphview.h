@@ -16,12 +16,13 @@ public:
     // What a user wants on opening: the whole graph if it is readable at
     // that size, else full size at the top, where the inputs are.
     void showInitial();
-    // Centres the item in the part of the view no overlay covers, scrolling
-    // past the drawing's edge when needed (a node at the bottom of the graph).
-    void centerOnItem(const QGraphicsItem* item);
-    // Shows the item's centre at `at` (viewport pixels) at this zoom: a view
+    // Centres a node's box (scene coordinates) in the part of the view no
+    // overlay covers, scrolling past the drawing's edge when needed (a node at
+    // the bottom of the graph). An empty box is ignored.
+    void centerOnRect(const QRectF& box);
+    // Shows the box's centre at `at` (viewport pixels) at this zoom: a view
     // put back after the drawing was rebuilt.
-    void placeItem(const QGraphicsItem* item, QPointF at, double zoom);
+    void placeRect(const QRectF& box, QPointF at, double zoom);
     double zoom() const { return transform().m11(); }
     // The zoom at which the whole drawing fits the window.
     double fitZoom() const;
@@ -29,7 +30,7 @@ public:
     // A widget floating over the view (the minimap): targets are placed
     // beside it, not under it.
     void setOverlay(QWidget* overlay) { m_overlay = overlay; }
-    // Where centerOnItem puts the centre of an item of `itemSize` pixels, in
+    // Where centerOnRect puts the centre of an item of `itemSize` pixels, in
     // viewport coordinates.
     QPointF targetPoint(QSizeF itemSize) const;
     // The overlay's area in viewport coordinates (empty without one).

@@ -115,7 +115,8 @@ void NodeInspector::setNode(int node) {
         html += QStringLiteral("</table>");
     }
     QStringList consumers;
-    std::vector<int> successors = m_index->successors(node);
+    const std::span<const int> next = m_index->successors(node);
+    std::vector<int> successors(next.begin(), next.end());
     std::sort(successors.begin(), successors.end());
     successors.erase(std::unique(successors.begin(), successors.end()), successors.end());
     for (int c : successors)

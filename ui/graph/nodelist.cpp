@@ -28,21 +28,10 @@ void NodeList::setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> che
     // That measured the first thousand rows only, so a larger position or a
     // longer id further down would show cut short ("12..."). Measure each
     // column's longest text as well (the last one is stretched anyway).
-    const int rows = m_model->rowCount();
-    for (int c = 0; c < NodeTableModel::ColumnCount - 1; ++c) {
-        int longest = -1;
-        qsizetype chars = -1;
-        for (int r = 0; r < rows; ++r) {
-            const qsizetype n = m_model->index(r, c).data().toString().size();
-            if (n >= chars) { // ties: the later row, a larger number or a flagged cycle
-                chars = n;
-                longest = r;
-            }
-        }
-        if (longest >= 0)
+    for (int c = 0; c < NodeTableModel::ColumnCount - 1; ++c)
+        if (const int longest = m_model->longestRow(c); longest >= 0)
             setColumnWidth(
                 c, std::max(columnWidth(c), sizeHintForIndex(m_model->index(longest, c)).width()));
-    }
 }
 
 void NodeList::showNode(int node) {

@@ -16,7 +16,12 @@ void NodeTableModel::setGraph(std::shared_ptr<const ckptscope::GradientCheckpoin
     m_rowOf.clear();
     m_ordered = 0;
     if (m_checkpoint && m_index) {
-        m_rows = listOrder(m_checkpoint->graph, *m_index, &m_ordered);
+        if (m_index->hasGraph()) { // made with its graph: it has the order
+            m_rows = m_index->listOrder();
+            m_ordered = m_index->orderedCount();
+        } else {
+            m_rows = listOrder(m_checkpoint->graph, *m_index, &m_ordered);
+        }
         m_rowOf.assign(size_t(m_index->size()), -1);
         for (size_t r = 0; r < m_rows.size(); ++r)
             if (m_rows[r] >= 0)
@@ -38,6 +43,33 @@ std::vector<int> NodeTableModel::listOrder(const ckptscope::ComputationGraphStor
     return rows;
 }
 
+const ckptscope::ComputationNode* NodeTableModel::nodeAt(int node) const {
+    if (node < 0 || !m_index)
+        return nullptr;
+    const ckptscope::ComputationNode* n = m_index->node(node);
+    return n ? n : m_checkpoint->graph.getNode(m_index->id(node));
+}
+
+int NodeTableModel::longestRow(int column) const {
+    // From the node strings themselves: asking data() for 100k rows would
+    // build 100k QStrings per column.
+    int longest = -1;
+    size_t chars = 0;
+    for (size_t r = 0; r < m_rows.size(); ++r) {
+        const ckptscope::ComputationNode* n = nodeAt(m_rows[r]);
+        size_t len = 0;
+        if (column == Position)
+            len = r >= m_ordered ? 5 : std::to_string(r + 1).size(); // "cycle"
+        else if (n)
+            len = column == Op ? n->op.size() : column == Id ? n->id.size() : 8;
+        if (longest < 0 || len >= chars) { // ties: the later row
+            chars = len;
+            longest = int(r);
+        }
+    }
+    return longest;
+}
+
 int NodeTableModel::rowOfNode(int node) const {
     return node >= 0 && size_t(node) < m_rowOf.size() ? m_rowOf[size_t(node)] : -1;
 }
@@ -57,8 +89,7 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     if (role == NodeIndexRole)
         return node;
     const bool onCycle = size_t(index.row()) >= m_ordered;
-    const ckptscope::ComputationNode* n =
-        node >= 0 ? m_checkpoint->graph.getNode(m_index->id(node)) : nullptr;
+    const ckptscope::ComputationNode* n = nodeAt(node);
     if (!n)
         return {};
     if (role == Qt::DecorationRole && index.column() == Position && onCycle)

@@ -20,6 +20,9 @@ public:
     void setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
                   std::shared_ptr<const GraphIndex> index);
     int rowOfNode(int node) const;
+    // The row whose text in `column` is longest (in bytes; ties: the later
+    // row), -1 when empty: what a column must be wide enough for.
+    int longestRow(int column) const;
     // Node index per row: topological order, then the nodes on cycles
     // (counted in *ordered and after). -1 for an id the index lacks.
     static std::vector<int> listOrder(const ckptscope::ComputationGraphStore& graph,
@@ -32,6 +35,8 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
+    const ckptscope::ComputationNode* nodeAt(int node) const;
+
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
     std::shared_ptr<const GraphIndex> m_index;
     std::vector<int> m_rows; // node index per row

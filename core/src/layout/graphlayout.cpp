@@ -347,6 +347,77 @@ uint64_t countCrossings(const GraphLayout& layout) {
     return crossings;
 }
 
+namespace {
+
+// Open addressing over views of the graph's keys (unique, in key order): one
+// probe or two per lookup and no allocation per id, where an unordered_map
+// allocated a node for each of 100k ids and cost a cache miss or two more.
+class IdTable {
+public:
+    explicit IdTable(const std::map<std::string, ComputationNode>& nodes) {
+        size_t capacity = 16;
+        while (capacity < nodes.size() * 2)
+            capacity <<= 1;
+        m_mask = capacity - 1;
+        m_slots.assign(capacity, kEmpty);
+        m_keys.reserve(nodes.size());
+        for (const auto& entry : nodes) {
+            size_t s = slotOf(entry.first);
+            while (m_slots[s] != kEmpty)
+                s = (s + 1) & m_mask;
+            m_slots[s] = uint32_t(m_keys.size());
+            m_keys.push_back(entry.first);
+        }
+    }
+    int64_t find(std::string_view id) const {
+        for (size_t s = slotOf(id);; s = (s + 1) & m_mask) {
+            const uint32_t i = m_slots[s];
+            if (i == kEmpty)
+                return -1;
+            if (m_keys[i] == id)
+                return int64_t(i);
+        }
+    }
+
+private:
+    static constexpr uint32_t kEmpty = UINT32_MAX;
+    size_t slotOf(std::string_view id) const { return std::hash<std::string_view>{}(id)&m_mask; }
+
+    std::vector<std::string_view> m_keys;
+    std::vector<uint32_t> m_slots;
+    size_t m_mask = 0;
+};
+
+// The same for edges already taken, keyed by (from << 32 | to).
+class PairSet {
+public:
+    explicit PairSet(size_t expected) {
+        size_t capacity = 16;
+        while (capacity < expected * 2)
+            capacity <<= 1;
+        m_mask = capacity - 1;
+        m_slots.assign(capacity, kEmpty);
+    }
+    bool insert(uint64_t key) { // false when already there
+        for (size_t s = size_t((key * 0x9E3779B97F4A7C15ull) >> 20) & m_mask;;
+             s = (s + 1) & m_mask) {
+            if (m_slots[s] == key)
+                return false;
+            if (m_slots[s] == kEmpty) {
+                m_slots[s] = key;
+                return true;
+            }
+        }
+    }
+
+private:
+    static constexpr uint64_t kEmpty = UINT64_MAX; // no pair of node indices
+    std::vector<uint64_t> m_slots;
+    size_t m_mask = 0;
+};
+
+} // namespace
+
 GraphLayoutInput layoutInputFromGraph(const ComputationGraphStore& graph,
                                       const std::function<double(const ComputationNode&)>& widthOf,
                                       double height) {
@@ -361,22 +432,13 @@ GraphLayoutInput layoutInputFromGraph(const ComputationGraphStore& graph,
     }
     // A hash of the ids (views into the graph's keys): binary searches over
     // 100k UUID strings cost a cache miss per comparison.
-    std::unordered_map<std::string_view, uint32_t> indexOf;
-    indexOf.reserve(n);
-    uint32_t next = 0;
-    for (const auto& entry : graph.nodes())
-        indexOf.emplace(entry.first, next++);
-    auto find = [&indexOf](const std::string& id) -> int64_t {
-        const auto it = indexOf.find(id);
-        return it == indexOf.end() ? -1 : int64_t(it->second);
-    };
-    std::unordered_set<uint64_t> seen;
-    seen.reserve(graph.edgeCount());
+    const IdTable indexOf(graph.nodes());
+    PairSet seen(graph.edgeCount());
     for (const auto& [producer, consumer] : graph.edges()) {
-        const int64_t a = find(producer), b = find(consumer);
+        const int64_t a = indexOf.find(producer), b = indexOf.find(consumer);
         if (a < 0 || b < 0 || a == b)
             continue;
-        if (seen.insert(uint64_t(a) << 32 | uint64_t(b)).second)
+        if (seen.insert(uint64_t(a) << 32 | uint64_t(b)))
             out.input.edges.emplace_back(uint32_t(a), uint32_t(b));
     }
     return out;

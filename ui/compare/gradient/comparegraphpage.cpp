@@ -5,8 +5,6 @@
 #include "compare/comparetensormodel.h"
 #include "compare/gradient/comparechanges.h"
 #include "compare/gradient/comparenodemodel.h"
-#include "graph/graphedgeitem.h"
-#include "graph/graphnodeitem.h"
 #include "graph/graphpage.h"
 #include "graph/graphscene.h"
 #include "graph/graphview.h"
@@ -33,7 +31,7 @@ QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-// GraphNodeItem::Change or GraphEdgeItem::Change (the same names).
+// GraphScene::Change, for nodes and edges alike.
 template <typename Change> Change changeOf(DiffStatus s) {
     switch (s) {
     case DiffStatus::Changed:
@@ -210,10 +208,7 @@ std::optional<CompareGraphPage::KeptView> CompareGraphPage::currentView() const 
     int nearest = -1;
     double best = 0;
     for (int i = 0; i < scene->nodeCount(); ++i) {
-        const GraphNodeItem* item = scene->nodeItem(i);
-        if (!item)
-            continue;
-        const QPointF d = item->sceneBoundingRect().center() - middle;
+        const QPointF d = scene->nodeRect(i).center() - middle;
         const double dist = d.x() * d.x() + d.y() * d.y();
         if (nearest < 0 || dist < best) {
             nearest = i;
@@ -223,7 +218,7 @@ std::optional<CompareGraphPage::KeptView> CompareGraphPage::currentView() const 
     if (nearest < 0)
         return std::nullopt;
     kept.anchor = index->id(nearest);
-    kept.anchorAt = view->mapFromScene(scene->nodeItem(nearest)->sceneBoundingRect().center());
+    kept.anchorAt = view->mapFromScene(scene->nodeRect(nearest).center());
     kept.zoom = view->zoom();
     return kept;
 }
@@ -233,8 +228,8 @@ void CompareGraphPage::openOnFirstChange() {
         return;
     for (const UnionNode& n : m_union->nodes())
         if (n.status != DiffStatus::Same) {
-            m_graph->view()->centerOnItem(
-                m_graph->scene()->nodeItem(m_graph->index()->indexOf(n.key)));
+            m_graph->view()->centerOnRect(
+                m_graph->scene()->nodeRect(m_graph->index()->indexOf(n.key)));
             return;
         }
 }
@@ -249,7 +244,7 @@ bool CompareGraphPage::restoreView(const KeptView& kept) {
     const int anchor = index->indexOf(kept.anchor);
     if (anchor < 0)
         return selected >= 0;
-    m_graph->view()->placeItem(m_graph->scene()->nodeItem(anchor), kept.anchorAt, kept.zoom);
+    m_graph->view()->placeRect(m_graph->scene()->nodeRect(anchor), kept.anchorAt, kept.zoom);
     return true;
 }
 
@@ -260,25 +255,24 @@ void CompareGraphPage::applyStatuses() {
         return;
     for (int i = 0; i < scene->nodeCount(); ++i) {
         const UnionNode* n = m_union->node(index->id(i));
-        GraphNodeItem* item = scene->nodeItem(i);
-        if (!n || !item)
+        if (!n)
             continue;
-        item->setChange(changeOf<GraphNodeItem::Change>(n->status),
-                        CompareTensorModel::statusColor(n->status));
+        scene->setNodeChange(i, changeOf<GraphScene::Change>(n->status),
+                             CompareTensorModel::statusColor(n->status));
         const ComputationNode* node = m_union->checkpoint().graph.getNode(n->key);
         QString tip = (node ? q(node->op) : QString()) + QLatin1Char('\n') + q(n->key) +
                       QLatin1Char('\n') + CompareTensorModel::statusText(n->status);
         if (n->keyA && *n->keyA != n->key)
             tip += tr("\nin A: %1").arg(q(*n->keyA));
-        item->setToolTip(plainToolTip(tip));
+        scene->setNodeToolTip(i, plainToolTip(tip));
     }
     const auto& edges = scene->layout()->edges;
     for (int e = 0; e < scene->edgeCount(); ++e) {
         const LayoutEdge& le = edges[size_t(e)];
         const UnionEdge* ue = m_union->edge(index->id(int(le.from)), index->id(int(le.to)));
-        if (GraphEdgeItem* item = scene->edgeItem(e); item && ue)
-            item->setChange(changeOf<GraphEdgeItem::Change>(ue->status),
-                            CompareTensorModel::statusColor(ue->status));
+        if (ue)
+            scene->setEdgeChange(e, changeOf<GraphScene::Change>(ue->status),
+                                 CompareTensorModel::statusColor(ue->status));
     }
 }
 
