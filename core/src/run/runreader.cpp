@@ -124,10 +124,10 @@ void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
                 const auto at = cp.step ? state.logAt.find(*cp.step) : state.logAt.end();
                 if (at == state.logAt.end())
                     continue;
-                for (const auto& [key, value] : at->second)
+                for (const auto& entry : at->second) // (clang 14 captures no bindings)
                     if (std::none_of(cp.trainerLog.begin(), cp.trainerLog.end(),
-                                     [&](const auto& kv) { return kv.first == key; }))
-                        cp.trainerLog.emplace_back(key, value);
+                                     [&](const auto& kv) { return kv.first == entry.first; }))
+                        cp.trainerLog.emplace_back(entry.first, entry.second);
             }
         } catch (const OpenError& e) {
             run.warnings.push_back(e.what());
