@@ -447,6 +447,32 @@ private Q_SLOTS:
     // Equal values in another dtype (issue 22, defect 1): "dtype changed"
     // with its own colour and icon, counted in the summary, a Dtype column
     // A → B; nothing "changed".
+    // A GGUF against the f32 model it was quantized from (conformance):
+    // every tensor pairs under llama.cpp's names, the summary says so, and a
+    // tensor's tooltip names B's tensor and the q/k row order.
+    void quantizedModelPairsUnderLlamaNames() {
+        REQUIRE_CONFORMANCE();
+        const QString dir = testsupport::conformanceDir() + QStringLiteral("/gguf/valid/");
+        CompareWindow w;
+        w.show();
+        w.compare(dir + QStringLiteral("tiny-llama-f32.safetensors"),
+                  dir + QStringLiteral("tiny-llama-Q4_K_M.gguf"));
+        QVERIFY(waitFinished(w));
+        const CompareTensorModel* m = w.tensorModel();
+        QCOMPARE(m->tensorCount(), 21);
+        QVERIFY2(w.summaryText().contains(QStringLiteral("paired by llama.cpp's names for llama")),
+                 qPrintable(w.summaryText()));
+        QVERIFY(w.summaryText().contains(QStringLiteral("0 added")));
+        const int r = rowOf(m, "model.layers.0.self_attn.q_proj.weight");
+        QVERIFY(r >= 0);
+        QCOMPARE(m->entry(r)->nameB, std::string("blk.0.attn_q.weight"));
+        const QString tip =
+            m->indexOfTensor(r, CompareTensorModel::Name).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("in B: blk.0.attn_q.weight")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("rows compared in A's order")));
+        QVERIFY(*m->entry(r)->elements->relL2 < 0.1); // rows in order: Q4_K's error only
+    }
+
     void dtypeChangedShownAsSuch() {
         Checkpoint a;
         a.addTensor({"layers.0.t", {2}, {1.0f, 2.0f}});

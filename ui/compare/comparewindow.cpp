@@ -433,7 +433,14 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
                 ? tr("values compared exactly")
                 : tr("values equal within |Δ| ≤ %1 + %2·|a|")
                       .arg(tol.atolText.toHtmlEscaped(), tol.rtolText.toHtmlEscaped());
-        m_summary->setText(comparesummary::tensorSummary(d, a, b, tolerance));
+        // A GGUF against its Hugging Face model pairs under llama.cpp's names.
+        const QString paired =
+            d.nameMap.empty()
+                ? tolerance
+                : tolerance + tr("; tensors paired by llama.cpp's names for %1 (q/k rows in A's "
+                                 "order)")
+                                  .arg(QString::fromStdString(d.nameMap).toHtmlEscaped());
+        m_summary->setText(comparesummary::tensorSummary(d, a, b, paired));
         m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), true);
         m_tabs->setTabVisible(m_tabs->indexOf(m_valuesPage), true);
         showGradientPages(false);
