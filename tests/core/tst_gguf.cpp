@@ -12,9 +12,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -167,6 +169,40 @@ std::string openError(const Builder& b) {
     return "opened";
 }
 
+// A GGUF v3 file of F32 tensors (1-D) and string/u16 metadata, laid out as
+// ggml lays it out (alignment 32).
+std::string ggufOf(const std::vector<std::pair<std::string, uint16_t>>& u16s,
+                   const std::vector<std::pair<std::string, std::vector<float>>>& tensors) {
+    Builder b;
+    b.bytes = {'G', 'G', 'U', 'F'};
+    b.u32(3);
+    b.u64(tensors.size());
+    b.u64(u16s.size());
+    for (const auto& [key, value] : u16s) {
+        b.str(key);
+        b.u32(uint32_t(gguf::ValueType::U16));
+        b.put(value, 2);
+    }
+    uint64_t offset = 0;
+    for (const auto& [name, values] : tensors) {
+        b.str(name);
+        b.u32(1);
+        b.u64(values.size());
+        b.u32(0); // F32
+        b.u64(offset);
+        offset += (values.size() * 4 + 31) / 32 * 32;
+    }
+    while (b.bytes.size() % 32)
+        b.bytes.push_back(0);
+    for (const auto& [name, values] : tensors) {
+        for (float v : values)
+            b.u32(std::bit_cast<uint32_t>(v));
+        while (b.bytes.size() % 32)
+            b.bytes.push_back(0);
+    }
+    return std::string(b.bytes.begin(), b.bytes.end());
+}
+
 } // namespace
 
 class TestGguf : public QObject {
@@ -190,6 +226,7 @@ private Q_SLOTS:
     void vocabularyIsOneLazyRow();
     void nestedArraysAreReadToADepth();
     void alignmentMustBeU32();
+    void splitModelOpensAsOne();
 
 private:
     void headerImpl();
@@ -410,6 +447,49 @@ void TestGguf::alignmentMustBeU32() {
     const std::string error = openError(b);
     QVERIFY2(error.find("general.alignment is of type u64; expected u32") != std::string::npos,
              error.c_str());
+}
+
+// llama.cpp's gguf-split: NAME-0000N-of-0000M.gguf, split.count in each.
+// The first split opens the whole model (tensors of every split, each read
+// from its own file); another split alone says where the first one is; a
+// missing split is an error naming it.
+void TestGguf::splitModelOpensAsOne() {
+    QTemporaryDir dir;
+    const std::vector<float> a{1.5f, -2.0f, 3.25f}, b{4.0f, 5.5f}, c{-6.0f};
+    const auto path = [&](int n) {
+        return str(dir.filePath(QStringLiteral("m-0000%1-of-00002.gguf").arg(n)));
+    };
+    testsupport::writeFile(QString::fromStdString(path(1)),
+                           ggufOf({{"split.no", 0}, {"split.count", 2}}, {{"a", a}, {"b", b}}));
+    testsupport::writeFile(QString::fromStdString(path(2)),
+                           ggufOf({{"split.no", 1}, {"split.count", 2}}, {{"c", c}}));
+    const auto doc = Document::open(path(1));
+    QVERIFY(doc->isSharded());
+    QCOMPARE(doc->tensors().size(), size_t(3));
+    const std::vector<std::vector<float>> expected{a, b, c};
+    for (size_t i = 0; i < 3; ++i) {
+        std::vector<float> got(expected[i].size());
+        doc->readValues(i, 0, got.size(), got.data());
+        QCOMPARE(got, expected[i]);
+    }
+    QCOMPARE(doc->shardName(2), std::string("m-00002-of-00002.gguf"));
+
+    const auto second = Document::open(path(2));
+    QCOMPARE(second->tensors().size(), size_t(1));
+    QVERIFY(!second->warnings().empty());
+    QVERIFY(second->warnings().front().message.find("opens from m-00001-of-00002.gguf") !=
+            std::string::npos);
+    QCOMPARE(second->warnings().front().opens, path(1));
+
+    QFile::remove(QString::fromStdString(path(2)));
+    try {
+        Document::open(path(1));
+        QFAIL("a missing split was not noticed");
+    } catch (const OpenError& e) {
+        QVERIFY2(std::string(e.what()).find("split 2 of 2 (m-00002-of-00002.gguf)") !=
+                     std::string::npos,
+                 e.what());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestGguf)
