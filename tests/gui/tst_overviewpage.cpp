@@ -157,6 +157,27 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("Tensor data")), qPrintable(text));
     }
 
+    // A Hugging Face model with its config.json beside it: the model's
+    // architecture and sizes in the Overview, as config.json writes them.
+    void configBesideTheModel() {
+        QTemporaryDir dir;
+        Checkpoint c;
+        c.addTensor({"t", {1}, {1}});
+        const QString path = dir.filePath(QStringLiteral("model.oxck"));
+        c.save(path.toStdString());
+        OverviewPage page;
+        page.setDocument(Document::open(path.toStdString()));
+        QVERIFY(!page.toPlainText().contains(QStringLiteral("hidden_size")));
+        testsupport::writeFile(dir.filePath(QStringLiteral("config.json")),
+                               R"({"architectures": ["Qwen3ForCausalLM"], "hidden_size": 1024,
+                                   "num_hidden_layers": 28, "torch_dtype": "bfloat16"})");
+        page.setDocument(Document::open(path.toStdString()));
+        const QString text = page.toPlainText();
+        for (const char* fact :
+             {"Qwen3ForCausalLM", "hidden_size", "1024", "num_hidden_layers", "28", "bfloat16"})
+            QVERIFY2(text.contains(QString::fromLatin1(fact)), qPrintable(text));
+    }
+
     void metadataShownExactly() {
         QTemporaryDir dir;
         Checkpoint c;

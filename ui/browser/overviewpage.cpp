@@ -6,6 +6,9 @@
 #include "common/sizeformat.h"
 #include "metadata/metadatatext.h"
 
+#include "ckptscope/io/httpsource.h"
+#include "ckptscope/run/trainerfiles.h"
+
 #include <QFileInfo>
 #include <QTimer>
 #include <QUrl>
@@ -138,6 +141,11 @@ void OverviewPage::render() {
         if (doc->format() == ckptscope::Format::Gguf)
             html += ggufRows(*doc);
         html += shardsHtml();
+        // A Hugging Face model's config.json beside it: what the model is.
+        if (!ckptscope::isUrl(doc->path()))
+            if (const auto config = ckptscope::modelConfigBeside(doc->path()))
+                for (const auto& [key, value] : config->rows())
+                    html += row(QString::fromStdString(key), esc(value));
         std::map<std::string, std::string> meta(doc->metadata().begin(), doc->metadata().end());
         for (const char* key : {"step", "epoch", "loss", "lr", "learning_rate"}) {
             const auto it = meta.find(key);
