@@ -549,10 +549,13 @@ private:
         QCOMPARE(half.summary.same, uint64_t(0));
         QVERIFY(half.differs());
         QCOMPARE(std::string(diffStatusName(half.tensors[0].status)), std::string("dtype_changed"));
+        // With nothing changed in value, the compare view opens on it.
+        QCOMPARE(mostChangedTensor(half), 0);
         const TensorDiff single = diffTensors(*da, *Document::open(f32), DiffOptions{});
         QCOMPARE(single.tensors[0].dtypeB, std::optional<std::string>("F32"));
         QCOMPARE(single.tensors[0].status, DiffStatus::Same);
         QVERIFY(!single.differs());
+        QCOMPARE(mostChangedTensor(single), -1);
         // Values that differ in another dtype are changed (the dtypes still shown).
         const std::string other =
             writeSt("c16.safetensors", "F16", testsupport::leBytes<uint16_t>({0x3C00, 0x4200}));

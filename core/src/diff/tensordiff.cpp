@@ -56,7 +56,13 @@ int mostChangedTensor(const TensorDiff& diff) {
             (most < 0 || changedMore(e, diff.tensors[size_t(most)])))
             most = int(i);
     }
-    return most;
+    if (most >= 0)
+        return most;
+    // Nothing changed in value: the first tensor stored in another dtype.
+    for (size_t i = 0; i < diff.tensors.size(); ++i)
+        if (diff.tensors[i].status == DiffStatus::DtypeChanged)
+            return int(i);
+    return -1;
 }
 
 bool TensorDiff::differs() const {

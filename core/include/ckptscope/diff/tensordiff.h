@@ -63,7 +63,7 @@ uint64_t nonFiniteMismatches(const TensorDiffEntry& e);
 // (those without one after), then by name.
 bool changedMore(const TensorDiffEntry& x, const TensorDiffEntry& y);
 // The index of the most changed tensor that differs in values (changedMore),
-// or -1 when none does.
+// else of the first stored in another dtype, or -1 when none is either.
 int mostChangedTensor(const TensorDiff& diff);
 
 // A tensor name that neither document holds (limits given by the caller).
