@@ -446,6 +446,14 @@ GgufHeader readGgufHeader(const ByteSource& source) {
         h.tensors.push_back(readTensorInfo(r, names, i));
     // ggml pads to the data section only when there are tensors.
     h.dataStart = tensorCount > 0 ? padded(r.offset(), h.alignment) : r.offset();
+    // Even tensors of no bytes need their data section inside the file.
+    if (h.dataStart > source.size())
+        fail(source, r.offset(),
+             "the data section would begin at byte " + std::to_string(h.dataStart) +
+                 " (the tensor infos' end padded to " + std::to_string(h.alignment) +
+                 "), past the end of the file (" + std::to_string(source.size()) +
+                 " bytes): the file is truncated",
+             Kind::Truncated);
     placeTensors(source, h);
     return h;
 }
