@@ -14,7 +14,7 @@ private Q_SLOTS:
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setRows({{"step", "1200"}, {"multi", "line1\nline2\ttab"}, {"", "empty key"}});
         QCOMPARE(model.rowCount(), 3);
-        QCOMPARE(model.columnCount(), 2);
+        QCOMPARE(model.columnCount(), 3); // key, value, type
         QCOMPARE(model.index(1, MetadataModel::Value).data().toString(),
                  QStringLiteral("line1\nline2\ttab"));
         QCOMPARE(model.headerData(MetadataModel::Key, Qt::Horizontal).toString(),

@@ -5,15 +5,21 @@
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "ckptscope/io/bytesource.h"
+#include "testsupport.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QApplication>
 #include <QClipboard>
 #include <QDateTime>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <limits>
 
 using namespace ckptscope;
+using testsupport::str;
 
 namespace {
 
@@ -60,6 +66,52 @@ QList<QStringList> parseTsv(const QString& text) {
 class TestMetadataView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A GGUF's metadata: each key's type as ggml names it, a 100-string
+    // vocabulary as one row whose tooltip shows its first items and whose
+    // Copy Array Items gives every item, as ggml reads them (conformance).
+    void ggufTypesAndArrayItems() {
+        REQUIRE_CONFORMANCE();
+        const QString file =
+            testsupport::corpus(QStringLiteral("gguf/valid/tiny-llama-Q4_K_M.gguf"));
+        const nlohmann::json expected = testsupport::loadJson(
+            testsupport::corpus(QStringLiteral("gguf/expected/tiny-llama-Q4_K_M.gguf.json")));
+        std::vector<std::string> tokens;
+        for (const auto& m : expected["metadata"])
+            if (m["key"] == "tokenizer.ggml.tokens")
+                tokens = m["value"]["values"].get<std::vector<std::string>>();
+        QCOMPARE(tokens.size(), size_t(100));
+        MetadataView view;
+        view.setDocument(Document::open(file.toStdString()));
+        QVERIFY(!view.isColumnHidden(MetadataModel::Type));
+        const MetadataModel* m = view.metadataModel();
+        int row = -1;
+        for (int r = 0; r < m->rowCount(); ++r)
+            if (m->index(r, MetadataModel::Key).data().toString() ==
+                QStringLiteral("tokenizer.ggml.tokens"))
+                row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(m->index(row, MetadataModel::Type).data().toString(), QStringLiteral("arr[str]"));
+        const QString tip = m->index(row, MetadataModel::Value).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QString::fromStdString(tokens[19])), qPrintable(tip));
+        QVERIFY(!tip.contains(QString::fromStdString(tokens[20])));
+        QVERIFY(tip.contains(QStringLiteral("80 more")));
+        const auto* proxy = static_cast<const QSortFilterProxyModel*>(view.model());
+        view.selectionModel()->select(proxy->mapFromSource(m->index(row, 0)),
+                                      QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QStringList all;
+        for (const std::string& t : tokens)
+            all << QString::fromStdString(t);
+        QCOMPARE(view.selectedArrayItems(), all.join(QLatin1Char('\n')));
+        // An OXCK file has no types: the column stays hidden.
+        Checkpoint c;
+        c.setMetadata("step", "1");
+        c.addTensor({"t", {1}, {1}});
+        QTemporaryDir dir;
+        c.save(str(dir.filePath(QStringLiteral("m.oxck"))));
+        view.setDocument(Document::open(str(dir.filePath(QStringLiteral("m.oxck")))));
+        QVERIFY(view.isColumnHidden(MetadataModel::Type));
+    }
+
     void copiedRowsReadBackAsTheyAre() {
         Checkpoint c;
         c.setMetadata("a plain", "value");

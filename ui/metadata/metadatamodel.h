@@ -10,11 +10,16 @@
 class MetadataModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Key, Value, ColumnCount };
+    enum Column { Key, Value, Type, ColumnCount };
     using Rows = std::vector<std::pair<std::string, std::string>>;
 
     explicit MetadataModel(QObject* parent = nullptr);
-    void setRows(Rows rows);
+    // `types`: each row's type as its format names it ("u32", "arr[str]"),
+    // or none (formats without typed metadata).
+    // `previews`: a longer tooltip for a row's value (an array's first items).
+    void setRows(Rows rows, std::vector<std::string> types = {},
+                 std::vector<std::string> previews = {});
+    bool hasTypes() const { return m_hasTypes; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -24,4 +29,6 @@ public:
 
 private:
     std::vector<std::pair<QString, QString>> m_rows;
+    std::vector<QString> m_types, m_previews;
+    bool m_hasTypes = false;
 };

@@ -32,6 +32,8 @@ MetadataView::MetadataView(QWidget* parent) : QTableView(parent), m_model(new Me
     sortByColumn(-1, Qt::AscendingOrder);
     setWordWrap(true);
     horizontalHeader()->setStretchLastSection(true);
+    // Key, Type, Value on screen: the value, widest, takes the rest.
+    horizontalHeader()->moveSection(MetadataModel::Type, MetadataModel::Value);
     verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     setSelectionMode(QAbstractItemView::ExtendedSelection);
     setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -41,16 +43,58 @@ MetadataView::MetadataView(QWidget* parent) : QTableView(parent), m_model(new Me
     connect(copy, &QAction::triggered, this,
             [this] { QApplication::clipboard()->setText(selectionText()); });
     addAction(copy);
+    m_copyItems = new QAction(tr("Copy Array &Items"), this);
+    m_copyItems->setToolTip(tr("Every item of the selected arrays, one per line"));
+    connect(m_copyItems, &QAction::triggered, this,
+            [this] { QApplication::clipboard()->setText(selectedArrayItems()); });
+    addAction(m_copyItems);
+    m_copyItems->setVisible(false);
     setContextMenuPolicy(Qt::ActionsContextMenu);
 }
 
 void MetadataView::setDocument(const std::shared_ptr<const ckptscope::Document>& document) {
+    // Arrays show their first items as the value's tooltip; the rest stay
+    // in the file until copied.
+    constexpr uint64_t kPreviewItems = 20;
+    m_document = document;
+    m_arrays.clear();
     MetadataModel::Rows rows;
+    std::vector<std::string> types, previews;
     if (document)
-        for (const ckptscope::MetadataRow& row : document->metadataRows())
+        for (const ckptscope::MetadataRow& row : document->metadataRows()) {
             rows.emplace_back(row.key, metadataValueText(row).toStdString());
-    m_model->setRows(std::move(rows));
+            types.push_back(row.type);
+            m_arrays.push_back(row.array);
+            std::string preview;
+            if (row.array) {
+                const auto items = document->arrayItems(*row.array, 0, kPreviewItems);
+                for (const std::string& item : items)
+                    preview += item + "\n";
+                if (row.array->count > items.size())
+                    preview += "… " + std::to_string(row.array->count - items.size()) +
+                               " more (Copy Array Items copies them all)";
+            }
+            previews.push_back(std::move(preview));
+        }
+    m_model->setRows(std::move(rows), std::move(types), std::move(previews));
+    setColumnHidden(MetadataModel::Type, !m_model->hasTypes());
+    m_copyItems->setVisible(
+        std::any_of(m_arrays.begin(), m_arrays.end(), [](const auto& a) { return a.has_value(); }));
     resizeColumnToContents(MetadataModel::Key);
+}
+
+QString MetadataView::selectedArrayItems() const {
+    QStringList items;
+    const auto* proxy = static_cast<const QSortFilterProxyModel*>(model());
+    for (const QModelIndex& r : selectionModel()->selectedRows()) {
+        const size_t row = size_t(proxy->mapToSource(r).row());
+        if (!m_document || row >= m_arrays.size() || !m_arrays[row])
+            continue;
+        for (const std::string& item :
+             m_document->arrayItems(*m_arrays[row], 0, m_arrays[row]->count))
+            items << QString::fromStdString(item);
+    }
+    return items.join(QLatin1Char('\n'));
 }
 
 QString MetadataView::selectionText() const {

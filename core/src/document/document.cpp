@@ -1,6 +1,7 @@
 #include "ckptscope/document/document.h"
 
 #include "ckptscope/common/saturating.h"
+#include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/io/httpsource.h"
@@ -130,6 +131,14 @@ std::optional<MappedValues> Document::mappedValues(size_t index, ScanUse use) co
     if (t.dtype != Dtype::F32)
         return std::nullopt;
     return mapForScan(sourceOf(t), t.dataOffset, t.dataLen, use);
+}
+
+std::vector<std::string> Document::arrayItems(const MetadataArray& array, uint64_t first,
+                                              uint64_t count) const {
+    // GGUF is the one format with arrays in its metadata.
+    if (format() != Format::Gguf)
+        return {};
+    return gguf::readGgufArrayItems(*m_source, array, first, count);
 }
 
 void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {

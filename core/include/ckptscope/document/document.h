@@ -76,6 +76,11 @@ public:
     void readValues(size_t index, uint64_t first, uint64_t count, double* out) const;
     // The stored little-endian bytes of count elements in the tensor's dtype.
     void readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const;
+    // Items [first, first + count) of a metadata array (a GGUF tokenizer's
+    // strings), as text, read from the file when asked: an array is one row
+    // (MetadataRow::array) however long it is.
+    std::vector<std::string> arrayItems(const MetadataArray& array, uint64_t first,
+                                        uint64_t count) const;
     // Where the values of an F32 tensor lie in the file's memory map, for
     // scanning them in place (statistics, comparison); empty for other
     // dtypes, or when mapForScan says to copy for this use: then read them.
