@@ -213,6 +213,11 @@ struct HttpSource::State {
 
     void fetch(const std::string& url, uint64_t first, uint8_t* dst, uint64_t length);
     void store(uint64_t offset, std::vector<uint8_t> bytes);
+    // A buffer of n bytes, reusing an evicted block's memory: a scan of a
+    // large tensor then touches the same pages again instead of faulting in
+    // a fresh 4 MiB per block.
+    std::vector<uint8_t> buffer(uint64_t n);
+    std::vector<std::vector<uint8_t>> spare; // evicted blocks' memory, at most 2
     void report();
     uint64_t requests() const {
         return client->requests() + (prefetchClient ? prefetchClient->requests() : 0);
@@ -246,7 +251,7 @@ void HttpSource::State::startPrefetch(const std::string& url, uint64_t offset, u
     Prefetch p;
     p.offset = offset;
     p.wantedEnd = wantedEnd;
-    p.bytes.resize(size_t(std::min({wantedEnd, size, offset + options.blockBytes}) - offset));
+    p.bytes = buffer(std::min({wantedEnd, size, offset + options.blockBytes}) - offset);
     prefetch = std::move(p);
     Prefetch& q = *prefetch;
     q.done = std::async(std::launch::async, [this, &url, &q] {
@@ -355,6 +360,17 @@ void HttpSource::State::fetch(const std::string& url, uint64_t first, uint8_t* d
     }
 }
 
+std::vector<uint8_t> HttpSource::State::buffer(uint64_t n) {
+    for (auto it = spare.begin(); it != spare.end(); ++it)
+        if (it->capacity() >= n) {
+            std::vector<uint8_t> b = std::move(*it);
+            spare.erase(it);
+            b.resize(size_t(n)); // within capacity: no new pages
+            return b;
+        }
+    return std::vector<uint8_t>(size_t(n));
+}
+
 void HttpSource::State::store(uint64_t offset, std::vector<uint8_t> bytesIn) {
     cached += bytesIn.size();
     cache[offset] = Segment{std::move(bytesIn), ++clock};
@@ -366,6 +382,8 @@ void HttpSource::State::store(uint64_t offset, std::vector<uint8_t> bytesIn) {
                 (oldest == cache.end() || it->second.lastUse < oldest->second.lastUse))
                 oldest = it;
         cached -= oldest->second.bytes.size();
+        if (spare.size() < 2)
+            spare.push_back(std::move(oldest->second.bytes));
         cache.erase(oldest);
     }
 }
@@ -411,7 +429,7 @@ void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wanted
         const uint64_t fetchEnd = std::min(std::max(gapEnd, pos + ahead), nextStart);
         if (s.takePrefetch(m_url, pos))
             continue;
-        std::vector<uint8_t> bytes(fetchEnd - pos);
+        std::vector<uint8_t> bytes = s.buffer(fetchEnd - pos);
         s.fetch(m_url, pos, bytes.data(), bytes.size());
         s.store(pos, std::move(bytes));
         if (wantedEnd > fetchEnd)
