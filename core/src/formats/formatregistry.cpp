@@ -23,10 +23,7 @@ namespace {
 // keys hold "weight_map") before the gradient checkpoint's any JSON object.
 const std::array<FormatModule, 5>& modules() {
     static const std::array<FormatModule, 5> kModules = {
-        oxckFormat(),
-        ggufFormat(),
-        safetensorsFormat(),
-        shardedSafetensorsFormat(),
+        oxckFormat(),     ggufFormat(), safetensorsFormat(), shardedSafetensorsFormat(),
         gradientFormat(),
     };
     return kModules;
