@@ -193,15 +193,20 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     attach(values, minS, x1, y1);
     attach(values, maxS, x1, y1);
 
-    QCategoryAxis* x2 = axis(norms, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
+    attachNorms(norms, l2, bad, {xMin, xMax, l2Max, badMax}, xTitle);
+}
+
+void RunChartView::attachNorms(QChart* norms, QLineSeries* l2, QScatterSeries* bad,
+                               const NormRanges& r, const QString& xTitle) {
+    QCategoryAxis* x2 = axis(norms, roundValueAxis(r.xMin, r.xMax), xTitle, Qt::AlignBottom);
     // Up to the round tick above the largest norm, so the top label is
     // never below a value drawn (5.04 on an axis labelled 0-5).
-    const double l2Top = l2Max > 0 ? l2Max * 1.05 : 1;
+    const double l2Top = r.l2Max > 0 ? r.l2Max * 1.05 : 1;
     const double l2Step = roundTickStep(l2Top, 6);
     QCategoryAxis* yL2 = axis(norms, roundValueAxis(0, std::ceil(l2Top / l2Step) * l2Step),
                               tr("L2 norm"), Qt::AlignLeft);
     QCategoryAxis* yBad =
-        axis(norms, roundCountAxis(std::max(badMax * 1.1, 5.0)), tr("NaN/Inf"), Qt::AlignRight);
+        axis(norms, roundCountAxis(std::max(r.badMax * 1.1, 5.0)), tr("NaN/Inf"), Qt::AlignRight);
     // One grid: the right axis's ticks fall between the left's and would
     // draw a second, unevenly spaced set of lines.
     yBad->setGridLineVisible(false);

@@ -8,6 +8,8 @@
 
 class QChart;
 class QChartView;
+class QLineSeries;
+class QScatterSeries;
 class QGraphicsLineItem;
 class QGraphicsRectItem;
 
@@ -48,6 +50,13 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    struct NormRanges {
+        double xMin, xMax, l2Max, badMax;
+    };
+    // The norm chart's axes (L2 left, NaN/Inf count right) and its series.
+    static void attachNorms(QChart* norms, QLineSeries* l2, QScatterSeries* bad,
+                            const NormRanges& r, const QString& xTitle);
+
     QChartView* m_values;
     QChartView* m_norms;
     QGraphicsLineItem* m_valueMarker;
