@@ -24,11 +24,6 @@ namespace fuzzchecks {
 
 namespace {
 
-void require(bool ok, const std::string& what) {
-    if (!ok)
-        throw InvariantViolation(what);
-}
-
 std::vector<uint8_t> toBytes(std::string_view s) {
     return std::vector<uint8_t>(s.begin(), s.end());
 }

@@ -17,6 +17,13 @@ public:
     using std::logic_error::logic_error;
 };
 
+// Throws InvariantViolation(what) unless ok: the one way every check states
+// an invariant.
+inline void require(bool ok, const std::string& what) {
+    if (!ok)
+        throw InvariantViolation(what);
+}
+
 // readOxckIndex + readTensorValues over a MemorySource.
 void checkOxck(std::string_view bytes);
 // parseMetadata; on success serialize → parse gives the same map. An input

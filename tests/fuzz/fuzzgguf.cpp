@@ -20,23 +20,19 @@ namespace fuzzchecks {
 
 namespace {
 
-void check(bool ok, const std::string& what) {
-    if (!ok)
-        throw InvariantViolation(what);
-}
-
 void checkLayout(const gguf::GgufHeader& h, uint64_t size) {
     uint64_t end = h.dataStart;
     for (const TensorEntry& t : h.tensors) {
         const DtypeBlock block = dtypeBlock(t.dtype);
         const auto bytes = dtypeBytes(t.dtype, t.dataLen);
-        check(bytes.has_value(), "a tensor of partial blocks");
-        check(t.dataOffset >= end, "tensors overlap or are out of order");
-        check((t.dataOffset - h.dataStart) % h.alignment == 0, "a tensor is not aligned");
-        check(t.dataOffset <= size && *bytes <= size - t.dataOffset, "a tensor ends past the file");
-        check(t.shape.empty() || t.shape.back() % block.elements == 0, "ne[0] not whole blocks");
-        check(t.shape.empty() || t.elementCount == shapeElementCount(t.shape),
-              "elementCount != product of shape");
+        require(bytes.has_value(), "a tensor of partial blocks");
+        require(t.dataOffset >= end, "tensors overlap or are out of order");
+        require((t.dataOffset - h.dataStart) % h.alignment == 0, "a tensor is not aligned");
+        require(t.dataOffset <= size && *bytes <= size - t.dataOffset,
+                "a tensor ends past the file");
+        require(t.shape.empty() || t.shape.back() % block.elements == 0, "ne[0] not whole blocks");
+        require(t.shape.empty() || t.elementCount == shapeElementCount(t.shape),
+                "elementCount != product of shape");
         end = t.dataOffset + *bytes;
     }
 }
@@ -50,15 +46,15 @@ void checkValues(const ByteSource& source, const TensorEntry& t) {
     try {
         readTensorValues(source, t, 0, n, whole.data());
     } catch (const CheckpointError& e) {
-        check(!dtypeDecodable(t.dtype), std::string("values refused: ") + e.what());
+        require(!dtypeDecodable(t.dtype), std::string("values refused: ") + e.what());
         return;
     }
-    check(dtypeDecodable(t.dtype), "read values of an undecodable type");
+    require(dtypeDecodable(t.dtype), "read values of an undecodable type");
     const uint64_t cut = n / 2 + 1;
     readTensorValues(source, t, 0, cut, parts.data());
     readTensorValues(source, t, cut, n - cut, parts.data() + cut);
-    check(std::memcmp(whole.data(), parts.data(), whole.size() * 4) == 0,
-          "values read in two pieces differ");
+    require(std::memcmp(whole.data(), parts.data(), whole.size() * 4) == 0,
+            "values read in two pieces differ");
 }
 
 } // namespace
@@ -70,22 +66,22 @@ void checkGguf(std::string_view bytes) {
     try {
         h = gguf::readGgufHeader(source);
     } catch (const CheckpointError& e) {
-        check(std::string(e.what()).rfind(name + ": ", 0) == 0,
-              std::string("error without the file name: ") + e.what());
-        check(!e.offset() || *e.offset() <= bytes.size(), "error offset past the end");
+        require(std::string(e.what()).rfind(name + ": ", 0) == 0,
+                std::string("error without the file name: ") + e.what());
+        require(!e.offset() || *e.offset() <= bytes.size(), "error offset past the end");
         return;
     } catch (const SourceChangedError& e) {
         // Every length is checked first: a read past the end is a bug.
         throw InvariantViolation(std::string("header read past the end: ") + e.what());
     }
-    check(h.version == 2 || h.version == 3, "accepted a version ggml refuses");
-    check(h.alignment != 0 && (h.alignment & (h.alignment - 1)) == 0, "alignment not 2^k");
+    require(h.version == 2 || h.version == 3, "accepted a version ggml refuses");
+    require(h.alignment != 0 && (h.alignment & (h.alignment - 1)) == 0, "alignment not 2^k");
     checkLayout(h, bytes.size());
     for (const MetadataRow& row : h.metadata)
         if (row.array) {
             const auto items = gguf::readGgufArrayItems(source, *row.array, 0, 16);
-            check(items.size() == std::min<uint64_t>(row.array->count, 16),
-                  "an array lists fewer items than it holds");
+            require(items.size() == std::min<uint64_t>(row.array->count, 16),
+                    "an array lists fewer items than it holds");
         }
     const size_t limit = std::min<size_t>(h.tensors.size(), 64);
     for (size_t i = 0; i < limit; ++i)

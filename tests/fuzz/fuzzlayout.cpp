@@ -14,11 +14,6 @@ namespace fuzzchecks {
 
 namespace {
 
-void require(bool ok, const std::string& what) {
-    if (!ok)
-        throw InvariantViolation(what);
-}
-
 bool finite(double v) {
     return std::isfinite(v);
 }

@@ -23,11 +23,6 @@ namespace fuzzchecks {
 
 namespace {
 
-void check(bool ok, const std::string& what) {
-    if (!ok)
-        throw InvariantViolation(what);
-}
-
 constexpr uint64_t kMaxValues = 1 << 16; // per tensor, to keep runs fast
 
 } // namespace
@@ -40,17 +35,17 @@ void checkSafetensors(std::string_view bytes) {
     try {
         index = readSafetensorsIndex(*source);
     } catch (const CheckpointError& e) {
-        check(std::string(e.what()).rfind(name + ": ", 0) == 0,
-              std::string("error without the file name: ") + e.what());
+        require(std::string(e.what()).rfind(name + ": ", 0) == 0,
+                std::string("error without the file name: ") + e.what());
         return;
     }
     uint64_t expected = index.dataStart;
     for (const TensorEntry& t : index.tensors) {
-        check(t.dataOffset == expected, "tensors do not tile the data buffer");
+        require(t.dataOffset == expected, "tensors do not tile the data buffer");
         expected += t.dataLen * dtypeSize(t.dtype);
-        check(expected <= source->size(), "a tensor runs past the file");
+        require(expected <= source->size(), "a tensor runs past the file");
     }
-    check(expected == source->size(), "bytes after the last tensor were accepted");
+    require(expected == source->size(), "bytes after the last tensor were accepted");
 
     std::shared_ptr<const Document> doc;
     try {
@@ -58,7 +53,7 @@ void checkSafetensors(std::string_view bytes) {
     } catch (const OpenError& e) {
         throw InvariantViolation(std::string("index accepted, Document refused: ") + e.what());
     }
-    check(doc->format() == Format::Safetensors, "not detected as safetensors");
+    require(doc->format() == Format::Safetensors, "not detected as safetensors");
     for (size_t i = 0; i < doc->tensors().size(); ++i) {
         const TensorEntry& t = doc->tensors()[i];
         const uint64_t n = std::min(t.dataLen, kMaxValues);
@@ -67,8 +62,8 @@ void checkSafetensors(std::string_view bytes) {
         const size_t size = dtypeSize(t.dtype);
         std::vector<uint8_t> raw(size_t(n) * size);
         doc->readRawValues(i, 0, n, raw.data());
-        check(std::memcmp(raw.data(), bytes.data() + t.dataOffset, raw.size()) == 0,
-              "raw values differ from the file's bytes");
+        require(std::memcmp(raw.data(), bytes.data() + t.dataOffset, raw.size()) == 0,
+                "raw values differ from the file's bytes");
         std::vector<float> f(static_cast<size_t>(n));
         std::vector<double> d(static_cast<size_t>(n));
         doc->readValues(i, 0, n, f.data());
@@ -82,8 +77,8 @@ void checkSafetensors(std::string_view bytes) {
                 std::memcpy(&bits, raw.data() + k * 8, 8);
                 want = t.dtype == Dtype::U64 ? float(bits) : float(int64_t(bits));
             }
-            check((std::isnan(f[k]) && std::isnan(d[k])) || f[k] == want,
-                  std::string("f32 and f64 conversions disagree for ") + dtypeName(t.dtype));
+            require((std::isnan(f[k]) && std::isnan(d[k])) || f[k] == want,
+                    std::string("f32 and f64 conversions disagree for ") + dtypeName(t.dtype));
         }
     }
     // Written back, the file reads as the same tensors.
@@ -96,17 +91,18 @@ void checkSafetensors(std::string_view bytes) {
     const std::string again = out.str();
     const auto back = Document::open(std::make_shared<MemorySource>(
         std::vector<uint8_t>(again.begin(), again.end()), "again.safetensors"));
-    check(back->metadata() == doc->metadata(), "metadata changed in a round trip");
-    check(back->tensors().size() == doc->tensors().size(), "tensor count changed in a round trip");
+    require(back->metadata() == doc->metadata(), "metadata changed in a round trip");
+    require(back->tensors().size() == doc->tensors().size(),
+            "tensor count changed in a round trip");
     for (size_t i = 0; i < doc->tensors().size(); ++i) {
         const TensorEntry& a = doc->tensors()[i];
         const TensorEntry& b = back->tensors()[i];
-        check(a.name == b.name && a.shape == b.shape && a.dtype == b.dtype &&
-                  a.dataLen == b.dataLen,
-              "a tensor changed in a round trip");
-        check(std::memcmp(again.data() + b.dataOffset, bytes.data() + a.dataOffset,
-                          size_t(a.dataLen * dtypeSize(a.dtype))) == 0,
-              "values changed in a round trip");
+        require(a.name == b.name && a.shape == b.shape && a.dtype == b.dtype &&
+                    a.dataLen == b.dataLen,
+                "a tensor changed in a round trip");
+        require(std::memcmp(again.data() + b.dataOffset, bytes.data() + a.dataOffset,
+                            size_t(a.dataLen * dtypeSize(a.dtype))) == 0,
+                "values changed in a round trip");
     }
 }
 

@@ -1,5 +1,7 @@
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
 
+#include "formats/safetensors/toplevelkeys.h"
+
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/oxck/metadatacodec.h"
 
@@ -165,38 +167,6 @@ struct ParsedHeader {
     std::vector<std::string> order; // top-level keys as the file lists them
 };
 
-// Records the top-level keys in the order the header gives them, and
-// nothing else. (nlohmann's parse callback would do it in one pass, but its
-// DOM builder then rescans the parent object at the end of every child: a
-// 200 000-tensor header took minutes.)
-class TopLevelKeys final : public nlohmann::json_sax<json> {
-public:
-    explicit TopLevelKeys(std::vector<std::string>& keys) : m_keys(keys) {}
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return ++m_depth, true; }
-    bool end_object() override { return --m_depth, true; }
-    bool start_array(std::size_t) override { return ++m_depth, true; }
-    bool end_array() override { return --m_depth, true; }
-    bool key(string_t& key) override {
-        if (m_depth == 1)
-            m_keys.push_back(key);
-        return true;
-    }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-        return false; // the DOM parse that follows reports it
-    }
-
-private:
-    std::vector<std::string>& m_keys;
-    int m_depth = 0;
-};
-
 // The header text parsed, refusing a name given twice (a JSON object keeps
 // one of two equal keys silently, so the keys are also read in order).
 ParsedHeader parseHeader(const std::string& file, const std::string& text) {
@@ -213,8 +183,11 @@ ParsedHeader parseHeader(const std::string& file, const std::string& text) {
                  std::string(parsed.object.type_name()),
              8, CheckpointError::Kind::BadMetadata);
     parsed.order.reserve(parsed.object.size());
-    TopLevelKeys keys(parsed.order);
-    json::sax_parse(text, &keys);
+    TopLevelKeys keys([&](const std::string& key) {
+        parsed.order.push_back(key);
+        return true;
+    });
+    json::sax_parse(text, &keys); // a parse error: the DOM parse above reported it
     if (parsed.order.size() != parsed.object.size()) {
         // Fewer keys kept than read: find the first one read twice.
         std::unordered_set<std::string_view> seen;

@@ -1,5 +1,7 @@
 #include "formats/safetensors/shardedmodel.h"
 
+#include "formats/safetensors/toplevelkeys.h"
+
 #include "ckptscope/common/saturating.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
@@ -24,43 +26,20 @@ using json = nlohmann::json;
 // The probe reads this much: the index's "metadata" comes first and is small.
 constexpr size_t kProbeBytes = 64 * 1024;
 
-// Stops at the first top-level key: "weight_map" makes the file an index;
-// "metadata" is passed over (Hugging Face writes it first); any other key
-// (a gradient checkpoint's "graph", "step"…) makes it something else.
-class IndexKeys final : public nlohmann::json_sax<json> {
-public:
-    bool found = false;
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return ++m_depth, true; }
-    bool end_object() override { return --m_depth, true; }
-    bool start_array(std::size_t) override { return ++m_depth, true; }
-    bool end_array() override { return --m_depth, true; }
-    bool key(string_t& key) override {
-        if (m_depth != 1)
-            return true;
-        found = key == "weight_map";
-        return !found && key == "metadata";
-    }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-        return false; // the head ends mid-file, or the text is no JSON
-    }
-
-private:
-    int m_depth = 0;
-};
-
 bool probe(const ByteSource& source) {
     std::string head(size_t(std::min<uint64_t>(source.size(), kProbeBytes)), '\0');
     source.read(0, head.data(), head.size());
-    IndexKeys keys;
+    // "weight_map" among the first top-level keys makes the file an index;
+    // "metadata" is passed over (Hugging Face writes it first); any other key
+    // (a gradient checkpoint's "graph", "step"…) makes it something else. A
+    // parse error (the head ends mid-file, or no JSON) ends the reading.
+    bool found = false;
+    TopLevelKeys keys([&](const std::string& key) {
+        found = key == "weight_map";
+        return !found && key == "metadata";
+    });
     json::sax_parse(head, &keys, json::input_format_t::json, false);
-    return keys.found;
+    return found;
 }
 
 [[noreturn]] void fail(const std::string& file, const std::string& message) {
