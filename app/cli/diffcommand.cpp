@@ -65,13 +65,15 @@ const CommandSpec kDiff = {
     "by id - or by op and topological position when fewer than half the ids\n"
     "match -, edges as multisets, optimizer blobs). Elements differ when exactly\n"
     "one is NaN, when one is infinite and the other not the same infinity, or\n"
-    "when |b - a| > atol + rtol * |a|. Blobs of equal length, a multiple of 4,\n"
+    "when |b - a| > atol + rtol * |a|; integers compare exactly (b - a in\n"
+    "128 bits), F64 in double. Blobs of equal length, a multiple of 4,\n"
     "compare as f32. Text: a summary line (the files by the shortest parts of\n"
     "their paths that differ), then what differs: tensors with NaN/Inf\n"
     "mismatches first, then by relative L2 change; a dtype column when dtypes\n"
     "differ. Equal values in another dtype are \"dtype_changed\". Each file's\n"
     "warnings go to stderr and, with --json, into its \"a\" or \"b\" object's\n"
-    "\"warnings\".\n"
+    "\"warnings\"; a figure beyond the double range (F64 values near its top)\n"
+    "is null in JSON and named in the tensor's \"warnings\" and on stderr.\n"
     "A GGUF file against a Hugging Face model (safetensors, OXCK) pairs llama.cpp's\n"
     "tensor names with the originals (token_embd.weight = model.embed_tokens.weight,\n"
     "blk.N.attn_q.weight = model.layers.N.self_attn.q_proj.weight, …) for the\n"
@@ -165,6 +167,9 @@ ordered_json tensorDiffJson(const Document& a, const Document& b, const DiffOpti
         e["dtype_a"] = orNull(t.dtypeA);
         e["dtype_b"] = orNull(t.dtypeB);
         elementJson(e, t.elements);
+        if (t.elements)
+            if (const auto w = overflowedFigures(*t.elements); !w.empty())
+                e["warnings"] = w;
         tensors.push_back(std::move(e));
     }
     j["tensors"] = std::move(tensors);
@@ -463,6 +468,11 @@ int runDiff(const std::vector<std::string>& args) {
         } else {
             const TensorDiff t = diffTensors(*a, *b, d.options, d.tensors, d.names);
             differs = t.differs();
+            for (const TensorDiffEntry& e : t.tensors)
+                if (e.elements)
+                    for (const std::string& w : overflowedFigures(*e.elements))
+                        std::cerr << "ckptscope-cli: warning: " << printable(e.name) << ": " << w
+                                  << "\n";
             if (d.json)
                 printJson(std::cout, tensorDiffJson(*a, *b, d.options, t));
             else

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 using nlohmann::json;
@@ -464,6 +465,38 @@ private Q_SLOTS:
                      "1 node changed, 1 added, 0 removed, 1 same; 0 edges added, 1 removed; "
                      "1 of 1 optimizer blob differs\n")),
                  qPrintable(describe(g)));
+    }
+
+    // A figure beyond double is null with a warning naming it (issue 21,
+    // item 6); integers differing by one above 2^24 are a change.
+    void overflowNamedAndIntegersExact() {
+        constexpr double mx = std::numeric_limits<double>::max();
+        const QString pa = path("top-a.safetensors"), pb = path("top-b.safetensors");
+        testsupport::writeFile(
+            pa, testsupport::stFile(
+                    {{"x", "F64", {4}, testsupport::leBytes<double>({mx, -mx, 0, 1})},
+                     {"ids", "I32", {2}, testsupport::leBytes<int32_t>({16777217, 5})}}));
+        testsupport::writeFile(
+            pb, testsupport::stFile(
+                    {{"x", "F64", {4}, testsupport::leBytes<double>({-mx, mx, 0, 1})},
+                     {"ids", "I32", {2}, testsupport::leBytes<int32_t>({16777216, 5})}}));
+        const Run j = runCli({QStringLiteral("diff"), pa, pb, QStringLiteral("--json")});
+        QVERIFY2(j.exitCode == 1, qPrintable(describe(j)));
+        const json d = clirunner::parseOut(j);
+        const json& x = d["tensors"][0];
+        QVERIFY2(x["max_abs_diff"].is_null(), x.dump().c_str());
+        JSON_COMPARE(x["warnings"],
+                     json::array({"max_abs_diff: overflows double",
+                                  "histogram: 2 of 4 differences overflow double (not binned)"}));
+        const QStringList err = clirunner::lines(j.errText());
+        QVERIFY2(err.contains(
+                     QStringLiteral("ckptscope-cli: warning: x: max_abs_diff: overflows double")),
+                 qPrintable(describe(j)));
+        const json& ids = d["tensors"][1];
+        QCOMPARE(ids["status"].get<std::string>(), std::string("changed"));
+        QCOMPARE(ids["differing"].get<uint64_t>(), uint64_t(1));
+        QCOMPARE(ids["max_abs_diff"].get<double>(), 1.0);
+        QVERIFY2(!ids.contains("warnings"), ids.dump().c_str());
     }
 
     void helpNamesEveryExitCode() {

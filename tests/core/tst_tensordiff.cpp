@@ -314,24 +314,123 @@ private Q_SLOTS:
         testsupport::guarded([] { f64AtTheTopOfTheRangeImpl(); });
     }
 
+    // A figure that truly passes the double range is named, never a bare
+    // null: [max, -max] against [-max, max] differ by ±2 max.
+    void f64OverflowIsNamed() {
+        testsupport::guarded([] { f64OverflowIsNamedImpl(); });
+    }
+    // Integers compared as integers: through f32, I32 values above 2^24
+    // (and through double I64 above 2^53) that differ by one compared equal.
+    void integersComparedExactly() {
+        testsupport::guarded([] { integersComparedExactlyImpl(); });
+    }
+
 private:
-    static void f64AtTheTopOfTheRangeImpl() {
-        using testsupport::leBytes;
-        constexpr double mx = std::numeric_limits<double>::max();
+    // diffTensors of two safetensors files holding `a` and `b`.
+    static TensorDiff diffOfFiles(const std::vector<testsupport::StTensor>& a,
+                                  const std::vector<testsupport::StTensor>& b,
+                                  const DiffOptions& o) {
         QTemporaryDir dir;
         const QString pa = dir.filePath(QStringLiteral("a.safetensors")),
                       pb = dir.filePath(QStringLiteral("b.safetensors"));
-        testsupport::writeFile(
-            pa,
-            testsupport::stFile({{"top", "F64", {2}, leBytes<double>({mx, mx})},
-                                 {"wide", "F64", {4}, leBytes<double>({1e300, -1e300, 1, 2})}}));
-        testsupport::writeFile(
-            pb,
-            testsupport::stFile({{"top", "F64", {2}, leBytes<double>({mx, mx})},
-                                 {"wide", "F64", {4}, leBytes<double>({1e300, -1e300, 1, 3})}}));
+        testsupport::writeFile(pa, testsupport::stFile(a));
+        testsupport::writeFile(pb, testsupport::stFile(b));
+        return diffTensors(*Document::open(str(pa)), *Document::open(str(pb)), o);
+    }
+
+    static void f64OverflowIsNamedImpl() {
+        using testsupport::leBytes;
+        constexpr double mx = std::numeric_limits<double>::max();
         DiffOptions o;
         o.bins = 4;
-        const TensorDiff d = diffTensors(*Document::open(str(pa)), *Document::open(str(pb)), o);
+        const TensorDiff d = diffOfFiles({{"x", "F64", {4}, leBytes<double>({mx, -mx, 0, 1})}},
+                                         {{"x", "F64", {4}, leBytes<double>({-mx, mx, 0, 1})}}, o);
+        const ElementDiff& x = *d.tensors.at(0).elements;
+        QCOMPARE(x.differing, uint64_t(2));
+        QVERIFY(std::isinf(*x.maxAbsDiff));
+        const std::vector<std::string> expected = {
+            "max_abs_diff: overflows double",
+            "histogram: 2 of 4 differences overflow double (not binned)"};
+        QCOMPARE(overflowedFigures(x), expected);
+        // Nothing to name when every figure is finite.
+        ElementDiff fine = x;
+        fine.maxAbsDiff = 1.0;
+        fine.histogram.counts = {4, 0, 0, 0};
+        QVERIFY(overflowedFigures(fine).empty());
+    }
+
+    static void integersComparedExactlyImpl() {
+        using testsupport::leBytes;
+        constexpr int64_t lo = std::numeric_limits<int64_t>::min();
+        constexpr int64_t hi = std::numeric_limits<int64_t>::max();
+        const std::vector<int32_t> i32a = {16777217, 2147483647, 5, -7};
+        const std::vector<int32_t> i32b = {16777216, 2147483646, 5, -7};
+        const std::vector<int64_t> i64a = {(int64_t(1) << 62) + 1, lo, 3};
+        const std::vector<int64_t> i64b = {int64_t(1) << 62, hi, 3};
+        const std::vector<uint64_t> u64 = {~uint64_t(0), 0, 9};
+        QTemporaryDir dir;
+        const QString pa = dir.filePath(QStringLiteral("a.safetensors")),
+                      pb = dir.filePath(QStringLiteral("b.safetensors"));
+        testsupport::writeFile(pa, testsupport::stFile({{"i32", "I32", {4}, leBytes(i32a)},
+                                                        {"i64", "I64", {3}, leBytes(i64a)},
+                                                        {"mixed", "I64", {3}, leBytes(i64a)}}));
+        testsupport::writeFile(pb, testsupport::stFile({{"i32", "I32", {4}, leBytes(i32b)},
+                                                        {"i64", "I64", {3}, leBytes(i64b)},
+                                                        {"mixed", "U64", {3}, leBytes(u64)}}));
+        DiffOptions o;
+        o.bins = 4;
+        const auto a = Document::open(str(pa)), b = Document::open(str(pb));
+        const TensorDiff d = diffTensors(*a, *b, o);
+        QCOMPARE(d.tensors.size(), size_t(3));
+        // Expected figures from the values, in long double (64-bit mantissa:
+        // every difference here is exact in it).
+        const auto check = [](const ElementDiff& e, const auto& va, const auto& vb) {
+            long double maxAbs = 0, sumAbs = 0, sumSq = 0, aa = 0;
+            uint64_t differing = 0;
+            for (size_t i = 0; i < va.size(); ++i) {
+                const auto x = static_cast<long double>(va[i]);
+                const long double diff = static_cast<long double>(vb[i]) - x;
+                differing += diff != 0;
+                maxAbs = std::max(maxAbs, std::fabs(diff));
+                sumAbs += std::fabs(diff);
+                sumSq += diff * diff;
+                aa += x * x;
+            }
+            QCOMPARE(e.count, uint64_t(va.size()));
+            QCOMPARE(e.differing, differing);
+            QCOMPARE(*e.maxAbsDiff, double(maxAbs));
+            QCOMPARE(*e.meanAbsDiff, double(sumAbs / va.size()));
+            const double rel = double(std::sqrt(sumSq) / std::sqrt(aa));
+            QVERIFY2(std::fabs(*e.relL2 - rel) <= 1e-15 * rel,
+                     qPrintable(QString::number(*e.relL2)));
+            uint64_t binned = 0;
+            for (uint64_t c : e.histogram.counts)
+                binned += c;
+            QCOMPARE(binned, uint64_t(va.size()));
+        };
+        check(*d.tensors[0].elements, i32a, i32b);
+        QCOMPARE(d.tensors[0].elements->differing, uint64_t(2));
+        check(*d.tensors[1].elements, i64a, i64b);
+        QCOMPARE(d.tensors[1].elements->differing, uint64_t(2));
+        QCOMPARE(d.tensors[2].status, DiffStatus::Changed); // I64 against U64 values
+        check(*d.tensors[2].elements, i64a, u64);
+        // A tolerance applies to the exact difference: 1 passes atol 1.
+        o.atol = 1;
+        const TensorDiff tolerant = diffTensors(*a, *b, o, {"i32"});
+        QCOMPARE(tolerant.tensors.at(0).elements->differing, uint64_t(0));
+    }
+
+    static void f64AtTheTopOfTheRangeImpl() {
+        using testsupport::leBytes;
+        constexpr double mx = std::numeric_limits<double>::max();
+        DiffOptions o;
+        o.bins = 4;
+        const TensorDiff d =
+            diffOfFiles({{"top", "F64", {2}, leBytes<double>({mx, mx})},
+                         {"wide", "F64", {4}, leBytes<double>({1e300, -1e300, 1, 2})}},
+                        {{"top", "F64", {2}, leBytes<double>({mx, mx})},
+                         {"wide", "F64", {4}, leBytes<double>({1e300, -1e300, 1, 3})}},
+                        o);
         QCOMPARE(d.tensors.size(), size_t(2));
         const ElementDiff& top = *d.tensors[0].elements;
         QCOMPARE(top.finitePairs, uint64_t(2));

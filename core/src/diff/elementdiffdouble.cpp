@@ -145,4 +145,26 @@ ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& readA,
     return r;
 }
 
+std::vector<std::string> overflowedFigures(const ElementDiff& d) {
+    std::vector<std::string> out;
+    const auto check = [&out](const char* name, const std::optional<double>& v) {
+        if (v && !std::isfinite(*v))
+            out.push_back(std::string(name) + ": overflows double");
+    };
+    check("max_abs_diff", d.maxAbsDiff);
+    check("mean_abs_diff", d.meanAbsDiff);
+    check("rel_l2", d.relL2);
+    check("cosine", d.cosine);
+    if (!d.histogram.counts.empty()) {
+        uint64_t binned = 0;
+        for (uint64_t c : d.histogram.counts)
+            binned += c;
+        if (binned < d.finitePairs)
+            out.push_back("histogram: " + std::to_string(d.finitePairs - binned) + " of " +
+                          std::to_string(d.finitePairs) +
+                          " differences overflow double (not binned)");
+    }
+    return out;
+}
+
 } // namespace ckptscope

@@ -2,6 +2,7 @@
 
 #include "ckptscope/formats/dtype.h"
 
+#include "diff/integerdiff.h"
 #include "stats/blockworkers.h"
 
 #include <algorithm>
@@ -146,21 +147,31 @@ std::vector<TensorDiffEntry> pairTensors(const Document& a, const Document& b,
 
 namespace {
 
-// Reads values of a tensor; a failure names the document's file.
+// Runs a read of doc's values; a failure names the document's file.
+template <typename Read> void namingFile(const Document& doc, const Read& read) {
+    try {
+        read();
+    } catch (const OpenError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw OpenError(doc.path(), e.what());
+    }
+}
+
 template <typename T> auto readerOf(const Document& doc, size_t index) {
     return [&doc, index](uint64_t first, uint64_t n, T* out) {
-        try {
-            doc.readValues(index, first, n, out);
-        } catch (const OpenError&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw OpenError(doc.path(), e.what());
-        }
+        namingFile(doc, [&] { doc.readValues(index, first, n, out); });
     };
 }
 
 ValueReaderF64 tensorReaderF64(const Document& doc, size_t index) {
     return readerOf<double>(doc, index);
+}
+
+stats::RawReader rawReader(const Document& doc, size_t index) {
+    return [&doc, index](uint64_t first, uint64_t n, void* out) {
+        namingFile(doc, [&] { doc.readRawValues(index, first, n, out); });
+    };
 }
 
 } // namespace
@@ -263,17 +274,17 @@ void EntryComparer::compareEntry(TensorDiffEntry& e, ValueComparer& with,
         e.elements = with.compare(
             n, tensorReader(m_a, *e.indexA),
             [&b, j, order, rows, rowLength](uint64_t first, uint64_t count, float* out) {
-                try {
-                    readValuesInOrder(b, j, order, rows, rowLength, first, count, out);
-                } catch (const OpenError&) {
-                    throw;
-                } catch (const std::exception& error) {
-                    throw OpenError(b.path(), error.what());
-                }
+                namingFile(
+                    b, [&] { readValuesInOrder(b, j, order, rows, rowLength, first, count, out); });
             },
             progress);
-    } else if (m_a.tensors()[*e.indexA].dtype == Dtype::F64 ||
-               m_b.tensors()[*e.indexB].dtype == Dtype::F64) {
+    } else if (const Dtype da = m_a.tensors()[*e.indexA].dtype, db = m_b.tensors()[*e.indexB].dtype;
+               isInteger(da) && isInteger(db)) {
+        DiffOptions o = with.options();
+        o.progress = progress;
+        e.elements =
+            compareIntegers(da, db, n, rawReader(m_a, *e.indexA), rawReader(m_b, *e.indexB), o);
+    } else if (da == Dtype::F64 || db == Dtype::F64) {
         // In double: f32 would make values beyond its range infinite.
         DiffOptions o = with.options();
         o.progress = progress;

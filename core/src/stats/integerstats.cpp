@@ -136,24 +136,7 @@ template <typename T> void scanBlock(const uint8_t* raw, uint64_t n, Sums& s) {
 }
 
 void scan(Dtype dtype, const uint8_t* raw, uint64_t n, Sums& s) {
-    switch (dtype) {
-    case Dtype::U8:
-        return scanBlock<uint8_t>(raw, n, s);
-    case Dtype::I8:
-        return scanBlock<int8_t>(raw, n, s);
-    case Dtype::U16:
-        return scanBlock<uint16_t>(raw, n, s);
-    case Dtype::I16:
-        return scanBlock<int16_t>(raw, n, s);
-    case Dtype::U32:
-        return scanBlock<uint32_t>(raw, n, s);
-    case Dtype::I32:
-        return scanBlock<int32_t>(raw, n, s);
-    case Dtype::U64:
-        return scanBlock<uint64_t>(raw, n, s);
-    default:
-        return scanBlock<int64_t>(raw, n, s); // I64
-    }
+    withIntegerType(dtype, [&](auto type) { scanBlock<decltype(type)>(raw, n, s); });
 }
 
 double toDouble(i128 x) {

@@ -7,7 +7,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ckptscope {
 
@@ -45,6 +47,12 @@ struct ElementDiff {
     double normA = 0, normB = 0;                   // over the finite pairs
     Histogram histogram; // of b - a over its finite range; empty counts without a finite pair
 };
+
+// "max_abs_diff: overflows double" for each figure of `d` that passes the
+// double range (F64 values near its top: JSON writes such a figure as null,
+// never silently), and "histogram: N differences overflow double (not
+// binned)" when some b − a does.
+std::vector<std::string> overflowedFigures(const ElementDiff& d);
 
 // Compares values block by block; one comparer serves many tensors in a row
 // and keeps its buffers between them (no fresh pages for every tensor).
