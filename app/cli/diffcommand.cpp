@@ -256,7 +256,7 @@ std::string shapeChange(const TensorDiffEntry& t) {
 }
 
 std::string numberOr(const std::optional<ElementDiff>& e, std::optional<double> ElementDiff::*f) {
-    return e && (*e).*f ? fmt::display(*((*e).*f)) : "-";
+    return e && (*e).*f ? fmt::figure(*((*e).*f)) : "-";
 }
 
 // "F32", or "F32 -> F16" when the dtypes differ.

@@ -31,6 +31,7 @@
 #include <QDir>
 #include <QFile>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -49,6 +50,8 @@
 #include <QUrl>
 
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <random>
 
 using namespace ckptscope;
@@ -471,6 +474,57 @@ private Q_SLOTS:
         QVERIFY2(tip.contains(QStringLiteral("in B: blk.0.attn_q.weight")), qPrintable(tip));
         QVERIFY(tip.contains(QStringLiteral("rows compared in A's order")));
         QVERIFY(*m->entry(r)->elements->relL2 < 0.1); // rows in order: Q4_K's error only
+    }
+
+    // F64 values at ±max and integers beyond f32 (issue 21, item 6): each
+    // side's statistics in its own dtype (±max is finite, not ±Inf), a
+    // figure past the double range named, the overlay drawn, and integers
+    // that differ by one above 2^24 changed.
+    void topOfTheDoubleRangeAndExactIntegers() {
+        constexpr double mx = std::numeric_limits<double>::max();
+        const QString pa = m_dir.filePath(QStringLiteral("top-a.safetensors")),
+                      pb = m_dir.filePath(QStringLiteral("top-b.safetensors"));
+        testsupport::writeFile(
+            pa, testsupport::stFile(
+                    {{"x", "F64", {4}, testsupport::leBytes<double>({mx, -mx, 0, 1})},
+                     {"ids", "I32", {2}, testsupport::leBytes<int32_t>({16777217, 5})}}));
+        testsupport::writeFile(
+            pb, testsupport::stFile(
+                    {{"x", "F64", {4}, testsupport::leBytes<double>({-mx, mx, 0, 1})},
+                     {"ids", "I32", {2}, testsupport::leBytes<int32_t>({16777216, 5})}}));
+        CompareWindow w;
+        w.show();
+        const int row = detailOf(w, pa, pb, "x");
+        QVERIFY(row >= 0);
+        const CompareStatsModel* s = w.statsModel();
+        const auto cell = [s](const QString& label, int column) {
+            for (int r = 0; r < s->rowCount(); ++r)
+                if (s->index(r, CompareStatsModel::Label).data().toString() == label)
+                    return s->index(r, column).data().toString();
+            return QStringLiteral("(no row %1)").arg(label);
+        };
+        const QString overflow = QStringLiteral("overflows double");
+        for (int side : {int(CompareStatsModel::SideA), int(CompareStatsModel::SideB)}) {
+            QCOMPARE(cell(QStringLiteral("finite"), side), QStringLiteral("4"));
+            QCOMPARE(cell(QStringLiteral("+Inf"), side), QStringLiteral("0"));
+            QCOMPARE(cell(QStringLiteral("max"), side), QString::fromStdString(fmt::display(mx)));
+            QCOMPARE(cell(QStringLiteral("L2 norm"), side), overflow);
+        }
+        QCOMPARE(cell(QStringLiteral("max |Δ| over finite pairs"), CompareStatsModel::Delta),
+                 overflow);
+        QCOMPARE(w.tensorModel()->indexOfTensor(row, CompareTensorModel::MaxAbsDiff).data(),
+                 QVariant(overflow));
+        // Every value on the overlay's bins, ±max included.
+        for (const Histogram* h : {&w.overlayView()->histogramA(), &w.overlayView()->histogramB()})
+            QCOMPARE(std::accumulate(h->counts.begin(), h->counts.end(), uint64_t(0)), uint64_t(4));
+        const auto* title = w.findChild<QLabel*>(QStringLiteral("tensorTitle"));
+        QVERIFY(title);
+        QVERIFY2(title->text().contains(
+                     QStringLiteral("histogram: 2 of 4 differences overflow double (not binned)")),
+                 qPrintable(title->text()));
+        const int ids = rowOf(w.tensorModel(), "ids");
+        QCOMPARE(w.tensorModel()->entry(ids)->status, DiffStatus::Changed);
+        QCOMPARE(w.tensorModel()->entry(ids)->elements->differing, uint64_t(1));
     }
 
     void dtypeChangedShownAsSuch() {

@@ -10,6 +10,8 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <limits>
+#include <vector>
 
 class TestHistogramView : public QObject {
     Q_OBJECT
@@ -98,6 +100,50 @@ private Q_SLOTS:
         const QString yProblem = guisupport::roundnessProblem(guisupport::ticksOf(y));
         QVERIFY2(yProblem.isEmpty(), qPrintable(QStringLiteral("y: ") + yProblem));
         QVERIFY(y->max() >= peak);
+    }
+    // F64 values at ±max (issue 21, item 6): hi − lo passes the double
+    // range, so the chart plots value / 2 and labels the ticks with the
+    // values themselves; nothing is infinite, every bin is drawn.
+    void wholeDoubleRange() {
+        constexpr double mx = std::numeric_limits<double>::max();
+        HistogramView view;
+        ckptscope::Histogram h;
+        h.lo = -mx;
+        h.hi = mx;
+        h.counts = {1, 0, 2, 1};
+        view.setHistogram(h);
+        auto* x = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(x);
+        QCOMPARE(x->min(), -mx / 2);
+        QCOMPARE(x->max(), mx / 2);
+        auto* area = qobject_cast<QAreaSeries*>(view.chart()->series().value(0));
+        QVERIFY(area);
+        // Two points per bin, at its edges / 2 and its count.
+        const QList<QPointF> pts = area->upperSeries()->points();
+        QCOMPARE(pts.size(), qsizetype(8));
+        std::vector<double> tops;
+        for (qsizetype k = 0; k < pts.size(); k += 2) {
+            const auto bin = size_t(k / 2);
+            QCOMPARE(pts[k].x(), h.edge(bin) / 2);
+            QCOMPARE(pts[k + 1].x(), h.edge(bin + 1) / 2);
+            QVERIFY(std::isfinite(pts[k].x()) && std::isfinite(pts[k + 1].x()));
+            tops.push_back(pts[k].y());
+        }
+        QCOMPARE(tops, (std::vector<double>{1, 0, 2, 1}));
+        const auto ticks = guisupport::ticksOf(x);
+        QVERIFY(ticks.size() >= 3);
+        const double step = 2 * (ticks[1].value - ticks[0].value);
+        const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+        QVERIFY2(std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 ||
+                     std::abs(mantissa - 5) < 1e-6,
+                 qPrintable(QString::number(step)));
+        for (const auto& t : ticks) {
+            bool ok = false;
+            const double read = t.label.toDouble(&ok);
+            QVERIFY2(ok && std::abs(read - 2 * t.value) <= step * 1e-6, qPrintable(t.label));
+        }
+        QCOMPARE(view.binText(mx), QStringLiteral("[8.98847e+307, 1.79769e+308]\n1 values"));
+        QCOMPARE(view.binText(-mx), QStringLiteral("[-1.79769e+308, -8.98847e+307)\n1 values"));
     }
     void hoverTextNamesBinAndCount() {
         HistogramView view;

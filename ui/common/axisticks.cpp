@@ -7,35 +7,39 @@
 #include <algorithm>
 #include <cmath>
 
-double roundTickStep(double span, int target) {
+double roundTickStep(double span, int target, double unit) {
     if (!(span > 0) || !std::isfinite(span) || target < 1)
-        return 1.0;
-    const double raw = span / target;
+        return unit;
+    const double raw = span / target * unit;
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
     const double m = raw / magnitude;
     return (m < 1.5 ? 1.0 : m < 3.0 ? 2.0 : m < 7.0 ? 5.0 : 10.0) * magnitude;
 }
 
-std::vector<AxisTick> roundTicks(double lo, double hi, int target) {
+double plotUnit(double lo, double hi) {
+    return std::isfinite(hi - lo) ? 1.0 : 2.0;
+}
+
+std::vector<AxisTick> roundTicks(double lo, double hi, int target, double unit) {
     std::vector<AxisTick> ticks;
-    const double step = roundTickStep(hi - lo, target);
+    const double step = roundTickStep(hi - lo, target, unit) / unit; // round in values
     if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo) || !std::isfinite(step) || step <= 0)
         return ticks;
     const double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
     if (last - first > 1000) // cannot happen for a round step; guard anyway
         return ticks;
     // Significant digits that separate neighbours: down to the step's digit.
-    const double largest = std::max(std::abs(first * step), std::abs(last * step));
+    const double largest = std::max(std::abs(first * step), std::abs(last * step)) * unit;
     const int digits = largest > 0 ? std::max(1, int(std::floor(std::log10(largest))) -
                                                      int(std::floor(std::log10(step) + 1e-9)) + 1)
                                    : 1;
     // Plain decimals where they stay short ("1500", "0.12"), else exponents.
-    const bool plain = step >= 1e-5 && largest < 1e7;
-    const int decimals = std::max(0, -int(std::floor(std::log10(step) + 1e-9)));
+    const bool plain = step * unit >= 1e-5 && largest < 1e7;
+    const int decimals = std::max(0, -int(std::floor(std::log10(step * unit) + 1e-9)));
     for (double k = first; k <= last; ++k) {
         const double v = k == 0 ? 0.0 : k * step; // never "-0"
-        ticks.push_back({v, plain ? QString::number(v, 'f', decimals)
-                                  : QString::number(v, 'g', std::min(digits, 17))});
+        ticks.push_back({v, plain ? QString::number(v * unit, 'f', decimals)
+                                  : QString::number(v * unit, 'g', std::min(digits, 17))});
     }
     return ticks;
 }
@@ -65,8 +69,8 @@ static QCategoryAxis* categoryAxis(double lo, double hi, const std::vector<AxisT
     return axis;
 }
 
-QCategoryAxis* roundValueAxis(double lo, double hi, int target) {
-    return categoryAxis(lo, hi, roundTicks(lo, hi, target));
+QCategoryAxis* roundValueAxis(double lo, double hi, int target, double unit) {
+    return categoryAxis(lo, hi, roundTicks(lo, hi, target, unit));
 }
 
 QCategoryAxis* roundCountAxis(double hi, int target) {

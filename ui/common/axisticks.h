@@ -15,13 +15,22 @@ struct AxisTick {
     QString label;
 };
 
-double roundTickStep(double span, int target);
-std::vector<AxisTick> roundTicks(double lo, double hi, int target = 6);
+// A 1, 2 or 5 × 10^k step for about `target` ticks over `span` plotting
+// units of `unit` each, in values (unit × plotting units).
+double roundTickStep(double span, int target, double unit = 1);
+// `unit` (a power of two): ticks placed over [lo, hi] in plotting units,
+// labelled with value × unit — for ranges wider than a double holds.
+std::vector<AxisTick> roundTicks(double lo, double hi, int target = 6, double unit = 1);
 // The same for counts: whole-number steps, labels grouped ("1,200").
 std::vector<AxisTick> roundCountTicks(double hi, int target = 5);
 
 // Chart axes with those ticks (and their grid lines), each label on its
 // value: over [lo, hi] for values, over [0, hi] for counts. Every chart of
 // values (histograms, comparisons, runs) uses these.
-QCategoryAxis* roundValueAxis(double lo, double hi, int target = 6);
+QCategoryAxis* roundValueAxis(double lo, double hi, int target = 6, double unit = 1);
+
+// The plotting unit for values in [lo, hi]: 1, or 2 when hi − lo passes the
+// double range (F64 values near ±max), so a chart's span stays finite.
+// Plot value / unit and label with roundValueAxis(lo / unit, hi / unit, …, unit).
+double plotUnit(double lo, double hi);
 QCategoryAxis* roundCountAxis(double hi, int target = 5);

@@ -21,7 +21,7 @@ QString shapeText(const std::vector<uint64_t>& shape) {
 }
 
 QString numberText(std::optional<double> v) {
-    return utf8(fmt::display(v));
+    return v ? utf8(fmt::figure(*v)) : missingText();
 }
 
 QString missingText() {

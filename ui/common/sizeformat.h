@@ -12,6 +12,7 @@
 QString humanBytes(uint64_t bytes);
 QString groupedNumber(uint64_t n);
 QString shapeText(const std::vector<uint64_t>& shape);
+// A computed figure (fmt::figure: "overflows double" past the range);
 // fmt::kMissing when there is no value.
 QString numberText(std::optional<double> v);
 // What is shown where a value does not exist (fmt::kMissing).

@@ -1,6 +1,7 @@
 #include "compare/comparedetail.h"
 
 #include "ckptscope/diff/elementdiff.h"
+#include "ckptscope/stats/documentstats.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,11 +10,20 @@ using namespace ckptscope;
 
 namespace {
 
-// One side's values: how many, and how to read them (none: no such side).
+// One side's values: how many, their statistics, and their histogram over
+// given bins (none: no such side).
 struct Side {
     uint64_t count = 0;
-    std::optional<ValueReader> reader;
+    std::function<StatsResult(const StatsOptions&)> stats;
+    std::function<Histogram(double lo, double hi, int bins, const TaskControl&)> overlay;
 };
+
+// A side's overlay: its values read by `reader` counted on given bins.
+template <typename Reader> auto overlayOver(uint64_t count, Reader reader) {
+    return [reader, count](double lo, double hi, int binCount, const TaskControl& control) {
+        return histogramOver(count, reader, lo, hi, binCount, control);
+    };
+}
 
 CompareDetail computeDetail(const Side& sa, const Side& sb, int bins,
                             const std::atomic<bool>* cancel,
@@ -23,7 +33,7 @@ CompareDetail computeDetail(const Side& sa, const Side& sb, int bins,
     double done = 0;
     auto stats = [&](const Side& side) {
         std::optional<StatsResult> r;
-        if (!side.reader)
+        if (!side.stats)
             return r;
         StatsOptions o;
         o.cancel = cancel;
@@ -31,7 +41,7 @@ CompareDetail computeDetail(const Side& sa, const Side& sb, int bins,
             if (progress)
                 progress((done + p * double(n)) / total);
         };
-        r = computeStats(side.count, *side.reader, o);
+        r = side.stats(o);
         done += double(side.count);
         return r;
     };
@@ -47,9 +57,9 @@ CompareDetail computeDetail(const Side& sa, const Side& sb, int bins,
     if (!lo)
         return d;
     if (d.a && d.a->stats.min)
-        d.overlayA = histogramOver(sa.count, *sa.reader, *lo, *hi, bins, cancel);
+        d.overlayA = sa.overlay(*lo, *hi, bins, cancel);
     if (d.b && d.b->stats.min)
-        d.overlayB = histogramOver(sb.count, *sb.reader, *lo, *hi, bins, cancel);
+        d.overlayB = sb.overlay(*lo, *hi, bins, cancel);
     if (progress)
         progress(1.0);
     return d;
@@ -60,9 +70,11 @@ Side blobSide(const std::vector<uint8_t>* bytes) {
     if (!bytes || bytes->size() % 4 != 0)
         return s;
     s.count = bytes->size() / 4;
-    s.reader = [bytes](uint64_t first, uint64_t n, float* out) {
+    const ValueReader read = [bytes](uint64_t first, uint64_t n, float* out) {
         std::memcpy(out, bytes->data() + first * 4, size_t(n) * 4);
     };
+    s.stats = [read, n = s.count](const StatsOptions& o) { return computeStats(n, read, o); };
+    s.overlay = overlayOver(s.count, read);
     return s;
 }
 
@@ -74,10 +86,19 @@ CompareDetail computeCompareDetail(const Document& a, const Document& b,
                                    const std::function<void(double)>& progress) {
     auto side = [](const Document& doc, std::optional<size_t> index) {
         Side s;
-        if (index) {
-            s.count = doc.tensors()[*index].dataLen;
-            s.reader = tensorReader(doc, *index);
-        }
+        if (!index)
+            return s;
+        const size_t i = *index;
+        const Dtype dtype = doc.tensors()[i].dtype;
+        s.count = doc.tensors()[i].dataLen;
+        // Each dtype's own statistics (F64 in double, integers exact), as
+        // on the main window's Statistics page; the overlay in double where
+        // f32 would round or overflow.
+        s.stats = [&doc, i](const StatsOptions& o) { return computeTensorStats(doc, i, o); };
+        if (dtype == Dtype::F64 || isInteger(dtype))
+            s.overlay = overlayOver(s.count, tensorReaderF64(doc, i));
+        else
+            s.overlay = overlayOver(s.count, tensorReader(doc, i));
         return s;
     };
     return computeDetail(side(a, entry.indexA), side(b, entry.indexB), bins, cancel, progress);

@@ -43,14 +43,16 @@ void CompareHistogramView::rebuild() {
     const ckptscope::Histogram& ref = m_a.counts.empty() ? m_b : m_a;
     if (ref.counts.empty())
         return;
-    const double lo = ref.lo;
-    const double hi = ref.hi > lo ? ref.hi : lo + 1;
-    const double width = (hi - lo) / double(ref.counts.size());
+    ckptscope::Histogram edges = ref; // both sides share its bins
+    if (!(edges.hi > edges.lo))
+        edges.hi = edges.lo + 1;
+    const double unit = plotUnit(edges.lo, edges.hi);
+    const double lo = edges.lo / unit, hi = edges.hi / unit;
     uint64_t peak = 1;
     for (const ckptscope::Histogram* h : {&m_a, &m_b})
         for (uint64_t n : h->counts)
             peak = std::max(peak, n);
-    QCategoryAxis* x = roundValueAxis(lo, hi);
+    QCategoryAxis* x = roundValueAxis(lo, hi, 6, unit);
     QCategoryAxis* y = roundCountAxis(double(peak) * 1.05);
     y->setTitleText(tr("count"));
     c->addAxis(x, Qt::AlignBottom);
@@ -73,7 +75,7 @@ void CompareHistogramView::rebuild() {
         pts << QPointF(lo, 0);
         for (size_t i = 0; i < side.h->counts.size(); ++i) {
             const double v = double(side.h->counts[i]);
-            pts << QPointF(lo + width * double(i), v) << QPointF(lo + width * double(i + 1), v);
+            pts << QPointF(edges.edge(i) / unit, v) << QPointF(edges.edge(i + 1) / unit, v);
         }
         pts << QPointF(hi, 0);
         series->replace(pts);

@@ -11,7 +11,7 @@ QString q(const std::string& s) {
 }
 
 QString number(std::optional<double> v) {
-    return v ? q(fmt::display(*v)) : QString();
+    return v ? q(fmt::figure(*v)) : QString();
 }
 
 QString exact(std::optional<double> v) {

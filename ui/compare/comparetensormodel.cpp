@@ -322,7 +322,7 @@ QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
     auto number = [&](std::optional<double> v) -> QVariant {
         if (role == SortRole) // none: CompareFilterProxy puts it last in either order
             return nonFinite ? QVariant(kInfinity) : v ? QVariant(*v) : QVariant();
-        return v ? text(fmt::display(*v)) : QString();
+        return v ? text(fmt::figure(*v)) : QString();
     };
     if (role == Qt::ToolTipRole) {
         if (column == Name && !e.nameB.empty()) // a pair under llama.cpp's names

@@ -178,6 +178,7 @@ QWidget* CompareWindow::buildTensorPage() {
     m_tensorPage = new QWidget;
     auto* page = new QVBoxLayout(m_tensorPage);
     m_tensorTitle = new QLabel;
+    m_tensorTitle->setObjectName(QStringLiteral("tensorTitle"));
     m_tensorTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_tensorTitle->setWordWrap(true);
     page->addWidget(m_tensorTitle);
@@ -555,11 +556,14 @@ void CompareWindow::showTensor(int sourceRow) {
         m_tensorTitle->setText(tr("Select a tensor to compare its values."));
         return;
     }
-    m_tensorTitle->setText(
-        tr("<b>%1</b> — %2")
-            .arg(q(e->name).toHtmlEscaped(), CompareTensorModel::statusText(e->status)));
-    if (e->elements)
+    QString title = tr("<b>%1</b> — %2")
+                        .arg(q(e->name).toHtmlEscaped(), CompareTensorModel::statusText(e->status));
+    if (e->elements) {
         m_delta->setHistogram(e->elements->histogram);
+        for (const std::string& w : overflowedFigures(*e->elements)) // F64 near ±max
+            title += QStringLiteral("<br>⚠ ") + q(w).toHtmlEscaped();
+    }
+    m_tensorTitle->setText(title);
     const auto result = m_result; // keeps both documents alive while read
     const TensorDiffEntry entry = *e;
     BackgroundTask::Handlers handlers;

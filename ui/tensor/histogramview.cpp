@@ -59,13 +59,16 @@ void HistogramView::rebuild() {
     pts.reserve(qsizetype(counts.size() * 2));
     uint64_t peak = 1;
     double lo = m_histogram.lo, hi = m_histogram.hi;
+    m_unit = plotUnit(lo, hi);
     if (hi > lo) {
-        const double width = (hi - lo) / double(counts.size());
         for (size_t i = 0; i < counts.size(); ++i) {
             const double y = std::max(floor, double(counts[i]));
-            pts << QPointF(lo + width * double(i), y) << QPointF(lo + width * double(i + 1), y);
+            pts << QPointF(m_histogram.edge(i) / m_unit, y)
+                << QPointF(m_histogram.edge(i + 1) / m_unit, y);
             peak = std::max(peak, counts[i]);
         }
+        lo /= m_unit;
+        hi /= m_unit;
     } else { // one value (a constant tensor, a scalar): one bar centred on it
         const double v = lo, half = v != 0 ? std::abs(v) * 0.1 : 1.0;
         lo = v - half;
@@ -88,7 +91,7 @@ void HistogramView::rebuild() {
 
     // Ticks on round numbers, labelled exactly (a category axis puts each
     // label on its value); the histogram still spans [lo, hi].
-    QCategoryAxis* x = roundValueAxis(lo, hi);
+    QCategoryAxis* x = roundValueAxis(lo, hi, 6, m_unit);
     QAbstractAxis* y;
     if (m_log) {
         auto* logAxis = new QLogValueAxis;
@@ -118,11 +121,10 @@ QString HistogramView::binText(double x) const {
         !(m_histogram.hi > m_histogram.lo))
         return {};
     const size_t bin = m_histogram.binOf(x);
-    const double width = (m_histogram.hi - m_histogram.lo) / double(counts.size());
-    const double from = m_histogram.lo + width * double(bin);
     const bool last = bin + 1 == counts.size();
     return tr("[%1, %2%3\n%4 values")
-        .arg(QString::number(from, 'g', 6), QString::number(from + width, 'g', 6),
+        .arg(QString::number(m_histogram.edge(bin), 'g', 6),
+             QString::number(m_histogram.edge(bin + 1), 'g', 6),
              last ? QStringLiteral("]") : QStringLiteral(")"), groupedNumber(counts[bin]));
 }
 
@@ -133,8 +135,9 @@ void HistogramView::mouseMoveEvent(QMouseEvent* event) {
     const QPointF scene = mapToScene(event->position().toPoint());
     const QPointF value =
         chart()->mapToValue(chart()->mapFromScene(scene), chart()->series().first());
-    const QString text =
-        chart()->plotArea().contains(chart()->mapFromScene(scene)) ? binText(value.x()) : QString();
+    const QString text = chart()->plotArea().contains(chart()->mapFromScene(scene))
+                             ? binText(value.x() * m_unit)
+                             : QString();
     if (text.isEmpty())
         QToolTip::hideText();
     else

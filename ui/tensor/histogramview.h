@@ -33,5 +33,6 @@ private:
     void applyPalette();
 
     ckptscope::Histogram m_histogram;
+    double m_unit = 1; // plotUnit of the drawn range: x on the chart is value / m_unit
     bool m_log = false;
 };

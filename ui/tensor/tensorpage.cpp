@@ -190,8 +190,8 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     };
     const QString dtype = QString::fromLatin1(ckptscope::dtypeName(t.dtype));
     if (t.dtype == ckptscope::Dtype::F64)
-        notes << tr("F64: statistics are computed in double; the histogram bins and the values "
-                    "view show each value rounded to f32.");
+        notes << tr("F64: statistics and the histogram are computed in double; the values "
+                    "view shows each value rounded to f32.");
     else if (t.dtype != ckptscope::Dtype::F32)
         notes << tr("%1 values are shown converted to f32%2.")
                      .arg(dtype, ckptscope::exactInF32(t.dtype)

@@ -63,6 +63,10 @@ std::string display(double v) {
     return buf;
 }
 
+std::string figure(double v) {
+    return std::isfinite(v) ? display(v) : std::string("overflows double");
+}
+
 std::string display(std::optional<double> v) {
     return v ? display(*v) : std::string(kMissing);
 }

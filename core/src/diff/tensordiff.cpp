@@ -164,10 +164,6 @@ template <typename T> auto readerOf(const Document& doc, size_t index) {
     };
 }
 
-ValueReaderF64 tensorReaderF64(const Document& doc, size_t index) {
-    return readerOf<double>(doc, index);
-}
-
 stats::RawReader rawReader(const Document& doc, size_t index) {
     return [&doc, index](uint64_t first, uint64_t n, void* out) {
         namingFile(doc, [&] { doc.readRawValues(index, first, n, out); });
@@ -178,6 +174,10 @@ stats::RawReader rawReader(const Document& doc, size_t index) {
 
 ValueReader tensorReader(const Document& doc, size_t index) {
     return readerOf<float>(doc, index);
+}
+
+ValueReaderF64 tensorReaderF64(const Document& doc, size_t index) {
+    return readerOf<double>(doc, index);
 }
 
 namespace {

@@ -42,6 +42,14 @@ size_t Histogram::binOf(double v) const {
     return std::min(size_t(pos), n - 1);
 }
 
+double Histogram::edge(size_t i) const {
+    const size_t n = counts.size();
+    if (n == 0 || i >= n)
+        return hi;
+    const double t = double(i) / double(n), width = hi - lo;
+    return std::isfinite(width) ? lo + width * t : lo * (1 - t) + hi * t;
+}
+
 namespace {
 
 // Values kept in memory between the moments pass and the histogram pass
@@ -343,14 +351,17 @@ StatsResult computeStats(const float* values, uint64_t count, int bins) {
     return computeStatsImpl(count, nullptr, values ? values : &none, nullptr, options);
 }
 
-Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, double hi, int bins,
-                        const TaskControl& control) {
+namespace {
+
+template <typename T, typename Reader>
+Histogram histogramOverImpl(uint64_t count, const Reader& reader, double lo, double hi, int bins,
+                            const TaskControl& control) {
     Histogram h;
     h.lo = lo;
     h.hi = hi;
     h.counts.assign(size_t(std::max(bins, 1)), 0);
-    BinCounter<float> counter(h, stats::Kernel::Auto, Spread::Anywhere);
-    std::vector<float> block(size_t(std::min(count, kBlock)));
+    BinCounter<T> counter(h, stats::Kernel::Auto, Spread::Anywhere);
+    std::vector<T> block(size_t(std::min(count, kBlock)));
     for (uint64_t first = 0; first < count; first += kBlock) {
         control.throwIfCancelled();
         const uint64_t n = std::min(kBlock, count - first);
@@ -359,6 +370,18 @@ Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, do
     }
     counter.mergeInto(h.counts);
     return h;
+}
+
+} // namespace
+
+Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, double hi, int bins,
+                        const TaskControl& control) {
+    return histogramOverImpl<float>(count, reader, lo, hi, bins, control);
+}
+
+Histogram histogramOver(uint64_t count, const ValueReaderF64& reader, double lo, double hi,
+                        int bins, const TaskControl& control) {
+    return histogramOverImpl<double>(count, reader, lo, hi, bins, control);
 }
 
 } // namespace ckptscope

@@ -29,6 +29,10 @@ std::string shape(const std::vector<uint64_t>& dims);
 // at a glance ("0.1", "-3.402823e+38", "nan", "inf", "-inf").
 std::string display(double v);
 std::string display(std::optional<double> v);
+// A computed figure (a mean, an L2 norm, a max |b − a|) in display mode;
+// one that passed the double range is "overflows double", never "inf": the
+// figure is finite, only too large to hold.
+std::string figure(double v);
 // Exact mode: the shortest text that reads back (strtof) to the same
 // float32 bits — for CSV, copies and tooltips. NaN is "nan" (its payload is
 // not kept), infinities "inf" and "-inf", negative zero "-0".

@@ -81,6 +81,8 @@ private:
 // disk) is thrown as OpenError naming the document's file, so a reader of
 // two files says which one failed.
 ValueReader tensorReader(const Document& doc, size_t index);
+// The same in double (F64 and integer tensors: exact up to 2^53).
+ValueReaderF64 tensorReaderF64(const Document& doc, size_t index);
 
 // Compares two tensor documents; `only` (when not empty) limits the tensors
 // compared to those names (every occurrence, A's names), metadata is always

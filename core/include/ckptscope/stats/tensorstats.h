@@ -42,6 +42,9 @@ struct Histogram {
     std::vector<uint64_t> counts;
     // Bin index for a finite value (last bin is closed on the right).
     size_t binOf(double v) const;
+    // Where bin i starts (edge(counts.size()) == hi), finite even when
+    // hi − lo passes the double range.
+    double edge(size_t i) const;
 };
 
 struct StatsResult {
@@ -81,5 +84,8 @@ StatsResult computeStats(const float* values, uint64_t count, int bins = 0);
 // propagate; no progress.
 Histogram histogramOver(uint64_t count, const ValueReader& reader, double lo, double hi, int bins,
                         const TaskControl& control = {});
+// The same over values read in double (F64 and integer tensors).
+Histogram histogramOver(uint64_t count, const ValueReaderF64& reader, double lo, double hi,
+                        int bins, const TaskControl& control = {});
 
 } // namespace ckptscope
