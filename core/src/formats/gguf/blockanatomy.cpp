@@ -500,10 +500,8 @@ std::vector<BlockField> blockFields(const BlockAnatomy& a) {
         rows.push_back({"sub-block scale s", std::to_string(*a.subScale)});
     if (a.subMin)
         rows.push_back({"sub-block min m", std::to_string(*a.subMin)});
-    if (a.gridIndex) {
-        rows.push_back({"grid index", std::to_string(*a.gridIndex)});
+    if (a.gridValue) // the entry's own index is the quant code below
         rows.push_back({"grid value", std::to_string(*a.gridValue)});
-    }
     if (a.signBit)
         rows.push_back({"sign bit", *a.signBit ? "1 (negative)" : "0 (positive)"});
     rows.push_back({a.gridIndex ? "quant code (grid index)" : "quant code q",
