@@ -104,5 +104,8 @@ std::optional<uint64_t> shapeElementCount(const std::vector<uint64_t>& shape);
 // The bytes the tensor's elements take in its dtype; nullopt when unknown or
 // over 64 bits.
 std::optional<uint64_t> tensorSizeBytes(const TensorEntry& tensor);
+// Stored bits per element (4.5 for Q4_K, 32 for F32); nullopt for an empty
+// tensor or an unknown size (info --json, the compare view).
+std::optional<double> tensorBitsPerWeight(const TensorEntry& tensor);
 
 } // namespace ckptscope
