@@ -59,6 +59,15 @@ struct MetadataArray {
     uint32_t itemType = 0; // the format's own type code
 };
 
+// Items read from the head of a MetadataArray (Document::arrayRun): their
+// text, the nested arrays among them (to be read in turn), and the array of
+// the items after them, to read on from without skipping these again.
+struct MetadataArrayRun {
+    std::vector<std::string> items; // strings as stored, numbers in decimal, arrays as summaries
+    std::vector<std::optional<MetadataArray>> nested; // per item: the array it is, if it is one
+    MetadataArray rest;
+};
+
 struct MetadataRow {
     MetadataRow() = default;
     MetadataRow(std::string k, std::string v, MetadataKind c = MetadataKind::Text)
