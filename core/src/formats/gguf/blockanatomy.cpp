@@ -271,30 +271,27 @@ void iq2_xxs(A& a, const uint8_t* b, uint32_t i) {
     a.formula = "d·(0.5 + s)·0.25·grid·(±1)";
 }
 
-int iq2Scale(const uint8_t* scales, uint32_t ib, uint32_t l) {
-    return l < 2 ? scales[ib] & 0xF : scales[ib] >> 4;
+// IQ2_XS / IQ2_S: f16 d and a 4-bit scale per 16 values at byte scalesAt.
+void iq2Scale(A& a, const uint8_t* b, uint32_t i, uint32_t scalesAt) {
+    a.d = f16At(b);
+    const uint32_t ib = i / 32, l = (i % 32) / 8;
+    a.subBlock = ib;
+    a.subScale = l < 2 ? b[scalesAt + ib] & 0xF : b[scalesAt + ib] >> 4;
+    a.scale = iqHalfScale(a.d, *a.subScale, 0.25f);
+    a.formula = "d·(0.5 + s)·0.25·grid·(±1)";
 }
 
 void iq2_xs(A& a, const uint8_t* b, uint32_t i) {
-    a.d = f16At(b);
-    const uint32_t ib = i / 32, l = (i % 32) / 8;
-    a.subBlock = ib;
-    a.subScale = iq2Scale(b + 66, ib, l);
-    a.scale = iqHalfScale(a.d, *a.subScale, 0.25f);
-    const uint32_t q = u16At(b + 2 + 2 * (4 * ib + l));
+    iq2Scale(a, b, i, 66);
+    const uint32_t q = u16At(b + 2 + 2 * (i / 8));
     gridElement(a, q & 511, kIq2xsGrid[q & 511], i % 8, kSignsIq2xs[q >> 9], 9);
-    a.formula = "d·(0.5 + s)·0.25·grid·(±1)";
 }
 
 void iq2_s(A& a, const uint8_t* b, uint32_t i) {
-    a.d = f16At(b);
+    iq2Scale(a, b, i, 74);
     const uint32_t ib = i / 32, l = (i % 32) / 8;
-    a.subBlock = ib;
-    a.subScale = iq2Scale(b + 74, ib, l);
-    a.scale = iqHalfScale(a.d, *a.subScale, 0.25f);
     const uint32_t index = b[2 + 4 * ib + l] | ((uint32_t(b[66 + ib]) << (8 - 2 * l)) & 0x300);
     gridElement(a, index, kIq2sGrid[index], i % 8, b[34 + 4 * ib + l], 10);
-    a.formula = "d·(0.5 + s)·0.25·grid·(±1)";
 }
 
 void iq3_xxs(A& a, const uint8_t* b, uint32_t i) {
