@@ -16,14 +16,6 @@ using namespace ckptscope;
 
 namespace {
 
-// Stored bits per element (4.5 for Q4_K); nullopt for an empty tensor.
-std::optional<double> bitsPerWeight(const TensorEntry& t) {
-    const auto bytes = tensorSizeBytes(t);
-    if (!bytes || !t.elementCount || *t.elementCount == 0)
-        return std::nullopt;
-    return double(*bytes) * 8 / double(*t.elementCount);
-}
-
 // A sharded model: its shards' names as the index writes them, and the
 // index's own metadata (numbers as JSON numbers).
 void addShardsJson(ordered_json& j, const Document& doc) {
@@ -82,7 +74,7 @@ ordered_json tensorFileJson(const Document& doc) {
         e["offset"] = t.dataOffset;
         e["dtype"] = dtypeName(t.dtype);
         if (gguf)
-            e["bits_per_weight"] = orNull(bitsPerWeight(t));
+            e["bits_per_weight"] = orNull(tensorBitsPerWeight(t));
         if (doc.isSharded())
             e["file"] = doc.shards().at(t.shard).name;
         tensors.push_back(std::move(e));
@@ -190,7 +182,7 @@ void printTensorFile(const Document& doc) {
             if (!oxck)
                 row.insert(row.begin() + 2, dtypeName(t.dtype));
             if (gguf) {
-                const auto bpw = bitsPerWeight(t);
+                const auto bpw = tensorBitsPerWeight(t);
                 row.push_back(bpw ? fmt::display(*bpw) : std::string(fmt::kMissing));
             }
             if (doc.isSharded())

@@ -92,6 +92,18 @@ void checkMetadata(const Document& doc, const json& expected) {
         QCOMPARE(row.value, "[" + std::to_string(length) + " × " + of + "]");
         const auto items = gguf::readGgufArrayItems(doc.source(), *row.array, 0, length);
         QCOMPARE(uint64_t(items.size()), length);
+        // Read on in runs of two, each from the rest the one before left:
+        // the same items (the Metadata tab's tree reads arrays so).
+        std::vector<std::string> runs;
+        MetadataArray rest = *row.array;
+        while (rest.count > 0) {
+            const MetadataArrayRun run = doc.arrayRun(rest, 2);
+            QVERIFY2(!run.items.empty() && run.nested.size() == run.items.size(), where);
+            QCOMPARE(run.rest.count, rest.count - run.items.size());
+            runs.insert(runs.end(), run.items.begin(), run.items.end());
+            rest = run.rest;
+        }
+        QCOMPARE(runs, items);
         if (e["value"].contains("values")) {
             const json& values = e["value"]["values"];
             for (size_t k = 0; k < values.size(); ++k)

@@ -23,6 +23,8 @@
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QAbstractItemModelTester>
 #include <QAbstractSeries>
 #include <QApplication>
@@ -51,8 +53,10 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
+#include <set>
 
 using namespace ckptscope;
 using testsupport::str;
@@ -527,6 +531,66 @@ private Q_SLOTS:
         QCOMPARE(w.tensorModel()->entry(ids)->elements->differing, uint64_t(1));
     }
 
+    // The same pair as a quantization report: each tensor's cosine and B's
+    // bits per weight (from ggml's sizes and shapes), a group's bits over its
+    // weights; the columns shown for this pair only.
+    void quantizationReportShowsBitsPerWeight() {
+        REQUIRE_CONFORMANCE();
+        const QString gguf = testsupport::conformanceDir() + QStringLiteral("/gguf/");
+        const auto reading =
+            testsupport::loadJson(gguf + QStringLiteral("expected/tiny-llama-Q4_K_M.gguf.json"));
+        std::map<std::string, std::pair<uint64_t, uint64_t>> bitsAndWeights; // by B's name
+        for (const auto& t : reading.at("tensors")) {
+            uint64_t weights = 1;
+            for (const auto& n : t.at("ne"))
+                weights *= n.get<uint64_t>();
+            bitsAndWeights[t.at("name")] = {t.at("size").get<uint64_t>() * 8, weights};
+        }
+        CompareWindow w;
+        QAbstractItemModelTester tester(w.tensorModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        w.show();
+        w.compare(gguf + QStringLiteral("valid/tiny-llama-f32.safetensors"),
+                  gguf + QStringLiteral("valid/tiny-llama-Q4_K_M.gguf"));
+        QVERIFY(waitFinished(w));
+        const CompareTensorModel* m = w.tensorModel();
+        QVERIFY(m->quantizationReport());
+        QVERIFY(!w.tensorView()->isColumnHidden(CompareTensorModel::BitsPerWeight));
+        QVERIFY(!w.tensorView()->isColumnHidden(CompareTensorModel::Cosine));
+        uint64_t layerBits = 0, layerWeights = 0;
+        std::set<QString> shown;
+        for (int r = 0; r < m->tensorCount(); ++r) {
+            const TensorDiffEntry* e = m->entry(r);
+            const auto [bits, weights] = bitsAndWeights.at(e->nameB.empty() ? e->name : e->nameB);
+            const double bpw = double(bits) / double(weights);
+            const QModelIndex cell = m->indexOfTensor(r, CompareTensorModel::BitsPerWeight);
+            QCOMPARE(cell.data(CompareTensorModel::SortRole).toDouble(), bpw);
+            QCOMPARE(cell.data().toString(), QString::number(bpw, 'f', 2));
+            shown.insert(cell.data().toString());
+            QCOMPARE(m->indexOfTensor(r, CompareTensorModel::Cosine).data().toString(),
+                     QString::fromStdString(fmt::display(*e->elements->cosine)));
+            if (e->name.rfind("model.layers.1.", 0) == 0) {
+                layerBits += bits;
+                layerWeights += weights;
+            }
+        }
+        // Q8_0, F32, Q4_K and Q6_K: 8.50, 32.00, 4.50, 6.56.
+        QCOMPARE(shown.size(), size_t(4));
+        QModelIndex group; // model › layers › 1
+        for (const char* label : {"model", "layers", "1"}) {
+            QModelIndex found;
+            for (int r = 0; r < m->rowCount(group); ++r)
+                if (m->index(r, 0, group).data().toString() == QLatin1String(label))
+                    found = m->index(r, 0, group);
+            QVERIFY2(found.isValid(), label);
+            group = found;
+        }
+        QCOMPARE(group.siblingAtColumn(CompareTensorModel::BitsPerWeight)
+                     .data(CompareTensorModel::SortRole)
+                     .toDouble(),
+                 double(layerBits) / double(layerWeights));
+    }
+
     void dtypeChangedShownAsSuch() {
         Checkpoint a;
         a.addTensor({"layers.0.t", {2}, {1.0f, 2.0f}});
@@ -571,6 +635,10 @@ private Q_SLOTS:
         w.compare(m_a, m_b);
         QVERIFY(waitFinished(w));
         QVERIFY(w.tensorView()->isColumnHidden(CompareTensorModel::Dtype));
+        // Same dtypes, no blocks: no quantization report columns.
+        QVERIFY(!w.tensorModel()->quantizationReport());
+        QVERIFY(w.tensorView()->isColumnHidden(CompareTensorModel::BitsPerWeight));
+        QVERIFY(w.tensorView()->isColumnHidden(CompareTensorModel::Cosine));
     }
 
     // A tensor that gains NaN or Inf (defect 2): its own column and icon,

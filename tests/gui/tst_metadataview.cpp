@@ -3,12 +3,14 @@
 #include "metadata/metadataview.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "ckptscope/io/bytesource.h"
 #include "testsupport.h"
 
 #include <nlohmann/json.hpp>
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QClipboard>
 #include <QDateTime>
@@ -16,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <limits>
 
 using namespace ckptscope;
@@ -59,6 +62,76 @@ QList<QStringList> parseTsv(const QString& text) {
     }
     rows.last() << field;
     return rows;
+}
+
+// Bytes in memory that count the reads made of them.
+class CountingSource final : public ByteSource {
+public:
+    explicit CountingSource(std::vector<uint8_t> bytes) : m_inner(std::move(bytes), "built.gguf") {}
+    uint64_t size() const override { return m_inner.size(); }
+    void read(uint64_t offset, void* dst, size_t n) const override {
+        ++reads;
+        m_inner.read(offset, dst, n);
+    }
+    const std::string& name() const override { return m_inner.name(); }
+    mutable std::atomic<int> reads{0};
+
+private:
+    MemorySource m_inner;
+};
+
+// A metadata-only GGUF v3: a 2 500-token vocabulary, an array of two i32
+// arrays ([7, -8, 9] and [1, 2]) and a u32.
+std::vector<uint8_t> ggufWithArrays() {
+    std::vector<uint8_t> b = {'G', 'G', 'U', 'F'};
+    auto put = [&b](uint64_t v, int n) {
+        for (int i = 0; i < n; ++i)
+            b.push_back(uint8_t(v >> (8 * i)));
+    };
+    auto str = [&](const std::string& s) {
+        put(s.size(), 8);
+        b.insert(b.end(), s.begin(), s.end());
+    };
+    const auto arr = uint32_t(gguf::ValueType::Array), i32 = uint32_t(gguf::ValueType::I32);
+    put(3, 4); // version
+    put(0, 8); // tensors
+    put(3, 8); // keys
+    str("tokenizer.ggml.tokens");
+    put(arr, 4);
+    put(uint32_t(gguf::ValueType::Str), 4);
+    put(2500, 8);
+    for (int i = 0; i < 2500; ++i)
+        str("t" + std::to_string(i));
+    str("nested");
+    put(arr, 4);
+    put(arr, 4);
+    put(2, 8);
+    for (const std::vector<int>& inner : {std::vector<int>{7, -8, 9}, std::vector<int>{1, 2}}) {
+        put(i32, 4);
+        put(inner.size(), 8);
+        for (int v : inner)
+            put(uint32_t(v), 4);
+    }
+    str("k.u32");
+    put(uint32_t(gguf::ValueType::U32), 4);
+    put(5, 4);
+    return b;
+}
+
+// The row of `key` among the top-level rows of the view's model (source).
+QModelIndex rowOf(const MetadataModel* m, const QString& key) {
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->index(r, MetadataModel::Key).data().toString() == key)
+            return m->index(r, 0);
+    return {};
+}
+
+QStringList childValues(const QAbstractItemModel* m, const QModelIndex& parent) {
+    QStringList out;
+    for (int r = 0; r < m->rowCount(parent); ++r)
+        if (!m->index(r, 0, parent).data(MetadataModel::MoreRole).toBool())
+            out << m->index(r, MetadataModel::Value, parent).data().toString();
+    return out;
 }
 
 } // namespace
@@ -110,6 +183,102 @@ private Q_SLOTS:
         c.save(str(dir.filePath(QStringLiteral("m.oxck"))));
         view.setDocument(Document::open(str(dir.filePath(QStringLiteral("m.oxck")))));
         QVERIFY(view.isColumnHidden(MetadataModel::Type));
+    }
+
+    // Arrays expand to their items, read only when expanded, a thousand at a
+    // time with a "… N more" row that reads the next; nested arrays expand
+    // the same way; Copy Array Items copies a nested one whole.
+    void arraysExpandItemByItem() {
+        const auto source = std::make_shared<CountingSource>(ggufWithArrays());
+        const auto doc = Document::open(source);
+        MetadataView view;
+        QAbstractItemModelTester tester(view.metadataModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const int atOpen = source->reads;
+        view.setDocument(doc);
+        QCOMPARE(int(source->reads), atOpen); // nothing read until expanded
+        MetadataModel* m = view.metadataModel();
+        const auto* proxy = static_cast<const QSortFilterProxyModel*>(view.model());
+        const QModelIndex tokens = rowOf(m, QStringLiteral("tokenizer.ggml.tokens"));
+        QVERIFY(tokens.isValid());
+        QCOMPARE(m->rowCount(tokens), 0);
+        QVERIFY(m->hasChildren(tokens));
+        QVERIFY(!m->hasChildren(rowOf(m, QStringLiteral("k.u32"))));
+        view.expand(proxy->mapFromSource(tokens));
+        QVERIFY(source->reads > atOpen);
+        QCOMPARE(m->rowCount(tokens), 1001); // a thousand items and "… 1,500 more"
+        const QModelIndex more = m->index(1000, 0, tokens);
+        QVERIFY(more.data(MetadataModel::MoreRole).toBool());
+        QVERIFY2(more.siblingAtColumn(MetadataModel::Value)
+                     .data()
+                     .toString()
+                     .contains(QStringLiteral("1,500 more")),
+                 qPrintable(more.siblingAtColumn(MetadataModel::Value).data().toString()));
+        QCOMPARE(m->index(999, MetadataModel::Key, tokens).data().toString(),
+                 QStringLiteral("[999]"));
+        QCOMPARE(m->index(999, MetadataModel::Type, tokens).data().toString(),
+                 QStringLiteral("str"));
+        // "… more" twice: every item, in order, and no "more" row left.
+        for (int round = 0; round < 2; ++round) {
+            const QModelIndex last = m->index(m->rowCount(tokens) - 1, 0, tokens);
+            Q_EMIT view.activated(proxy->mapFromSource(last));
+        }
+        QCOMPARE(m->rowCount(tokens), 2500);
+        QStringList want;
+        for (int i = 0; i < 2500; ++i)
+            want << QStringLiteral("t%1").arg(i);
+        QCOMPARE(childValues(m, tokens), want);
+        QVERIFY(!m->hasUnread(tokens));
+        // Nested arrays: each a row of its own, expandable to its items.
+        const QModelIndex nested = rowOf(m, QStringLiteral("nested"));
+        view.expand(proxy->mapFromSource(nested));
+        // The view reads on expansion once its pending layout runs.
+        QTRY_COMPARE(m->rowCount(nested), 2);
+        QCOMPARE(childValues(m, nested),
+                 (QStringList{QStringLiteral("[3 × i32]"), QStringLiteral("[2 × i32]")}));
+        const QModelIndex first = m->index(0, 0, nested);
+        QCOMPARE(first.siblingAtColumn(MetadataModel::Type).data().toString(),
+                 QStringLiteral("arr[i32]"));
+        view.expand(proxy->mapFromSource(first));
+        QTRY_COMPARE(m->rowCount(first), 3);
+        QCOMPARE(childValues(m, first),
+                 (QStringList{QStringLiteral("7"), QStringLiteral("-8"), QStringLiteral("9")}));
+        view.selectionModel()->select(proxy->mapFromSource(m->index(1, 0, nested)),
+                                      QItemSelectionModel::ClearAndSelect |
+                                          QItemSelectionModel::Rows);
+        QCOMPARE(view.selectedArrayItems(), QStringLiteral("1\n2"));
+    }
+
+    // ggml's reading of the corpus's metadata file: array items as expected.
+    void expandedItemsAreGgmls() {
+        REQUIRE_CONFORMANCE();
+        const nlohmann::json expected = testsupport::loadJson(
+            testsupport::corpus(QStringLiteral("gguf/expected/metadata-only.gguf.json")));
+        MetadataView view;
+        QAbstractItemModelTester tester(view.metadataModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        view.setDocument(Document::open(
+            str(testsupport::corpus(QStringLiteral("gguf/valid/metadata-only.gguf")))));
+        const MetadataModel* m = view.metadataModel();
+        const auto* proxy = static_cast<const QSortFilterProxyModel*>(view.model());
+        int arrays = 0;
+        for (const auto& e : expected["metadata"]) {
+            if (e["type"] != "arr")
+                continue;
+            const QModelIndex row = rowOf(m, QString::fromStdString(e["key"]));
+            QVERIFY(row.isValid());
+            view.expand(proxy->mapFromSource(row));
+            const uint64_t length = e["value"]["length"];
+            QCOMPARE(uint64_t(m->rowCount(row)), length);
+            if (e["value"].contains("values")) {
+                QStringList want;
+                for (const auto& v : e["value"]["values"])
+                    want << QString::fromStdString(v.get<std::string>());
+                QCOMPARE(childValues(m, row), want);
+            }
+            ++arrays;
+        }
+        QCOMPARE(arrays, 3);
     }
 
     void copiedRowsReadBackAsTheyAre() {

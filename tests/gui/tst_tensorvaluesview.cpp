@@ -1,4 +1,5 @@
 #include "guisupport.h"
+#include "tensor/blockpanel.h"
 #include "tensor/tensorvaluesmodel.h"
 #include "tensor/tensorvaluesview.h"
 #include "testsupport.h"
@@ -7,8 +8,12 @@
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QAbstractItemDelegate>
+#include <QDir>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QStyleOptionViewItem>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -127,6 +132,75 @@ private Q_SLOTS:
                 break;
             }
         }
+    }
+
+    // The Block panel of a Q4_K tensor: the selected element's block, where it
+    // lies, its quant code and its value (ggml's, the cell's); a new selection
+    // a new block; no panel for F32 or OXCK tensors.
+    void blockPanelOfQ4K() {
+        REQUIRE_CONFORMANCE();
+        const QString gguf = testsupport::corpus(QStringLiteral("gguf"));
+        if (!QDir(gguf + QStringLiteral("/expected")).exists())
+            CKPTSCOPE_NO_CORPUS("no gguf/ in the conformance corpus");
+        const QString file = gguf + QStringLiteral("/valid/type-q4_K.gguf");
+        const auto doc = Document::open(testsupport::str(file));
+        const std::string bytes = testsupport::readFile(file);
+        const std::string want =
+            testsupport::readFile(gguf + QStringLiteral("/expected/type-q4_K.gguf.0.f32"));
+        const uint64_t offset =
+            testsupport::loadJson(gguf + QStringLiteral("/expected/type-q4_K.gguf.json"))
+                .at("tensors")[0]
+                .at("offset");
+        TensorValuesView view;
+        view.resize(1400, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setTensor(doc, 0);
+        BlockPanel* panel = view.blockPanel();
+        QVERIFY(panel->isVisible());
+        // The first element until another is selected.
+        QCOMPARE(panel->fieldText(QStringLiteral("value")),
+                 view.model()->index(0, 0).data().toString());
+        QCOMPARE(view.model()->columnCount(), 256); // ne [256, 3]: 3 rows of 256
+        QString previous;
+        for (const auto& [row, col] : {std::pair{1, 50}, std::pair{2, 200}}) {
+            view.table()->selectionModel()->setCurrentIndex(view.model()->index(row, col),
+                                                            QItemSelectionModel::ClearAndSelect);
+            const uint64_t e = uint64_t(row) * 256 + uint64_t(col);
+            const uint64_t block = e / 256;
+            QVERIFY(panel->fieldText(QStringLiteral("block")).startsWith(QString::number(block)));
+            QVERIFY2(panel->fieldText(QStringLiteral("file offset"))
+                         .startsWith(QString::number(offset + block * 144)),
+                     qPrintable(panel->fieldText(QStringLiteral("file offset"))));
+            // Q4_K: sub-block e % 256 / 32; its nibble at byte 16 + 32·(i / 64) + i % 32.
+            const uint32_t i = uint32_t(e % 256);
+            const uint8_t byte =
+                uint8_t(bytes[size_t(offset + block * 144 + 16 + 32 * (i / 64) + i % 32)]);
+            const int code = i % 64 < 32 ? byte & 0xF : byte >> 4;
+            QVERIFY2(panel->fieldText(QStringLiteral("quant code q"))
+                         .startsWith(QString::number(code) + QLatin1Char(' ')),
+                     qPrintable(panel->fieldText(QStringLiteral("quant code q"))));
+            QCOMPARE(panel->fieldText(QStringLiteral("sub-block")), QString::number(i / 32));
+            float ggml;
+            std::memcpy(&ggml, want.data() + e * 4, 4);
+            const QString value = panel->fieldText(QStringLiteral("value"));
+            QCOMPARE(value, QString::fromStdString(fmt::exact(ggml)));
+            QCOMPARE(value, view.model()->index(row, col).data().toString());
+            QVERIFY(value != previous || previous.isEmpty());
+            QVERIFY(panel->fieldText(QStringLiteral("block")) != previous);
+            previous = panel->fieldText(QStringLiteral("block"));
+        }
+        // F32 GGUF tensor and an OXCK tensor: no panel.
+        view.setTensor(
+            Document::open(testsupport::str(gguf + QStringLiteral("/valid/type-f32.gguf"))), 0);
+        QVERIFY(!panel->isVisible());
+        view.setTensor(doc, 0);
+        QVERIFY(panel->isVisible());
+        QTemporaryDir dir;
+        Checkpoint c;
+        c.addTensor({"w", {2, 5}, std::vector<float>(10, 1.0f)});
+        view.setTensor(save(dir, c), 0);
+        QVERIFY(!panel->isVisible());
     }
 };
 

@@ -42,9 +42,11 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 CompareTensorModel::CompareTensorModel(QObject* parent) : NameTreeModel(parent) {}
 
-void CompareTensorModel::setDiff(std::shared_ptr<const TensorDiff> diff) {
+void CompareTensorModel::setDiff(std::shared_ptr<const TensorDiff> diff,
+                                 std::shared_ptr<const Document> b) {
     beginResetModel();
     m_diff = std::move(diff);
+    m_b = std::move(b);
     build();
     endResetModel();
 }
@@ -75,6 +77,7 @@ void CompareTensorModel::build() {
     setNames(names);
     m_nodes.assign(tree().nodes.size(), Node{});
     m_anyDtypeDiffers = false;
+    m_quantized = false;
     for (size_t tensor = 0; tensor < names.size(); ++tensor) {
         Node& n = m_nodes[size_t(tree().nodeOfItem[tensor])];
         const TensorDiffEntry& e = m_diff->tensors[tensor];
@@ -88,6 +91,16 @@ void CompareTensorModel::build() {
             n.maxAbsDiff = e.elements->maxAbsDiff;
             n.differing = e.elements->differing;
             n.count = e.elements->count;
+            n.cosine = e.elements->cosine;
+        }
+        if (m_b && e.indexB && *e.indexB < m_b->tensors().size()) {
+            const TensorEntry& t = m_b->tensors()[*e.indexB];
+            m_quantized |= dtypeBlock(t.dtype).elements > 1;
+            n.bpwB = tensorBitsPerWeight(t);
+            if (n.bpwB) { // and its two sums, for the groups
+                n.weightsB = *t.elementCount;
+                n.bitsB = ckptscope::saturatingMul(*tensorSizeBytes(t), uint64_t(8));
+            }
         }
     }
     // Bottom-up (children have larger ids): worst status, counts, largest
@@ -113,6 +126,8 @@ void CompareTensorModel::build() {
         add(p.count, n.count);
         p.nan = ckptscope::saturatingAdd(p.nan, n.nan);
         p.inf = ckptscope::saturatingAdd(p.inf, n.inf);
+        p.bitsB = ckptscope::saturatingAdd(p.bitsB, n.bitsB);
+        p.weightsB = ckptscope::saturatingAdd(p.weightsB, n.weightsB);
     }
 }
 
@@ -245,6 +260,24 @@ QVariant CompareTensorModel::nonFiniteData(const Node& f, int role) const {
     }
 }
 
+// B's bits per weight: a tensor's (tensorBitsPerWeight), a group's stored
+// bits over its weights.
+QVariant CompareTensorModel::bitsPerWeightData(const Node& f, int role) const {
+    if (!f.bpwB && f.weightsB == 0)
+        return role == Qt::DisplayRole ? QVariant(QString()) : QVariant();
+    const double bpw = f.bpwB ? *f.bpwB : double(f.bitsB) / double(f.weightsB);
+    switch (role) {
+    case Qt::DisplayRole:
+        return QString::number(bpw, 'f', 2);
+    case SortRole:
+        return bpw;
+    case Qt::ToolTipRole:
+        return tr("B stores %1 bits per weight").arg(bpw, 0, 'g', 6);
+    default:
+        return {};
+    }
+}
+
 QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, int column,
                                        int role) const {
     uint64_t tensors = 0;
@@ -355,6 +388,10 @@ QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
         return number(el ? el->relL2 : std::nullopt);
     case MaxAbsDiff:
         return number(el ? el->maxAbsDiff : std::nullopt);
+    case Cosine: // most changed is lowest: no NaN/Inf ranking here
+        if (role == SortRole)
+            return f.cosine ? QVariant(*f.cosine) : QVariant();
+        return f.cosine ? text(fmt::display(*f.cosine)) : QString();
     case Differing:
         if (role == SortRole)
             return el ? QVariant(double(el->differing)) : QVariant();
@@ -386,6 +423,8 @@ QVariant CompareTensorModel::data(const QModelIndex& index, int role) const {
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (index.column() == NonFinite)
         return nonFiniteData(f, role);
+    if (index.column() == BitsPerWeight)
+        return bitsPerWeightData(f, role);
     const TensorDiffEntry* e = entry(n.item);
     return e ? tensorData(n, f, *e, index.column(), role) : groupData(n, f, index.column(), role);
 }
@@ -403,6 +442,10 @@ QVariant CompareTensorModel::headerData(int section, Qt::Orientation orientation
             return tr("Relative L2 change ‖B − A‖ / ‖A‖, over the pairs finite on both sides");
         case MaxAbsDiff:
             return tr("Over the pairs finite on both sides");
+        case Cosine:
+            return tr("Cosine similarity of A and B, over the pairs finite on both sides");
+        case BitsPerWeight:
+            return tr("Bits per weight of B as stored (a group: its bits over its weights)");
         default:
             return {};
         }
@@ -423,6 +466,10 @@ QVariant CompareTensorModel::headerData(int section, Qt::Orientation orientation
         return tr("Rel. L2");
     case MaxAbsDiff:
         return tr("Max |Δ|");
+    case Cosine:
+        return tr("Cosine");
+    case BitsPerWeight:
+        return tr("Bits/w (B)");
     case Differing:
         return tr("Differing");
     case Count:

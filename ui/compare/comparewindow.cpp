@@ -411,7 +411,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     if (tensors) {
         const TensorDiff& d = *m_result->tensors;
         m_tensorDiff = std::shared_ptr<const TensorDiff>(m_result, &*m_result->tensors);
-        m_tensorModel->setDiff(m_tensorDiff);
+        m_tensorModel->setDiff(m_tensorDiff, m_result->b);
         // The whole tree open while it is small enough to read.
         if (m_tensorModel->tensorCount() <= 2000)
             m_tensorView->expandAll();
@@ -421,6 +421,9 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         m_tensorView->setColumnHidden(CompareTensorModel::Dtype, !m_tensorModel->anyDtypeDiffers());
         m_tensorView->setColumnHidden(CompareTensorModel::NonFinite,
                                       d.summary.nonFiniteMismatch == 0);
+        // A quantization report: cosine and B's bits per weight.
+        for (int c : {CompareTensorModel::Cosine, CompareTensorModel::BitsPerWeight})
+            m_tensorView->setColumnHidden(c, !m_tensorModel->quantizationReport());
         m_tensorView->setColumnWidth(CompareTensorModel::Name, kNameWidth);
         // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)

@@ -1,48 +1,245 @@
 #include "metadata/metadatamodel.h"
 
 #include "common/plaintext.h"
+#include "common/sizeformat.h"
 
-MetadataModel::MetadataModel(QObject* parent) : QAbstractTableModel(parent) {}
+#include <QScopedValueRollback>
+
+#include <limits>
+
+using ckptscope::MetadataArray;
+using ckptscope::MetadataArrayRun;
+
+namespace {
+
+// An item's type from its array's ("arr[str]" → "str"); "" when unknown.
+QString itemType(const QString& arrayType) {
+    if (arrayType.startsWith(QLatin1String("arr[")) && arrayType.endsWith(QLatin1Char(']')))
+        return arrayType.mid(4, arrayType.size() - 5);
+    return {};
+}
+
+// A nested array's type from its summary ("[3 × i32]" → "arr[i32]").
+QString nestedType(const QString& summary) {
+    const qsizetype times = summary.lastIndexOf(QStringLiteral("× "));
+    if (times < 0 || !summary.endsWith(QLatin1Char(']')))
+        return QStringLiteral("arr");
+    return QStringLiteral("arr[") + summary.mid(times + 2, summary.size() - times - 3) +
+           QLatin1Char(']');
+}
+
+} // namespace
+
+MetadataModel::MetadataModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 void MetadataModel::setRows(Rows rows, std::vector<std::string> types,
-                            std::vector<std::string> previews) {
+                            std::vector<std::optional<MetadataArray>> arrays, ArrayReader reader) {
+    const QScopedValueRollback changing(m_changing, true);
     beginResetModel();
-    m_rows.clear();
-    m_rows.reserve(rows.size());
-    for (auto& [k, v] : rows)
-        m_rows.emplace_back(QString::fromStdString(k), QString::fromStdString(v));
-    m_types.assign(m_rows.size(), QString());
-    m_previews.assign(m_rows.size(), QString());
-    for (size_t i = 0; i < previews.size() && i < m_previews.size(); ++i)
-        m_previews[i] = QString::fromStdString(previews[i]);
-    m_hasTypes = false;
-    for (size_t i = 0; i < types.size() && i < m_types.size(); ++i) {
-        m_types[i] = QString::fromStdString(types[i]);
-        m_hasTypes = m_hasTypes || !m_types[i].isEmpty();
+    m_nodes.clear();
+    m_top.clear();
+    m_reader = std::move(reader);
+    m_hasTypes = m_hasArrays = false;
+    m_nodes.reserve(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        Node n;
+        n.row = int(i);
+        n.key = QString::fromStdString(rows[i].first);
+        n.value = QString::fromStdString(rows[i].second);
+        if (i < types.size())
+            n.type = QString::fromStdString(types[i]);
+        if (i < arrays.size() && arrays[i] && m_reader) {
+            n.array = n.rest = *arrays[i];
+            m_hasArrays = true;
+        }
+        m_hasTypes = m_hasTypes || !n.type.isEmpty();
+        m_top.push_back(addNode(std::move(n)));
     }
     endResetModel();
 }
 
-int MetadataModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_rows.size());
+int MetadataModel::addNode(Node n) {
+    m_nodes.push_back(std::move(n));
+    return int(m_nodes.size() - 1);
 }
 
-int MetadataModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+int MetadataModel::nodeId(const QModelIndex& index) const {
+    return index.isValid() ? int(index.internalId()) : -1;
+}
+
+const std::vector<int>& MetadataModel::childrenOf(int id) const {
+    return id < 0 ? m_top : m_nodes[size_t(id)].children;
+}
+
+int MetadataModel::moreRowOf(int id) const {
+    const std::vector<int>& c = childrenOf(id);
+    return !c.empty() && m_nodes[size_t(c.back())].more ? c.back() : -1;
+}
+
+std::optional<MetadataArray> MetadataModel::arrayAt(const QModelIndex& index) const {
+    const int id = nodeId(index);
+    return id < 0 ? std::nullopt : m_nodes[size_t(id)].array;
+}
+
+QModelIndex MetadataModel::index(int row, int column, const QModelIndex& parent) const {
+    if (row < 0 || column < 0 || column >= ColumnCount || (parent.isValid() && parent.column()))
+        return {};
+    const std::vector<int>& c = childrenOf(nodeId(parent));
+    if (size_t(row) >= c.size())
+        return {};
+    return createIndex(row, column, quintptr(c[size_t(row)]));
+}
+
+QModelIndex MetadataModel::parent(const QModelIndex& child) const {
+    const int id = nodeId(child);
+    if (id < 0 || m_nodes[size_t(id)].parent < 0)
+        return {};
+    const int p = m_nodes[size_t(id)].parent;
+    return createIndex(m_nodes[size_t(p)].row, 0, quintptr(p));
+}
+
+int MetadataModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() && parent.column() != 0)
+        return 0;
+    return int(childrenOf(nodeId(parent)).size());
+}
+
+int MetadataModel::columnCount(const QModelIndex&) const {
+    return ColumnCount;
+}
+
+bool MetadataModel::hasChildren(const QModelIndex& parent) const {
+    if (!parent.isValid())
+        return !m_top.empty();
+    if (parent.column() != 0)
+        return false;
+    const Node& n = m_nodes[size_t(nodeId(parent))];
+    return !n.children.empty() || (n.array && n.array->count > 0);
+}
+
+bool MetadataModel::hasUnread(const QModelIndex& parent) const {
+    if (!parent.isValid() || parent.column() != 0)
+        return false;
+    const Node& n = m_nodes[size_t(nodeId(parent))];
+    return n.array && n.rest.count > 0;
+}
+
+bool MetadataModel::canFetchMore(const QModelIndex& parent) const {
+    return hasUnread(parent) && m_nodes[size_t(nodeId(parent))].children.empty();
+}
+
+void MetadataModel::fetchMore(const QModelIndex& parent) {
+    if (canFetchMore(parent))
+        fetchNext(parent);
+}
+
+void MetadataModel::fetchNext(const QModelIndex& parent) {
+    if (m_changing || !hasUnread(parent))
+        return;
+    const QScopedValueRollback changing(m_changing, true);
+    const int id = nodeId(parent);
+    MetadataArrayRun run;
+    try {
+        run = m_reader(m_nodes[size_t(id)].rest, std::min(kChunk, m_nodes[size_t(id)].rest.count));
+    } catch (const std::exception& e) {
+        m_nodes[size_t(id)].rest.count = 0; // stop asking
+        Q_EMIT readFailed(QString::fromUtf8(e.what()));
+    }
+    if (run.items.empty())
+        m_nodes[size_t(id)].rest.count = 0; // nothing more to be had
+    const int more = moreRowOf(id);
+    const int first = int(m_nodes[size_t(id)].children.size()) - (more >= 0 ? 1 : 0);
+    if (!run.items.empty()) {
+        const QString type = itemType(m_nodes[size_t(id)].type);
+        beginInsertRows(parent, first, first + int(run.items.size()) - 1);
+        std::vector<int> added;
+        for (size_t i = 0; i < run.items.size(); ++i) {
+            Node n;
+            n.parent = id;
+            n.row = first + int(i);
+            n.key = QStringLiteral("[%1]").arg(first + qsizetype(i));
+            n.value = QString::fromStdString(run.items[i]);
+            n.type = type;
+            if (i < run.nested.size() && run.nested[i]) {
+                n.array = n.rest = *run.nested[i];
+                n.type = nestedType(n.value);
+            }
+            added.push_back(addNode(std::move(n)));
+        }
+        std::vector<int>& c = m_nodes[size_t(id)].children;
+        c.insert(c.begin() + first, added.begin(), added.end());
+        m_nodes[size_t(id)].rest = run.rest;
+        if (more >= 0)
+            m_nodes[size_t(more)].row = int(c.size()) - 1;
+        endInsertRows();
+    }
+    const int rows = int(m_nodes[size_t(id)].children.size());
+    if (m_nodes[size_t(id)].rest.count > 0 && more < 0) {
+        beginInsertRows(parent, rows, rows);
+        Node n;
+        n.parent = id;
+        n.row = rows;
+        n.more = true;
+        const int added = addNode(std::move(n));
+        m_nodes[size_t(id)].children.push_back(added);
+        endInsertRows();
+    } else if (m_nodes[size_t(id)].rest.count > 0) {
+        Q_EMIT dataChanged(index(rows - 1, 0, parent), index(rows - 1, ColumnCount - 1, parent));
+    } else if (more >= 0) {
+        beginRemoveRows(parent, rows - 1, rows - 1);
+        m_nodes[size_t(id)].children.pop_back();
+        endRemoveRows();
+    }
+}
+
+QString MetadataModel::previewOf(const Node& n) const {
+    if (n.preview)
+        return *n.preview;
+    QString text;
+    try {
+        const MetadataArrayRun run = m_reader(*n.array, kPreviewItems);
+        for (const std::string& item : run.items)
+            text += QString::fromStdString(item) + QLatin1Char('\n');
+        if (n.array->count > run.items.size())
+            text += tr("… %1 more (expand the row, or Copy Array Items copies them all)")
+                        .arg(n.array->count - run.items.size());
+    } catch (const std::exception& e) {
+        text = QString::fromUtf8(e.what());
+    }
+    n.preview = text;
+    return text;
 }
 
 QVariant MetadataModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || size_t(index.row()) >= m_rows.size())
+    const int id = nodeId(index);
+    if (id < 0)
         return {};
-    const auto& [key, value] = m_rows[size_t(index.row())];
-    const QString& text = index.column() == Key     ? key
-                          : index.column() == Value ? value
-                                                    : m_types[size_t(index.row())];
+    const Node& n = m_nodes[size_t(id)];
+    if (role == MoreRole)
+        return n.more;
+    if (n.more) {
+        const uint64_t left = m_nodes[size_t(n.parent)].rest.count;
+        if (role == SortRole)
+            return std::numeric_limits<double>::infinity();
+        if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+            return {};
+        if (index.column() == Key)
+            return QStringLiteral("…");
+        if (index.column() == Value)
+            return tr("%1 more items (double-click to read the next %2)")
+                .arg(groupedNumber(left))
+                .arg(std::min(left, kChunk));
+        return {};
+    }
+    const QString& text = index.column() == Key     ? n.key
+                          : index.column() == Value ? n.value
+                                                    : n.type;
+    if (role == SortRole)
+        return n.parent >= 0 && index.column() == Key ? QVariant(double(n.row)) : QVariant(text);
     if (role == Qt::DisplayRole || role == Qt::EditRole)
         return text;
-    if (role == Qt::ToolTipRole && index.column() == Value &&
-        !m_previews[size_t(index.row())].isEmpty())
-        return plainToolTip(m_previews[size_t(index.row())]);
+    if (role == Qt::ToolTipRole && index.column() == Value && n.array && n.array->count > 0)
+        return plainToolTip(previewOf(n));
     if (role == Qt::ToolTipRole)
         return plainToolTip(text);
     return {};

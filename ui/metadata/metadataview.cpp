@@ -24,17 +24,23 @@ QString tsvField(const QString& text) {
 
 } // namespace
 
-MetadataView::MetadataView(QWidget* parent) : QTableView(parent), m_model(new MetadataModel(this)) {
+MetadataView::MetadataView(QWidget* parent) : QTreeView(parent), m_model(new MetadataModel(this)) {
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(m_model);
+    proxy->setSortRole(MetadataModel::SortRole); // items stay in index order
     setModel(proxy);
     setSortingEnabled(true);
     sortByColumn(-1, Qt::AscendingOrder);
     setWordWrap(true);
-    horizontalHeader()->setStretchLastSection(true);
+    setAlternatingRowColors(true);
+    header()->setStretchLastSection(true);
     // Key, Type, Value on screen: the value, widest, takes the rest.
-    horizontalHeader()->moveSection(MetadataModel::Type, MetadataModel::Value);
-    verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header()->moveSection(MetadataModel::Type, MetadataModel::Value);
+    // "… N more" reads the next items of its array.
+    connect(this, &QAbstractItemView::activated, this, [this, proxy](const QModelIndex& index) {
+        if (index.data(MetadataModel::MoreRole).toBool())
+            m_model->fetchNext(proxy->mapToSource(index.parent()));
+    });
     setSelectionMode(QAbstractItemView::ExtendedSelection);
     setSelectionBehavior(QAbstractItemView::SelectRows);
     auto* copy = new QAction(tr("&Copy"), this);
@@ -53,33 +59,27 @@ MetadataView::MetadataView(QWidget* parent) : QTableView(parent), m_model(new Me
 }
 
 void MetadataView::setDocument(const std::shared_ptr<const ckptscope::Document>& document) {
-    // Arrays show their first items as the value's tooltip; the rest stay
-    // in the file until copied.
-    constexpr uint64_t kPreviewItems = 20;
+    // Nothing of an array is read here: its items when it is expanded, its
+    // first ones when its tooltip is asked for, all of them when copied.
     m_document = document;
-    m_arrays.clear();
     MetadataModel::Rows rows;
-    std::vector<std::string> types, previews;
+    std::vector<std::string> types;
+    std::vector<std::optional<ckptscope::MetadataArray>> arrays;
     if (document)
         for (const ckptscope::MetadataRow& row : document->metadataRows()) {
             rows.emplace_back(row.key, metadataValueText(row).toStdString());
             types.push_back(row.type);
-            m_arrays.push_back(row.array);
-            std::string preview;
-            if (row.array) {
-                const auto items = document->arrayItems(*row.array, 0, kPreviewItems);
-                for (const std::string& item : items)
-                    preview += item + "\n";
-                if (row.array->count > items.size())
-                    preview += "… " + std::to_string(row.array->count - items.size()) +
-                               " more (Copy Array Items copies them all)";
-            }
-            previews.push_back(std::move(preview));
+            arrays.push_back(row.array);
         }
-    m_model->setRows(std::move(rows), std::move(types), std::move(previews));
+    MetadataModel::ArrayReader reader;
+    if (document) // the model lives no longer than the document it reads
+        reader = [document](const ckptscope::MetadataArray& a, uint64_t count) {
+            return document->arrayRun(a, count);
+        };
+    m_model->setRows(std::move(rows), std::move(types), std::move(arrays), std::move(reader));
     setColumnHidden(MetadataModel::Type, !m_model->hasTypes());
-    m_copyItems->setVisible(
-        std::any_of(m_arrays.begin(), m_arrays.end(), [](const auto& a) { return a.has_value(); }));
+    setRootIsDecorated(m_model->hasArrays());
+    m_copyItems->setVisible(m_model->hasArrays());
     resizeColumnToContents(MetadataModel::Key);
 }
 
@@ -87,11 +87,10 @@ QString MetadataView::selectedArrayItems() const {
     QStringList items;
     const auto* proxy = static_cast<const QSortFilterProxyModel*>(model());
     for (const QModelIndex& r : selectionModel()->selectedRows()) {
-        const size_t row = size_t(proxy->mapToSource(r).row());
-        if (!m_document || row >= m_arrays.size() || !m_arrays[row])
+        const auto array = m_model->arrayAt(proxy->mapToSource(r));
+        if (!m_document || !array)
             continue;
-        for (const std::string& item :
-             m_document->arrayItems(*m_arrays[row], 0, m_arrays[row]->count))
+        for (const std::string& item : m_document->arrayItems(*array, 0, array->count))
             items << QString::fromStdString(item);
     }
     return items.join(QLatin1Char('\n'));

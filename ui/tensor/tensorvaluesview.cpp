@@ -1,6 +1,7 @@
 #include "tensor/tensorvaluesview.h"
 
 #include "common/plaintext.h"
+#include "tensor/blockpanel.h"
 #include "tensor/tensorvaluesmodel.h"
 
 #include <QAction>
@@ -11,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -35,7 +37,23 @@ TensorValuesView::TensorValuesView(QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    layout->addWidget(m_table, 1);
+    m_blockPanel = new BlockPanel;
+    auto* body = new QSplitter;
+    body->addWidget(m_table);
+    body->addWidget(m_blockPanel);
+    body->setStretchFactor(0, 1);
+    body->setStretchFactor(1, 0);
+    body->setChildrenCollapsible(false);
+    layout->addWidget(body, 1);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& current) {
+                m_blockPanel->showElement(current.isValid() ? std::optional(m_model->linearIndex(
+                                                                  current.row(), current.column()))
+                                                            : std::nullopt);
+            });
+    // A new slice or tensor leaves no element selected.
+    connect(m_model, &QAbstractItemModel::modelReset, this,
+            [this] { m_blockPanel->showElement(std::nullopt); });
 
     auto* copy = new QAction(tr("&Copy"), this);
     copy->setShortcut(QKeySequence::Copy);
@@ -50,8 +68,13 @@ TensorValuesView::TensorValuesView(QWidget* parent)
 }
 
 void TensorValuesView::setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor) {
+    m_blockPanel->setTensor(document, tensor);
     m_model->setTensor(std::move(document), tensor);
     rebuildSelectors();
+    // The Block panel starts at the first element (current, not selected).
+    if (m_blockPanel->applies() && m_model->rowCount() > 0)
+        m_table->selectionModel()->setCurrentIndex(m_model->index(0, 0),
+                                                   QItemSelectionModel::NoUpdate);
 }
 
 void TensorValuesView::rebuildSelectors() {

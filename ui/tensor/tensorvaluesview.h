@@ -6,13 +6,15 @@
 
 #include <memory>
 
+class BlockPanel;
 class QHBoxLayout;
 class QLabel;
 class QTableView;
 class TensorValuesModel;
 
-// The values of a tensor in a table: slice selectors for N-D tensors and
-// copying the selection as tab-separated text (Ctrl+C).
+// The values of a tensor in a table: slice selectors for N-D tensors,
+// copying the selection as tab-separated text (Ctrl+C), and for a
+// block-quantized tensor the Block panel of the current element.
 class TensorValuesView : public QWidget {
     Q_OBJECT
 public:
@@ -21,6 +23,7 @@ public:
     void setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor);
     TensorValuesModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
+    BlockPanel* blockPanel() const { return m_blockPanel; }
     // The selected cells as rows of tab-separated values.
     // Empty when the selection holds more than kMaxCopyCells values.
     QString selectionText() const;
@@ -37,6 +40,7 @@ private:
 
     TensorValuesModel* m_model;
     QTableView* m_table;
+    BlockPanel* m_blockPanel;
     QHBoxLayout* m_selectors;
     QLabel* m_note;
 };

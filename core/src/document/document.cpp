@@ -141,6 +141,12 @@ std::vector<std::string> Document::arrayItems(const MetadataArray& array, uint64
     return gguf::readGgufArrayItems(*m_source, array, first, count);
 }
 
+MetadataArrayRun Document::arrayRun(const MetadataArray& array, uint64_t count) const {
+    if (format() != Format::Gguf)
+        return {};
+    return gguf::readGgufArrayRun(*m_source, array, count);
+}
+
 void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {
     const TensorEntry& t = m_index.tensors.at(index);
     ckptscope::readRawValues(sourceOf(t), t, first, count, out);

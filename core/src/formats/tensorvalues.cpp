@@ -124,4 +124,11 @@ std::optional<uint64_t> tensorSizeBytes(const TensorEntry& tensor) {
     return dtypeBytes(tensor.dtype, *tensor.elementCount);
 }
 
+std::optional<double> tensorBitsPerWeight(const TensorEntry& tensor) {
+    const auto bytes = tensorSizeBytes(tensor);
+    if (!bytes || !tensor.elementCount || *tensor.elementCount == 0)
+        return std::nullopt;
+    return double(*bytes) * 8 / double(*tensor.elementCount);
+}
+
 } // namespace ckptscope

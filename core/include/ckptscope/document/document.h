@@ -81,6 +81,9 @@ public:
     // (MetadataRow::array) however long it is.
     std::vector<std::string> arrayItems(const MetadataArray& array, uint64_t first,
                                         uint64_t count) const;
+    // The first `count` items of an array, with the nested arrays among them
+    // and the rest of it (a tree expanded item by item, a chunk at a time).
+    MetadataArrayRun arrayRun(const MetadataArray& array, uint64_t count) const;
     // Where the values of an F32 tensor lie in the file's memory map, for
     // scanning them in place (statistics, comparison); empty for other
     // dtypes, or when mapForScan says to copy for this use: then read them.

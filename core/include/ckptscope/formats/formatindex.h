@@ -59,6 +59,15 @@ struct MetadataArray {
     uint32_t itemType = 0; // the format's own type code
 };
 
+// Items read from the head of a MetadataArray (Document::arrayRun): their
+// text, the nested arrays among them (to be read in turn), and the array of
+// the items after them, to read on from without skipping these again.
+struct MetadataArrayRun {
+    std::vector<std::string> items; // strings as stored, numbers in decimal, arrays as summaries
+    std::vector<std::optional<MetadataArray>> nested; // per item: the array it is, if it is one
+    MetadataArray rest;
+};
+
 struct MetadataRow {
     MetadataRow() = default;
     MetadataRow(std::string k, std::string v, MetadataKind c = MetadataKind::Text)
@@ -104,5 +113,8 @@ std::optional<uint64_t> shapeElementCount(const std::vector<uint64_t>& shape);
 // The bytes the tensor's elements take in its dtype; nullopt when unknown or
 // over 64 bits.
 std::optional<uint64_t> tensorSizeBytes(const TensorEntry& tensor);
+// Stored bits per element (4.5 for Q4_K, 32 for F32); nullopt for an empty
+// tensor or an unknown size (info --json, the compare view).
+std::optional<double> tensorBitsPerWeight(const TensorEntry& tensor);
 
 } // namespace ckptscope

@@ -473,4 +473,27 @@ std::vector<std::string> readGgufArrayItems(const ByteSource& source, const Meta
     return items;
 }
 
+MetadataArrayRun readGgufArrayRun(const ByteSource& source, const MetadataArray& array,
+                                  uint64_t count) {
+    MetadataArrayRun run;
+    count = std::min(count, array.count);
+    Reader r(source, array.offset);
+    const std::string what = "array item";
+    run.items.reserve(size_t(std::min<uint64_t>(count, 1 << 16)));
+    for (uint64_t i = 0; i < count; ++i) {
+        if (array.itemType == uint32_t(ValueType::Array)) {
+            // The file passed the depth check at open: depth 1 checks again.
+            const MetadataArray inner = r.arrayHeader(what, 1);
+            r.skipItems(inner, inner.count, what, 1);
+            run.items.push_back(arraySummary(inner.count, inner.itemType));
+            run.nested.push_back(inner);
+        } else {
+            run.items.push_back(r.valueText(array.itemType, what, 1));
+            run.nested.push_back(std::nullopt);
+        }
+    }
+    run.rest = {r.offset(), array.count - count, array.itemType};
+    return run;
+}
+
 } // namespace ckptscope::gguf

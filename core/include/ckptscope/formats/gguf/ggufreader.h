@@ -53,5 +53,9 @@ std::string ggufProbeFailure(const ByteSource& source);
 // numbers in decimal, nested arrays as their summary). Reads from the file.
 std::vector<std::string> readGgufArrayItems(const ByteSource& source, const MetadataArray& array,
                                             uint64_t first, uint64_t count);
+// The first `count` items of an array with the nested arrays among them and
+// the array of the items after them (Document::arrayRun).
+MetadataArrayRun readGgufArrayRun(const ByteSource& source, const MetadataArray& array,
+                                  uint64_t count);
 
 } // namespace ckptscope::gguf
