@@ -227,37 +227,6 @@ Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
     return p;
 }
 
-// The block results in block order: counts and moments.
-void mergePartials(const std::vector<Partial>& partials, TensorStats& s) {
-    float mn = std::numeric_limits<float>::infinity(), mx = -mn;
-    double sum = 0, sumSq = 0, mean = 0, m2 = 0;
-    uint64_t nAcc = 0;
-    for (const Partial& p : partials) {
-        s.finite += p.finite;
-        s.nan += p.nan;
-        s.posInf += p.posInf;
-        s.negInf += p.negInf;
-        s.zeros += p.zeros;
-        mn = std::min(mn, p.min);
-        mx = std::max(mx, p.max);
-        sum += p.sum;
-        sumSq += p.sumSq;
-        if (p.finite == 0)
-            continue;
-        // Chan et al.: combine block mean and M2 with the running ones.
-        const double nb = double(p.finite);
-        const double meanB = p.shift + p.sumShifted / nb;
-        const double m2B = std::max(0.0, p.sumSqShifted - p.sumShifted * p.sumShifted / nb);
-        const double na = double(nAcc);
-        const double delta = meanB - mean;
-        const double nt = na + nb;
-        mean += delta * nb / nt;
-        m2 += m2B + delta * delta * na * nb / nt;
-        nAcc += p.finite;
-    }
-    stats::setMoments(s, sum, sumSq, mn, mx, mean, m2);
-}
-
 void setMoments(TensorStats& s, double sum, double sumSq, double min, double max, double mean,
                 double m2) {
     s.finiteSum = sum;

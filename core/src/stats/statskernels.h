@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <vector>
 
 // The statistics kernels: counts, extremes and shifted moments of one block
 // of values, by a scalar loop or AVX2 (chosen at run time).
@@ -47,9 +46,5 @@ void setMoments(TensorStats& s, double sum, double sumSq, double min, double max
                 double m2);
 
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel = Kernel::Auto);
-
-// The block results merged in block order (Chan et al. for mean and M2) into
-// s's counts and moments: results that do not depend on the thread count.
-void mergePartials(const std::vector<Partial>& partials, TensorStats& s);
 
 } // namespace ckptscope::stats

@@ -24,7 +24,6 @@ using stats::BinCounter;
 using stats::HelperPool;
 using stats::Job;
 using stats::kBlock;
-using stats::mergePartials;
 using stats::Partial;
 using stats::scanBlock;
 using stats::Spread;
@@ -52,6 +51,37 @@ constexpr uint64_t kRetainMax = uint64_t(16) << 20;
 // Values of a mapped tensor left mapped in between the two passes (32 MiB);
 // the windows beyond are released after pass 1 and mapped again for pass 2.
 constexpr uint64_t kMappedKeep = uint64_t(8) << 20;
+
+// The block results in block order: counts and moments.
+void mergePartials(const std::vector<Partial>& partials, TensorStats& s) {
+    float mn = std::numeric_limits<float>::infinity(), mx = -mn;
+    double sum = 0, sumSq = 0, mean = 0, m2 = 0;
+    uint64_t nAcc = 0;
+    for (const Partial& p : partials) {
+        s.finite += p.finite;
+        s.nan += p.nan;
+        s.posInf += p.posInf;
+        s.negInf += p.negInf;
+        s.zeros += p.zeros;
+        mn = std::min(mn, p.min);
+        mx = std::max(mx, p.max);
+        sum += p.sum;
+        sumSq += p.sumSq;
+        if (p.finite == 0)
+            continue;
+        // Chan et al.: combine block mean and M2 with the running ones.
+        const double nb = double(p.finite);
+        const double meanB = p.shift + p.sumShifted / nb;
+        const double m2B = std::max(0.0, p.sumSqShifted - p.sumShifted * p.sumShifted / nb);
+        const double na = double(nAcc);
+        const double delta = meanB - mean;
+        const double nt = na + nb;
+        mean += delta * nb / nt;
+        m2 += m2B + delta * delta * na * nb / nt;
+        nAcc += p.finite;
+    }
+    stats::setMoments(s, sum, sumSq, mn, mx, mean, m2);
+}
 
 // Two passes over the blocks: (1) read each block and scan it at once, while
 // it is in cache, for counts and moments, keeping the first kRetainMax values
