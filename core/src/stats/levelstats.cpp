@@ -28,21 +28,43 @@ constexpr uint64_t kReadBlocks = uint64_t(1) << 16;
 struct ScaleTally {
     uint64_t blocks = 0, set = 0;
 };
-using Tally = std::vector<ScaleTally>; // indexed by the f16 pattern of d
+// Indexed by the f16 pattern of d; [lo, hi] bounds the patterns seen, so a
+// small tensor's tally is merged, read and cleared over its few patterns only.
+struct Tally {
+    std::vector<ScaleTally> by = std::vector<ScaleTally>(size_t(1) << 16);
+    uint32_t lo = UINT32_MAX, hi = 0;
+};
 
-void tallyBlocks(const uint8_t* raw, uint64_t blocks, ScaleTally* tally) {
+// Clears a worker's tally when the worker leaves, normally or by an exception.
+struct ClearTally {
+    Tally& tally;
+    ~ClearTally() {
+        for (uint32_t d = tally.lo; d <= tally.hi && d < tally.by.size(); ++d)
+            tally.by[d] = {};
+        tally.lo = UINT32_MAX;
+        tally.hi = 0;
+    }
+};
+
+void tallyBlocks(const uint8_t* raw, uint64_t blocks, Tally& tally) {
+    uint32_t lo = tally.lo, hi = tally.hi;
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = raw + b * Q1::kBytes;
-        ScaleTally& t = tally[Q1::scale(block)];
+        const uint16_t d = Q1::scale(block);
+        ScaleTally& t = tally.by[d];
         ++t.blocks;
         t.set += Q1::setBits(block);
+        lo = std::min<uint32_t>(lo, d);
+        hi = std::max<uint32_t>(hi, d);
     }
+    tally.lo = lo;
+    tally.hi = hi;
 }
 
 #ifdef CKPTSCOPE_STATS_AVX2
 // The same loop with the popcnt instruction (every AVX2 CPU has it).
 __attribute__((target("avx2,popcnt"), flatten)) void
-tallyBlocksAvx2(const uint8_t* raw, uint64_t blocks, ScaleTally* tally) {
+tallyBlocksAvx2(const uint8_t* raw, uint64_t blocks, Tally& tally) {
     tallyBlocks(raw, blocks, tally);
 }
 #endif
@@ -55,8 +77,8 @@ struct Level {
 // The levels of the tally with their counts, in pattern order.
 std::vector<Level> levelsOf(const Tally& tally) {
     std::vector<Level> levels;
-    for (uint32_t d = 0; d < tally.size(); ++d) {
-        const ScaleTally& t = tally[d];
+    for (uint32_t d = tally.lo; d <= tally.hi && d < tally.by.size(); ++d) {
+        const ScaleTally& t = tally.by[d];
         if (t.blocks == 0)
             continue;
         const uint64_t all = t.blocks * Q1::kElements;
@@ -114,16 +136,20 @@ void histogramOf(const std::vector<Level>& levels, StatsResult& r, int bins) {
             h.counts[h.binOf(l.value)] += l.count;
 }
 
-// The tally of a Q1_0 tensor, by up to options.threads workers each reading
-// kReadBlocks blocks at a time into its own tally, added up at the end.
-Tally tallyQ1(uint64_t count, const RawReader& read, const StatsOptions& options, bool wide) {
+// The tally of a Q1_0 tensor into `total`, by up to options.threads workers
+// each taking kReadBlocks blocks at a time into its own tally, added up at
+// the end (integer sums: the same in any order).
+// (Copied: scanning the bytes in place through the file's map measured 50 %
+// more CPU on this VM than pread into a buffer; docs/PERFORMANCE.md.)
+void tallyQ1(uint64_t count, const RawReader& read, const StatsOptions& options, bool wide,
+             Tally& total) {
     const uint64_t blocks = count / Q1::kElements;
     const uint64_t reads = (blocks + kReadBlocks - 1) / kReadBlocks;
-    Tally total(size_t(1) << 16);
     std::mutex mutex;
     std::atomic<uint64_t> next{0}, done{0};
     runOnThreads(workerCount(options.threads, reads), [&](unsigned) {
-        Tally tally(total.size());
+        thread_local Tally tally; // kept clear between tensors: 1 MiB, not zeroed per call
+        const ClearTally clear{tally};
         std::vector<uint8_t> raw(size_t(std::min(blocks, kReadBlocks) * Q1::kBytes));
         for (uint64_t k; (k = next.fetch_add(1)) < reads;) {
             options.throwIfCancelled();
@@ -131,20 +157,21 @@ Tally tallyQ1(uint64_t count, const RawReader& read, const StatsOptions& options
             read(first * Q1::kElements, n * Q1::kElements, raw.data());
 #ifdef CKPTSCOPE_STATS_AVX2
             if (wide)
-                tallyBlocksAvx2(raw.data(), n, tally.data());
+                tallyBlocksAvx2(raw.data(), n, tally);
             else
 #endif
-                tallyBlocks(raw.data(), n, tally.data());
+                tallyBlocks(raw.data(), n, tally);
             options.report(0.99 * double(done.fetch_add(1) + 1) / double(reads));
         }
         std::lock_guard lock(mutex);
-        for (size_t d = 0; d < total.size(); ++d) { // integer sums: any order
-            total[d].blocks += tally[d].blocks;
-            total[d].set += tally[d].set;
+        for (uint32_t d = tally.lo; d <= tally.hi && d < tally.by.size(); ++d) {
+            total.by[d].blocks += tally.by[d].blocks;
+            total.by[d].set += tally.by[d].set;
         }
+        total.lo = std::min(total.lo, tally.lo);
+        total.hi = std::max(total.hi, tally.hi);
     });
     (void)wide;
-    return total;
 }
 
 } // namespace
@@ -163,7 +190,13 @@ StatsResult levelStats(Dtype dtype, uint64_t count, const RawReader& read,
 #else
     (void)kernel;
 #endif
-    const std::vector<Level> levels = levelsOf(tallyQ1(count, read, options, wide));
+    thread_local Tally total; // as the workers' tallies: cleared, not allocated, per call
+    std::vector<Level> levels;
+    {
+        const ClearTally clear{total};
+        tallyQ1(count, read, options, wide, total);
+        levels = levelsOf(total);
+    }
     StatsResult r;
     r.stats.count = count;
     momentsOf(levels, r.stats);
