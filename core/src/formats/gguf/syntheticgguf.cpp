@@ -144,22 +144,24 @@ uint16_t randomScale(std::mt19937_64& rng, unsigned e) {
     return uint16_t(((e + r % 4) << 10) | ((r >> 8) & 0x3FF));
 }
 
-// The f16 scales of a block type (the rest are codes): byte offsets, and the
-// lowest exponent field.
+// The f16 scales of a block type (the rest are codes): byte offsets, and
+// each one's lowest exponent field.
 struct BlockScales {
     std::vector<size_t> offsets;
-    unsigned exponent = 0;
+    std::vector<unsigned> exponents;
 };
 BlockScales blockScales(Dtype type) {
     switch (type) {
     case Dtype::Q4_0:
-        return {{0}, 6}; // 2^-9 .. 2^-6, times -8 .. 7
+        return {{0}, {6}}; // 2^-9 .. 2^-6, times -8 .. 7
     case Dtype::Q8_0:
-        return {{0}, 5}; // times -128 .. 127
+        return {{0}, {5}}; // times -128 .. 127
     case Dtype::Q1_0:
-        return {{0}, 8}; // ±d
+        return {{0}, {8}}; // ±d
     case Dtype::Q4_K:
-        return {{0, 2}, 2}; // d and dmin, times 6-bit scales and 4-bit codes
+        // d and dmin, times 6-bit scales and mins: dmin * m about half of
+        // d * sc * 15, so values lie around zero as a trained model's do.
+        return {{0, 2}, {1, 4}};
     default:
         return {};
     }
@@ -189,9 +191,9 @@ void fillRandom(Dtype type, uint64_t n, std::mt19937_64& rng, std::vector<uint8_
     const DtypeBlock block = dtypeBlock(type);
     const BlockScales scales = blockScales(type);
     for (size_t b = 0; b < n / block.elements; ++b)
-        for (size_t at : scales.offsets) {
-            const uint16_t s = randomScale(rng, scales.exponent);
-            std::memcpy(out.data() + b * block.bytes + at, &s, 2);
+        for (size_t k = 0; k < scales.offsets.size(); ++k) {
+            const uint16_t s = randomScale(rng, scales.exponents[k]);
+            std::memcpy(out.data() + b * block.bytes + scales.offsets[k], &s, 2);
         }
 }
 
