@@ -77,6 +77,7 @@ bench:
 	./bench/runbench.sh build/release
 	./bench/httpbench.sh build/release
 	./bench/graphbench.sh build/release
+	./bench/ggufbench.sh build/release
 
 # A Release build of what the package holds, the .deb, then the checks a
 # distribution runs: lintian and desktop-file-validate fail on any error or

@@ -1,6 +1,7 @@
 #include "clicommon.h"
 
 #include "ckptscope/export/samplegenerator.h"
+#include "ckptscope/formats/gguf/syntheticgguf.h"
 
 #include <charconv>
 #include <iostream>
@@ -17,16 +18,21 @@ const CommandSpec kGenerate = {
     "generate",
     {"KIND", "OUT"},
     "Writes a synthetic transformer-like checkpoint (for samples and\n"
-    "benchmarks): KIND oxck (tensors) or gradient (a computation graph of\n"
-    "exactly N nodes). Sizes take K, M, G.\n",
+    "benchmarks): KIND oxck (tensors), gradient (a computation graph of\n"
+    "exactly N nodes) or gguf (a Llama-shaped model of one block type, and\n"
+    "optionally its dequantized f32 twin as safetensors). Sizes take K, M, G.\n",
     {sizeOption("--tensors", "N", "oxck: the number of tensors (default 256)"),
-     sizeOption("--size", "BYTES", "oxck: about this many bytes of values (default 1M)"),
+     sizeOption("--size", "BYTES", "oxck, gguf: about this many bytes of values (default 1M)"),
+     {"--type", "TYPE", "gguf: F32, F16, Q4_0, Q8_0, Q4_K or Q1_0 (default Q4_K)"},
+     {"--f32-twin", "FILE", "gguf: also write the dequantized values as f32 safetensors"},
      sizeOption("--nodes", "N", "gradient: number of nodes, 3 or more (default 2000)"),
      sizeOption("--optimizer-bytes", "BYTES", "gradient: optimizer-state bytes (default 0)"),
      sizeOption("--seed", "S", "the random seed (default 1)")},
-    "generate needs a kind (oxck or gradient) and an output file",
+    "generate needs a kind (oxck, gradient or gguf) and an output file",
     "oxck OUT [--tensors N] [--size BYTES] [--seed S]\n"
-    "       ckptscope-cli generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]",
+    "       ckptscope-cli generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]\n"
+    "       ckptscope-cli generate gguf OUT [--type TYPE] [--size BYTES] [--f32-twin FILE] "
+    "[--seed S]",
     kFileExitStatus,
 };
 
@@ -34,6 +40,29 @@ const CommandSpec kGenerate = {
 void setIfGiven(const ParsedArgs& p, const char* name, uint64_t& field) {
     if (p.has(name))
         field = parseSize(name, p.value(name));
+}
+
+// A ggml type by its name ("Q4_K"), when generate gguf writes it.
+ckptscope::Dtype ggufType(const std::string& name) {
+    for (uint32_t id = 0; id < 64; ++id) {
+        const auto d = ckptscope::dtypeFromGgml(id);
+        if (d && name == ckptscope::dtypeName(*d) && ckptscope::gguf::syntheticGgufType(*d))
+            return *d;
+    }
+    throw UsageError("--type takes F32, F16, Q4_0, Q8_0, Q4_K or Q1_0, not '" + name + "'");
+}
+
+void generateGguf(const ParsedArgs& p, const std::string& out) {
+    ckptscope::gguf::SyntheticGgufSpec spec;
+    setIfGiven(p, "--seed", spec.seed);
+    setIfGiven(p, "--size", spec.totalBytes);
+    if (p.has("--type"))
+        spec.type = ggufType(p.value("--type"));
+    if (p.has("--f32-twin"))
+        spec.f32Twin = p.value("--f32-twin");
+    ckptscope::gguf::writeSyntheticGguf(out, spec);
+    if (!spec.f32Twin.empty())
+        std::cerr << spec.f32Twin << ": written\n";
 }
 
 } // namespace
@@ -44,11 +73,16 @@ int runGenerate(const std::vector<std::string>& args) {
         return kOk;
     const std::string& kind = p->operands()[0];
     const std::string& out = p->operands()[1];
-    const bool oxck = kind == "oxck";
-    for (const char* name : {"--tensors", "--size", "--nodes", "--optimizer-bytes"}) {
-        const bool forOxck = name == std::string("--tensors") || name == std::string("--size");
-        if (p->has(name) && forOxck != oxck)
-            throw UsageError("unknown option " + std::string(name) + " for generate " + kind);
+    const bool oxck = kind == "oxck", gguf = kind == "gguf";
+    for (const char* name :
+         {"--tensors", "--size", "--nodes", "--optimizer-bytes", "--type", "--f32-twin"}) {
+        const std::string n = name;
+        const bool allowed = n == "--size"                        ? oxck || gguf
+                             : n == "--tensors"                   ? oxck
+                             : n == "--type" || n == "--f32-twin" ? gguf
+                                                                  : kind == "gradient";
+        if (p->has(name) && !allowed)
+            throw UsageError("unknown option " + n + " for generate " + kind);
     }
     ckptscope::SyntheticModelSpec model;
     ckptscope::SyntheticGraphSpec graph;
@@ -58,7 +92,9 @@ int runGenerate(const std::vector<std::string>& args) {
     setIfGiven(*p, "--size", model.totalBytes);
     setIfGiven(*p, "--nodes", graph.nodeCount);
     setIfGiven(*p, "--optimizer-bytes", graph.optimizerBytes);
-    if (oxck) {
+    if (gguf) {
+        generateGguf(*p, out);
+    } else if (oxck) {
         if (model.tensorCount == 0 || model.tensorCount > 10'000'000)
             throw UsageError("--tensors takes 1 to 10000000");
         ckptscope::writeSyntheticModel(out, model);
@@ -67,7 +103,7 @@ int runGenerate(const std::vector<std::string>& args) {
             throw UsageError("--nodes takes 3 to 10000000");
         makeSyntheticGradient(graph).save(out);
     } else {
-        throw UsageError("generate: unknown kind '" + kind + "' (oxck or gradient)");
+        throw UsageError("generate: unknown kind '" + kind + "' (oxck, gradient or gguf)");
     }
     std::cerr << out << ": written\n";
     return kOk;

@@ -85,10 +85,12 @@ Commands:
 
   generate oxck OUT [--tensors N] [--size BYTES] [--seed S]
   generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]
+  generate gguf OUT [--type TYPE] [--size BYTES] [--f32-twin FILE]
                             write a synthetic transformer-like checkpoint
                             (for samples and benchmarks); sizes take K, M, G;
                             the graph has exactly N nodes (3 or more,
-                            default 2000)
+                            default 2000); a GGUF holds one block type and
+                            may come with its f32 values as safetensors
 
 Options:
   --json        machine-readable output on stdout

@@ -5,6 +5,7 @@
 #include "stats/bincounter.h"
 #include "stats/blockworkers.h"
 #include "stats/integerstats.h"
+#include "stats/levelstats.h"
 #include "stats/statskernels.h"
 
 #include <algorithm>
@@ -147,6 +148,13 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
         options.report(1.0);
         return r;
     }
+    if (stats::countsLevels(t.dtype)) // a few levels per block, counted
+        return stats::levelStats(
+            t.dtype, t.dataLen,
+            [&doc, index](uint64_t first, uint64_t n, void* out) {
+                doc.readRawValues(index, first, n, out);
+            },
+            options);
     if (const auto mapped = doc.mappedValues(index))
         return computeStats(t.dataLen, *mapped, options); // F32, scanned in place
     return computeStats(

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# GGUF statistics and diff (issue 23): `stats` of 1 GiB of Q4_K (≤ 2.0×) and
+# of 1 GiB of Q1_0 (≤ 1.5×) against `cat FILE > /dev/null`, and `diff` of an
+# f32 model against its Q4_K GGUF (≤ 1.5×) against `cat A B > /dev/null`.
+# The files come from `ckptscope-cli generate gguf` (the f32 model is the
+# GGUF's dequantized twin, about 1 GiB), written once into
+# $CKPTSCOPE_BENCH_DATA/gguf; the page cache is warmed before timing.
+#
+#   bench/ggufbench.sh [BUILD_DIR]     (default build/release)
+set -euo pipefail
+BUILD=${1:-build/release}
+RUNS=${RUNS:-5}
+unset HYPERFINE # diff_b below is a shell function (exit 1 is "dtypes differ")
+C=$BUILD/app/ckptscope-cli
+export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=benchlib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/benchlib.sh"
+require_exe ggufbench.sh "$C"
+
+DATA=$CKPTSCOPE_BENCH_DATA/gguf
+mkdir -p "$DATA"
+Q4K=$DATA/q4_k-1G.gguf
+Q1=$DATA/q1_0-1G.gguf
+PAIR_A=$DATA/pair-f32.safetensors
+PAIR_B=$DATA/pair-q4_k.gguf
+[ -s "$Q4K" ] || "$C" generate gguf "$Q4K" --type Q4_K --size 1G 2>/dev/null
+[ -s "$Q1" ] || "$C" generate gguf "$Q1" --type Q1_0 --size 1G 2>/dev/null
+# 144 MiB of Q4_K: 1.0 GB of f32 values.
+if [ ! -s "$PAIR_A" ] || [ ! -s "$PAIR_B" ]; then
+    "$C" generate gguf "$PAIR_B" --type Q4_K --size 144M --f32-twin "$PAIR_A" 2>/dev/null
+fi
+cat "$Q4K" "$Q1" "$PAIR_A" "$PAIR_B" >/dev/null # page cache warm, for both sides
+diff_b() { "$C" diff "$PAIR_A" "$PAIR_B" || [ $? = 1 ]; } # 1: dtypes differ
+# Median CPU seconds (user + sys, all threads) of RUNS runs: on this shared
+# VM the wall times follow the load, the CPU times much less.
+cpu() {
+    for _ in $(seq "$RUNS"); do
+        /usr/bin/time -f '%U %S' -o "$TMP/cpu" "$@" >/dev/null 2>&1 || true
+        tail -n 1 "$TMP/cpu" | awk '{ print $1 + $2 }' # after any "exited with status" line
+    done | median
+}
+
+echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+read -r q4k_s q4k_cat < <(pair stats cat -- "$C" stats "$Q4K" -- cat "$Q4K")
+read -r q1_s q1_cat < <(pair stats cat -- "$C" stats "$Q1" -- cat "$Q1")
+read -r diff_s diff_cat < <(pair diff cat -- diff_b -- cat "$PAIR_A" "$PAIR_B")
+if [ -x /usr/bin/time ]; then
+    q4k_cpu="$(cpu "$C" stats "$Q4K") s / $(cpu cat "$Q4K") s"
+    q1_cpu="$(cpu "$C" stats "$Q1") s / $(cpu cat "$Q1") s"
+    diff_cpu="$(cpu "$C" diff "$PAIR_A" "$PAIR_B") s / $(cpu cat "$PAIR_A" "$PAIR_B") s"
+else
+    q4k_cpu=— q1_cpu=— diff_cpu=—
+fi
+
+echo
+echo "| target | measured | reference | ratio | bar | verdict | CPU ours / reference |"
+echo "|---|---|---|---|---|---|---|"
+crow() { printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$@"; }
+crow "stats 1 GiB Q4_K" "$(ms "$q4k_s")" "cat $(ms "$q4k_cat")" "$(ratio "$q4k_s" "$q4k_cat")" "≤ 2.0" "$(verdict "$(ratio "$q4k_s" "$q4k_cat")" 2.0)" "$q4k_cpu"
+crow "stats 1 GiB Q1_0" "$(ms "$q1_s")" "cat $(ms "$q1_cat")" "$(ratio "$q1_s" "$q1_cat")" "≤ 1.5" "$(verdict "$(ratio "$q1_s" "$q1_cat")" 1.5)" "$q1_cpu"
+crow "diff f32 (1.0 GB) vs its Q4_K GGUF" "$(ms "$diff_s")" "cat A B $(ms "$diff_cat")" "$(ratio "$diff_s" "$diff_cat")" "≤ 1.5" "$(verdict "$(ratio "$diff_s" "$diff_cat")" 1.5)" "$diff_cpu"
+bench_exit

@@ -1,0 +1,31 @@
+#pragma once
+
+#include "ckptscope/formats/dtype.h"
+#include "ckptscope/stats/tensorstats.h"
+
+#include "stats/statskernels.h"
+
+#include <cstdint>
+#include <functional>
+
+// Statistics of block-quantized tensors by counting levels: a Q1_0 block's
+// values are ±d, so a tensor is a tally of (level, how many) pairs and the
+// moments, extremes and histogram are computed over those. The same results
+// as decoding every value and scanning it (computeStats): counts, extremes
+// and histogram bit for bit, sums up to their rounding order (closer to the
+// exact sums: each level's product with its count is exact).
+namespace ckptscope::stats {
+
+// True for the types counted by levels (Q1_0).
+bool countsLevels(Dtype dtype);
+
+// Fills `out` with the stored bytes of elements [first, first + n) (whole blocks).
+using RawReader = std::function<void(uint64_t first, uint64_t n, void* out)>;
+
+// Precondition: countsLevels(dtype), count a whole number of blocks.
+// Kernel::Scalar: no vector code; otherwise AVX2 where the CPU has it. Throws
+// Cancelled; reader exceptions propagate.
+StatsResult levelStats(Dtype dtype, uint64_t count, const RawReader& read,
+                       const StatsOptions& options, Kernel kernel = Kernel::Auto);
+
+} // namespace ckptscope::stats

@@ -1,0 +1,168 @@
+// Statistics by counting levels (stats/levelstats: Q1_0) against the
+// statistics of the decoded values (computeStats over f32): ggml's own
+// decoding of the conformance corpus, the generator's files, and hand-made
+// blocks with zero, subnormal, infinite and NaN scales. Counts, extremes and
+// the histogram must be equal; sums within the rounding of their order.
+#include "testsupport.h"
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/gguf/syntheticgguf.h"
+#include "ckptscope/stats/documentstats.h"
+
+#include "formats/gguf/ggmlquants.h"
+#include "stats/levelstats.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace ckptscope;
+using testsupport::qstr;
+using testsupport::str;
+
+namespace {
+
+bool near(double a, double b, double rel) {
+    return a == b || std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
+}
+
+// Everything equal but the sums, which may differ in their last digits.
+void compare(const StatsResult& levels, const StatsResult& values, const QString& what) {
+    const TensorStats &a = levels.stats, &b = values.stats;
+    const QByteArray w = what.toUtf8();
+    QVERIFY2(a.count == b.count && a.finite == b.finite && a.nan == b.nan, w);
+    QVERIFY2(a.posInf == b.posInf && a.negInf == b.negInf && a.zeros == b.zeros, w);
+    QVERIFY2(a.min == b.min && a.max == b.max, w);
+    QVERIFY2(a.mean.has_value() == b.mean.has_value(), w);
+    if (a.mean) {
+        const double scale = std::max(std::fabs(*b.min), std::fabs(*b.max));
+        QVERIFY2(std::fabs(*a.mean - *b.mean) <= 1e-9 * scale, w);
+        QVERIFY2(near(*a.std, *b.std, 1e-6), w);
+        QVERIFY2(std::fabs(a.finiteSum - b.finiteSum) <= 1e-9 * scale * double(a.finite), w);
+        QVERIFY2(near(a.l2, b.l2, 1e-9), w);
+    }
+    QVERIFY2(levels.histogram.lo == values.histogram.lo, w);
+    QVERIFY2(levels.histogram.hi == values.histogram.hi, w);
+    QVERIFY2(levels.histogram.counts == values.histogram.counts, w);
+}
+
+// Level statistics of a document's tensor against computeStats over `values`.
+void compareTensor(const Document& doc, size_t i, const std::vector<float>& values,
+                   const QString& what) {
+    StatsOptions options;
+    options.bins = 64;
+    const TensorEntry& t = doc.tensors()[i];
+    QVERIFY(stats::countsLevels(t.dtype));
+    const StatsResult viaDoc = computeTensorStats(doc, i, options);
+    const StatsResult expected = computeStats(values.data(), values.size(), 64);
+    compare(viaDoc, expected, what);
+    // The plain loop, and one thread, give the same counts and moments.
+    options.threads = 1;
+    const StatsResult scalar = stats::levelStats(
+        t.dtype, t.dataLen,
+        [&doc, i](uint64_t first, uint64_t n, void* out) { doc.readRawValues(i, first, n, out); },
+        options, stats::Kernel::Scalar);
+    QCOMPARE(scalar.stats.finiteSum, viaDoc.stats.finiteSum);
+    QCOMPARE(*scalar.stats.std, *viaDoc.stats.std);
+    QCOMPARE(scalar.histogram.counts, viaDoc.histogram.counts);
+}
+
+std::vector<float> readF32(const QString& path) {
+    const std::string bytes = testsupport::readFile(path);
+    std::vector<float> v(bytes.size() / 4);
+    std::memcpy(v.data(), bytes.data(), v.size() * 4);
+    return v;
+}
+
+} // namespace
+
+class TestLevelStats : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Every Q1_0 tensor of the corpus against ggml's decoded values.
+    void conformance() {
+        REQUIRE_CONFORMANCE();
+        const QString dir = testsupport::conformanceDir() + QStringLiteral("/gguf");
+        int checked = 0;
+        const QStringList files =
+            QDir(dir + QStringLiteral("/valid")).entryList({QStringLiteral("*.gguf")}, QDir::Files);
+        for (const QString& f : files) {
+            const auto doc = Document::open(str(dir + QStringLiteral("/valid/") + f));
+            for (size_t i = 0; i < doc->tensors().size(); ++i) {
+                if (!stats::countsLevels(doc->tensors()[i].dtype))
+                    continue;
+                const QString name = QStringLiteral("%1.%2.f32").arg(f).arg(i);
+                const auto values = readF32(dir + QStringLiteral("/expected/") + name);
+                QCOMPARE(values.size(), size_t(doc->tensors()[i].dataLen));
+                compareTensor(*doc, i, values, name);
+                ++checked;
+            }
+        }
+        QVERIFY(checked >= 2); // type-q1_0 and the tiny Llama's
+    }
+
+    // The generator's Q1_0 model against the reader's decoded values.
+    void generated() {
+        QTemporaryDir dir;
+        gguf::SyntheticGgufSpec spec;
+        spec.type = Dtype::Q1_0;
+        spec.totalBytes = 6 << 20;
+        const std::string path = str(dir.filePath(QStringLiteral("q1.gguf")));
+        gguf::writeSyntheticGguf(path, spec);
+        const auto doc = Document::open(path);
+        int checked = 0;
+        for (size_t i = 0; i < doc->tensors().size(); ++i) {
+            const TensorEntry& t = doc->tensors()[i];
+            if (t.dtype != Dtype::Q1_0)
+                continue;
+            std::vector<float> values(size_t(t.dataLen));
+            doc->readValues(i, 0, t.dataLen, values.data());
+            compareTensor(*doc, i, values, qstr(t.name));
+            ++checked;
+        }
+        QVERIFY(checked > 5);
+    }
+
+    // Scales of every kind: zero, negative zero, subnormal, the largest,
+    // infinite, NaN, and random ones; the values decoded by ggml's decoder.
+    void hostileScales() {
+        std::mt19937_64 rng(7);
+        const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x83FF, 0x7BFF, 0xFBFF,
+                                    0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x3C00, 0xBC00};
+        for (int round = 0; round < 3; ++round) {
+            const size_t blocks = 3000;
+            std::vector<uint8_t> raw(blocks * 18);
+            for (auto& b : raw)
+                b = uint8_t(rng());
+            for (size_t b = 0; b < blocks; ++b) {
+                uint16_t d = uint16_t(rng());
+                if (round < 2 && rng() % 3 == 0) // finite only in round 0
+                    d = special[rng() % (round == 0 ? 6 : 12)];
+                else if (round == 0 && (d & 0x7C00) == 0x7C00)
+                    d = uint16_t(d & ~0x4000);
+                std::memcpy(raw.data() + 18 * b, &d, 2);
+            }
+            std::vector<float> values(blocks * 128);
+            gguf::dequantizeBlocks(41, raw.data(), blocks, values.data());
+            StatsOptions options;
+            options.bins = 100;
+            const stats::RawReader read = [&raw](uint64_t first, uint64_t n, void* out) {
+                std::memcpy(out, raw.data() + first / 128 * 18, n / 128 * 18);
+            };
+            for (auto kernel : {stats::Kernel::Auto, stats::Kernel::Scalar}) {
+                const StatsResult r =
+                    stats::levelStats(Dtype::Q1_0, values.size(), read, options, kernel);
+                compare(r, computeStats(values.data(), values.size(), 100),
+                        QStringLiteral("round %1").arg(round));
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLevelStats)
+#include "tst_levelstats.moc"
