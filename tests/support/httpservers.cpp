@@ -241,6 +241,11 @@ void FaultServer::serve(int fd) {
     ::close(fd);
 }
 
+void FaultServer::setContent(std::string content) {
+    std::lock_guard lock(m_mutex);
+    m_content = std::move(content);
+}
+
 // Writes the answer; false closes the connection.
 bool FaultServer::answer(int fd, const Request& request) {
     const auto header = [&](const char* name) {
@@ -254,7 +259,12 @@ bool FaultServer::answer(int fd, const Request& request) {
         return sendAll(fd, "HTTP/1.1 302 Found\r\nLocation: " + url("/auth", "localhost") +
                                "\r\nContent-Length: 0\r\n\r\n");
     }
-    const uint64_t size = m_content.size();
+    std::string content;
+    {
+        std::lock_guard lock(m_mutex);
+        content = m_content;
+    }
+    const uint64_t size = content.size();
     uint64_t first = 0;
     uint64_t last = size ? size - 1 : 0;
     const auto range = request.headers.find("range");
@@ -272,8 +282,10 @@ bool FaultServer::answer(int fd, const Request& request) {
                                     std::to_string(first) + "-" + std::to_string(last) + "/" +
                                     std::to_string(size) + "\r\n"
                               : "HTTP/1.1 200 OK\r\n";
-    const std::string body = m_content.substr(first, last - first + 1);
-    head += "ETag: " + etag + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+    const std::string body = content.substr(first, last - first + 1);
+    if (p != "/no-validator")
+        head += "ETag: " + etag + "\r\n";
+    head += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
     if (p == "/slow") {
         sendAll(fd, head);
         while (!m_stop)

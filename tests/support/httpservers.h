@@ -56,6 +56,7 @@ private:
 //   /slow           headers, then no byte at all
 //   /etag-changes   a new ETag on every request
 //   /redirect-away  302 to /auth on "localhost" (another host name)
+//   /no-validator   Range, but neither ETag nor Last-Modified
 class FaultServer {
 public:
     FaultServer(std::string content, std::string token);
@@ -68,6 +69,8 @@ public:
         std::map<std::string, std::string> headers; // names lower case
     };
     std::vector<Request> requests() const;
+    // What every path serves from now on (a file changed on the server).
+    void setContent(std::string content);
 
 private:
     void acceptLoop();

@@ -330,6 +330,10 @@ std::string HttpSource::validator() const {
     return !m_state->etag.empty() ? m_state->etag : m_state->lastModified;
 }
 
+const std::string& HttpSource::lastModified() const {
+    return m_state->lastModified;
+}
+
 HttpTraffic HttpSource::traffic() const {
     std::lock_guard lock(m_state->mutex);
     return {m_state->requests(), m_state->bytes};

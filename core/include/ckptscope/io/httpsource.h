@@ -106,6 +106,8 @@ public:
     // The validator a cache keys the file by: the ETag, else Last-Modified,
     // else empty (then only the size identifies the version).
     std::string validator() const;
+    // The Last-Modified header of the first answer ("" when none came).
+    const std::string& lastModified() const;
 
     HttpTraffic traffic() const;
 
