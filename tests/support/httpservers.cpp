@@ -129,7 +129,37 @@ std::string NginxServer::url(const std::string& file) const {
     return "http://127.0.0.1:" + std::to_string(m_port) + "/" + file;
 }
 
+namespace {
+
+constexpr const char* kSentinelPath = "/.ckptscope-log-sentinel";
+
+// One HTTP/1.0 request on a connection of its own, its answer read to the end.
+void roundTrip(int port, const std::string& path) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(uint16_t(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+        const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
+        if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == ssize_t(request.size())) {
+            char buffer[4096];
+            while (::recv(fd, buffer, sizeof buffer, 0) > 0) {
+            }
+        }
+    }
+    ::close(fd);
+}
+
+} // namespace
+
 std::vector<NginxServer::Logged> NginxServer::requests() const {
+    // nginx logs a request after its last byte went out, so a client can be
+    // done before the line is written. Its one worker handles events in
+    // order: once a request made now is answered, every earlier one is logged.
+    roundTrip(m_port, kSentinelPath);
     std::vector<Logged> out;
     QFile f(m_prefix.path() + QStringLiteral("/access.log"));
     if (!f.open(QIODevice::ReadOnly))
@@ -140,7 +170,8 @@ std::vector<NginxServer::Logged> NginxServer::requests() const {
         std::istringstream in(line.toStdString());
         Logged l;
         in >> l.status >> l.bodyBytes >> std::quoted(l.range) >> l.path;
-        out.push_back(l);
+        if (l.path != kSentinelPath)
+            out.push_back(l);
     }
     return out;
 }
