@@ -64,7 +64,32 @@ bool sendAll(int fd, const std::string& data) {
 
 } // namespace
 
-NginxServer::NginxServer(const QString& root) : m_root(root) {}
+NginxServer::NginxServer(const QString& root, bool tls) : m_root(root), m_tls(tls) {}
+
+std::string NginxServer::caFile() const {
+    return (m_prefix.path() + QStringLiteral("/cert.pem")).toStdString();
+}
+
+// A self-signed certificate for 127.0.0.1 (openssl, part of every system
+// that has libcurl4-openssl-dev's runtime).
+bool NginxServer::makeCertificate() {
+    QProcess openssl;
+    openssl.setProcessChannelMode(QProcess::MergedChannels);
+    openssl.setWorkingDirectory(m_prefix.path());
+    openssl.start(QStringLiteral("openssl"),
+                  {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
+                   QStringLiteral("rsa:2048"), QStringLiteral("-nodes"), QStringLiteral("-keyout"),
+                   QStringLiteral("key.pem"), QStringLiteral("-out"), QStringLiteral("cert.pem"),
+                   QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"),
+                   QStringLiteral("/CN=127.0.0.1"), QStringLiteral("-addext"),
+                   QStringLiteral("subjectAltName=IP:127.0.0.1")});
+    if (!openssl.waitForFinished(30000) || openssl.exitCode() != 0) {
+        m_why = QStringLiteral("openssl could not make a certificate: ") +
+                QString::fromUtf8(openssl.readAll()) + openssl.errorString();
+        return false;
+    }
+    return true;
+}
 
 NginxServer::~NginxServer() {
     if (m_process.state() != QProcess::NotRunning) {
@@ -85,22 +110,28 @@ bool NginxServer::start() {
     m_port = freePort();
     const QString prefix = m_prefix.path();
     QDir(prefix).mkpath(QStringLiteral("tmp"));
+    if (m_tls && !makeCertificate())
+        return false;
     // One process, in the foreground, logging what each test counts.
     const QString conf = QStringLiteral(R"(daemon off; master_process off; worker_processes 1;
 pid %1/nginx.pid; error_log %1/error.log;
 events { worker_connections 64; }
 http {
-  log_format counted '$status $body_bytes_sent "$http_range" $uri';
+  log_format counted '$status $body_bytes_sent "$http_range" $uri $server_protocol';
   access_log %1/access.log counted;
   client_body_temp_path %1/tmp; proxy_temp_path %1/tmp; fastcgi_temp_path %1/tmp;
   uwsgi_temp_path %1/tmp; scgi_temp_path %1/tmp;
   default_type application/octet-stream; gzip off; etag on;
-  server { listen 127.0.0.1:%2; root %3; }
+  server { listen 127.0.0.1:%2%4; root %3; }
 }
 )")
                              .arg(prefix)
                              .arg(m_port)
-                             .arg(m_root);
+                             .arg(m_root)
+                             .arg(m_tls ? QStringLiteral(" ssl http2; ssl_certificate %1/cert.pem; "
+                                                         "ssl_certificate_key %1/key.pem")
+                                              .arg(prefix)
+                                        : QString());
     QFile f(prefix + QStringLiteral("/nginx.conf"));
     if (!f.open(QIODevice::WriteOnly) || f.write(conf.toUtf8()) < 0) {
         m_why = QStringLiteral("cannot write the nginx config");
@@ -126,7 +157,8 @@ http {
 }
 
 std::string NginxServer::url(const std::string& file) const {
-    return "http://127.0.0.1:" + std::to_string(m_port) + "/" + file;
+    return (m_tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(m_port) + "/" +
+           file;
 }
 
 namespace {
@@ -169,7 +201,7 @@ std::vector<NginxServer::Logged> NginxServer::requests() const {
             continue;
         std::istringstream in(line.toStdString());
         Logged l;
-        in >> l.status >> l.bodyBytes >> std::quoted(l.range) >> l.path;
+        in >> l.status >> l.bodyBytes >> std::quoted(l.range) >> l.path >> l.protocol;
         if (l.path != kSentinelPath)
             out.push_back(l);
     }
