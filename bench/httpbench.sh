@@ -18,10 +18,11 @@ require_exe httpbench.sh "$C" "$T"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || { echo "httpbench.sh: nginx is missing (packaging/install-deps.sh)" >&2; exit 2; }
 
-ROOT=$CKPTSCOPE_BENCH_DATA/http
+# Absolute: nginx takes a relative root from its prefix (the temporary folder).
+mkdir -p "$CKPTSCOPE_BENCH_DATA/http"
+ROOT=$(cd "$CKPTSCOPE_BENCH_DATA/http" && pwd)
 MODEL=$ROOT/model-1G.safetensors
 if [ ! -s "$MODEL" ]; then
-    mkdir -p "$ROOT"
     "$C" convert "$("$T" path oxck-1G)" "$MODEL" >/dev/null
 fi
 PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

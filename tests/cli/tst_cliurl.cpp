@@ -21,6 +21,7 @@ private Q_SLOTS:
     void diffOfUrlAndLocalCopyIsEqual();
     void malformedHeaderIsAUsageErrorThatHidesTheValue();
     void missingUrlExitsOneNamingTheStatus();
+    void timelineOverUrlsAsOverLocalFiles();
 
 private:
     QTemporaryDir m_dir;
@@ -77,6 +78,35 @@ void TestCliUrl::missingUrlExitsOneNamingTheStatus() {
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.errText().contains(url + QStringLiteral(": error: HTTP 404 Not Found")),
              qPrintable(describe(r)));
+}
+
+void TestCliUrl::timelineOverUrlsAsOverLocalFiles() {
+    // A second checkpoint whose step only its name tells.
+    const QString second = m_dir.filePath(QStringLiteral("ckpt-20.safetensors"));
+    std::vector<float> values(3000);
+    for (size_t i = 0; i < values.size(); ++i)
+        values[i] = float(i) * 0.5f;
+    writeFile(second, stFile({{"a", "F32", {3000}, leBytes(values)},
+                              {"b", "F16", {2}, leBytes(std::vector<uint16_t>{0x3c00, 0x3c00})}},
+                             {}));
+    const QString secondUrl = qstr(m_nginx->url("ckpt-20.safetensors"));
+    const QStringList options{QStringLiteral("--json"), QStringLiteral("--no-cache")};
+    const Run local = runCli(QStringList{QStringLiteral("timeline"), m_local, second} + options);
+    const Run remote = runCli(QStringList{QStringLiteral("timeline"), m_url, secondUrl} + options);
+    QVERIFY2(local.exitCode == 0, qPrintable(describe(local)));
+    QVERIFY2(remote.exitCode == 0, qPrintable(describe(remote)));
+    const nlohmann::json a = parseOut(local), b = parseOut(remote);
+    QCOMPARE(b["checkpoints"].size(), size_t(2));
+    QCOMPARE(b["skipped"].size(), size_t(0));
+    for (const char* key : {"format", "tensors", "metadata", "first_nonfinite"})
+        QCOMPARE(QString::fromStdString(b[key].dump()), QString::fromStdString(a[key].dump()));
+    for (size_t i = 0; i < 2; ++i)
+        for (const char* key : {"step", "step_source", "file_size"})
+            QCOMPARE(QString::fromStdString(b["checkpoints"][i][key].dump()),
+                     QString::fromStdString(a["checkpoints"][i][key].dump()));
+    QCOMPARE(b["checkpoints"][1]["path"].get<std::string>(), secondUrl.toStdString());
+    QCOMPARE(b["checkpoints"][0]["step"].get<int>(), 7);
+    QCOMPARE(b["checkpoints"][1]["step"].get<int>(), 20);
 }
 
 QTEST_GUILESS_MAIN(TestCliUrl)

@@ -16,6 +16,7 @@
 
 #include <cstdlib>
 #include <numeric>
+#include <set>
 #include <thread>
 
 using namespace ckptscope;
@@ -98,6 +99,8 @@ private Q_SLOTS:
     void userHeadersGoToTheUrlsHost();
     void taskHearsTrafficAndCancels();
     void shardedModelOpensByItsIndexUrl();
+    void blocksPrefetchedOnSeveralConnections();
+    void http2OverTlsWhereOffered();
 
 private:
     QTemporaryDir m_dir;
@@ -320,6 +323,57 @@ void TestHttpSource::shardedModelOpensByItsIndexUrl() {
         remote->readValues(i, 0, n, b.data());
         QVERIFY(a == b);
     }
+}
+
+// A tensor of many blocks read with 1, 2 and 3 blocks fetched ahead: the
+// values and statistics of the local file, each byte of the tensor sent once.
+void TestHttpSource::blocksPrefetchedOnSeveralConnections() {
+    const auto local = Document::open(str(m_dir.filePath(QStringLiteral("model.safetensors"))));
+    const size_t big = local->tensors()[0].name == "big" ? 0 : 1;
+    for (size_t depth : {1, 2, 3}) {
+        HttpOptions o = quickOptions();
+        o.blockBytes = 64 << 10; // the 4 MiB tensor in 64 blocks
+        o.prefetchDepth = depth;
+        m_nginx->clearLog();
+        const auto source =
+            std::make_shared<const HttpSource>(m_nginx->url("model.safetensors"), o);
+        const auto remote = Document::open(std::shared_ptr<const ByteSource>(source));
+        QVERIFY(
+            sameStats(computeTensorStats(*local, big, {}), computeTensorStats(*remote, big, {})));
+        uint64_t sent = 0;
+        std::set<std::string> ranges;
+        for (const auto& l : m_nginx->requests()) {
+            QCOMPARE(l.status, 206);
+            QVERIFY2(ranges.insert(l.range).second, l.range.c_str()); // no block asked twice
+            sent += l.bodyBytes;
+        }
+        QVERIFY2(sent <= m_model.size(), std::to_string(sent).c_str()); // the tensor ends the file
+        QCOMPARE(source->traffic().requests, uint64_t(ranges.size()));
+    }
+}
+
+// nginx over TLS offers HTTP/2 (ALPN); libcurl takes it, and ranges work
+// over it as over HTTP/1.1.
+void TestHttpSource::http2OverTlsWhereOffered() {
+    NginxServer server(m_dir.path(), true);
+    QVERIFY2(server.start(), qPrintable(server.why()));
+    HttpOptions o = quickOptions();
+    o.caFile = server.caFile();
+    const auto remote = Document::open(std::shared_ptr<const ByteSource>(
+        std::make_shared<const HttpSource>(server.url("model.safetensors"), o)));
+    const auto local = Document::open(str(m_dir.filePath(QStringLiteral("model.safetensors"))));
+    for (size_t i = 0; i < local->tensors().size(); ++i)
+        QVERIFY(sameStats(computeTensorStats(*local, i, {}), computeTensorStats(*remote, i, {})));
+    const auto log = server.requests();
+    QVERIFY(log.size() >= 2);
+    for (const auto& l : log) {
+        QCOMPARE(l.protocol, std::string("HTTP/2.0"));
+        QCOMPARE(l.status, 206);
+    }
+    // Without the certificate trusted, https fails with a message, not a hang.
+    const std::string error =
+        errorOf([&] { HttpSource(server.url("model.safetensors"), quickOptions()); });
+    QVERIFY2(has(error, server.url("model.safetensors")), error.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestHttpSource)

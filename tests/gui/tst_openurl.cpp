@@ -1,16 +1,19 @@
 // Opening checkpoints by URL in the browser: File ▸ Open URL…, a pasted
-// URL, a link dropped from a web browser, the recent list — against nginx on
-// 127.0.0.1.
+// URL, a link dropped from a web browser, the recent list, several URLs as a
+// run — against nginx on 127.0.0.1.
 #include "browser/mainwindow.h"
 #include "browser/recentfiles.h"
 #include "common/filelocation.h"
 #include "httpservers.h"
+#include "run/runloader.h"
+#include "run/runwindow.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include <QApplication>
 #include <QClipboard>
 #include <QDialogButtonBox>
+#include <QElapsedTimer>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMimeData>
@@ -53,6 +56,8 @@ private Q_SLOTS:
     void droppedLinkOpens();
     void failedUrlSaysTheStatus();
     void cancelStopsAStalledOpen();
+    void severalUrlsOpenAsARun();
+    void cancelledRunStopsAStalledUrl();
 
 private:
     QTemporaryDir m_dir;
@@ -158,6 +163,59 @@ void TestOpenUrl::cancelStopsAStalledOpen() {
     QVERIFY(failed.isEmpty());
     QVERIFY(w.currentPath().isEmpty());
     QVERIFY(!w.statusBar()->currentMessage().startsWith(QStringLiteral("Opening")));
+}
+
+void TestOpenUrl::severalUrlsOpenAsARun() {
+    qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toUtf8());
+    const QString second = m_dir.filePath(QStringLiteral("ckpt-30.safetensors"));
+    writeFile(second, stFile({{"w", "F32", {2, 2}, leBytes(std::vector<float>{5, 6, 7, -8})}},
+                             {{"step", "10"}}));
+    const QString secondUrl = qstr(m_nginx->url("ckpt-30.safetensors"));
+    MainWindow w;
+    w.show();
+    QTimer::singleShot(50, this, [&] {
+        auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        dialog->setTextValue(m_url + QStringLiteral("  ") + secondUrl);
+        dialog->accept();
+    });
+    actionNamed(w, QStringLiteral("Open &URL…"))->trigger();
+    RunWindow* run = nullptr;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            for (QWidget* top : QApplication::topLevelWidgets())
+                if (auto* r = qobject_cast<RunWindow*>(top); r && r->run())
+                    run = r;
+            return run != nullptr;
+        },
+        10000));
+    ckptscope::RunOptions uncached;
+    uncached.useCache = false;
+    const ckptscope::Run local = ckptscope::readRun(
+        {m_dir.filePath(QStringLiteral("model.safetensors")).toStdString(), second.toStdString()},
+        uncached);
+    QCOMPARE(run->run()->checkpoints.size(), size_t(2));
+    QCOMPARE(local.checkpoints.size(), size_t(2));
+    // By step: the second (10 from its metadata) first, then the first (no step).
+    QCOMPARE(run->run()->checkpoints[0].path, secondUrl.toStdString());
+    QCOMPARE(run->run()->checkpoints[1].path, m_url.toStdString());
+    for (size_t i = 0; i < 2; ++i)
+        QVERIFY(run->run()->checkpoints[i].summary == local.checkpoints[i].summary);
+    delete run;
+}
+
+void TestOpenUrl::cancelledRunStopsAStalledUrl() {
+    FaultServer server("never sent", "");
+    QElapsedTimer clock;
+    {
+        RunLoader loader;
+        loader.open({qstr(server.url("/slow"))});
+        QTest::qWait(200); // the probe is under way
+        QVERIFY(loader.isLoading());
+        loader.cancel();
+        clock.start();
+    } // waits for its worker: stopped by the cancel, not by the 20 s stall timeout
+    QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
 }
 
 QTEST_MAIN(TestOpenUrl)

@@ -64,7 +64,32 @@ bool sendAll(int fd, const std::string& data) {
 
 } // namespace
 
-NginxServer::NginxServer(const QString& root) : m_root(root) {}
+NginxServer::NginxServer(const QString& root, bool tls) : m_root(root), m_tls(tls) {}
+
+std::string NginxServer::caFile() const {
+    return (m_prefix.path() + QStringLiteral("/cert.pem")).toStdString();
+}
+
+// A self-signed certificate for 127.0.0.1 (openssl, part of every system
+// that has libcurl4-openssl-dev's runtime).
+bool NginxServer::makeCertificate() {
+    QProcess openssl;
+    openssl.setProcessChannelMode(QProcess::MergedChannels);
+    openssl.setWorkingDirectory(m_prefix.path());
+    openssl.start(QStringLiteral("openssl"),
+                  {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
+                   QStringLiteral("rsa:2048"), QStringLiteral("-nodes"), QStringLiteral("-keyout"),
+                   QStringLiteral("key.pem"), QStringLiteral("-out"), QStringLiteral("cert.pem"),
+                   QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"),
+                   QStringLiteral("/CN=127.0.0.1"), QStringLiteral("-addext"),
+                   QStringLiteral("subjectAltName=IP:127.0.0.1")});
+    if (!openssl.waitForFinished(30000) || openssl.exitCode() != 0) {
+        m_why = QStringLiteral("openssl could not make a certificate: ") +
+                QString::fromUtf8(openssl.readAll()) + openssl.errorString();
+        return false;
+    }
+    return true;
+}
 
 NginxServer::~NginxServer() {
     if (m_process.state() != QProcess::NotRunning) {
@@ -85,22 +110,28 @@ bool NginxServer::start() {
     m_port = freePort();
     const QString prefix = m_prefix.path();
     QDir(prefix).mkpath(QStringLiteral("tmp"));
+    if (m_tls && !makeCertificate())
+        return false;
     // One process, in the foreground, logging what each test counts.
     const QString conf = QStringLiteral(R"(daemon off; master_process off; worker_processes 1;
 pid %1/nginx.pid; error_log %1/error.log;
 events { worker_connections 64; }
 http {
-  log_format counted '$status $body_bytes_sent "$http_range" $uri';
+  log_format counted '$status $body_bytes_sent "$http_range" $uri $server_protocol';
   access_log %1/access.log counted;
   client_body_temp_path %1/tmp; proxy_temp_path %1/tmp; fastcgi_temp_path %1/tmp;
   uwsgi_temp_path %1/tmp; scgi_temp_path %1/tmp;
   default_type application/octet-stream; gzip off; etag on;
-  server { listen 127.0.0.1:%2; root %3; }
+  server { listen 127.0.0.1:%2%4; root %3; }
 }
 )")
                              .arg(prefix)
                              .arg(m_port)
-                             .arg(m_root);
+                             .arg(m_root)
+                             .arg(m_tls ? QStringLiteral(" ssl http2; ssl_certificate %1/cert.pem; "
+                                                         "ssl_certificate_key %1/key.pem")
+                                              .arg(prefix)
+                                        : QString());
     QFile f(prefix + QStringLiteral("/nginx.conf"));
     if (!f.open(QIODevice::WriteOnly) || f.write(conf.toUtf8()) < 0) {
         m_why = QStringLiteral("cannot write the nginx config");
@@ -126,10 +157,41 @@ http {
 }
 
 std::string NginxServer::url(const std::string& file) const {
-    return "http://127.0.0.1:" + std::to_string(m_port) + "/" + file;
+    return (m_tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(m_port) + "/" +
+           file;
 }
 
+namespace {
+
+constexpr const char* kSentinelPath = "/.ckptscope-log-sentinel";
+
+// One HTTP/1.0 request on a connection of its own, its answer read to the end.
+void roundTrip(int port, const std::string& path) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(uint16_t(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+        const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
+        if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == ssize_t(request.size())) {
+            char buffer[4096];
+            while (::recv(fd, buffer, sizeof buffer, 0) > 0) {
+            }
+        }
+    }
+    ::close(fd);
+}
+
+} // namespace
+
 std::vector<NginxServer::Logged> NginxServer::requests() const {
+    // nginx logs a request after its last byte went out, so a client can be
+    // done before the line is written. Its one worker handles events in
+    // order: once a request made now is answered, every earlier one is logged.
+    roundTrip(m_port, kSentinelPath);
     std::vector<Logged> out;
     QFile f(m_prefix.path() + QStringLiteral("/access.log"));
     if (!f.open(QIODevice::ReadOnly))
@@ -139,8 +201,9 @@ std::vector<NginxServer::Logged> NginxServer::requests() const {
             continue;
         std::istringstream in(line.toStdString());
         Logged l;
-        in >> l.status >> l.bodyBytes >> std::quoted(l.range) >> l.path;
-        out.push_back(l);
+        in >> l.status >> l.bodyBytes >> std::quoted(l.range) >> l.path >> l.protocol;
+        if (l.path != kSentinelPath)
+            out.push_back(l);
     }
     return out;
 }
@@ -241,6 +304,11 @@ void FaultServer::serve(int fd) {
     ::close(fd);
 }
 
+void FaultServer::setContent(std::string content) {
+    std::lock_guard lock(m_mutex);
+    m_content = std::move(content);
+}
+
 // Writes the answer; false closes the connection.
 bool FaultServer::answer(int fd, const Request& request) {
     const auto header = [&](const char* name) {
@@ -254,7 +322,12 @@ bool FaultServer::answer(int fd, const Request& request) {
         return sendAll(fd, "HTTP/1.1 302 Found\r\nLocation: " + url("/auth", "localhost") +
                                "\r\nContent-Length: 0\r\n\r\n");
     }
-    const uint64_t size = m_content.size();
+    std::string content;
+    {
+        std::lock_guard lock(m_mutex);
+        content = m_content;
+    }
+    const uint64_t size = content.size();
     uint64_t first = 0;
     uint64_t last = size ? size - 1 : 0;
     const auto range = request.headers.find("range");
@@ -272,8 +345,10 @@ bool FaultServer::answer(int fd, const Request& request) {
                                     std::to_string(first) + "-" + std::to_string(last) + "/" +
                                     std::to_string(size) + "\r\n"
                               : "HTTP/1.1 200 OK\r\n";
-    const std::string body = m_content.substr(first, last - first + 1);
-    head += "ETag: " + etag + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+    const std::string body = content.substr(first, last - first + 1);
+    if (p != "/no-validator")
+        head += "ETag: " + etag + "\r\n";
+    head += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
     if (p == "/slow") {
         sendAll(fd, head);
         while (!m_stop)

@@ -18,11 +18,12 @@
 namespace testsupport {
 
 // nginx serving `root` with a config written here; no root privileges needed.
-// Its access log records, per request, the status, the body bytes sent and
-// the Range asked for.
+// Its access log records, per request, the status, the body bytes sent, the
+// Range asked for and the protocol. With `tls`, https with HTTP/2 offered
+// (ALPN), under a certificate for 127.0.0.1 made at start (caFile()).
 class NginxServer {
 public:
-    explicit NginxServer(const QString& root);
+    explicit NginxServer(const QString& root, bool tls = false);
     ~NginxServer();
     // False (with why()) when nginx is missing or did not start.
     bool start();
@@ -34,13 +35,19 @@ public:
         uint64_t bodyBytes = 0;
         std::string range;
         std::string path;
+        std::string protocol; // "HTTP/1.1", "HTTP/2.0"
     };
     // The requests served so far (the log is written as each one ends).
     std::vector<Logged> requests() const;
     void clearLog() const;
+    // The certificate to trust (tls only).
+    std::string caFile() const;
 
 private:
+    bool makeCertificate();
+
     QString m_root;
+    bool m_tls = false;
     QTemporaryDir m_prefix;
     QProcess m_process;
     int m_port = 0;
@@ -56,6 +63,7 @@ private:
 //   /slow           headers, then no byte at all
 //   /etag-changes   a new ETag on every request
 //   /redirect-away  302 to /auth on "localhost" (another host name)
+//   /no-validator   Range, but neither ETag nor Last-Modified
 class FaultServer {
 public:
     FaultServer(std::string content, std::string token);
@@ -68,6 +76,8 @@ public:
         std::map<std::string, std::string> headers; // names lower case
     };
     std::vector<Request> requests() const;
+    // What every path serves from now on (a file changed on the server).
+    void setContent(std::string content);
 
 private:
     void acceptLoop();

@@ -40,6 +40,7 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -349,17 +350,23 @@ void MainWindow::openUrlDialog() {
     const QString text = QInputDialog::getText(
         this, tr("Open URL"),
         tr("The http:// or https:// address of a checkpoint. Only its header is read now; "
-           "values are fetched when shown."),
+           "values are fetched when shown. Several addresses (separated by spaces) open as "
+           "the checkpoints of one run."),
         QLineEdit::Normal, filelocation::isRemote(clip) ? clip : QString(), &ok);
-    const QString url = text.trimmed();
-    if (!ok || url.isEmpty())
+    const QStringList urls =
+        text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+    if (!ok || urls.isEmpty())
         return;
-    if (!filelocation::isRemote(url)) {
-        m_bar->showMessage(NotificationBar::Kind::Error,
-                           tr("<b>Not a URL.</b> An address starts with http:// or https://."));
-        return;
-    }
-    openFile(url);
+    for (const QString& url : urls)
+        if (!filelocation::isRemote(url)) {
+            m_bar->showMessage(NotificationBar::Kind::Error,
+                               tr("<b>Not a URL.</b> An address starts with http:// or https://."));
+            return;
+        }
+    if (urls.size() == 1)
+        openFile(urls.first());
+    else // as several files chosen in File ▸ Open…
+        WindowRegistry::instance().openRun(urls);
 }
 
 void MainWindow::openFile(const QString& path) {

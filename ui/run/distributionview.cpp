@@ -7,6 +7,7 @@
 #include "run/runsteps.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/io/httpsource.h"
 #include "ckptscope/stats/histogramrebin.h"
 
 #include <QAreaSeries>
@@ -143,6 +144,7 @@ void DistributionView::load() {
     const size_t index = size_t(series - all->data());
     m_task->start(
         [this, run, all, index](BackgroundTask::Run& job) {
+            const HttpTask http(job.cancelFlag(), nullptr); // checkpoints by URL stop too
             const std::string dir = SummaryCache::defaultDir();
             std::optional<SummaryCache> cache;
             if (!dir.empty())

@@ -1,6 +1,7 @@
 #include "run/runloader.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/io/httpsource.h"
 #include "ckptscope/run/writesettle.h"
 
 #include <QDir>
@@ -73,6 +74,8 @@ void RunLoader::reload() {
     m_task.start(
         [paths, settle = m_settleState, self = this](BackgroundTask::Run& job) {
             auto out = std::make_shared<Result>();
+            // Checkpoints by URL stop on Cancel too.
+            const HttpTask http(job.cancelFlag(), nullptr);
             Discovery found = discoverCheckpoints(paths);
             {
                 std::lock_guard lock(settle->mutex);
@@ -161,7 +164,8 @@ void RunLoader::watch(const Result& result) {
     // (Not every skipped file: a training log appended to every step must
     // not read the run again every second.)
     for (const std::string& f : result.unreadable)
-        want.insert(QFileInfo(QFile::decodeName(f.c_str())).absoluteFilePath());
+        if (!isUrl(f)) // a server tells nothing of changes
+            want.insert(QFileInfo(QFile::decodeName(f.c_str())).absoluteFilePath());
     QStringList drop, add;
     for (const QString& w : m_watcher->directories() + m_watcher->files())
         if (!want.count(w))

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <deque>
 #include <future>
 #include <map>
 #include <mutex>
@@ -220,59 +221,94 @@ struct HttpSource::State {
     std::vector<std::vector<uint8_t>> spare; // evicted blocks' memory, at most 2
     void report();
     uint64_t requests() const {
-        return client->requests() + (prefetchClient ? prefetchClient->requests() : 0);
+        uint64_t n = client->requests();
+        for (const auto& c : prefetchClients)
+            n += c ? c->requests() : 0;
+        return n;
     }
     std::shared_ptr<HttpTask::Shared> task; // the opening task, while it lasts
     HttpTraffic reported;                   // what the task has heard of
 
-    // The next block of the tensor being read, fetched on a second
-    // connection while the caller computes on this one: a scan then costs
-    // about the transfer, not transfer + computation.
+    // The next blocks of the tensor being read, fetched on connections of
+    // their own while the caller computes: a scan then costs about the
+    // transfer, and several transfers at once beat one (on loopback one
+    // connection is bound by one core's receive copy).
     struct Prefetch {
         uint64_t offset = 0;
         uint64_t wantedEnd = 0;
+        size_t client = 0; // index in prefetchClients
         std::vector<uint8_t> bytes;
         std::future<bool> done; // false: failed (the block is fetched again)
     };
-    std::unique_ptr<http::Client> prefetchClient;
-    std::optional<Prefetch> prefetch; // declared last: finished before the clients go
+    std::vector<std::unique_ptr<http::Client>> prefetchClients;
+    // In file order; a deque keeps the elements' addresses, which their
+    // transfers write through. Declared last: finished before the clients go.
+    std::deque<Prefetch> prefetches;
 
+    // Fills the queue up to the prefetch depth with the blocks from `offset`
+    // on (none past wantedEnd).
     void startPrefetch(const std::string& url, uint64_t offset, uint64_t wantedEnd);
     // Takes a finished prefetch of the block at `offset` into the cache;
-    // false when there was none (a prefetch elsewhere is dropped).
+    // false when there was none (prefetches elsewhere are dropped).
     bool takePrefetch(const std::string& url, uint64_t offset);
+    void dropPrefetches();
 };
 
 void HttpSource::State::startPrefetch(const std::string& url, uint64_t offset, uint64_t wantedEnd) {
-    if (prefetch || offset >= wantedEnd || offset >= size || cache.count(offset))
-        return;
-    if (!prefetchClient)
-        prefetchClient = std::make_unique<http::Client>(url, options, task);
-    Prefetch p;
-    p.offset = offset;
-    p.wantedEnd = wantedEnd;
-    p.bytes = buffer(std::min({wantedEnd, size, offset + options.blockBytes}) - offset);
-    prefetch = std::move(p);
-    Prefetch& q = *prefetch;
-    q.done = std::async(std::launch::async, [this, &url, &q] {
-        try {
-            RangeSink sink(url, q.offset, q.bytes.data(), q.bytes.size(), etag, size);
-            const http::Response r = prefetchClient->get(q.offset, q.bytes.size(), sink);
-            return r.status == 206 && sink.received() == q.bytes.size();
-        } catch (...) {
-            return false; // the reader fetches it again and meets the error itself
-        }
-    });
+    const size_t depth = std::max<size_t>(1, options.prefetchDepth);
+    if (prefetchClients.size() < depth)
+        prefetchClients.resize(depth);
+    if (!prefetches.empty())
+        offset = prefetches.back().offset + prefetches.back().bytes.size();
+    while (prefetches.size() < depth && offset < std::min(wantedEnd, size) &&
+           !cache.count(offset)) {
+        // The client no queued transfer uses (at most depth - 1 are queued).
+        size_t free = 0;
+        while (std::any_of(prefetches.begin(), prefetches.end(),
+                           [&](const Prefetch& p) { return p.client == free; }))
+            ++free;
+        auto& fetcher = prefetchClients[free];
+        if (!fetcher)
+            fetcher = std::make_unique<http::Client>(url, options, task);
+        Prefetch& q = prefetches.emplace_back();
+        q.offset = offset;
+        q.wantedEnd = wantedEnd;
+        q.client = free;
+        q.bytes = buffer(std::min({wantedEnd, size, offset + options.blockBytes}) - offset);
+        offset += q.bytes.size();
+        q.done = std::async(std::launch::async, [this, &url, &q, c = fetcher.get()] {
+            try {
+                RangeSink sink(url, q.offset, q.bytes.data(), q.bytes.size(), etag, size);
+                const http::Response r = c->get(q.offset, q.bytes.size(), sink);
+                return r.status == 206 && sink.received() == q.bytes.size();
+            } catch (...) {
+                return false; // the reader fetches it again and meets the error itself
+            }
+        });
+    }
+}
+
+void HttpSource::State::dropPrefetches() {
+    for (Prefetch& p : prefetches)
+        if (p.done.valid())
+            p.done.wait();
+    prefetches.clear();
 }
 
 bool HttpSource::State::takePrefetch(const std::string& url, uint64_t offset) {
-    if (!prefetch)
+    if (prefetches.empty())
         return false;
-    const bool ok = prefetch->done.get();
-    Prefetch p = std::move(*prefetch);
-    prefetch.reset();
-    if (!ok || p.offset != offset)
+    if (prefetches.front().offset != offset) {
+        dropPrefetches();
         return false;
+    }
+    const bool ok = prefetches.front().done.get();
+    Prefetch p = std::move(prefetches.front());
+    prefetches.pop_front();
+    if (!ok) {
+        dropPrefetches();
+        return false;
+    }
     bytes += p.bytes.size();
     const uint64_t next = p.offset + p.bytes.size();
     store(p.offset, std::move(p.bytes));
@@ -328,6 +364,10 @@ uint64_t HttpSource::size() const {
 
 std::string HttpSource::validator() const {
     return !m_state->etag.empty() ? m_state->etag : m_state->lastModified;
+}
+
+const std::string& HttpSource::lastModified() const {
+    return m_state->lastModified;
 }
 
 HttpTraffic HttpSource::traffic() const {

@@ -1,5 +1,7 @@
 #include "ckptscope/run/run.h"
 
+#include "ckptscope/io/filesource.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -14,24 +16,13 @@ struct NotCached {};
 struct FileResult {
     FileSummary summary;
     FileIdentity id;
+    int64_t mtimeNs = 0;
     bool hit = false;
 };
 
-// One file's summary, from the cache when its identity is unchanged. The
-// identity is taken before reading and compared after: a file that changed
-// meanwhile is summarised but not cached.
-FileResult summarizeFile(const std::string& path, SummaryCache* cache, const RunOptions& options,
+// The file's summary, read and stored in the cache (when there is one).
+FileSummary summarizeNew(const std::shared_ptr<const Document>& doc, const RunOptions& options,
                          RunProgress& progress) {
-    const auto id = fileIdentity(path);
-    if (!id)
-        throw OpenError(path, "cannot be read any more (removed while scanning?)");
-    if (cache) {
-        if (auto cached = cache->load(*id))
-            return {std::move(*cached), *id, true};
-    }
-    if (options.cacheOnly)
-        throw NotCached{};
-    const auto doc = Document::open(path);
     SummaryOptions so;
     so.cancel = options.cancel;
     const uint64_t before = progress.bytesRead;
@@ -40,10 +31,41 @@ FileResult summarizeFile(const std::string& path, SummaryCache* cache, const Run
             progress.bytesRead = before + uint64_t(std::llround(share * total));
             options.progress(progress);
         };
-    FileSummary summary = summarizeDocument(*doc, so);
-    if (cache && fileIdentity(path) == id)
+    return summarizeDocument(*doc, so);
+}
+
+// One file's summary, from the cache when its identity is unchanged. The
+// identity is taken before reading and compared after: a file that changed
+// meanwhile is summarised but not cached. A file by URL is identified by
+// its first answer (the probe's); one that changes while being read raises
+// SourceChangedError (its ETag or size differs).
+FileResult summarizeFile(const CandidateFile& file, SummaryCache* cache, const RunOptions& options,
+                         RunProgress& progress) {
+    const std::string& path = file.path;
+    std::shared_ptr<const HttpSource> http = file.source;
+    if (!http && isUrl(path)) {
+        try {
+            http = std::make_shared<const HttpSource>(path);
+        } catch (const IoError& e) {
+            throw OpenError(path, e.what());
+        }
+    }
+    const auto id = http ? std::optional(urlIdentity(*http)) : fileIdentity(path);
+    if (!id)
+        throw OpenError(path, "cannot be read any more (removed while scanning?)");
+    const int64_t mtimeNs = http ? httpDateNs(http->lastModified()) : id->mtimeNs;
+    if (cache) {
+        if (auto cached = cache->load(*id))
+            return {std::move(*cached), *id, mtimeNs, true};
+    }
+    if (options.cacheOnly)
+        throw NotCached{};
+    const auto doc =
+        http ? Document::open(std::shared_ptr<const ByteSource>(http)) : Document::open(path);
+    FileSummary summary = summarizeNew(doc, options, progress);
+    if (cache && (http || fileIdentity(path) == id))
         cache->store(*id, summary);
-    return {std::move(summary), *id, false};
+    return {std::move(summary), *id, mtimeNs, false};
 }
 
 void merge(FileSummary& into, FileSummary&& part, bool first) {
@@ -195,14 +217,16 @@ Run readCandidates(Discovery found, const RunOptions& options) {
     if (options.progress)
         options.progress(progress);
 
-    for (const CheckpointCandidate& c : found.candidates) {
+    for (CheckpointCandidate& c : found.candidates) {
         RunCheckpoint cp;
         cp.path = c.path;
         cp.name = c.name;
         cp.sideFiles = c.sideFiles;
         cp.index = c.index;
         bool allHits = true, failed = false;
-        for (const CandidateFile& f : c.files) {
+        for (CandidateFile& f : c.files) {
+            // A URL's connection is let go once read (a run may hold many).
+            const auto source = std::move(f.source);
             if (failed || (run.kind && runKindOf(f.format) != *run.kind)) {
                 if (!failed)
                     run.skipped.push_back({f.path, otherKindReason(f.format, *run.kind)});
@@ -210,12 +234,13 @@ Run readCandidates(Discovery found, const RunOptions& options) {
                 continue;
             }
             try {
-                FileResult r = summarizeFile(f.path, cache ? &*cache : nullptr, options, progress);
+                FileResult r = summarizeFile({f.path, f.format, source}, cache ? &*cache : nullptr,
+                                             options, progress);
                 if (!run.kind)
                     run.kind = runKindOf(r.summary.format);
                 allHits = allHits && r.hit;
                 cp.fileSize += r.id.size;
-                cp.mtimeNs = std::max(cp.mtimeNs, r.id.mtimeNs);
+                cp.mtimeNs = std::max(cp.mtimeNs, r.mtimeNs);
                 cp.files.push_back(f.path);
                 if (!options.keepHistograms)
                     r.summary.dropHistograms();

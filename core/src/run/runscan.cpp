@@ -23,11 +23,30 @@ std::string folderName(const std::string& path) {
     return (p.has_filename() ? p : p.parent_path()).filename().string();
 }
 
+// A file's folder and name: a URL's path without its query (a presigned
+// URL's signature) or fragment, split at its last '/'.
+std::pair<std::string, std::string> folderAndName(const std::string& path) {
+    if (!isUrl(path)) {
+        const fs::path p(path);
+        return {p.parent_path().string(), p.filename().string()};
+    }
+    const size_t host = path.find("//") + 2;
+    const size_t end = std::min(path.find_first_of("?#", host), path.size());
+    const size_t slash = path.rfind('/', end - 1);
+    if (slash == std::string::npos || slash < host)
+        return {path.substr(0, end), ""};
+    return {path.substr(0, slash), path.substr(slash + 1, end - slash - 1)};
+}
+
 class Scanner {
 public:
     Discovery result;
 
     void addPath(const std::string& path) {
+        if (isUrl(path)) {
+            addUrl(path);
+            return;
+        }
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0) {
             result.skipped.push_back({path, "does not exist or cannot be read"});
@@ -169,13 +188,39 @@ private:
             return std::nullopt;
         try {
             const FileSource source(path);
-            return CandidateFile{path, detectFormat(source).format};
+            return CandidateFile{path, detectFormat(source).format, nullptr};
         } catch (const OpenError& e) {
             result.skipped.push_back({path, e.detail()});
         } catch (const std::exception& e) {
             result.skipped.push_back({path, OpenError(path, e.what()).detail()});
         }
         return std::nullopt;
+    }
+
+    // A file on a server: probed by its first bytes through the source that
+    // reading it later reuses.
+    void addUrl(const std::string& url) {
+        if (!m_seenUrls.insert(url).second)
+            return;
+        switch (runFileRole(folderAndName(url).second)) {
+        case RunFileRole::SideFile:
+            result.skipped.push_back({url, "a Trainer side file: read from local folders only"});
+            return;
+        case RunFileRole::PytorchPickle:
+            result.skipped.push_back({url, kPytorchPickleReason});
+            return;
+        case RunFileRole::Probe:
+            break;
+        }
+        try {
+            auto source = std::make_shared<const HttpSource>(url);
+            const Format format = detectFormat(*source).format;
+            m_loose.push_back({url, format, std::move(source)});
+        } catch (const OpenError& e) {
+            result.skipped.push_back({url, e.detail()});
+        } catch (const std::exception& e) {
+            result.skipped.push_back({url, OpenError(url, e.what()).detail()});
+        }
     }
 
     // Shards of one set (same folder, stem, count and extension) become one
@@ -185,8 +230,8 @@ private:
         std::map<std::string, std::map<std::string, CandidateFile>>
             byFolder; // folder → name → file
         for (CandidateFile& f : m_loose) {
-            const fs::path p(f.path);
-            byFolder[p.parent_path().string()].emplace(p.filename().string(), f);
+            const auto [folder, name] = folderAndName(f.path);
+            byFolder[folder].emplace(name, f);
         }
         for (auto& [folder, files] : byFolder) {
             std::vector<std::string> names;
@@ -221,6 +266,7 @@ private:
     }
 
     std::set<std::pair<uint64_t, uint64_t>> m_seen;
+    std::set<std::string> m_seenUrls;
     std::vector<CandidateFile> m_loose;
 };
 

@@ -12,8 +12,11 @@ std::optional<Histogram> histogramOf(const RunCheckpoint& cp, size_t index,
                                      const SummaryCache* cache, const TaskControl& control) {
     for (const std::string& file : cp.files) {
         std::optional<FileSummary> cached;
+        // A file by URL: its identity from the first answer, which opening
+        // it then reuses.
+        const auto http = isUrl(file) ? std::make_shared<const HttpSource>(file) : nullptr;
         if (cache)
-            if (const auto id = fileIdentity(file))
+            if (const auto id = http ? std::optional(urlIdentity(*http)) : fileIdentity(file))
                 cached = cache->load(*id);
         if (cached) {
             if (index < cached->tensors.size())
@@ -21,7 +24,8 @@ std::optional<Histogram> histogramOf(const RunCheckpoint& cp, size_t index,
             index -= cached->tensors.size();
             continue;
         }
-        const auto doc = Document::open(file);
+        const auto doc =
+            http ? Document::open(std::shared_ptr<const ByteSource>(http)) : Document::open(file);
         if (index >= doc->tensors().size()) {
             index -= doc->tensors().size();
             continue;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +60,22 @@ std::optional<FileIdentity> fileIdentity(const std::string& path) {
     id.mtimeNs = ns(st.st_mtim);
     id.ctimeNs = ns(st.st_ctim);
     return id;
+}
+
+FileIdentity urlIdentity(const HttpSource& source) {
+    FileIdentity id;
+    id.path = source.name();
+    id.size = source.size();
+    id.validator = source.validator();
+    return id;
+}
+
+int64_t httpDateNs(const std::string& date) {
+    std::tm tm{};
+    const char* end = ::strptime(date.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (!end || *end != '\0')
+        return 0;
+    return int64_t(::timegm(&tm)) * 1'000'000'000;
 }
 
 SummaryCache::SummaryCache(std::string dir, uint64_t maxBytes)

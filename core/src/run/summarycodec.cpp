@@ -161,6 +161,7 @@ std::string encodeSummaryEntry(const FileIdentity& id, const FileSummary& s) {
     p.text(id.path);
     for (uint64_t v : {id.device, id.inode, id.size, uint64_t(id.mtimeNs), uint64_t(id.ctimeNs)})
         p.fixed(v, 8);
+    p.text(id.validator);
     p.varint(uint64_t(s.format));
     p.varint(s.metadata.size());
     for (const auto& [k, v] : s.metadata) {
@@ -217,6 +218,7 @@ std::optional<std::pair<FileIdentity, FileSummary>> decodeSummaryEntry(std::stri
         id.size = r.fixed(8);
         id.mtimeNs = int64_t(r.fixed(8));
         id.ctimeNs = int64_t(r.fixed(8));
+        id.validator = r.text();
         FileSummary s;
         // Any format Document knows (formatName names it) plugs in unchanged.
         const uint64_t format = r.varint();

@@ -10,8 +10,8 @@ namespace ckptscope {
 
 // Entry format version: bump on any change to the layout below, or to what
 // a summary holds (2: kSummaryHistogramBins went from 256 to 64; entries of
-// version 1 are rebuilt).
-inline constexpr uint32_t kSummaryEntryVersion = 2;
+// version 1 are rebuilt; 3: the identity's validator, for files by URL).
+inline constexpr uint32_t kSummaryEntryVersion = 3;
 
 // magic "CKSCSUM\0", u32 version, u32 0, u64 payload length, u64 FNV-1a of
 // the payload, then the payload: the identity, then the summary (varint

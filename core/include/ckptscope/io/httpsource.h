@@ -32,6 +32,9 @@ struct HttpOptions {
                                                        std::chrono::milliseconds(1000),
                                                        std::chrono::milliseconds(2000)};
     int maxRedirects = 10;
+    // Certificates to trust for https instead of the system's (a team's own
+    // CA, or a test server's), a PEM file; empty: the system's.
+    std::string caFile;
     // A server that ignores Range is read whole only up to this size.
     uint64_t wholeFileLimit = uint64_t(64) << 20;
     // Small reads fetch this much at once (a header parsed field by field
@@ -42,6 +45,9 @@ struct HttpOptions {
     uint64_t blockBytes = uint64_t(4) << 20;
     // Bytes kept in memory (a scan of a large tensor cycles through it).
     uint64_t cacheBytes = uint64_t(64) << 20;
+    // Blocks of a tensor fetched ahead at once, each on a connection of its
+    // own (their memory comes on top of cacheBytes).
+    size_t prefetchDepth = 2;
 };
 
 // The task that opens files (the GUI's open of a model: its index and every
@@ -106,6 +112,8 @@ public:
     // The validator a cache keys the file by: the ETag, else Last-Modified,
     // else empty (then only the size identifies the version).
     std::string validator() const;
+    // The Last-Modified header of the first answer ("" when none came).
+    const std::string& lastModified() const;
 
     HttpTraffic traffic() const;
 

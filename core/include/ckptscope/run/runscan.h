@@ -1,7 +1,9 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/io/httpsource.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,9 @@ struct SkippedPath {
 struct CandidateFile {
     std::string path;
     Format format = Format::Oxck;
+    // A file by URL: the source its probe opened, kept so that reading it
+    // asks the server nothing twice (its first answer gave the identity).
+    std::shared_ptr<const HttpSource> source;
 };
 
 // A checkpoint as found on disk, before anything but its first bytes was
@@ -25,8 +30,8 @@ struct CandidateFile {
 // Hugging Face Trainer `checkpoint-N` folder (the checkpoint files directly
 // in it, single or one shard set, and the Trainer's side files).
 struct CheckpointCandidate {
-    std::string path;                   // the file, the first shard, or the folder
-    std::string name;                   // its base name: order and file-name steps
+    std::string path; // the file, the first shard, or the folder
+    std::string name; // its base name (a URL's last path segment): order, file-name steps
     std::vector<CandidateFile> files;   // name order (shards in shard order)
     std::vector<std::string> sideFiles; // paths, name order (trainerfiles.h)
     std::string index;                  // the shards' *.safetensors.index.json, or ""
@@ -48,7 +53,10 @@ struct Discovery {
 // (runFileRole): the Trainer's side files are listed, never probed, and
 // `pytorch_model*.bin` is skipped unread. Shards (shardset.h) of one set
 // form one checkpoint; in a `checkpoint-N` folder an index names the set.
-// A file reached twice (same device and inode) counts once. Missing paths,
+// A file reached twice (same device and inode) counts once. An http(s) URL
+// is a file (probed by its first bytes; a Trainer side file by URL is
+// skipped: those are read from local folders); shards of one set are URLs
+// that differ only in the last path segment. Missing paths,
 // files that are no checkpoint, incomplete sets and mixed sets (several in
 // one checkpoint folder, or one name with different shard counts) go to
 // `skipped`.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ckptscope/io/httpsource.h"
 #include "ckptscope/run/checkpointsummary.h"
 
 #include <cstdint>
@@ -10,17 +11,26 @@ namespace ckptscope {
 
 // What identifies a file's content without reading it. A rewrite in place
 // changes ctime even when the size and the old mtime are put back (ctime
-// cannot be set from user space), so a rewritten file never matches.
+// cannot be set from user space), so a rewritten file never matches. A file
+// by URL is its URL, size and validator (ETag, else Last-Modified, else
+// nothing: then the size alone tells versions apart); the rest stays 0.
 struct FileIdentity {
-    std::string path; // absolute
+    std::string path; // absolute, or the URL
     uint64_t device = 0, inode = 0, size = 0;
     int64_t mtimeNs = 0, ctimeNs = 0;
+    std::string validator;
 
     bool operator==(const FileIdentity&) const = default;
 };
 
-// stat() of the path (absolute, lexically normal); nothing when it fails.
+// stat() of the path (absolute, lexically normal); nothing when it fails
+// (a URL too: its identity costs a request, urlIdentity() takes it from an
+// open source).
 std::optional<FileIdentity> fileIdentity(const std::string& path);
+// A file by URL, as its first answer described it.
+FileIdentity urlIdentity(const HttpSource& source);
+// Last-Modified ("Wed, 21 Oct 2015 07:28:00 GMT") in ns since the epoch, or 0.
+int64_t httpDateNs(const std::string& date);
 
 // File summaries kept on disk, one entry per file path, so re-opening a run
 // reads no checkpoint that did not change. An entry holds its full key, a
