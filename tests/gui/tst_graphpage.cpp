@@ -125,6 +125,7 @@ private Q_SLOTS:
     void highlightingBeforeTheDrawingExistsIsHarmless() {
         GraphPage page;
         page.setDocument(sample()); // the node list is there, the layout is not yet
+        QVERIFY(QTest::qWaitFor([&] { return !page.isIndexing(); }, 20000));
         page.highlightProvenance(page.index()->size() - 1);
         page.highlightConsumers(0);
         QVERIFY(waitLayout(page));
@@ -226,6 +227,7 @@ private Q_SLOTS:
         tabs.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tabs));
         page->setDocument(generated(207));
+        QVERIFY(QTest::qWaitFor([&] { return !page->isIndexing(); }, 20000));
         QTest::qWait(50);
         QVERIFY(!page->layout()); // nothing laid out for a hidden page
         QCOMPARE(page->scene()->nodeCount(), 0);

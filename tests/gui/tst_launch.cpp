@@ -62,6 +62,11 @@ bool openAndWait(MainWindow& w, const QString& path) {
     return QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000);
 }
 
+// The graph's index is made off the GUI thread after the load.
+bool waitIndexed(MainWindow& w) {
+    return QTest::qWaitFor([&] { return !w.graphPage()->isIndexing(); }, 20000);
+}
+
 } // namespace
 
 class TestLaunch : public QObject {
@@ -126,6 +131,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show(); // the graph is laid out once its tab is on screen
         QVERIFY(openAndWait(w, kGradient));
+        QVERIFY(waitIndexed(w));
         const auto doc = w.document();
         const std::string loss = doc->gradient()->lossNode()->id;
         const QStringList problems =
@@ -138,6 +144,29 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return w.graphPage()->layout() != nullptr; }, 20000));
         QTest::qWait(0);
         QCOMPARE(w.graphPage()->selectedNode(), node);
+    }
+
+    // A node id given on the command line waits for the index, which is
+    // made after the load: main()'s way, and --screenshot's.
+    void selectedNodeOnLoadWaitsForTheIndex() {
+        MainWindow w;
+        w.show();
+        const auto doc = ckptscope::Document::open(kGradient.toStdString());
+        const QString loss = QString::fromStdString(doc->gradient()->lossNode()->id);
+        LaunchSelection{loss, QStringLiteral("Graph")}.applyOnLoad(&w);
+        QVERIFY(openAndWait(w, kGradient));
+        QVERIFY(waitIndexed(w));
+        QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.graphPage()));
+        QCOMPARE(w.graphPage()->inspector()->node(),
+                 w.graphPage()->index()->indexOf(loss.toStdString()));
+        const QString png = m_dir.filePath(QStringLiteral("node.png"));
+        std::unique_ptr<QProcess> p(
+            runOffscreen({QStringLiteral("--screenshot"), png, QStringLiteral("--select"), loss,
+                          QStringLiteral("--tab"), QStringLiteral("Graph"), kGradient}));
+        QCOMPARE(p->exitCode(), 0);
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(!err.contains(QStringLiteral("screenshot:")), qPrintable(err));
+        QVERIFY(QFileInfo::exists(png));
     }
 
     void unknownNamesAreReported() {

@@ -295,6 +295,7 @@ private Q_SLOTS:
         NodeList* list = w.nodeList();
         QVERIFY(list->isVisible()); // its dock is shown for gradient checkpoints
         QVERIFY(!w.graphPage()->isAncestorOf(list));
+        QVERIFY(QTest::qWaitFor([&] { return !w.graphPage()->isIndexing(); }, 20000));
         QCOMPARE(size_t(list->model()->rowCount()), w.document()->gradient()->graph.nodeCount());
         // Nothing of the drawing is made while the Graph tab is hidden.
         QTest::qWait(50);

@@ -123,6 +123,41 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("odd<&>.json")));
     }
 
+    // A gradient checkpoint's loss node, progress and ops, against the
+    // core's lossNode() and counts made here, ops in name order.
+    void gradientFiguresMatchTheGraph() {
+        const auto doc = Document::open(std::string(CKPTSCOPE_SOURCE_DIR) +
+                                        "/resources/samples/gradient_sample.json");
+        const GradientCheckpoint& g = *doc->gradient();
+        size_t forward = 0, backward = 0;
+        std::map<std::string, size_t> ops;
+        for (const auto& [id, n] : g.graph.nodes()) {
+            forward += n.outputCid.has_value();
+            backward += n.gradientCid.has_value();
+            ++ops[n.op];
+        }
+        QVERIFY(forward > 0 && g.graph.nodeCount() < 1000); // no digit grouping below
+        QVERIFY(ops.size() > 1);
+        OverviewPage page;
+        page.setDocument(doc);
+        const QString text = page.toPlainText();
+        const QString nodes = QString::number(g.graph.nodeCount());
+        QVERIFY2(
+            text.contains(QStringLiteral("Forward done\n%1 of %2 nodes").arg(forward).arg(nodes)),
+            qPrintable(text));
+        QVERIFY(text.contains(
+            QStringLiteral("Backward done\n%1 of %2 nodes").arg(backward).arg(nodes)));
+        const ComputationNode* loss = g.lossNode();
+        QVERIFY(loss);
+        QVERIFY(text.contains(
+            QString::fromStdString("Loss node\n" + loss->id + " (" + loss->op + ")")));
+        QStringList opList;
+        for (const auto& [op, count] : ops)
+            opList << QString::fromStdString(op) + QStringLiteral(" × ") + QString::number(count);
+        QVERIFY2(text.contains(QStringLiteral("Ops\n") + opList.join(QStringLiteral(", "))),
+                 qPrintable(text));
+    }
+
     // A GGUF model: its architecture and name from metadata, bits per weight
     // overall and per type (computed here from the tensors), the share of
     // the file its tensor data takes.

@@ -10,17 +10,9 @@
 
 namespace {
 
-// Applies `request` to `window` the next time it emits `done`, once; what
-// could not be applied goes to stderr.
-template <typename Window, typename Signal>
-void applyOnce(Window* window, Signal done, const LaunchSelection& request) {
-    QObject::connect(
-        window, done, window,
-        [window, request] {
-            for (const QString& problem : request.applyTo(window))
-                std::fprintf(stderr, "ckptscope: %s\n", qPrintable(problem));
-        },
-        Qt::SingleShotConnection);
+template <typename Window> void applyAndReport(Window* window, const LaunchSelection& request) {
+    for (const QString& problem : request.applyTo(window))
+        std::fprintf(stderr, "ckptscope: %s\n", qPrintable(problem));
 }
 
 } // namespace
@@ -85,11 +77,24 @@ QStringList LaunchSelection::applyTo(CompareWindow* window) const {
 }
 
 void LaunchSelection::applyOnLoad(MainWindow* window) const {
-    if (!select.isEmpty() || !tab.isEmpty())
-        applyOnce(window, &MainWindow::documentLoaded, *this);
+    if (select.isEmpty() && tab.isEmpty())
+        return;
+    // Once, after the next load; a node id is looked up in the graph's
+    // index, which is made after the load. What could not be applied goes
+    // to stderr.
+    QObject::connect(
+        window, &MainWindow::documentLoaded, window,
+        [window, request = *this] {
+            window->graphPage()->whenIndexed(
+                window, [window, request] { applyAndReport(window, request); });
+        },
+        Qt::SingleShotConnection);
 }
 
 void LaunchSelection::applyOnLoad(CompareWindow* window) const {
     if (!select.isEmpty() || !tab.isEmpty())
-        applyOnce(window, &CompareWindow::comparisonFinished, *this);
+        QObject::connect(
+            window, &CompareWindow::comparisonFinished, window,
+            [window, request = *this] { applyAndReport(window, request); },
+            Qt::SingleShotConnection);
 }

@@ -15,12 +15,14 @@ struct LaunchSelection {
     QString tab;    // a tab title without '&', case-insensitive; optional
 
     // Applies both now; returns what could not be applied, one line each
-    // ("no tensor or graph node named …").
+    // ("no tensor or graph node named …"). A node id needs the graph
+    // indexed (GraphPage::whenIndexed).
     QStringList applyTo(MainWindow* window) const;
     // The same for a comparison shown: a tensor present on either side.
     QStringList applyTo(CompareWindow* window) const;
-    // Applies them when the window's next document has loaded (comparison
-    // is shown), once; the problems go to stderr prefixed with "ckptscope: ".
+    // Applies them when the window's next document has loaded and its graph
+    // is indexed (comparison is shown), once; the problems go to stderr prefixed with "ckptscope:
+    // ".
     void applyOnLoad(MainWindow* window) const;
     void applyOnLoad(CompareWindow* window) const;
 

@@ -18,18 +18,12 @@ ScreenshotTaker::ScreenshotTaker(MainWindow* window, Request request)
     if (m_request.size.isValid())
         window->resize(m_request.size);
     connect(window, &MainWindow::documentLoaded, this, [this] {
-        for (const QString& problem :
-             LaunchSelection{m_request.selectTensor, m_request.tab}.applyTo(m_window))
-            std::fprintf(stderr, "screenshot: %s\n", qPrintable(problem));
-        // Let statistics finish and the layout settle before grabbing.
-        auto* poll = new QTimer(this);
-        connect(poll, &QTimer::timeout, this, [this, poll] {
-            if (m_window->tensorPage()->isComputing() || m_window->graphPage()->isLayingOut())
-                return;
-            poll->stop();
-            QTimer::singleShot(300, this, &ScreenshotTaker::capture);
-        });
-        poll->start(50);
+        // A node id is looked up in the graph's index, made after the load;
+        // without one the window settles while the index is made.
+        if (m_request.selectTensor.isEmpty())
+            settle();
+        else
+            m_window->graphPage()->whenIndexed(this, [this] { settle(); });
     });
     connect(window, &MainWindow::loadFailed, this, [](const QString&, const QString& message) {
         std::fprintf(stderr, "screenshot: %s\n", qPrintable(message));
@@ -37,8 +31,25 @@ ScreenshotTaker::ScreenshotTaker(MainWindow* window, Request request)
     });
 }
 
+void ScreenshotTaker::settle() {
+    for (const QString& problem :
+         LaunchSelection{m_request.selectTensor, m_request.tab}.applyTo(m_window))
+        std::fprintf(stderr, "screenshot: %s\n", qPrintable(problem));
+    // Let statistics finish and the layout settle before grabbing.
+    auto* poll = new QTimer(this);
+    connect(poll, &QTimer::timeout, this, [this, poll] {
+        if (m_window->tensorPage()->isComputing() || m_window->graphPage()->isLayingOut())
+            return;
+        poll->stop();
+        QTimer::singleShot(300, this, &ScreenshotTaker::capture);
+    });
+    poll->start(50);
+}
+
 void ScreenshotTaker::capture() {
-    writeScreenshotAndQuit(m_window, m_request.output);
+    // The node list is in the picture whole, never "indexing".
+    m_window->graphPage()->whenIndexed(
+        this, [this] { writeScreenshotAndQuit(m_window, m_request.output); });
 }
 
 void writeScreenshotAndQuit(QWidget* window, const QString& output) {

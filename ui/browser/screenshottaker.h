@@ -25,6 +25,7 @@ public:
     ScreenshotTaker(MainWindow* window, Request request);
 
 private:
+    void settle(); // applies the selection, then captures once all is drawn
     void capture();
     MainWindow* m_window;
     Request m_request;

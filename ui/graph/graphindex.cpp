@@ -18,6 +18,16 @@ GraphIndex::Lists GraphIndex::lists(size_t nodes,
     return l;
 }
 
+GraphIndex::OfGraph GraphIndex::ofGraph(const ckptscope::ComputationGraphStore& graph) {
+    // Ids and edges only: node widths (font metrics, 100k strings) are
+    // measured when the layout runs.
+    auto input = layoutInputFromGraph(graph, [](const ckptscope::ComputationNode&) { return 1.0; });
+    OfGraph out;
+    out.edges = input.input.edges;
+    out.index = std::make_shared<const GraphIndex>(std::move(input), &graph);
+    return out;
+}
+
 GraphIndex::GraphIndex(ckptscope::GraphLayoutInput input,
                        const ckptscope::ComputationGraphStore* graph)
     : m_ids(std::move(input.ids)) {

@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QString>
 
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -13,6 +14,15 @@
 // a 100k-node graph are a linear walk, not string lookups.
 class GraphIndex {
 public:
+    // The index of a whole graph, and its edges as the layout's input (the
+    // graph page lays out later, with node sizes measured on the GUI thread).
+    // Reads only the graph: safe off the GUI thread.
+    struct OfGraph {
+        std::shared_ptr<const GraphIndex> index;
+        std::vector<std::pair<uint32_t, uint32_t>> edges;
+    };
+    static OfGraph ofGraph(const ckptscope::ComputationGraphStore& graph);
+
     GraphIndex() = default;
     // With the graph the input was made from, node(i) points into it.
     // The ids are taken over: pass an input that is no longer needed with

@@ -8,6 +8,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -36,10 +37,18 @@ public:
     // warnings to show above it.
     void setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
                   const QStringList& warnings = {});
-    // Also while a layout waits for the page to be shown, once it is.
+    // Also while a layout waits for the page to be shown, once it is, or
+    // for the index.
     bool isLayingOut() const {
-        return m_layoutTask.isRunning() || (m_layoutPending && isVisible());
+        return m_layoutTask.isRunning() || (m_layoutPending && isVisible()) ||
+               (isIndexing() && isVisible());
     }
+    // The graph is indexed off the GUI thread: until `indexed`, index() is
+    // null and the node list says it is indexing.
+    bool isIndexing() const { return m_indexTask.isRunning(); }
+    // Runs fn now if the index is ready (or there is no graph), else once
+    // it is (or has failed), while context lives.
+    void whenIndexed(QObject* context, std::function<void()> fn);
 
     void selectNode(int node, bool center = true);
     int selectedNode() const;
@@ -67,6 +76,9 @@ Q_SIGNALS:
     void graphChanged(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
                       std::shared_ptr<const GraphIndex> index);
     void nodeSelected(int node);
+    // The graph set last is indexed (after graphChanged with its index), or
+    // indexing failed, or there is no graph: index() is final.
+    void indexed();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -109,4 +121,6 @@ private:
     QProgressBar* m_progress;
     QToolButton* m_cancelButton;
     BackgroundTask m_layoutTask{this}; // works on a copy of the layout input
+    // Reads only the graph, which the job shares: closing need not wait.
+    BackgroundTask m_indexTask{this, BackgroundTask::OnDestroy::Detach};
 };

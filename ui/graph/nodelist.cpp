@@ -1,8 +1,10 @@
 #include "graph/nodelist.h"
 
+#include "common/sizeformat.h"
 #include "graph/nodetablemodel.h"
 
 #include <QHeaderView>
+#include <QPainter>
 
 #include <algorithm>
 
@@ -23,6 +25,11 @@ NodeList::NodeList(QWidget* parent) : QTableView(parent), m_model(new NodeTableM
 
 void NodeList::setGraph(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
                         std::shared_ptr<const GraphIndex> index) {
+    m_placeholder =
+        checkpoint && !index
+            ? tr("Indexing %1 nodes…").arg(groupedNumber(uint64_t(checkpoint->graph.nodeCount())))
+            : QString();
+    viewport()->update();
     m_model->setGraph(std::move(checkpoint), std::move(index));
     resizeColumnsToContents();
     // That measured the first thousand rows only, so a larger position or a
@@ -43,4 +50,14 @@ void NodeList::showNode(int node) {
     setCurrentIndex(idx);
     m_syncing = false;
     scrollTo(idx);
+}
+
+void NodeList::paintEvent(QPaintEvent* event) {
+    QTableView::paintEvent(event);
+    if (m_placeholder.isEmpty() || m_model->rowCount() > 0)
+        return;
+    QPainter painter(viewport());
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    painter.drawText(viewport()->rect().adjusted(8, 8, -8, -8),
+                     Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, m_placeholder);
 }
