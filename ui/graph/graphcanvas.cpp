@@ -64,7 +64,10 @@ GraphCanvas::GraphCanvas(Drawing drawing, std::function<void(int)> clicked)
     std::vector<GraphGrid::Entry> entries;
     entries.reserve(m_d.boxes.size());
     for (size_t i = 0; i < m_d.boxes.size(); ++i)
-        entries.push_back({uint32_t(i), m_d.boxes[i]});
+        if (!m_d.boxes[i].isEmpty()) // nodes of collapsed groups are not drawn
+            entries.push_back({uint32_t(i), m_d.boxes[i]});
+        else
+            ++m_hidden;
     const QRectF area = m_d.bounds.adjusted(-kMargin, -kMargin, kMargin, kMargin);
     m_nodeGrid.build(area, entries, m_d.boxes.size());
     entries.clear();
@@ -102,6 +105,16 @@ int GraphCanvas::nodeAt(QPointF pos, double zoom) const {
         }
     });
     return found;
+}
+
+void GraphCanvas::takeStateFrom(GraphCanvas& old) {
+    if (old.nodeCount() != nodeCount() || old.edgeCount() != edgeCount())
+        return;
+    m_nodeChanges = std::move(old.m_nodeChanges);
+    m_nodeColors = std::move(old.m_nodeColors);
+    m_edgeChanges = std::move(old.m_edgeChanges);
+    m_edgeColors = std::move(old.m_edgeColors);
+    m_tips = std::move(old.m_tips);
 }
 
 void GraphCanvas::setSelected(int node) {
@@ -166,7 +179,8 @@ double GraphCanvas::viewZoom() const {
 }
 
 void GraphCanvas::hoverMoveEvent(QGraphicsSceneHoverEvent* event) {
-    setToolTip(toolTipOf(nodeAt(event->scenePos(), viewZoom())));
+    const int node = nodeAt(event->scenePos(), viewZoom());
+    setToolTip(node < 0 && m_otherTip ? m_otherTip(event->scenePos()) : toolTipOf(node));
 }
 
 void GraphCanvas::mousePressEvent(QGraphicsSceneMouseEvent* event) {
@@ -330,8 +344,10 @@ void GraphCanvas::paintNodes(QPainter* painter, const QStyleOptionGraphicsItem* 
                              const QRectF& exposed, double lod) const {
     // Far out a block grows to 2 pixels: look that much further.
     const double reach = kMargin + (lod > 0 ? 2 / lod : 0);
-    const std::vector<int> visible =
+    std::vector<int> visible =
         itemsIn(m_nodeGrid, nodeCount(), exposed.adjusted(-reach, -reach, reach, reach));
+    if (m_hidden > 0) // the whole drawing asked for: leave out the nodes not drawn
+        std::erase_if(visible, [this](int n) { return m_d.boxes[size_t(n)].isEmpty(); });
     if (lod < 0.25) { // far away: a plain block is all the eye can use
         paintBlocks(painter, visible, lod);
         return;

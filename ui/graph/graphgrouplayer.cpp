@@ -1,0 +1,162 @@
+#include "graph/graphgrouplayer.h"
+
+#include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <cmath>
+
+namespace {
+// Wider with the number of edges a bundle stands for, within reason.
+double bundleWidth(uint32_t count) {
+    return 1.2 + std::min(6.0, std::log2(double(std::max<uint32_t>(count, 1))));
+}
+} // namespace
+
+GraphGroupLayer::GraphGroupLayer(std::vector<Group> groups, std::vector<Bundle> bundles,
+                                 std::function<void(int)> activated)
+    : m_groups(std::move(groups)), m_bundles(std::move(bundles)),
+      m_activated(std::move(activated)) {
+    setZValue(-1); // under the canvas: frames are the background of their nodes
+    setFlag(ItemUsesExtendedStyleOption);
+    for (const Group& g : m_groups)
+        m_bounds |= g.box;
+    for (const Bundle& b : m_bundles)
+        m_bounds |= b.route.boundingRect();
+    m_bounds.adjust(-10, -10, 10, 10);
+}
+
+int GraphGroupLayer::groupAt(QPointF pos) const {
+    for (int g = 0; g < groupCount(); ++g) {
+        const Group& group = m_groups[size_t(g)];
+        if ((group.expanded ? group.title : group.box).contains(pos))
+            return g;
+    }
+    return -1;
+}
+
+int GraphGroupLayer::groupContaining(QPointF pos) const {
+    for (int g = 0; g < groupCount(); ++g)
+        if (m_groups[size_t(g)].box.contains(pos))
+            return g;
+    return -1;
+}
+
+void GraphGroupLayer::setMarks(std::vector<Mark> groups, std::vector<Mark> bundles) {
+    m_groupMarks = std::move(groups);
+    m_bundleMarks = std::move(bundles);
+    update();
+}
+
+GraphGroupLayer::Mark GraphGroupLayer::groupMark(int g) const {
+    return g >= 0 && size_t(g) < m_groupMarks.size() ? m_groupMarks[size_t(g)] : Mark::None;
+}
+
+QRectF GraphGroupLayer::boundingRect() const {
+    return m_bounds;
+}
+
+void GraphGroupLayer::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+    // Taken only on a box or title strip (so a double-click follows here);
+    // elsewhere the view pans.
+    if (event->button() != Qt::LeftButton || groupAt(event->scenePos()) < 0) {
+        event->ignore();
+        return;
+    }
+    event->accept();
+}
+
+void GraphGroupLayer::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+    const int g = event->button() == Qt::LeftButton ? groupAt(event->scenePos()) : -1;
+    if (g < 0) {
+        event->ignore();
+        return;
+    }
+    if (m_activated)
+        m_activated(g);
+    event->accept();
+}
+
+void GraphGroupLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    // Frames first (backgrounds), then the bundles, then the collapsed boxes.
+    for (int g = 0; g < groupCount(); ++g)
+        if (m_groups[size_t(g)].expanded)
+            paintGroup(painter, g, lod);
+    paintBundles(painter, lod);
+    for (int g = 0; g < groupCount(); ++g)
+        if (!m_groups[size_t(g)].expanded)
+            paintGroup(painter, g, lod);
+}
+
+void GraphGroupLayer::paintBundles(QPainter* painter, double lod) const {
+    painter->setRenderHint(QPainter::Antialiasing, lod >= 0.1);
+    QFont font = painter->font();
+    font.setPointSizeF(font.pointSizeF() * 0.85);
+    painter->setFont(font);
+    for (int b = 0; b < bundleCount(); ++b) {
+        const Bundle& bundle = m_bundles[size_t(b)];
+        if (bundle.route.size() < 2)
+            continue;
+        const Mark mark = b < int(m_bundleMarks.size()) ? m_bundleMarks[size_t(b)] : Mark::None;
+        QColor color = mark == Mark::Highlighted ? QColor(230, 170, 0) : QColor(60, 60, 60);
+        color.setAlpha(mark == Mark::Dimmed ? 40 : 170);
+        QPen pen(color, bundleWidth(bundle.count));
+        pen.setCosmetic(lod < 0.5);
+        painter->setPen(pen);
+        painter->drawPolyline(bundle.route);
+        if (lod < 0.4 || bundle.count < 2)
+            continue;
+        // The multiplicity beside the middle of the line.
+        const QPointF mid = (bundle.route.first() + bundle.route.last()) / 2;
+        painter->setPen(QColor(40, 40, 40, mark == Mark::Dimmed ? 90 : 255));
+        painter->drawText(QRectF(mid + QPointF(4, -9), QSizeF(80, 18)),
+                          Qt::AlignLeft | Qt::AlignVCenter,
+                          QStringLiteral("×%1").arg(bundle.count));
+    }
+}
+
+void GraphGroupLayer::paintGroup(QPainter* painter, int g, double lod) const {
+    const Group& group = m_groups[size_t(g)];
+    const Mark mark = groupMark(g);
+    QColor fill = opFamilyColor(group.family);
+    painter->setRenderHint(QPainter::Antialiasing, lod >= 0.1);
+    QPen pen(mark == Mark::Highlighted ? QColor(255, 200, 0) : QColor(50, 50, 50),
+             mark == Mark::Highlighted ? 3.5 : 2);
+    pen.setCosmetic(lod < 0.25);
+    if (group.expanded) { // a pale frame, its title strip in the family colour
+        fill.setAlpha(mark == Mark::Dimmed ? 15 : 35);
+        pen.setStyle(Qt::DashLine);
+        painter->setPen(pen);
+        painter->setBrush(fill);
+        painter->drawRoundedRect(group.box, 8, 8);
+        fill.setAlpha(mark == Mark::Dimmed ? 50 : 140);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(fill);
+        painter->drawRect(group.title);
+    } else {
+        if (mark == Mark::Dimmed)
+            fill.setAlpha(60);
+        painter->setPen(pen);
+        painter->setBrush(fill);
+        // A second box behind: a stack of nodes.
+        painter->drawRoundedRect(group.box.translated(4, 4), 6, 6);
+        painter->drawRoundedRect(group.box, 6, 6);
+    }
+    if (lod < 0.3)
+        return;
+    painter->setPen(mark == Mark::Dimmed ? QColor(0, 0, 0, 90) : QColor(Qt::black));
+    if (group.expanded && group.title.height() > group.title.width()) {
+        // Left to right: the strip runs down the frame's left side.
+        painter->save();
+        painter->translate(group.title.bottomLeft());
+        painter->rotate(-90);
+        painter->drawText(QRectF(6, 0, group.title.height() - 12, group.title.width()),
+                          Qt::AlignLeft | Qt::AlignVCenter, group.label);
+        painter->restore();
+        return;
+    }
+    painter->drawText(group.expanded ? group.title.adjusted(6, 0, -6, 0) : group.box,
+                      (group.expanded ? Qt::AlignLeft : Qt::AlignHCenter) | Qt::AlignVCenter,
+                      group.label);
+}
