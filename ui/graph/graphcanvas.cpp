@@ -64,16 +64,25 @@ GraphCanvas::GraphCanvas(Drawing drawing, std::function<void(int)> clicked)
     std::vector<GraphGrid::Entry> entries;
     entries.reserve(m_d.boxes.size());
     for (size_t i = 0; i < m_d.boxes.size(); ++i)
-        if (!m_d.boxes[i].isEmpty()) // nodes of collapsed groups are not drawn
+        if (!m_d.boxes[i].isEmpty()) { // nodes of collapsed groups are not drawn
             entries.push_back({uint32_t(i), m_d.boxes[i]});
-        else
-            ++m_hidden;
+            m_shownNodes.push_back(int(i));
+        }
     const QRectF area = m_d.bounds.adjusted(-kMargin, -kMargin, kMargin, kMargin);
     m_nodeGrid.build(area, entries, m_d.boxes.size());
     entries.clear();
-    for (int e = 0; e < edgeCount(); ++e)
+    for (int e = 0; e < edgeCount(); ++e) {
+        if (m_d.edgeStart[size_t(e) + 1] - m_d.edgeStart[size_t(e)] >= 2)
+            m_shownEdges.push_back(e);
         for (uint32_t k = m_d.edgeStart[size_t(e)]; k + 1 < m_d.edgeStart[size_t(e) + 1]; ++k)
             entries.push_back({uint32_t(e), QRectF(m_d.points[k], m_d.points[k + 1]).normalized()});
+    }
+    m_partial = m_shownNodes.size() != m_d.boxes.size() ||
+                m_shownEdges.size() != size_t(std::max(0, edgeCount()));
+    if (!m_partial) { // all drawn: no lists needed
+        m_shownNodes = {};
+        m_shownEdges = {};
+    }
     m_edgeGrid.build(area, entries, size_t(std::max(0, edgeCount())));
 }
 
@@ -234,9 +243,12 @@ QPen GraphCanvas::edgePen(const QStyleOptionGraphicsItem* option, int e, double 
     return pen;
 }
 
-std::vector<int> GraphCanvas::itemsIn(const GraphGrid& grid, int count, const QRectF& rect) const {
+std::vector<int> GraphCanvas::itemsIn(const GraphGrid& grid, int count, const QRectF& rect,
+                                      const std::vector<int>& shown) const {
     std::vector<int> items;
     if (rect.contains(boundingRect())) { // the whole graph: no grid, no sorting
+        if (m_partial)                   // some not drawn (collapsed groups): those that are
+            return shown;
         items.resize(size_t(std::max(0, count)));
         std::iota(items.begin(), items.end(), 0);
         return items;
@@ -250,7 +262,8 @@ void GraphCanvas::paintEdges(QPainter* painter, const QStyleOptionGraphicsItem* 
                              const QRectF& exposed, double lod) const {
     // Three layers, as the items' z order was: plain, changed, highlighted.
     std::vector<int> layers[3];
-    for (const int e : itemsIn(m_edgeGrid, edgeCount(), exposed.adjusted(-8, -8, 8, 8))) {
+    for (const int e :
+         itemsIn(m_edgeGrid, edgeCount(), exposed.adjusted(-8, -8, 8, 8), m_shownEdges)) {
         const bool on = !m_edgeOn.empty() && m_edgeOn[size_t(e)];
         layers[on ? 2 : isChange(edgeChange(e)) ? 1 : 0].push_back(e);
     }
@@ -344,10 +357,8 @@ void GraphCanvas::paintNodes(QPainter* painter, const QStyleOptionGraphicsItem* 
                              const QRectF& exposed, double lod) const {
     // Far out a block grows to 2 pixels: look that much further.
     const double reach = kMargin + (lod > 0 ? 2 / lod : 0);
-    std::vector<int> visible =
-        itemsIn(m_nodeGrid, nodeCount(), exposed.adjusted(-reach, -reach, reach, reach));
-    if (m_hidden > 0) // the whole drawing asked for: leave out the nodes not drawn
-        std::erase_if(visible, [this](int n) { return m_d.boxes[size_t(n)].isEmpty(); });
+    const std::vector<int> visible = itemsIn(
+        m_nodeGrid, nodeCount(), exposed.adjusted(-reach, -reach, reach, reach), m_shownNodes);
     if (lod < 0.25) { // far away: a plain block is all the eye can use
         paintBlocks(painter, visible, lod);
         return;

@@ -83,7 +83,9 @@ protected:
 private:
     struct EdgeStyle;
     // Items of a grid with a box near rect, in index order.
-    std::vector<int> itemsIn(const GraphGrid& grid, int count, const QRectF& rect) const;
+    // shown: the items drawn when some are not (m_partial).
+    std::vector<int> itemsIn(const GraphGrid& grid, int count, const QRectF& rect,
+                             const std::vector<int>& shown) const;
     void paintEdges(QPainter* painter, const QStyleOptionGraphicsItem* option,
                     const QRectF& exposed, double lod) const;
     void paintLines(QPainter* painter, const QStyleOptionGraphicsItem* option,
@@ -101,7 +103,10 @@ private:
     Drawing m_d;
     std::function<void(int)> m_clicked;
     GraphGrid m_nodeGrid, m_edgeGrid;
-    size_t m_hidden = 0; // nodes not drawn (empty boxes)
+    // Nodes and edges drawn, listed when some are not (m_partial: those of
+    // collapsed groups).
+    std::vector<int> m_shownNodes, m_shownEdges;
+    bool m_partial = false;
     std::function<QString(QPointF)> m_otherTip;
     bool m_everyNode = false;
     mutable bool m_thin = false; // this paint thins far views per pixel

@@ -4,9 +4,37 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
+// The part of a line inside a rectangle (Liang–Barsky); false when none.
+// A wide antialiased line 100 000 pixels long costs seconds to stroke even
+// when a few pixels of it are on screen: only those are drawn.
+bool clipLine(QLineF& line, const QRectF& r) {
+    const QPointF d = line.p2() - line.p1();
+    double t0 = 0, t1 = 1;
+    const double p[4] = {-d.x(), d.x(), -d.y(), d.y()};
+    const double q[4] = {line.x1() - r.left(), r.right() - line.x1(), line.y1() - r.top(),
+                         r.bottom() - line.y1()};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return false;
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
+    }
+    if (t0 > t1)
+        return false;
+    line = QLineF(line.p1() + d * t0, line.p1() + d * t1);
+    return true;
+}
+
 // Wider with the number of edges a bundle stands for, within reason.
 double bundleWidth(uint32_t count) {
     return 1.2 + std::min(6.0, std::log2(double(std::max<uint32_t>(count, 1))));
@@ -79,24 +107,28 @@ void GraphGroupLayer::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
 
 void GraphGroupLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    // Only what meets the exposed area (labels cost even off the device).
+    const QRectF exposed = (option->exposedRect.isEmpty() ? boundingRect() : option->exposedRect)
+                               .adjusted(-12, -12, 12, 12);
     // Frames first (backgrounds), then the bundles, then the collapsed boxes.
     for (int g = 0; g < groupCount(); ++g)
-        if (m_groups[size_t(g)].expanded)
+        if (m_groups[size_t(g)].expanded && m_groups[size_t(g)].box.intersects(exposed))
             paintGroup(painter, g, lod);
-    paintBundles(painter, lod);
+    paintBundles(painter, exposed, lod);
     for (int g = 0; g < groupCount(); ++g)
-        if (!m_groups[size_t(g)].expanded)
+        if (!m_groups[size_t(g)].expanded && m_groups[size_t(g)].box.intersects(exposed))
             paintGroup(painter, g, lod);
 }
 
-void GraphGroupLayer::paintBundles(QPainter* painter, double lod) const {
+void GraphGroupLayer::paintBundles(QPainter* painter, const QRectF& exposed, double lod) const {
     painter->setRenderHint(QPainter::Antialiasing, lod >= 0.1);
     QFont font = painter->font();
     font.setPointSizeF(font.pointSizeF() * 0.85);
     painter->setFont(font);
     for (int b = 0; b < bundleCount(); ++b) {
         const Bundle& bundle = m_bundles[size_t(b)];
-        if (bundle.route.size() < 2)
+        if (bundle.route.size() < 2 ||
+            !bundle.route.boundingRect().adjusted(-1, -1, 1, 1).intersects(exposed))
             continue;
         const Mark mark = b < int(m_bundleMarks.size()) ? m_bundleMarks[size_t(b)] : Mark::None;
         QColor color = mark == Mark::Highlighted ? QColor(230, 170, 0) : QColor(60, 60, 60);
@@ -104,7 +136,11 @@ void GraphGroupLayer::paintBundles(QPainter* painter, double lod) const {
         QPen pen(color, bundleWidth(bundle.count));
         pen.setCosmetic(lod < 0.5);
         painter->setPen(pen);
-        painter->drawPolyline(bundle.route);
+        for (int k = 0; k + 1 < bundle.route.size(); ++k) {
+            QLineF line(bundle.route[k], bundle.route[k + 1]);
+            if (clipLine(line, exposed))
+                painter->drawLine(line);
+        }
         if (lod < 0.4 || bundle.count < 2)
             continue;
         // The multiplicity beside the middle of the line.
@@ -125,11 +161,13 @@ void GraphGroupLayer::paintGroup(QPainter* painter, int g, double lod) const {
              mark == Mark::Highlighted ? 3.5 : 2);
     pen.setCosmetic(lod < 0.25);
     if (group.expanded) { // a pale frame, its title strip in the family colour
+        // Solid and square: a frame can be 100 000 pixels tall, and dashing
+        // or rounding it costs seconds even off screen.
         fill.setAlpha(mark == Mark::Dimmed ? 15 : 35);
-        pen.setStyle(Qt::DashLine);
+        pen.setColor(mark == Mark::Highlighted ? pen.color() : QColor(110, 110, 110));
         painter->setPen(pen);
         painter->setBrush(fill);
-        painter->drawRoundedRect(group.box, 8, 8);
+        painter->drawRect(group.box);
         fill.setAlpha(mark == Mark::Dimmed ? 50 : 140);
         painter->setPen(Qt::NoPen);
         painter->setBrush(fill);

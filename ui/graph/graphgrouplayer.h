@@ -55,7 +55,7 @@ protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
 
 private:
-    void paintBundles(QPainter* painter, double lod) const;
+    void paintBundles(QPainter* painter, const QRectF& exposed, double lod) const;
     void paintGroup(QPainter* painter, int g, double lod) const;
 
     std::vector<Group> m_groups;

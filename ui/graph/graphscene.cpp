@@ -65,6 +65,7 @@ void GraphScene::clearGraph() {
     m_canvas = nullptr;
     m_groupLayer = nullptr;
     m_collapsed.reset();
+    m_looks.reset();
     m_groupInfo.clear();
     setSceneRect(QRectF());
     m_highlighted.clear();
@@ -79,7 +80,7 @@ QPointF GraphScene::map(double x, double y) const {
     return m_orientation == Orientation::TopDown ? QPointF(x, y) : QPointF(y, x);
 }
 
-GraphCanvas::Drawing GraphScene::drawing() const {
+GraphCanvas::Drawing GraphScene::looks() const {
     // An index made without its graph finds nodes by id.
     auto nodeOf = [index = m_index, checkpoint = m_checkpoint](int i) {
         return index->hasGraph() ? index->node(i) : checkpoint->graph.getNode(index->id(i));
@@ -100,19 +101,11 @@ GraphCanvas::Drawing GraphScene::drawing() const {
     // A graph has a handful of distinct ops: each recognised once.
     std::unordered_map<std::string_view, OpFamily> familyOf;
     GraphCanvas::Drawing d;
-    d.boxes.reserve(n);
     d.families.reserve(n);
     d.states.reserve(n);
     d.flags.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-        const LayoutNode& ln = m_layout->nodes[i];
         const ComputationNode* node = nodeOf(int(i));
-        // Left-right layouts run with width and height swapped (see GraphPage).
-        const QSizeF size = m_orientation == Orientation::TopDown ? QSizeF(ln.width, ln.height)
-                                                                  : QSizeF(ln.height, ln.width);
-        QRectF box(QPointF(), size);
-        box.moveCenter(map(ln.x, ln.y));
-        d.boxes.push_back(box);
         OpFamily family = OpFamily::Other;
         if (node) {
             const auto [it, fresh] = familyOf.try_emplace(node->op, OpFamily::Other);
@@ -127,6 +120,35 @@ GraphCanvas::Drawing GraphScene::drawing() const {
         d.flags.push_back(uint8_t((loss && node == loss ? GraphCanvas::Loss : 0) |
                                   (onCycle[i] ? GraphCanvas::Problem : 0)));
     }
+    // Labels and tooltips are made when drawn, for the few nodes in view.
+    d.label = [nodeOf](int i) {
+        const ComputationNode* node = nodeOf(i);
+        return node ? QString::fromStdString(node->op) : QString();
+    };
+    d.toolTip = [nodeOf, index = m_index](int i) {
+        const ComputationNode* node = nodeOf(i);
+        return plainToolTip((node ? QString::fromStdString(node->op) : QString()) +
+                            QStringLiteral("\n") + QString::fromStdString(index->id(i)));
+    };
+    return d;
+}
+
+GraphCanvas::Drawing GraphScene::drawing() {
+    // A grouped graph is drawn again at every expansion: what does not
+    // depend on the positions is worked out once.
+    if (m_collapsed && !m_looks)
+        m_looks = std::make_unique<GraphCanvas::Drawing>(looks());
+    GraphCanvas::Drawing d = m_looks ? *m_looks : looks();
+    const size_t n = m_layout->nodes.size();
+    d.boxes.reserve(n);
+    for (const LayoutNode& ln : m_layout->nodes) {
+        // Left-right layouts run with width and height swapped (see GraphPage).
+        const QSizeF size = m_orientation == Orientation::TopDown ? QSizeF(ln.width, ln.height)
+                                                                  : QSizeF(ln.height, ln.width);
+        QRectF box(QPointF(), size);
+        box.moveCenter(map(ln.x, ln.y));
+        d.boxes.push_back(box);
+    }
     d.edgeStart.reserve(m_layout->edges.size() + 1);
     d.reversed.reserve(m_layout->edges.size());
     d.edgeStart.push_back(0);
@@ -139,16 +161,6 @@ GraphCanvas::Drawing GraphScene::drawing() const {
     d.bounds = QRectF(QPointF(0, 0), m_orientation == Orientation::TopDown
                                          ? QSizeF(m_layout->width, m_layout->height)
                                          : QSizeF(m_layout->height, m_layout->width));
-    // Labels and tooltips are made when drawn, for the few nodes in view.
-    d.label = [nodeOf](int i) {
-        const ComputationNode* node = nodeOf(i);
-        return node ? QString::fromStdString(node->op) : QString();
-    };
-    d.toolTip = [nodeOf, index = m_index](int i) {
-        const ComputationNode* node = nodeOf(i);
-        return plainToolTip((node ? QString::fromStdString(node->op) : QString()) +
-                            QStringLiteral("\n") + QString::fromStdString(index->id(i)));
-    };
     return d;
 }
 

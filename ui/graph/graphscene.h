@@ -107,7 +107,8 @@ protected:
 
 private:
     QPointF map(double x, double y) const;
-    GraphCanvas::Drawing drawing() const;
+    GraphCanvas::Drawing looks() const; // families, states, flags, labels
+    GraphCanvas::Drawing drawing();
     void addCanvas(GraphCanvas* previous);
     void addGroupLayer(const ckptscope::CollapsedLayout::Drawing& d);
     void markGroups(const std::vector<char>& marked, bool any);
@@ -118,7 +119,8 @@ private:
     GraphCanvas* m_canvas = nullptr; // owned by the scene
     std::shared_ptr<const ckptscope::CollapsedLayout> m_collapsed;
     std::vector<GroupInfo> m_groupInfo;
-    GraphGroupLayer* m_groupLayer = nullptr; // owned by the scene
+    std::unique_ptr<GraphCanvas::Drawing> m_looks; // grouped: looks(), kept over redraws
+    GraphGroupLayer* m_groupLayer = nullptr;       // owned by the scene
     std::vector<int> m_highlighted;
     int m_focus = -1;
     Orientation m_orientation = Orientation::TopDown;
