@@ -474,17 +474,17 @@ void GraphPage::showNodeGroup(int node) {
 }
 
 void GraphPage::expandAll() {
-    if (!m_collapsed)
-        return;
-    m_collapsed->setAllExpanded(true);
-    redrawGroups();
-    m_view->showInitial();
+    setAllExpanded(true);
 }
 
 void GraphPage::collapseAll() {
+    setAllExpanded(false);
+}
+
+void GraphPage::setAllExpanded(bool expanded) {
     if (!m_collapsed)
         return;
-    m_collapsed->setAllExpanded(false);
+    m_collapsed->setAllExpanded(expanded);
     redrawGroups();
     m_view->showInitial();
 }

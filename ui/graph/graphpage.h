@@ -106,6 +106,7 @@ private:
     void showGrouped(std::shared_ptr<ckptscope::CollapsedLayout> layout,
                      std::vector<GraphScene::GroupInfo> info);
     void redrawGroups();
+    void setAllExpanded(bool expanded);
     void showNodeGroup(int node); // expands the group a node is in
     QString groupStatus() const;
 
