@@ -600,6 +600,32 @@ private Q_SLOTS:
                                                                 ? GraphGroupLayer::Mark::Highlighted
                                                                 : GraphGroupLayer::Mark::Dimmed);
     }
+
+    void leftToRightKeepsGroupsAroundTheirNodes() {
+        const auto shown = shownPage(largeGraph());
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        QSignalSpy done(&page, &GraphPage::layoutFinished);
+        page.setOrientation(GraphScene::Orientation::LeftRight);
+        QVERIFY(done.wait(20000));
+        QVERIFY(page.isGrouped());
+        const GraphScene* scene = page.scene();
+        const int group = page.groupCount() / 2;
+        page.setGroupExpanded(group, true);
+        const GraphGroupLayer::Group& frame = scene->groupLayer()->group(group);
+        QVERIFY(frame.expanded);
+        QVERIFY(frame.title.height() > frame.title.width()); // down the left side
+        int inside = 0;
+        for (int i = 0; i < kLarge; ++i)
+            if (page.groupOf(i) == group) {
+                QVERIFY(frame.box.contains(scene->nodeRect(i)));
+                QVERIFY(!frame.title.intersects(scene->nodeRect(i)));
+                ++inside;
+            }
+        QVERIFY(inside > 0);
+        page.view()->centerOn(frame.title.center());
+        shot(page, "grouped-lr");
+    }
 };
 
 QTEST_MAIN(TestGraphPage)

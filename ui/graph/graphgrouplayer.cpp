@@ -133,7 +133,9 @@ void GraphGroupLayer::paintBundles(QPainter* painter, const QRectF& exposed, dou
         const Mark mark = b < int(m_bundleMarks.size()) ? m_bundleMarks[size_t(b)] : Mark::None;
         QColor color = mark == Mark::Highlighted ? QColor(230, 170, 0) : QColor(60, 60, 60);
         color.setAlpha(mark == Mark::Dimmed ? 40 : 170);
-        QPen pen(color, bundleWidth(bundle.count));
+        // Far out a hairline (wide lines would cover the boxes); close up
+        // wider with the count.
+        QPen pen(color, lod < 0.5 ? 1.0 : bundleWidth(bundle.count));
         pen.setCosmetic(lod < 0.5);
         painter->setPen(pen);
         for (int k = 0; k + 1 < bundle.route.size(); ++k) {
@@ -175,8 +177,13 @@ void GraphGroupLayer::paintGroup(QPainter* painter, int g, double lod) const {
     } else {
         if (mark == Mark::Dimmed)
             fill.setAlpha(60);
-        painter->setPen(pen);
         painter->setBrush(fill);
+        if (lod < 0.25 && mark != Mark::Highlighted) { // far out: the colour is what shows
+            painter->setPen(Qt::NoPen);
+            painter->drawRect(group.box);
+            return;
+        }
+        painter->setPen(pen);
         // A second box behind: a stack of nodes.
         painter->drawRoundedRect(group.box.translated(4, 4), 6, 6);
         painter->drawRoundedRect(group.box, 6, 6);
