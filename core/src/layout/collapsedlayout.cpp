@@ -98,11 +98,7 @@ void CollapsedLayout::place(uint32_t group) {
         return it != slot.end() && it->first == v ? int(it->second) : -1;
     };
     double width = 0;
-    struct Row {
-        uint32_t begin, end; // member indices
-        double width;
-    };
-    std::vector<Row> rows;
+    std::vector<std::pair<uint32_t, uint32_t>> rows; // [begin, end) member indices
     for (uint32_t i = first; i < last;) {
         uint32_t j = i;
         while (j < last && m_g.rank[m_g.members[j]] == m_g.rank[m_g.members[i]])
@@ -121,19 +117,25 @@ void CollapsedLayout::place(uint32_t group) {
         }
         std::stable_sort(row.begin(), row.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
+        // Packed, centred on 0: the rows below see their predecessors where
+        // they will be drawn, whatever the rows' widths.
         double x = 0;
+        for (const auto& [bary, k] : row)
+            x += m_input.widths[m_g.members[k]] + m_opt.nodeSeparation;
+        const double used = x - m_opt.nodeSeparation;
+        x = -used / 2;
         for (const auto& [bary, k] : row) {
             const double w = m_input.widths[m_g.members[k]];
             in.x[k - first] = x + w / 2;
             x += w + m_opt.nodeSeparation;
         }
-        width = std::max(width, x - m_opt.nodeSeparation);
-        rows.push_back({i - first, j - first, x - m_opt.nodeSeparation});
+        width = std::max(width, used);
+        rows.push_back({i - first, j - first});
         i = j;
     }
     // Rows centred in the frame; y by rank row from the frame's first row.
-    for (const auto& [b, e, used] : rows) {
-        const double shift = (width - used) / 2 + m_opt.padding;
+    for (const auto& [b, e] : rows) {
+        const double shift = width / 2 + m_opt.padding;
         const int r = m_g.rank[m_g.members[first + b]] - bandTop - in.firstRow;
         for (uint32_t k = b; k < e; ++k) {
             in.x[k] += shift;
