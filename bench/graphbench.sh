@@ -4,7 +4,9 @@
 #   - Overview painted (`ckptscope --screenshot`) against `ckptscope-cli info`;
 #   - the Graph tab drawn (`--tab Graph`) against `ckptscope-cli layout`;
 #   both counted beyond the GUI's fixed start-up (the same launch on a
-#   50-node graph); peak RSS of both; pan/zoom frames (ckptscope-guibench).
+#   50-node graph); peak RSS of both; pan/zoom frames (ckptscope-guibench),
+#   collapsed and after Expand All; expanding one group; Expand All drawn
+#   against `ckptscope-cli layout`.
 #
 #   bench/graphbench.sh [BUILD_DIR] [NODES]   (default build/release 100000)
 set -euo pipefail
@@ -48,11 +50,23 @@ for tab in Overview Graph; do
 done
 if [ -x "$GUI" ]; then
     for _ in 1 2 3; do "$GUI" "$M" "$F" 2>/dev/null; done >"$TMP/gui"
-    for z in fit 0.002 0.050 0.300 1.000; do
-        t=$(grep "zoom=$z " "$TMP/gui" | awk '{ print $3 }' | median)
-        fps=$(awk -v t="$t" 'BEGIN { printf "%.0f", 1000 / t }')
-        row "Pan/zoom frame, $NODES nodes, zoom $z (median of 3 runs)" "$t ms ($fps fps)" "–" "–" "≥ 30 fps" "$(verdict "$fps" 30 ge)"
+    for view in "" .expanded; do
+        for z in fit 0.002 0.050 0.300 1.000; do
+            t=$(grep "^gui.graph_frame_ms$view zoom=$z " "$TMP/gui" | awk '{ print $3 }' | median)
+            [ -n "$t" ] || continue
+            fps=$(awk -v t="$t" 'BEGIN { printf "%.0f", 1000 / t }')
+            row "Pan/zoom frame, $NODES nodes${view:+ (Expand All)}, zoom $z (median of 3 runs)" "$t ms ($fps fps)" "–" "–" "≥ 30 fps" "$(verdict "$fps" 30 ge)"
+        done
     done
+    # Collapse by structure: one group expanded (placed, redrawn, painted),
+    # and Expand All drawn whole against laying out every node.
+    t=$(grep "^gui.graph_expand_group_ms " "$TMP/gui" | awk '{ print $2 }' | median)
+    if [ -n "$t" ]; then
+        row "Expand one group, $NODES nodes (the 7 largest, median of 3 runs)" "$t ms" "–" "–" "< 100 ms" "$(verdict "$t" 100)"
+        t=$(grep "^gui.graph_expand_all_ms " "$TMP/gui" | awk '{ print $2 / 1000 }' | median)
+        r=$(ratio "$t" "$layout")
+        row "View ▸ Expand All drawn (Fit, every node painted), $NODES nodes" "$(ms "$t")" "\`ckptscope-cli layout\`: $(ms "$layout")" "$r" "≤ 2" "$(verdict "$r" 2)"
+    fi
 else
     row "Pan/zoom frames" "–" "–" "–" "≥ 30 fps" "not built (ckptscope-guibench)"
 fi

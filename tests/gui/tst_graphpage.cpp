@@ -1,3 +1,4 @@
+#include "common/sizeformat.h"
 #include "graph/graphexport.h"
 #include "graph/graphindex.h"
 #include "graph/graphminimap.h"
@@ -11,9 +12,12 @@
 
 #include "guisupport.h"
 
+#include <QAction>
 #include <QFile>
+#include <QGuiApplication>
 #include <QImage>
 #include <QSignalSpy>
+#include <QStyleHints>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -91,6 +95,20 @@ std::unique_ptr<GraphPage> shownPage(std::shared_ptr<const Document> doc,
         return nullptr;
     page->setDocument(std::move(doc));
     return waitLayout(*page) ? std::move(page) : nullptr;
+}
+
+// As a user double-clicks: press and release, then the double-click (the
+// scene delivers a double-click only to the item that took the press).
+void doubleClick(QWidget* w, QPoint at) {
+    QTest::mouseClick(w, Qt::LeftButton, {}, at);
+    QTest::mouseDClick(w, Qt::LeftButton, {}, at);
+}
+
+// A graph past the collapse threshold, made once.
+constexpr int kLarge = GraphPage::kCollapseAbove + 4000;
+std::shared_ptr<const Document> largeGraph() {
+    static const std::shared_ptr<const Document> doc = generated(uint64_t(kLarge));
+    return doc;
 }
 
 } // namespace
@@ -418,6 +436,197 @@ private Q_SLOTS:
         const QString text = page.inspector()->text();
         for (const std::string& s : {op, id, std::string("in<put>"), std::string("cid&amp;1")})
             QVERIFY2(text.contains(QString::fromStdString(s)), qPrintable(text));
+    }
+
+    // Collapse by structure: a graph past the threshold opens as a few
+    // hundred group boxes, no node drawn; a small one as before.
+    void largeGraphOpensCollapsed() {
+        const auto shown = shownPage(largeGraph());
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        const GraphScene* scene = page.scene();
+        QVERIFY(page.isGrouped());
+        QCOMPARE(page.index()->size(), kLarge);
+        QVERIFY(page.groupCount() > 10);
+        QVERIFY(page.groupCount() <= 400);
+        QCOMPARE(scene->groupCount(), page.groupCount());
+        std::vector<int> members(size_t(page.groupCount()), 0);
+        for (int i = 0; i < kLarge; ++i) {
+            QVERIFY(scene->nodeRect(i).isEmpty());
+            QVERIFY(page.groupOf(i) >= 0 && page.groupOf(i) < page.groupCount());
+            ++members[size_t(page.groupOf(i))];
+        }
+        for (int g = 0; g < page.groupCount(); ++g) {
+            QVERIFY(members[size_t(g)] > 0);
+            QVERIFY(!scene->groupRect(g).isEmpty());
+            // Labelled with its node count.
+            QVERIFY(scene->groupLayer()->group(g).label.endsWith(
+                QStringLiteral("×") + groupedNumber(uint64_t(members[size_t(g)]))));
+        }
+        // Bundles stand for every edge between two groups, once.
+        const auto& layout = *page.layout();
+        uint64_t between = 0, drawn = 0;
+        for (const LayoutEdge& e : layout.edges) {
+            between += page.groupOf(int(e.from)) != page.groupOf(int(e.to));
+            drawn += e.points.size() >= 2;
+        }
+        uint64_t bundled = 0;
+        for (int b = 0; b < scene->groupLayer()->bundleCount(); ++b)
+            bundled += scene->groupLayer()->bundle(b).count;
+        QCOMPARE(drawn, uint64_t(0));
+        QCOMPARE(bundled, between);
+        page.view()->fitAll(); // Fit shows every box
+        const QRectF visible =
+            page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
+        for (int g = 0; g < page.groupCount(); ++g)
+            QVERIFY(visible.contains(scene->groupRect(g)));
+        shot(page, "collapsed");
+
+        const auto small = shownPage(generated(300));
+        QVERIFY(small);
+        QVERIFY(!small->isGrouped());
+        QCOMPARE(small->scene()->groupCount(), 0);
+        for (int i = 0; i < 300; ++i)
+            QVERIFY(!small->scene()->nodeRect(i).isEmpty());
+    }
+
+    void doubleClickExpandsAndCollapsesOneGroup() {
+        const auto shown = shownPage(largeGraph());
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        GraphView* view = page.view();
+        const GraphScene* scene = page.scene();
+        // The largest group of a band in the middle of the graph.
+        int group = -1;
+        for (int g = page.groupCount() / 2; g < page.groupCount() && group < 0; ++g)
+            if (scene->groupLayer()->group(g).family == OpFamily::MatMul)
+                group = g;
+        QVERIFY(group >= 0);
+        view->resetTransform();
+        view->centerOn(scene->groupRect(group).center());
+        const QPoint at = view->mapFromScene(scene->groupRect(group).center());
+        doubleClick(view->viewport(), at);
+        QTRY_VERIFY(page.isGroupExpanded(group));
+        std::vector<int> inside;
+        for (int i = 0; i < kLarge; ++i) {
+            const bool drawn = !scene->nodeRect(i).isEmpty();
+            QCOMPARE(drawn, page.groupOf(i) == group);
+            if (drawn) {
+                inside.push_back(i);
+                QVERIFY(scene->groupRect(group).contains(scene->nodeRect(i)));
+            }
+        }
+        QVERIFY(inside.size() > 1);
+        // Its nodes are picked and selected by a click.
+        const int node = inside[inside.size() / 2];
+        view->centerOn(scene->nodeRect(node).center());
+        const QPoint nodeAt = view->mapFromScene(scene->nodeRect(node).center());
+        QCOMPARE(scene->nodeAt(view->mapToScene(nodeAt), view->zoom()), node);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, nodeAt);
+        QCOMPARE(page.selectedNode(), node);
+        // A double-click on the frame's title strip collapses it again.
+        const QRectF title = scene->groupLayer()->group(group).title;
+        view->centerOn(title.center());
+        // (Past the double-click interval: the click above is not its first half.)
+        QTest::qWait(QGuiApplication::styleHints()->mouseDoubleClickInterval() + 50);
+        doubleClick(view->viewport(), view->mapFromScene(title.center()));
+        QTRY_VERIFY(!page.isGroupExpanded(group));
+        for (int i : inside)
+            QVERIFY(scene->nodeRect(i).isEmpty());
+    }
+
+    void expandAllDrawsEveryNodeAndEdge() {
+        const auto shown = shownPage(largeGraph());
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        const GraphScene* scene = page.scene();
+        QCOMPARE(page.groupActions().size(), 2);
+        page.groupActions().at(0)->trigger(); // View ▸ Expand All
+        for (int i = 0; i < kLarge; ++i)
+            QVERIFY(!scene->nodeRect(i).isEmpty());
+        QCOMPARE(size_t(scene->edgeCount()), page.layout()->edges.size());
+        for (int e = 0; e < scene->edgeCount(); ++e)
+            QVERIFY(scene->edgeRoute(e).size() >= 2);
+        QCOMPARE(scene->groupLayer()->bundleCount(), 0);
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("all.png"));
+        QCOMPARE(page.exportTo(png), QString());
+        QVERIFY(!QImage(png).isNull());
+        page.groupActions().at(1)->trigger(); // Collapse All
+        for (int g = 0; g < page.groupCount(); ++g)
+            QVERIFY(!page.isGroupExpanded(g));
+        for (int i = 0; i < kLarge; ++i)
+            QVERIFY(scene->nodeRect(i).isEmpty());
+        // Export draws what the view shows: the boxes.
+        const QString svg = dir.filePath(QStringLiteral("boxes.svg"));
+        QCOMPARE(page.exportTo(svg), QString());
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains(
+            scene->groupLayer()->group(page.groupCount() / 2).label.toUtf8()));
+    }
+
+    void searchLossAndProvenanceExpandTheirGroups() {
+        const auto shown = shownPage(largeGraph());
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        const GraphScene* scene = page.scene();
+        const GraphIndex& index = *page.index();
+        const int target = int(index.listOrder()[size_t(kLarge / 3)]);
+        QVERIFY(page.search(QString::fromStdString(index.id(target))) >= 1);
+        QCOMPARE(page.selectedNode(), target);
+        QVERIFY(page.isGroupExpanded(page.groupOf(target)));
+        QVERIFY(!scene->nodeRect(target).isEmpty());
+        const QRectF visible =
+            page.view()->mapToScene(page.view()->viewport()->rect()).boundingRect();
+        QVERIFY(visible.contains(scene->nodeRect(target)));
+
+        page.goToLoss();
+        const ComputationNode* loss = largeGraph()->gradient()->lossNode();
+        QVERIFY(loss);
+        QCOMPARE(index.node(page.selectedNode()), loss);
+        QVERIFY(!scene->nodeRect(page.selectedNode()).isEmpty());
+
+        // Provenance: the focus's group expanded, the collapsed groups that
+        // hold an ancestor marked, the others dimmed.
+        page.collapseAll();
+        const int focus = int(index.listOrder()[size_t(kLarge / 2)]);
+        page.highlightProvenance(focus);
+        QVERIFY(page.isGroupExpanded(page.groupOf(focus)));
+        std::vector<char> holds(size_t(page.groupCount()), 0);
+        for (int a : index.ancestors(focus))
+            holds[size_t(page.groupOf(a))] = 1;
+        for (int g = 0; g < page.groupCount(); ++g)
+            if (!page.isGroupExpanded(g))
+                QCOMPARE(scene->groupLayer()->groupMark(g), holds[size_t(g)]
+                                                                ? GraphGroupLayer::Mark::Highlighted
+                                                                : GraphGroupLayer::Mark::Dimmed);
+    }
+
+    void leftToRightKeepsGroupsAroundTheirNodes() {
+        const auto shown = shownPage(largeGraph());
+        QVERIFY(shown);
+        GraphPage& page = *shown;
+        QSignalSpy done(&page, &GraphPage::layoutFinished);
+        page.setOrientation(GraphScene::Orientation::LeftRight);
+        QVERIFY(done.wait(20000));
+        QVERIFY(page.isGrouped());
+        const GraphScene* scene = page.scene();
+        const int group = page.groupCount() / 2;
+        page.setGroupExpanded(group, true);
+        const GraphGroupLayer::Group& frame = scene->groupLayer()->group(group);
+        QVERIFY(frame.expanded);
+        QVERIFY(frame.title.height() > frame.title.width()); // down the left side
+        int inside = 0;
+        for (int i = 0; i < kLarge; ++i)
+            if (page.groupOf(i) == group) {
+                QVERIFY(frame.box.contains(scene->nodeRect(i)));
+                QVERIFY(!frame.title.intersects(scene->nodeRect(i)));
+                ++inside;
+            }
+        QVERIFY(inside > 0);
+        page.view()->centerOn(frame.title.center());
+        shot(page, "grouped-lr");
     }
 };
 

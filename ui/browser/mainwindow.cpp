@@ -253,6 +253,7 @@ void MainWindow::buildActions() {
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateFindAction);
     connect(m_stack, &QStackedWidget::currentChanged, this, &MainWindow::updateFindAction);
     updateFindAction();
+    view->addActions(m_graphPage->groupActions()); // Expand All, Collapse All
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 

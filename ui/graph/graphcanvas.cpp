@@ -64,13 +64,25 @@ GraphCanvas::GraphCanvas(Drawing drawing, std::function<void(int)> clicked)
     std::vector<GraphGrid::Entry> entries;
     entries.reserve(m_d.boxes.size());
     for (size_t i = 0; i < m_d.boxes.size(); ++i)
-        entries.push_back({uint32_t(i), m_d.boxes[i]});
+        if (!m_d.boxes[i].isEmpty()) { // nodes of collapsed groups are not drawn
+            entries.push_back({uint32_t(i), m_d.boxes[i]});
+            m_shownNodes.push_back(int(i));
+        }
     const QRectF area = m_d.bounds.adjusted(-kMargin, -kMargin, kMargin, kMargin);
     m_nodeGrid.build(area, entries, m_d.boxes.size());
     entries.clear();
-    for (int e = 0; e < edgeCount(); ++e)
+    for (int e = 0; e < edgeCount(); ++e) {
+        if (m_d.edgeStart[size_t(e) + 1] - m_d.edgeStart[size_t(e)] >= 2)
+            m_shownEdges.push_back(e);
         for (uint32_t k = m_d.edgeStart[size_t(e)]; k + 1 < m_d.edgeStart[size_t(e) + 1]; ++k)
             entries.push_back({uint32_t(e), QRectF(m_d.points[k], m_d.points[k + 1]).normalized()});
+    }
+    m_partial = m_shownNodes.size() != m_d.boxes.size() ||
+                m_shownEdges.size() != size_t(std::max(0, edgeCount()));
+    if (!m_partial) { // all drawn: no lists needed
+        m_shownNodes = {};
+        m_shownEdges = {};
+    }
     m_edgeGrid.build(area, entries, size_t(std::max(0, edgeCount())));
 }
 
@@ -102,6 +114,16 @@ int GraphCanvas::nodeAt(QPointF pos, double zoom) const {
         }
     });
     return found;
+}
+
+void GraphCanvas::takeStateFrom(GraphCanvas& old) {
+    if (old.nodeCount() != nodeCount() || old.edgeCount() != edgeCount())
+        return;
+    m_nodeChanges = std::move(old.m_nodeChanges);
+    m_nodeColors = std::move(old.m_nodeColors);
+    m_edgeChanges = std::move(old.m_edgeChanges);
+    m_edgeColors = std::move(old.m_edgeColors);
+    m_tips = std::move(old.m_tips);
 }
 
 void GraphCanvas::setSelected(int node) {
@@ -166,7 +188,8 @@ double GraphCanvas::viewZoom() const {
 }
 
 void GraphCanvas::hoverMoveEvent(QGraphicsSceneHoverEvent* event) {
-    setToolTip(toolTipOf(nodeAt(event->scenePos(), viewZoom())));
+    const int node = nodeAt(event->scenePos(), viewZoom());
+    setToolTip(node < 0 && m_otherTip ? m_otherTip(event->scenePos()) : toolTipOf(node));
 }
 
 void GraphCanvas::mousePressEvent(QGraphicsSceneMouseEvent* event) {
@@ -220,9 +243,12 @@ QPen GraphCanvas::edgePen(const QStyleOptionGraphicsItem* option, int e, double 
     return pen;
 }
 
-std::vector<int> GraphCanvas::itemsIn(const GraphGrid& grid, int count, const QRectF& rect) const {
+std::vector<int> GraphCanvas::itemsIn(const GraphGrid& grid, int count, const QRectF& rect,
+                                      const std::vector<int>& shown) const {
     std::vector<int> items;
     if (rect.contains(boundingRect())) { // the whole graph: no grid, no sorting
+        if (m_partial)                   // some not drawn (collapsed groups): those that are
+            return shown;
         items.resize(size_t(std::max(0, count)));
         std::iota(items.begin(), items.end(), 0);
         return items;
@@ -236,7 +262,8 @@ void GraphCanvas::paintEdges(QPainter* painter, const QStyleOptionGraphicsItem* 
                              const QRectF& exposed, double lod) const {
     // Three layers, as the items' z order was: plain, changed, highlighted.
     std::vector<int> layers[3];
-    for (const int e : itemsIn(m_edgeGrid, edgeCount(), exposed.adjusted(-8, -8, 8, 8))) {
+    for (const int e :
+         itemsIn(m_edgeGrid, edgeCount(), exposed.adjusted(-8, -8, 8, 8), m_shownEdges)) {
         const bool on = !m_edgeOn.empty() && m_edgeOn[size_t(e)];
         layers[on ? 2 : isChange(edgeChange(e)) ? 1 : 0].push_back(e);
     }
@@ -330,8 +357,8 @@ void GraphCanvas::paintNodes(QPainter* painter, const QStyleOptionGraphicsItem* 
                              const QRectF& exposed, double lod) const {
     // Far out a block grows to 2 pixels: look that much further.
     const double reach = kMargin + (lod > 0 ? 2 / lod : 0);
-    const std::vector<int> visible =
-        itemsIn(m_nodeGrid, nodeCount(), exposed.adjusted(-reach, -reach, reach, reach));
+    const std::vector<int> visible = itemsIn(
+        m_nodeGrid, nodeCount(), exposed.adjusted(-reach, -reach, reach, reach), m_shownNodes);
     if (lod < 0.25) { // far away: a plain block is all the eye can use
         paintBlocks(painter, visible, lod);
         return;

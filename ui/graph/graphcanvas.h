@@ -28,7 +28,7 @@ public:
     enum NodeFlag : uint8_t { Loss = 1, Problem = 2 }; // problem: on a cycle
 
     struct Drawing {
-        std::vector<QRectF> boxes; // per node, scene coordinates
+        std::vector<QRectF> boxes; // per node, scene coordinates; empty: not drawn
         std::vector<OpFamily> families;
         std::vector<State> states;
         std::vector<uint8_t> flags;          // NodeFlag bits
@@ -63,6 +63,12 @@ public:
     void setToolTipOf(int node, const QString& tip) { m_tips.insert(node, tip); }
     QString toolTipOf(int node) const;
 
+    // Comparison marks and tooltips of a drawing of the same graph (the
+    // drawing rebuilt as groups expand).
+    void takeStateFrom(GraphCanvas& old);
+    // The tooltip where no node is (a group's), by scene point.
+    void setOtherToolTip(std::function<QString(QPointF)> tip) { m_otherTip = std::move(tip); }
+
     // Far views are thinned to a block per pixel unless every node is asked
     // for (exports, --render).
     void setDrawEveryNode(bool on) { m_everyNode = on; }
@@ -77,7 +83,9 @@ protected:
 private:
     struct EdgeStyle;
     // Items of a grid with a box near rect, in index order.
-    std::vector<int> itemsIn(const GraphGrid& grid, int count, const QRectF& rect) const;
+    // shown: the items drawn when some are not (m_partial).
+    std::vector<int> itemsIn(const GraphGrid& grid, int count, const QRectF& rect,
+                             const std::vector<int>& shown) const;
     void paintEdges(QPainter* painter, const QStyleOptionGraphicsItem* option,
                     const QRectF& exposed, double lod) const;
     void paintLines(QPainter* painter, const QStyleOptionGraphicsItem* option,
@@ -95,6 +103,11 @@ private:
     Drawing m_d;
     std::function<void(int)> m_clicked;
     GraphGrid m_nodeGrid, m_edgeGrid;
+    // Nodes and edges drawn, listed when some are not (m_partial: those of
+    // collapsed groups).
+    std::vector<int> m_shownNodes, m_shownEdges;
+    bool m_partial = false;
+    std::function<QString(QPointF)> m_otherTip;
     bool m_everyNode = false;
     mutable bool m_thin = false; // this paint thins far views per pixel
     int m_selected = -1;

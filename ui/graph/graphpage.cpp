@@ -3,6 +3,7 @@
 #include "common/plaintext.h"
 #include "common/sizeformat.h"
 #include "graph/graphexport.h"
+#include "graph/graphgrouping.h"
 #include "graph/graphminimap.h"
 #include "graph/graphview.h"
 #include "graph/nodeinspector.h"
@@ -93,6 +94,10 @@ void GraphPage::fillToolBar(QToolBar* bar) {
     connect(orient, &QAction::toggled, this, [this](bool lr) {
         setOrientation(lr ? GraphScene::Orientation::LeftRight : GraphScene::Orientation::TopDown);
     });
+    m_expandAll = bar->addAction(tr("Expand All"), this, &GraphPage::expandAll);
+    m_collapseAll = bar->addAction(tr("Collapse All"), this, &GraphPage::collapseAll);
+    m_expandAll->setEnabled(false);
+    m_collapseAll->setEnabled(false);
     bar->addSeparator();
     bar->addAction(tr("Go to loss"), this, &GraphPage::goToLoss)->setShortcut(Qt::Key_L);
     bar->addAction(tr("Clear highlight"), this, [this] { m_scene->highlight({}); })
@@ -142,6 +147,8 @@ void GraphPage::connectViews() {
             Q_EMIT nodeSelected(node);
         }
     });
+    connect(m_scene, &GraphScene::groupActivated, this,
+            [this](int g) { setGroupExpanded(g, !isGroupExpanded(g)); });
     connect(m_inspector, &NodeInspector::nodeRequested, this, [this](int n) { selectNode(n); });
     connect(m_inspector, &NodeInspector::provenanceRequested, this,
             &GraphPage::highlightProvenance);
@@ -182,6 +189,9 @@ void GraphPage::setGraph(std::shared_ptr<const GradientCheckpoint> checkpoint,
     m_view->setSceneRect(QRectF()); // centring may have grown it past the old drawing
     m_minimap->refit();
     m_layout.reset();
+    m_collapsed.reset();
+    m_expandAll->setEnabled(false);
+    m_collapseAll->setEnabled(false);
     m_matches.clear();
     m_searchStatus->clear();
     m_indexTask.cancel(); // what it posts belongs to the old graph
@@ -268,6 +278,10 @@ void GraphPage::startLayout() {
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancelButton->setVisible(true);
+    if (m_index->size() > m_collapseAbove && m_index->hasGraph()) {
+        startGroupedLayout(std::move(input));
+        return;
+    }
 
     m_layoutTask.start(
         [this, layoutInput = std::move(input)](BackgroundTask::Run& run) {
@@ -295,17 +309,11 @@ void GraphPage::endLayout(const QString& status) {
 
 void GraphPage::showLayout(std::shared_ptr<const GraphLayout> layout) {
     m_layout = std::move(layout);
+    m_collapsed.reset();
+    m_expandAll->setEnabled(false);
+    m_collapseAll->setEnabled(false);
     m_scene->build(m_checkpoint, m_index, m_layout, m_orientation);
-    m_view->showInitial();
-    m_minimap->refit();
-    if (m_kept && !m_kept->highlighted.empty())
-        m_scene->highlight(m_kept->highlighted, m_kept->focus);
-    // The node kept over an orientation switch, or one chosen in the list
-    // (or by --select) while the layout ran: drawn selected, in view.
-    const int chosen = m_kept ? m_kept->node : m_inspector->node();
-    m_kept.reset();
-    if (chosen >= 0)
-        selectNode(chosen);
+    showDrawing();
     uint64_t reversed = 0;
     for (const auto& e : m_layout->edges)
         reversed += e.reversed;
@@ -316,11 +324,25 @@ void GraphPage::showLayout(std::shared_ptr<const GraphLayout> layout) {
     Q_EMIT layoutFinished();
 }
 
+void GraphPage::showDrawing() {
+    m_view->showInitial();
+    m_minimap->refit();
+    if (m_kept && !m_kept->highlighted.empty())
+        m_scene->highlight(m_kept->highlighted, m_kept->focus);
+    // The node kept over an orientation switch, or one chosen in the list
+    // (or by --select) while the layout ran: drawn selected, in view.
+    const int chosen = m_kept ? m_kept->node : m_inspector->node();
+    m_kept.reset();
+    if (chosen >= 0)
+        selectNode(chosen);
+}
+
 int GraphPage::selectedNode() const {
     return m_scene->selectedNode();
 }
 
 void GraphPage::selectNode(int node, bool center) {
+    showNodeGroup(node);
     const QRectF box = m_scene->nodeRect(node);
     m_inspector->setNode(node);
     Q_EMIT nodeSelected(node);
@@ -334,11 +356,13 @@ void GraphPage::selectNode(int node, bool center) {
 }
 
 void GraphPage::highlightProvenance(int node) {
+    showNodeGroup(node);
     if (node >= 0 && m_index)
         m_scene->highlight(m_index->ancestors(node), node);
 }
 
 void GraphPage::highlightConsumers(int node) {
+    showNodeGroup(node);
     if (node >= 0 && m_index)
         m_scene->highlight(m_index->descendants(node), node);
 }
@@ -395,4 +419,98 @@ void GraphPage::findNext(int step) {
 
 QString GraphPage::exportTo(const QString& path) {
     return exportScene(m_scene, path);
+}
+
+void GraphPage::startGroupedLayout(LayoutInput input) {
+    // Off the GUI thread: the ranks and the grouping (the boxes are placed
+    // on it, once their labels are measured: a few hundred).
+    m_layoutTask.start(
+        [this, layoutInput = std::move(input), index = m_index, edges = m_edges,
+         leftToRight = m_orientation ==
+                       GraphScene::Orientation::LeftRight](BackgroundTask::Run& run) mutable {
+            auto grouping = std::make_shared<GraphGrouping>(groupGraph(*index, edges));
+            run.finish([this, grouping, leftToRight, in = std::move(layoutInput)]() mutable {
+                GroupedLayout grouped =
+                    groupedLayout(std::move(in), std::move(*grouping), leftToRight);
+                showGrouped(std::move(grouped.layout), std::move(grouped.info));
+            });
+        },
+        {[this](double p) { m_progress->setValue(int(p * 100)); },
+         [this](const QString& error) { endLayout(error); }});
+}
+
+void GraphPage::showGrouped(std::shared_ptr<CollapsedLayout> layout,
+                            std::vector<GraphScene::GroupInfo> info) {
+    m_layout.reset();
+    m_collapsed = std::move(layout);
+    m_scene->buildGrouped(m_checkpoint, m_index, m_collapsed, std::move(info), m_orientation);
+    m_expandAll->setEnabled(true);
+    m_collapseAll->setEnabled(true);
+    showDrawing();
+    endLayout(groupStatus());
+    Q_EMIT layoutFinished();
+}
+
+QString GraphPage::groupStatus() const {
+    return tr("%1 nodes in %2 groups (%3 expanded); double-click a group to expand or collapse "
+              "it")
+        .arg(groupedNumber(uint64_t(m_index->size())), groupedNumber(groupCount()),
+             groupedNumber(m_collapsed->expandedCount()));
+}
+
+int GraphPage::groupCount() const {
+    return m_collapsed ? int(m_collapsed->grouping().groupCount()) : 0;
+}
+
+int GraphPage::groupOf(int node) const {
+    if (!m_collapsed || node < 0 || size_t(node) >= m_collapsed->grouping().groupOf.size())
+        return -1;
+    return int(m_collapsed->grouping().groupOf[size_t(node)]);
+}
+
+bool GraphPage::isGroupExpanded(int group) const {
+    return m_collapsed && group >= 0 && group < groupCount() &&
+           m_collapsed->isExpanded(uint32_t(group));
+}
+
+void GraphPage::redrawGroups() {
+    m_scene->rebuildGroups();
+    m_view->setSceneRect(QRectF()); // the drawing's own area again
+    m_minimap->refit();
+    m_status->setText(groupStatus());
+}
+
+void GraphPage::setGroupExpanded(int group, bool expanded) {
+    if (!m_collapsed || group < 0 || group >= groupCount() || isGroupExpanded(group) == expanded)
+        return;
+    // The group's corner stays where it is on screen.
+    const QPointF at = m_view->mapFromScene(m_scene->groupRect(group).topLeft());
+    const double zoom = m_view->zoom();
+    m_collapsed->setExpanded(uint32_t(group), expanded);
+    redrawGroups();
+    m_view->placeRect(QRectF(m_scene->groupRect(group).topLeft(), QSizeF(1e-3, 1e-3)), at, zoom);
+}
+
+void GraphPage::showNodeGroup(int node) {
+    const int group = groupOf(node);
+    if (group < 0 || isGroupExpanded(group))
+        return;
+    m_collapsed->setExpanded(uint32_t(group), true);
+    redrawGroups(); // the caller centres the node
+}
+
+void GraphPage::expandAll() {
+    setAllExpanded(true);
+}
+
+void GraphPage::collapseAll() {
+    setAllExpanded(false);
+}
+
+void GraphPage::setAllExpanded(bool expanded) {
+    if (!m_collapsed)
+        return;
+    m_collapsed->setAllExpanded(expanded);
+    redrawGroups();
+    m_view->showInitial();
 }

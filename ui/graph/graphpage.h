@@ -13,6 +13,7 @@
 #include <optional>
 
 class GraphMinimap;
+class QAction;
 class GraphView;
 class NodeInspector;
 class QLabel;
@@ -62,13 +63,34 @@ public:
     void setOrientation(GraphScene::Orientation orientation);
     QString exportTo(const QString& path);
 
+    // Collapse by structure: a graph of more than threshold nodes opens as
+    // groups (bands of ranks × op family), a box each; small graphs open
+    // with every node drawn. Applies to the next layout.
+    static constexpr int kCollapseAbove = 20000;
+    void setCollapseThreshold(int nodes) { m_collapseAbove = nodes; }
+    bool isGrouped() const { return m_collapsed != nullptr; }
+    int groupCount() const;
+    // The group of a node, -1 when the graph is not grouped.
+    int groupOf(int node) const;
+    bool isGroupExpanded(int group) const;
+    // Places only that group's nodes and redraws; the view keeps the group
+    // where it was.
+    void setGroupExpanded(int group, bool expanded);
+    void expandAll();
+    void collapseAll();
+    // View ▸ Expand All / Collapse All (enabled for a grouped graph).
+    QList<QAction*> groupActions() const { return {m_expandAll, m_collapseAll}; }
+
     GraphScene* scene() const { return m_scene; }
     GraphView* view() const { return m_view; }
     GraphMinimap* minimap() const { return m_minimap; }
     NodeInspector* inspector() const { return m_inspector; }
     QLineEdit* searchEdit() const { return m_search; }
     const GraphIndex* index() const { return m_index.get(); }
-    const ckptscope::GraphLayout* layout() const { return m_layout.get(); }
+    // Grouped: what is drawn (nodes of collapsed groups have no size).
+    const ckptscope::GraphLayout* layout() const {
+        return m_collapsed ? m_scene->layout() : m_layout.get();
+    }
 
 Q_SIGNALS:
     void layoutFinished();
@@ -90,12 +112,22 @@ private:
     void indexGraph();
     void startLayout();
     void showLayout(std::shared_ptr<const ckptscope::GraphLayout> layout);
+    void showDrawing(); // the view, minimap and selection once a drawing is built
     void endLayout(const QString& status);
+    void startGroupedLayout(ckptscope::LayoutInput input);
+    void showGrouped(std::shared_ptr<ckptscope::CollapsedLayout> layout,
+                     std::vector<GraphScene::GroupInfo> info);
+    void redrawGroups();
+    void setAllExpanded(bool expanded);
+    void showNodeGroup(int node); // expands the group a node is in
+    QString groupStatus() const;
 
     std::shared_ptr<const ckptscope::Document> m_document;
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
     std::shared_ptr<const GraphIndex> m_index;
     std::shared_ptr<const ckptscope::GraphLayout> m_layout;
+    std::shared_ptr<ckptscope::CollapsedLayout> m_collapsed; // grouped graphs only
+    int m_collapseAbove = kCollapseAbove;
     std::vector<std::pair<uint32_t, uint32_t>> m_edges; // the index's, as layout input
     GraphScene::Orientation m_orientation = GraphScene::Orientation::TopDown;
     std::vector<int> m_matches;
@@ -120,6 +152,8 @@ private:
     QLabel* m_status;
     QProgressBar* m_progress;
     QToolButton* m_cancelButton;
+    QAction* m_expandAll;
+    QAction* m_collapseAll;
     BackgroundTask m_layoutTask{this}; // works on a copy of the layout input
     // Reads only the graph, which the job shares: closing need not wait.
     BackgroundTask m_indexTask{this, BackgroundTask::OnDestroy::Detach};

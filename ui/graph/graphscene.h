@@ -1,9 +1,11 @@
 #pragma once
 
 #include "graph/graphcanvas.h"
+#include "graph/graphgrouplayer.h"
 #include "graph/graphindex.h"
 
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/layout/collapsedlayout.h"
 #include "ckptscope/layout/graphlayout.h"
 
 #include <QGraphicsScene>
@@ -27,7 +29,30 @@ public:
     void build(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
                std::shared_ptr<const GraphIndex> index,
                std::shared_ptr<const ckptscope::GraphLayout> layout, Orientation orientation);
+    // A collapsed graph: groups drawn as boxes (GraphGroupLayer), the nodes
+    // of expanded groups by the canvas. Node and edge numbers stay those of
+    // the whole graph (nodes of collapsed groups have no box).
+    struct GroupInfo {
+        QString label, toolTip;
+        OpFamily family = OpFamily::Other;
+    };
+    void buildGrouped(std::shared_ptr<const ckptscope::GradientCheckpoint> checkpoint,
+                      std::shared_ptr<const GraphIndex> index,
+                      std::shared_ptr<const ckptscope::CollapsedLayout> collapsed,
+                      std::vector<GroupInfo> groups, Orientation orientation);
+    // Draws the collapsed layout again after groups were expanded or
+    // collapsed; keeps the selection, highlight and comparison marks.
+    void rebuildGroups();
     void clearGraph();
+
+    // Groups of a collapsed graph (none otherwise).
+    GraphGroupLayer* groupLayer() const { return m_groupLayer; }
+    const ckptscope::CollapsedLayout* collapsed() const { return m_collapsed.get(); }
+    int groupCount() const { return m_groupLayer ? m_groupLayer->groupCount() : 0; }
+    QRectF groupRect(int group) const {
+        return m_groupLayer && group >= 0 && group < groupCount() ? m_groupLayer->group(group).box
+                                                                  : QRectF();
+    }
 
     int nodeCount() const { return m_canvas ? m_canvas->nodeCount() : 0; }
     int edgeCount() const { return m_canvas ? m_canvas->edgeCount() : 0; }
@@ -74,18 +99,28 @@ public:
 Q_SIGNALS:
     // A node was selected (by a click or selectNode), or -1: none.
     void selectedNodeChanged(int node);
+    // A group's box or title strip was double-clicked.
+    void groupActivated(int group);
 
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
 
 private:
     QPointF map(double x, double y) const;
-    GraphCanvas::Drawing drawing() const;
+    GraphCanvas::Drawing looks() const; // families, states, flags, labels
+    GraphCanvas::Drawing drawing();
+    void addCanvas(GraphCanvas* previous);
+    void addGroupLayer(const ckptscope::CollapsedLayout::Drawing& d);
+    void markGroups(const std::vector<char>& marked, bool any);
 
     std::shared_ptr<const ckptscope::GradientCheckpoint> m_checkpoint;
     std::shared_ptr<const GraphIndex> m_index;
     std::shared_ptr<const ckptscope::GraphLayout> m_layout;
     GraphCanvas* m_canvas = nullptr; // owned by the scene
+    std::shared_ptr<const ckptscope::CollapsedLayout> m_collapsed;
+    std::vector<GroupInfo> m_groupInfo;
+    std::unique_ptr<GraphCanvas::Drawing> m_looks; // grouped: looks(), kept over redraws
+    GraphGroupLayer* m_groupLayer = nullptr;       // owned by the scene
     std::vector<int> m_highlighted;
     int m_focus = -1;
     Orientation m_orientation = Orientation::TopDown;
