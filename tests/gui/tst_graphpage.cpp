@@ -451,17 +451,31 @@ private Q_SLOTS:
         QVERIFY(page.groupCount() <= 400);
         QCOMPARE(scene->groupCount(), page.groupCount());
         std::vector<int> members(size_t(page.groupCount()), 0);
+        std::vector<std::set<QString>> ops(size_t(page.groupCount()));
         for (int i = 0; i < kLarge; ++i) {
             QVERIFY(scene->nodeRect(i).isEmpty());
             QVERIFY(page.groupOf(i) >= 0 && page.groupOf(i) < page.groupCount());
             ++members[size_t(page.groupOf(i))];
+            ops[size_t(page.groupOf(i))].insert(QString::fromStdString(page.index()->node(i)->op));
         }
         for (int g = 0; g < page.groupCount(); ++g) {
             QVERIFY(members[size_t(g)] > 0);
             QVERIFY(!scene->groupRect(g).isEmpty());
-            // Labelled with its node count.
-            QVERIFY(scene->groupLayer()->group(g).label.endsWith(
-                QStringLiteral("×") + groupedNumber(uint64_t(members[size_t(g)]))));
+            // Labelled with its ops (one or two by name, else how many) and
+            // its node count: a box never names one op for several.
+            const QString label = scene->groupLayer()->group(g).label;
+            const QString count =
+                QStringLiteral(" ×") + groupedNumber(uint64_t(members[size_t(g)]));
+            QVERIFY2(label.endsWith(count), qPrintable(label));
+            const QString what = label.chopped(count.size());
+            const auto& set = ops[size_t(g)];
+            if (set.size() <= 2) {
+                const QStringList named = what.split(QStringLiteral(" + "));
+                QCOMPARE(std::set<QString>(named.begin(), named.end()), set);
+            } else {
+                QVERIFY2(what.endsWith(QStringLiteral(" (%1 ops)").arg(set.size())),
+                         qPrintable(label));
+            }
         }
         // Bundles stand for every edge between two groups, once.
         const auto& layout = *page.layout();

@@ -6,6 +6,7 @@
 #include <QFontMetrics>
 #include <QGuiApplication>
 
+#include <algorithm>
 #include <unordered_map>
 
 using namespace ckptscope;
@@ -46,16 +47,30 @@ GraphGrouping groupGraph(const GraphIndex& index,
     out.grouping = groupByStructure(uint32_t(n), edges, keys);
     const NodeGrouping& g = out.grouping;
     for (uint32_t grp = 0; grp < g.groupCount(); ++grp) {
-        // One op throughout ("matmul"), else the key ("Elementwise").
-        const ComputationNode* first = index.node(int(g.members[g.memberStart[grp]]));
-        bool oneOp = first != nullptr && keyNames.size() > g.groupKey[grp];
-        for (uint32_t i = g.memberStart[grp]; oneOp && i < g.memberStart[grp + 1]; ++i) {
-            const ComputationNode* node = index.node(int(g.members[i]));
-            oneOp = node && node->op == first->op;
-        }
+        // Its ops by count, most first: a box says which ops it holds, never
+        // a family name that reads like one of them ("matmul" for matmul and
+        // attention).
+        std::unordered_map<std::string_view, uint32_t> opCount;
+        for (uint32_t i = g.memberStart[grp]; i < g.memberStart[grp + 1]; ++i)
+            if (const ComputationNode* node = index.node(int(g.members[i])))
+                ++opCount[node->op];
+        std::vector<std::pair<std::string_view, uint32_t>> ops(opCount.begin(), opCount.end());
+        std::sort(ops.begin(), ops.end(), [](const auto& x, const auto& y) {
+            return x.second != y.second ? x.second > y.second : x.first < y.first;
+        });
         const std::string key =
             g.groupKey[grp] < keyNames.size() ? keyNames[g.groupKey[grp]] : std::string();
-        out.labels.push_back(oneOp ? first->op : key);
+        std::string label, opList;
+        for (size_t k = 0; k < ops.size(); ++k) {
+            if (k < 2)
+                label += (k ? " + " : "") + std::string(ops[k].first);
+            opList +=
+                (k ? "\n" : "") + std::string(ops[k].first) + " ×" + std::to_string(ops[k].second);
+        }
+        if (ops.size() > 2)
+            label = key + " (" + std::to_string(ops.size()) + " ops)";
+        out.labels.push_back(label.empty() ? key : label);
+        out.opLists.push_back(std::move(opList));
         out.families.push_back(g.groupKey[grp] < keyFamilies.size() ? keyFamilies[g.groupKey[grp]]
                                                                     : OpFamily::Other);
     }
@@ -74,11 +89,12 @@ GroupedLayout groupedLayout(LayoutInput input, GraphGrouping grouping, bool left
                                                   groupedNumber(count));
         const uint32_t first = g.memberStart[grp];
         info.toolTip = plainToolTip(
-            QGuiApplication::translate("GraphPage", "%1\n%2 nodes, ranks %3–%4\n"
+            QGuiApplication::translate("GraphPage", "%1\n%2 nodes, ranks %3–%4\n%5\n"
                                                     "Double-click to expand or collapse")
                 .arg(QString::fromStdString(grouping.labels[grp]), groupedNumber(count))
                 .arg(g.rank[g.members[first]])
-                .arg(g.rank[g.members[g.memberStart[grp + 1] - 1]]));
+                .arg(g.rank[g.members[g.memberStart[grp + 1] - 1]])
+                .arg(QString::fromStdString(grouping.opLists[grp])));
         info.family = grouping.families[grp];
         const double w = double(fm.horizontalAdvance(info.label) + 24);
         const double h = double(fm.height() + 20);

@@ -15,8 +15,9 @@
 // sizes are measured on it (groupedLayout).
 struct GraphGrouping {
     ckptscope::NodeGrouping grouping;
-    std::vector<std::string> labels; // per group: its op if all share one, else its key
-    std::vector<OpFamily> families;  // per group
+    std::vector<std::string> labels;  // per group: its one or two ops, else "KEY (N ops)"
+    std::vector<std::string> opLists; // per group: "op ×count" lines, most first
+    std::vector<OpFamily> families;   // per group
 };
 
 // The index must have been made with its graph.
