@@ -64,4 +64,11 @@ XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/run-view.png" \
 # Two checkpoints of that run compared: layer 5's drift stands out in the tree.
 XDG_CACHE_HOME="$run/cache" "$app" --compare --screenshot "$out/compare-view.png" \
     --size 1400x860 "$run/run/step_00500.oxck" "$run/run/step_01100.oxck"
+# A quantized GGUF (written by generate gguf): the Values page of a Q4_K
+# tensor with the Block panel taking the selected element apart.
+gguf=$(mktemp -d)
+trap 'rm -rf "$XDG_CONFIG_HOME" "$pair" "$run" "$gguf"' EXIT
+"$build/app/ckptscope-cli" generate gguf "$gguf/model-Q4_K.gguf" --type Q4_K --size 8M 2>/dev/null
+"$app" --screenshot "$out/gguf-block-panel.png" --select blk.0.attn_q.weight --tab Values \
+    --size 1400x860 "$gguf/model-Q4_K.gguf"
 echo "screenshots written to $out"
