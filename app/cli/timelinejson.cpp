@@ -22,7 +22,8 @@ ordered_json checkpointsJson(const Run& run) {
         j["step"] = orNull(c.step);
         j["step_source"] = stepSourceName(c.stepSource);
         j["file_size"] = c.fileSize;
-        j["mtime"] = utcTime(c.mtimeNs);
+        j["mtime"] =
+            c.mtimeNs ? ordered_json(utcTime(*c.mtimeNs)) : ordered_json(); // null: unknown
         ordered_json side = ordered_json::array(); // names: they lie in the checkpoint's folder
         for (const std::string& path : c.sideFiles)
             side.push_back(std::filesystem::path(path).filename().string());

@@ -17,8 +17,10 @@ std::string stepText(const std::optional<uint64_t>& step) {
     return step ? std::to_string(*step) : "-";
 }
 
-std::string modifiedText(int64_t ns) {
-    std::string t = utcTime(ns);
+std::string modifiedText(const std::optional<int64_t>& ns) {
+    if (!ns)
+        return "-"; // a URL whose server sent no Last-Modified
+    std::string t = utcTime(*ns);
     if (t.size() == 20) // "2026-11-29T08:00:03Z" → "2026-11-29 08:00:03"
         t = t.substr(0, 10) + " " + t.substr(11, 8);
     return t;

@@ -76,7 +76,7 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
         case Size:
             return qulonglong(c.fileSize);
         case Modified:
-            return qlonglong(c.mtimeNs);
+            return c.mtimeNs ? QVariant(qlonglong(*c.mtimeNs)) : QVariant();
         case NonFinite:
             return qulonglong(m_nonFinite[size_t(index.row())]);
         case SideFiles:
@@ -94,7 +94,9 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const {
     case Size:
         return QString::fromStdString(fmt::bytes(c.fileSize));
     case Modified:
-        return QDateTime::fromMSecsSinceEpoch(c.mtimeNs / 1'000'000, Qt::UTC)
+        if (!c.mtimeNs) // a URL whose server sent no Last-Modified
+            return missingText();
+        return QDateTime::fromMSecsSinceEpoch(*c.mtimeNs / 1'000'000, Qt::UTC)
             .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case NonFinite: {
         const uint64_t n = m_nonFinite[size_t(index.row())];

@@ -16,7 +16,7 @@ struct NotCached {};
 struct FileResult {
     FileSummary summary;
     FileIdentity id;
-    int64_t mtimeNs = 0;
+    std::optional<int64_t> mtimeNs; // none: a URL without Last-Modified
     bool hit = false;
 };
 
@@ -53,7 +53,8 @@ FileResult summarizeFile(const CandidateFile& file, SummaryCache* cache, const R
     const auto id = http ? std::optional(urlIdentity(*http)) : fileIdentity(path);
     if (!id)
         throw OpenError(path, "cannot be read any more (removed while scanning?)");
-    const int64_t mtimeNs = http ? httpDateNs(http->lastModified()) : id->mtimeNs;
+    const std::optional<int64_t> mtimeNs =
+        http ? httpDateNs(http->lastModified()) : std::optional(id->mtimeNs);
     if (cache) {
         if (auto cached = cache->load(*id))
             return {std::move(*cached), *id, mtimeNs, true};
@@ -240,7 +241,8 @@ Run readCandidates(Discovery found, const RunOptions& options) {
                     run.kind = runKindOf(r.summary.format);
                 allHits = allHits && r.hit;
                 cp.fileSize += r.id.size;
-                cp.mtimeNs = std::max(cp.mtimeNs, r.mtimeNs);
+                if (r.mtimeNs) // the latest known
+                    cp.mtimeNs = std::max(cp.mtimeNs.value_or(*r.mtimeNs), *r.mtimeNs);
                 cp.files.push_back(f.path);
                 if (!options.keepHistograms)
                     r.summary.dropHistograms();

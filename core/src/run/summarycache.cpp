@@ -70,11 +70,11 @@ FileIdentity urlIdentity(const HttpSource& source) {
     return id;
 }
 
-int64_t httpDateNs(const std::string& date) {
+std::optional<int64_t> httpDateNs(const std::string& date) {
     std::tm tm{};
     const char* end = ::strptime(date.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
     if (!end || *end != '\0')
-        return 0;
+        return std::nullopt;
     return int64_t(::timegm(&tm)) * 1'000'000'000;
 }
 

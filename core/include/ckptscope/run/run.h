@@ -26,8 +26,8 @@ struct RunCheckpoint {
     std::vector<std::string> files; // the files summarised, in order
     std::optional<uint64_t> step;
     StepSource stepSource = StepSource::None;
-    uint64_t fileSize = 0; // sum over files
-    int64_t mtimeNs = 0;   // latest over files
+    uint64_t fileSize = 0;          // sum over files
+    std::optional<int64_t> mtimeNs; // latest over files; none: a URL without Last-Modified
     bool fromCache = false;
     // Tensors of all files in order; metadata: the first file's value of
     // each key wins.

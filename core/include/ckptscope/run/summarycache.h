@@ -29,8 +29,9 @@ struct FileIdentity {
 std::optional<FileIdentity> fileIdentity(const std::string& path);
 // A file by URL, as its first answer described it.
 FileIdentity urlIdentity(const HttpSource& source);
-// Last-Modified ("Wed, 21 Oct 2015 07:28:00 GMT") in ns since the epoch, or 0.
-int64_t httpDateNs(const std::string& date);
+// Last-Modified ("Wed, 21 Oct 2015 07:28:00 GMT") in ns since the epoch;
+// none when absent or unreadable.
+std::optional<int64_t> httpDateNs(const std::string& date);
 
 // File summaries kept on disk, one entry per file path, so re-opening a run
 // reads no checkpoint that did not change. An entry holds its full key, a
