@@ -131,30 +131,24 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
     const auto inDouble = [&doc, index](uint64_t first, uint64_t n, double* out) {
         doc.readValues(index, first, n, out);
     };
+    const stats::RawReader stored = [&doc, index](uint64_t first, uint64_t n, void* out) {
+        doc.readRawValues(index, first, n, out);
+    };
     if (t.dtype == Dtype::F64)
         return computeStatsF64(t.dataLen, inDouble, options);
     if (exactInteger(t.dtype)) {
         // Statistics from exact integer sums; the histogram bins the values
         // in double (64-bit values beyond 2^53 rounded to the nearest).
         StatsResult r;
-        r.stats = stats::integerStats(
-            t.dtype, t.dataLen,
-            [&doc, index](uint64_t first, uint64_t n, void* out) {
-                doc.readRawValues(index, first, n, out);
-            },
-            options, options.bins > 0 ? 2.0 : 1.0);
+        r.stats =
+            stats::integerStats(t.dtype, t.dataLen, stored, options, options.bins > 0 ? 2.0 : 1.0);
         std::vector<double> block(size_t(std::min(t.dataLen, kBlock)));
         addHistogram(r, t.dataLen, inDouble, options, block);
         options.report(1.0);
         return r;
     }
     if (stats::countsLevels(t.dtype)) // a few levels per block, counted
-        return stats::levelStats(
-            t.dtype, t.dataLen,
-            [&doc, index](uint64_t first, uint64_t n, void* out) {
-                doc.readRawValues(index, first, n, out);
-            },
-            options);
+        return stats::levelStats(t.dtype, t.dataLen, stored, options);
     if (const auto mapped = doc.mappedValues(index))
         return computeStats(t.dataLen, *mapped, options); // F32, scanned in place
     return computeStats(

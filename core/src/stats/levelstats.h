@@ -3,10 +3,10 @@
 #include "ckptscope/formats/dtype.h"
 #include "ckptscope/stats/tensorstats.h"
 
+#include "stats/integerstats.h"
 #include "stats/statskernels.h"
 
 #include <cstdint>
-#include <functional>
 
 // Statistics of block-quantized tensors by counting levels: a Q1_0 block's
 // values are ±d, so a tensor is a tally of (level, how many) pairs and the
@@ -19,10 +19,8 @@ namespace ckptscope::stats {
 // True for the types counted by levels (Q1_0).
 bool countsLevels(Dtype dtype);
 
-// Fills `out` with the stored bytes of elements [first, first + n) (whole blocks).
-using RawReader = std::function<void(uint64_t first, uint64_t n, void* out)>;
-
-// Precondition: countsLevels(dtype), count a whole number of blocks.
+// Precondition: countsLevels(dtype), count a whole number of blocks; `read`
+// (integerstats.h's RawReader) is asked for whole blocks.
 // Kernel::Scalar: no vector code; otherwise AVX2 where the CPU has it. Throws
 // Cancelled; reader exceptions propagate.
 StatsResult levelStats(Dtype dtype, uint64_t count, const RawReader& read,
