@@ -470,16 +470,10 @@ private Q_SLOTS:
     // A figure beyond double is null with a warning naming it (issue 21,
     // item 6); integers differing by one above 2^24 are a change.
     void overflowNamedAndIntegersExact() {
-        constexpr double mx = std::numeric_limits<double>::max();
         const QString pa = path("top-a.safetensors"), pb = path("top-b.safetensors");
-        testsupport::writeFile(
-            pa, testsupport::stFile(
-                    {{"x", "F64", {4}, testsupport::leBytes<double>({mx, -mx, 0, 1})},
-                     {"ids", "I32", {2}, testsupport::leBytes<int32_t>({16777217, 5})}}));
-        testsupport::writeFile(
-            pb, testsupport::stFile(
-                    {{"x", "F64", {4}, testsupport::leBytes<double>({-mx, mx, 0, 1})},
-                     {"ids", "I32", {2}, testsupport::leBytes<int32_t>({16777216, 5})}}));
+        const auto [bytesA, bytesB] = testsupport::topOfRangePair();
+        testsupport::writeFile(pa, bytesA);
+        testsupport::writeFile(pb, bytesB);
         const Run j = runCli({QStringLiteral("diff"), pa, pb, QStringLiteral("--json")});
         QVERIFY2(j.exitCode == 1, qPrintable(describe(j)));
         const json d = clirunner::parseOut(j);

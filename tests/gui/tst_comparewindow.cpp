@@ -488,14 +488,9 @@ private Q_SLOTS:
         constexpr double mx = std::numeric_limits<double>::max();
         const QString pa = m_dir.filePath(QStringLiteral("top-a.safetensors")),
                       pb = m_dir.filePath(QStringLiteral("top-b.safetensors"));
-        testsupport::writeFile(
-            pa, testsupport::stFile(
-                    {{"x", "F64", {4}, testsupport::leBytes<double>({mx, -mx, 0, 1})},
-                     {"ids", "I32", {2}, testsupport::leBytes<int32_t>({16777217, 5})}}));
-        testsupport::writeFile(
-            pb, testsupport::stFile(
-                    {{"x", "F64", {4}, testsupport::leBytes<double>({-mx, mx, 0, 1})},
-                     {"ids", "I32", {2}, testsupport::leBytes<int32_t>({16777216, 5})}}));
+        const auto [bytesA, bytesB] = testsupport::topOfRangePair();
+        testsupport::writeFile(pa, bytesA);
+        testsupport::writeFile(pb, bytesB);
         CompareWindow w;
         w.show();
         const int row = detailOf(w, pa, pb, "x");

@@ -5,6 +5,7 @@
 // padding computed here, hostile variants by editing the parts.
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,18 @@ inline std::string stFile(const std::vector<StTensor>& tensors,
     for (const StTensor& t : tensors)
         data += t.bytes;
     return stFile(stHeader(tensors, metadata), data);
+}
+
+// Two files (A, B) at the edges of exact comparison: F64 "x" holds
+// [max, -max, 0, 1] in A and [-max, max, 0, 1] in B (two differences pass
+// the double range), I32 "ids" [16777217, 5] against [16777216, 5] (one
+// difference of 1 above 2^24, which f32 cannot tell).
+inline std::pair<std::string, std::string> topOfRangePair() {
+    constexpr double mx = std::numeric_limits<double>::max();
+    return {stFile({{"x", "F64", {4}, leBytes<double>({mx, -mx, 0, 1})},
+                    {"ids", "I32", {2}, leBytes<int32_t>({16777217, 5})}}),
+            stFile({{"x", "F64", {4}, leBytes<double>({-mx, mx, 0, 1})},
+                    {"ids", "I32", {2}, leBytes<int32_t>({16777216, 5})}})};
 }
 
 } // namespace testsupport
