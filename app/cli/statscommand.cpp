@@ -154,8 +154,8 @@ int runStats(const std::vector<std::string>& args) {
         const TensorStats& s = r.stats;
         table.addRow({t.name, fmt::grouped(s.count), fmt::grouped(s.finite), fmt::grouped(s.nan),
                       fmt::grouped(s.posInf + s.negInf), fmt::grouped(s.zeros), fmt::display(s.min),
-                      fmt::display(s.max), fmt::display(s.mean), fmt::display(s.std),
-                      fmt::display(s.l2)});
+                      fmt::display(s.max), fmt::figure(s.mean), fmt::figure(s.std),
+                      fmt::figure(s.l2)});
     }
     if (json) {
         ordered_json out;

@@ -379,6 +379,14 @@ void TestCliStats::statsExactNumbersImpl() {
              qPrintable(describe(r)));
     QCOMPARE(lines(r.errText()),
              QStringList{path + QStringLiteral(": warning: f64: l2: overflows double")});
+    // The text table says so too: the L2 norm is finite, only too large to hold.
+    const Run text =
+        runCli({QStringLiteral("stats"), path, QStringLiteral("--tensor"), QStringLiteral("f64")});
+    QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+    const QStringList rows = lines(text.outText());
+    QCOMPARE(rows.size(), 2);
+    QVERIFY2(rows[1].endsWith(QStringLiteral("overflows double")), qPrintable(rows[1]));
+    QVERIFY2(!rows[1].contains(QStringLiteral("inf")), qPrintable(rows[1]));
 }
 
 // Slots: the checks, guarded.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace ckptscope;
@@ -103,6 +104,19 @@ private Q_SLOTS:
         QVERIFY(!histogramPercentile(Histogram{}, 50));
         QVERIFY(!histogramPercentile(h, 101));
         QVERIFY(!histogramPercentile(h, std::nan("")));
+    }
+
+    // F64 [-max, 0, max] in 4 bins: hi − lo passes the double range; the
+    // percentiles are those of the same counts on [-1, 1], scaled.
+    void widthBeyondTheDoubleRange() {
+        const double top = std::numeric_limits<double>::max();
+        const Histogram wide{-top, top, {1, 0, 1, 1}}, unit{-1, 1, {1, 0, 1, 1}};
+        for (double p : {10.0, 50.0, 90.0}) {
+            const double got = *histogramPercentile(wide, p), want = *histogramPercentile(unit, p);
+            QVERIFY2(std::isfinite(got), qPrintable(QString::number(p)));
+            QVERIFY2(std::abs(got / top - want) < 1e-12, qPrintable(QString::number(p)));
+        }
+        QCOMPARE(*histogramPercentile(wide, 50), top / 4); // mid of bin 2: [0, max/2)
     }
 };
 

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -26,6 +27,22 @@ private Q_SLOTS:
         Histogram point{2, 2, {0, 5, 0}};
         QCOMPARE(rebinHistogram(point, 0, 4, 4), (std::vector<double>{0, 0, 1, 0}));
         QCOMPARE(rebinHistogram(Histogram{}, 0, 1, 3), (std::vector<double>{0, 0, 0}));
+    }
+
+    // F64 [-max, 0, max]: hi − lo passes the double range, yet the shares
+    // land where they do for the same histogram at a finite scale.
+    void widthBeyondTheDoubleRange() {
+        const double top = std::numeric_limits<double>::max();
+        Histogram h{-top, top, {1, 0, 1, 1}};
+        auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+            QCOMPARE(got.size(), want.size());
+            for (size_t j = 0; j < got.size(); ++j)
+                QVERIFY2(std::abs(got[j] - want[j]) < 1e-12, qPrintable(QString::number(j)));
+        };
+        near(rebinHistogram(h, -top, top, 2), {1.0 / 3, 2.0 / 3});
+        near(rebinHistogram(h, -top, top, 4), {1.0 / 3, 0, 1.0 / 3, 1.0 / 3});
+        Histogram unit{-1, 1, {1, 0, 1, 1}};
+        near(rebinHistogram(h, -top, top, 8), rebinHistogram(unit, -1, 1, 8));
     }
 
     void againstTheValues() {

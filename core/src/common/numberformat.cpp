@@ -67,6 +67,10 @@ std::string figure(double v) {
     return std::isfinite(v) ? display(v) : std::string("overflows double");
 }
 
+std::string figure(std::optional<double> v) {
+    return v ? figure(*v) : std::string(kMissing);
+}
+
 std::string display(std::optional<double> v) {
     return v ? display(*v) : std::string(kMissing);
 }

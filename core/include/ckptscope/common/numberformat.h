@@ -33,6 +33,7 @@ std::string display(std::optional<double> v);
 // one that passed the double range is "overflows double", never "inf": the
 // figure is finite, only too large to hold.
 std::string figure(double v);
+std::string figure(std::optional<double> v); // "-" when empty, as display
 // Exact mode: the shortest text that reads back (strtof) to the same
 // float32 bits — for CSV, copies and tooltips. NaN is "nan" (its payload is
 // not kept), infinities "inf" and "-inf", negative zero "-0".
