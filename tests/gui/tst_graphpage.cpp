@@ -16,6 +16,7 @@
 #include <QFile>
 #include <QGuiApplication>
 #include <QImage>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStyleHints>
 #include <QTabWidget>
@@ -211,6 +212,35 @@ private Q_SLOTS:
         QVERIFY(waitLayout(page));
         page.goToLoss();
         QCOMPARE(page.index()->id(page.selectedNode()), doc->gradient()->lossNode()->id);
+    }
+
+    // Pressed in the moment the graph is being indexed (a large file's first
+    // 0.1–0.2 s), Go to loss and a search are done when the index arrives,
+    // not dropped, and the search status never says "0 matches" meanwhile.
+    void askedWhileIndexing() {
+        GraphPage page;
+        page.resize(1200, 800);
+        page.show();
+        auto doc = sample();
+        page.setDocument(doc);
+        QVERIFY(page.isIndexing()); // the index comes from a background task
+        page.goToLoss();
+        QVERIFY(waitLayout(page));
+        QCOMPARE(page.index()->id(page.selectedNode()), doc->gradient()->lossNode()->id);
+
+        page.setDocument(doc);
+        QVERIFY(page.isIndexing());
+        QCOMPARE(page.search(QStringLiteral("GELU")), 0);
+        bool saysIndexing = false;
+        for (const QLabel* label : page.findChildren<QLabel*>())
+            saysIndexing = saysIndexing || label->text() == QStringLiteral("indexing…");
+        QVERIFY(saysIndexing);
+        QVERIFY(waitLayout(page));
+        const int chosen = page.selectedNode();
+        QVERIFY(chosen >= 0);
+        QCOMPARE(
+            QString::fromStdString(doc->gradient()->graph.getNode(page.index()->id(chosen))->op),
+            QStringLiteral("gelu"));
     }
 
     void exportsSvgAndPng() {

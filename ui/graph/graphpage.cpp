@@ -368,8 +368,14 @@ void GraphPage::highlightConsumers(int node) {
 }
 
 void GraphPage::goToLoss() {
+    if (isIndexing()) { // asked in the moment before the index arrives: done then
+        m_searchStatus->setText(tr("indexing…"));
+        whenIndexed(this, [this] { goToLoss(); });
+        return;
+    }
     if (!m_index)
-        return; // nothing to select before the index is made
+        return; // no graph
+    m_searchStatus->clear();
     const ComputationNode* loss = m_checkpoint->lossNode();
     if (!loss) {
         m_searchStatus->setText(tr("no loss node"));
@@ -383,6 +389,11 @@ void GraphPage::goToLoss() {
 int GraphPage::search(const QString& text) {
     m_matches.clear();
     m_match = -1;
+    if (isIndexing()) { // "0 matches" would be untrue: searched when the index arrives
+        m_searchStatus->setText(tr("indexing…"));
+        whenIndexed(this, [this, text] { search(text); });
+        return 0;
+    }
     const std::string needle = text.trimmed().toStdString();
     if (!needle.empty() && m_index) {
         const QString lower = text.trimmed().toLower();

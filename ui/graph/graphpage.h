@@ -55,6 +55,8 @@ public:
     int selectedNode() const;
     void highlightProvenance(int node);
     void highlightConsumers(int node);
+    // Asked while the graph is being indexed, goToLoss and search wait for
+    // the index and are done then (search returns 0 meanwhile).
     void goToLoss();
     // Search by op, id prefix or CID prefix; returns the number of matches
     // and selects the first (next/previous step through them).
