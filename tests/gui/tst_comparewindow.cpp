@@ -304,6 +304,13 @@ private Q_SLOTS:
         QTRY_COMPARE(w.tensorView()->horizontalScrollBar()->maximum(), 0);
         QVERIFY(w.statsModel()->rowCount() > 15);
         QTRY_COMPARE(w.statsView()->verticalScrollBar()->maximum(), 0);
+        // Each statistic's name whole ("rel. L2 change over finite pairs").
+        const QAbstractItemView* stats = w.statsView();
+        const int labelWidth = w.statsView()->horizontalHeader()->sectionSize(0);
+        QVERIFY2(labelWidth >= stats->sizeHintForColumn(CompareStatsModel::Label),
+                 qPrintable(QStringLiteral("%1 < %2")
+                                .arg(labelWidth)
+                                .arg(stats->sizeHintForColumn(CompareStatsModel::Label))));
     }
 
     void overlaidHistogramsOnSameBins() {

@@ -2,6 +2,9 @@
 
 #include "ckptscope/common/numberformat.h"
 
+#include <QHeaderView>
+#include <QTableView>
+
 using namespace ckptscope;
 
 namespace {
@@ -146,4 +149,13 @@ QVariant CompareStatsModel::headerData(int section, Qt::Orientation orientation,
         return tr("Δ (B − A)");
     }
     return {};
+}
+
+void showCompareStats(QTableView* view, CompareStatsModel* model) {
+    view->setModel(model);
+    view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 4);
+    QHeaderView* header = view->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Stretch);
+    header->setSectionResizeMode(CompareStatsModel::Label, QHeaderView::ResizeToContents);
 }

@@ -7,6 +7,8 @@
 
 #include <optional>
 
+class QTableView;
+
 // One tensor's statistics of A and B side by side, then the Δ statistics
 // of the comparison (B − A) in a column of their own. Empty cells where a
 // side or the comparison does not exist.
@@ -32,3 +34,7 @@ private:
     };
     std::vector<Row> m_rows;
 };
+
+// Shows a CompareStatsModel: the statistic names whole ("rel. L2 change over
+// finite pairs"), the three figure columns sharing the rest of the width.
+void showCompareStats(QTableView* view, CompareStatsModel* model);

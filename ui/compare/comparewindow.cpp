@@ -185,10 +185,7 @@ QWidget* CompareWindow::buildTensorPage() {
     auto* detailSplit = m_detailSplit = new QSplitter(Qt::Vertical);
     m_statsModel = new CompareStatsModel(this);
     m_statsView = new QTableView;
-    m_statsView->setModel(m_statsModel);
-    m_statsView->verticalHeader()->hide();
-    m_statsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_statsView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    showCompareStats(m_statsView, m_statsModel);
     detailSplit->addWidget(m_statsView);
     m_overlay = new CompareHistogramView;
     m_overlay->chart()->setTitle(tr("Values of A and B (same bins)"));

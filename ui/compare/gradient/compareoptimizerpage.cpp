@@ -44,10 +44,7 @@ CompareOptimizerPage::CompareOptimizerPage(QWidget* parent)
     detailLayout->addWidget(m_title);
     auto* figures = new QSplitter;
     auto* statsView = new QTableView;
-    statsView->setModel(m_stats);
-    statsView->verticalHeader()->hide();
-    statsView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-    statsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    showCompareStats(statsView, m_stats);
     figures->addWidget(statsView);
     auto* charts = new QSplitter(Qt::Vertical);
     m_overlay = new CompareHistogramView;
