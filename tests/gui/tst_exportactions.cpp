@@ -8,6 +8,7 @@
 #include "browser/mainwindow.h"
 #include "export/exportactions.h"
 #include "export/exportjob.h"
+#include "mainwindowsupport.h"
 #include "tensor/histogramview.h"
 #include "tensor/tensorpage.h"
 #include "tensor/tensortreemodel.h"
@@ -38,17 +39,11 @@
 #include <vector>
 
 using namespace ckptscope;
+using guisupport::waitLoaded;
 using testsupport::leBytes;
 using testsupport::str;
 
 namespace {
-
-bool waitLoaded(MainWindow& w) {
-    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
-    QSignalSpy failed(&w, &MainWindow::loadFailed);
-    return QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 10000) &&
-           !loaded.isEmpty();
-}
 
 // Waits for a job's end; true when it finished (not failed or cancelled).
 bool waitFinished(ExportJob* job) {

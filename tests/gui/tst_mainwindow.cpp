@@ -6,6 +6,7 @@
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
 #include "graph/nodetablemodel.h"
+#include "mainwindowsupport.h"
 #include "metadata/metadatamodel.h"
 #include "metadata/metadatatext.h"
 #include "tensor/histogramview.h"
@@ -47,17 +48,11 @@
 #include <numeric>
 
 using namespace ckptscope;
+using guisupport::waitLoaded;
 
 namespace {
 
 const auto kSample = QStringLiteral(":/samples/model_sample.oxck");
-
-bool waitLoaded(MainWindow& w) {
-    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
-    QSignalSpy failed(&w, &MainWindow::loadFailed);
-    return QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 10000) &&
-           !loaded.isEmpty();
-}
 
 // A plain drop; the drop menu (a single file onto a window with a document)
 // is answered with Enter, its default: open here, as before.

@@ -5,6 +5,7 @@
 #include "browser/recentfiles.h"
 #include "common/filelocation.h"
 #include "httpservers.h"
+#include "mainwindowsupport.h"
 #include "run/runloader.h"
 #include "run/runwindow.h"
 #include "safetensorsbuilder.h"
@@ -27,15 +28,9 @@
 #include <QtTest>
 
 using namespace testsupport;
+using guisupport::waitLoaded;
 
 namespace {
-
-bool waitLoaded(MainWindow& w) {
-    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
-    QSignalSpy failed(&w, &MainWindow::loadFailed);
-    return QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 10000) &&
-           !loaded.isEmpty();
-}
 
 QAction* actionNamed(QWidget& w, const QString& text) {
     for (QAction* a : w.findChildren<QAction*>())
