@@ -29,10 +29,6 @@ using testsupport::qstr;
 
 namespace {
 
-QString ggufDir() {
-    return testsupport::corpus(QStringLiteral("gguf"));
-}
-
 uint32_t bitsOf(float f) {
     return std::bit_cast<uint32_t>(f);
 }
@@ -141,18 +137,17 @@ class TestBlockAnatomy : public QObject {
 private Q_SLOTS:
     void valueFromFieldsIsGgmls() {
         REQUIRE_CONFORMANCE();
-        if (!QDir(ggufDir() + QStringLiteral("/expected")).exists())
+        if (!QDir(testsupport::ggufCorpus() + QStringLiteral("/expected")).exists())
             CKPTSCOPE_NO_CORPUS("no gguf/ in the conformance corpus");
         testsupport::guarded([] {
-            const QStringList files = QDir(ggufDir() + QStringLiteral("/valid"))
-                                          .entryList({QStringLiteral("*.gguf")}, QDir::Files);
             std::set<Dtype> seen;
             size_t checked = 0;
-            for (const QString& file : files) {
-                const QString expected = ggufDir() + QStringLiteral("/expected/") + file;
-                const json reading = testsupport::loadJson(expected + QStringLiteral(".json"));
-                const auto doc =
-                    Document::open(testsupport::str(ggufDir() + QStringLiteral("/valid/") + file));
+            testsupport::forEachGgufReading([&](const QString& file, const json& reading,
+                                                const QString& expected) {
+                if (QTest::currentTestFailed())
+                    return;
+                const auto doc = Document::open(
+                    testsupport::str(testsupport::ggufCorpus() + QStringLiteral("/valid/") + file));
                 QCOMPARE(doc->tensors().size(), reading.at("tensors").size());
                 for (size_t ti = 0; ti < doc->tensors().size(); ++ti) {
                     const TensorEntry& t = doc->tensors()[ti];
@@ -175,7 +170,7 @@ private Q_SLOTS:
                         ++checked;
                     }
                 }
-            }
+            });
             QVERIFY(checked > 0);
             // Every decodable block type but Q8_K (no ggml writer) is in the corpus.
             QCOMPARE(seen.size(), size_t(25));

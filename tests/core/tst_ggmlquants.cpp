@@ -26,10 +26,6 @@ using testsupport::qstr;
 
 namespace {
 
-QString ggufDir() {
-    return testsupport::corpus(QStringLiteral("gguf"));
-}
-
 // The type ggml's type_name spells `name` ("q4_K"); nullptr when none.
 const gguf::GgmlTypeInfo* typeNamed(const std::string& name) {
     for (const gguf::GgmlTypeInfo& t : gguf::ggmlTypes())
@@ -138,18 +134,17 @@ private Q_SLOTS:
     // Every tensor of every valid file, against ggml's own decoding.
     void corpusBitForBit() {
         REQUIRE_CONFORMANCE();
-        if (!QDir(ggufDir() + QStringLiteral("/expected")).exists())
+        if (!QDir(testsupport::ggufCorpus() + QStringLiteral("/expected")).exists())
             CKPTSCOPE_NO_CORPUS("no gguf/ in the conformance corpus");
         testsupport::guarded([] {
-            const QStringList files = QDir(ggufDir() + QStringLiteral("/valid"))
-                                          .entryList({QStringLiteral("*.gguf")}, QDir::Files);
             std::set<std::string> typesSeen;
             size_t tensors = 0;
-            for (const QString& file : files) {
-                const QString expected = ggufDir() + QStringLiteral("/expected/") + file;
-                const json reading = testsupport::loadJson(expected + QStringLiteral(".json"));
-                const std::string bytes =
-                    testsupport::readFile(ggufDir() + QStringLiteral("/valid/") + file);
+            testsupport::forEachGgufReading([&](const QString& file, const json& reading,
+                                                const QString& expected) {
+                if (QTest::currentTestFailed())
+                    return;
+                const std::string bytes = testsupport::readFile(testsupport::ggufCorpus() +
+                                                                QStringLiteral("/valid/") + file);
                 size_t index = 0;
                 for (const json& tensor : reading.at("tensors")) {
                     const QString where = QStringLiteral("%1 tensor %2 (%3, %4)")
@@ -178,7 +173,7 @@ private Q_SLOTS:
                     ++index;
                     ++tensors;
                 }
-            }
+            });
             QVERIFY(tensors > 0);
             // The corpus holds every decoded type but Q8_K (tested above).
             for (const gguf::GgmlTypeInfo& t : gguf::ggmlTypes())

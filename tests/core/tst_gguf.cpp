@@ -33,14 +33,9 @@ using testsupport::str;
 
 namespace {
 
-QString ggufDir() {
-    const QString dir = testsupport::conformanceDir();
-    return dir.isEmpty() ? dir : dir + QStringLiteral("/gguf");
-}
-
 void validRows() {
     QTest::addColumn<QString>("file");
-    const QString dir = ggufDir();
+    const QString dir = testsupport::ggufCorpus();
     if (dir.isEmpty()) {
         QTest::newRow("no-corpus") << QString();
         return;
@@ -249,7 +244,7 @@ private:
 void TestGguf::headerImpl() {
     REQUIRE_CONFORMANCE();
     QFETCH(QString, file);
-    const QString dir = ggufDir();
+    const QString dir = testsupport::ggufCorpus();
     const json exp =
         testsupport::loadJson(dir + QStringLiteral("/expected/") + file + QStringLiteral(".json"));
     const auto doc = Document::open(str(dir + QStringLiteral("/valid/") + file));
@@ -265,7 +260,7 @@ void TestGguf::headerImpl() {
 void TestGguf::valuesImpl() {
     REQUIRE_CONFORMANCE();
     QFETCH(QString, file);
-    const QString dir = ggufDir();
+    const QString dir = testsupport::ggufCorpus();
     const auto doc = Document::open(str(dir + QStringLiteral("/valid/") + file));
     for (size_t i = 0; i < doc->tensors().size(); ++i) {
         const QString expectedPath =
@@ -293,12 +288,12 @@ void TestGguf::valuesImpl() {
 void TestGguf::invalid_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("word");
-    if (ggufDir().isEmpty()) {
+    if (testsupport::ggufCorpus().isEmpty()) {
         QTest::newRow("no-corpus") << QString() << QString();
         return;
     }
     const json expected =
-        testsupport::loadJson(ggufDir() + QStringLiteral("/invalid/EXPECTED.json"));
+        testsupport::loadJson(testsupport::ggufCorpus() + QStringLiteral("/invalid/EXPECTED.json"));
     const std::vector<std::pair<std::string, std::string>> words = {
         {"alignment-not-power-of-two", "not a power of two"},
         {"alignment-zero", "not a power of two"},
@@ -341,7 +336,7 @@ void TestGguf::invalidImpl() {
     QFETCH(QString, file);
     QFETCH(QString, word);
     QVERIFY2(!word.isEmpty(), "no distinguishing word for this file in the test");
-    const QString path = ggufDir() + QStringLiteral("/invalid/") + file;
+    const QString path = testsupport::ggufCorpus() + QStringLiteral("/invalid/") + file;
     QVERIFY(QFile::exists(path));
     QString error;
     {

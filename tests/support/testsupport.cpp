@@ -31,6 +31,22 @@ QString corpus(const QString& relative) {
     return conformanceDir() + QLatin1Char('/') + relative;
 }
 
+QString ggufCorpus() {
+    const QString dir = conformanceDir();
+    return dir.isEmpty() ? dir : dir + QStringLiteral("/gguf");
+}
+
+void forEachGgufReading(const std::function<void(const QString& file, const nlohmann::json& reading,
+                                                 const QString& expected)>& fn) {
+    const QString dir = ggufCorpus();
+    const QStringList files =
+        QDir(dir + QStringLiteral("/valid")).entryList({QStringLiteral("*.gguf")}, QDir::Files);
+    for (const QString& file : files) {
+        const QString expected = dir + QStringLiteral("/expected/") + file;
+        fn(file, loadJson(expected + QStringLiteral(".json")), expected);
+    }
+}
+
 nlohmann::json loadJson(const QString& path) {
     return nlohmann::json::parse(readFile(path));
 }

@@ -52,6 +52,14 @@ QString conformanceDir();
 // A path inside the corpus: corpus("valid/mlp.oxck").
 QString corpus(const QString& relative);
 
+// The corpus' GGUF folder (gguf/), or empty when there is no corpus.
+QString ggufCorpus();
+// Each valid GGUF file of the corpus (gguf/valid/*.gguf, by name) with
+// ggml's reading of it (gguf/expected/FILE.json) and the path its decoded
+// tensors start with (gguf/expected/FILE, then ".I.f32").
+void forEachGgufReading(const std::function<void(const QString& file, const nlohmann::json& reading,
+                                                 const QString& expected)>& fn);
+
 std::string readFile(const QString& path);
 // A file parsed as JSON (throws nlohmann's exceptions; run inside guarded()).
 nlohmann::json loadJson(const QString& path);
