@@ -246,8 +246,8 @@ private Q_SLOTS:
             }
         }
     }
-    void largerThanRetainedReadsAgainForHistogram() {
-        // Over 2^21 values the differences past the kept ones are recomputed.
+    void largeTensorOnTwoThreads() {
+        // Many blocks over two threads, the histogram pass reading each again.
         const size_t n = (size_t(1) << 21) + 70'000;
         const std::vector<float> a = randomValues(n, 3), b = randomValues(n, 4);
         checkAgainst(compare(a, b, 0, 0, 16, 2), expected(a, b, 0, 0, 16), n);

@@ -41,10 +41,6 @@ namespace {
 // Values per block: 256 KiB of each side, still in cache when scanned right
 // after being read. The partition does not depend on the thread count.
 constexpr uint64_t kBlock = uint64_t(1) << 16;
-// Differences kept between the two passes (16 MiB of doubles): a tensor up
-// to this size is read once; a larger one has the rest read again for the
-// histogram.
-constexpr uint64_t kRetainMax = uint64_t(1) << 21;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -68,7 +64,7 @@ struct Lanes {
     double maxAbs[4] = {}, lo[4] = {kInf, kInf, kInf, kInf}, hi[4] = {-kInf, -kInf, -kInf, -kInf};
     uint64_t differing[4] = {};
 
-    void add(int k, double da, double db, double atol, double rtol, double* d) {
+    void add(int k, double da, double db, double atol, double rtol) {
         const double diff = db - da;
         const double ad = std::fabs(diff);
         differing[k] += ad > atol + rtol * std::fabs(da);
@@ -80,8 +76,6 @@ struct Lanes {
         ab[k] += da * db;
         lo[k] = std::min(lo[k], diff);
         hi[k] = std::max(hi[k], diff);
-        if (d)
-            *d = diff;
     }
 
     void into(Part& p) const {
@@ -100,11 +94,8 @@ struct Lanes {
 };
 
 // One pair: the rules for NaN and infinities, else the finite figures.
-void addPair(Part& p, Lanes& lanes, int lane, float fa, float fb, double atol, double rtol,
-             double* d) {
+void addPair(Part& p, Lanes& lanes, int lane, float fa, float fb, double atol, double rtol) {
     if (special(fa) || special(fb)) {
-        if (d)
-            *d = kNaN;
         const bool nanA = std::isnan(fa), nanB = std::isnan(fb);
         if (nanA != nanB) {
             ++p.differing;
@@ -116,7 +107,7 @@ void addPair(Part& p, Lanes& lanes, int lane, float fa, float fb, double atol, d
         return;
     }
     ++p.finite;
-    lanes.add(lane, fa, fb, atol, rtol, d);
+    lanes.add(lane, fa, fb, atol, rtol);
 }
 
 #ifdef CKPTSCOPE_DIFF_AVX2
@@ -140,7 +131,7 @@ __attribute__((target("avx2,fma"))) double hmin(__m256d x) {
 // the same figures as Lanes::add, summed in another order; a group holding
 // NaN or Inf goes through addPair. Returns how many pairs it took.
 __attribute__((target("avx2,fma"))) uint64_t scanAvx2(const float* a, const float* b, uint64_t n,
-                                                      double atol, double rtol, double* d, Part& p,
+                                                      double atol, double rtol, Part& p,
                                                       Lanes& lanes) {
     const __m128i expMask = _mm_set1_epi32(0x7f800000);
     const __m256d sign = _mm256_set1_pd(-0.0), vatol = _mm256_set1_pd(atol),
@@ -158,8 +149,7 @@ __attribute__((target("avx2,fma"))) uint64_t scanAvx2(const float* a, const floa
                          _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(fb), expMask), expMask));
         if (!_mm_testz_si128(special, special)) { // NaN or Inf among the four: rare
             for (int k = 0; k < 4; ++k)
-                addPair(p, lanes, k, valueAt(a, i + k), valueAt(b, i + k), atol, rtol,
-                        d ? d + i + k : nullptr);
+                addPair(p, lanes, k, valueAt(a, i + k), valueAt(b, i + k), atol, rtol);
             continue;
         }
         finite += 4;
@@ -179,8 +169,6 @@ __attribute__((target("avx2,fma"))) uint64_t scanAvx2(const float* a, const floa
         ab = _mm256_fmadd_pd(da, db, ab);
         lo = _mm256_min_pd(lo, diff);
         hi = _mm256_max_pd(hi, diff);
-        if (d)
-            _mm256_storeu_pd(d + i, diff);
     }
     alignas(32) uint64_t counts[4];
     _mm256_store_si256(reinterpret_cast<__m256i*>(counts), differing);
@@ -201,7 +189,7 @@ CKPTSCOPE_AVX512_BEGIN
 
 // Eight pairs at a time, as scanAvx2 with twice the lanes.
 CKPTSCOPE_AVX512 uint64_t scanAvx512(const float* a, const float* b, uint64_t n, double atol,
-                                     double rtol, double* d, Part& p, Lanes& lanes) {
+                                     double rtol, Part& p, Lanes& lanes) {
     const __m512d vatol = _mm512_set1_pd(atol), vrtol = _mm512_set1_pd(rtol);
     const __m512i one = _mm512_set1_epi64(1);
     __m512d maxAbs = _mm512_setzero_pd(), sumAbs = maxAbs, sumSq = maxAbs, aa = maxAbs, bb = maxAbs,
@@ -215,8 +203,7 @@ CKPTSCOPE_AVX512 uint64_t scanAvx512(const float* a, const float* b, uint64_t n,
         // Quiet or signalling NaN, ±Inf on either side: rare.
         if (_mm256_fpclass_ps_mask(fa, 0x99) | _mm256_fpclass_ps_mask(fb, 0x99)) {
             for (int k = 0; k < 8; ++k)
-                addPair(p, lanes, k & 3, valueAt(a, i + k), valueAt(b, i + k), atol, rtol,
-                        d ? d + i + k : nullptr);
+                addPair(p, lanes, k & 3, valueAt(a, i + k), valueAt(b, i + k), atol, rtol);
             continue;
         }
         finite += 8;
@@ -237,8 +224,6 @@ CKPTSCOPE_AVX512 uint64_t scanAvx512(const float* a, const float* b, uint64_t n,
         ab = _mm512_fmadd_pd(da, db, ab);
         lo = _mm512_min_pd(lo, diff);
         hi = _mm512_max_pd(hi, diff);
-        if (d)
-            _mm512_storeu_pd(d + i, diff);
     }
     const auto add = [](auto x, auto y) { return x + y; };
     const auto least = [](double x, double y) { return std::min(x, y); };
@@ -260,21 +245,19 @@ CKPTSCOPE_AVX512_END
 
 #endif // CKPTSCOPE_DIFF_AVX2
 
-// One block; writes b - a to d (when non-null), NaN where a pair is not
-// finite on both sides.
-Part scanBlock(const float* a, const float* b, uint64_t n, double atol, double rtol, double* d) {
+// The figures of one block.
+Part scanBlock(const float* a, const float* b, uint64_t n, double atol, double rtol) {
     Part p;
     Lanes lanes;
     uint64_t i = 0;
 #ifdef CKPTSCOPE_DIFF_AVX2
     if (useAvx512())
-        i = scanAvx512(a, b, n, atol, rtol, d, p, lanes);
+        i = scanAvx512(a, b, n, atol, rtol, p, lanes);
     else if (useAvx2())
-        i = scanAvx2(a, b, n, atol, rtol, d, p, lanes);
+        i = scanAvx2(a, b, n, atol, rtol, p, lanes);
 #endif
     for (; i < n; ++i)
-        addPair(p, lanes, int(i & 3), valueAt(a, i), valueAt(b, i), atol, rtol,
-                d ? d + i : nullptr);
+        addPair(p, lanes, int(i & 3), valueAt(a, i), valueAt(b, i), atol, rtol);
     lanes.into(p); // adds to what the vector loop summed
     return p;
 }
@@ -282,9 +265,8 @@ Part scanBlock(const float* a, const float* b, uint64_t n, double atol, double r
 } // namespace
 
 struct ValueComparer::Buffers {
-    std::vector<double> retained;            // b - a of the first kRetainMax pairs
     std::vector<std::vector<float>> scratch; // per worker: a block of a, then of b
-    std::vector<std::vector<double>> diffs;  // per worker: b - a of a block not retained
+    std::vector<std::vector<double>> diffs;  // per worker: b - a of a block (pass 2)
     std::vector<Part> parts;                 // per block
 };
 
@@ -324,8 +306,7 @@ Totals mergeParts(const std::vector<Part>& parts, ElementDiff& r) {
     return t;
 }
 
-// b - a of n pairs into d, NaN where a pair is not finite on both sides (as
-// scanBlock writes them).
+// b - a of n pairs into d, NaN where a pair is not finite on both sides.
 void differences(const float* a, const float* b, uint64_t n, double* d) {
     for (uint64_t i = 0; i < n; ++i) {
         const float fa = valueAt(a, i), fb = valueAt(b, i);
@@ -336,10 +317,11 @@ void differences(const float* a, const float* b, uint64_t n, double* d) {
 } // namespace
 
 // The two passes of one comparison over the blocks of both sides: (1) the
-// figures of each block (and b - a of the first kRetainMax pairs, kept), (2)
-// the histogram of b - a, from the kept differences or by reading the block
+// figures of each block, (2) the histogram of b - a, reading each block
 // again. Both sides are read block by block into the worker's scratch
-// (readers), or scanned in place in their maps (mapA, mapB).
+// (readers), or scanned in place in their maps (mapA, mapB). (Keeping the
+// first 2^21 differences of pass 1 for pass 2 instead measured slower: the
+// fresh memory's page faults cost more than reading the page cache again.)
 class ValueComparer::Passes {
 public:
     Passes(uint64_t count, const ValueReader* readA, const ValueReader* readB,
@@ -349,11 +331,7 @@ public:
           m_control(options.cancel, progress ? progress : options.progress), m_buf(buffers),
           m_blocks((count + kBlock - 1) / kBlock),
           m_threads(workerCount(options.threads, m_blocks)),
-          m_retainedBlocks(((options.bins > 0 ? std::min(count, kRetainMax) : 0) + kBlock - 1) /
-                           kBlock),
-          m_span1(options.bins <= 0    ? 1.0
-                  : count > kRetainMax ? 0.5
-                                       : 0.9) {}
+          m_span1(options.bins <= 0 ? 1.0 : 0.5) {}
 
     ElementDiff run();
 
@@ -374,16 +352,12 @@ private:
     Buffers& m_buf;
     const uint64_t m_blocks;
     const unsigned m_threads;
-    const uint64_t m_retainedBlocks;
     const double m_span1; // share of the progress for pass 1
     std::atomic<uint64_t> m_next{0}, m_done{0};
     std::atomic<bool> m_stop{false};
 };
 
 void ValueComparer::Passes::prepareBuffers() {
-    const uint64_t retained = std::min(m_count, m_retainedBlocks * kBlock);
-    if (m_buf.retained.size() < retained)
-        m_buf.retained.resize(size_t(retained));
     if (m_buf.scratch.size() < m_threads)
         m_buf.scratch.resize(m_threads);
     if (m_buf.diffs.size() < m_threads)
@@ -448,10 +422,9 @@ void ValueComparer::Passes::runBlocks(const Step& step, double from, double span
 void ValueComparer::Passes::scanPass() {
     runBlocks(
         [&](unsigned worker, uint64_t b, uint64_t n) {
-            double* d = b < m_retainedBlocks ? m_buf.retained.data() + b * kBlock : nullptr;
             Part* const out = &m_buf.parts[size_t(b)];
-            auto scan = [out, d, n, this](const float* va, const float* vb) noexcept {
-                *out = scanBlock(va, vb, n, m_o.atol, m_o.rtol, d);
+            auto scan = [out, n, this](const float* va, const float* vb) noexcept {
+                *out = scanBlock(va, vb, n, m_o.atol, m_o.rtol);
             };
             withBlock(worker, b, n, scan);
         },
@@ -464,10 +437,6 @@ void ValueComparer::Passes::histogramPass(Histogram& h) {
         c = std::make_unique<stats::BinCounter<double>>(h);
     runBlocks(
         [&](unsigned worker, uint64_t b, uint64_t n) {
-            if (b < m_retainedBlocks) {
-                counters[worker]->add(m_buf.retained.data() + b * kBlock, n);
-                return;
-            }
             std::vector<double>& d = m_buf.diffs[worker];
             if (d.size() < kBlock)
                 d.resize(kBlock);
