@@ -42,9 +42,9 @@ std::string changedMessage(const std::string& name) {
 MapPolicy mapPolicyFrom(const char* value) {
     if (value && std::strcmp(value, "1") == 0)
         return MapPolicy::Always;
-    if (value && std::strcmp(value, "0") == 0)
-        return MapPolicy::Never;
-    return MapPolicy::Measure;
+    if (value && std::strcmp(value, "measure") == 0)
+        return MapPolicy::Measure;
+    return MapPolicy::Never;
 }
 
 std::optional<MappedValues> mapForScan(const ByteSource& source, uint64_t offset, uint64_t count,

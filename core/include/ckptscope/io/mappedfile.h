@@ -87,19 +87,18 @@ private:
 };
 
 // How statistics and comparisons get f32 values from a file: scanned in
-// place through its map, or copied with pread into a buffer. Mapping in a
-// page costs 0.03-0.4 µs on some VMs and about 2 µs on others (shadow page
-// tables), against about 0.55 µs for a pread copy of it, so neither wins
-// everywhere (docs/PERFORMANCE.md):
-// - Measure (the default): statistics scan through the map when
+// place through its map, or copied with pread into a buffer. Neither wins
+// everywhere (docs/PERFORMANCE.md): the map was 15-20 % faster for
+// statistics on one VM, and 2.2-3.8x slower on another (nested paging),
+// where timing the mapping in still made it look cheap.
+// - Never (the default; CKPTSCOPE_MMAP unset or "0"): both copy;
+// - Measure (CKPTSCOPE_MMAP=measure): statistics scan through the map when
 //   MappedFile::cheapToScan() says so; comparisons copy (two files' windows
-//   mapped at once keep up to ~40 MiB more resident, and diff meets its
-//   target by copying);
-// - Always: both always through the map (CKPTSCOPE_MMAP=1);
-// - Never: both always copy (CKPTSCOPE_MMAP=0).
+//   mapped at once keep up to ~40 MiB more resident);
+// - Always (CKPTSCOPE_MMAP=1): both through the map.
 enum class MapPolicy { Measure, Always, Never };
-// The policy CKPTSCOPE_MMAP names: "1" Always, "0" Never, else (or unset)
-// Measure.
+// The policy CKPTSCOPE_MMAP names: "1" Always, "measure" Measure, else (or
+// unset) Never.
 MapPolicy mapPolicyFrom(const char* environmentValue);
 // The process's policy: from the environment on first use, or as set.
 MapPolicy mapPolicy();
