@@ -209,6 +209,9 @@ std::vector<NginxServer::Logged> NginxServer::requests() const {
 }
 
 void NginxServer::clearLog() const {
+    // Wait for the lines of the requests already answered (see requests()),
+    // else one of them may be written after the truncation.
+    roundTrip(m_port, kSentinelPath);
     QFile f(m_prefix.path() + QStringLiteral("/access.log"));
     if (f.open(QIODevice::WriteOnly | QIODevice::Truncate))
         f.close();
