@@ -1,8 +1,8 @@
 // Statistics by counting levels (stats/levelstats: Q1_0) against the
 // statistics of the decoded values (computeStats over f32): ggml's own
 // decoding of the conformance corpus, the generator's files, and hand-made
-// blocks with zero, subnormal, infinite and NaN scales. Counts, extremes and
-// the histogram must be equal; sums within the rounding of their order.
+// blocks with zero, subnormal, infinite and NaN scales (statscompare.h).
+#include "statscompare.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
@@ -12,7 +12,6 @@
 #include "formats/gguf/ggmlquants.h"
 #include "stats/levelstats.h"
 
-#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -22,34 +21,11 @@
 #include <vector>
 
 using namespace ckptscope;
+using testsupport::compareUpToRounding;
 using testsupport::qstr;
 using testsupport::str;
 
 namespace {
-
-bool near(double a, double b, double rel) {
-    return a == b || std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
-}
-
-// Everything equal but the sums, which may differ in their last digits.
-void compare(const StatsResult& levels, const StatsResult& values, const QString& what) {
-    const TensorStats &a = levels.stats, &b = values.stats;
-    const QByteArray w = what.toUtf8();
-    QVERIFY2(a.count == b.count && a.finite == b.finite && a.nan == b.nan, w);
-    QVERIFY2(a.posInf == b.posInf && a.negInf == b.negInf && a.zeros == b.zeros, w);
-    QVERIFY2(a.min == b.min && a.max == b.max, w);
-    QVERIFY2(a.mean.has_value() == b.mean.has_value(), w);
-    if (a.mean) {
-        const double scale = std::max(std::fabs(*b.min), std::fabs(*b.max));
-        QVERIFY2(std::fabs(*a.mean - *b.mean) <= 1e-9 * scale, w);
-        QVERIFY2(near(*a.std, *b.std, 1e-6), w);
-        QVERIFY2(std::fabs(a.finiteSum - b.finiteSum) <= 1e-9 * scale * double(a.finite), w);
-        QVERIFY2(near(a.l2, b.l2, 1e-9), w);
-    }
-    QVERIFY2(levels.histogram.lo == values.histogram.lo, w);
-    QVERIFY2(levels.histogram.hi == values.histogram.hi, w);
-    QVERIFY2(levels.histogram.counts == values.histogram.counts, w);
-}
 
 // Level statistics of a document's tensor against computeStats over `values`.
 void compareTensor(const Document& doc, size_t i, const std::vector<float>& values,
@@ -60,7 +36,7 @@ void compareTensor(const Document& doc, size_t i, const std::vector<float>& valu
     QVERIFY(stats::countsLevels(t.dtype));
     const StatsResult viaDoc = computeTensorStats(doc, i, options);
     const StatsResult expected = computeStats(values.data(), values.size(), 64);
-    compare(viaDoc, expected, what);
+    compareUpToRounding(viaDoc, expected, what);
     // The plain loop, and one thread, give the same counts and moments.
     options.threads = 1;
     const StatsResult scalar = stats::levelStats(
@@ -72,13 +48,6 @@ void compareTensor(const Document& doc, size_t i, const std::vector<float>& valu
     QCOMPARE(scalar.histogram.counts, viaDoc.histogram.counts);
 }
 
-std::vector<float> readF32(const QString& path) {
-    const std::string bytes = testsupport::readFile(path);
-    std::vector<float> v(bytes.size() / 4);
-    std::memcpy(v.data(), bytes.data(), v.size() * 4);
-    return v;
-}
-
 } // namespace
 
 class TestLevelStats : public QObject {
@@ -87,22 +56,7 @@ private Q_SLOTS:
     // Every Q1_0 tensor of the corpus against ggml's decoded values.
     void conformance() {
         REQUIRE_CONFORMANCE();
-        const QString dir = testsupport::conformanceDir() + QStringLiteral("/gguf");
-        int checked = 0;
-        const QStringList files =
-            QDir(dir + QStringLiteral("/valid")).entryList({QStringLiteral("*.gguf")}, QDir::Files);
-        for (const QString& f : files) {
-            const auto doc = Document::open(str(dir + QStringLiteral("/valid/") + f));
-            for (size_t i = 0; i < doc->tensors().size(); ++i) {
-                if (!stats::countsLevels(doc->tensors()[i].dtype))
-                    continue;
-                const QString name = QStringLiteral("%1.%2.f32").arg(f).arg(i);
-                const auto values = readF32(dir + QStringLiteral("/expected/") + name);
-                QCOMPARE(values.size(), size_t(doc->tensors()[i].dataLen));
-                compareTensor(*doc, i, values, name);
-                ++checked;
-            }
-        }
+        const int checked = testsupport::forEachCorpusTensor(Dtype::Q1_0, compareTensor);
         QVERIFY(checked >= 2); // type-q1_0 and the tiny Llama's
     }
 
@@ -157,8 +111,8 @@ private Q_SLOTS:
             for (auto kernel : {stats::Kernel::Auto, stats::Kernel::Scalar}) {
                 const StatsResult r =
                     stats::levelStats(Dtype::Q1_0, values.size(), read, options, kernel);
-                compare(r, computeStats(values.data(), values.size(), 100),
-                        QStringLiteral("round %1").arg(round));
+                compareUpToRounding(r, computeStats(values.data(), values.size(), 100),
+                                    QStringLiteral("round %1").arg(round));
             }
         }
     }

@@ -4,6 +4,7 @@
 
 #include "stats/bincounter.h"
 #include "stats/blockworkers.h"
+#include "stats/codesums.h"
 #include "stats/integerstats.h"
 #include "stats/levelstats.h"
 #include "stats/statskernels.h"
@@ -151,12 +152,12 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
         return stats::levelStats(t.dtype, t.dataLen, stored, options);
     if (const auto mapped = doc.mappedValues(index))
         return computeStats(t.dataLen, *mapped, options); // F32, scanned in place
-    return computeStats(
-        t.dataLen,
-        [&doc, index](uint64_t first, uint64_t n, float* out) {
-            doc.readValues(index, first, n, out);
-        },
-        options);
+    const ValueReader decoded = [&doc, index](uint64_t first, uint64_t n, float* out) {
+        doc.readValues(index, first, n, out);
+    };
+    if (stats::sumsCodes(t.dtype)) // pass 1 from sums of the codes
+        return stats::codeSumStats(t.dtype, t.dataLen, stored, decoded, options);
+    return computeStats(t.dataLen, decoded, options);
 }
 
 std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vector<size_t>& indices,

@@ -203,12 +203,16 @@ bool simdAvailable() {
 }
 
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
-    Partial p;
-    p.n = n;
     uint64_t i = 0;
     while (i < n && !std::isfinite(valueAt(v, i)))
         ++i;
-    p.shift = i < n ? double(valueAt(v, i)) : 0.0;
+    return scanBlockShifted(v, n, i < n ? double(valueAt(v, i)) : 0.0, kernel);
+}
+
+Partial scanBlockShifted(const float* v, uint64_t n, double shift, Kernel kernel) {
+    Partial p;
+    p.n = n;
+    p.shift = shift;
     Sums sums;
 #ifdef CKPTSCOPE_STATS_AVX2
     if (kernel == Kernel::Auto && useAvx512()) {
@@ -225,6 +229,21 @@ Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
     p.sumSq = (sums.sq[0] + sums.sq[1]) + (sums.sq[2] + sums.sq[3]);
     p.sum = p.sumShifted + double(p.finite) * p.shift;
     return p;
+}
+
+void addShifted(Partial& p, const Partial& q) {
+    p.n += q.n;
+    p.finite += q.finite;
+    p.nan += q.nan;
+    p.posInf += q.posInf;
+    p.negInf += q.negInf;
+    p.zeros += q.zeros;
+    p.min = std::min(p.min, q.min);
+    p.max = std::max(p.max, q.max);
+    p.sum += q.sum;
+    p.sumShifted += q.sumShifted;
+    p.sumSqShifted += q.sumSqShifted;
+    p.sumSq += q.sumSq;
 }
 
 void setMoments(TensorStats& s, double sum, double sumSq, double min, double max, double mean,

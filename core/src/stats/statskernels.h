@@ -45,6 +45,11 @@ bool simdAvailable();
 void setMoments(TensorStats& s, double sum, double sumSq, double min, double max, double mean,
                 double m2);
 
+// Shifted by the block's first finite value.
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel = Kernel::Auto);
+// Shifted by `shift`: Partials of one shift add up field by field.
+Partial scanBlockShifted(const float* v, uint64_t n, double shift, Kernel kernel = Kernel::Auto);
+// Adds q to p, both of one shift.
+void addShifted(Partial& p, const Partial& q);
 
 } // namespace ckptscope::stats

@@ -6,6 +6,7 @@
 #include "ckptscope/io/mappedfile.h"
 
 #include "stats/bincounter.h"
+#include "stats/codesums.h"
 #include "stats/statskernels.h"
 #include "stats/statspool.h"
 
@@ -101,9 +102,11 @@ void mergePartials(const std::vector<Partial>& partials, TensorStats& s) {
 class StatsPasses {
 public:
     StatsPasses(uint64_t count, const ValueReader* reader, const float* values,
-                const MappedValues* mapped, const StatsOptions& options)
-        : m_count(count), m_reader(reader), m_values(values), m_mapped(mapped), m_options(options),
-          m_blocks((count + kBlock - 1) / kBlock), m_wantHistogram(options.bins > 0),
+                const MappedValues* mapped, const StatsOptions& options,
+                const stats::PartialScanner* scan1 = nullptr)
+        : m_count(count), m_reader(reader), m_values(values), m_mapped(mapped), m_scan1(scan1),
+          m_options(options), m_blocks((count + kBlock - 1) / kBlock),
+          m_wantHistogram(options.bins > 0),
           // Keep values only when a histogram pass will use them.
           m_keepBlocks(m_wantHistogram ? kMappedKeep / kBlock : 0),
           m_span1(m_wantHistogram ? 0.5 : 1.0), m_partials(size_t(m_blocks)) {
@@ -157,6 +160,7 @@ private:
     const ValueReader* const m_reader;
     const float* const m_values;
     const MappedValues* const m_mapped;
+    const stats::PartialScanner* const m_scan1; // pass 1 other than by values
     const StatsOptions& m_options;
     const uint64_t m_blocks;
     const bool m_wantHistogram;
@@ -184,6 +188,10 @@ const float* StatsPasses::blockValues(uint64_t b, std::unique_ptr<float[]>& scra
 
 void StatsPasses::scanBlockAt(uint64_t b, std::unique_ptr<float[]>& scratch) {
     const uint64_t n = blockSize(b);
+    if (m_scan1) {
+        m_partials[b] = (*m_scan1)(b * kBlock, n);
+        return;
+    }
     if (!m_mapped) {
         m_partials[b] = scanBlock(blockValues(b, scratch), n);
         return;
@@ -327,6 +335,13 @@ StatsResult computeStats(uint64_t count, const ValueReader& reader, const StatsO
 StatsResult computeStats(uint64_t count, const MappedValues& values, const StatsOptions& options) {
     return computeStatsImpl(count, nullptr, nullptr, &values, options);
 }
+
+namespace stats {
+StatsResult computeStatsScanned(uint64_t count, const ValueReader& values,
+                                const PartialScanner& pass1, const StatsOptions& options) {
+    return StatsPasses(count, &values, nullptr, nullptr, options, &pass1).run();
+}
+} // namespace stats
 
 StatsResult computeStats(const float* values, uint64_t count, int bins) {
     StatsOptions options;

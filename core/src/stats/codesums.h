@@ -1,0 +1,57 @@
+#pragma once
+
+#include "ckptscope/formats/dtype.h"
+#include "ckptscope/stats/tensorstats.h"
+
+#include "stats/integerstats.h"
+#include "stats/statskernels.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+
+// Pass 1 of the statistics of a Q4_K tensor from its codes, without decoding
+// a value: a sub-block's 32 values are d1 * q - m1 for 4-bit codes q, so its
+// sum and M2 follow from the sums of q and q² (M2 = d1² (32 Σq² - (Σq)²) / 32,
+// exact in double), its extremes from the least and greatest code. This holds
+// when every d1 * q - m1 is exact in f32 (nearly always: d1 and m1 carry 17
+// bits); other super-blocks (and non-finite scales) are decoded and scanned.
+// Pass 2, the histogram, decodes as for any type. The same results as
+// computeStats over the decoded values: counts, extremes and histogram bit
+// for bit, sums up to their rounding order.
+namespace ckptscope::stats {
+
+// True for the types whose pass 1 sums codes on this CPU (Q4_K, with
+// AVX-512).
+bool sumsCodes(Dtype dtype);
+
+// Extremes already found in a tensor's other blocks (by any thread).
+struct SeenExtremes {
+    std::atomic<float> min{std::numeric_limits<float>::infinity()};
+    std::atomic<float> max{-std::numeric_limits<float>::infinity()};
+    void offer(float lo, float hi);
+};
+
+// The Partial of `superBlocks` whole Q4_K super-blocks at `raw`, its sums
+// shifted by the first finite value. Kernel::Scalar: no vector code. With
+// `seen`, a sub-block's codes are looked at for its extremes only when it
+// could pass those: the Partial's min and max may then be values found in
+// other blocks of the tensor (merged, the tensor's extremes all the same).
+Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel = Kernel::Auto,
+                   SeenExtremes* seen = nullptr);
+
+// Precondition: dtype Q4_K, count a whole number of super-blocks;
+// `raw` gives the stored bytes, `values` the decoded ones.
+StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
+                         const ValueReader& values, const StatsOptions& options,
+                         Kernel kernel = Kernel::Auto);
+
+// The two passes of computeStats with pass 1's Partial of values
+// [first, first + n) (whole kBlock blocks, the last one shorter) from
+// `pass1` (tensorstats.cpp).
+using PartialScanner = std::function<Partial(uint64_t first, uint64_t n)>;
+StatsResult computeStatsScanned(uint64_t count, const ValueReader& values,
+                                const PartialScanner& pass1, const StatsOptions& options);
+
+} // namespace ckptscope::stats

@@ -1,0 +1,196 @@
+// Q4_K statistics whose pass 1 sums codes (stats/codesums) against the
+// statistics of the decoded values (computeStats over f32), by every kernel
+// (AVX-512 lanes, AVX2 code sums, plain loops): ggml's own decoding of the
+// conformance corpus, the generator's model, random super-blocks with every
+// kind of scale (zero, subnormal, infinite, NaN), levels not exact in f32,
+// and sub-blocks made to hold zero values and extremes away from codes 0/15.
+#include "statscompare.h"
+#include "testsupport.h"
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/gguf/syntheticgguf.h"
+#include "ckptscope/stats/documentstats.h"
+
+#include "formats/gguf/ggmlquants.h"
+#include "stats/codesums.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstring>
+#include <random>
+#include <utility>
+#include <vector>
+
+using namespace ckptscope;
+using testsupport::compareUpToRounding;
+using testsupport::qstr;
+using testsupport::str;
+
+namespace {
+
+constexpr uint32_t kQ4_K = 12; // ggml's type id
+constexpr size_t kBytes = 144, kValues = 256;
+
+const stats::Kernel kKernels[] = {stats::Kernel::Auto, stats::Kernel::Avx2, stats::Kernel::Scalar};
+
+QString kernelName(stats::Kernel k) {
+    return k == stats::Kernel::Auto   ? QStringLiteral("auto")
+           : k == stats::Kernel::Avx2 ? QStringLiteral("avx2")
+                                      : QStringLiteral("scalar");
+}
+
+// codeSumStats of raw super-blocks by every kernel and thread count against
+// computeStats of their decoding.
+void checkBlocks(const std::vector<uint8_t>& raw, const QString& what, int bins = 64) {
+    const size_t blocks = raw.size() / kBytes;
+    std::vector<float> values(blocks * kValues);
+    gguf::dequantizeBlocks(kQ4_K, raw.data(), blocks, values.data());
+    const StatsResult expected = computeStats(values.data(), values.size(), bins);
+    const stats::RawReader read = [&raw](uint64_t first, uint64_t n, void* out) {
+        std::memcpy(out, raw.data() + first / kValues * kBytes, n / kValues * kBytes);
+    };
+    const ValueReader decoded = [&values](uint64_t first, uint64_t n, float* out) {
+        std::memcpy(out, values.data() + first, n * 4);
+    };
+    for (const stats::Kernel kernel : kKernels)
+        for (const unsigned threads : {1u, 2u}) {
+            StatsOptions options;
+            options.bins = bins;
+            options.threads = threads;
+            const StatsResult got =
+                stats::codeSumStats(Dtype::Q4_K, values.size(), read, decoded, options, kernel);
+            compareUpToRounding(got, expected,
+                                QStringLiteral("%1, %2 thread(s): %3")
+                                    .arg(kernelName(kernel))
+                                    .arg(threads)
+                                    .arg(what));
+            if (QTest::currentTestFailed())
+                return;
+        }
+}
+
+void putF16(std::vector<uint8_t>& raw, size_t at, uint16_t h) {
+    std::memcpy(raw.data() + at, &h, 2);
+}
+
+// Random super-blocks whose f16 d and dmin have exponent fields in
+// [lo, lo + span): values near a trained model's, as the generator's.
+std::vector<uint8_t> randomBlocks(size_t blocks, std::mt19937_64& rng, unsigned lo, unsigned span) {
+    std::vector<uint8_t> raw(blocks * kBytes);
+    for (auto& b : raw)
+        b = uint8_t(rng());
+    for (size_t b = 0; b < blocks; ++b)
+        for (size_t at : {size_t(0), size_t(2)})
+            putF16(raw, b * kBytes + at, uint16_t(((lo + rng() % span) << 10) | (rng() & 0x3FF)));
+    return raw;
+}
+
+} // namespace
+
+class TestCodeSums : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Every Q4_K tensor of the corpus, through the document as the CLI and
+    // GUI ask, against ggml's decoded values.
+    void conformance() {
+        REQUIRE_CONFORMANCE();
+        const int checked = testsupport::forEachCorpusTensor(
+            Dtype::Q4_K, [](const Document& doc, size_t i, const std::vector<float>& values,
+                            const QString& what) {
+                StatsOptions options;
+                options.bins = 64;
+                compareUpToRounding(computeTensorStats(doc, i, options),
+                                    computeStats(values.data(), values.size(), 64), what);
+            });
+        QVERIFY(checked >= 1);
+    }
+
+    // The generator's Q4_K model (tensors over several 64 Ki-value blocks).
+    void generated() {
+        QTemporaryDir dir;
+        gguf::SyntheticGgufSpec spec;
+        spec.type = Dtype::Q4_K;
+        spec.totalBytes = 6 << 20;
+        const std::string path = str(dir.filePath(QStringLiteral("q4k.gguf")));
+        gguf::writeSyntheticGguf(path, spec);
+        const auto doc = Document::open(path);
+        int checked = 0;
+        for (size_t i = 0; i < doc->tensors().size(); ++i) {
+            const TensorEntry& t = doc->tensors()[i];
+            if (t.dtype != Dtype::Q4_K)
+                continue;
+            std::vector<uint8_t> raw(size_t(t.dataLen / kValues * kBytes));
+            doc->readRawValues(i, 0, t.dataLen, raw.data());
+            checkBlocks(raw, qstr(t.name));
+            if (QTest::currentTestFailed())
+                return;
+            ++checked;
+        }
+        QVERIFY(checked > 5);
+    }
+
+    // Scales of every kind, among random codes, scales and mins: zero,
+    // negative zero, subnormal, the largest, infinite, NaN, and d and dmin
+    // so far apart that d1 * q - m1 rounds in f32 (decoded, not summed).
+    void hostileScales() {
+        std::mt19937_64 rng(11);
+        const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x83FF, 0x7BFF, 0xFBFF, 0x3C00,
+                                    0xBC00, 0x0400, 0x7800, 0x7C00, 0xFC00, 0x7E00, 0xFE01};
+        for (int round = 0; round < 3; ++round) {
+            std::vector<uint8_t> raw = randomBlocks(1500, rng, 1, 8);
+            for (size_t b = 0; b < 1500; ++b)
+                for (size_t at : {size_t(0), size_t(2)})
+                    if (rng() % 4 == 0) // non-finite only from round 1 on
+                        putF16(raw, b * kBytes + at, special[rng() % (round == 0 ? 10 : 14)]);
+            checkBlocks(raw, QStringLiteral("round %1").arg(round), round == 2 ? 1000 : 64);
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+
+    // d and dmin 34 binary orders apart: d1 * q - m1 rounds in f32 (the
+    // values are not d1 * q - m1), so these blocks must be decoded.
+    void roundedLevels() {
+        std::mt19937_64 rng(3);
+        for (const auto& [d, dmin] : {std::pair<uint16_t, uint16_t>{0x0001, 0x3C00},
+                                      std::pair<uint16_t, uint16_t>{0x3C00, 0x0001}}) {
+            std::vector<uint8_t> raw = randomBlocks(300, rng, 10, 4);
+            for (size_t b = 0; b < 300; ++b) {
+                putF16(raw, b * kBytes, d);
+                putF16(raw, b * kBytes + 2, dmin);
+            }
+            checkBlocks(raw, QStringLiteral("d %1, dmin %2").arg(d, 4, 16).arg(dmin, 4, 16));
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+
+    // Sub-blocks with a zero level (d == dmin, m = sc * q for a code q) and
+    // codes kept off 0 and 15, so that zeros are counted by code and the
+    // extremes looked up; one sub-block of d1 == 0 == m1 (all zero).
+    void zerosAndExtremes() {
+        std::mt19937_64 rng(5);
+        std::vector<uint8_t> raw = randomBlocks(700, rng, 3, 4);
+        for (size_t b = 0; b < 700; ++b) {
+            uint8_t* block = raw.data() + b * kBytes;
+            std::memcpy(block + 2, block, 2); // dmin = d
+            for (int j = 0; j < 4; ++j) {
+                const int sc = 1 + int(rng() % 7), q = int(rng() % 9);
+                block[4 + j] = uint8_t((block[4 + j] & 0xC0) | sc);
+                block[8 + j] = uint8_t((block[8 + j] & 0xC0) | (sc * q));
+            }
+            if (b % 3 == 0) // codes 2..13 only: the extremes lie inside
+                for (int l = 0; l < 128; ++l)
+                    block[16 + l] = uint8_t((2 + rng() % 12) | (2 + rng() % 12) << 4);
+            if (b == 17) { // sub-block 0: d1 = m1 = 0
+                block[4] = uint8_t(block[4] & 0xC0);
+                block[8] = uint8_t(block[8] & 0xC0);
+            }
+        }
+        checkBlocks(raw, QStringLiteral("made"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCodeSums)
+#include "tst_codesums.moc"
