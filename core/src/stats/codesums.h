@@ -3,6 +3,7 @@
 #include "ckptscope/formats/dtype.h"
 #include "ckptscope/stats/tensorstats.h"
 
+#include "stats/bincounter.h"
 #include "stats/integerstats.h"
 #include "stats/statskernels.h"
 
@@ -17,7 +18,8 @@
 // exact in double), its extremes from the least and greatest code. This holds
 // when every d1 * q - m1 is exact in f32 (nearly always: d1 and m1 carry 17
 // bits); other super-blocks (and non-finite scales) are decoded and scanned.
-// Pass 2, the histogram, decodes as for any type. The same results as
+// Pass 2, the histogram, bins each sub-block's sixteen levels once and each
+// code by its level's bin (SlicedBins; other counters take decoded values). The same results as
 // computeStats over the decoded values: counts, extremes and histogram bit
 // for bit, sums up to their rounding order.
 namespace ckptscope::stats {
@@ -47,11 +49,19 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
                          const ValueReader& values, const StatsOptions& options,
                          Kernel kernel = Kernel::Auto);
 
+// Bins the values of `superBlocks` Q4_K super-blocks at `raw` into counter
+// from their codes, without decoding them, when its mode is Sliced (else
+// false, nothing counted).
+bool binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks);
+
 // The two passes of computeStats with pass 1's Partial of values
 // [first, first + n) (whole kBlock blocks, the last one shorter) from
-// `pass1` (tensorstats.cpp).
+// `pass1`, and pass 2's counting by `pass2` where it returns true, else of
+// the decoded values (tensorstats.cpp).
 using PartialScanner = std::function<Partial(uint64_t first, uint64_t n)>;
+using BlockBinner = std::function<bool(uint64_t first, uint64_t n, BinCounter<float>& counter)>;
 StatsResult computeStatsScanned(uint64_t count, const ValueReader& values,
-                                const PartialScanner& pass1, const StatsOptions& options);
+                                const PartialScanner& pass1, const BlockBinner* pass2,
+                                const StatsOptions& options);
 
 } // namespace ckptscope::stats

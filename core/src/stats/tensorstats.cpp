@@ -103,9 +103,10 @@ class StatsPasses {
 public:
     StatsPasses(uint64_t count, const ValueReader* reader, const float* values,
                 const MappedValues* mapped, const StatsOptions& options,
-                const stats::PartialScanner* scan1 = nullptr)
+                const stats::PartialScanner* scan1 = nullptr,
+                const stats::BlockBinner* bin2 = nullptr)
         : m_count(count), m_reader(reader), m_values(values), m_mapped(mapped), m_scan1(scan1),
-          m_options(options), m_blocks((count + kBlock - 1) / kBlock),
+          m_bin2(bin2), m_options(options), m_blocks((count + kBlock - 1) / kBlock),
           m_wantHistogram(options.bins > 0),
           // Keep values only when a histogram pass will use them.
           m_keepBlocks(m_wantHistogram ? kMappedKeep / kBlock : 0),
@@ -161,6 +162,7 @@ private:
     const float* const m_values;
     const MappedValues* const m_mapped;
     const stats::PartialScanner* const m_scan1; // pass 1 other than by values
+    const stats::BlockBinner* const m_bin2;     // pass 2 other than by values, where it can
     const StatsOptions& m_options;
     const uint64_t m_blocks;
     const bool m_wantHistogram;
@@ -209,6 +211,8 @@ void StatsPasses::scanBlockAt(uint64_t b, std::unique_ptr<float[]>& scratch) {
 void StatsPasses::binBlockAt(uint64_t b, BinCounter<float>& counter,
                              std::unique_ptr<float[]>& scratch) {
     const uint64_t n = blockSize(b);
+    if (m_bin2 && (*m_bin2)(b * kBlock, n, counter))
+        return;
     if (!m_mapped) {
         counter.add(blockValues(b, scratch), n);
         return;
@@ -338,8 +342,9 @@ StatsResult computeStats(uint64_t count, const MappedValues& values, const Stats
 
 namespace stats {
 StatsResult computeStatsScanned(uint64_t count, const ValueReader& values,
-                                const PartialScanner& pass1, const StatsOptions& options) {
-    return StatsPasses(count, &values, nullptr, nullptr, options, &pass1).run();
+                                const PartialScanner& pass1, const BlockBinner* pass2,
+                                const StatsOptions& options) {
+    return StatsPasses(count, &values, nullptr, nullptr, options, &pass1, pass2).run();
 }
 } // namespace stats
 
