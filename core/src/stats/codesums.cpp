@@ -543,18 +543,18 @@ struct Q4KBins {
     }
 };
 
-// Bins `superBlocks` super-blocks into c (its mode Sliced); those with a
-// non-finite scale decoded and added as values.
+// Bins `superBlocks` super-blocks into c (its mode Sliced). One with an
+// infinite or NaN scale has no finite value (d1 or m1 is ±Inf or NaN, so
+// every d1 * q - m1 is, 0 · Inf being NaN): nothing of it is binned.
 CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uint64_t superBlocks) {
-    thread_local std::vector<uint64_t> finite, other;
+    thread_local std::vector<uint64_t> finite;
     finite.clear();
-    other.clear();
-    for (uint64_t k = 0; k < superBlocks; ++k) {
-        (specialScales(raw + k * kSuperBytes) ? other : finite).push_back(k);
-    }
+    for (uint64_t k = 0; k < superBlocks; ++k)
+        if (!specialScales(raw + k * kSuperBytes))
+            finite.push_back(k);
     Q4KBins bins{c,
                  raw,
-                 other.empty() ? nullptr : finite.data(),
+                 finite.size() == superBlocks ? nullptr : finite.data(),
                  _mm512_set1_ps(c.lo),
                  _mm512_set1_ps(c.scale),
                  _mm512_set1_ps(c.guard),
@@ -569,11 +569,6 @@ CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uin
                  _mm512_setzero_ps(),
                  _mm512_setzero_ps()};
     countValues(*c.sliced, finite.size() * kSuperValues, bins, bins);
-    float values[kSuperValues];
-    for (uint64_t k : other) {
-        gguf::dequantizeBlocks(kGgmlQ4_K, raw + k * kSuperBytes, 1, values);
-        c.add(values, kSuperValues);
-    }
 }
 
 CKPTSCOPE_AVX512_END
