@@ -160,6 +160,17 @@ private Q_SLOTS:
         }
     }
 
+    // Tensors of 1 MiB and more keep pass 1's bytes for pass 2; within a
+    // KeptBytesReuse the second, smaller one reuses the first one's buffer
+    // (holding its bytes) and must see only its own.
+    void keptBetweenPasses() {
+        std::mt19937_64 rng(9);
+        const stats::KeptBytesReuse reuse;
+        checkBlocks(randomBlocks(12000, rng, 1, 8), QStringLiteral("12000 super-blocks"));
+        if (!QTest::currentTestFailed())
+            checkBlocks(randomBlocks(9000, rng, 2, 4), QStringLiteral("9000 super-blocks"));
+    }
+
     // d and dmin 34 binary orders apart: d1 * q - m1 rounds in f32 (the
     // values are not d1 * q - m1), so these blocks must be decoded.
     void roundedLevels() {
