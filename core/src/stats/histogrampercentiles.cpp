@@ -16,11 +16,8 @@ std::optional<double> histogramPercentile(const Histogram& h, double p) {
     if (p == 100)
         return h.hi;
     if (!std::isfinite(h.hi - h.lo)) {
-        // lo near −max, hi near max: the same on halved edges (exact), doubled back.
-        Histogram half = h;
-        half.lo = h.lo / 2;
-        half.hi = h.hi / 2;
-        return 2 * *histogramPercentile(half, p);
+        // lo near −max, hi near max: on halved edges, doubled back.
+        return 2 * *histogramPercentile(h.halved(), p);
     }
     const uint64_t rank = uint64_t(std::llround(p / 100.0 * double(total - 1)));
     const double width = (h.hi - h.lo) / double(h.counts.size());

@@ -13,12 +13,9 @@ std::vector<double> rebinHistogram(const Histogram& h, double lo, double hi, int
     if (total == 0 || bins < 1 || !(hi > lo))
         return out;
     if (!std::isfinite(hi - lo) || !std::isfinite(h.hi - h.lo)) {
-        // A width past the double range: the same on halved edges (exact;
-        // every share is a ratio of widths).
-        Histogram half = h;
-        half.lo = h.lo / 2;
-        half.hi = h.hi / 2;
-        return rebinHistogram(half, lo / 2, hi / 2, bins);
+        // A width past the double range: on halved edges (every share is a
+        // ratio of widths).
+        return rebinHistogram(h.halved(), lo / 2, hi / 2, bins);
     }
     const double width = (hi - lo) / double(bins);
     auto target = [&](double v) {

@@ -45,6 +45,9 @@ struct Histogram {
     // Where bin i starts (edge(counts.size()) == hi), finite even when
     // hi − lo passes the double range.
     double edge(size_t i) const;
+    // The same counts over [lo / 2, hi / 2] (exact): where hi − lo passes the
+    // double range, shares and positions are computed on it and doubled.
+    Histogram halved() const { return Histogram{lo / 2, hi / 2, counts}; }
 };
 
 struct StatsResult {
