@@ -1,5 +1,6 @@
-// codeSumStats: pass 1 of a Q4_K tensor's statistics from sums of its codes
-// (see codesums.h); pass 2 through computeStats' histogram pass.
+// codeSumStats: a Q4_K tensor's statistics from its codes (see codesums.h):
+// pass 1 from their sums, pass 2 from each code's bin; the two passes run by
+// computeStats' machinery (tensorstats.cpp).
 #include "stats/codesums.h"
 
 #include "formats/gguf/ggmlblocks.h"

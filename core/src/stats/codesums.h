@@ -12,20 +12,20 @@
 #include <functional>
 #include <limits>
 
-// Pass 1 of the statistics of a Q4_K tensor from its codes, without decoding
-// a value: a sub-block's 32 values are d1 * q - m1 for 4-bit codes q, so its
+// The statistics of a Q4_K tensor from its codes, without decoding a value.
+// Pass 1: a sub-block's 32 values are d1 * q - m1 for 4-bit codes q, so its
 // sum and M2 follow from the sums of q and q² (M2 = d1² (32 Σq² - (Σq)²) / 32,
 // exact in double), its extremes from the least and greatest code. This holds
 // when every d1 * q - m1 is exact in f32 (nearly always: d1 and m1 carry 17
 // bits); other super-blocks (and non-finite scales) are decoded and scanned.
 // Pass 2, the histogram, bins each sub-block's sixteen levels once and each
-// code by its level's bin (SlicedBins; other counters take decoded values). The same results as
-// computeStats over the decoded values: counts, extremes and histogram bit
-// for bit, sums up to their rounding order.
+// code by its level's bin (SlicedBins; other counters take decoded values).
+// The same results as computeStats over the decoded values: counts,
+// extremes and histogram bit for bit, sums up to their rounding order.
 namespace ckptscope::stats {
 
-// True for the types whose pass 1 sums codes on this CPU (Q4_K, with
-// AVX-512).
+// True for the types whose statistics come from codes on this CPU (Q4_K,
+// with AVX-512).
 bool sumsCodes(Dtype dtype);
 
 // Extremes already found in a tensor's other blocks (by any thread).
