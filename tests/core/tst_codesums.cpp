@@ -8,7 +8,6 @@
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/formats/gguf/syntheticgguf.h"
 #include "ckptscope/stats/documentstats.h"
 
 #include "formats/gguf/ggmlquants.h"
@@ -17,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <utility>
@@ -120,25 +120,17 @@ private Q_SLOTS:
     // The generator's Q4_K model (tensors over several 64 Ki-value blocks).
     void generated() {
         QTemporaryDir dir;
-        gguf::SyntheticGgufSpec spec;
-        spec.type = Dtype::Q4_K;
-        spec.totalBytes = 6 << 20;
-        const std::string path = str(dir.filePath(QStringLiteral("q4k.gguf")));
-        gguf::writeSyntheticGguf(path, spec);
-        const auto doc = Document::open(path);
-        int checked = 0;
-        for (size_t i = 0; i < doc->tensors().size(); ++i) {
+        const auto doc = testsupport::openSyntheticModel(dir, Dtype::Q4_K, 6 << 20);
+        const std::vector<size_t> indices = testsupport::tensorsOfType(*doc, Dtype::Q4_K);
+        for (const size_t i : indices) {
             const TensorEntry& t = doc->tensors()[i];
-            if (t.dtype != Dtype::Q4_K)
-                continue;
             std::vector<uint8_t> raw(size_t(t.dataLen / kValues * kBytes));
             doc->readRawValues(i, 0, t.dataLen, raw.data());
             checkBlocks(raw, qstr(t.name));
             if (QTest::currentTestFailed())
                 return;
-            ++checked;
         }
-        QVERIFY(checked > 5);
+        QVERIFY(indices.size() > 5);
     }
 
     // Scales of every kind, among random codes, scales and mins: zero,
@@ -169,6 +161,38 @@ private Q_SLOTS:
         checkBlocks(randomBlocks(12000, rng, 1, 8), QStringLiteral("12000 super-blocks"));
         if (!QTest::currentTestFailed())
             checkBlocks(randomBlocks(9000, rng, 2, 4), QStringLiteral("9000 super-blocks"));
+    }
+
+    // computeTensorStats over a model's tensors at once, as `stats` and the
+    // GUI's batch ask: tensors of up to 4 Mi values run one per thread, and
+    // those of 1 MiB and more keep their bytes in buffers handed from one
+    // tensor to the next (KeptBytesReuse) while the other thread does the
+    // same.
+    void manyTensorsAtOnce() {
+        QTemporaryDir dir;
+        const auto doc = testsupport::openSyntheticModel(dir, Dtype::Q4_K, 40 << 20);
+        const std::vector<size_t> indices = testsupport::tensorsOfType(*doc, Dtype::Q4_K);
+        const auto keptOnOneThread = std::count_if(indices.begin(), indices.end(), [&](size_t i) {
+            const uint64_t n = doc->tensors()[i].dataLen;
+            return n / kValues * kBytes >= (1u << 20) && n <= kWholeTensorValues;
+        });
+        QVERIFY2(keptOnOneThread >= 4, qPrintable(QString::number(keptOnOneThread)));
+        for (const int bins : {64, 1000}) {
+            StatsOptions options;
+            options.bins = bins;
+            options.threads = 2;
+            const std::vector<StatsResult> got = computeTensorStats(*doc, indices, options);
+            QCOMPARE(got.size(), indices.size());
+            for (size_t k = 0; k < indices.size(); ++k) {
+                const TensorEntry& t = doc->tensors()[indices[k]];
+                std::vector<float> values(size_t(t.dataLen));
+                doc->readValues(indices[k], 0, t.dataLen, values.data());
+                compareUpToRounding(got[k], computeStats(values.data(), values.size(), bins),
+                                    QStringLiteral("%1 bins, %2").arg(bins).arg(qstr(t.name)));
+                if (QTest::currentTestFailed())
+                    return;
+            }
+        }
     }
 
     // d and dmin 34 binary orders apart: d1 * q - m1 rounds in f32 (the

@@ -6,7 +6,6 @@
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/formats/gguf/syntheticgguf.h"
 #include "ckptscope/stats/documentstats.h"
 
 #include "formats/gguf/ggmlquants.h"
@@ -63,17 +62,10 @@ private Q_SLOTS:
     // The generator's Q1_0 model against the reader's decoded values.
     void generated() {
         QTemporaryDir dir;
-        gguf::SyntheticGgufSpec spec;
-        spec.type = Dtype::Q1_0;
-        spec.totalBytes = 6 << 20;
-        const std::string path = str(dir.filePath(QStringLiteral("q1.gguf")));
-        gguf::writeSyntheticGguf(path, spec);
-        const auto doc = Document::open(path);
+        const auto doc = testsupport::openSyntheticModel(dir, Dtype::Q1_0, 6 << 20);
         int checked = 0;
-        for (size_t i = 0; i < doc->tensors().size(); ++i) {
+        for (const size_t i : testsupport::tensorsOfType(*doc, Dtype::Q1_0)) {
             const TensorEntry& t = doc->tensors()[i];
-            if (t.dtype != Dtype::Q1_0)
-                continue;
             std::vector<float> values(size_t(t.dataLen));
             doc->readValues(i, 0, t.dataLen, values.data());
             compareTensor(*doc, i, values, qstr(t.name));

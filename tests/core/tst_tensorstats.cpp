@@ -49,6 +49,24 @@ private Q_SLOTS:
         // bins over [-3, 2], width 1.25: -3 | 0,-0 | 1 | 2
         QCOMPARE(r.histogram.counts, (std::vector<uint64_t>{1, 0, 2, 2}));
     }
+    // A zero extreme is +0 whichever zeros the tensor holds and wherever
+    // they sit (vector lanes, the scalar tail, one block or several).
+    void zeroExtremesArePositive() {
+        for (const size_t n : {size_t(3), size_t(40), size_t(200000)})
+            for (const float first : {-0.0f, 0.0f})
+                for (const float second : {-0.0f, 0.0f}) {
+                    std::vector<float> up(n, 1.0f), down(n, -1.0f);
+                    up[n / 3] = down[n / 3] = first;
+                    up[n - 1] = down[n - 1] = second;
+                    const StatsResult lo = computeStats(up.data(), n, 4);
+                    const StatsResult hi = computeStats(down.data(), n, 4);
+                    QCOMPARE(*lo.stats.min, 0.0);
+                    QVERIFY2(!std::signbit(*lo.stats.min), qPrintable(QString::number(n)));
+                    QVERIFY(!std::signbit(lo.histogram.lo));
+                    QCOMPARE(*hi.stats.max, 0.0);
+                    QVERIFY2(!std::signbit(*hi.stats.max), qPrintable(QString::number(n)));
+                }
+    }
     void noFiniteValues() {
         const std::vector<float> v = {std::nanf(""), std::numeric_limits<float>::infinity()};
         const StatsResult r = computeStats(v.data(), v.size(), 8);

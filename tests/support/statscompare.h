@@ -4,17 +4,20 @@
 // decoded values (computeStats): counts, extremes and histogram equal, sums
 // within the rounding of their order.
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/gguf/syntheticgguf.h"
 #include "ckptscope/stats/tensorstats.h"
 
 #include "testsupport.h"
 
 #include <QString>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace testsupport {
@@ -30,6 +33,10 @@ inline void compareUpToRounding(const ckptscope::StatsResult& got,
     QVERIFY2(a.count == b.count && a.finite == b.finite && a.nan == b.nan, w);
     QVERIFY2(a.posInf == b.posInf && a.negInf == b.negInf && a.zeros == b.zeros, w);
     QVERIFY2(a.min == b.min && a.max == b.max, w);
+    if (a.min) // a zero extreme's sign too
+        QVERIFY2(std::signbit(*a.min) == std::signbit(*b.min) &&
+                     std::signbit(*a.max) == std::signbit(*b.max),
+                 w);
     QVERIFY2(a.mean.has_value() == b.mean.has_value(), w);
     if (a.mean) {
         const double scale = std::max(std::fabs(*b.min), std::fabs(*b.max));
@@ -68,6 +75,27 @@ inline int forEachCorpusTensor(
             });
     });
     return seen;
+}
+
+// The generator's model of `type` with about `bytes` of tensor data, written
+// in `dir` and opened.
+inline std::shared_ptr<const ckptscope::Document>
+openSyntheticModel(const QTemporaryDir& dir, ckptscope::Dtype type, uint64_t bytes) {
+    ckptscope::gguf::SyntheticGgufSpec spec;
+    spec.type = type;
+    spec.totalBytes = bytes;
+    const std::string path = str(dir.filePath(QStringLiteral("model.gguf")));
+    ckptscope::gguf::writeSyntheticGguf(path, spec);
+    return ckptscope::Document::open(path);
+}
+
+// The indices of doc's tensors of type `dtype`, in file order.
+inline std::vector<size_t> tensorsOfType(const ckptscope::Document& doc, ckptscope::Dtype dtype) {
+    std::vector<size_t> indices;
+    for (size_t i = 0; i < doc.tensors().size(); ++i)
+        if (doc.tensors()[i].dtype == dtype)
+            indices.push_back(i);
+    return indices;
 }
 
 } // namespace testsupport

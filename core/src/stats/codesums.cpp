@@ -654,6 +654,30 @@ private:
     uint64_t m_length = 0;
 };
 
+// Whether pass 2 bins from codes, reading what pass 1 kept: SlicedBins
+// counts up to 64 bins.
+bool binsFromCodes(int bins) {
+#ifdef CKPTSCOPE_STATS_AVX2
+    return bins > 0 && unsigned(bins) <= SlicedBins::kMaxBins && useAvx512();
+#else
+    (void)bins;
+    return false;
+#endif
+}
+
+// The stored bytes of values [first, first + n) read into `into`, or where
+// that is null into this thread's buffer (kept between blocks and tensors:
+// 36 KiB per thread).
+const uint8_t* readSuperBlocks(const RawReader& raw, uint64_t first, uint64_t n, uint8_t* into) {
+    thread_local std::vector<uint8_t> bytes;
+    if (!into) {
+        bytes.resize(std::max(bytes.size(), size_t(n / kSuperValues * kSuperBytes)));
+        into = bytes.data();
+    }
+    raw(first, n, into);
+    return into;
+}
+
 } // namespace
 
 KeptBytesReuse::KeptBytesReuse() {
@@ -675,14 +699,9 @@ KeptBytesReuse::~KeptBytesReuse() {
 }
 
 bool sumsCodes(Dtype dtype) {
-#ifdef CKPTSCOPE_STATS_AVX2
     // Without AVX-512 the sub-blocks go one at a time, which measured slower
     // than decoding (1 GiB of Q4_K: 1.06 s against 0.64 s).
     return dtype == Dtype::Q4_K && useAvx512();
-#else
-    (void)dtype;
-    return false;
-#endif
 }
 
 void SeenExtremes::offer(float lo, float hi) {
@@ -734,32 +753,20 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
     if (dtype != Dtype::Q4_K)
         throw std::logic_error("codeSumStats: a type whose codes are not summed");
     SeenExtremes seen;
-    const KeptBytes kept(kernel == Kernel::Auto && options.bins > 0 && useAvx512()
+    const KeptBytes kept(kernel == Kernel::Auto && binsFromCodes(options.bins)
                              ? count / kSuperValues * kSuperBytes
                              : 0);
     const PartialScanner pass1 = [&raw, kernel, &seen, &kept](uint64_t first, uint64_t n) {
-        // Kept between blocks and tensors: 36 KiB per thread.
-        thread_local std::vector<uint8_t> bytes;
-        const uint64_t superBlocks = n / kSuperValues;
-        uint8_t* at = kept.at(first / kSuperValues * kSuperBytes);
-        if (!at) {
-            bytes.resize(std::max(bytes.size(), size_t(superBlocks * kSuperBytes)));
-            at = bytes.data();
-        }
-        raw(first, n, at);
-        return q4KPartial(at, superBlocks, kernel, &seen);
+        const uint8_t* at =
+            readSuperBlocks(raw, first, n, kept.at(first / kSuperValues * kSuperBytes));
+        return q4KPartial(at, n / kSuperValues, kernel, &seen);
     };
     const BlockBinner pass2 = [&raw, &kept](uint64_t first, uint64_t n,
                                             BinCounter<float>& counter) {
-        thread_local std::vector<uint8_t> bytes;
-        const uint64_t superBlocks = n / kSuperValues;
         if (counter.mode != BinMode::Sliced)
             return false;
-        if (uint8_t* at = kept.at(first / kSuperValues * kSuperBytes))
-            return binQ4K(counter, at, superBlocks);
-        bytes.resize(std::max(bytes.size(), size_t(superBlocks * kSuperBytes)));
-        raw(first, n, bytes.data());
-        return binQ4K(counter, bytes.data(), superBlocks);
+        const uint8_t* at = kept.at(first / kSuperValues * kSuperBytes);
+        return binQ4K(counter, at ? at : readSuperBlocks(raw, first, n, nullptr), n / kSuperValues);
     };
     return computeStatsScanned(count, values, pass1, kernel == Kernel::Auto ? &pass2 : nullptr,
                                options);

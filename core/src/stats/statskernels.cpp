@@ -194,12 +194,17 @@ CKPTSCOPE_AVX512_END
 
 } // namespace
 
-bool simdAvailable() {
-#ifdef CKPTSCOPE_STATS_AVX2
-    return useAvx2();
-#else
+#ifndef CKPTSCOPE_STATS_AVX2
+bool useAvx2() {
     return false;
+}
+bool useAvx512() {
+    return false;
+}
 #endif
+
+bool simdAvailable() {
+    return useAvx2();
 }
 
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
@@ -252,8 +257,9 @@ void setMoments(TensorStats& s, double sum, double sumSq, double min, double max
     s.l2 = std::sqrt(sumSq);
     if (s.finite == 0)
         return;
-    s.min = min;
-    s.max = max;
+    // A zero extreme as +0: which zero a kernel or thread meets first varies.
+    s.min = min == 0 ? 0.0 : min;
+    s.max = max == 0 ? 0.0 : max;
     s.mean = mean;
     s.std = std::sqrt(std::max(0.0, m2) / double(s.finite));
 }

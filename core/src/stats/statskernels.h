@@ -41,7 +41,8 @@ enum class Kernel { Auto, Scalar, Avx2 };
 bool simdAvailable();
 
 // Sets the sum, the L2 norm and, with a finite value, the extremes, mean and
-// population standard deviation (from M2) of finite values counted in s.
+// population standard deviation (from M2) of finite values counted in s; a
+// zero extreme is +0, whichever zero the kernels met first.
 void setMoments(TensorStats& s, double sum, double sumSq, double min, double max, double mean,
                 double m2);
 

@@ -1,5 +1,15 @@
 #pragma once
 
+namespace ckptscope::stats {
+// AVX2 + FMA on this CPU, and not turned off by CKPTSCOPE_SIMD=0. The
+// statistics and the comparison (elementdiff.cpp) both ask this. False where
+// CKPTSCOPE_STATS_AVX2 is not defined, so callers need no guard of their own.
+bool useAvx2();
+// AVX-512 F, DQ, BW and VL on this CPU, and CKPTSCOPE_SIMD neither "0" nor
+// "avx2" (tests and benchmarks force the narrower paths with it).
+bool useAvx512();
+} // namespace ckptscope::stats
+
 // Whether the statistics and the comparison may use AVX2 (x86-64 with GCC or Clang: chosen at
 // run time by useAvx2()).
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -10,10 +20,6 @@
 #include <cstring>
 
 namespace ckptscope::stats {
-// AVX2 + FMA on this CPU, and not turned off by CKPTSCOPE_SIMD=0. The
-// statistics and the comparison (elementdiff.cpp) both ask this.
-bool useAvx2();
-
 // Between these, GCC 12 does not warn of the operand its AVX-512 headers
 // leave undefined on purpose in every unmasked intrinsic (`__Y = __Y`).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -28,10 +34,6 @@ bool useAvx2();
 
 // Functions that use AVX-512 (F, DQ, BW, VL) besides AVX2 + FMA.
 #define CKPTSCOPE_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
-
-// AVX-512 F, DQ, BW and VL on this CPU, and CKPTSCOPE_SIMD neither "0" nor
-// "avx2" (tests and benchmarks force the narrower paths with it).
-bool useAvx512();
 
 // Lanes of an AVX-512 register, combined in a fixed order. (GCC 12's
 // _mm512_reduce_* intrinsics draw -Wuninitialized from its own headers.)
