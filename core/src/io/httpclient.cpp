@@ -2,10 +2,9 @@
 
 #include "ckptscope/common/taskcontrol.h"
 #include "ckptscope/io/filesource.h"
+#include "io/curllib.h"
 #include "io/httpauth.h"
 #include "io/httptask.h"
-
-#include <curl/curl.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,11 +15,6 @@
 namespace ckptscope::http {
 
 namespace {
-
-void initCurlOnce() {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string lowerCase(std::string_view s) {
     std::string out(s);
@@ -104,33 +98,35 @@ bool isRetryable(CURLcode code, long status) {
 
 // The URL's host and port ("host:port"), lower case; empty when unparsable.
 std::string hostOf(const std::string& url) {
-    CURLU* u = curl_url();
+    const CurlLib& lib = curlLib();
+    CURLU* u = lib.url();
     std::string out;
-    if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+    if (lib.url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
         char* host = nullptr;
         char* port = nullptr;
-        if (curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
+        if (lib.url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
             out = lowerCase(host);
-            if (curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
+            if (lib.url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
                 out += std::string(":") + port;
         }
-        curl_free(host);
-        curl_free(port);
+        lib.free(host);
+        lib.free(port);
     }
-    curl_url_cleanup(u);
+    lib.url_cleanup(u);
     return out;
 }
 
 std::string resolve(const std::string& base, const std::string& location) {
-    CURLU* u = curl_url();
+    const CurlLib& lib = curlLib();
+    CURLU* u = lib.url();
     std::string out;
     char* full = nullptr;
-    if (curl_url_set(u, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
-        curl_url_set(u, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_URL, &full, 0) == CURLUE_OK)
+    if (lib.url_set(u, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
+        lib.url_set(u, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK &&
+        lib.url_get(u, CURLUPART_URL, &full, 0) == CURLUE_OK)
         out = full;
-    curl_free(full);
-    curl_url_cleanup(u);
+    lib.free(full);
+    lib.url_cleanup(u);
     return out;
 }
 
@@ -230,15 +226,18 @@ struct Client::Handle {
     char error[CURL_ERROR_SIZE] = {};
     ~Handle() {
         if (curl)
-            curl_easy_cleanup(curl);
+            curlLib().easy_cleanup(curl);
     }
 };
 
 Client::Client(std::string url, const HttpOptions& options, std::shared_ptr<HttpTask::Shared> task)
     : m_url(std::move(url)), m_options(options), m_task(std::move(task)),
       m_handle(std::make_unique<Handle>()), m_effectiveUrl(m_url) {
-    initCurlOnce();
-    m_handle->curl = curl_easy_init();
+    try {
+        m_handle->curl = curlLib().easy_init();
+    } catch (const IoError& e) {
+        throw IoError(m_url + ": " + e.what());
+    }
     if (!m_handle->curl)
         throw IoError(m_url + ": cannot start an HTTP client (libcurl)");
 }
@@ -247,8 +246,9 @@ Client::~Client() = default;
 
 Response Client::performOnce(const std::string& url, bool sendCredentials, uint64_t first,
                              uint64_t length, BodySink& sink, int& curlCode) {
+    const CurlLib& lib = curlLib();
     CURL* c = m_handle->curl;
-    curl_easy_reset(c);
+    lib.easy_reset(c);
     Transfer transfer;
     transfer.sink = &sink;
     transfer.task = m_task.get();
@@ -256,53 +256,53 @@ Response Client::performOnce(const std::string& url, bool sendCredentials, uint6
     std::string range;
     if (length > 0) {
         range = "Range: bytes=" + std::to_string(first) + "-" + std::to_string(first + length - 1);
-        headers = curl_slist_append(headers, range.c_str());
+        headers = lib.slist_append(headers, range.c_str());
     }
     // Byte ranges address the stored bytes: no compression.
-    headers = curl_slist_append(headers, "Accept-Encoding: identity");
+    headers = lib.slist_append(headers, "Accept-Encoding: identity");
     std::string bearer;
     if (sendCredentials) {
         for (const std::string& h : m_options.headers)
-            headers = curl_slist_append(headers, h.c_str());
+            headers = lib.slist_append(headers, h.c_str());
         if (isHuggingFaceHost(hostOf(url))) {
             const std::string token = huggingFaceToken();
             if (!token.empty()) {
                 bearer = "Authorization: Bearer " + token;
-                headers = curl_slist_append(headers, bearer.c_str());
+                headers = lib.slist_append(headers, bearer.c_str());
             }
         }
     }
     const long stallSeconds =
         std::max<long>(1, long((m_options.stallTimeout.count() + 999) / 1000));
-    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(m_options.connectTimeout.count()));
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stallSeconds);
+    lib.easy_setopt(c, CURLOPT_URL, url.c_str());
+    lib.easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    lib.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    lib.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    lib.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    lib.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    lib.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(m_options.connectTimeout.count()));
+    lib.easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    lib.easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stallSeconds);
     // HTTP/2 where a TLS server offers it (ALPN), else HTTP/1.1.
-    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_2TLS));
+    lib.easy_setopt(c, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_2TLS));
     if (!m_options.caFile.empty())
-        curl_easy_setopt(c, CURLOPT_CAINFO, m_options.caFile.c_str());
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "ckptscope");
+        lib.easy_setopt(c, CURLOPT_CAINFO, m_options.caFile.c_str());
+    lib.easy_setopt(c, CURLOPT_USERAGENT, "ckptscope");
     // A 512 KiB receive buffer (libcurl's default is 16 KiB): a 4 MiB block
     // in 8 reads and callbacks instead of 256 (a third less system time).
-    curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 512L << 10);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, m_handle->error);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &onHeader);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &onBody);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &onProgress);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &transfer);
+    lib.easy_setopt(c, CURLOPT_BUFFERSIZE, 512L << 10);
+    lib.easy_setopt(c, CURLOPT_ERRORBUFFER, m_handle->error);
+    lib.easy_setopt(c, CURLOPT_HEADERFUNCTION, &onHeader);
+    lib.easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
+    lib.easy_setopt(c, CURLOPT_WRITEFUNCTION, &onBody);
+    lib.easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
+    lib.easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    lib.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &onProgress);
+    lib.easy_setopt(c, CURLOPT_XFERINFODATA, &transfer);
     m_handle->error[0] = '\0';
     ++m_requests;
-    const CURLcode code = curl_easy_perform(c);
-    curl_slist_free_all(headers);
+    const CURLcode code = lib.easy_perform(c);
+    lib.slist_free_all(headers);
     // The token must not outlive the request in our memory either.
     std::fill(bearer.begin(), bearer.end(), '\0');
     if (code == CURLE_ABORTED_BY_CALLBACK)
@@ -352,7 +352,7 @@ Response Client::get(uint64_t first, uint64_t length, BodySink& sink) {
             if (code == CURLE_OK)
                 return r; // a 5xx after the last retry: the caller names it
             std::string what =
-                m_handle->error[0] ? m_handle->error : curl_easy_strerror(CURLcode(code));
+                m_handle->error[0] ? m_handle->error : curlLib().easy_strerror(CURLcode(code));
             if (code == CURLE_OPERATION_TIMEDOUT)
                 what = "no data for " +
                        std::to_string((m_options.stallTimeout.count() + 999) / 1000) +
