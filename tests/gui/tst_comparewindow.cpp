@@ -458,20 +458,47 @@ private Q_SLOTS:
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("b.oxck")));
     }
 
-    // Equal values in another dtype (issue 22, defect 1): "dtype changed"
-    // with its own colour and icon, counted in the summary, a Dtype column
-    // A → B; nothing "changed".
     // A GGUF against the f32 model it was quantized from (conformance):
-    // every tensor pairs under llama.cpp's names, the summary says so, and a
-    // tensor's tooltip names B's tensor and the q/k row order.
+    // every tensor pairs under llama.cpp's names, the summary says so, a
+    // tensor's tooltip and the detail's title name B's tensor and the q/k
+    // row order, and at an ordinary size the report is whole: every column
+    // of the tree and every statistic (no figure elided to "0.…").
     void quantizedModelPairsUnderLlamaNames() {
         REQUIRE_CONFORMANCE();
         const QString dir = testsupport::conformanceDir() + QStringLiteral("/gguf/valid/");
+        // The report at a window size, showing q_proj of layer 0.
+        const auto report = [&dir](CompareWindow& w, int width, int height) {
+            w.resize(width, height);
+            w.show();
+            return QTest::qWaitForWindowExposed(&w) &&
+                   detailOf(w, dir + QStringLiteral("tiny-llama-f32.safetensors"),
+                            dir + QStringLiteral("tiny-llama-Q4_K_M.gguf"),
+                            "model.layers.0.self_attn.q_proj.weight") >= 0;
+        };
         CompareWindow w;
-        w.show();
-        w.compare(dir + QStringLiteral("tiny-llama-f32.safetensors"),
-                  dir + QStringLiteral("tiny-llama-Q4_K_M.gguf"));
-        QVERIFY(waitFinished(w));
+        QVERIFY(report(w, 1400, 860));
+        const auto* title = w.findChild<QLabel*>(QStringLiteral("tensorTitle"));
+        QVERIFY2(title->text().contains(QStringLiteral("in B: blk.0.attn_q.weight (rows in A's")),
+                 qPrintable(title->text()));
+        QTRY_COMPARE(w.tensorView()->horizontalScrollBar()->maximum(), 0);
+        QTRY_COMPARE(w.statsView()->horizontalScrollBar()->maximum(), 0);
+        const QAbstractItemView* stats = w.statsView();
+        for (int c = 0; c < CompareStatsModel::ColumnCount; ++c)
+            QVERIFY2(w.statsView()->horizontalHeader()->sectionSize(c) >=
+                         stats->sizeHintForColumn(c),
+                     qPrintable(QStringLiteral("statistics column %1: %2 < %3")
+                                    .arg(c)
+                                    .arg(w.statsView()->horizontalHeader()->sectionSize(c))
+                                    .arg(stats->sizeHintForColumn(c))));
+        // Narrower than the tree and the table together: the table scrolls
+        // sideways rather than elide a figure.
+        CompareWindow narrow;
+        QVERIFY(report(narrow, 1024, 700));
+        const QAbstractItemView* narrowStats = narrow.statsView();
+        for (int c = 0; c < CompareStatsModel::ColumnCount; ++c)
+            QVERIFY2(narrow.statsView()->horizontalHeader()->sectionSize(c) >=
+                         narrowStats->sizeHintForColumn(c),
+                     qPrintable(QStringLiteral("1024 px, statistics column %1").arg(c)));
         const CompareTensorModel* m = w.tensorModel();
         QCOMPARE(m->tensorCount(), 21);
         QVERIFY2(w.summaryText().contains(QStringLiteral("paired by llama.cpp's names for llama")),
@@ -483,7 +510,7 @@ private Q_SLOTS:
         const QString tip =
             m->indexOfTensor(r, CompareTensorModel::Name).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(QStringLiteral("in B: blk.0.attn_q.weight")), qPrintable(tip));
-        QVERIFY(tip.contains(QStringLiteral("rows compared in A's order")));
+        QVERIFY(tip.contains(QStringLiteral("rows in A's order; llama.cpp interleaves")));
         QVERIFY(*m->entry(r)->elements->relL2 < 0.1); // rows in order: Q4_K's error only
     }
 
@@ -516,8 +543,8 @@ private Q_SLOTS:
             QCOMPARE(cell(QStringLiteral("max"), side), QString::fromStdString(fmt::display(mx)));
             QCOMPARE(cell(QStringLiteral("L2 norm"), side), overflow);
         }
-        QCOMPARE(cell(QStringLiteral("max |Δ| over finite pairs"), CompareStatsModel::Delta),
-                 overflow);
+        // Every pair finite: the figures' labels need no "over finite pairs".
+        QCOMPARE(cell(QStringLiteral("max |Δ|"), CompareStatsModel::Delta), overflow);
         QCOMPARE(w.tensorModel()->indexOfTensor(row, CompareTensorModel::MaxAbsDiff).data(),
                  QVariant(overflow));
         // Every value on the overlay's bins, ±max included.
@@ -593,6 +620,9 @@ private Q_SLOTS:
                  double(layerBits) / double(layerWeights));
     }
 
+    // Equal values in another dtype (issue 22, defect 1): "dtype changed"
+    // with its own colour and icon, counted in the summary, a Dtype column
+    // A → B; nothing "changed".
     void dtypeChangedShownAsSuch() {
         Checkpoint a;
         a.addTensor({"layers.0.t", {2}, {1.0f, 2.0f}});

@@ -90,11 +90,17 @@ void CompareStatsModel::setValues(std::optional<TensorStats> a, std::optional<Te
                  count(d.nanMismatch) + QStringLiteral(" / ") + count(d.infMismatch),
                  tr("Pairs where exactly one side is NaN / where an infinity stands against "
                     "another value"));
-        // The figures leave out the pairs where either side is NaN or infinite.
-        deltaRow(tr("max |Δ| over finite pairs"), number(d.maxAbsDiff), exact(d.maxAbsDiff));
-        deltaRow(tr("mean |Δ| over finite pairs"), number(d.meanAbsDiff), exact(d.meanAbsDiff));
-        deltaRow(tr("rel. L2 change over finite pairs"), number(d.relL2), exact(d.relL2));
-        deltaRow(tr("cosine over finite pairs"), number(d.cosine), exact(d.cosine));
+        // The figures leave out the pairs where either side is NaN or
+        // infinite; the labels say so when there were such pairs.
+        const bool all = d.finitePairs == d.count;
+        deltaRow(all ? tr("max |Δ|") : tr("max |Δ| over finite pairs"), number(d.maxAbsDiff),
+                 exact(d.maxAbsDiff));
+        deltaRow(all ? tr("mean |Δ|") : tr("mean |Δ| over finite pairs"), number(d.meanAbsDiff),
+                 exact(d.meanAbsDiff));
+        deltaRow(all ? tr("rel. L2 change") : tr("rel. L2 change over finite pairs"),
+                 number(d.relL2), exact(d.relL2));
+        deltaRow(all ? tr("cosine") : tr("cosine over finite pairs"), number(d.cosine),
+                 exact(d.cosine));
     }
     endResetModel();
 }

@@ -36,5 +36,6 @@ private:
 };
 
 // Shows a CompareStatsModel: the statistic names whole ("rel. L2 change over
-// finite pairs"), the three figure columns sharing the rest of the width.
+// finite pairs"), the three figure columns sharing the rest of the width
+// (CompareWindow::fitStats keeps them from going below their widest text).
 void showCompareStats(QTableView* view, CompareStatsModel* model);

@@ -348,6 +348,15 @@ QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, i
     }
 }
 
+QString CompareTensorModel::nameInB(const TensorDiffEntry& e) {
+    if (e.nameB.empty())
+        return {};
+    return e.rowOrderB.same() ? tr("in B: %1").arg(text(e.nameB))
+                              : tr("in B: %1 (rows in A's order; llama.cpp interleaves q/k "
+                                   "rows per head)")
+                                    .arg(text(e.nameB));
+}
+
 QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
                                         const TensorDiffEntry& e, int column, int role) const {
     const auto& el = e.elements;
@@ -359,11 +368,7 @@ QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
     };
     if (role == Qt::ToolTipRole) {
         if (column == Name && !e.nameB.empty()) // a pair under llama.cpp's names
-            return tr("%1\nin B: %2%3")
-                .arg(n.path, text(e.nameB),
-                     e.rowOrderB.same() ? QString()
-                                        : tr("\n(B's rows compared in A's order: llama.cpp "
-                                             "interleaves q/k rows per head)"));
+            return n.path + QLatin1Char('\n') + nameInB(e);
         if (column == Name)
             return n.path;
         if (column == Status || column == Shape || column == Dtype) // whole when elided

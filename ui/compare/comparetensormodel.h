@@ -67,6 +67,9 @@ public:
                         int role = Qt::DisplayRole) const override;
 
     static QString statusText(ckptscope::DiffStatus status);
+    // "in B: NAME" for a pair under mapped names (with how B's rows were
+    // ordered when llama.cpp reordered them), else empty.
+    static QString nameInB(const ckptscope::TensorDiffEntry& e);
     static QColor statusColor(ckptscope::DiffStatus status);
     static QIcon statusIcon(ckptscope::DiffStatus status);
     // Which status a group shows: same < dtype changed < changed < added <

@@ -44,6 +44,11 @@ namespace {
 constexpr int kBins = 64;
 constexpr int kNameWidth = 210;    // the tree's name column
 constexpr int kMinNameWidth = 110; // ... however narrow the window
+// The tree's columns that give way, down to these widths, before a figure
+// is cut (elided, whole in their tooltips).
+constexpr std::pair<int, int> kCuttableColumns[] = {{CompareTensorModel::Name, kMinNameWidth},
+                                                    {CompareTensorModel::Status, 90},
+                                                    {CompareTensorModel::Shape, 60}};
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
@@ -425,7 +430,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
-        fitTreeWidth();
+        fitTreeWidth(m_tabs->minimumWidth());
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
         const Tolerance& tol = m_shownTolerance;
@@ -479,8 +484,8 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
 }
 
 // The tree as wide as its columns, so no number is cut at its right edge
-// ("2,30" for 2,304), as far as the detail side's minimum allows.
-void CompareWindow::fitTreeWidth() {
+// ("2,30" for 2,304), as far as `detailWidth` for the detail side allows.
+void CompareWindow::fitTreeWidth(int detailWidth) {
     int wanted =
         2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
     for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
@@ -489,14 +494,11 @@ void CompareWindow::fitTreeWidth() {
     const int total = sizes.value(0) + sizes.value(1);
     if (total <= 0)
         return;
-    const int tree = std::min(wanted, total - m_tabs->minimumWidth());
-    if (tree > sizes.value(0))
+    const int tree = std::min(wanted, total - std::max(detailWidth, m_tabs->minimumWidth()));
+    if (tree != sizes.value(0))
         m_split->setSizes({tree, total - tree});
-    // Still too narrow (1024 px): names, statuses and shapes give way (elided,
-    // whole in their tooltips) so that every figure stays in view.
-    for (const auto& [column, least] : {std::pair{CompareTensorModel::Name, kMinNameWidth},
-                                        {CompareTensorModel::Status, 90},
-                                        {CompareTensorModel::Shape, 60}}) {
+    // Still too narrow (1024 px): names, statuses and shapes give way.
+    for (const auto& [column, least] : kCuttableColumns) {
         const int width = m_tensorView->columnWidth(column);
         const int cut = std::min(wanted - tree, width - least);
         if (cut > 0) {
@@ -506,21 +508,52 @@ void CompareWindow::fitTreeWidth() {
     }
 }
 
-// The statistics table whole (no scrolling to the Δ rows); the histograms
-// share the rest. Once: after that the user's sizes stand.
-void CompareWindow::fitStatsHeight() {
-    if (m_statsFitted || m_statsModel->rowCount() == 0)
+// Every statistic whole. Its figure columns share the width but never go
+// below their widest text (narrower, the table scrolls sideways). Once, the
+// table is given its whole height and the detail side the width to show it
+// whole, as far as the tree keeps its figures in view; after that the
+// user's sizes stand.
+void CompareWindow::fitStats() {
+    if (m_statsModel->rowCount() == 0)
+        return;
+    QHeaderView* header = m_statsView->horizontalHeader();
+    const QAbstractItemView* view = m_statsView; // sizeHintForColumn is public there
+    int figure = header->minimumSectionSize();
+    for (int c : {CompareStatsModel::SideA, CompareStatsModel::SideB, CompareStatsModel::Delta})
+        figure = std::max({figure, view->sizeHintForColumn(c), header->sectionSizeHint(c)});
+    header->setMinimumSectionSize(figure);
+    if (m_statsFitted)
         return;
     m_statsFitted = true;
-    const int table = m_statsView->horizontalHeader()->sizeHint().height() +
-                      2 * m_statsView->frameWidth() + m_statsView->verticalHeader()->length() + 4;
-    const QList<int> sizes = m_detailSplit->sizes();
-    int total = 0;
-    for (int h : sizes)
-        total += h;
-    const int rest = std::max(0, total - table);
-    if (total > 0 && rest >= m_overlay->minimumHeight() + m_delta->minimumHeight())
+
+    const int table = header->sizeHint().height() + 2 * m_statsView->frameWidth() +
+                      m_statsView->verticalHeader()->length() + 4;
+    const QList<int> heights = m_detailSplit->sizes();
+    int height = 0;
+    for (int h : heights)
+        height += h;
+    const int rest = std::max(0, height - table);
+    const bool tall = height > 0 && rest >= m_overlay->minimumHeight() + m_delta->minimumHeight();
+    if (tall)
         m_detailSplit->setSizes({table, rest / 2, rest - rest / 2});
+
+    if (!m_statsView->isVisible())
+        return;
+    // The tab page's margins and frames around the table, as laid out now,
+    // and its vertical scroll bar where the height runs short.
+    const int around = m_tabs->width() - m_statsView->width() + 2 * m_statsView->frameWidth() +
+                       (tall ? 0 : m_statsView->verticalScrollBar()->sizeHint().width());
+    const int wanted = around + header->sectionSize(CompareStatsModel::Label) + 3 * figure;
+    int treeLeast =
+        2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
+        treeLeast += m_tensorView->isColumnHidden(c) ? 0 : m_tensorView->columnWidth(c);
+    for (const auto& [column, least] : kCuttableColumns)
+        treeLeast -= std::max(0, m_tensorView->columnWidth(column) - least);
+    const QList<int> sizes = m_split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (wanted > sizes.value(1))
+        fitTreeWidth(std::min(wanted, total - treeLeast));
 }
 
 void CompareWindow::showGradientPages(bool on) {
@@ -558,6 +591,8 @@ void CompareWindow::showTensor(int sourceRow) {
     }
     QString title = tr("<b>%1</b> — %2")
                         .arg(q(e->name).toHtmlEscaped(), CompareTensorModel::statusText(e->status));
+    if (const QString inB = CompareTensorModel::nameInB(*e); !inB.isEmpty())
+        title += QStringLiteral("<br>") + inB.toHtmlEscaped();
     if (e->elements) {
         m_delta->setHistogram(e->elements->histogram);
         for (const std::string& w : overflowedFigures(*e->elements)) // F64 near ±max
@@ -584,7 +619,7 @@ void CompareWindow::showDetail(int sourceRow, const CompareDetail& detail) {
     if (!e)
         return;
     m_statsModel->setValues(detail.statsA(), detail.statsB(), e->elements);
-    fitStatsHeight();
+    fitStats();
     const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
     m_overlay->setHistograms(detail.overlayA, detail.overlayB, tr("A: %1").arg(a),
                              tr("B: %1").arg(b));

@@ -104,8 +104,8 @@ private:
     void showFailure(const QString& message);
     void showTensor(int sourceRow);
     void showGradientPages(bool on);
-    void fitTreeWidth();
-    void fitStatsHeight();
+    void fitTreeWidth(int detailWidth);
+    void fitStats();
     void showDetail(int sourceRow, const CompareDetail& detail);
     void updateTitle();
     void watchFiles();
