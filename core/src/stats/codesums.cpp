@@ -32,6 +32,8 @@ namespace {
 // of sub-blocks 2k and 2k + 1 in the low and high nibbles of bytes 32k..32k+31.
 constexpr uint32_t kGgmlQ4_K = 12; // ggml.h's GGML_TYPE_Q4_K
 constexpr uint64_t kSuperBytes = 144, kSuperValues = 256;
+// Values a block of the passes: 576 KiB of Q4_K, read at once.
+constexpr uint64_t kCodeBlock = 16 * kBlock;
 
 // x = m · 2^e with m odd: e (INT_MAX for zero).
 int lowBitExponent(float x) {
@@ -769,7 +771,7 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
         return binQ4K(counter, at ? at : readSuperBlocks(raw, first, n, nullptr), n / kSuperValues);
     };
     return computeStatsScanned(count, values, pass1, kernel == Kernel::Auto ? &pass2 : nullptr,
-                               options);
+                               options, kCodeBlock);
 }
 
 } // namespace ckptscope::stats

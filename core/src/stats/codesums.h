@@ -65,14 +65,15 @@ public:
 // false, nothing counted).
 bool binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks);
 
-// The two passes of computeStats with pass 1's Partial of values
-// [first, first + n) (whole kBlock blocks, the last one shorter) from
-// `pass1`, and pass 2's counting by `pass2` where it returns true, else of
-// the decoded values (tensorstats.cpp).
+// The two passes of computeStats over blocks of `block` values (a multiple
+// of kBlock) with pass 1's Partial of values [first, first + n) (whole
+// blocks, the last one shorter) from `pass1`, and pass 2's counting by
+// `pass2` where it returns true, else of the decoded values
+// (tensorstats.cpp).
 using PartialScanner = std::function<Partial(uint64_t first, uint64_t n)>;
 using BlockBinner = std::function<bool(uint64_t first, uint64_t n, BinCounter<float>& counter)>;
 StatsResult computeStatsScanned(uint64_t count, const ValueReader& values,
                                 const PartialScanner& pass1, const BlockBinner* pass2,
-                                const StatsOptions& options);
+                                const StatsOptions& options, uint64_t block = kBlock);
 
 } // namespace ckptscope::stats

@@ -104,12 +104,12 @@ public:
     StatsPasses(uint64_t count, const ValueReader* reader, const float* values,
                 const MappedValues* mapped, const StatsOptions& options,
                 const stats::PartialScanner* scan1 = nullptr,
-                const stats::BlockBinner* bin2 = nullptr)
+                const stats::BlockBinner* bin2 = nullptr, uint64_t block = kBlock)
         : m_count(count), m_reader(reader), m_values(values), m_mapped(mapped), m_scan1(scan1),
-          m_bin2(bin2), m_options(options), m_blocks((count + kBlock - 1) / kBlock),
+          m_bin2(bin2), m_options(options), m_block(block), m_blocks((count + block - 1) / block),
           m_wantHistogram(options.bins > 0),
           // Keep values only when a histogram pass will use them.
-          m_keepBlocks(m_wantHistogram ? kMappedKeep / kBlock : 0),
+          m_keepBlocks(m_wantHistogram ? kMappedKeep / block : 0),
           m_span1(m_wantHistogram ? 0.5 : 1.0), m_partials(size_t(m_blocks)) {
         if (m_wantHistogram)
             m_result.histogram.counts.assign(size_t(options.bins), 0);
@@ -139,13 +139,13 @@ private:
         }
         return false;
     }
-    uint64_t blockSize(uint64_t b) const { return std::min(kBlock, m_count - b * kBlock); }
+    uint64_t blockSize(uint64_t b) const { return std::min(m_block, m_count - b * m_block); }
     // The values of block b: in place when they are in memory already, else
     // read into a participant's scratch.
     const float* blockValues(uint64_t b, std::unique_ptr<float[]>& scratch);
     // Block b of a mapped tensor: where its bytes are.
     MappedFile::Window window(uint64_t b) const {
-        return MappedFile::Window{m_mapped->file, m_mapped->offset + b * kBlock * 4,
+        return MappedFile::Window{m_mapped->file, m_mapped->offset + b * m_block * 4,
                                   blockSize(b) * 4};
     }
     static const float* mappedValues(const MappedFile::Window& w) {
@@ -164,6 +164,7 @@ private:
     const stats::PartialScanner* const m_scan1; // pass 1 other than by values
     const stats::BlockBinner* const m_bin2;     // pass 2 other than by values, where it can
     const StatsOptions& m_options;
+    const uint64_t m_block; // values a block (kBlock unless the caller reads more at a time)
     const uint64_t m_blocks;
     const bool m_wantHistogram;
     // Blocks of a mapped tensor left mapped in between the two passes.
@@ -179,11 +180,11 @@ private:
 };
 
 const float* StatsPasses::blockValues(uint64_t b, std::unique_ptr<float[]>& scratch) {
-    const uint64_t first = b * kBlock;
+    const uint64_t first = b * m_block;
     if (m_values)
         return m_values + first;
     if (!scratch)
-        scratch.reset(new float[size_t(std::min(m_count, kBlock))]);
+        scratch.reset(new float[size_t(std::min(m_count, m_block))]);
     (*m_reader)(first, blockSize(b), scratch.get());
     return scratch.get();
 }
@@ -191,7 +192,7 @@ const float* StatsPasses::blockValues(uint64_t b, std::unique_ptr<float[]>& scra
 void StatsPasses::scanBlockAt(uint64_t b, std::unique_ptr<float[]>& scratch) {
     const uint64_t n = blockSize(b);
     if (m_scan1) {
-        m_partials[b] = (*m_scan1)(b * kBlock, n);
+        m_partials[b] = (*m_scan1)(b * m_block, n);
         return;
     }
     if (!m_mapped) {
@@ -211,7 +212,7 @@ void StatsPasses::scanBlockAt(uint64_t b, std::unique_ptr<float[]>& scratch) {
 void StatsPasses::binBlockAt(uint64_t b, BinCounter<float>& counter,
                              std::unique_ptr<float[]>& scratch) {
     const uint64_t n = blockSize(b);
-    if (m_bin2 && (*m_bin2)(b * kBlock, n, counter))
+    if (m_bin2 && (*m_bin2)(b * m_block, n, counter))
         return;
     if (!m_mapped) {
         counter.add(blockValues(b, scratch), n);
@@ -343,8 +344,8 @@ StatsResult computeStats(uint64_t count, const MappedValues& values, const Stats
 namespace stats {
 StatsResult computeStatsScanned(uint64_t count, const ValueReader& values,
                                 const PartialScanner& pass1, const BlockBinner* pass2,
-                                const StatsOptions& options) {
-    return StatsPasses(count, &values, nullptr, nullptr, options, &pass1, pass2).run();
+                                const StatsOptions& options, uint64_t block) {
+    return StatsPasses(count, &values, nullptr, nullptr, options, &pass1, pass2, block).run();
 }
 } // namespace stats
 
