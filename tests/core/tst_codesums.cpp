@@ -152,31 +152,25 @@ private Q_SLOTS:
         }
     }
 
-    // Tensors of 1 MiB and more keep pass 1's bytes for pass 2; within a
-    // KeptBytesReuse the second, smaller one reuses the first one's buffer
-    // (holding its bytes) and must see only its own.
-    void keptBetweenPasses() {
+    // Tensors over several blocks of the passes (1 Mi values each), the
+    // last one shorter.
+    void severalBlocks() {
         std::mt19937_64 rng(9);
-        const stats::KeptBytesReuse reuse;
         checkBlocks(randomBlocks(12000, rng, 1, 8), QStringLiteral("12000 super-blocks"));
-        if (!QTest::currentTestFailed())
-            checkBlocks(randomBlocks(9000, rng, 2, 4), QStringLiteral("9000 super-blocks"));
     }
 
     // computeTensorStats over a model's tensors at once, as `stats` and the
-    // GUI's batch ask: tensors of up to 4 Mi values run one per thread, and
-    // those of 1 MiB and more keep their bytes in buffers handed from one
-    // tensor to the next (KeptBytesReuse) while the other thread does the
-    // same.
+    // GUI's batch ask: tensors of up to 4 Mi values run one per thread, each
+    // thread with its own buffers, the larger ones over both threads.
     void manyTensorsAtOnce() {
         QTemporaryDir dir;
         const auto doc = testsupport::openSyntheticModel(dir, Dtype::Q4_K, 40 << 20);
         const std::vector<size_t> indices = testsupport::tensorsOfType(*doc, Dtype::Q4_K);
-        const auto keptOnOneThread = std::count_if(indices.begin(), indices.end(), [&](size_t i) {
-            const uint64_t n = doc->tensors()[i].dataLen;
-            return n / kValues * kBytes >= (1u << 20) && n <= kWholeTensorValues;
+        const auto oneThread = std::count_if(indices.begin(), indices.end(), [&](size_t i) {
+            return doc->tensors()[i].dataLen <= kWholeTensorValues;
         });
-        QVERIFY2(keptOnOneThread >= 4, qPrintable(QString::number(keptOnOneThread)));
+        QVERIFY2(oneThread >= 4 && size_t(oneThread) < indices.size(),
+                 qPrintable(QStringLiteral("%1 of %2").arg(oneThread).arg(indices.size())));
         for (const int bins : {64, 1000}) {
             StatsOptions options;
             options.bins = bins;

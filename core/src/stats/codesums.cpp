@@ -14,14 +14,8 @@
 #include <climits>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
-#include <utility>
 #include <vector>
-
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 namespace ckptscope::stats {
 
@@ -583,122 +577,16 @@ CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uin
 CKPTSCOPE_AVX512_END
 #endif
 
-// The mapping KeptBytes hands back while a KeptBytesReuse lives, for the
-// next tensor: fresh pages are zeroed by the kernel, which costs about what
-// keeping the bytes saves.
-struct KeptCache {
-    std::mutex mutex;
-    unsigned sessions = 0;
-    uint8_t* bytes = nullptr;
-    uint64_t length = 0;
-};
-KeptCache& keptCache() {
-    static KeptCache cache;
-    return cache;
-}
-
-// A tensor's stored bytes kept from pass 1 for pass 2, in transparent huge
-// pages: pass 2 then reads memory once instead of copying from the page
-// cache again, and the buffer costs one fault per 2 MiB, not per 4 KiB.
-// Empty (at() null) below 1 MiB, beyond kKeepBytes or where the kernel
-// gives no mapping. (On a VM the first touch of fresh pages is dear: for
-// 1 GiB of Q4_K a 32 MiB cap measured as fast as 256 MiB, at 45 MB less.)
-class KeptBytes {
-public:
-    static constexpr uint64_t kKeepBytes = uint64_t(32) << 20;
-    explicit KeptBytes(uint64_t bytes) {
-#ifdef __linux__
-        if (bytes < (uint64_t(1) << 20) || bytes > kKeepBytes)
-            return;
-        m_length = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-        {
-            KeptCache& cache = keptCache();
-            std::lock_guard lock(cache.mutex);
-            if (cache.bytes && cache.length >= m_length) {
-                m_bytes = std::exchange(cache.bytes, nullptr);
-                m_length = cache.length;
-                return;
-            }
-        }
-        void* p =
-            ::mmap(nullptr, m_length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return;
-        ::madvise(p, m_length, MADV_HUGEPAGE); // advice: 4 KiB pages if refused
-        m_bytes = static_cast<uint8_t*>(p);
-#else
-        (void)bytes;
-#endif
-    }
-    ~KeptBytes() {
-#ifdef __linux__
-        if (!m_bytes)
-            return;
-        KeptCache& cache = keptCache();
-        std::lock_guard lock(cache.mutex);
-        if (cache.sessions > 0 && (!cache.bytes || cache.length < m_length)) {
-            std::swap(cache.bytes, m_bytes);
-            std::swap(cache.length, m_length);
-        }
-        if (m_bytes)
-            ::munmap(m_bytes, m_length);
-#endif
-    }
-    KeptBytes(const KeptBytes&) = delete;
-    KeptBytes& operator=(const KeptBytes&) = delete;
-    uint8_t* at(uint64_t offset) const {
-        return m_bytes ? m_bytes + offset : nullptr;
-    }
-
-private:
-    static constexpr uint64_t kHugePage = uint64_t(2) << 20;
-    uint8_t* m_bytes = nullptr;
-    uint64_t m_length = 0;
-};
-
-// Whether pass 2 bins from codes, reading what pass 1 kept: SlicedBins
-// counts up to 64 bins.
-bool binsFromCodes(int bins) {
-#ifdef CKPTSCOPE_STATS_AVX2
-    return bins > 0 && unsigned(bins) <= SlicedBins::kMaxBins && useAvx512();
-#else
-    (void)bins;
-    return false;
-#endif
-}
-
-// The stored bytes of values [first, first + n) read into `into`, or where
-// that is null into this thread's buffer (kept between blocks and tensors:
-// 36 KiB per thread).
-const uint8_t* readSuperBlocks(const RawReader& raw, uint64_t first, uint64_t n, uint8_t* into) {
+// The stored bytes of values [first, first + n), read into this thread's
+// buffer (kept between blocks and tensors: 576 KiB per thread).
+const uint8_t* readSuperBlocks(const RawReader& raw, uint64_t first, uint64_t n) {
     thread_local std::vector<uint8_t> bytes;
-    if (!into) {
-        bytes.resize(std::max(bytes.size(), size_t(n / kSuperValues * kSuperBytes)));
-        into = bytes.data();
-    }
-    raw(first, n, into);
-    return into;
+    bytes.resize(std::max(bytes.size(), size_t(n / kSuperValues * kSuperBytes)));
+    raw(first, n, bytes.data());
+    return bytes.data();
 }
 
 } // namespace
-
-KeptBytesReuse::KeptBytesReuse() {
-    KeptCache& cache = keptCache();
-    std::lock_guard lock(cache.mutex);
-    ++cache.sessions;
-}
-
-KeptBytesReuse::~KeptBytesReuse() {
-    KeptCache& cache = keptCache();
-    std::lock_guard lock(cache.mutex);
-    if (--cache.sessions == 0 && cache.bytes) {
-#ifdef __linux__
-        ::munmap(cache.bytes, cache.length);
-#endif
-        cache.bytes = nullptr;
-        cache.length = 0;
-    }
-}
 
 bool sumsCodes(Dtype dtype) {
     // Without AVX-512 the sub-blocks go one at a time, which measured slower
@@ -755,20 +643,12 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
     if (dtype != Dtype::Q4_K)
         throw std::logic_error("codeSumStats: a type whose codes are not summed");
     SeenExtremes seen;
-    const KeptBytes kept(kernel == Kernel::Auto && binsFromCodes(options.bins)
-                             ? count / kSuperValues * kSuperBytes
-                             : 0);
-    const PartialScanner pass1 = [&raw, kernel, &seen, &kept](uint64_t first, uint64_t n) {
-        const uint8_t* at =
-            readSuperBlocks(raw, first, n, kept.at(first / kSuperValues * kSuperBytes));
-        return q4KPartial(at, n / kSuperValues, kernel, &seen);
+    const PartialScanner pass1 = [&raw, kernel, &seen](uint64_t first, uint64_t n) {
+        return q4KPartial(readSuperBlocks(raw, first, n), n / kSuperValues, kernel, &seen);
     };
-    const BlockBinner pass2 = [&raw, &kept](uint64_t first, uint64_t n,
-                                            BinCounter<float>& counter) {
-        if (counter.mode != BinMode::Sliced)
-            return false;
-        const uint8_t* at = kept.at(first / kSuperValues * kSuperBytes);
-        return binQ4K(counter, at ? at : readSuperBlocks(raw, first, n, nullptr), n / kSuperValues);
+    const BlockBinner pass2 = [&raw](uint64_t first, uint64_t n, BinCounter<float>& counter) {
+        return counter.mode == BinMode::Sliced &&
+               binQ4K(counter, readSuperBlocks(raw, first, n), n / kSuperValues);
     };
     return computeStatsScanned(count, values, pass1, kernel == Kernel::Auto ? &pass2 : nullptr,
                                options, kCodeBlock);

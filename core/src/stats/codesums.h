@@ -49,17 +49,6 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
                          const ValueReader& values, const StatsOptions& options,
                          Kernel kernel = Kernel::Auto);
 
-// While one lives (statistics of many tensors), pass 1's bytes are kept
-// for pass 2 in one mapping reused from tensor to tensor; it is released
-// when the last one ends.
-class KeptBytesReuse {
-public:
-    KeptBytesReuse();
-    ~KeptBytesReuse();
-    KeptBytesReuse(const KeptBytesReuse&) = delete;
-    KeptBytesReuse& operator=(const KeptBytesReuse&) = delete;
-};
-
 // Bins the values of `superBlocks` Q4_K super-blocks at `raw` into counter
 // from their codes, without decoding them, when its mode is Sliced (else
 // false, nothing counted).

@@ -163,7 +163,6 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
 std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vector<size_t>& indices,
                                             const StatsOptions& options) {
     std::vector<StatsResult> results(indices.size());
-    const stats::KeptBytesReuse reuse; // one buffer for the tensors in turn
     uint64_t total = 0;
     for (size_t index : indices)
         total += doc.tensors().at(index).dataLen;
