@@ -61,7 +61,7 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/ckptscope/ckptscope")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Dlopened Qt plugins (SVG icons) and libcurl (io/curllib.h) are invisible to
 # dpkg-shlibdeps.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6svg6, libcurl4 (>= 7.80)")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6svg6, libcurl4 (>= 7.85)")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "shared-mime-info, desktop-file-utils")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${_pkg}/debian/postinst ${_pkg}/debian/postrm)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)

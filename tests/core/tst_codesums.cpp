@@ -117,7 +117,7 @@ private Q_SLOTS:
         QVERIFY(checked >= 1);
     }
 
-    // The generator's Q4_K model (tensors over several 64 Ki-value blocks).
+    // The generator's Q4_K model.
     void generated() {
         QTemporaryDir dir;
         const auto doc = testsupport::openSyntheticModel(dir, Dtype::Q4_K, 6 << 20);

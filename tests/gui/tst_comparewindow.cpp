@@ -490,6 +490,10 @@ private Q_SLOTS:
                                     .arg(c)
                                     .arg(w.statsView()->horizontalHeader()->sectionSize(c))
                                     .arg(stats->sizeHintForColumn(c))));
+        // The same after comparing again (Reload, a file change, Swap): the
+        // width found for the table stays.
+        QVERIFY(report(w, 1400, 860));
+        QTRY_COMPARE(w.statsView()->horizontalScrollBar()->maximum(), 0);
         // Narrower than the tree and the table together: the table scrolls
         // sideways rather than elide a figure.
         CompareWindow narrow;

@@ -191,6 +191,7 @@ QWidget* CompareWindow::buildTensorPage() {
     m_statsModel = new CompareStatsModel(this);
     m_statsView = new QTableView;
     showCompareStats(m_statsView, m_statsModel);
+    m_figureLeast = m_statsView->horizontalHeader()->minimumSectionSize();
     detailSplit->addWidget(m_statsView);
     m_overlay = new CompareHistogramView;
     m_overlay->chart()->setTitle(tr("Values of A and B (same bins)"));
@@ -430,7 +431,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
-        fitTreeWidth(m_tabs->minimumWidth());
+        fitTreeWidth(m_statsWidth); // what fitStats found, once it has run
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
         const Tolerance& tol = m_shownTolerance;
@@ -484,7 +485,9 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
 }
 
 // The tree as wide as its columns, so no number is cut at its right edge
-// ("2,30" for 2,304), as far as `detailWidth` for the detail side allows.
+// ("2,30" for 2,304), as far as `detailWidth` for the detail side allows;
+// narrower only where the detail side has less than that (a tree the user
+// widened stays so).
 void CompareWindow::fitTreeWidth(int detailWidth) {
     int wanted =
         2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
@@ -492,10 +495,11 @@ void CompareWindow::fitTreeWidth(int detailWidth) {
         wanted += m_tensorView->columnWidth(c);
     const QList<int> sizes = m_split->sizes();
     const int total = sizes.value(0) + sizes.value(1);
-    if (total <= 0)
+    const int room = total - std::max(detailWidth, m_tabs->minimumWidth());
+    if (total <= 0 || room <= 0) // not laid out yet
         return;
-    const int tree = std::min(wanted, total - std::max(detailWidth, m_tabs->minimumWidth()));
-    if (tree != sizes.value(0))
+    const int tree = std::min(wanted, room);
+    if (tree > sizes.value(0) || sizes.value(0) > room)
         m_split->setSizes({tree, total - tree});
     // Still too narrow (1024 px): names, statuses and shapes give way.
     for (const auto& [column, least] : kCuttableColumns) {
@@ -510,40 +514,42 @@ void CompareWindow::fitTreeWidth(int detailWidth) {
 
 // Every statistic whole. Its figure columns share the width but never go
 // below their widest text (narrower, the table scrolls sideways). Once, the
-// table is given its whole height and the detail side the width to show it
-// whole, as far as the tree keeps its figures in view; after that the
-// user's sizes stand.
+// table is given its whole height; once shown, the detail side the width to
+// show it whole (kept for later comparisons in this window), as far as the
+// tree keeps its figures in view. After that the user's sizes stand.
 void CompareWindow::fitStats() {
     if (m_statsModel->rowCount() == 0)
         return;
     QHeaderView* header = m_statsView->horizontalHeader();
     const QAbstractItemView* view = m_statsView; // sizeHintForColumn is public there
-    int figure = header->minimumSectionSize();
+    int figure = m_figureLeast;
     for (int c : {CompareStatsModel::SideA, CompareStatsModel::SideB, CompareStatsModel::Delta})
         figure = std::max({figure, view->sizeHintForColumn(c), header->sectionSizeHint(c)});
     header->setMinimumSectionSize(figure);
-    if (m_statsFitted)
-        return;
-    m_statsFitted = true;
 
     const int table = header->sizeHint().height() + 2 * m_statsView->frameWidth() +
                       m_statsView->verticalHeader()->length() + 4;
-    const QList<int> heights = m_detailSplit->sizes();
-    int height = 0;
-    for (int h : heights)
-        height += h;
-    const int rest = std::max(0, height - table);
-    const bool tall = height > 0 && rest >= m_overlay->minimumHeight() + m_delta->minimumHeight();
-    if (tall)
-        m_detailSplit->setSizes({table, rest / 2, rest - rest / 2});
+    if (!m_statsHeightFitted) {
+        m_statsHeightFitted = true;
+        const QList<int> heights = m_detailSplit->sizes();
+        int height = 0;
+        for (int h : heights)
+            height += h;
+        const int rest = std::max(0, height - table);
+        if (height > 0 && rest >= m_overlay->minimumHeight() + m_delta->minimumHeight())
+            m_detailSplit->setSizes({table, rest / 2, rest - rest / 2});
+    }
+    const bool tall = m_detailSplit->sizes().value(0) >= table;
 
-    if (!m_statsView->isVisible())
+    if (m_statsWidth > 0 || !m_statsView->isVisible())
         return;
     // The tab page's margins and frames around the table, as laid out now,
     // and its vertical scroll bar where the height runs short.
     const int around = m_tabs->width() - m_statsView->width() + 2 * m_statsView->frameWidth() +
                        (tall ? 0 : m_statsView->verticalScrollBar()->sizeHint().width());
-    const int wanted = around + header->sectionSize(CompareStatsModel::Label) + 3 * figure;
+    const int label = std::max(header->sectionSize(CompareStatsModel::Label),
+                               view->sizeHintForColumn(CompareStatsModel::Label));
+    const int wanted = around + label + 3 * figure;
     int treeLeast =
         2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
     for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
@@ -551,9 +557,8 @@ void CompareWindow::fitStats() {
     for (const auto& [column, least] : kCuttableColumns)
         treeLeast -= std::max(0, m_tensorView->columnWidth(column) - least);
     const QList<int> sizes = m_split->sizes();
-    const int total = sizes.value(0) + sizes.value(1);
-    if (wanted > sizes.value(1))
-        fitTreeWidth(std::min(wanted, total - treeLeast));
+    m_statsWidth = std::min(wanted, sizes.value(0) + sizes.value(1) - treeLeast);
+    fitTreeWidth(m_statsWidth);
 }
 
 void CompareWindow::showGradientPages(bool on) {

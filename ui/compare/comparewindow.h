@@ -150,7 +150,9 @@ private:
     QTableView* m_statsView;
     QSplitter* m_split;
     QSplitter* m_detailSplit;
-    bool m_statsFitted = false;
+    bool m_statsHeightFitted = false;
+    int m_statsWidth = 0;  // the detail side's width fitStats found (0: not yet)
+    int m_figureLeast = 0; // the statistics header's own least section size
     CompareStatsModel* m_statsModel;
     CompareHistogramView* m_overlay;
     HistogramView* m_delta;

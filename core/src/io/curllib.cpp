@@ -14,6 +14,7 @@ namespace {
 
 // The sonames of Debian's libcurl4 (OpenSSL) and libcurl3-gnutls: one ABI.
 constexpr const char* kSonames[] = {"libcurl.so.4", "libcurl-gnutls.so.4"};
+constexpr unsigned kLeastVersion = 0x075500; // 7.85.0
 
 std::atomic<bool> loaded{false};
 
@@ -27,7 +28,6 @@ CurlLib load() {
     void* lib = nullptr;
     std::string why;
     for (const char* soname : kSonames) {
-        // Never closed: the library lives as long as the process.
         if ((lib = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL)))
             break;
         const char* e = ::dlerror();
@@ -36,6 +36,23 @@ CurlLib load() {
     if (!lib)
         throw IoError("cannot read URLs: libcurl could not be loaded (" + why +
                       "); install the libcurl4 package");
+    // Closes the library again when it cannot be used (the next URL retries).
+    struct Unload {
+        void* lib;
+        ~Unload() {
+            if (lib)
+                ::dlclose(lib);
+        }
+    } unload{lib};
+    // CURLOPT_PROTOCOLS_STR (http and https only, redirects included) is
+    // 7.85's: an older libcurl would ignore it and allow every protocol.
+    using VersionInfo = decltype(&::curl_version_info);
+    const auto versionInfo = reinterpret_cast<VersionInfo>(::dlsym(lib, "curl_version_info"));
+    const curl_version_info_data* version = versionInfo ? versionInfo(CURLVERSION_NOW) : nullptr;
+    if (!version || version->version_num < kLeastVersion)
+        throw IoError(std::string("cannot read URLs: libcurl ") +
+                      (version && version->version ? version->version : "of unknown version") +
+                      " is older than 7.85.0, the least that can keep requests to http(s)");
     CurlLib c{};
     std::string missing;
     resolve(lib, c.global_init, "curl_global_init", missing);
@@ -53,10 +70,10 @@ CurlLib load() {
     resolve(lib, c.url_cleanup, "curl_url_cleanup", missing);
     resolve(lib, c.free, "curl_free", missing);
     if (!missing.empty())
-        throw IoError("cannot read URLs: the libcurl found lacks " + missing +
-                      " (7.80 or newer is needed)");
+        throw IoError("cannot read URLs: the libcurl found lacks " + missing);
     if (c.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
         throw IoError("cannot read URLs: libcurl failed to initialise");
+    unload.lib = nullptr; // in use from now on, for the life of the process
     return c;
 }
 

@@ -249,6 +249,9 @@ Response Client::performOnce(const std::string& url, bool sendCredentials, uint6
     const CurlLib& lib = curlLib();
     CURL* c = m_handle->curl;
     lib.easy_reset(c);
+    // Checked: a libcurl that ignored it would follow a redirect anywhere.
+    if (lib.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK)
+        throw IoError(m_url + ": libcurl cannot keep requests to http and https");
     Transfer transfer;
     transfer.sink = &sink;
     transfer.task = m_task.get();
@@ -279,7 +282,6 @@ Response Client::performOnce(const std::string& url, bool sendCredentials, uint6
     lib.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     lib.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     lib.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    lib.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     lib.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(m_options.connectTimeout.count()));
     lib.easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
     lib.easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stallSeconds);
