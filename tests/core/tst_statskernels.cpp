@@ -7,6 +7,7 @@
 #include "stats/bincounter.h"
 #include "stats/slicedbins.h"
 #include "stats/statskernels.h"
+#include "stats/statssimd.h"
 
 #include "ckptscope/stats/tensorstats.h"
 
@@ -90,14 +91,6 @@ std::vector<float> data(uint64_t n, int kind, std::mt19937& rng) {
     return v;
 }
 
-bool avx512() {
-#ifdef CKPTSCOPE_STATS_AVX2
-    return useAvx512();
-#else
-    return false;
-#endif
-}
-
 // Sums are added in another order by the vector loop: equal within a few
 // roundings of the sum of their terms' magnitudes.
 bool close(double a, double b, double magnitude, uint64_t n) {
@@ -169,11 +162,11 @@ private Q_SLOTS:
     // run against the scalar loop on this machine.
     void initTestCase() {
         qInfo("statistics kernels exercised: %s",
-              avx512()          ? "AVX-512, AVX2 + FMA, scalar"
-              : simdAvailable() ? "AVX2 + FMA, scalar (no AVX-512: not on this CPU, or "
-                                  "CKPTSCOPE_SIMD=avx2)"
-                                : "scalar only (no AVX2 + FMA: not on this CPU, not x86-64, "
-                                  "or CKPTSCOPE_SIMD=0)");
+              useAvx512() ? "AVX-512, AVX2 + FMA, scalar"
+              : useAvx2() ? "AVX2 + FMA, scalar (no AVX-512: not on this CPU, or "
+                            "CKPTSCOPE_SIMD=avx2)"
+                          : "scalar only (no AVX2 + FMA: not on this CPU, not x86-64, "
+                            "or CKPTSCOPE_SIMD=0)");
     }
 
     void autoTakesTheWidestHistogram() {
@@ -183,20 +176,18 @@ private Q_SLOTS:
         h.counts.assign(64, 0);
         const BinCounter<float> wide(h), narrow(h, Kernel::Avx2), scalar(h, Kernel::Scalar);
         using Mode = BinCounter<float>::Mode;
-        QVERIFY(wide.mode == (avx512()          ? Mode::Sliced
-                              : simdAvailable() ? Mode::Pairs
-                                                : Mode::Scalar));
-        QVERIFY(narrow.mode == (simdAvailable() ? Mode::Pairs : Mode::Scalar));
+        QVERIFY(wide.mode == (useAvx512() ? Mode::Sliced : useAvx2() ? Mode::Pairs : Mode::Scalar));
+        QVERIFY(narrow.mode == (useAvx2() ? Mode::Pairs : Mode::Scalar));
         QVERIFY(scalar.mode == Mode::Scalar);
         h.counts.assign(65, 0); // bit-sliced counting stops at 64 bins
         QVERIFY(BinCounter<float>(h).mode != Mode::Sliced);
         // Doubles: bit-sliced as floats, else four at a time.
         h.counts.assign(64, 0);
-        QVERIFY(BinCounter<double>(h).mode == (avx512()          ? Mode::Sliced
-                                               : simdAvailable() ? Mode::Direct
-                                                                 : Mode::Scalar));
+        QVERIFY(BinCounter<double>(h).mode == (useAvx512() ? Mode::Sliced
+                                               : useAvx2() ? Mode::Direct
+                                                           : Mode::Scalar));
         QVERIFY(BinCounter<double>(h, Kernel::Avx2).mode ==
-                (simdAvailable() ? Mode::Direct : Mode::Scalar));
+                (useAvx2() ? Mode::Direct : Mode::Scalar));
         // Values outside the range: never bit-sliced (it bins inside only).
         QVERIFY(BinCounter<float>(h, Kernel::Auto, Spread::Anywhere).mode != Mode::Sliced);
         QVERIFY(BinCounter<double>(h, Kernel::Auto, Spread::Anywhere).mode != Mode::Sliced);

@@ -484,15 +484,22 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     Q_EMIT comparisonFinished();
 }
 
+// The tree's width with every column as wide as it is now (a hidden one
+// counts 0), its frame and its scroll bar.
+int CompareWindow::treeWidth() const {
+    int width =
+        2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
+        width += m_tensorView->columnWidth(c);
+    return width;
+}
+
 // The tree as wide as its columns, so no number is cut at its right edge
 // ("2,30" for 2,304), as far as `detailWidth` for the detail side allows;
 // narrower only where the detail side has less than that (a tree the user
 // widened stays so).
 void CompareWindow::fitTreeWidth(int detailWidth) {
-    int wanted =
-        2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
-    for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
-        wanted += m_tensorView->columnWidth(c);
+    int wanted = treeWidth();
     const QList<int> sizes = m_split->sizes();
     const int total = sizes.value(0) + sizes.value(1);
     const int room = total - std::max(detailWidth, m_tabs->minimumWidth());
@@ -550,10 +557,7 @@ void CompareWindow::fitStats() {
     const int label = std::max(header->sectionSize(CompareStatsModel::Label),
                                view->sizeHintForColumn(CompareStatsModel::Label));
     const int wanted = around + label + 3 * figure;
-    int treeLeast =
-        2 * m_tensorView->frameWidth() + m_tensorView->verticalScrollBar()->sizeHint().width();
-    for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
-        treeLeast += m_tensorView->isColumnHidden(c) ? 0 : m_tensorView->columnWidth(c);
+    int treeLeast = treeWidth();
     for (const auto& [column, least] : kCuttableColumns)
         treeLeast -= std::max(0, m_tensorView->columnWidth(column) - least);
     const QList<int> sizes = m_split->sizes();

@@ -104,6 +104,7 @@ private:
     void showFailure(const QString& message);
     void showTensor(int sourceRow);
     void showGradientPages(bool on);
+    int treeWidth() const;
     void fitTreeWidth(int detailWidth);
     void fitStats();
     void showDetail(int sourceRow, const CompareDetail& detail);

@@ -203,10 +203,6 @@ bool useAvx512() {
 }
 #endif
 
-bool simdAvailable() {
-    return useAvx2();
-}
-
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
     uint64_t i = 0;
     while (i < n && !std::isfinite(valueAt(v, i)))

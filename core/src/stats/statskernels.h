@@ -37,9 +37,6 @@ struct Partial {
 // Scalar the plain loop; Avx2 no AVX-512 (tests compare them).
 enum class Kernel { Auto, Scalar, Avx2 };
 
-// True when Kernel::Auto runs vector code.
-bool simdAvailable();
-
 // Sets the sum, the L2 norm and, with a finite value, the extremes, mean and
 // population standard deviation (from M2) of finite values counted in s; a
 // zero extreme is +0, whichever zero the kernels met first.
