@@ -6,6 +6,7 @@
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
 #include "graph/nodetablemodel.h"
+#include "guisupport.h"
 #include "mainwindowsupport.h"
 #include "metadata/metadatamodel.h"
 #include "metadata/metadatatext.h"
@@ -29,6 +30,7 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
@@ -142,6 +144,39 @@ private Q_SLOTS:
         const QModelIndex layersRow = proxy->index(1, 0);
         QCOMPARE(layersRow.data().toString(), QStringLiteral("layers"));
         QCOMPARE(proxy->index(2, 0, layersRow).data().toString(), QStringLiteral("2"));
+    }
+
+    // Every name in the tensor tree whole as its branches open (a deep
+    // "post_attention_layernorm" once showed as "post_attention_layern…"):
+    // the names take the room the other columns leave, and where that is
+    // too little the tree scrolls sideways rather than cut one.
+    void deepNamesWhole() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("deep.oxck"));
+        Checkpoint c;
+        c.addTensor(
+            {"model.layers.1.post_attention_layernorm_of_a_long_model.weight", {2}, {1, 2}});
+        c.addTensor({"model.layers.1.mlp.down_proj.weight", {2}, {1, 2}});
+        c.save(path.toStdString());
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.selectTensor(
+            QStringLiteral("model.layers.1.post_attention_layernorm_of_a_long_model.weight")));
+        QTreeView* tree = w.tensorTree();
+        QStringList cut = guisupport::cutCells(tree);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("tensorDock"));
+        QVERIFY(dock);
+        w.resizeDocks({dock}, {260}, Qt::Horizontal);
+        QTRY_VERIFY(tree->horizontalScrollBar()->maximum() > 0);
+        cut = guisupport::cutCells(tree);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+        // Wide again: the names fill the room, no sideways scrolling.
+        w.resizeDocks({dock}, {900}, Qt::Horizontal);
+        QTRY_COMPARE(tree->horizontalScrollBar()->maximum(), 0);
     }
 
     void selectingATensorComputesItsHistogram() {

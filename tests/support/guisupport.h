@@ -1,9 +1,16 @@
 #pragma once
 
+#include <QAbstractItemDelegate>
+#include <QAbstractItemView>
 #include <QCategoryAxis>
+#include <QHeaderView>
 #include <QLabel>
 #include <QString>
+#include <QStyle>
+#include <QStyleOptionViewItem>
+#include <QTableView>
 #include <QTextDocument>
+#include <QTreeView>
 #include <QValueAxis>
 #include <QWidget>
 
@@ -98,6 +105,52 @@ inline QString roundnessProblem(const std::vector<Tick>& ticks) {
             return QStringLiteral("label '%1' for tick %2").arg(t.label).arg(t.value);
     }
     return {};
+}
+
+// The cells of `view` narrower than what their delegate needs to show their
+// text whole (Qt would elide it with "…"), as "row R, column C: 'text' needs
+// N px, has M": every row a tree shows (its branches as opened), every row
+// of a table (up to `rowLimit`), every column not hidden. A cell's width is
+// its column's (beside a tree's indentation), not what the viewport shows:
+// a column scrolled out of view is not cut.
+inline QStringList cutCells(const QAbstractItemView* view, int rowLimit = 5000) {
+    QStringList out;
+    const QAbstractItemModel* model = view->model();
+    const auto* tree = qobject_cast<const QTreeView*>(view);
+    const auto* table = qobject_cast<const QTableView*>(view);
+    const QHeaderView* header = tree ? tree->header() : table ? table->horizontalHeader() : nullptr;
+    QStyleOptionViewItem option;
+    option.initFrom(view);
+    const int icon = view->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, view);
+    option.decorationSize = view->iconSize().isValid() ? view->iconSize() : QSize(icon, icon);
+    std::vector<QModelIndex> rows;
+    if (tree) {
+        for (QModelIndex i = model->index(0, 0); i.isValid() && int(rows.size()) < rowLimit;
+             i = tree->indexBelow(i))
+            rows.push_back(i);
+    } else {
+        for (int r = 0; r < std::min(model->rowCount(), rowLimit); ++r)
+            rows.push_back(model->index(r, 0));
+    }
+    for (const QModelIndex& row : rows)
+        for (int c = 0; c < model->columnCount(row.parent()); ++c) {
+            if (header ? header->isSectionHidden(c) : false)
+                continue;
+            const QModelIndex cell = row.siblingAtColumn(c);
+            const QString text = cell.data(Qt::DisplayRole).toString();
+            if (text.isEmpty())
+                continue;
+            const int need = view->itemDelegateForIndex(cell)->sizeHint(option, cell).width();
+            const int has = view->visualRect(cell).width();
+            if (has < need)
+                out << QStringLiteral("row %1, column %2: '%3' needs %4 px, has %5")
+                           .arg(row.row())
+                           .arg(c)
+                           .arg(text)
+                           .arg(need)
+                           .arg(has);
+        }
+    return out;
 }
 
 } // namespace guisupport

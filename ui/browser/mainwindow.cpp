@@ -183,7 +183,7 @@ void MainWindow::buildStatusBar() {
 void MainWindow::buildDocks() {
     m_tensorDock = new TensorDock(this);
     addDockWidget(Qt::LeftDockWidgetArea, m_tensorDock);
-    resizeDocks({m_tensorDock}, {520}, Qt::Horizontal);
+    resizeDocks({m_tensorDock}, {560}, Qt::Horizontal);
     connect(m_tensorDock, &TensorDock::tensorSelected, this, &MainWindow::showTensor);
     connect(m_tensorDock, &TensorDock::tensorActivated, this,
             [this] { m_tabs->setCurrentWidget(m_tensorPage); });
@@ -317,7 +317,7 @@ void MainWindow::defaultLayout(const QString& kind) {
     m_nodeDock->setVisible(!oxck);
     // Wide enough for the tree's name, shape, element and size columns.
     QDockWidget* dock = oxck ? static_cast<QDockWidget*>(m_tensorDock) : m_nodeDock;
-    resizeDocks({dock}, {oxck ? 520 : 420}, Qt::Horizontal);
+    resizeDocks({dock}, {oxck ? 560 : 420}, Qt::Horizontal);
 }
 
 void MainWindow::updateRecentMenu() {

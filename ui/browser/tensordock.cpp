@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLineEdit>
@@ -12,6 +13,8 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     setObjectName(QStringLiteral("tensorDock"));
@@ -50,9 +53,12 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     m_tree->setSortingEnabled(true); // natural name order by default
     m_tree->sortByColumn(TensorTreeModel::Name, Qt::AscendingOrder);
     m_tree->header()->setStretchLastSection(false);
-    m_tree->header()->setSectionResizeMode(TensorTreeModel::Name, QHeaderView::Stretch);
-    // Keep shape/size columns readable as branches open.
+    // Every column as wide as its text as branches open and close; the names
+    // take the room left (a stretched section would cut a deep name short:
+    // the tree scrolls sideways instead).
     connect(m_tree, &QTreeView::expanded, this, &TensorDock::resizeColumns);
+    connect(m_tree, &QTreeView::collapsed, this, &TensorDock::resizeColumns);
+    m_tree->viewport()->installEventFilter(this);
     layout->addWidget(m_tree, 1);
     setWidget(panel);
 
@@ -88,6 +94,22 @@ void TensorDock::setDocument(std::shared_ptr<const ckptscope::Document> document
 void TensorDock::resizeColumns() {
     for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
         m_tree->resizeColumnToContents(c);
+    fitNameColumn();
+}
+
+void TensorDock::fitNameColumn() {
+    int rest = m_tree->viewport()->width();
+    for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
+        rest -= m_tree->columnWidth(c);
+    const QAbstractItemView* view = m_tree; // sizeHintForColumn is public there
+    m_tree->setColumnWidth(TensorTreeModel::Name,
+                           std::max(rest, view->sizeHintForColumn(TensorTreeModel::Name)));
+}
+
+bool TensorDock::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_tree->viewport() && event->type() == QEvent::Resize)
+        fitNameColumn();
+    return QDockWidget::eventFilter(watched, event);
 }
 
 bool TensorDock::selectTensor(const QString& fullName) {
@@ -130,6 +152,7 @@ void TensorDock::applyFilter() {
         m_tree->expandToDepth(2);
     else
         m_tree->expandAll();
+    resizeColumns();
     keepChosenVisible();
     m_filtering = false;
 }

@@ -20,6 +20,10 @@ double plotUnit(double lo, double hi) {
     return std::isfinite(hi - lo) ? 1.0 : 2.0;
 }
 
+double singleValueHalfSpan(double v) {
+    return v != 0 ? std::abs(v) * 0.1 : 1.0;
+}
+
 std::vector<AxisTick> roundTicks(double lo, double hi, int target, double unit) {
     std::vector<AxisTick> ticks;
     const double step = roundTickStep(hi - lo, target, unit) / unit; // round in values

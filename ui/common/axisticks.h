@@ -33,4 +33,7 @@ QCategoryAxis* roundValueAxis(double lo, double hi, int target = 6, double unit 
 // double range (F64 values near ±max), so a chart's span stays finite.
 // Plot value / unit and label with roundValueAxis(lo / unit, hi / unit, …, unit).
 double plotUnit(double lo, double hi);
+// The half width of the axis around a histogram of one value v (a constant
+// tensor): 10 % of |v|, or 1 at zero.
+double singleValueHalfSpan(double v);
 QCategoryAxis* roundCountAxis(double hi, int target = 5);

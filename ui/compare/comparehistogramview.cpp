@@ -2,17 +2,20 @@
 
 #include "common/axisticks.h"
 
+#include "ckptscope/common/saturating.h"
+
 #include <QCategoryAxis>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 
 #include <algorithm>
+#include <numeric>
 
 CompareHistogramView::CompareHistogramView(QWidget* parent) : QChartView(parent) {
     setRenderHint(QPainter::Antialiasing, true);
     chart()->legend()->setVisible(true);
-    chart()->legend()->setAlignment(Qt::AlignTop);
+    chart()->legend()->setAlignment(Qt::AlignRight); // the plot keeps its height
     chart()->setMargins(QMargins(4, 4, 4, 4));
     chart()->setBackgroundBrush(palette().color(QPalette::Base));
     chart()->legend()->setLabelColor(palette().color(QPalette::Text));
@@ -20,17 +23,14 @@ CompareHistogramView::CompareHistogramView(QWidget* parent) : QChartView(parent)
 }
 
 void CompareHistogramView::setHistograms(const ckptscope::Histogram& a,
-                                         const ckptscope::Histogram& b, const QString& labelA,
-                                         const QString& labelB) {
+                                         const ckptscope::Histogram& b) {
     m_a = a;
     m_b = b;
-    m_labelA = labelA;
-    m_labelB = labelB;
     rebuild();
 }
 
 void CompareHistogramView::clear() {
-    setHistograms({}, {}, {}, {});
+    setHistograms({}, {});
 }
 
 void CompareHistogramView::rebuild() {
@@ -43,14 +43,24 @@ void CompareHistogramView::rebuild() {
     const ckptscope::Histogram& ref = m_a.counts.empty() ? m_b : m_a;
     if (ref.counts.empty())
         return;
-    ckptscope::Histogram edges = ref; // both sides share its bins
-    if (!(edges.hi > edges.lo))
-        edges.hi = edges.lo + 1;
-    const double unit = plotUnit(edges.lo, edges.hi);
-    const double lo = edges.lo / unit, hi = edges.hi / unit;
+    const ckptscope::Histogram& edges = ref; // both sides share its bins
+    const bool single = !(edges.hi > edges.lo);
+    // One value on both sides (a constant tensor): one bar centred on it,
+    // as HistogramView draws it.
+    const double half = single ? singleValueHalfSpan(edges.lo) : 0;
+    const double unit = single ? 1 : plotUnit(edges.lo, edges.hi);
+    const double lo = (edges.lo - half) / unit, hi = (edges.hi + half) / unit;
+    // A side's heights: its counts, or its one bar's whole count (either
+    // side may be empty).
+    const auto heights = [single](const ckptscope::Histogram& h) {
+        return single
+                   ? std::vector<uint64_t>{std::accumulate(h.counts.begin(), h.counts.end(),
+                                                           uint64_t(0), ckptscope::saturatingAdd)}
+                   : h.counts;
+    };
     uint64_t peak = 1;
     for (const ckptscope::Histogram* h : {&m_a, &m_b})
-        for (uint64_t n : h->counts)
+        for (uint64_t n : heights(*h))
             peak = std::max(peak, n);
     QCategoryAxis* x = roundValueAxis(lo, hi, 6, unit);
     QCategoryAxis* y = roundCountAxis(double(peak) * 1.05);
@@ -63,8 +73,8 @@ void CompareHistogramView::rebuild() {
         const ckptscope::Histogram* h;
         QString label;
         QPen pen;
-    } sides[] = {{&m_a, m_labelA, QPen(QColor(0x1f, 0x77, 0xb4), 2)},
-                 {&m_b, m_labelB, QPen(QColor(0xff, 0x7f, 0x0e), 2, Qt::DashLine)}};
+    } sides[] = {{&m_a, tr("A"), QPen(QColor(0x1f, 0x77, 0xb4), 2)},
+                 {&m_b, tr("B"), QPen(QColor(0xff, 0x7f, 0x0e), 2, Qt::DashLine)}};
     for (const auto& side : sides) {
         if (side.h->counts.empty())
             continue;
@@ -73,9 +83,15 @@ void CompareHistogramView::rebuild() {
         series->setPen(side.pen);
         QList<QPointF> pts;
         pts << QPointF(lo, 0);
-        for (size_t i = 0; i < side.h->counts.size(); ++i) {
-            const double v = double(side.h->counts[i]);
-            pts << QPointF(edges.edge(i) / unit, v) << QPointF(edges.edge(i + 1) / unit, v);
+        if (single) {
+            const double v = edges.lo, bar = half / 10, total = double(heights(*side.h)[0]);
+            pts << QPointF(v - bar, 0) << QPointF(v - bar, total) << QPointF(v + bar, total)
+                << QPointF(v + bar, 0);
+        } else {
+            for (size_t i = 0; i < side.h->counts.size(); ++i) {
+                const double v = double(side.h->counts[i]);
+                pts << QPointF(edges.edge(i) / unit, v) << QPointF(edges.edge(i + 1) / unit, v);
+            }
         }
         pts << QPointF(hi, 0);
         series->replace(pts);

@@ -474,7 +474,7 @@ QVariant CompareTensorModel::headerData(int section, Qt::Orientation orientation
     case Cosine:
         return tr("Cosine");
     case BitsPerWeight:
-        return tr("Bits/w (B)");
+        return tr("bpw (B)");
     case Differing:
         return tr("Differing");
     case Count:

@@ -42,14 +42,6 @@ using namespace ckptscope;
 namespace {
 
 constexpr int kBins = 64;
-constexpr int kNameWidth = 210;    // the tree's name column
-constexpr int kMinNameWidth = 110; // ... however narrow the window
-// The tree's columns that give way, down to these widths, before a figure
-// is cut (elided, whole in their tooltips).
-constexpr std::pair<int, int> kCuttableColumns[] = {{CompareTensorModel::Name, kMinNameWidth},
-                                                    {CompareTensorModel::Status, 90},
-                                                    {CompareTensorModel::Shape, 60}};
-
 QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
@@ -166,15 +158,17 @@ QWidget* CompareWindow::buildTensorList() {
     m_tensorView = new QTreeView;
     m_tensorView->setModel(m_proxy);
     m_tensorView->setUniformRowHeights(true);
+    m_tensorView->setIndentation(16); // six levels of a model's names, whole, beside the figures
     m_tensorView->setSortingEnabled(true);
     // Most changed first: NaN/Inf mismatches (whose figures sort as
     // infinite), then by relative L2 change.
     m_tensorView->sortByColumn(CompareTensorModel::RelL2, Qt::DescendingOrder);
     m_tensorView->setAlternatingRowColors(true);
     m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
-    m_tensorView->setColumnWidth(CompareTensorModel::Name, kNameWidth);
-    m_tensorView->setColumnWidth(CompareTensorModel::Status, 120);
-    m_tensorView->setColumnWidth(CompareTensorModel::Shape, 80);
+    // Names whole as branches open (a narrow window scrolls the tree sideways).
+    for (auto signal : {&QTreeView::expanded, &QTreeView::collapsed})
+        connect(m_tensorView, signal, this,
+                [this] { m_tensorView->resizeColumnToContents(CompareTensorModel::Name); });
     m_tensorListPanel = m_tensorView;
     return m_tensorView;
 }
@@ -427,9 +421,8 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         // A quantization report: cosine and B's bits per weight.
         for (int c : {CompareTensorModel::Cosine, CompareTensorModel::BitsPerWeight})
             m_tensorView->setColumnHidden(c, !m_tensorModel->quantizationReport());
-        m_tensorView->setColumnWidth(CompareTensorModel::Name, kNameWidth);
-        // Shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
-        for (int c = CompareTensorModel::Shape; c < CompareTensorModel::ColumnCount; ++c)
+        // Names, shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
+        for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
         fitTreeWidth(m_statsWidth); // what fitStats found, once it has run
         m_metadataModel->setRows(d.metadata);
@@ -495,11 +488,11 @@ int CompareWindow::treeWidth() const {
 }
 
 // The tree as wide as its columns, so no number is cut at its right edge
-// ("2,30" for 2,304), as far as `detailWidth` for the detail side allows;
-// narrower only where the detail side has less than that (a tree the user
-// widened stays so).
+// ("2,30" for 2,304), as far as `detailWidth` for the detail side allows
+// (narrower, it scrolls sideways); narrower only where the detail side has
+// less than that (a tree the user widened stays so).
 void CompareWindow::fitTreeWidth(int detailWidth) {
-    int wanted = treeWidth();
+    const int wanted = treeWidth();
     const QList<int> sizes = m_split->sizes();
     const int total = sizes.value(0) + sizes.value(1);
     const int room = total - std::max(detailWidth, m_tabs->minimumWidth());
@@ -508,15 +501,6 @@ void CompareWindow::fitTreeWidth(int detailWidth) {
     const int tree = std::min(wanted, room);
     if (tree > sizes.value(0) || sizes.value(0) > room)
         m_split->setSizes({tree, total - tree});
-    // Still too narrow (1024 px): names, statuses and shapes give way.
-    for (const auto& [column, least] : kCuttableColumns) {
-        const int width = m_tensorView->columnWidth(column);
-        const int cut = std::min(wanted - tree, width - least);
-        if (cut > 0) {
-            m_tensorView->setColumnWidth(column, width - cut);
-            wanted -= cut;
-        }
-    }
 }
 
 // Every statistic whole. Its figure columns share the width but never go
@@ -557,9 +541,11 @@ void CompareWindow::fitStats() {
     const int label = std::max(header->sectionSize(CompareStatsModel::Label),
                                view->sizeHintForColumn(CompareStatsModel::Label));
     const int wanted = around + label + 3 * figure;
+    // The tree keeps in view at least its columns up to the relative L2
+    // change, which it is sorted by (the figures beyond scroll).
     int treeLeast = treeWidth();
-    for (const auto& [column, least] : kCuttableColumns)
-        treeLeast -= std::max(0, m_tensorView->columnWidth(column) - least);
+    for (int c = CompareTensorModel::RelL2 + 1; c < CompareTensorModel::ColumnCount; ++c)
+        treeLeast -= m_tensorView->columnWidth(c);
     const QList<int> sizes = m_split->sizes();
     m_statsWidth = std::min(wanted, sizes.value(0) + sizes.value(1) - treeLeast);
     fitTreeWidth(m_statsWidth);
@@ -570,8 +556,7 @@ void CompareWindow::showGradientPages(bool on) {
     m_graphPage->setResult(r);
     m_fieldsModel->setFields(r ? r->gradient->fields : std::vector<FieldDiff>{});
     m_fieldsView->resizeColumnsToContents();
-    const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
-    m_optimizerPage->setResult(r, tr("A: %1").arg(a), tr("B: %1").arg(b));
+    m_optimizerPage->setResult(r);
     for (QWidget* page : {static_cast<QWidget*>(m_graphPage), static_cast<QWidget*>(m_fieldsView),
                           static_cast<QWidget*>(m_optimizerPage)})
         m_tabs->setTabVisible(m_tabs->indexOf(page), on);
@@ -629,8 +614,6 @@ void CompareWindow::showDetail(int sourceRow, const CompareDetail& detail) {
         return;
     m_statsModel->setValues(detail.statsA(), detail.statsB(), e->elements);
     fitStats();
-    const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
-    m_overlay->setHistograms(detail.overlayA, detail.overlayB, tr("A: %1").arg(a),
-                             tr("B: %1").arg(b));
+    m_overlay->setHistograms(detail.overlayA, detail.overlayB);
     Q_EMIT detailShown(sourceRow);
 }

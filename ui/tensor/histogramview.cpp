@@ -70,7 +70,7 @@ void HistogramView::rebuild() {
         lo /= m_unit;
         hi /= m_unit;
     } else { // one value (a constant tensor, a scalar): one bar centred on it
-        const double v = lo, half = v != 0 ? std::abs(v) * 0.1 : 1.0;
+        const double v = lo, half = singleValueHalfSpan(v);
         lo = v - half;
         hi = v + half;
         uint64_t total = 0;

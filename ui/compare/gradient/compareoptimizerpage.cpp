@@ -68,12 +68,9 @@ CompareOptimizerPage::CompareOptimizerPage(QWidget* parent)
 
 CompareOptimizerPage::~CompareOptimizerPage() = default;
 
-void CompareOptimizerPage::setResult(std::shared_ptr<const CompareResult> result,
-                                     const QString& labelA, const QString& labelB) {
+void CompareOptimizerPage::setResult(std::shared_ptr<const CompareResult> result) {
     m_task.cancel();
     m_result = result && result->gradient ? std::move(result) : nullptr;
-    m_labelA = labelA;
-    m_labelB = labelB;
     m_blobs->setBlobs(m_result ? m_result->gradient->optimizerState : std::vector<BlobDiff>{});
     m_table->resizeColumnsToContents();
     // Open on the first blob that differs, else the first.
@@ -150,6 +147,6 @@ void CompareOptimizerPage::showDetail(const CompareDetail& detail) {
     if (!blob)
         return;
     m_stats->setValues(detail.statsA(), detail.statsB(), blob->f32);
-    m_overlay->setHistograms(detail.overlayA, detail.overlayB, m_labelA, m_labelB);
+    m_overlay->setHistograms(detail.overlayA, detail.overlayB);
     Q_EMIT detailShown(m_row);
 }

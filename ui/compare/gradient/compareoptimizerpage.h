@@ -26,10 +26,8 @@ public:
     explicit CompareOptimizerPage(QWidget* parent = nullptr);
     ~CompareOptimizerPage() override;
 
-    // A gradient comparison (anything else clears the page); the labels
-    // name the sides in the overlay's legend.
-    void setResult(std::shared_ptr<const CompareResult> result, const QString& labelA,
-                   const QString& labelB);
+    // A gradient comparison (anything else clears the page).
+    void setResult(std::shared_ptr<const CompareResult> result);
     void selectBlob(int row);
 
     CompareBlobModel* blobModel() const { return m_blobs; }
@@ -47,7 +45,6 @@ private:
     void showDetail(const CompareDetail& detail);
 
     std::shared_ptr<const CompareResult> m_result;
-    QString m_labelA, m_labelB;
     int m_row = -1;
     CompareBlobModel* m_blobs;
     CompareStatsModel* m_stats;
