@@ -140,7 +140,10 @@ inline QStringList cutCells(const QAbstractItemView* view, int rowLimit = 5000) 
             const QString text = cell.data(Qt::DisplayRole).toString();
             if (text.isEmpty())
                 continue;
-            const int need = view->itemDelegateForIndex(cell)->sizeHint(option, cell).width();
+            const QAbstractItemDelegate* delegate = view->itemDelegateForIndex(cell);
+            if (!delegate) // a header view
+                continue;
+            const int need = delegate->sizeHint(option, cell).width();
             const int has = view->visualRect(cell).width();
             if (has < need)
                 out << QStringLiteral("row %1, column %2: '%3' needs %4 px, has %5")

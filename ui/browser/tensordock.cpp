@@ -59,6 +59,12 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     connect(m_tree, &QTreeView::expanded, this, &TensorDock::resizeColumns);
     connect(m_tree, &QTreeView::collapsed, this, &TensorDock::resizeColumns);
     m_tree->viewport()->installEventFilter(this);
+    // A warning icon added by the background scan widens its row's name:
+    // fitted once the flags of a burst are in.
+    m_fitTimer = new QTimer(this);
+    m_fitTimer->setSingleShot(true);
+    connect(m_fitTimer, &QTimer::timeout, this, &TensorDock::fitNameColumn);
+    connect(m_model, &QAbstractItemModel::dataChanged, m_fitTimer, qOverload<>(&QTimer::start));
     layout->addWidget(m_tree, 1);
     setWidget(panel);
 

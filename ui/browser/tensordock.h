@@ -52,6 +52,7 @@ private:
     QLineEdit* m_filter;
     QCheckBox* m_regex;
     QTimer* m_filterTimer;
+    QTimer* m_fitTimer;
     bool m_filtering = false; // the proxy moves the current row: not a choice
     QString m_chosen;         // the tensor last chosen, kept through filtering
 };
