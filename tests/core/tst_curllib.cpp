@@ -1,10 +1,12 @@
 // libcurl is loaded when the first URL is read, never at start-up
 // (io/curllib.h): opening and reading a local file leaves it unloaded, and
-// curlLib() then loads it with every function httpclient.cpp calls.
+// curlLib() then loads it with every function httpclient.cpp calls; one
+// missing, too old or lacking a function is refused with a clear error.
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/gguf/syntheticgguf.h"
+#include "ckptscope/io/filesource.h"
 #include "ckptscope/stats/documentstats.h"
 
 #include "io/curllib.h"
@@ -72,6 +74,34 @@ private Q_SLOTS:
         lib.url_cleanup(u);
         QCOMPARE(std::string(lib.easy_strerror(CURLE_OK)), std::string("No error"));
         QCOMPARE(&http::curlLib(), &lib); // loaded once
+    }
+
+    // A libcurl that cannot be used is refused with what to do, and closed
+    // again: missing (each name tried in turn), older than 7.85 (it would
+    // ignore CURLOPT_PROTOCOLS_STR), or lacking a function.
+    void unusableLibrariesRefused() {
+        const auto refusal = [](std::initializer_list<const char*> sonames) {
+            try {
+                http::loadCurl(sonames);
+            } catch (const IoError& e) {
+                return std::string(e.what());
+            }
+            return std::string("loaded");
+        };
+        const std::string missing = refusal({"libckptscope-no-such-curl.so.4"});
+        QVERIFY2(missing.find("libcurl could not be loaded (libckptscope-no-such-curl.so.4") !=
+                         std::string::npos &&
+                     missing.find("install the libcurl4 package") != std::string::npos,
+                 missing.c_str());
+        // The next name is tried: the error is the old library's.
+        const std::string old = refusal({"libckptscope-no-such-curl.so.4", FAKECURL_OLD});
+        QVERIFY2(old.find("libcurl 7.72.0 is older than 7.85.0") != std::string::npos, old.c_str());
+        const std::string bare = refusal({FAKECURL_BARE});
+        QVERIFY2(bare.find("lacks curl_global_init, curl_easy_init, curl_easy_setopt") !=
+                     std::string::npos,
+                 bare.c_str());
+        for (const char* path : {FAKECURL_OLD, FAKECURL_BARE})
+            QVERIFY2(!::dlopen(path, RTLD_NOW | RTLD_NOLOAD), path); // closed again
     }
 };
 

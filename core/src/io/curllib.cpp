@@ -11,8 +11,6 @@ namespace ckptscope::http {
 
 namespace {
 
-// The sonames of Debian's libcurl4 (OpenSSL) and libcurl3-gnutls: one ABI.
-constexpr const char* kSonames[] = {"libcurl.so.4", "libcurl-gnutls.so.4"};
 constexpr unsigned kLeastVersion = 0x075500; // 7.85.0
 
 std::atomic<bool> loaded{false};
@@ -23,10 +21,12 @@ template <typename F> void resolve(void* lib, F& f, const char* name, std::strin
         missing += missing.empty() ? name : std::string(", ") + name;
 }
 
-CurlLib load() {
+} // namespace
+
+CurlLib loadCurl(std::initializer_list<const char*> sonames) {
     void* lib = nullptr;
     std::string why;
-    for (const char* soname : kSonames) {
+    for (const char* soname : sonames) {
         if ((lib = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL)))
             break;
         const char* e = ::dlerror();
@@ -76,11 +76,10 @@ CurlLib load() {
     return c;
 }
 
-} // namespace
-
 const CurlLib& curlLib() {
     // A failed load throws out of the initialiser: the next call tries again.
-    static const CurlLib lib = load();
+    // The sonames of Debian's libcurl4 (OpenSSL) and libcurl3-gnutls: one ABI.
+    static const CurlLib lib = loadCurl({"libcurl.so.4", "libcurl-gnutls.so.4"});
     loaded = true;
     return lib;
 }

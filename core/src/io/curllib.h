@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 
+#include <initializer_list>
+
 // libcurl, loaded (dlopen) when the first URL is read rather than linked:
 // linked, its 35 libraries (TLS, Kerberos, LDAP, …) were loaded by every run
 // of the CLI and the GUI, a URL or not: `ckptscope-cli --version` took 15 ms
@@ -32,5 +34,10 @@ const CurlLib& curlLib();
 
 // Whether curlLib() has loaded it (tests: nothing but a URL loads it).
 bool curlLoaded();
+
+// What curlLib() does once, with the first of `sonames` dlopen finds: the
+// functions of a libcurl of 7.85 or newer, initialised; else IoError, the
+// library closed again (tests give other names: missing, too old, lacking).
+CurlLib loadCurl(std::initializer_list<const char*> sonames);
 
 } // namespace ckptscope::http
