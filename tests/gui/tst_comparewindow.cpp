@@ -851,6 +851,35 @@ private Q_SLOTS:
                  QStringLiteral("1.0000001"));
         QVERIFY(values->index(1, CompareValuesModel::ValueA).data().toString() !=
                 values->index(1, CompareValuesModel::ValueB).data().toString());
+        // Every cell whole, the F64 side's 24-character texts included.
+        auto* page = qobject_cast<QTableView*>(w.tabs()->widget(1));
+        QVERIFY(page && page->model() == values);
+        QStringList cut = guisupport::cutCells(page);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+
+        // 64-bit integers beyond 2^53: shown, subtracted and told apart
+        // exactly (their doubles are equal).
+        const QString ia = m_dir.filePath(QStringLiteral("int-a.safetensors")),
+                      ib = m_dir.filePath(QStringLiteral("int-b.safetensors"));
+        const int64_t big = (int64_t(1) << 53) + 1;
+        testsupport::writeFile(
+            ia, testsupport::stFile({{"n", "I64", {2}, testsupport::leBytes<int64_t>({big, 5})}}));
+        testsupport::writeFile(
+            ib,
+            testsupport::stFile({{"n", "I64", {2}, testsupport::leBytes<int64_t>({big - 1, 5})}}));
+        QVERIFY(detailOf(w, ia, ib, "n") >= 0);
+        QCOMPARE(values->index(0, CompareValuesModel::ValueA).data().toString(),
+                 QStringLiteral("9007199254740993"));
+        QCOMPARE(values->index(0, CompareValuesModel::ValueB).data().toString(),
+                 QStringLiteral("9007199254740992"));
+        QCOMPARE(values->index(0, CompareValuesModel::Delta).data().toString(),
+                 QStringLiteral("-1"));
+        QVERIFY(values->index(0, CompareValuesModel::Delta).data(Qt::BackgroundRole).isValid());
+        QCOMPARE(values->index(1, CompareValuesModel::Delta).data().toString(),
+                 QStringLiteral("0"));
+        QVERIFY(!values->index(1, CompareValuesModel::Delta).data(Qt::BackgroundRole).isValid());
+        cut = guisupport::cutCells(page);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
     }
 
     // The menu bar every window has (issue 22, item 9): File, View, Help;

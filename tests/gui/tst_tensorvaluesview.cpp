@@ -1,4 +1,5 @@
 #include "guisupport.h"
+#include "safetensorsbuilder.h"
 #include "tensor/blockpanel.h"
 #include "tensor/tensorvaluesmodel.h"
 #include "tensor/tensorvaluesview.h"
@@ -99,6 +100,41 @@ private Q_SLOTS:
         const QString copied = view.selectionText();
         for (float v : kWide)
             QVERIFY(copied.contains(QString::fromStdString(fmt::exact(v))));
+    }
+
+    // 64-bit integers and F64 exactly as the file holds them (they were
+    // shown through a float: 16777217 as 16777216, 2^53 + 1 as
+    // 9.007199e+15), each in a column as wide as its dtype's widest text.
+    void wideDtypesExactAndWhole() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("wide.safetensors"));
+        const std::vector<int64_t> i64 = {(int64_t(1) << 53) + 1, 16777217,
+                                          std::numeric_limits<int64_t>::min()};
+        const std::vector<uint64_t> u64 = {std::numeric_limits<uint64_t>::max()};
+        const std::vector<double> f64 = {3.141592653589793, -2.2250738585072014e-308};
+        testsupport::writeFile(path,
+                               testsupport::stFile({{"i", "I64", {3}, testsupport::leBytes(i64)},
+                                                    {"u", "U64", {1}, testsupport::leBytes(u64)},
+                                                    {"f", "F64", {2}, testsupport::leBytes(f64)}}));
+        const auto doc = Document::open(path.toStdString());
+        const std::vector<QStringList> expected = {
+            {QStringLiteral("9007199254740993"), QStringLiteral("16777217"),
+             QStringLiteral("-9223372036854775808")},
+            {QStringLiteral("18446744073709551615")},
+            {QStringLiteral("3.141592653589793"), QStringLiteral("-2.2250738585072014e-308")}};
+        TensorValuesView view;
+        view.resize(800, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        for (int t = 0; t < 3; ++t) {
+            view.setTensor(doc, t);
+            QStringList shown;
+            for (int r = 0; r < view.table()->model()->rowCount(); ++r)
+                shown << view.table()->model()->index(r, 0).data().toString();
+            QCOMPARE(shown, expected[size_t(t)]);
+            const QStringList cut = guisupport::cutCells(view.table());
+            QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+        }
     }
 
     // A tensor whose shape does not match its stored values is shown as a

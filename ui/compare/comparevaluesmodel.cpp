@@ -3,6 +3,7 @@
 #include "compare/comparetensormodel.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/export/csvwriter.h"
 #include "ckptscope/formats/dtype.h"
 
 #include <algorithm>
@@ -18,6 +19,21 @@ constexpr size_t kPagesKept = 64;
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
+}
+
+__extension__ typedef __int128 i128; // GCC and Clang; -Wpedantic off
+__extension__ typedef unsigned __int128 u128;
+
+// The decimal text of a 128-bit integer (two 64-bit values' difference).
+std::string integerText(i128 v) {
+    const bool negative = v < 0;
+    auto magnitude = negative ? u128(0) - u128(v) : u128(v);
+    std::string digits;
+    do {
+        digits.insert(digits.begin(), char('0' + int(magnitude % 10)));
+        magnitude /= 10;
+    } while (magnitude != 0);
+    return negative ? "-" + digits : digits;
 }
 
 } // namespace
@@ -37,11 +53,6 @@ void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
             side->doc = *doc;
             side->tensor = index;
             side->count = index && *doc ? (*doc)->tensors()[*index].dataLen : 0;
-            if (index && *doc) {
-                const Dtype t = (*doc)->tensors()[*index].dtype;
-                side->wide = t == Dtype::F64 || t == Dtype::U32 || t == Dtype::I32 ||
-                             t == Dtype::U64 || t == Dtype::I64;
-            }
         }
         // A view addresses at most INT_MAX rows.
         m_rows = int(std::min<uint64_t>(std::max(m_a.count, m_b.count), INT_MAX));
@@ -49,28 +60,62 @@ void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
     endResetModel();
 }
 
-std::optional<double> CompareValuesModel::value(const Side& side, uint64_t row) const {
+const CompareValuesModel::Side::Page* CompareValuesModel::pageOf(const Side& side,
+                                                                 uint64_t row) const {
     if (!side.tensor || row >= side.count)
-        return std::nullopt;
+        return nullptr;
     const uint64_t page = row / kPage;
     auto it = side.pages.find(page);
     if (it == side.pages.end()) {
         if (side.pages.size() >= kPagesKept)
             side.pages.clear(); // a long scroll: start afresh
         const uint64_t first = page * kPage;
-        std::vector<double> values(size_t(std::min(kPage, side.count - first)));
+        Side::Page p;
+        p.values.resize(size_t(std::min(kPage, side.count - first)));
         try {
-            side.doc->readValues(*side.tensor, first, values.size(), values.data());
+            side.doc->readValues(*side.tensor, first, p.values.size(), p.values.data());
+            p.texts = valueTexts(*side.doc, *side.tensor, first, p.values.size());
         } catch (const std::exception&) {
-            return std::nullopt; // changed on disk: the window offers a reload
+            return nullptr; // changed on disk: the window offers a reload
         }
-        it = side.pages.emplace(page, std::move(values)).first;
+        it = side.pages.emplace(page, std::move(p)).first;
     }
-    return it->second[size_t(row - page * kPage)];
+    return &it->second;
 }
 
-QString CompareValuesModel::text(const Side& side, double v) {
-    return q(side.wide ? fmt::exact(v) : fmt::exact(float(v)));
+std::optional<double> CompareValuesModel::value(const Side& side, uint64_t row) const {
+    const Side::Page* p = pageOf(side, row);
+    return p ? std::optional(p->values[size_t(row % kPage)]) : std::nullopt;
+}
+
+QVariant CompareValuesModel::text(const Side& side, uint64_t row) const {
+    const Side::Page* p = pageOf(side, row);
+    return p ? QVariant(q(p->texts[size_t(row % kPage)])) : QVariant();
+}
+
+std::optional<std::string> CompareValuesModel::integerDelta(uint64_t row) const {
+    const std::optional<Dtype> ta = dtypeOf(m_a), tb = dtypeOf(m_b);
+    if (!ta || !tb || !isInteger(*ta) || !isInteger(*tb))
+        return std::nullopt;
+    const Side::Page *pa = pageOf(m_a, row), *pb = pageOf(m_b, row);
+    if (!pa || !pb)
+        return std::nullopt;
+    // valueTexts spells an integer in decimal digits, signed: parsed whole.
+    const auto parse = [](const std::string& s) {
+        i128 v = 0;
+        for (char c : s)
+            if (c >= '0' && c <= '9')
+                v = v * 10 + (c - '0');
+        return !s.empty() && s[0] == '-' ? -v : v;
+    };
+    return integerText(parse(pb->texts[size_t(row % kPage)]) -
+                       parse(pa->texts[size_t(row % kPage)]));
+}
+
+std::optional<Dtype> CompareValuesModel::dtypeOf(const Side& side) const {
+    if (!side.tensor || !side.doc)
+        return std::nullopt;
+    return side.doc->tensors()[*side.tensor].dtype;
 }
 
 int CompareValuesModel::rowCount(const QModelIndex& parent) const {
@@ -93,8 +138,12 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
         return role == Qt::BackgroundRole ? QVariant() : QVariant(QString::number(row));
     const std::optional<double> a = value(m_a, row), b = value(m_b, row);
     const bool both = a && b;
+    // Integers on both sides: compared and subtracted exactly (64-bit ones
+    // beyond 2^53 differ where their doubles do not).
+    const std::optional<std::string> delta = both ? integerDelta(row) : std::nullopt;
     if (role == Qt::BackgroundRole) {
-        const bool same = both && ((std::isnan(*a) && std::isnan(*b)) || *a == *b);
+        const bool same =
+            both && (delta ? *delta == "0" : (std::isnan(*a) && std::isnan(*b)) || *a == *b);
         if (same)
             return {};
         QColor c = CompareTensorModel::statusColor(!a   ? DiffStatus::Added
@@ -106,10 +155,12 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
     // Exact everywhere: what the cell shows is what a copy pastes.
     switch (index.column()) {
     case ValueA:
-        return a ? QVariant(text(m_a, *a)) : QVariant();
+        return text(m_a, row);
     case ValueB:
-        return b ? QVariant(text(m_b, *b)) : QVariant();
+        return text(m_b, row);
     case Delta:
+        if (delta)
+            return q(*delta);
         return both ? QVariant(q(fmt::exact(*b - *a))) : QVariant();
     }
     return {};

@@ -7,15 +7,17 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 // A, B and Δ = B − A of one compared tensor, one row per stored value (flat
 // index), reading only the rows shown: pages of values from each file, a
 // few kept. Rows that differ (exact comparison: NaN equals NaN, -0 equals
 // +0) are tinted; a side without the tensor, or past its end, is empty.
-// Values show exactly (fmt::exact, as the main Values page): the shortest
-// text that reads back to the same value, in float for dtypes a float holds,
-// in double for the wider ones (F64, 32/64-bit integers).
+// Values show exactly, as the main Values page and export spell them
+// (valueTexts): 64-bit integers and F64 whole, not rounded through a float
+// or a double; Δ is the shortest text of the difference in double.
 class CompareValuesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -31,18 +33,32 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
+    // The dtypes of A's and B's tensors (none: that side lacks it), for
+    // columns as wide as their widest value.
+    std::optional<ckptscope::Dtype> dtypeA() const { return dtypeOf(m_a); }
+    std::optional<ckptscope::Dtype> dtypeB() const { return dtypeOf(m_b); }
 
 private:
     struct Side {
         std::shared_ptr<const ckptscope::Document> doc;
         std::optional<size_t> tensor;
         uint64_t count = 0;
-        bool wide = false; // values a float may not hold: shown in double
-        mutable std::map<uint64_t, std::vector<double>> pages; // page index → values
+        struct Page {
+            std::vector<double> values;
+            std::vector<std::string> texts;
+        };
+        mutable std::map<uint64_t, Page> pages; // page index → its values
     };
-    // The value at `row` of a side, or nothing (no such value, or a read error).
+    // The page holding `row` of a side, or null (no such value, or a read error).
+    const Side::Page* pageOf(const Side& side, uint64_t row) const;
+    // The value at `row` of a side, or nothing.
     std::optional<double> value(const Side& side, uint64_t row) const;
-    static QString text(const Side& side, double v);
+    QVariant text(const Side& side, uint64_t row) const;
+    // B − A at `row` in decimal when both sides are integers, exact (none
+    // otherwise).
+    std::optional<std::string> integerDelta(uint64_t row) const;
+    // The dtype of a side's tensor (none: the side lacks it).
+    std::optional<ckptscope::Dtype> dtypeOf(const Side& side) const;
 
     Side m_a, m_b;
     int m_rows = 0;

@@ -2,6 +2,7 @@
 
 #include "common/notificationbar.h"
 #include "common/tolerancevalidator.h"
+#include "common/valuewidth.h"
 #include "compare/comparedetail.h"
 #include "compare/comparefilterproxy.h"
 #include "compare/comparehistogramview.h"
@@ -208,7 +209,21 @@ void CompareWindow::buildTablePages() {
     valuesView->setModel(m_valuesModel);
     valuesView->verticalHeader()->hide();
     valuesView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-    valuesView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // Each column as wide as its widest possible value (the dtype's, not
+    // the values read: no column jumps as the table scrolls); none cut.
+    connect(m_valuesModel, &QAbstractItemModel::modelReset, valuesView, [this, valuesView] {
+        const auto width = [valuesView](std::optional<Dtype> dtype) {
+            return valuewidth::ofDtype(valuesView, dtype ? *dtype : Dtype::F32);
+        };
+        const int widths[] = {
+            valuewidth::ofIndex(valuesView, uint64_t(std::max(1, m_valuesModel->rowCount()) - 1)),
+            width(m_valuesModel->dtypeA()), width(m_valuesModel->dtypeB()),
+            // A difference of two 64-bit integers has up to 20 digits.
+            std::max(valuewidth::ofDouble(valuesView), width(Dtype::U64))};
+        for (int c = 0; c < CompareValuesModel::ColumnCount; ++c)
+            valuesView->setColumnWidth(
+                c, std::max(widths[c], valuesView->horizontalHeader()->sectionSizeHint(c)));
+    });
     m_valuesPage = valuesView;
     m_tabs->addTab(valuesView, tr("Values"));
 

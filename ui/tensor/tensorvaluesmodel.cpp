@@ -2,7 +2,7 @@
 
 #include "common/sizeformat.h"
 
-#include "ckptscope/common/numberformat.h"
+#include "ckptscope/export/csvwriter.h"
 
 #include <algorithm>
 #include <climits>
@@ -87,11 +87,19 @@ QString TensorValuesModel::layoutNote() const {
         .arg(shapeText(t.shape), holds, groupedNumber(t.dataLen));
 }
 
+std::optional<ckptscope::Dtype> TensorValuesModel::dtype() const {
+    if (!m_document || m_tensor < 0)
+        return std::nullopt;
+    return m_document->tensors()[size_t(m_tensor)].dtype;
+}
+
 uint64_t TensorValuesModel::linearIndex(int row, int column) const {
     return m_base + uint64_t(row) * (m_matrix ? m_cols : 1) + uint64_t(column);
 }
 
-const std::vector<float>* TensorValuesModel::chunk(uint64_t chunkIndex) const {
+// The values' texts as export spells them (valueTexts): exact in every dtype,
+// 64-bit integers and F64 included (not rounded through a float).
+const std::vector<std::string>* TensorValuesModel::chunk(uint64_t chunkIndex) const {
     auto it = m_cache.find(chunkIndex);
     if (it != m_cache.end()) {
         m_lru.remove(chunkIndex);
@@ -102,9 +110,10 @@ const std::vector<float>* TensorValuesModel::chunk(uint64_t chunkIndex) const {
         return nullptr;
     const auto& t = m_document->tensors()[size_t(m_tensor)];
     const uint64_t first = chunkIndex * kChunk;
-    std::vector<float> values(size_t(std::min(kChunk, t.dataLen - first)));
+    std::vector<std::string> values;
     try {
-        m_document->readValues(size_t(m_tensor), first, values.size(), values.data());
+        values = ckptscope::valueTexts(*m_document, size_t(m_tensor), first,
+                                       std::min(kChunk, t.dataLen - first));
     } catch (const std::exception& e) {
         m_failed = true; // report once, not for every visible cell
         Q_EMIT readFailed(QString::fromStdString(e.what()));
@@ -134,14 +143,13 @@ QVariant TensorValuesModel::data(const QModelIndex& index, int role) const {
     if (role != Qt::DisplayRole && role != Qt::EditRole && role != Qt::ToolTipRole)
         return {};
     const uint64_t linear = linearIndex(index.row(), index.column());
-    const std::vector<float>* values = chunk(linear / kChunk);
+    const std::vector<std::string>* values = chunk(linear / kChunk);
     if (!values)
         return QStringLiteral("?");
-    const float v = (*values)[size_t(linear % kChunk)];
-    if (role == Qt::EditRole)
-        return double(v);
     // Exact, not rounded: what the cell shows is what a copy pastes.
-    const QString text = QString::fromStdString(ckptscope::fmt::exact(v));
+    const QString text = QString::fromStdString((*values)[size_t(linear % kChunk)]);
+    if (role == Qt::EditRole)
+        return text.toDouble();
     if (role == Qt::ToolTipRole)
         return tr("element %1 = %2").arg(groupedNumber(uint64_t(linear)), text);
     return text;

@@ -6,6 +6,8 @@
 
 #include <list>
 #include <memory>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -32,9 +34,8 @@ public:
     // Why the table is a flat column although the tensor has a shape (the
     // shape does not match the stored values); empty otherwise.
     QString layoutNote() const;
-    // Cells show fmt::exact (the shortest text that reads back to the same
-    // f32): at most this many characters.
-    static constexpr int kMaxTextLength = 15;
+    // The tensor's dtype (none without a tensor): its values' widest text.
+    std::optional<ckptscope::Dtype> dtype() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -47,11 +48,11 @@ Q_SIGNALS:
     void readFailed(const QString& message) const;
 
 private:
-    static constexpr uint64_t kChunk = 4096;  // values per cached chunk
-    static constexpr size_t kMaxChunks = 256; // 4 MiB of cache
+    static constexpr uint64_t kChunk = 4096; // values per cached chunk
+    static constexpr size_t kMaxChunks = 64; // about 8 MiB of texts
 
     void layout();
-    const std::vector<float>* chunk(uint64_t chunkIndex) const;
+    const std::vector<std::string>* chunk(uint64_t chunkIndex) const;
 
     std::shared_ptr<const ckptscope::Document> m_document;
     int m_tensor = -1;
@@ -60,7 +61,7 @@ private:
     bool m_truncated = false;
     bool m_matrix = false;
 
-    mutable std::unordered_map<uint64_t, std::vector<float>> m_cache;
+    mutable std::unordered_map<uint64_t, std::vector<std::string>> m_cache;
     mutable std::list<uint64_t> m_lru;
     mutable bool m_failed = false;
 };

@@ -1,6 +1,7 @@
 #include "tensor/tensorvaluesview.h"
 
 #include "common/plaintext.h"
+#include "common/valuewidth.h"
 #include "tensor/blockpanel.h"
 #include "tensor/tensorvaluesmodel.h"
 
@@ -70,6 +71,7 @@ TensorValuesView::TensorValuesView(QWidget* parent)
 void TensorValuesView::setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor) {
     m_blockPanel->setTensor(document, tensor);
     m_model->setTensor(std::move(document), tensor);
+    m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
     rebuildSelectors();
     // The Block panel starts at the first element (current, not selected).
     if (m_blockPanel->applies() && m_model->rowCount() > 0)
@@ -109,23 +111,8 @@ void TensorValuesView::rebuildSelectors() {
 }
 
 int TensorValuesView::valueColumnWidth() const {
-    // Every cell fits, whatever value the file holds: the widest text
-    // fmt::exact writes is 15 characters, either "-d.dddddddde+dd" or a fixed
-    // "-0.ddd…" of 13 digits. The column never depends on the values read.
-    const QFontMetrics fm(m_table->font());
-    int digit = 0;
-    for (char c = '0'; c <= '9'; ++c)
-        digit = std::max(digit, fm.horizontalAdvance(QLatin1Char(c)));
-    const int sign =
-        std::max(fm.horizontalAdvance(QLatin1Char('-')), fm.horizontalAdvance(QLatin1Char('+')));
-    const int point = fm.horizontalAdvance(QLatin1Char('.'));
-    const int scientific = sign + 1 * digit + point + 8 * digit +
-                           fm.horizontalAdvance(QLatin1Char('e')) + sign + 2 * digit;
-    const int fixed = sign + point + 13 * digit;
-    // The delegate's text margins, as QStyledItemDelegate lays a cell out.
-    const int margin =
-        m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1;
-    return std::max(scientific, fixed) + 2 * margin + 6;
+    const auto dtype = m_model->dtype();
+    return valuewidth::ofDtype(m_table, dtype ? *dtype : ckptscope::Dtype::F32);
 }
 
 void TensorValuesView::changeEvent(QEvent* event) {
