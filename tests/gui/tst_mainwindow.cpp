@@ -160,16 +160,26 @@ private Q_SLOTS:
                      {1, std::nanf("")}});
         c.addTensor({"model.layers.1.mlp.down_proj.weight", {2}, {1, 2}});
         c.save(path.toStdString());
+        // A narrow Tensors panel, remembered for OXCK files: the next window
+        // lays it out so as the file opens, before the scan's icon arrives.
+        {
+            MainWindow first;
+            first.resize(1400, 860);
+            first.show();
+            first.openFile(kSample);
+            QVERIFY(waitLoaded(first));
+            first.resizeDocks({first.findChild<QDockWidget*>(QStringLiteral("tensorDock"))}, {260},
+                              Qt::Horizontal);
+            first.close();
+        }
         MainWindow w;
         w.resize(1400, 860);
         w.show();
-        // Narrow: the tree scrolls sideways, every name whole, also once
-        // the scan's icon widens one.
         auto* dock = w.findChild<QDockWidget*>(QStringLiteral("tensorDock"));
         QVERIFY(dock);
-        w.resizeDocks({dock}, {260}, Qt::Horizontal);
         w.openFile(path);
         QVERIFY(waitLoaded(w));
+        QSettings().remove(QStringLiteral("window/state/oxck")); // no other test inherits it
         QVERIFY(w.selectTensor(
             QStringLiteral("model.layers.1.post_attention_layernorm_of_a_long_model.weight")));
         QTreeView* tree = w.tensorTree();
@@ -181,6 +191,30 @@ private Q_SLOTS:
         // Wide again: the names fill the room, no sideways scrolling.
         w.resizeDocks({dock}, {900}, Qt::Horizontal);
         QTRY_COMPARE(tree->horizontalScrollBar()->maximum(), 0);
+    }
+
+    // A name far longer than any column (300 characters) does not push the
+    // shapes and sizes out of sight: it ends in the middle with "…", whole
+    // in its tooltip.
+    void overlongNameEndsInTheMiddle() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("long.oxck"));
+        const std::string longName(300, 'x');
+        Checkpoint c;
+        c.addTensor({longName, {2}, {1, 2}});
+        c.addTensor({"layers.0.w", {2}, {1, 2}});
+        c.save(path.toStdString());
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QTreeView* tree = w.tensorTree();
+        QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
+        QTRY_VERIFY(tree->columnViewportPosition(TensorTreeModel::Shape) <
+                    tree->viewport()->width());
+        const QModelIndex leaf = w.tensorProxy()->mapFromSource(w.tensorModel()->indexOfTensor(0));
+        QVERIFY(leaf.data(Qt::ToolTipRole).toString().contains(QString::fromStdString(longName)));
     }
 
     void selectingATensorComputesItsHistogram() {

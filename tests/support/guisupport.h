@@ -112,7 +112,8 @@ inline QString roundnessProblem(const std::vector<Tick>& ticks) {
 // N px, has M": every row a tree shows (its branches as opened), every row
 // of a table (up to `rowLimit`), every column not hidden. A cell's width is
 // its column's (beside a tree's indentation), not what the viewport shows:
-// a column scrolled out of view is not cut.
+// a column scrolled out of view is not cut. In a table that wraps text, a
+// narrower cell is whole when its row is as tall as the wrapped text.
 inline QStringList cutCells(const QAbstractItemView* view, int rowLimit = 5000) {
     QStringList out;
     const QAbstractItemModel* model = view->model();
@@ -143,9 +144,15 @@ inline QStringList cutCells(const QAbstractItemView* view, int rowLimit = 5000) 
             const QAbstractItemDelegate* delegate = view->itemDelegateForIndex(cell);
             if (!delegate) // a header view
                 continue;
-            const int need = delegate->sizeHint(option, cell).width();
-            const int has = view->visualRect(cell).width();
-            if (has < need)
+            QStyleOptionViewItem cellOption = option;
+            cellOption.rect = view->visualRect(cell);
+            const bool wraps = table && table->wordWrap();
+            if (wraps)
+                cellOption.features |= QStyleOptionViewItem::WrapText;
+            const QSize hint = delegate->sizeHint(cellOption, cell);
+            const int need = hint.width();
+            const int has = cellOption.rect.width();
+            if (has < need && !(wraps && cellOption.rect.height() >= hint.height()))
                 out << QStringLiteral("row %1, column %2: '%3' needs %4 px, has %5")
                            .arg(row.row())
                            .arg(c)

@@ -1,5 +1,7 @@
 #include "browser/tensordock.h"
 
+#include "common/namecolumn.h"
+
 #include "tensor/tensorfilterproxy.h"
 #include "tensor/tensortreemodel.h"
 
@@ -53,6 +55,7 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     m_tree->setSortingEnabled(true); // natural name order by default
     m_tree->sortByColumn(TensorTreeModel::Name, Qt::AscendingOrder);
     m_tree->header()->setStretchLastSection(false);
+    elideNamesInTheMiddle(m_tree);
     // Every column as wide as its text as branches open and close; the names
     // take the room left (a stretched section would cut a deep name short:
     // the tree scrolls sideways instead).
@@ -107,9 +110,8 @@ void TensorDock::fitNameColumn() {
     int rest = m_tree->viewport()->width();
     for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
         rest -= m_tree->columnWidth(c);
-    const QAbstractItemView* view = m_tree; // sizeHintForColumn is public there
     m_tree->setColumnWidth(TensorTreeModel::Name,
-                           std::max(rest, view->sizeHintForColumn(TensorTreeModel::Name)));
+                           std::max(rest, nameColumnWidth(m_tree, TensorTreeModel::Name)));
 }
 
 bool TensorDock::eventFilter(QObject* watched, QEvent* event) {

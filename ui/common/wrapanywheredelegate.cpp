@@ -2,12 +2,37 @@
 
 #include <QApplication>
 #include <QPainter>
+#include <QTextLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
-constexpr int kFlags = Qt::TextWrapAnywhere | Qt::AlignLeft | Qt::AlignVCenter;
+
 constexpr int kMargin = 3;
+
+// Lays `text` out in lines of at most `width`, broken between words where a
+// line has a space and anywhere in a word longer than the line ("value
+// distributions" at a space, a CID anywhere); returns the height.
+qreal layOut(QTextLayout& layout, const QString& text, const QFont& font, qreal width) {
+    QString lines = text;
+    lines.replace(QLatin1Char('\n'), QChar::LineSeparator); // a layout's line break
+    layout.setText(lines);
+    layout.setFont(font);
+    QTextOption option;
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    layout.setTextOption(option);
+    qreal height = 0;
+    layout.beginLayout();
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        line.setPosition(QPointF(0, height));
+        height += line.height();
+    }
+    layout.endLayout();
+    return height;
+}
+
 } // namespace
 
 void WrapAnywhereDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
@@ -19,12 +44,15 @@ void WrapAnywhereDelegate::paint(QPainter* painter, const QStyleOptionViewItem& 
     const QWidget* widget = opt.widget;
     QStyle* style = widget ? widget->style() : QApplication::style();
     style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
-    const QRect area = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget);
+    const QRect area = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget)
+                           .adjusted(kMargin, 0, -kMargin, 0);
+    QTextLayout layout;
+    const qreal height = layOut(layout, text, opt.font, area.width());
     painter->save();
-    painter->setFont(opt.font);
     painter->setPen(opt.palette.color(opt.state & QStyle::State_Selected ? QPalette::HighlightedText
                                                                          : QPalette::Text));
-    painter->drawText(area.adjusted(kMargin, 0, -kMargin, 0), kFlags, text);
+    layout.draw(painter,
+                QPointF(area.left(), area.top() + std::max(0.0, (area.height() - height) / 2)));
     painter->restore();
 }
 
@@ -37,6 +65,7 @@ QSize WrapAnywhereDelegate::sizeHint(const QStyleOptionViewItem& option,
     const int icon =
         opt.features & QStyleOptionViewItem::HasDecoration ? opt.decorationSize.width() + 4 : 0;
     const int width = std::max(20, option.rect.width() - icon - 2 * kMargin - 6);
-    const QRect text = opt.fontMetrics.boundingRect(QRect(0, 0, width, 1 << 20), kFlags, opt.text);
-    return QSize(base.width(), std::max(base.height(), text.height() + 6));
+    QTextLayout layout;
+    const qreal height = layOut(layout, opt.text, opt.font, width);
+    return QSize(base.width(), std::max(base.height(), int(std::ceil(height)) + 6));
 }

@@ -1,8 +1,10 @@
 #include "compare/comparewindow.h"
 
+#include "common/namecolumn.h"
 #include "common/notificationbar.h"
 #include "common/tolerancevalidator.h"
 #include "common/valuewidth.h"
+#include "common/wrapanywheredelegate.h"
 #include "compare/comparedetail.h"
 #include "compare/comparefilterproxy.h"
 #include "compare/comparehistogramview.h"
@@ -167,9 +169,12 @@ QWidget* CompareWindow::buildTensorList() {
     m_tensorView->setAlternatingRowColors(true);
     m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
     // Names whole as branches open (a narrow window scrolls the tree sideways).
+    elideNamesInTheMiddle(m_tensorView);
     for (auto signal : {&QTreeView::expanded, &QTreeView::collapsed})
-        connect(m_tensorView, signal, this,
-                [this] { m_tensorView->resizeColumnToContents(CompareTensorModel::Name); });
+        connect(m_tensorView, signal, this, [this] {
+            m_tensorView->setColumnWidth(CompareTensorModel::Name,
+                                         nameColumnWidth(m_tensorView, CompareTensorModel::Name));
+        });
     m_tensorListPanel = m_tensorView;
     return m_tensorView;
 }
@@ -231,7 +236,13 @@ void CompareWindow::buildTablePages() {
     auto* metaView = new QTableView;
     metaView->setModel(m_metadataModel);
     metaView->verticalHeader()->hide();
-    metaView->horizontalHeader()->setStretchLastSection(true);
+    // Keys and statuses whole; values share the rest, wrapped anywhere (a
+    // hash has no spaces) in rows as tall as they need: nothing elided.
+    metaView->setItemDelegate(new WrapAnywhereDelegate(metaView));
+    metaView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    for (int c : {CompareMetadataModel::Key, CompareMetadataModel::Status})
+        metaView->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    metaView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     metaView->setWordWrap(true);
     m_metadataPage = metaView;
     m_tabs->addTab(metaView, tr("Metadata"));
@@ -439,6 +450,8 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         // Names, shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
+        m_tensorView->setColumnWidth(CompareTensorModel::Name,
+                                     nameColumnWidth(m_tensorView, CompareTensorModel::Name));
         fitTreeWidth(m_statsWidth); // what fitStats found, once it has run
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
