@@ -1,3 +1,4 @@
+#include "common/axisticks.h"
 #include "guisupport.h"
 #include "tensor/histogramview.h"
 
@@ -69,6 +70,31 @@ private Q_SLOTS:
         auto* y = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Vertical).value(0));
         QVERIFY(y && y->max() >= double(count));
     }
+    // One value at the ends of the double range: the axis stays finite and
+    // not empty, the bar within it, at ±max (v ± 10 % overflows) and for a
+    // denormal (10 % of it underflows to zero).
+    void oneValueAtTheEndsOfTheRange_data() {
+        QTest::addColumn<double>("value");
+        QTest::newRow("+max") << std::numeric_limits<double>::max();
+        QTest::newRow("-max") << -std::numeric_limits<double>::max();
+        QTest::newRow("denormal") << std::numeric_limits<double>::denorm_min();
+    }
+    void oneValueAtTheEndsOfTheRange() {
+        QFETCH(double, value);
+        const SingleValueSpan s = singleValueSpan(value);
+        QVERIFY(std::isfinite(s.lo) && std::isfinite(s.hi) && s.lo < s.hi);
+        QVERIFY(s.lo <= s.barLo && s.barLo <= value && value <= s.barHi && s.barHi <= s.hi);
+        QVERIFY(s.barLo < s.barHi);
+        HistogramView view;
+        ckptscope::Histogram h;
+        h.lo = h.hi = value;
+        h.counts.assign(8, 0);
+        h.counts[0] = 5;
+        view.setHistogram(h);
+        auto* x = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(x && std::isfinite(x->min()) && std::isfinite(x->max()) && x->min() < x->max());
+    }
+
     void ticksFallOnRoundNumbers_data() {
         QTest::addColumn<double>("lo");
         QTest::addColumn<double>("hi");

@@ -96,6 +96,16 @@ Checkpoint smallCheckpoint(float scale) {
     return c;
 }
 
+// `c` saved as NAME in `dir` and opened in `w`, shown at the default size.
+bool openSaved(MainWindow& w, const Checkpoint& c, const QTemporaryDir& dir, const char* name) {
+    const QString path = dir.filePath(QString::fromLatin1(name));
+    c.save(path.toStdString());
+    w.resize(1400, 860);
+    w.show();
+    w.openFile(path);
+    return waitLoaded(w);
+}
+
 } // namespace
 
 class TestMainWindow : public QObject {
@@ -152,14 +162,12 @@ private Q_SLOTS:
     // too little the tree scrolls sideways rather than cut one.
     void deepNamesWhole() {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("deep.oxck"));
         Checkpoint c;
         // A NaN: the background scan adds a warning icon to the name later.
         c.addTensor({"model.layers.1.post_attention_layernorm_of_a_long_model.weight",
                      {2},
                      {1, std::nanf("")}});
         c.addTensor({"model.layers.1.mlp.down_proj.weight", {2}, {1, 2}});
-        c.save(path.toStdString());
         // A narrow Tensors panel, remembered for OXCK files: the next window
         // lays it out so as the file opens, before the scan's icon arrives.
         {
@@ -173,12 +181,9 @@ private Q_SLOTS:
             first.close();
         }
         MainWindow w;
-        w.resize(1400, 860);
-        w.show();
+        QVERIFY(openSaved(w, c, dir, "deep.oxck"));
         auto* dock = w.findChild<QDockWidget*>(QStringLiteral("tensorDock"));
         QVERIFY(dock);
-        w.openFile(path);
-        QVERIFY(waitLoaded(w));
         QSettings().remove(QStringLiteral("window/state/oxck")); // no other test inherits it
         QVERIFY(w.selectTensor(
             QStringLiteral("model.layers.1.post_attention_layernorm_of_a_long_model.weight")));
@@ -198,23 +203,32 @@ private Q_SLOTS:
     // in its tooltip.
     void overlongNameEndsInTheMiddle() {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("long.oxck"));
         const std::string longName(300, 'x');
         Checkpoint c;
         c.addTensor({longName, {2}, {1, 2}});
         c.addTensor({"layers.0.w", {2}, {1, 2}});
-        c.save(path.toStdString());
         MainWindow w;
-        w.resize(1400, 860);
-        w.show();
-        w.openFile(path);
-        QVERIFY(waitLoaded(w));
+        QVERIFY(openSaved(w, c, dir, "long.oxck"));
         QTreeView* tree = w.tensorTree();
         QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
         QTRY_VERIFY(tree->columnViewportPosition(TensorTreeModel::Shape) <
                     tree->viewport()->width());
         const QModelIndex leaf = w.tensorProxy()->mapFromSource(w.tensorModel()->indexOfTensor(0));
         QVERIFY(leaf.data(Qt::ToolTipRole).toString().contains(QString::fromStdString(longName)));
+    }
+
+    // Names are measured over the rows of a large model, not only the
+    // first thousand: a long name 1 500 rows down is not cut.
+    void namesMeasuredBeyondAThousandRows() {
+        QTemporaryDir dir;
+        Checkpoint c;
+        for (int i = 0; i < 1500; ++i)
+            c.addTensor({"t" + std::to_string(10000 + i), {1}, {1}});
+        c.addTensor({"zz_a_long_name_far_down_the_list_of_tensors", {1}, {1}});
+        MainWindow w;
+        QVERIFY(openSaved(w, c, dir, "many.oxck"));
+        const QStringList cut = guisupport::cutCells(w.tensorTree(), 2000);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
     }
 
     void selectingATensorComputesItsHistogram() {

@@ -55,18 +55,27 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     m_tree->setSortingEnabled(true); // natural name order by default
     m_tree->sortByColumn(TensorTreeModel::Name, Qt::AscendingOrder);
     m_tree->header()->setStretchLastSection(false);
-    elideNamesInTheMiddle(m_tree);
+    prepareNameColumn(m_tree);
     // Every column as wide as its text as branches open and close; the names
     // take the room left (a stretched section would cut a deep name short:
     // the tree scrolls sideways instead).
-    connect(m_tree, &QTreeView::expanded, this, &TensorDock::resizeColumns);
-    connect(m_tree, &QTreeView::collapsed, this, &TensorDock::resizeColumns);
+    // Once per burst: expandToDepth signals every branch it opens, and
+    // measuring the rows each time was quadratic (1 500 tensors: 20 s).
+    m_resizeTimer = new QTimer(this);
+    m_resizeTimer->setSingleShot(true);
+    connect(m_resizeTimer, &QTimer::timeout, this, &TensorDock::resizeColumns);
+    for (auto signal : {&QTreeView::expanded, &QTreeView::collapsed})
+        connect(m_tree, signal, m_resizeTimer, qOverload<>(&QTimer::start));
     m_tree->viewport()->installEventFilter(this);
     // A warning icon added by the background scan widens its row's name:
     // fitted once the flags of a burst are in.
     m_fitTimer = new QTimer(this);
     m_fitTimer->setSingleShot(true);
-    connect(m_fitTimer, &QTimer::timeout, this, &TensorDock::fitNameColumn);
+    m_fitTimer->setInterval(200); // once a burst of flags is in, not per flag
+    connect(m_fitTimer, &QTimer::timeout, this, [this] {
+        m_namesWidth = namesWidth(m_tree, TensorTreeModel::Name);
+        fitNameColumn();
+    });
     connect(m_model, &QAbstractItemModel::dataChanged, m_fitTimer, qOverload<>(&QTimer::start));
     layout->addWidget(m_tree, 1);
     setWidget(panel);
@@ -103,6 +112,7 @@ void TensorDock::setDocument(std::shared_ptr<const ckptscope::Document> document
 void TensorDock::resizeColumns() {
     for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
         m_tree->resizeColumnToContents(c);
+    m_namesWidth = namesWidth(m_tree, TensorTreeModel::Name);
     fitNameColumn();
 }
 
@@ -111,7 +121,7 @@ void TensorDock::fitNameColumn() {
     for (int c = 1; c < TensorTreeModel::ColumnCount; ++c)
         rest -= m_tree->columnWidth(c);
     m_tree->setColumnWidth(TensorTreeModel::Name,
-                           std::max(rest, nameColumnWidth(m_tree, TensorTreeModel::Name)));
+                           std::max(rest, nameColumnWidth(m_tree, m_namesWidth)));
 }
 
 bool TensorDock::eventFilter(QObject* watched, QEvent* event) {

@@ -42,7 +42,8 @@ protected:
 
 private:
     void resizeColumns();
-    // The name column fills the tree's width, never narrower than its names.
+    // The name column fills the tree's width, never narrower than its names
+    // (m_namesWidth, up to nameColumnWidth's cap).
     void fitNameColumn();
     void keepChosenVisible();
 
@@ -53,6 +54,8 @@ private:
     QCheckBox* m_regex;
     QTimer* m_filterTimer;
     QTimer* m_fitTimer;
+    QTimer* m_resizeTimer;
+    int m_namesWidth = 0;     // measured as the rows change, not at every resize
     bool m_filtering = false; // the proxy moves the current row: not a choice
     QString m_chosen;         // the tensor last chosen, kept through filtering
 };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 double roundTickStep(double span, int target, double unit) {
     if (!(span > 0) || !std::isfinite(span) || target < 1)
@@ -20,8 +21,15 @@ double plotUnit(double lo, double hi) {
     return std::isfinite(hi - lo) ? 1.0 : 2.0;
 }
 
-double singleValueHalfSpan(double v) {
-    return v != 0 ? std::abs(v) * 0.1 : 1.0;
+SingleValueSpan singleValueSpan(double v) {
+    const double half =
+        v != 0 ? std::max(std::abs(v) * 0.1, std::numeric_limits<double>::min()) : 1.0;
+    SingleValueSpan s{v - half, v + half, v - half / 10, v + half / 10};
+    if (!std::isfinite(s.hi)) // v near +max: the axis ends at it
+        s = {v - 2 * half, v, v - half / 5, v};
+    if (!std::isfinite(s.lo))
+        s = {v, v + 2 * half, v, v + half / 5};
+    return s;
 }
 
 std::vector<AxisTick> roundTicks(double lo, double hi, int target, double unit) {

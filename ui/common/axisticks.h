@@ -33,7 +33,12 @@ QCategoryAxis* roundValueAxis(double lo, double hi, int target = 6, double unit 
 // double range (F64 values near ±max), so a chart's span stays finite.
 // Plot value / unit and label with roundValueAxis(lo / unit, hi / unit, …, unit).
 double plotUnit(double lo, double hi);
-// The half width of the axis around a histogram of one value v (a constant
-// tensor): 10 % of |v|, or 1 at zero.
-double singleValueHalfSpan(double v);
+// The axis around a histogram of one value v (a constant tensor) and its
+// bar's edges: v ± 10 % of |v| (± 1 at zero), the bar a tenth of that;
+// within the double range (v near ±max: the axis ends at v) and never empty
+// (a denormal v: ± the least normal double).
+struct SingleValueSpan {
+    double lo, hi, barLo, barHi;
+};
+SingleValueSpan singleValueSpan(double v);
 QCategoryAxis* roundCountAxis(double hi, int target = 5);

@@ -1,16 +1,22 @@
 #include "common/namecolumn.h"
 
+#include <QHeaderView>
 #include <QTreeView>
 
 #include <algorithm>
 
-int nameColumnWidth(const QTreeView* tree, int column) {
-    const QAbstractItemView* view = tree; // sizeHintForColumn is public there
-    const int cap =
-        std::max(tree->viewport()->width() / 2, 80 * tree->fontMetrics().averageCharWidth());
-    return std::min(view->sizeHintForColumn(column), cap);
+void prepareNameColumn(QTreeView* tree) {
+    tree->setTextElideMode(Qt::ElideMiddle);
+    tree->header()->setResizeContentsPrecision(10000);
 }
 
-void elideNamesInTheMiddle(QTreeView* tree) {
-    tree->setTextElideMode(Qt::ElideMiddle);
+int namesWidth(const QTreeView* tree, int column) {
+    const QAbstractItemView* view = tree; // sizeHintForColumn is public there
+    return view->sizeHintForColumn(column);
+}
+
+int nameColumnWidth(const QTreeView* tree, int need) {
+    const int cap =
+        std::max(tree->viewport()->width() / 2, 80 * tree->fontMetrics().averageCharWidth());
+    return std::min(need, cap);
 }

@@ -2,12 +2,16 @@
 
 class QTreeView;
 
-// The width of a tree's name column: as wide as the names it shows (the
-// first thousand rows from the one in view, as Qt measures them), up to half
-// the viewport or 80 characters, whichever is wider. A longer name (a
-// 300-character one would push every other column out of sight) ends in the
-// middle with "…" and is whole in its tooltip and the detail's title.
-int nameColumnWidth(const QTreeView* tree, int column);
+// A tree's name column. Its names are measured over the 10 000 rows from the
+// one in view (Qt's default of 1 000 missed long names further down a large
+// model), and names too wide for it end in the middle with "…", both ends
+// readable, whole in their tooltips.
+void prepareNameColumn(QTreeView* tree);
 
-// Names that do not fit are elided in the middle: both ends stay readable.
-void elideNamesInTheMiddle(QTreeView* tree);
+// The widest name the tree shows in `column`, as measured above.
+int namesWidth(const QTreeView* tree, int column);
+
+// The column's width for names `need` wide: all of it, up to half the
+// viewport or 80 characters, whichever is wider (a 300-character name would
+// push every other column out of sight).
+int nameColumnWidth(const QTreeView* tree, int need);

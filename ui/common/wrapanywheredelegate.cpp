@@ -25,7 +25,7 @@ qreal layOut(QTextLayout& layout, const QString& text, const QFont& font, qreal 
     qreal height = 0;
     layout.beginLayout();
     for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
-        line.setLineWidth(width);
+        line.setLineWidth(std::max<qreal>(1, width));
         line.setPosition(QPointF(0, height));
         height += line.height();
     }
@@ -47,8 +47,9 @@ void WrapAnywhereDelegate::paint(QPainter* painter, const QStyleOptionViewItem& 
     const QRect area = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget)
                            .adjusted(kMargin, 0, -kMargin, 0);
     QTextLayout layout;
-    const qreal height = layOut(layout, text, opt.font, area.width());
+    const qreal height = layOut(layout, text, opt.font, std::max(1, area.width()));
     painter->save();
+    painter->setClipRect(area, Qt::IntersectClip); // never over the next row
     painter->setPen(opt.palette.color(opt.state & QStyle::State_Selected ? QPalette::HighlightedText
                                                                          : QPalette::Text));
     layout.draw(painter,

@@ -47,9 +47,9 @@ void CompareHistogramView::rebuild() {
     const bool single = !(edges.hi > edges.lo);
     // One value on both sides (a constant tensor): one bar centred on it,
     // as HistogramView draws it.
-    const double half = single ? singleValueHalfSpan(edges.lo) : 0;
+    const SingleValueSpan span = singleValueSpan(edges.lo);
     const double unit = single ? 1 : plotUnit(edges.lo, edges.hi);
-    const double lo = (edges.lo - half) / unit, hi = (edges.hi + half) / unit;
+    const double lo = single ? span.lo : edges.lo / unit, hi = single ? span.hi : edges.hi / unit;
     // A side's heights: its counts, or its one bar's whole count (either
     // side may be empty).
     const auto heights = [single](const ckptscope::Histogram& h) {
@@ -84,9 +84,9 @@ void CompareHistogramView::rebuild() {
         QList<QPointF> pts;
         pts << QPointF(lo, 0);
         if (single) {
-            const double v = edges.lo, bar = half / 10, total = double(heights(*side.h)[0]);
-            pts << QPointF(v - bar, 0) << QPointF(v - bar, total) << QPointF(v + bar, total)
-                << QPointF(v + bar, 0);
+            const double total = double(heights(*side.h)[0]);
+            pts << QPointF(span.barLo, 0) << QPointF(span.barLo, total)
+                << QPointF(span.barHi, total) << QPointF(span.barHi, 0);
         } else {
             for (size_t i = 0; i < side.h->counts.size(); ++i) {
                 const double v = double(side.h->counts[i]);

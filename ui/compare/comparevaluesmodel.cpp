@@ -3,7 +3,7 @@
 #include "compare/comparetensormodel.h"
 
 #include "ckptscope/common/numberformat.h"
-#include "ckptscope/export/csvwriter.h"
+#include "ckptscope/export/valuechunk.h"
 #include "ckptscope/formats/dtype.h"
 
 #include <algorithm>
@@ -60,8 +60,7 @@ void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
     endResetModel();
 }
 
-const CompareValuesModel::Side::Page* CompareValuesModel::pageOf(const Side& side,
-                                                                 uint64_t row) const {
+const ValueChunk* CompareValuesModel::pageOf(const Side& side, uint64_t row) const {
     if (!side.tensor || row >= side.count)
         return nullptr;
     const uint64_t page = row / kPage;
@@ -70,11 +69,9 @@ const CompareValuesModel::Side::Page* CompareValuesModel::pageOf(const Side& sid
         if (side.pages.size() >= kPagesKept)
             side.pages.clear(); // a long scroll: start afresh
         const uint64_t first = page * kPage;
-        Side::Page p;
-        p.values.resize(size_t(std::min(kPage, side.count - first)));
-        try {
-            side.doc->readValues(*side.tensor, first, p.values.size(), p.values.data());
-            p.texts = valueTexts(*side.doc, *side.tensor, first, p.values.size());
+        ValueChunk p;
+        try { // read once: values and texts come from the same stored bytes
+            p = ValueChunk(*side.doc, *side.tensor, first, std::min(kPage, side.count - first));
         } catch (const std::exception&) {
             return nullptr; // changed on disk: the window offers a reload
         }
@@ -84,23 +81,23 @@ const CompareValuesModel::Side::Page* CompareValuesModel::pageOf(const Side& sid
 }
 
 std::optional<double> CompareValuesModel::value(const Side& side, uint64_t row) const {
-    const Side::Page* p = pageOf(side, row);
-    return p ? std::optional(p->values[size_t(row % kPage)]) : std::nullopt;
+    const ValueChunk* p = pageOf(side, row);
+    return p ? std::optional(p->value(size_t(row % kPage))) : std::nullopt;
 }
 
 QVariant CompareValuesModel::text(const Side& side, uint64_t row) const {
-    const Side::Page* p = pageOf(side, row);
-    return p ? QVariant(q(p->texts[size_t(row % kPage)])) : QVariant();
+    const ValueChunk* p = pageOf(side, row);
+    return p ? QVariant(q(p->text(size_t(row % kPage)))) : QVariant();
 }
 
 std::optional<std::string> CompareValuesModel::integerDelta(uint64_t row) const {
     const std::optional<Dtype> ta = dtypeOf(m_a), tb = dtypeOf(m_b);
     if (!ta || !tb || !isInteger(*ta) || !isInteger(*tb))
         return std::nullopt;
-    const Side::Page *pa = pageOf(m_a, row), *pb = pageOf(m_b, row);
+    const ValueChunk *pa = pageOf(m_a, row), *pb = pageOf(m_b, row);
     if (!pa || !pb)
         return std::nullopt;
-    // valueTexts spells an integer in decimal digits, signed: parsed whole.
+    // An integer's text is its decimal digits, signed: parsed whole.
     const auto parse = [](const std::string& s) {
         i128 v = 0;
         for (char c : s)
@@ -108,8 +105,7 @@ std::optional<std::string> CompareValuesModel::integerDelta(uint64_t row) const 
                 v = v * 10 + (c - '0');
         return !s.empty() && s[0] == '-' ? -v : v;
     };
-    return integerText(parse(pb->texts[size_t(row % kPage)]) -
-                       parse(pa->texts[size_t(row % kPage)]));
+    return integerText(parse(pb->text(size_t(row % kPage))) - parse(pa->text(size_t(row % kPage))));
 }
 
 std::optional<Dtype> CompareValuesModel::dtypeOf(const Side& side) const {
@@ -140,7 +136,8 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
     const bool both = a && b;
     // Integers on both sides: compared and subtracted exactly (64-bit ones
     // beyond 2^53 differ where their doubles do not).
-    const std::optional<std::string> delta = both ? integerDelta(row) : std::nullopt;
+    const bool needsDelta = role == Qt::BackgroundRole || index.column() == Delta;
+    const std::optional<std::string> delta = both && needsDelta ? integerDelta(row) : std::nullopt;
     if (role == Qt::BackgroundRole) {
         const bool same =
             both && (delta ? *delta == "0" : (std::isnan(*a) && std::isnan(*b)) || *a == *b);

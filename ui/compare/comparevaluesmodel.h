@@ -2,6 +2,7 @@
 
 #include "ckptscope/diff/tensordiff.h"
 #include "ckptscope/document/document.h"
+#include "ckptscope/export/valuechunk.h"
 
 #include <QAbstractTableModel>
 
@@ -16,7 +17,7 @@
 // few kept. Rows that differ (exact comparison: NaN equals NaN, -0 equals
 // +0) are tinted; a side without the tensor, or past its end, is empty.
 // Values show exactly, as the main Values page and export spell them
-// (valueTexts): 64-bit integers and F64 whole, not rounded through a float
+// (ValueChunk): 64-bit integers and F64 whole, not rounded through a float
 // or a double; Δ is the shortest text of the difference in double.
 class CompareValuesModel : public QAbstractTableModel {
     Q_OBJECT
@@ -43,14 +44,10 @@ private:
         std::shared_ptr<const ckptscope::Document> doc;
         std::optional<size_t> tensor;
         uint64_t count = 0;
-        struct Page {
-            std::vector<double> values;
-            std::vector<std::string> texts;
-        };
-        mutable std::map<uint64_t, Page> pages; // page index → its values
+        mutable std::map<uint64_t, ckptscope::ValueChunk> pages; // page index → its values
     };
     // The page holding `row` of a side, or null (no such value, or a read error).
-    const Side::Page* pageOf(const Side& side, uint64_t row) const;
+    const ckptscope::ValueChunk* pageOf(const Side& side, uint64_t row) const;
     // The value at `row` of a side, or nothing.
     std::optional<double> value(const Side& side, uint64_t row) const;
     QVariant text(const Side& side, uint64_t row) const;

@@ -169,12 +169,17 @@ QWidget* CompareWindow::buildTensorList() {
     m_tensorView->setAlternatingRowColors(true);
     m_tensorView->header()->setSectionResizeMode(QHeaderView::Interactive);
     // Names whole as branches open (a narrow window scrolls the tree sideways).
-    elideNamesInTheMiddle(m_tensorView);
+    prepareNameColumn(m_tensorView);
+    // Measured once per burst of branches opening (expandToDepth signals each).
+    auto* fitNames = new QTimer(this);
+    fitNames->setSingleShot(true);
+    connect(fitNames, &QTimer::timeout, this, [this] {
+        m_tensorView->setColumnWidth(
+            CompareTensorModel::Name,
+            nameColumnWidth(m_tensorView, namesWidth(m_tensorView, CompareTensorModel::Name)));
+    });
     for (auto signal : {&QTreeView::expanded, &QTreeView::collapsed})
-        connect(m_tensorView, signal, this, [this] {
-            m_tensorView->setColumnWidth(CompareTensorModel::Name,
-                                         nameColumnWidth(m_tensorView, CompareTensorModel::Name));
-        });
+        connect(m_tensorView, signal, fitNames, qOverload<>(&QTimer::start));
     m_tensorListPanel = m_tensorView;
     return m_tensorView;
 }
@@ -243,6 +248,7 @@ void CompareWindow::buildTablePages() {
     for (int c : {CompareMetadataModel::Key, CompareMetadataModel::Status})
         metaView->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     metaView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    metaView->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel); // a chat template's rows
     metaView->setWordWrap(true);
     m_metadataPage = metaView;
     m_tabs->addTab(metaView, tr("Metadata"));
@@ -450,8 +456,9 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         // Names, shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
-        m_tensorView->setColumnWidth(CompareTensorModel::Name,
-                                     nameColumnWidth(m_tensorView, CompareTensorModel::Name));
+        m_tensorView->setColumnWidth(
+            CompareTensorModel::Name,
+            nameColumnWidth(m_tensorView, namesWidth(m_tensorView, CompareTensorModel::Name)));
         fitTreeWidth(m_statsWidth); // what fitStats found, once it has run
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();

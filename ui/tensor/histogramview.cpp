@@ -70,16 +70,16 @@ void HistogramView::rebuild() {
         lo /= m_unit;
         hi /= m_unit;
     } else { // one value (a constant tensor, a scalar): one bar centred on it
-        const double v = lo, half = singleValueHalfSpan(v);
-        lo = v - half;
-        hi = v + half;
+        const SingleValueSpan span = singleValueSpan(lo);
+        lo = span.lo;
+        hi = span.hi;
         uint64_t total = 0;
         for (uint64_t n : counts)
             total = ckptscope::saturatingAdd(total, n);
         peak = std::max<uint64_t>(1, total);
-        const double bar = half / 10, y = std::max(floor, double(peak));
-        pts << QPointF(lo, floor) << QPointF(v - bar, floor) << QPointF(v - bar, y)
-            << QPointF(v + bar, y) << QPointF(v + bar, floor) << QPointF(hi, floor);
+        const double y = std::max(floor, double(peak));
+        pts << QPointF(lo, floor) << QPointF(span.barLo, floor) << QPointF(span.barLo, y)
+            << QPointF(span.barHi, y) << QPointF(span.barHi, floor) << QPointF(hi, floor);
     }
     upper->replace(pts);
     lower->replace({QPointF(lo, floor), QPointF(hi, floor)});

@@ -2,8 +2,6 @@
 
 #include "common/sizeformat.h"
 
-#include "ckptscope/export/csvwriter.h"
-
 #include <algorithm>
 #include <climits>
 
@@ -97,9 +95,9 @@ uint64_t TensorValuesModel::linearIndex(int row, int column) const {
     return m_base + uint64_t(row) * (m_matrix ? m_cols : 1) + uint64_t(column);
 }
 
-// The values' texts as export spells them (valueTexts): exact in every dtype,
+// The values as stored (ValueChunk): each cell spelled exactly in its dtype,
 // 64-bit integers and F64 included (not rounded through a float).
-const std::vector<std::string>* TensorValuesModel::chunk(uint64_t chunkIndex) const {
+const ckptscope::ValueChunk* TensorValuesModel::chunk(uint64_t chunkIndex) const {
     auto it = m_cache.find(chunkIndex);
     if (it != m_cache.end()) {
         m_lru.remove(chunkIndex);
@@ -110,9 +108,9 @@ const std::vector<std::string>* TensorValuesModel::chunk(uint64_t chunkIndex) co
         return nullptr;
     const auto& t = m_document->tensors()[size_t(m_tensor)];
     const uint64_t first = chunkIndex * kChunk;
-    std::vector<std::string> values;
+    ckptscope::ValueChunk values;
     try {
-        values = ckptscope::valueTexts(*m_document, size_t(m_tensor), first,
+        values = ckptscope::ValueChunk(*m_document, size_t(m_tensor), first,
                                        std::min(kChunk, t.dataLen - first));
     } catch (const std::exception& e) {
         m_failed = true; // report once, not for every visible cell
@@ -143,13 +141,13 @@ QVariant TensorValuesModel::data(const QModelIndex& index, int role) const {
     if (role != Qt::DisplayRole && role != Qt::EditRole && role != Qt::ToolTipRole)
         return {};
     const uint64_t linear = linearIndex(index.row(), index.column());
-    const std::vector<std::string>* values = chunk(linear / kChunk);
+    const ckptscope::ValueChunk* values = chunk(linear / kChunk);
     if (!values)
         return QStringLiteral("?");
-    // Exact, not rounded: what the cell shows is what a copy pastes.
-    const QString text = QString::fromStdString((*values)[size_t(linear % kChunk)]);
     if (role == Qt::EditRole)
-        return text.toDouble();
+        return values->value(size_t(linear % kChunk));
+    // Exact, not rounded: what the cell shows is what a copy pastes.
+    const QString text = QString::fromStdString(values->text(size_t(linear % kChunk)));
     if (role == Qt::ToolTipRole)
         return tr("element %1 = %2").arg(groupedNumber(uint64_t(linear)), text);
     return text;

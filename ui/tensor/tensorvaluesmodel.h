@@ -1,13 +1,13 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/export/valuechunk.h"
 
 #include <QAbstractTableModel>
 
 #include <list>
 #include <memory>
 #include <optional>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -48,11 +48,11 @@ Q_SIGNALS:
     void readFailed(const QString& message) const;
 
 private:
-    static constexpr uint64_t kChunk = 4096; // values per cached chunk
-    static constexpr size_t kMaxChunks = 64; // about 8 MiB of texts
+    static constexpr uint64_t kChunk = 4096;  // values per cached chunk
+    static constexpr size_t kMaxChunks = 256; // up to 8 MiB of stored values
 
     void layout();
-    const std::vector<std::string>* chunk(uint64_t chunkIndex) const;
+    const ckptscope::ValueChunk* chunk(uint64_t chunkIndex) const;
 
     std::shared_ptr<const ckptscope::Document> m_document;
     int m_tensor = -1;
@@ -61,7 +61,7 @@ private:
     bool m_truncated = false;
     bool m_matrix = false;
 
-    mutable std::unordered_map<uint64_t, std::vector<std::string>> m_cache;
+    mutable std::unordered_map<uint64_t, ckptscope::ValueChunk> m_cache;
     mutable std::list<uint64_t> m_lru;
     mutable bool m_failed = false;
 };

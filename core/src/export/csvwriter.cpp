@@ -1,9 +1,9 @@
 #include "ckptscope/export/csvwriter.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/export/valuechunk.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace ckptscope {
 
@@ -39,46 +39,10 @@ CsvGrid csvGrid(const TensorEntry& t) {
 
 std::vector<std::string> valueTexts(const Document& doc, size_t index, uint64_t first,
                                     uint64_t count) {
-    const TensorEntry& t = doc.tensors().at(index);
-    std::vector<std::string> out(static_cast<size_t>(count));
-    if (dtypeBlock(t.dtype).elements != 1) { // a block type: its values as decoded, in f32
-        std::vector<float> values(out.size());
-        doc.readValues(index, first, count, values.data());
-        for (size_t i = 0; i < out.size(); ++i)
-            out[i] = fmt::exact(values[i]);
-        return out;
-    }
-    const size_t size = dtypeSize(t.dtype);
-    std::vector<uint8_t> raw(size_t(count) * size);
-    doc.readRawValues(index, first, count, raw.data());
-    for (size_t i = 0; i < out.size(); ++i) {
-        const uint8_t* p = raw.data() + i * size;
-        switch (t.dtype) {
-        case Dtype::U64: {
-            uint64_t v;
-            std::memcpy(&v, p, 8);
-            out[i] = std::to_string(v);
-            break;
-        }
-        case Dtype::I64: {
-            int64_t v;
-            std::memcpy(&v, p, 8);
-            out[i] = std::to_string(v);
-            break;
-        }
-        case Dtype::F64: {
-            double v;
-            std::memcpy(&v, p, 8);
-            out[i] = fmt::exact(v);
-            break;
-        }
-        default: {
-            double v; // exact for every other dtype
-            convertToF64(t.dtype, p, 1, &v);
-            out[i] = isInteger(t.dtype) ? std::to_string(int64_t(v)) : fmt::exact(float(v));
-        }
-        }
-    }
+    const ValueChunk chunk(doc, index, first, count);
+    std::vector<std::string> out(chunk.size());
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = chunk.text(i);
     return out;
 }
 

@@ -109,6 +109,7 @@ CompareGraphPage::CompareGraphPage(QStandardItemModel* changes, QWidget* parent)
     m_nodeView->horizontalHeader()->setSectionResizeMode(CompareNodeModel::Field,
                                                          QHeaderView::ResizeToContents);
     m_nodeView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_nodeView->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel); // rows taller than it
     m_nodeView->setWordWrap(true);
     nodeLayout->addWidget(m_nodeView, 1);
     side->addWidget(nodeBox);
