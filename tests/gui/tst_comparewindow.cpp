@@ -485,13 +485,24 @@ private Q_SLOTS:
         // Every name, status and figure of the tree whole (deep names such
         // as post_attention_layernorm included), and in view up to the
         // relative L2 change it is sorted by; the figures beyond may scroll.
-        const auto treeWhole = [](CompareWindow& window) {
+        const auto treeWhole = [](CompareWindow& window, bool relL2InView = true) {
             QTreeView* tree = window.tensorView();
             const QStringList cut = guisupport::cutCells(tree);
             QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
-            QVERIFY(tree->columnViewportPosition(CompareTensorModel::RelL2) +
-                        tree->columnWidth(CompareTensorModel::RelL2) <=
-                    tree->viewport()->width());
+            QVERIFY(!relL2InView || tree->columnViewportPosition(CompareTensorModel::RelL2) +
+                                            tree->columnWidth(CompareTensorModel::RelL2) <=
+                                        tree->viewport()->width());
+            // No figure cut at the tree's right edge: each column is in view
+            // whole or not at all ("65,53" for 65,536).
+            for (int c = 0; c < CompareTensorModel::ColumnCount; ++c) {
+                const int x = tree->columnViewportPosition(c), width = tree->viewport()->width();
+                QVERIFY2(tree->isColumnHidden(c) || x + tree->columnWidth(c) <= width || x >= width,
+                         qPrintable(QStringLiteral("column %1 at %2..%3, viewport %4")
+                                        .arg(c)
+                                        .arg(x)
+                                        .arg(x + tree->columnWidth(c))
+                                        .arg(width)));
+            }
         };
         treeWhole(w);
         QTRY_COMPARE(w.statsView()->horizontalScrollBar()->maximum(), 0);
@@ -517,6 +528,14 @@ private Q_SLOTS:
                          narrowStats->sizeHintForColumn(c),
                      qPrintable(QStringLiteral("1024 px, statistics column %1").arg(c)));
         treeWhole(narrow);
+        // The Values page: the detail side takes the width to show A, B and
+        // Δ whole; the tree gives way to a column's edge.
+        narrow.tabs()->setCurrentIndex(1);
+        auto* valuesPage = qobject_cast<QTableView*>(narrow.tabs()->widget(1));
+        QVERIFY(valuesPage && valuesPage->model() == narrow.valuesModel());
+        QTRY_COMPARE(valuesPage->horizontalScrollBar()->maximum(), 0);
+        treeWhole(narrow, false);
+        narrow.tabs()->setCurrentIndex(0);
         // The overlay's legend names the sides "A" and "B" (the summary line
         // names the files): never cut short beside the plot.
         QStringList legend;

@@ -233,7 +233,9 @@ void CompareWindow::buildTablePages() {
         for (int c = 0; c < CompareValuesModel::ColumnCount; ++c)
             valuesView->setColumnWidth(
                 c, std::max(widths[c], valuesView->horizontalHeader()->sectionSizeHint(c)));
+        fitValuesWidth();
     });
+    connect(m_tabs, &QTabWidget::currentChanged, this, &CompareWindow::fitValuesWidth);
     m_valuesPage = valuesView;
     m_tabs->addTab(valuesView, tr("Values"));
 
@@ -525,7 +527,7 @@ int CompareWindow::treeWidth() const {
 // The tree as wide as its columns, so no number is cut at its right edge
 // ("2,30" for 2,304), as far as `detailWidth` for the detail side allows
 // (narrower, it scrolls sideways); narrower only where the detail side has
-// less than that (a tree the user widened stays so).
+// less than that (a tree the user widened stays so, to a column's edge).
 void CompareWindow::fitTreeWidth(int detailWidth) {
     const int wanted = treeWidth();
     const QList<int> sizes = m_split->sizes();
@@ -533,8 +535,27 @@ void CompareWindow::fitTreeWidth(int detailWidth) {
     const int room = total - std::max(detailWidth, m_tabs->minimumWidth());
     if (total <= 0 || room <= 0) // not laid out yet
         return;
-    const int tree = std::min(wanted, room);
-    if (tree > sizes.value(0) || sizes.value(0) > room)
+    const int fitted = std::min(wanted, room);
+    int tree = fitted > sizes.value(0) || sizes.value(0) > room ? fitted : sizes.value(0);
+    if (tree < wanted) {
+        // Narrower than its columns: it ends at a column's edge, so no
+        // figure is cut at the right ("65,53" for 65,536); the rest of the
+        // room goes to the detail side, and the tree scrolls sideways.
+        const QHeaderView* header = m_tensorView->header();
+        const QScrollBar* bar = m_tensorView->verticalScrollBar();
+        int edge =
+            2 * m_tensorView->frameWidth() + (bar->isVisible() ? bar->sizeHint().width() : 0);
+        for (int v = 0; v < header->count(); ++v) {
+            const int c = header->logicalIndex(v);
+            if (header->isSectionHidden(c))
+                continue;
+            if (edge + header->sectionSize(c) > tree)
+                break;
+            edge += header->sectionSize(c);
+        }
+        tree = edge;
+    }
+    if (tree != sizes.value(0))
         m_split->setSizes({tree, total - tree});
 }
 
@@ -584,6 +605,17 @@ void CompareWindow::fitStats() {
     const QList<int> sizes = m_split->sizes();
     m_statsWidth = std::min(wanted, sizes.value(0) + sizes.value(1) - treeLeast);
     fitTreeWidth(m_statsWidth);
+}
+
+void CompareWindow::fitValuesWidth() {
+    auto* view = qobject_cast<QTableView*>(m_valuesPage);
+    if (!view || m_tabs->currentWidget() != view || !view->isVisible())
+        return;
+    // The page's margins, frame and scroll bar as laid out now, and the columns.
+    int width = m_tabs->width() - view->viewport()->width();
+    for (int c = 0; c < CompareValuesModel::ColumnCount; ++c)
+        width += view->columnWidth(c);
+    fitTreeWidth(std::max(m_statsWidth, width));
 }
 
 void CompareWindow::showGradientPages(bool on) {

@@ -107,6 +107,8 @@ private:
     int treeWidth() const;
     void fitTreeWidth(int detailWidth);
     void fitStats();
+    // On the Values page: the detail side wide enough for its columns whole.
+    void fitValuesWidth();
     void showDetail(int sourceRow, const CompareDetail& detail);
     void updateTitle();
     void watchFiles();
