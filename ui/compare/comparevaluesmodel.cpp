@@ -21,21 +21,6 @@ QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-__extension__ typedef __int128 i128; // GCC and Clang; -Wpedantic off
-__extension__ typedef unsigned __int128 u128;
-
-// The decimal text of a 128-bit integer (two 64-bit values' difference).
-std::string integerText(i128 v) {
-    const bool negative = v < 0;
-    auto magnitude = negative ? u128(0) - u128(v) : u128(v);
-    std::string digits;
-    do {
-        digits.insert(digits.begin(), char('0' + int(magnitude % 10)));
-        magnitude /= 10;
-    } while (magnitude != 0);
-    return negative ? "-" + digits : digits;
-}
-
 } // namespace
 
 CompareValuesModel::CompareValuesModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -91,21 +76,10 @@ QVariant CompareValuesModel::text(const Side& side, uint64_t row) const {
 }
 
 std::optional<std::string> CompareValuesModel::integerDelta(uint64_t row) const {
-    const std::optional<Dtype> ta = dtypeOf(m_a), tb = dtypeOf(m_b);
-    if (!ta || !tb || !isInteger(*ta) || !isInteger(*tb))
-        return std::nullopt;
     const ValueChunk *pa = pageOf(m_a, row), *pb = pageOf(m_b, row);
     if (!pa || !pb)
         return std::nullopt;
-    // An integer's text is its decimal digits, signed: parsed whole.
-    const auto parse = [](const std::string& s) {
-        i128 v = 0;
-        for (char c : s)
-            if (c >= '0' && c <= '9')
-                v = v * 10 + (c - '0');
-        return !s.empty() && s[0] == '-' ? -v : v;
-    };
-    return integerText(parse(pb->text(size_t(row % kPage))) - parse(pa->text(size_t(row % kPage))));
+    return ValueChunk::integerDifference(*pa, size_t(row % kPage), *pb, size_t(row % kPage));
 }
 
 std::optional<Dtype> CompareValuesModel::dtypeOf(const Side& side) const {

@@ -173,11 +173,7 @@ QWidget* CompareWindow::buildTensorList() {
     // Measured once per burst of branches opening (expandToDepth signals each).
     auto* fitNames = new QTimer(this);
     fitNames->setSingleShot(true);
-    connect(fitNames, &QTimer::timeout, this, [this] {
-        m_tensorView->setColumnWidth(
-            CompareTensorModel::Name,
-            nameColumnWidth(m_tensorView, namesWidth(m_tensorView, CompareTensorModel::Name)));
-    });
+    connect(fitNames, &QTimer::timeout, this, &CompareWindow::fitNameColumn);
     for (auto signal : {&QTreeView::expanded, &QTreeView::collapsed})
         connect(m_tensorView, signal, fitNames, qOverload<>(&QTimer::start));
     m_tensorListPanel = m_tensorView;
@@ -458,9 +454,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         // Names, shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
         for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
             m_tensorView->resizeColumnToContents(c);
-        m_tensorView->setColumnWidth(
-            CompareTensorModel::Name,
-            nameColumnWidth(m_tensorView, namesWidth(m_tensorView, CompareTensorModel::Name)));
+        fitNameColumn();
         fitTreeWidth(m_statsWidth); // what fitStats found, once it has run
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
@@ -512,6 +506,12 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         m_tabs->setCurrentWidget(m_graphPage);
     }
     Q_EMIT comparisonFinished();
+}
+
+void CompareWindow::fitNameColumn() {
+    m_tensorView->setColumnWidth(
+        CompareTensorModel::Name,
+        nameColumnWidth(m_tensorView, namesWidth(m_tensorView, CompareTensorModel::Name)));
 }
 
 // The tree's width with every column as wide as it is now (a hidden one

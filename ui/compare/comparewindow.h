@@ -105,6 +105,8 @@ private:
     void showTensor(int sourceRow);
     void showGradientPages(bool on);
     int treeWidth() const;
+    // The name column as wide as the names shown (namecolumn.h).
+    void fitNameColumn();
     void fitTreeWidth(int detailWidth);
     void fitStats();
     // On the Values page: the detail side wide enough for its columns whole.

@@ -2,9 +2,38 @@
 
 #include "ckptscope/common/numberformat.h"
 
+#include "stats/integerstats.h"
+
 #include <cstring>
 
 namespace ckptscope {
+
+namespace {
+
+__extension__ typedef __int128 i128; // GCC and Clang; -Wpedantic off
+__extension__ typedef unsigned __int128 u128;
+
+// The stored integer at p, whole.
+i128 integerAt(Dtype dtype, const uint8_t* p) {
+    return stats::withIntegerType(dtype, [p](auto type) {
+        decltype(type) v;
+        std::memcpy(&v, p, sizeof v);
+        return i128(v);
+    });
+}
+
+// Decimal digits of x, signed.
+std::string decimal(i128 x) {
+    u128 magnitude = x < 0 ? u128(0) - u128(x) : u128(x);
+    std::string digits;
+    do {
+        digits.insert(digits.begin(), char('0' + int(magnitude % 10)));
+        magnitude /= 10;
+    } while (magnitude != 0);
+    return x < 0 ? "-" + digits : digits;
+}
+
+} // namespace
 
 ValueChunk::ValueChunk(const Document& doc, size_t index, uint64_t first, uint64_t count)
     : m_dtype(doc.tensors().at(index).dtype), m_count(size_t(count)) {
@@ -44,6 +73,14 @@ std::string ValueChunk::text(size_t i) const {
         return isInteger(m_dtype) ? std::to_string(int64_t(v)) : fmt::exact(float(v));
     }
     }
+}
+
+std::optional<std::string> ValueChunk::integerDifference(const ValueChunk& a, size_t ia,
+                                                         const ValueChunk& b, size_t ib) {
+    if (a.m_width == 0 || b.m_width == 0 || !isInteger(a.m_dtype) || !isInteger(b.m_dtype))
+        return std::nullopt;
+    return decimal(integerAt(b.m_dtype, b.m_raw.data() + ib * b.m_width) -
+                   integerAt(a.m_dtype, a.m_raw.data() + ia * a.m_width));
 }
 
 double ValueChunk::value(size_t i) const {

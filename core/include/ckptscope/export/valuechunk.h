@@ -4,6 +4,7 @@
 #include "ckptscope/formats/dtype.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ public:
     size_t size() const { return m_count; }
     std::string text(size_t i) const;
     double value(size_t i) const;
+    // b[ib] − a[ia] exactly, in decimal ("-1"), when both chunks hold
+    // integers (the difference of two 64-bit integers can pass 2^64 and a
+    // double's 2^53); none otherwise.
+    static std::optional<std::string> integerDifference(const ValueChunk& a, size_t ia,
+                                                        const ValueChunk& b, size_t ib);
 
 private:
     Dtype m_dtype = Dtype::F32;
