@@ -97,6 +97,16 @@ std::vector<uint8_t> randomBlocks(size_t blocks, std::mt19937_64& rng, unsigned 
     return raw;
 }
 
+// Sets the 6-bit scale and min of sub-blocks 0..7 of a super-block, each
+// below 16 (ggml's get_scale_min_k4 layout: the top two bits are left 0).
+void putScalesMins(uint8_t* block, const int* sc, const int* m) {
+    for (int j = 0; j < 4; ++j) {
+        block[4 + j] = uint8_t(sc[j]);
+        block[8 + j] = uint8_t(m[j]);
+        block[12 + j] = uint8_t(sc[j + 4] | m[j + 4] << 4);
+    }
+}
+
 } // namespace
 
 class TestCodeSums : public QObject {
@@ -204,6 +214,55 @@ private Q_SLOTS:
             if (QTest::currentTestFailed())
                 return;
         }
+    }
+
+    // Every value a whole number in [0, 40] (d = dmin = 1): with 5 and 64
+    // bins many levels fall exactly on a bin edge, and the histogram pass
+    // must hand those to binOf.
+    void levelsOnBinEdges() {
+        std::mt19937_64 rng(13);
+        std::vector<uint8_t> raw = randomBlocks(400, rng, 15, 1);
+        for (size_t b = 0; b < 400; ++b) {
+            uint8_t* block = raw.data() + b * kBytes;
+            putF16(raw, b * kBytes, 0x3C00);
+            putF16(raw, b * kBytes + 2, 0x3C00);
+            int sc[8], m[8];
+            for (int j = 0; j < 8; ++j) {
+                sc[j] = 1 + int(rng() % 2); // levels 0..30
+                m[j] = 0;
+            }
+            if (b == 0) { // 0 and 40 (3 × 15 − 5) among the values
+                sc[1] = 3;
+                m[1] = 5;
+                for (int l = 0; l < 32; ++l) // sub-block 1: codes 2..15, one 15
+                    block[16 + l] = uint8_t((block[16 + l] & 0x0F) | (2 + rng() % 14) << 4);
+                block[16] = uint8_t(0xF0); // sub-block 0's code 0, sub-block 1's 15
+            }
+            putScalesMins(block, sc, m);
+        }
+        checkBlocks(raw, QStringLiteral("levels on edges"));
+    }
+
+    // Values near −982 560 over a span of 22 (d ≈ 0.1, dmin = 65504,
+    // m = 15), where an f32 level is rounded to 1/16: a bin position
+    // computed from d1 q − m1 in one step would miss the rounding by up to
+    // a tenth of a bin, so the histogram pass must bin the level the
+    // decoder computes.
+    void valuesFarFromZero() {
+        std::mt19937_64 rng(17);
+        std::vector<uint8_t> raw = randomBlocks(400, rng, 15, 1);
+        for (size_t b = 0; b < 400; ++b) {
+            uint8_t* block = raw.data() + b * kBytes;
+            putF16(raw, b * kBytes, 0x2E66);
+            putF16(raw, b * kBytes + 2, 0x7BFF);
+            int sc[8], m[8];
+            for (int j = 0; j < 8; ++j) {
+                sc[j] = 1 + int(rng() % 15);
+                m[j] = 15;
+            }
+            putScalesMins(block, sc, m);
+        }
+        checkBlocks(raw, QStringLiteral("far from zero"));
     }
 
     // Sub-blocks with a zero level (d == dmin, m = sc * q for a code q) and

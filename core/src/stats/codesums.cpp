@@ -243,6 +243,30 @@ CKPTSCOPE_AVX512 __m256i lowBitExponents(__m256 x) {
     return _mm256_mask_mov_epi32(_mm256_add_epi32(e, trailing), zero, _mm256_set1_epi32(200));
 }
 
+// True when every d1 * q - m1 of a super-block is exact in f32, from the
+// exponent fields of its f16 d and dmin (`header`, little-endian) alone:
+// with e = max(field, 1), d is a multiple of 2^(e - 25) below 2^(e - 14),
+// so d1 = d × sc (sc < 64) a multiple of 2^(e_d - 25) below 2^(e_d - 8),
+// and m1 likewise; each level is a multiple of 2^(min - 25) below
+// 2^(e_d - 4) + 2^(e_m - 8), under the 2^(min - 1) of exactLevels when
+// e_d ≤ min + 2 and e_m ≤ min + 6. False for an infinite or NaN scale.
+inline bool exactByExponents(uint32_t header) {
+    const int ed = int(header >> 10 & 0x1F), em = int(header >> 26 & 0x1F);
+    const int d = std::max(ed, 1), m = std::max(em, 1);
+    return ed != 0x1F && em != 0x1F && d - m <= 2 && m - d <= 6;
+}
+
+// exactLevels in every lane (false for a non-finite scale: its span is not
+// below any limit), for the super-blocks exactByExponents cannot vouch for.
+CKPTSCOPE_AVX512 __attribute__((noinline)) bool exactLanes(__m256 d1, __m256 m1) {
+    const __m256i g = _mm256_min_epi32(lowBitExponents(d1), lowBitExponents(m1));
+    const __m512d limit = _mm512_castsi512_pd(_mm512_slli_epi64(
+        _mm512_cvtepi32_epi64(_mm256_add_epi32(g, _mm256_set1_epi32(24 + 1023))), 52));
+    const __m512d span = _mm512_fmadd_pd(_mm512_set1_pd(15.0), _mm512_abs_pd(_mm512_cvtps_pd(d1)),
+                                         _mm512_abs_pd(_mm512_cvtps_pd(m1)));
+    return _mm512_cmp_pd_mask(span, limit, _CMP_LT_OQ) == 0xFF;
+}
+
 // The 6-bit scales and mins of the eight sub-blocks as bytes (the
 // scaleMinK4 layout, four bytes at a time).
 struct ScalesMins {
@@ -271,28 +295,38 @@ void lookUp(const uint8_t* qs, const float* d1, const float* m1, unsigned lower,
 }
 
 // The sums of the codes and of their squares of the eight sub-blocks, in
-// sub-block order, as codeSumsAvx2 packs them but kept in registers (a
-// store and a vector load of the sums would stall on store forwarding).
+// sub-block order, kept in registers (a store and a vector load of the sums
+// would stall on store forwarding). Two pairs of sub-blocks a vector:
+// packedPairSums' byte sums and fields, then each pair's four lanes added
+// and the 16-bit fields put in sub-block order by one word permutation.
 CKPTSCOPE_AVX512 inline void codeSumsAvx512(const uint8_t* qs, __m512d& s, __m512d& q) {
-    __m256i packed[4];
-    for (int k = 0; k < 4; ++k)
-        packed[k] = packedPairSums(qs + 32 * k);
-    // The four lanes of each pair added: [pair 0, pair 1 | pair 0, pair 1] …
-    const __m256i t0 = _mm256_add_epi64(_mm256_unpacklo_epi64(packed[0], packed[1]),
-                                        _mm256_unpackhi_epi64(packed[0], packed[1]));
-    const __m256i t1 = _mm256_add_epi64(_mm256_unpacklo_epi64(packed[2], packed[3]),
-                                        _mm256_unpackhi_epi64(packed[2], packed[3]));
-    // … then across the halves: one 64-bit lane per pair, in pair order.
-    const __m256i total = _mm256_add_epi64(_mm256_permute2x128_si256(t0, t1, 0x20),
-                                           _mm256_permute2x128_si256(t0, t1, 0x31));
-    // 16-bit fields of each half to [Σ of two pairs | Σ² of two pairs], then
-    // the sums of all four pairs in the low half, the squares in the high.
-    const __m256i order = _mm256_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15, 0,
-                                           1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15);
-    const __m256i split =
-        _mm256_permute4x64_epi64(_mm256_shuffle_epi8(total, order), _MM_SHUFFLE(3, 1, 2, 0));
-    s = _mm512_cvtepu32_pd(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(split)));
-    q = _mm512_cvtepu32_pd(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(split, 1)));
+    const __m512i nibble = _mm512_set1_epi8(0x0F), zero = _mm512_setzero_si512();
+    static constexpr uint8_t kSquares[16] = {0,  1,  4,   9,   16,  25,  36,  49,
+                                             64, 81, 100, 121, 144, 169, 196, 225};
+    const __m512i squares =
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kSquares)));
+    __m512i packed[2];
+    for (int k = 0; k < 2; ++k) { // pairs 2k and 2k + 1
+        const __m512i raw = _mm512_loadu_si512(qs + 64 * k);
+        const __m512i lo = _mm512_and_si512(raw, nibble);
+        const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), nibble);
+        __m512i p = _mm512_sad_epu8(lo, zero);
+        p = _mm512_add_epi64(p, _mm512_slli_epi64(_mm512_sad_epu8(hi, zero), 16));
+        p = _mm512_add_epi64(
+            p, _mm512_slli_epi64(_mm512_sad_epu8(_mm512_shuffle_epi8(squares, lo), zero), 32));
+        packed[k] = _mm512_add_epi64(
+            p, _mm512_slli_epi64(_mm512_sad_epu8(_mm512_shuffle_epi8(squares, hi), zero), 48));
+    }
+    // Per 128-bit lane L: [two lanes of pair L / 2 … of packed[0], … of
+    // packed[1]] added, then lanes 0 + 1 and 2 + 3: qword 0 holds pair 0,
+    // 1 pair 2, 4 pair 1, 5 pair 3, each (Σlo, Σhi, Σlo², Σhi²).
+    const __m512i u = _mm512_add_epi64(_mm512_unpacklo_epi64(packed[0], packed[1]),
+                                       _mm512_unpackhi_epi64(packed[0], packed[1]));
+    const __m512i v = _mm512_add_epi64(u, _mm512_shuffle_i64x2(u, u, _MM_SHUFFLE(2, 3, 0, 1)));
+    static constexpr uint16_t kOrder[32] = {0, 1, 16, 17, 4, 5, 20, 21, 2, 3, 18, 19, 6, 7, 22, 23};
+    const __m512i sorted = _mm512_permutexvar_epi16(_mm512_loadu_si512(kOrder), v);
+    s = _mm512_cvtepu32_pd(_mm256_cvtepu16_epi32(_mm512_castsi512_si128(sorted)));
+    q = _mm512_cvtepu32_pd(_mm256_cvtepu16_epi32(_mm512_extracti32x4_epi32(sorted, 1)));
 }
 
 // The lanes of addSuperBlocksAvx512 between runs of its inner loop.
@@ -372,14 +406,7 @@ CKPTSCOPE_AVX512 Stop runAvx512(LaneSums& lanes, double shiftBy, const uint8_t* 
         __m256 d1, m1;
         scalesOf(b, d1, m1);
         const __m512d D = _mm512_cvtps_pd(d1), M = _mm512_cvtps_pd(m1);
-        // exactLevels in every lane: 15 |d1| + |m1| < 2^(g + 24) (false for
-        // a non-finite scale: its span is not below any limit).
-        const __m256i g = _mm256_min_epi32(lowBitExponents(d1), lowBitExponents(m1));
-        const __m512d limit = _mm512_castsi512_pd(_mm512_slli_epi64(
-            _mm512_cvtepi32_epi64(_mm256_add_epi32(g, _mm256_set1_epi32(24 + 1023))), 52));
-        const __m512d span =
-            _mm512_fmadd_pd(_mm512_set1_pd(15.0), _mm512_abs_pd(D), _mm512_abs_pd(M));
-        if (specialScales(b) || _mm512_cmp_pd_mask(span, limit, _CMP_LT_OQ) != 0xFF) {
+        if (!exactByExponents(gguf::blocks::u32At(b)) && !exactLanes(d1, m1)) {
             stop = Stop{k, true};
             break;
         }
@@ -404,16 +431,15 @@ CKPTSCOPE_AVX512 Stop runAvx512(LaneSums& lanes, double shiftBy, const uint8_t* 
         zeroCount +=
             32 *
             uint64_t(std::popcount(unsigned(flat & _mm256_cmp_ps_mask(m1, zeroF, _CMP_EQ_OQ))));
-        const __m512d r = _mm512_div_pd(M, D);
-        const __mmask8 zeroCode =
-            ~flat &
-            _mm512_cmp_pd_mask(r, _mm512_roundscale_pd(r, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
-                               _CMP_EQ_OQ) &
-            _mm512_cmp_pd_mask(r, _mm512_setzero_pd(), _CMP_GE_OQ) &
-            _mm512_cmp_pd_mask(r, _mm512_set1_pd(15.0), _CMP_LE_OQ) &
-            _mm512_cmp_pd_mask(_mm512_mul_pd(D, r), M, _CMP_EQ_OQ);
+        // r = m1 / d1 to 2^-14 (a whole r ≤ 15 rounds to itself), and a
+        // zero level where d1 r == m1 (exact: d1 has at most 17 bits).
+        const __m256 r = _mm256_roundscale_ps(_mm256_mul_ps(m1, _mm256_rcp14_ps(d1)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __mmask8 zeroCode = ~flat & _mm256_cmp_ps_mask(r, zeroF, _CMP_GE_OQ) &
+                                  _mm256_cmp_ps_mask(r, _mm256_set1_ps(15.0f), _CMP_LE_OQ) &
+                                  _mm256_cmp_ps_mask(_mm256_mul_ps(d1, r), m1, _CMP_EQ_OQ);
         if (zeroCode)
-            zeroCount += countCodes(b + 16, zeroCode, _mm512_cvttpd_epi32(r));
+            zeroCount += countCodes(b + 16, zeroCode, _mm256_cvttps_epi32(r));
 
         const __m256 at0 = _mm256_sub_ps(_mm256_mul_ps(d1, zeroF), m1);
         const __m256 at15 = _mm256_sub_ps(_mm256_mul_ps(d1, _mm256_set1_ps(15.0f)), m1);
@@ -475,103 +501,173 @@ void addSuperBlocksAvx512(Partial& p, const uint8_t* raw, uint64_t superBlocks, 
     }
 }
 
-// `bins` with the lanes of `which` set to binOf(their level): out of the
-// loop (a call there would spill the counting state).
-CKPTSCOPE_AVX512 __attribute__((noinline, cold)) __m512i
-binsByBinOf(const Histogram& h, __m512i bins, __m512 level, __mmask16 which) {
-    alignas(64) float levels[16];
-    alignas(64) int32_t out[16];
-    _mm512_store_ps(levels, level);
-    _mm512_store_si512(out, bins);
-    for (unsigned m = which; m; m &= m - 1)
-        out[std::countr_zero(m)] = int32_t(h.binOf(levels[std::countr_zero(m)]));
-    return _mm512_load_si512(out);
-}
+// Pass 2 straight from the codes, for SlicedBins: per sub-block the bins of
+// its sixteen levels, turned into one-hot words (bit k: bin k), then each
+// value's word by a permutation on its code. Only the codes a sub-block
+// holds matter: their levels lie in [lo, hi], so a bin past the counted
+// ones (a level outside the range) belongs to a code that is not there.
+//
+// A position is computed either (fused) as A q + B, with A = d1 × scale and
+// B = (−m1 − lo) × scale + guard (BinCounter's guard, by which positions
+// are offset), one rounding per term: within ε (2 bins + 30 |A| + 3 |B| +
+// M + 1) of binOf's (ε = 2^-24, M = max(|lo|, |hi|) × scale; the decoder's
+// own rounding of a level included), below the guard of 16 bins ε when
+// 30 |A| + 3 |B| + M < 12 bins, true of nearly every super-block; or (else)
+// as BinCounter does, from the level the decoder computes. A position
+// within the guard of an edge goes to binOf, so the bins are binOf's.
+struct Q4KBinner {
+    const Histogram& h;
+    __m512 codes, lo, scale, guard, twoGuards;
+    __m256 scale8, lo8, guard8, fusedLimit, spread8;
 
-// Pass 2's bins straight from the codes, for SlicedBins: per sub-block the
-// bins of its sixteen levels (computed as the decoder computes the values,
-// binned as FloatBins bins them, a level near an edge or outside the range
-// by binOf: exact for every level), then each code's bin by a permutation.
-struct Q4KBins {
-    BinCounter<float>& c;
-    const uint8_t* raw;
-    const uint64_t* order; // the super-blocks to bin (null: all, in turn)
-    __m512 lo, scale, guard, twoGuards, binCount, codes;
-    uint64_t next = 0;
-    int group = 16; // of the super-block's sixteen groups of sixteen values
-    const uint8_t* block = nullptr;
-    __m512i lutLow, lutHigh;
-    __m512 d1, m1; // the super-block's, in lanes 0..7
-
-    // scale, minimum: one sub-block's d1 and m1 in every lane.
-    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __m512i lutOf(__m512 scale1,
-                                                                         __m512 min1) {
-        const __m512 level = _mm512_sub_ps(_mm512_mul_ps(scale1, codes), min1);
-        const __m512 q = _mm512_fmadd_ps(_mm512_sub_ps(level, lo), scale, guard);
-        const __m512 fraction = _mm512_reduce_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        const __mmask16 byBinOf = _mm512_cmp_ps_mask(fraction, twoGuards, _CMP_NGE_UQ) |
-                                  _mm512_cmp_ps_mask(q, _mm512_setzero_ps(), _CMP_LT_OQ) |
-                                  _mm512_cmp_ps_mask(q, binCount, _CMP_GE_OQ);
-        const __m512i lut = _mm512_maskz_cvttps_epi32(__mmask16(~byBinOf), q);
-        if (byBinOf == 0)
-            return lut;
-        return binsByBinOf(c.h, lut, level, byBinOf);
+    CKPTSCOPE_AVX512 explicit Q4KBinner(const BinCounter<float>& c) : h(c.h) {
+        codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        lo = _mm512_set1_ps(c.lo);
+        scale = _mm512_set1_ps(c.scale);
+        guard = _mm512_set1_ps(c.guard);
+        twoGuards = _mm512_set1_ps(2 * c.guard);
+        scale8 = _mm256_set1_ps(c.scale);
+        lo8 = _mm256_set1_ps(c.lo);
+        guard8 = _mm256_set1_ps(c.guard);
+        fusedLimit = _mm256_set1_ps(12 * float(c.bins));
+        spread8 =
+            _mm256_set1_ps(std::max(std::fabs(float(h.lo)), std::fabs(float(h.hi))) * c.scale);
     }
 
-    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline SixteenBins operator()() {
-        if (group == 16) {
-            block = raw + kSuperBytes * (order ? order[next] : next);
-            ++next;
-            group = 0;
-            __m256 d1s, m1s;
-            scalesOf(block, d1s, m1s);
-            d1 = _mm512_castps256_ps512(d1s);
-            m1 = _mm512_castps256_ps512(m1s);
+    // Sub-block j's positions (see above); `dm`: d1 in lanes 0..7, m1 in 8..15.
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __m512
+    positions(bool fused, __m512 ab, __m512 dm, int j) const {
+        const __m512i lane = _mm512_set1_epi32(j), high = _mm512_set1_epi32(j + 8);
+        if (fused)
+            return _mm512_fmadd_ps(codes, _mm512_permutexvar_ps(lane, ab),
+                                   _mm512_permutexvar_ps(high, ab));
+        const __m512 level = _mm512_sub_ps(_mm512_mul_ps(_mm512_permutexvar_ps(lane, dm), codes),
+                                           _mm512_permutexvar_ps(high, dm));
+        return _mm512_fmadd_ps(_mm512_sub_ps(level, lo), scale, guard);
+    }
+
+    // Lanes within the guard of an edge (q − floor(q) below twice the
+    // guard, or NaN). A position below 0 truncates to a bin of no value.
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __mmask16 nearEdge(__m512 q) const {
+        return _mm512_cmp_ps_mask(_mm512_reduce_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+                                  twoGuards, _CMP_NGE_UQ);
+    }
+
+    // A super-block's A and B (`ab`: lanes 0..7 and 8..15), d1 and m1
+    // (`dm`), and whether its positions are fused.
+    struct Scales {
+        __m512 ab, dm;
+        bool fused;
+    };
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline Scales scales(const uint8_t* b) const {
+        __m256 d1, m1;
+        scalesOf(b, d1, m1);
+        const __m256 a = _mm256_mul_ps(d1, scale8);
+        const __m256 b0 =
+            _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_setzero_ps(), m1), lo8), scale8);
+        const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+        const __m256 error = _mm256_fmadd_ps(
+            _mm256_set1_ps(30.0f), _mm256_and_ps(a, absMask),
+            _mm256_fmadd_ps(_mm256_set1_ps(3.0f), _mm256_and_ps(b0, absMask), spread8));
+        return {_mm512_insertf32x8(_mm512_castps256_ps512(a), _mm256_add_ps(b0, guard8), 1),
+                _mm512_insertf32x8(_mm512_castps256_ps512(d1), m1, 1),
+                _mm256_cmp_ps_mask(error, fusedLimit, _CMP_LT_OQ) == 0xFF};
+    }
+
+    // The eight sub-blocks' bin indices; false when a lane is near an edge
+    // (then fix() must correct them).
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline bool bins(const Scales& s,
+                                                                     __m512i* idx) const {
+        __mmask16 near = 0;
+        for (int j = 0; j < 8; ++j) {
+            const __m512 q = positions(s.fused, s.ab, s.dm, j);
+            near |= nearEdge(q);
+            idx[j] = _mm512_cvttps_epi32(q);
         }
-        // Pair p holds sub-blocks 2p (low nibbles) and 2p + 1 (high); its
-        // groups: low and high nibbles of bytes 0..15, then of 16..31.
-        const int pair = group / 4, part = group % 4;
-        if (part == 0) {
-            const __m512i low = _mm512_set1_epi32(2 * pair), high = _mm512_set1_epi32(2 * pair + 1);
-            lutLow = lutOf(_mm512_permutexvar_ps(low, d1), _mm512_permutexvar_ps(low, m1));
-            lutHigh = lutOf(_mm512_permutexvar_ps(high, d1), _mm512_permutexvar_ps(high, m1));
+        return near == 0;
+    }
+
+    // The lanes near an edge by binOf of the level as the decoder computes
+    // it (rare, and out of the loop: a call there would spill the counting
+    // state).
+    CKPTSCOPE_AVX512 __attribute__((noinline, cold)) void fix(const Scales& s, __m512i* idx) const {
+        alignas(64) float dm[16];
+        _mm512_store_ps(dm, s.dm);
+        for (int j = 0; j < 8; ++j) {
+            const __mmask16 near = nearEdge(positions(s.fused, s.ab, s.dm, j));
+            if (near == 0)
+                continue;
+            alignas(64) int32_t out[16];
+            _mm512_store_si512(out, idx[j]);
+            for (unsigned m = near; m; m &= m - 1) {
+                const int q = std::countr_zero(m);
+                out[q] = int32_t(h.binOf(level(dm[j], dm[j + 8], q)));
+            }
+            idx[j] = _mm512_load_si512(out);
         }
-        __m512i bytes = _mm512_cvtepu8_epi32(_mm_loadu_si128(
-            reinterpret_cast<const __m128i*>(block + 16 + 32 * pair + 16 * (part / 2))));
-        if (part % 2)
-            bytes = _mm512_srli_epi32(bytes, 4);
-        const __m512i code = _mm512_and_si512(bytes, _mm512_set1_epi32(0x0F));
-        ++group;
-        return {_mm512_permutexvar_epi32(code, part % 2 ? lutHigh : lutLow), __mmask16(0xFFFF)};
     }
 };
 
-// Bins `superBlocks` super-blocks into c (its mode Sliced). One with an
-// infinite or NaN scale has no finite value (d1 or m1 is ±Inf or NaN, so
-// every d1 * q - m1 is, 0 · Inf being NaN): nothing of it is binned.
+// Counts the values of `superBlocks` super-blocks into c (its mode Sliced,
+// `Streams` of 32 bins): each super-block is one batch of sixteen vectors
+// of SlicedBins, added pair of sub-blocks by pair as countBatches adds. One
+// with an infinite or NaN scale has no finite value (d1 or m1 is ±Inf or
+// NaN, so every d1 * q - m1 is, 0 · Inf being NaN): nothing of it is
+// counted.
+template <unsigned Streams>
 CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uint64_t superBlocks) {
-    thread_local std::vector<uint64_t> finite;
-    finite.clear();
-    for (uint64_t k = 0; k < superBlocks; ++k)
-        if (!specialScales(raw + k * kSuperBytes))
-            finite.push_back(k);
-    Q4KBins bins{c,
-                 raw,
-                 finite.size() == superBlocks ? nullptr : finite.data(),
-                 _mm512_set1_ps(c.lo),
-                 _mm512_set1_ps(c.scale),
-                 _mm512_set1_ps(c.guard),
-                 _mm512_set1_ps(2 * c.guard),
-                 _mm512_set1_ps(float(c.bins)),
-                 _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                 0,
-                 16,
-                 nullptr,
-                 _mm512_setzero_si512(),
-                 _mm512_setzero_si512(),
-                 _mm512_setzero_ps(),
-                 _mm512_setzero_ps()};
-    countValues(*c.sliced, finite.size() * kSuperValues, bins, bins);
+    SlicedBins& sliced = *c.sliced;
+    const Q4KBinner binner(c);
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i ones[Streams], twos[Streams], fours[Streams], eights[Streams];
+    for (unsigned g = 0; g < Streams; ++g)
+        loadCarries(sliced, g, ones[g], twos[g], fours[g], eights[g]);
+    for (uint64_t k = 0; k < superBlocks; ++k) {
+        const uint8_t* b = raw + k * kSuperBytes;
+        if (specialScales(b))
+            continue;
+        const Q4KBinner::Scales scales = binner.scales(b);
+        __m512i idx[8];
+        if (!binner.bins(scales, idx))
+            binner.fix(scales, idx);
+        __m512i four[2][Streams], eight[2][Streams];
+        for (int p = 0; p < 4; ++p) {
+            // Pair p: sub-blocks 2p (low nibbles) and 2p + 1 (high) of bytes
+            // 32p..32p+31, sixteen bytes a vector; a permutation reads only
+            // the low four bits of its index, so no mask.
+            const uint8_t* qs = b + 16 + 32 * p;
+            const __m512i x0 =
+                _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+            const __m512i x1 =
+                _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + 16)));
+            const __m512i y0 = _mm512_srli_epi32(x0, 4), y1 = _mm512_srli_epi32(x1, 4);
+            for (unsigned g = 0; g < Streams; ++g) {
+                // This stream's one-hot words (a shift past 31, or below 0:
+                // none).
+                const __m512i shift = _mm512_set1_epi32(int(32 * g));
+                const __m512i low = _mm512_sllv_epi32(one, _mm512_sub_epi32(idx[2 * p], shift));
+                const __m512i high =
+                    _mm512_sllv_epi32(one, _mm512_sub_epi32(idx[2 * p + 1], shift));
+                __m512i twoA, twoB;
+                carrySave(twoA, ones[g], ones[g], _mm512_permutexvar_epi32(x0, low),
+                          _mm512_permutexvar_epi32(x1, low));
+                carrySave(twoB, ones[g], ones[g], _mm512_permutexvar_epi32(y0, high),
+                          _mm512_permutexvar_epi32(y1, high));
+                carrySave(four[p % 2][g], twos[g], twos[g], twoA, twoB);
+                if (p % 2)
+                    carrySave(eight[p / 2][g], fours[g], fours[g], four[0][g], four[1][g]);
+            }
+        }
+        for (unsigned g = 0; g < Streams; ++g) {
+            __m512i sixteen;
+            carrySave(sixteen, eights[g], eights[g], eight[0][g], eight[1][g]);
+            _mm512_store_si512(sliced.sixteens[g][sliced.held], sixteen);
+        }
+        if (++sliced.held == 16)
+            sliced.foldSixteens();
+    }
+    for (unsigned g = 0; g < Streams; ++g)
+        storeCarries(sliced, g, ones[g], twos[g], fours[g], eights[g]);
 }
 
 CKPTSCOPE_AVX512_END
@@ -629,7 +725,10 @@ Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, Seen
 bool binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks) {
 #ifdef CKPTSCOPE_STATS_AVX2
     if (counter.mode == BinMode::Sliced) {
-        binQ4KSliced(counter, raw, superBlocks);
+        if (counter.sliced->streams == 1)
+            binQ4KSliced<1>(counter, raw, superBlocks);
+        else
+            binQ4KSliced<2>(counter, raw, superBlocks);
         return true;
     }
 #else

@@ -91,16 +91,29 @@ CKPTSCOPE_SLICED_INLINE void countEight(__m512i* ones, __m512i* twos, __m512i* f
         carrySave(carry[g], fours[g], fours[g], a[g], b[g]);
 }
 
+// Stream g's carry-save state (ones, twos, fours, eights) into registers,
+// and back.
+CKPTSCOPE_SLICED_INLINE void loadCarries(const SlicedBins& c, unsigned g, __m512i& ones,
+                                         __m512i& twos, __m512i& fours, __m512i& eights) {
+    ones = _mm512_load_si512(c.level1[g][0]);
+    twos = _mm512_load_si512(c.level1[g][1]);
+    fours = _mm512_load_si512(c.level1[g][2]);
+    eights = _mm512_load_si512(c.level1[g][3]);
+}
+CKPTSCOPE_SLICED_INLINE void storeCarries(SlicedBins& c, unsigned g, __m512i ones, __m512i twos,
+                                          __m512i fours, __m512i eights) {
+    _mm512_store_si512(c.level1[g][0], ones);
+    _mm512_store_si512(c.level1[g][1], twos);
+    _mm512_store_si512(c.level1[g][2], fours);
+    _mm512_store_si512(c.level1[g][3], eights);
+}
+
 // Counts `batches` × 256 values; next() gives the bins of the next sixteen.
 template <unsigned Streams, class Next>
 CKPTSCOPE_SLICED_INLINE void countBatches(SlicedBins& c, uint64_t batches, Next& next) {
     __m512i ones[Streams], twos[Streams], fours[Streams], eights[Streams];
-    for (unsigned g = 0; g < Streams; ++g) {
-        ones[g] = _mm512_load_si512(c.level1[g][0]);
-        twos[g] = _mm512_load_si512(c.level1[g][1]);
-        fours[g] = _mm512_load_si512(c.level1[g][2]);
-        eights[g] = _mm512_load_si512(c.level1[g][3]);
-    }
+    for (unsigned g = 0; g < Streams; ++g)
+        loadCarries(c, g, ones[g], twos[g], fours[g], eights[g]);
     for (uint64_t t = 0; t < batches; ++t) {
         __m512i a[Streams], b[Streams];
         countEight<Streams>(ones, twos, fours, a, next);
@@ -113,12 +126,8 @@ CKPTSCOPE_SLICED_INLINE void countBatches(SlicedBins& c, uint64_t batches, Next&
         if (++c.held == 16)
             c.foldSixteens();
     }
-    for (unsigned g = 0; g < Streams; ++g) {
-        _mm512_store_si512(c.level1[g][0], ones[g]);
-        _mm512_store_si512(c.level1[g][1], twos[g]);
-        _mm512_store_si512(c.level1[g][2], fours[g]);
-        _mm512_store_si512(c.level1[g][3], eights[g]);
-    }
+    for (unsigned g = 0; g < Streams; ++g)
+        storeCarries(c, g, ones[g], twos[g], fours[g], eights[g]);
 }
 
 // Counts n values: whole batches of 256 from full(), then the rest from
