@@ -108,6 +108,33 @@ private Q_SLOTS:
             }
         }
     }
+
+    // 200 000 blocks over two threads, each worker adding its tally to the
+    // tensor's every 65 536 blocks (a tensor of 2^31 values would, at every
+    // 2^24).
+    void talliesFoldedOnTheWay() {
+        std::mt19937_64 rng(19);
+        const size_t blocks = 200000;
+        std::vector<uint8_t> raw(blocks * 18);
+        for (auto& b : raw)
+            b = uint8_t(rng());
+        for (size_t b = 0; b < blocks; ++b) {
+            const uint16_t d = uint16_t(0x2000 + rng() % 0x1000);
+            std::memcpy(raw.data() + 18 * b, &d, 2);
+        }
+        std::vector<float> values(blocks * 128);
+        gguf::dequantizeBlocks(41, raw.data(), blocks, values.data());
+        StatsOptions options;
+        options.bins = 64;
+        options.threads = 2;
+        const stats::RawReader read = [&raw](uint64_t first, uint64_t n, void* out) {
+            std::memcpy(out, raw.data() + first / 128 * 18, n / 128 * 18);
+        };
+        const StatsResult r = stats::levelStats(Dtype::Q1_0, values.size(), read, options,
+                                                stats::Kernel::Auto, 65536);
+        compareUpToRounding(r, computeStats(values.data(), values.size(), 64),
+                            QStringLiteral("folded"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLevelStats)

@@ -23,7 +23,12 @@ bool countsLevels(Dtype dtype);
 // (integerstats.h's RawReader) is asked for whole blocks.
 // Kernel::Scalar: no vector code; otherwise AVX2 where the CPU has it. Throws
 // Cancelled; reader exceptions propagate.
+// A worker adds its tally to the tensor's before it holds kFoldBlocks
+// blocks (its per-pattern counts are packed in one word); tests pass a
+// smaller `foldBlocks`.
+constexpr uint64_t kFoldBlocks = (uint64_t(1) << 24) - 1;
 StatsResult levelStats(Dtype dtype, uint64_t count, const RawReader& read,
-                       const StatsOptions& options, Kernel kernel = Kernel::Auto);
+                       const StatsOptions& options, Kernel kernel = Kernel::Auto,
+                       uint64_t foldBlocks = kFoldBlocks);
 
 } // namespace ckptscope::stats
