@@ -6,7 +6,6 @@
 #include "formats/gguf/ggmlblocks.h"
 #include "formats/gguf/ggmlquants.h"
 #include "stats/bincounter.h"
-#include "stats/keptbytes.h"
 #include "stats/slicedbins.h"
 #include "stats/statssimd.h"
 
@@ -743,31 +742,12 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
     if (dtype != Dtype::Q4_K)
         throw std::logic_error("codeSumStats: a type whose codes are not summed");
     SeenExtremes seen;
-    // Pass 1 copies the bytes into the kept buffer when one is granted
-    // (more than one block, and a histogram pass from the codes to read
-    // them), else into this thread's buffer, and pass 2 reads them again.
-#ifdef CKPTSCOPE_STATS_AVX2
-    const bool fromCodes = options.bins > 0 && options.bins <= int(SlicedBins::kMaxBins);
-#else
-    const bool fromCodes = false;
-#endif
-    const KeptBytes::Lease kept = fromCodes && count > kCodeBlock && kernel == Kernel::Auto
-                                      ? KeptBytes::lease(size_t(count / kSuperValues * kSuperBytes))
-                                      : KeptBytes::Lease();
-    uint8_t* const keep = kept.data();
-    const PartialScanner pass1 = [&raw, kernel, &seen, keep](uint64_t first, uint64_t n) {
-        if (!keep)
-            return q4KPartial(readSuperBlocks(raw, first, n), n / kSuperValues, kernel, &seen);
-        uint8_t* const at = keep + first / kSuperValues * kSuperBytes;
-        raw(first, n, at);
-        return q4KPartial(at, n / kSuperValues, kernel, &seen);
+    const PartialScanner pass1 = [&raw, kernel, &seen](uint64_t first, uint64_t n) {
+        return q4KPartial(readSuperBlocks(raw, first, n), n / kSuperValues, kernel, &seen);
     };
-    const BlockBinner pass2 = [&raw, keep](uint64_t first, uint64_t n, BinCounter<float>& counter) {
-        if (counter.mode != BinMode::Sliced)
-            return false;
-        const uint8_t* const at =
-            keep ? keep + first / kSuperValues * kSuperBytes : readSuperBlocks(raw, first, n);
-        return binQ4K(counter, at, n / kSuperValues);
+    const BlockBinner pass2 = [&raw](uint64_t first, uint64_t n, BinCounter<float>& counter) {
+        return counter.mode == BinMode::Sliced &&
+               binQ4K(counter, readSuperBlocks(raw, first, n), n / kSuperValues);
     };
     return computeStatsScanned(count, values, pass1, kernel == Kernel::Auto ? &pass2 : nullptr,
                                options, kCodeBlock);

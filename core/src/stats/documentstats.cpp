@@ -6,7 +6,6 @@
 #include "stats/blockworkers.h"
 #include "stats/codesums.h"
 #include "stats/integerstats.h"
-#include "stats/keptbytes.h"
 #include "stats/levelstats.h"
 #include "stats/statskernels.h"
 
@@ -187,8 +186,6 @@ std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vect
     StatsOptions one = options;
     one.threads = 1;
     one.progress = nullptr;
-    const stats::KeptBytes::Session keep; // one buffer for all tensors' bytes
-
     // Positions [from, to) hold small tensors: one per thread, in order.
     auto wholeTensors = [&](size_t from, size_t to) {
         forEachTask(to - from, workerCount(options.threads, to - from), [&](size_t w, unsigned) {
