@@ -34,12 +34,13 @@ class TestDocumentStats : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
-        // 40 small tensors around one larger than kWholeTensorValues.
+        // 40 small tensors around one computed over all threads (more than
+        // kWholeTensorBytes).
         std::mt19937 rng(5);
         std::normal_distribution<float> normal(0.0f, 1.0f);
         Checkpoint c;
         for (int k = 0; k < 41; ++k) {
-            const uint64_t n = k == 20 ? kWholeTensorValues + 1000 : 1 + rng() % 200'000;
+            const uint64_t n = k == 20 ? kWholeTensorBytes / 4 + 1000 : 1 + rng() % 200'000;
             std::vector<float> v(n);
             for (float& f : v)
                 f = normal(rng) * float(k + 1);

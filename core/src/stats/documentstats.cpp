@@ -160,6 +160,10 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
     return computeStats(t.dataLen, decoded, options);
 }
 
+bool computedWhole(const TensorEntry& tensor) {
+    return tensorSizeBytes(tensor).value_or(UINT64_MAX) <= kWholeTensorBytes;
+}
+
 std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vector<size_t>& indices,
                                             const StatsOptions& options) {
     std::vector<StatsResult> results(indices.size());
@@ -197,7 +201,7 @@ std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vect
     size_t from = 0; // first small tensor not yet computed
     for (size_t k = 0; k < indices.size(); ++k) {
         const uint64_t n = doc.tensors()[indices[k]].dataLen;
-        if (n <= kWholeTensorValues)
+        if (computedWhole(doc.tensors()[indices[k]]))
             continue;
         wholeTensors(from, k);
         from = k + 1;

@@ -21,12 +21,20 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options);
 
 // computeTensorStats of each of `indices`, in that order, with the same
-// results. Tensors of up to kWholeTensorValues values are computed whole,
-// one per thread at a time; larger ones one after another, each spread over
-// all threads. options.progress gets the share of all values done;
-// options.threads applies to both. Throws what the loop over `indices`
-// would have thrown first.
-constexpr uint64_t kWholeTensorValues = uint64_t(4) << 20;
+// results. Tensors of up to kWholeTensorBytes stored bytes are computed
+// whole, one per thread at a time; larger ones one after another, each
+// spread over all threads. options.progress gets the share of all values
+// done; options.threads applies to both. Throws what the loop over
+// `indices` would have thrown first.
+//
+// By bytes, not values: the work a value takes follows its bytes (a block-
+// quantized tensor of 16 Mi values is 2.3 MB of Q1_0), and spreading a
+// tensor over threads costs a wake-up per helper, each pass (70 µs on a
+// VM), which dwarfs a few milliseconds of work.
+constexpr uint64_t kWholeTensorBytes = uint64_t(16) << 20;
+// Whether computeTensorStats over many tensors computes this one whole, on
+// one thread.
+bool computedWhole(const TensorEntry& tensor);
 std::vector<StatsResult> computeTensorStats(const Document& doc, const std::vector<size_t>& indices,
                                             const StatsOptions& options);
 
