@@ -31,7 +31,14 @@ PAIR_B=$DATA/pair-q4_k.gguf
 if [ ! -s "$PAIR_A" ] || [ ! -s "$PAIR_B" ]; then
     "$C" generate gguf "$PAIR_B" --type Q4_K --size 144M --f32-twin "$PAIR_A" 2>/dev/null
 fi
-cat "$Q4K" "$Q1" "$PAIR_A" "$PAIR_B" >/dev/null # page cache warm, for both sides
+# The page cache read afresh, for both sides: dropped, then read back. A
+# fresh read is held in large folios and `cat` is at its fastest; after
+# other reads and madvise calls they may be split and `cat` slows by up to
+# 2x, ours much less, which would flatten the ratios (docs/PERFORMANCE.md).
+for f in "$Q4K" "$Q1" "$PAIR_A" "$PAIR_B"; do
+    dd if="$f" iflag=nocache count=0 status=none
+done
+cat "$Q4K" "$Q1" "$PAIR_A" "$PAIR_B" >/dev/null
 diff_b() { "$C" diff "$PAIR_A" "$PAIR_B" || [ $? = 1 ]; } # 1: dtypes differ
 # Median CPU seconds (user + sys, all threads) of RUNS runs: on this shared
 # VM the wall times follow the load, the CPU times much less.
