@@ -19,7 +19,8 @@
 // when every d1 * q - m1 is exact in f32 (nearly always: d1 and m1 carry 17
 // bits); other super-blocks (and non-finite scales) are decoded and scanned.
 // Pass 2, the histogram, bins each sub-block's sixteen levels once and each
-// code by its level's bin (SlicedBins; other counters take decoded values).
+// code by its level's bin (q4kbinner.h, into SlicedBins; other counters
+// take decoded values).
 // The same results as computeStats over the decoded values: counts,
 // extremes and histogram bit for bit, sums up to their rounding order.
 namespace ckptscope::stats {
@@ -48,11 +49,6 @@ Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel = Ker
 StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
                          const ValueReader& values, const StatsOptions& options,
                          Kernel kernel = Kernel::Auto);
-
-// Bins the values of `superBlocks` Q4_K super-blocks at `raw` into counter
-// from their codes, without decoding them, when its mode is Sliced (else
-// false, nothing counted).
-bool binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks);
 
 // The two passes of computeStats over blocks of `block` values (a multiple
 // of kBlock) with pass 1's Partial of values [first, first + n) (whole

@@ -1,0 +1,209 @@
+// binQ4K (q4kbinner.h): a Q4_K tensor's histogram from its codes.
+#include "stats/q4kbinner.h"
+
+#include "stats/q4ksuperblock.h"
+#include "stats/slicedbins.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace ckptscope::stats {
+
+namespace {
+
+using namespace q4k;
+
+#ifdef CKPTSCOPE_STATS_AVX2
+CKPTSCOPE_AVX512_BEGIN
+
+// Pass 2 straight from the codes, for SlicedBins: per sub-block the bins of
+// its sixteen levels, turned into one-hot words (bit k: bin k), then each
+// value's word by a permutation on its code. Only the codes a sub-block
+// holds matter: their levels lie in [lo, hi], so a bin past the counted
+// ones (a level outside the range) belongs to a code that is not there.
+//
+// A position is computed either (fused) as A q + B, with A = d1 × scale and
+// B = (−m1 − lo) × scale + guard (BinCounter's guard, by which positions
+// are offset), one rounding per term: within ε (2 bins + 30 |A| + 3 |B| +
+// M + 1) of binOf's (ε = 2^-24, M = max(|lo|, |hi|) × scale; the decoder's
+// own rounding of a level included), below the guard of 16 bins ε when
+// 30 |A| + 3 |B| + M < 12 bins, true of nearly every super-block; or (else)
+// as BinCounter does, from the level the decoder computes. A position
+// within the guard of an edge goes to binOf, so the bins are binOf's.
+struct Q4KBinner {
+    const Histogram& h;
+    __m512 codes, lo, scale, guard, twoGuards;
+    __m256 scale8, lo8, guard8, fusedLimit, spread8;
+
+    CKPTSCOPE_AVX512 explicit Q4KBinner(const BinCounter<float>& c) : h(c.h) {
+        codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        lo = _mm512_set1_ps(c.lo);
+        scale = _mm512_set1_ps(c.scale);
+        guard = _mm512_set1_ps(c.guard);
+        twoGuards = _mm512_set1_ps(2 * c.guard);
+        scale8 = _mm256_set1_ps(c.scale);
+        lo8 = _mm256_set1_ps(c.lo);
+        guard8 = _mm256_set1_ps(c.guard);
+        fusedLimit = _mm256_set1_ps(12 * float(c.bins));
+        spread8 =
+            _mm256_set1_ps(std::max(std::fabs(float(h.lo)), std::fabs(float(h.hi))) * c.scale);
+    }
+
+    // Sub-block j's positions (see above); `dm`: d1 in lanes 0..7, m1 in 8..15.
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __m512
+    positions(bool fused, __m512 ab, __m512 dm, int j) const {
+        const __m512i lane = _mm512_set1_epi32(j), high = _mm512_set1_epi32(j + 8);
+        if (fused)
+            return _mm512_fmadd_ps(codes, _mm512_permutexvar_ps(lane, ab),
+                                   _mm512_permutexvar_ps(high, ab));
+        const __m512 level = _mm512_sub_ps(_mm512_mul_ps(_mm512_permutexvar_ps(lane, dm), codes),
+                                           _mm512_permutexvar_ps(high, dm));
+        return _mm512_fmadd_ps(_mm512_sub_ps(level, lo), scale, guard);
+    }
+
+    // Lanes within the guard of an edge (q − floor(q) below twice the
+    // guard, or NaN). A position below 0 truncates to a bin of no value.
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __mmask16 nearEdge(__m512 q) const {
+        return _mm512_cmp_ps_mask(_mm512_reduce_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+                                  twoGuards, _CMP_NGE_UQ);
+    }
+
+    // A super-block's A and B (`ab`: lanes 0..7 and 8..15), d1 and m1
+    // (`dm`), and whether its positions are fused.
+    struct Scales {
+        __m512 ab, dm;
+        bool fused;
+    };
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline Scales scales(const uint8_t* b) const {
+        __m256 d1, m1;
+        scalesOf(b, d1, m1);
+        const __m256 a = _mm256_mul_ps(d1, scale8);
+        const __m256 b0 =
+            _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_setzero_ps(), m1), lo8), scale8);
+        const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+        const __m256 error = _mm256_fmadd_ps(
+            _mm256_set1_ps(30.0f), _mm256_and_ps(a, absMask),
+            _mm256_fmadd_ps(_mm256_set1_ps(3.0f), _mm256_and_ps(b0, absMask), spread8));
+        return {_mm512_insertf32x8(_mm512_castps256_ps512(a), _mm256_add_ps(b0, guard8), 1),
+                _mm512_insertf32x8(_mm512_castps256_ps512(d1), m1, 1),
+                _mm256_cmp_ps_mask(error, fusedLimit, _CMP_LT_OQ) == 0xFF};
+    }
+
+    // The eight sub-blocks' bin indices; false when a lane is near an edge
+    // (then fix() must correct them).
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline bool bins(const Scales& s,
+                                                                     __m512i* idx) const {
+        __mmask16 near = 0;
+        for (int j = 0; j < 8; ++j) {
+            const __m512 q = positions(s.fused, s.ab, s.dm, j);
+            near |= nearEdge(q);
+            idx[j] = _mm512_cvttps_epi32(q);
+        }
+        return near == 0;
+    }
+
+    // The lanes near an edge by binOf of the level as the decoder computes
+    // it (rare, and out of the loop: a call there would spill the counting
+    // state).
+    CKPTSCOPE_AVX512 __attribute__((noinline, cold)) void fix(const Scales& s, __m512i* idx) const {
+        alignas(64) float dm[16];
+        _mm512_store_ps(dm, s.dm);
+        for (int j = 0; j < 8; ++j) {
+            const __mmask16 near = nearEdge(positions(s.fused, s.ab, s.dm, j));
+            if (near == 0)
+                continue;
+            alignas(64) int32_t out[16];
+            _mm512_store_si512(out, idx[j]);
+            for (unsigned m = near; m; m &= m - 1) {
+                const int q = std::countr_zero(m);
+                out[q] = int32_t(h.binOf(level(dm[j], dm[j + 8], q)));
+            }
+            idx[j] = _mm512_load_si512(out);
+        }
+    }
+};
+
+// Counts the values of `superBlocks` super-blocks into c (its mode Sliced,
+// `Streams` of 32 bins): each super-block is one batch of sixteen vectors
+// of SlicedBins, added pair of sub-blocks by pair as countBatches adds. One
+// with an infinite or NaN scale has no finite value (d1 or m1 is ±Inf or
+// NaN, so every d1 * q - m1 is, 0 · Inf being NaN): nothing of it is
+// counted.
+template <unsigned Streams>
+CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uint64_t superBlocks) {
+    SlicedBins& sliced = *c.sliced;
+    const Q4KBinner binner(c);
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i ones[Streams], twos[Streams], fours[Streams], eights[Streams];
+    for (unsigned g = 0; g < Streams; ++g)
+        loadCarries(sliced, g, ones[g], twos[g], fours[g], eights[g]);
+    for (uint64_t k = 0; k < superBlocks; ++k) {
+        const uint8_t* b = raw + k * kSuperBytes;
+        if (specialScales(b))
+            continue;
+        const Q4KBinner::Scales scales = binner.scales(b);
+        __m512i idx[8];
+        if (!binner.bins(scales, idx))
+            binner.fix(scales, idx);
+        __m512i four[2][Streams], eight[2][Streams];
+        for (int p = 0; p < 4; ++p) {
+            // Pair p: sub-blocks 2p (low nibbles) and 2p + 1 (high) of bytes
+            // 32p..32p+31, sixteen bytes a vector; a permutation reads only
+            // the low four bits of its index, so no mask.
+            const uint8_t* qs = b + 16 + 32 * p;
+            const __m512i x0 =
+                _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+            const __m512i x1 =
+                _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + 16)));
+            const __m512i y0 = _mm512_srli_epi32(x0, 4), y1 = _mm512_srli_epi32(x1, 4);
+            for (unsigned g = 0; g < Streams; ++g) {
+                // This stream's one-hot words (a shift past 31, or below 0:
+                // none).
+                const __m512i shift = _mm512_set1_epi32(int(32 * g));
+                const __m512i low = _mm512_sllv_epi32(one, _mm512_sub_epi32(idx[2 * p], shift));
+                const __m512i high =
+                    _mm512_sllv_epi32(one, _mm512_sub_epi32(idx[2 * p + 1], shift));
+                __m512i twoA, twoB;
+                carrySave(twoA, ones[g], ones[g], _mm512_permutexvar_epi32(x0, low),
+                          _mm512_permutexvar_epi32(x1, low));
+                carrySave(twoB, ones[g], ones[g], _mm512_permutexvar_epi32(y0, high),
+                          _mm512_permutexvar_epi32(y1, high));
+                carrySave(four[p % 2][g], twos[g], twos[g], twoA, twoB);
+                if (p % 2)
+                    carrySave(eight[p / 2][g], fours[g], fours[g], four[0][g], four[1][g]);
+            }
+        }
+        for (unsigned g = 0; g < Streams; ++g) {
+            __m512i sixteen;
+            carrySave(sixteen, eights[g], eights[g], eight[0][g], eight[1][g]);
+            _mm512_store_si512(sliced.sixteens[g][sliced.held], sixteen);
+        }
+        if (++sliced.held == 16)
+            sliced.foldSixteens();
+    }
+    for (unsigned g = 0; g < Streams; ++g)
+        storeCarries(sliced, g, ones[g], twos[g], fours[g], eights[g]);
+}
+
+CKPTSCOPE_AVX512_END
+#endif
+
+} // namespace
+
+bool binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks) {
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (counter.mode == BinMode::Sliced) {
+        if (counter.sliced->streams == 1)
+            binQ4KSliced<1>(counter, raw, superBlocks);
+        else
+            binQ4KSliced<2>(counter, raw, superBlocks);
+        return true;
+    }
+#else
+    (void)counter, (void)raw, (void)superBlocks;
+#endif
+    return false;
+}
+
+} // namespace ckptscope::stats
