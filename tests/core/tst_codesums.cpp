@@ -97,13 +97,22 @@ std::vector<uint8_t> randomBlocks(size_t blocks, std::mt19937_64& rng, unsigned 
     return raw;
 }
 
-// Sets the 6-bit scale and min of sub-blocks 0..7 of a super-block, each
+// Gives every super-block of `raw` the f16 d and dmin given, and its eight
+// sub-blocks the 6-bit scales and mins fill(b, block, sc, m) sets, each
 // below 16 (ggml's get_scale_min_k4 layout: the top two bits are left 0).
-void putScalesMins(uint8_t* block, const int* sc, const int* m) {
-    for (int j = 0; j < 4; ++j) {
-        block[4 + j] = uint8_t(sc[j]);
-        block[8 + j] = uint8_t(m[j]);
-        block[12 + j] = uint8_t(sc[j + 4] | m[j + 4] << 4);
+template <class Fill>
+void putScales(std::vector<uint8_t>& raw, uint16_t d, uint16_t dmin, Fill fill) {
+    for (size_t b = 0; b < raw.size() / kBytes; ++b) {
+        uint8_t* block = raw.data() + b * kBytes;
+        putF16(raw, b * kBytes, d);
+        putF16(raw, b * kBytes + 2, dmin);
+        int sc[8], m[8];
+        fill(b, block, sc, m);
+        for (int j = 0; j < 4; ++j) {
+            block[4 + j] = uint8_t(sc[j]);
+            block[8 + j] = uint8_t(m[j]);
+            block[12 + j] = uint8_t(sc[j + 4] | m[j + 4] << 4);
+        }
     }
 }
 
@@ -223,11 +232,7 @@ private Q_SLOTS:
     void levelsOnBinEdges() {
         std::mt19937_64 rng(13);
         std::vector<uint8_t> raw = randomBlocks(400, rng, 15, 1);
-        for (size_t b = 0; b < 400; ++b) {
-            uint8_t* block = raw.data() + b * kBytes;
-            putF16(raw, b * kBytes, 0x3C00);
-            putF16(raw, b * kBytes + 2, 0x3C00);
-            int sc[8], m[8];
+        putScales(raw, 0x3C00, 0x3C00, [&rng](size_t b, uint8_t* block, int* sc, int* m) {
             for (int j = 0; j < 8; ++j) {
                 sc[j] = 1 + int(rng() % 2); // levels 0..30
                 m[j] = 0;
@@ -239,8 +244,7 @@ private Q_SLOTS:
                     block[16 + l] = uint8_t((block[16 + l] & 0x0F) | (2 + rng() % 14) << 4);
                 block[16] = uint8_t(0xF0); // sub-block 0's code 0, sub-block 1's 15
             }
-            putScalesMins(block, sc, m);
-        }
+        });
         checkBlocks(raw, QStringLiteral("levels on edges"));
     }
 
@@ -252,17 +256,12 @@ private Q_SLOTS:
     void valuesFarFromZero() {
         std::mt19937_64 rng(17);
         std::vector<uint8_t> raw = randomBlocks(400, rng, 15, 1);
-        for (size_t b = 0; b < 400; ++b) {
-            uint8_t* block = raw.data() + b * kBytes;
-            putF16(raw, b * kBytes, 0x2E66);
-            putF16(raw, b * kBytes + 2, 0x7BFF);
-            int sc[8], m[8];
+        putScales(raw, 0x2E66, 0x7BFF, [&rng](size_t, uint8_t*, int* sc, int* m) {
             for (int j = 0; j < 8; ++j) {
                 sc[j] = 1 + int(rng() % 15);
                 m[j] = 15;
             }
-            putScalesMins(block, sc, m);
-        }
+        });
         checkBlocks(raw, QStringLiteral("far from zero"));
     }
 

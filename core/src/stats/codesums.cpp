@@ -97,14 +97,16 @@ void codeSumsScalar(const uint8_t* qs, CodeSums& out) {
 }
 
 #ifdef CKPTSCOPE_STATS_AVX2
+// q² of the codes 0..15, a vpshufb table of both code-sum kernels.
+alignas(16) constexpr uint8_t kSquares[16] = {0,  1,  4,   9,   16,  25,  36,  49,
+                                              64, 81, 100, 121, 144, 169, 196, 225};
+
 // The sums of one pair of sub-blocks (32 bytes: low and high nibbles) by
 // byte sums (vpsadbw) of the codes and of their squares (a 16-entry table:
 // 15² fits a byte), packed in 16-bit fields of each 64-bit lane (Σlo, Σhi,
 // Σlo², Σhi²; at most 32 · 225 = 7200 once the lanes are added).
 __attribute__((target("avx2"))) inline __m256i packedPairSums(const uint8_t* pair) {
     const __m256i nibble = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
-    static constexpr uint8_t kSquares[16] = {0,  1,  4,   9,   16,  25,  36,  49,
-                                             64, 81, 100, 121, 144, 169, 196, 225};
     const __m256i squares =
         _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kSquares)));
     const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pair));
@@ -276,12 +278,10 @@ void lookUp(const uint8_t* qs, const float* d1, const float* m1, unsigned lower,
 // The sums of the codes and of their squares of the eight sub-blocks, in
 // sub-block order, kept in registers (a store and a vector load of the sums
 // would stall on store forwarding). Two pairs of sub-blocks a vector:
-// packedPairSums' byte sums and fields, then each pair's four lanes added
+// packedPairSums twice as wide (its byte sums and fields), then each pair's four lanes added
 // and the 16-bit fields put in sub-block order by one word permutation.
 CKPTSCOPE_AVX512 inline void codeSumsAvx512(const uint8_t* qs, __m512d& s, __m512d& q) {
     const __m512i nibble = _mm512_set1_epi8(0x0F), zero = _mm512_setzero_si512();
-    static constexpr uint8_t kSquares[16] = {0,  1,  4,   9,   16,  25,  36,  49,
-                                             64, 81, 100, 121, 144, 169, 196, 225};
     const __m512i squares =
         _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kSquares)));
     __m512i packed[2];
