@@ -95,6 +95,9 @@ struct Q4KBinner {
     CKPTSCOPE_AVX512 __attribute__((always_inline)) inline bool bins(const Scales& s,
                                                                      __m512i* idx) const {
         __mmask16 near = 0;
+        // Unrolled (GCC's -O2 kept both loops here rolled): pass 2 5-9 %
+        // faster over 70 MiB of codes in memory, 32 and 64 bins.
+#pragma GCC unroll 8
         for (int j = 0; j < 8; ++j) {
             const __m512 q = positions(s.fused, s.ab, s.dm, j);
             near |= nearEdge(q);
@@ -147,6 +150,7 @@ CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uin
         if (!binner.bins(scales, idx))
             binner.fix(scales, idx);
         __m512i four[2][Streams], eight[2][Streams];
+#pragma GCC unroll 4
         for (int p = 0; p < 4; ++p) {
             // Pair p: sub-blocks 2p (low nibbles) and 2p + 1 (high) of bytes
             // 32p..32p+31, sixteen bytes a vector; a permutation reads only
