@@ -17,6 +17,7 @@
 #include "dropsupport.h"
 #include "guisupport.h"
 #include "safetensorsbuilder.h"
+#include "shardedfixture.h"
 #include "tensor/histogramview.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -1033,6 +1034,31 @@ private Q_SLOTS:
         c.save(str(b)); // a training job writing its next checkpoint
         QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
         QCOMPARE(w.tensorModel()->entry(1)->status, DiffStatus::Changed);
+    }
+
+    // A sharded model on side B: one of its shards rewritten in place (the
+    // path compared is the index) is compared again.
+    void shardOfASideRewrittenIsComparedAgain() {
+        QTemporaryDir dir;
+        testsupport::ShardedFixture f;
+        const QString single = QString::fromStdString(
+            f.writeSingle(str(dir.filePath(QStringLiteral("one.safetensors")))));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("model")));
+        const QString index =
+            QString::fromStdString(f.writeTo(str(dir.filePath(QStringLiteral("model")))));
+        CompareWindow w;
+        w.show();
+        w.compare(single, index);
+        QVERIFY(waitFinished(w));
+        QVERIFY(!w.result()->tensors->differs());
+        QSignalSpy done(&w, &CompareWindow::comparisonFinished);
+        f.bWeight = {4.0f, 8.0f, -16.0f, 0.25f};
+        testsupport::ShardedFixture::write(
+            str(dir.filePath(QStringLiteral("model/") +
+                             QString::fromStdString(testsupport::ShardedFixture::shardName(2)))),
+            testsupport::stFile(f.shard2(), f.meta2));
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        QVERIFY(w.result()->tensors->differs());
     }
 
     void dropChoosesCompare() {

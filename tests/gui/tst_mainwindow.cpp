@@ -10,6 +10,7 @@
 #include "mainwindowsupport.h"
 #include "metadata/metadatamodel.h"
 #include "metadata/metadatatext.h"
+#include "shardedfixture.h"
 #include "tensor/histogramview.h"
 #include "tensor/tensorpage.h"
 #include "tensor/tensortreemodel.h"
@@ -312,7 +313,45 @@ private Q_SLOTS:
                  QStringLiteral("b"));
         QCOMPARE(w.notificationBar()->kind(), NotificationBar::Kind::Info);
         QVERIFY(w.notificationBar()->isVisible());
+        QCOMPARE(w.notificationBar()->text(),
+                 QStringLiteral("The file changed on disk and was reloaded."));
         QCOMPARE(w.tabs()->currentWidget(), w.valuesView()); // the user stays where they were
+    }
+
+    // A sharded model opened as its folder: a shard rewritten in place (not
+    // the index, not the folder) reloads the model with the new values.
+    void shardRewrittenInPlaceIsReloaded() {
+        QTemporaryDir dir;
+        testsupport::ShardedFixture f;
+        f.writeTo(dir.path().toStdString());
+        MainWindow w;
+        w.show();
+        w.openFile(dir.path());
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.document()->isSharded());
+        QVERIFY(w.selectTensor(QStringLiteral("b.weight")));
+        const auto before = w.document();
+
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        f.bWeight = {4.0f, 8.0f, -16.0f, 0.25f};
+        testsupport::ShardedFixture::write(
+            dir.filePath(QString::fromStdString(testsupport::ShardedFixture::shardName(2)))
+                .toStdString(),
+            testsupport::stFile(f.shard2(), f.meta2));
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 10000));
+        QVERIFY(w.document() != before);
+        const auto& tensors = w.document()->tensors();
+        const auto b = std::find_if(tensors.begin(), tensors.end(),
+                                    [](const auto& t) { return t.name == "b.weight"; });
+        QVERIFY(b != tensors.end());
+        std::vector<float> values(4);
+        w.document()->readValues(size_t(b - tensors.begin()), 0, 4, values.data());
+        QCOMPARE(values, f.bWeight);
+        QCOMPARE(w.tensorTree()->currentIndex().data(TensorTreeModel::FullNameRole).toString(),
+                 QStringLiteral("b.weight"));
+        QCOMPARE(w.notificationBar()->text(),
+                 QStringLiteral("model-00002-of-00002.safetensors changed on disk; the model was "
+                                "reloaded."));
     }
 
     void theLastOpenWins() {

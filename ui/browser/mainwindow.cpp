@@ -77,11 +77,14 @@ MainWindow::MainWindow(QWidget* parent)
                              humanBytes(bytes)));
             });
     // A training job rewrites the file: reload once it settles.
-    connect(m_reloadWatcher, &ReloadWatcher::changed, this, &MainWindow::reload);
-    connect(m_reloadWatcher, &ReloadWatcher::gone, this, [this] {
-        m_bar->showMessage(NotificationBar::Kind::Error,
-                           tr("%1 was deleted or moved; the view shows it as it was.")
-                               .arg(m_path.toHtmlEscaped()));
+    connect(m_reloadWatcher, &ReloadWatcher::changed, this, [this](const QStringList& files) {
+        m_reloadCause = files;
+        reload();
+    });
+    connect(m_reloadWatcher, &ReloadWatcher::gone, this, [this](const QString& file) {
+        m_bar->showMessage(
+            NotificationBar::Kind::Error,
+            tr("%1 was deleted or moved; the view shows it as it was.").arg(file.toHtmlEscaped()));
     });
     statusBar()->showMessage(tr("Drop a checkpoint here, or press Ctrl+O"));
 }
@@ -419,8 +422,8 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<const Document> d
     m_cancelLoad->setVisible(false);
     setDocument(std::move(doc), path, m_pendingReload);
     if (m_pendingReload) {
-        m_bar->showMessage(NotificationBar::Kind::Info,
-                           tr("The file changed on disk and was reloaded."));
+        m_bar->showMessage(NotificationBar::Kind::Info, reloadMessage().toHtmlEscaped());
+        m_reloadCause.clear();
         m_restoring = true;
         if (!m_pendingKeep.isEmpty())
             selectTensor(m_pendingKeep);
@@ -434,8 +437,8 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<const Document> d
 void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString& path,
                              bool keepView) {
     m_document = std::move(doc);
-    if (path != m_path)
-        m_reloadWatcher->watch(path);
+    // Every shard too (a reload may bring others).
+    m_reloadWatcher->watch(path, filelocation::localFiles(m_document->sourceNames()));
     m_path = path;
     const QString name = filelocation::displayName(path);
     setWindowTitle(name + QStringLiteral(" — Ckptscope"));
@@ -474,6 +477,18 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_optimizerView->setDocument(oxck ? nullptr : m_document);
     statusBar()->showMessage(documentSummary(*m_document, name));
     updateFindAction();
+}
+
+QString MainWindow::reloadMessage() const {
+    if (m_reloadCause.isEmpty())
+        return tr("Reloaded from disk.");
+    // A shard of a multi-file model: name the files that changed.
+    if (m_reloadCause == QStringList{m_path} || !m_document->isSharded())
+        return tr("The file changed on disk and was reloaded.");
+    QStringList names;
+    for (const QString& f : m_reloadCause)
+        names << filelocation::displayName(f);
+    return tr("%1 changed on disk; the model was reloaded.").arg(names.join(QStringLiteral(", ")));
 }
 
 bool MainWindow::isScanning() const {

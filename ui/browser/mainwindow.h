@@ -5,6 +5,7 @@
 #include "ckptscope/document/document.h"
 
 #include <QMainWindow>
+#include <QStringList>
 
 #include <memory>
 
@@ -107,6 +108,8 @@ private:
     void openDialog();
     void openUrlDialog();
     void offerReload(const QString& message);
+    // The notice after a reload: what changed, as the watcher saw it.
+    QString reloadMessage() const;
     void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc);
     void onLoadFailed(const QString& path, const QString& error);
     // Back to the file shown before a load that failed or was cancelled.
@@ -118,9 +121,10 @@ private:
     // What the newest openFile() asked for; older results never arrive.
     QString m_requestedPath;
     bool m_pendingReload = false;
-    QString m_pendingKeep;    // tensor to reselect after a reload
-    bool m_restoring = false; // reselecting after a reload: keep the tab
-    QString m_layoutKind;     // the file kind whose dock layout is on show
+    QStringList m_reloadCause; // the files whose change set off the reload
+    QString m_pendingKeep;     // tensor to reselect after a reload
+    bool m_restoring = false;  // reselecting after a reload: keep the tab
+    QString m_layoutKind;      // the file kind whose dock layout is on show
 
     RecentFiles* m_recent;
     DocumentLoader* m_loader;

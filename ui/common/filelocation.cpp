@@ -41,4 +41,14 @@ QString container(const QString& path) {
         .toString();
 }
 
+QStringList localFiles(const std::vector<std::string>& names) {
+    QStringList files;
+    for (const std::string& name : names) {
+        const QString path = QString::fromStdString(name);
+        if (!isBundled(path) && !isRemote(path))
+            files << path;
+    }
+    return files;
+}
+
 } // namespace filelocation

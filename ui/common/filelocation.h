@@ -3,6 +3,9 @@
 #include <QString>
 #include <QStringList>
 
+#include <string>
+#include <vector>
+
 // Where an opened file lives: a local path, a bundled sample (":/…") or an
 // http(s) URL. Front ends ask here instead of QFileInfo, which would turn a
 // URL into a path under the current folder.
@@ -21,5 +24,9 @@ QString displayName(const QString& path);
 
 // The folder, or a URL's scheme and host, shown beside the name.
 QString container(const QString& path);
+
+// The local files among `names` (a document's sourceNames()), to watch
+// for a writer: bundled samples and URLs left out.
+QStringList localFiles(const std::vector<std::string>& names);
 
 } // namespace filelocation

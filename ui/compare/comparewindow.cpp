@@ -1,5 +1,6 @@
 #include "compare/comparewindow.h"
 
+#include "common/filelocation.h"
 #include "common/namecolumn.h"
 #include "common/notificationbar.h"
 #include "common/tolerancevalidator.h"
@@ -410,7 +411,13 @@ void CompareWindow::updateTitle() {
 void CompareWindow::watchFiles() {
     if (!m_watcher->files().isEmpty())
         m_watcher->removePaths(m_watcher->files());
-    for (const QString& p : {m_pathA, m_pathB})
+    QStringList files{m_pathA, m_pathB};
+    if (m_result) // and each shard of a multi-file model
+        for (const auto& doc : {m_result->a, m_result->b})
+            if (doc)
+                files << filelocation::localFiles(doc->sourceNames());
+    files.removeDuplicates();
+    for (const QString& p : files)
         if (QFileInfo::exists(p))
             m_watcher->addPath(p);
 }
@@ -430,8 +437,8 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     m_cancel->hide();
     statusBar()->clearMessage();
     m_notification->hide();
-    watchFiles(); // a file replaced by rename leaves the watcher
     m_result = std::move(result);
+    watchFiles();                   // a file replaced by rename leaves the watcher
     m_shownTolerance = m_tolerance; // the newest comparison is the one delivered
     const bool tensors = m_result->tensors.has_value();
     const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);

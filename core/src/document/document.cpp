@@ -8,6 +8,7 @@
 
 #include "formats/safetensors/shardedmodel.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <new>
@@ -90,6 +91,14 @@ const ByteSource& Document::sourceOf(const TensorEntry& t) const {
 const std::string& Document::shardName(size_t index) const {
     static const std::string none;
     return m_index.shards.empty() ? none : m_index.shards.at(m_index.tensors.at(index).shard).name;
+}
+
+std::vector<std::string> Document::sourceNames() const {
+    std::vector<std::string> names{m_source->name()};
+    for (const IndexShard& s : m_index.shards)
+        if (std::find(names.begin(), names.end(), s.source->name()) == names.end())
+            names.push_back(s.source->name());
+    return names;
 }
 
 uint64_t Document::fileSize() const {

@@ -96,6 +96,10 @@ public:
     // index writes it, in shard order (TensorEntry::shard); empty for one file.
     bool isSharded() const { return !m_index.shards.empty(); }
     const std::vector<IndexShard>& shards() const { return m_index.shards; }
+    // Every file (or URL) the document reads, as opened: the file opened
+    // (for a sharded model its index or first shard), then each shard's not
+    // already named. A front end watches them all for a writer.
+    std::vector<std::string> sourceNames() const;
     // The shard file name of tensor `index` ("" for a single file).
     const std::string& shardName(size_t index) const;
     // The index file's own metadata (total_size…), not the model's: shown
