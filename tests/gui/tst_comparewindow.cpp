@@ -900,6 +900,17 @@ private Q_SLOTS:
         QVERIFY(!values->index(1, CompareValuesModel::Delta).data(Qt::BackgroundRole).isValid());
         cut = guisupport::cutCells(page);
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+
+        // A larger font (the desktop's changed): every cell still whole.
+        QFont larger = w.font();
+        larger.setPointSizeF(larger.pointSizeF() * 1.6);
+        w.setFont(larger);
+        cut = guisupport::cutCells(page);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+        QVERIFY(page->verticalHeader()->defaultSectionSize() >= page->fontMetrics().height());
+        // Room for I64's widest value, not only for those on screen.
+        QVERIFY(page->columnWidth(CompareValuesModel::ValueA) >=
+                page->fontMetrics().horizontalAdvance(QStringLiteral("-9223372036854775808")));
     }
 
     // The menu bar every window has (issue 22, item 9): File, View, Help;

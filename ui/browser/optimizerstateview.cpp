@@ -4,6 +4,7 @@
 
 #include "common/naturalorder.h"
 #include "common/naturalsortproxy.h"
+#include "common/rowheight.h"
 #include "common/sizeformat.h"
 #include "tensor/hexmodel.h"
 #include "tensor/tensorpage.h"
@@ -37,7 +38,7 @@ OptimizerStateView::OptimizerStateView(QWidget* parent)
     hexView->setModel(m_hex);
     hexView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     hexView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    hexView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    rowheight::followFont(hexView, 4);
     hexView->setShowGrid(false);
     top->addWidget(hexView);
     top->setSizes({300, 600});

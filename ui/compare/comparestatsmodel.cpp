@@ -1,6 +1,7 @@
 #include "compare/comparestatsmodel.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "common/rowheight.h"
 
 #include <QHeaderView>
 #include <QTableView>
@@ -160,7 +161,7 @@ QVariant CompareStatsModel::headerData(int section, Qt::Orientation orientation,
 void showCompareStats(QTableView* view, CompareStatsModel* model) {
     view->setModel(model);
     view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 4);
+    rowheight::followFont(view, 4);
     QHeaderView* header = view->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::Stretch);
     header->setSectionResizeMode(CompareStatsModel::Label, QHeaderView::ResizeToContents);

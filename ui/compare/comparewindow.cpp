@@ -3,6 +3,7 @@
 #include "common/filelocation.h"
 #include "common/namecolumn.h"
 #include "common/notificationbar.h"
+#include "common/rowheight.h"
 #include "common/tolerancevalidator.h"
 #include "common/valuewidth.h"
 #include "common/wrapanywheredelegate.h"
@@ -215,23 +216,8 @@ void CompareWindow::buildTablePages() {
     auto* valuesView = new QTableView;
     valuesView->setModel(m_valuesModel);
     valuesView->verticalHeader()->hide();
-    valuesView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-    // Each column as wide as its widest possible value (the dtype's, not
-    // the values read: no column jumps as the table scrolls); none cut.
-    connect(m_valuesModel, &QAbstractItemModel::modelReset, valuesView, [this, valuesView] {
-        const auto width = [valuesView](std::optional<Dtype> dtype) {
-            return valuewidth::ofDtype(valuesView, dtype ? *dtype : Dtype::F32);
-        };
-        const int widths[] = {
-            valuewidth::ofIndex(valuesView, uint64_t(std::max(1, m_valuesModel->rowCount()) - 1)),
-            width(m_valuesModel->dtypeA()), width(m_valuesModel->dtypeB()),
-            // A difference of two 64-bit integers has up to 20 digits.
-            std::max(valuewidth::ofDouble(valuesView), width(Dtype::U64))};
-        for (int c = 0; c < CompareValuesModel::ColumnCount; ++c)
-            valuesView->setColumnWidth(
-                c, std::max(widths[c], valuesView->horizontalHeader()->sectionSizeHint(c)));
-        fitValuesWidth();
-    });
+    rowheight::followFont(valuesView, 4);
+    connect(m_valuesModel, &QAbstractItemModel::modelReset, this, &CompareWindow::fitValuesColumns);
     connect(m_tabs, &QTabWidget::currentChanged, this, &CompareWindow::fitValuesWidth);
     m_valuesPage = valuesView;
     m_tabs->addTab(valuesView, tr("Values"));
@@ -458,10 +444,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         // A quantization report: cosine and B's bits per weight.
         for (int c : {CompareTensorModel::Cosine, CompareTensorModel::BitsPerWeight})
             m_tensorView->setColumnHidden(c, !m_tensorModel->quantizationReport());
-        // Names, shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
-        for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
-            m_tensorView->resizeColumnToContents(c);
-        fitNameColumn();
+        fitTreeColumns();
         fitTreeWidth(m_statsWidth); // what fitStats found, once it has run
         m_metadataModel->setRows(d.metadata);
         m_changesModel->clear();
@@ -612,6 +595,42 @@ void CompareWindow::fitStats() {
     const QList<int> sizes = m_split->sizes();
     m_statsWidth = std::min(wanted, sizes.value(0) + sizes.value(1) - treeLeast);
     fitTreeWidth(m_statsWidth);
+}
+
+// Each column as wide as its widest possible value (the dtype's, not the
+// values read: no column jumps as the table scrolls); none cut, in the font
+// of the moment.
+void CompareWindow::fitValuesColumns() {
+    auto* view = qobject_cast<QTableView*>(m_valuesPage);
+    const auto width = [view](std::optional<Dtype> dtype) {
+        return valuewidth::ofDtype(view, dtype ? *dtype : Dtype::F32);
+    };
+    const int widths[] = {
+        valuewidth::ofIndex(view, uint64_t(std::max(1, m_valuesModel->rowCount()) - 1)),
+        width(m_valuesModel->dtypeA()), width(m_valuesModel->dtypeB()),
+        // A difference of two 64-bit integers has up to 20 digits.
+        std::max(valuewidth::ofDouble(view), width(Dtype::U64))};
+    for (int c = 0; c < CompareValuesModel::ColumnCount; ++c)
+        view->setColumnWidth(c, std::max(widths[c], view->horizontalHeader()->sectionSizeHint(c)));
+    fitValuesWidth();
+}
+
+void CompareWindow::changeEvent(QEvent* event) {
+    QMainWindow::changeEvent(event);
+    if (event->type() != QEvent::FontChange && event->type() != QEvent::StyleChange)
+        return;
+    // Another font: every figure's column measured again.
+    fitValuesColumns();
+    if (m_result && m_result->tensors)
+        fitTreeColumns();
+    fitStats();
+}
+
+void CompareWindow::fitTreeColumns() {
+    // Names, shapes and counts in full, however long ("[1024, 1024]", "1,048,576").
+    for (int c = 0; c < CompareTensorModel::ColumnCount; ++c)
+        m_tensorView->resizeColumnToContents(c);
+    fitNameColumn();
 }
 
 void CompareWindow::fitValuesWidth() {

@@ -90,6 +90,9 @@ Q_SIGNALS:
     void comparisonFailed(const QString& message);
     void detailShown(int sourceRow);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void buildUi();
     void buildToolBar();
@@ -107,8 +110,12 @@ private:
     int treeWidth() const;
     // The name column as wide as the names shown (namecolumn.h).
     void fitNameColumn();
+    // Every tree column as wide as its contents, then the name column fitted.
+    void fitTreeColumns();
     void fitTreeWidth(int detailWidth);
     void fitStats();
+    // The Values page's columns as wide as their dtypes' widest values.
+    void fitValuesColumns();
     // On the Values page: the detail side wide enough for its columns whole.
     void fitValuesWidth();
     void showDetail(int sourceRow, const CompareDetail& detail);

@@ -1,5 +1,6 @@
 #include "graph/nodelist.h"
 
+#include "common/rowheight.h"
 #include "common/sizeformat.h"
 #include "graph/nodetablemodel.h"
 
@@ -14,7 +15,7 @@ NodeList::NodeList(QWidget* parent) : QTableView(parent), m_model(new NodeTableM
     setSelectionMode(QAbstractItemView::SingleSelection);
     verticalHeader()->hide();
     verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    rowheight::followFont(this, 6);
     horizontalHeader()->setStretchLastSection(true);
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {

@@ -4,6 +4,7 @@
 #include "browser/runlauncher.h"
 #include "common/helpdialogs.h"
 #include "common/naturalsortproxy.h"
+#include "common/rowheight.h"
 #include "common/windowregistry.h"
 #include "run/distributionview.h"
 #include "run/layerprofileview.h"
@@ -62,7 +63,7 @@ RunWindow::RunWindow(QWidget* parent)
     m_checkpointView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_checkpointView->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_checkpointView->verticalHeader()->hide();
-    m_checkpointView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    rowheight::followFont(m_checkpointView, 6);
     m_checkpointView->horizontalHeader()->setStretchLastSection(true);
     m_checkpointView->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_checkpointView, &QTableView::doubleClicked, this,

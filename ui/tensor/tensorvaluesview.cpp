@@ -1,6 +1,7 @@
 #include "tensor/tensorvaluesview.h"
 
 #include "common/plaintext.h"
+#include "common/rowheight.h"
 #include "common/valuewidth.h"
 #include "tensor/blockpanel.h"
 #include "tensor/tensorvaluesmodel.h"
@@ -37,7 +38,7 @@ TensorValuesView::TensorValuesView(QWidget* parent)
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    rowheight::followFont(m_table, 6);
     m_blockPanel = new BlockPanel;
     auto* body = new QSplitter;
     body->addWidget(m_table);

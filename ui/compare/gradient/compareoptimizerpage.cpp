@@ -1,5 +1,6 @@
 #include "compare/gradient/compareoptimizerpage.h"
 
+#include "common/rowheight.h"
 #include "compare/comparedetail.h"
 #include "compare/comparehistogramview.h"
 #include "compare/comparestatsmodel.h"
@@ -31,7 +32,7 @@ CompareOptimizerPage::CompareOptimizerPage(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    rowheight::followFont(m_table, 4);
     m_table->horizontalHeader()->setStretchLastSection(true);
     split->addWidget(m_table);
 
