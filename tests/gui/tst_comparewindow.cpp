@@ -43,6 +43,7 @@
 #include <QPointer>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -837,6 +838,32 @@ private Q_SLOTS:
                  QStringLiteral("layers.1.w"));
         QCOMPARE(w.tabs()->currentWidget(), page);
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("llama-ft/model.oxck")));
+    }
+
+    // A name longer than the cap (80 characters, or half the tree) is cut
+    // in a narrow tree, and shows whole once the user widens the tree.
+    void longNameWholeOnceTheTreeIsWidened() {
+        const std::string name(120, 'n');
+        Checkpoint a, b;
+        a.addTensor({name, {2}, {1.0f, 2.0f}});
+        b.addTensor({name, {2}, {1.0f, 3.0f}});
+        const QString pa = m_dir.filePath(QStringLiteral("long-a.oxck")),
+                      pb = m_dir.filePath(QStringLiteral("long-b.oxck"));
+        a.save(str(pa));
+        b.save(str(pb));
+        CompareWindow w;
+        w.resize(900, 600);
+        w.show();
+        w.compare(pa, pb);
+        QVERIFY(waitFinished(w));
+        QTreeView* tree = w.tensorView();
+        const int whole = tree->fontMetrics().horizontalAdvance(QString::fromStdString(name));
+        QVERIFY(tree->columnWidth(CompareTensorModel::Name) < whole); // capped
+        w.resize(2600, 900);
+        auto* split = qobject_cast<QSplitter*>(tree->parentWidget());
+        QVERIFY(split);
+        split->setSizes({2200, 400});
+        QTRY_VERIFY(tree->columnWidth(CompareTensorModel::Name) >= whole);
     }
 
     // The Values page shows values exactly (defect 3): what reads back to

@@ -178,6 +178,7 @@ QWidget* CompareWindow::buildTensorList() {
     connect(fitNames, &QTimer::timeout, this, &CompareWindow::fitNameColumn);
     for (auto signal : {&QTreeView::expanded, &QTreeView::collapsed})
         connect(m_tensorView, signal, fitNames, qOverload<>(&QTimer::start));
+    m_tensorView->viewport()->installEventFilter(this);
     m_tensorListPanel = m_tensorView;
     return m_tensorView;
 }
@@ -499,9 +500,21 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
 }
 
 void CompareWindow::fitNameColumn() {
-    m_tensorView->setColumnWidth(
-        CompareTensorModel::Name,
-        nameColumnWidth(m_tensorView, namesWidth(m_tensorView, CompareTensorModel::Name)));
+    m_namesWidth = namesWidth(m_tensorView, CompareTensorModel::Name);
+    capNameColumn();
+}
+
+void CompareWindow::capNameColumn() {
+    m_tensorView->setColumnWidth(CompareTensorModel::Name,
+                                 nameColumnWidth(m_tensorView, m_namesWidth));
+}
+
+bool CompareWindow::eventFilter(QObject* watched, QEvent* event) {
+    // The cap on the names follows the tree's width: names cut in a narrow
+    // tree show whole once it is wide enough.
+    if (watched == m_tensorView->viewport() && event->type() == QEvent::Resize && m_namesWidth > 0)
+        capNameColumn();
+    return QMainWindow::eventFilter(watched, event);
 }
 
 // The tree's width with every column as wide as it is now (a hidden one

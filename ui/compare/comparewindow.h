@@ -92,6 +92,7 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildUi();
@@ -108,8 +109,10 @@ private:
     void showTensor(int sourceRow);
     void showGradientPages(bool on);
     int treeWidth() const;
-    // The name column as wide as the names shown (namecolumn.h).
+    // The name column as wide as the names shown (namecolumn.h), measured.
     void fitNameColumn();
+    // The same width as last measured, capped for the tree's width now.
+    void capNameColumn();
     // Every tree column as wide as its contents, then the name column fitted.
     void fitTreeColumns();
     void fitTreeWidth(int detailWidth);
@@ -163,6 +166,7 @@ private:
     QSplitter* m_split;
     QSplitter* m_detailSplit;
     bool m_statsHeightFitted = false;
+    int m_namesWidth = 0;  // the widest name shown, as fitNameColumn measured it
     int m_statsWidth = 0;  // the detail side's width fitStats found (0: not yet)
     int m_figureLeast = 0; // the statistics header's own least section size
     CompareStatsModel* m_statsModel;
