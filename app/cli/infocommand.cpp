@@ -4,6 +4,7 @@
 #include "textformat.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/formats/gguf/ggufreader.h"
 
 #include <algorithm>
 #include <iostream>
@@ -124,11 +125,14 @@ void printTensorFile(const Document& doc) {
     if (oxck)
         std::cout << "Format      OXCK version " << doc.version() << ", flags " << doc.flags()
                   << "\n";
-    else if (gguf)
+    else if (gguf) {
         std::cout << "Format      GGUF version " << doc.version() << ", alignment "
                   << doc.alignment() << ", data from byte " << fmt::grouped(doc.dataStart())
                   << "\n";
-    else if (doc.isSharded())
+        for (const MetadataRow& row : doc.metadataRows())
+            if (row.key == "general.file_type" && !row.array)
+                std::cout << "File type   " << printable(gguf::fileTypeText(row.value)) << "\n";
+    } else if (doc.isSharded())
         std::cout << "Format      sharded safetensors model ("
                   << fmt::counted(doc.shards().size(), "shard", "shards") << ")\n";
     else

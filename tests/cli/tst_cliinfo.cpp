@@ -426,6 +426,17 @@ void TestCliInfo::infoJsonGgufImpl() {
         QCOMPARE(t.at("bits_per_weight").get<double>(),
                  double(e.at("size").get<uint64_t>()) * 8 / double(elements));
     }
+    // The text names general.file_type as llama.cpp does, where the file has one.
+    const bool typed =
+        std::any_of(exp.at("metadata").begin(), exp.at("metadata").end(),
+                    [](const json& kv) { return kv.at("key") == "general.file_type"; });
+    const Run text = runCli({QStringLiteral("info"), path});
+    QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+    QCOMPARE(text.outText().contains(QStringLiteral("\nFile type   ")), typed);
+    if (file == QStringLiteral("tiny-llama-Q4_K_M.gguf"))
+        QVERIFY2(text.outText().contains(
+                     QStringLiteral("\nFile type   Q4_K_M (general.file_type 15)\n")),
+                 qPrintable(text.outText()));
 }
 
 QTEST_GUILESS_MAIN(TestCliInfo)

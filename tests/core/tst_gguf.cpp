@@ -234,6 +234,7 @@ private Q_SLOTS:
     void nestedArraysAreReadToADepth();
     void alignmentMustBeU32();
     void splitModelOpensAsOne();
+    void fileTypeNamedAsLlamaCppNamesIt();
 
 private:
     void headerImpl();
@@ -497,6 +498,20 @@ void TestGguf::splitModelOpensAsOne() {
                      std::string::npos,
                  e.what());
     }
+}
+
+// general.file_type: llama.cpp's name beside the number stored, and the
+// number alone where llama.cpp's versions disagree or it is not a number.
+void TestGguf::fileTypeNamedAsLlamaCppNamesIt() {
+    QCOMPARE(gguf::fileTypeText("15"), std::string("Q4_K_M (general.file_type 15)"));
+    QCOMPARE(gguf::fileTypeText("0"), std::string("F32 (general.file_type 0)"));
+    QCOMPARE(gguf::fileTypeText("32"), std::string("BF16 (general.file_type 32)"));
+    QCOMPARE(gguf::fileTypeText("39"), std::string("NVFP4 (general.file_type 39)"));
+    QCOMPARE(gguf::fileTypeText("40"),
+             std::string("40 (general.file_type, a type llama.cpp does not name for certain)"));
+    QCOMPARE(gguf::fileTypeText("-1"), std::string("-1 (general.file_type)"));
+    QCOMPARE(gguf::fileTypeText("15x"), std::string("15x (general.file_type)"));
+    QCOMPARE(gguf::fileTypeText(""), std::string(" (general.file_type)"));
 }
 
 QTEST_APPLESS_MAIN(TestGguf)

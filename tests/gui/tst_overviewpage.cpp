@@ -172,6 +172,9 @@ private Q_SLOTS:
                      text.contains(QStringLiteral("llama")),
                  qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("tiny-llama-test")), qPrintable(text));
+        // The file stores general.file_type 15, llama.cpp's Q4_K_M.
+        QVERIFY2(text.contains(QStringLiteral("File type\nQ4_K_M (general.file_type 15)")),
+                 qPrintable(text));
         std::map<std::string, std::pair<uint64_t, uint64_t>> bitsAndCount;
         for (const TensorEntry& t : doc->tensors()) {
             auto& [bits, elements] = bitsAndCount[dtypeName(t.dtype)];

@@ -6,6 +6,7 @@
 #include "common/sizeformat.h"
 #include "metadata/metadatatext.h"
 
+#include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/io/httpsource.h"
 #include "ckptscope/run/trainerfiles.h"
 
@@ -40,6 +41,8 @@ QString ggufRows(const ckptscope::Document& doc) {
             html += row(QObject::tr("Architecture"), esc(r.value));
         else if (r.key == "general.name")
             html += row(QObject::tr("Model name"), esc(r.value));
+        else if (r.key == "general.file_type" && !r.array)
+            html += row(QObject::tr("File type"), esc(ckptscope::gguf::fileTypeText(r.value)));
     }
     struct PerType {
         uint64_t tensors = 0, elements = 0, bytes = 0;

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 #include <unordered_set>
 
 namespace ckptscope::gguf {
@@ -242,6 +245,27 @@ private:
 };
 
 } // namespace
+
+std::string fileTypeText(const std::string& storedValue) {
+    // llama.cpp's include/llama.h, enum llama_ftype, LLAMA_FTYPE_MOSTLY_
+    // dropped (0 is ALL_F32). 4–6 and 33–35 are no longer written but old
+    // files carry them; 40 and up mean different types in different versions.
+    static constexpr std::string_view kNames[] = {
+        "F32",      "F16",    "Q4_0",    "Q4_1",      "Q4_1_SOME_F16", "Q4_2",     "Q4_3",
+        "Q8_0",     "Q5_0",   "Q5_1",    "Q2_K",      "Q3_K_S",        "Q3_K_M",   "Q3_K_L",
+        "Q4_K_S",   "Q4_K_M", "Q5_K_S",  "Q5_K_M",    "Q6_K",          "IQ2_XXS",  "IQ2_XS",
+        "Q2_K_S",   "IQ3_XS", "IQ3_XXS", "IQ1_S",     "IQ4_NL",        "IQ3_S",    "IQ3_M",
+        "IQ2_S",    "IQ2_M",  "IQ4_XS",  "IQ1_M",     "BF16",          "Q4_0_4_4", "Q4_0_4_8",
+        "Q4_0_8_8", "TQ1_0",  "TQ2_0",   "MXFP4_MOE", "NVFP4"};
+    uint64_t value = 0;
+    const char* end = storedValue.data() + storedValue.size();
+    const auto [at, ec] = std::from_chars(storedValue.data(), end, value);
+    if (ec != std::errc{} || at != end || storedValue.empty())
+        return storedValue + " (general.file_type)";
+    if (value >= std::size(kNames))
+        return storedValue + " (general.file_type, a type llama.cpp does not name for certain)";
+    return std::string(kNames[value]) + " (general.file_type " + storedValue + ")";
+}
 
 const char* valueTypeName(uint32_t type) {
     static const char* const kNames[] = {"u8",   "i8",  "u16", "i16", "u32", "i32", "f32",
