@@ -129,9 +129,8 @@ void printTensorFile(const Document& doc) {
         std::cout << "Format      GGUF version " << doc.version() << ", alignment "
                   << doc.alignment() << ", data from byte " << fmt::grouped(doc.dataStart())
                   << "\n";
-        for (const MetadataRow& row : doc.metadataRows())
-            if (row.key == "general.file_type" && !row.array)
-                std::cout << "File type   " << printable(gguf::fileTypeText(row.value)) << "\n";
+        if (const std::string type = gguf::fileTypeText(doc.metadataRows()); !type.empty())
+            std::cout << "File type   " << printable(type) << "\n";
     } else if (doc.isSharded())
         std::cout << "Format      sharded safetensors model ("
                   << fmt::counted(doc.shards().size(), "shard", "shards") << ")\n";

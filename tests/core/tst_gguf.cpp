@@ -503,15 +503,23 @@ void TestGguf::splitModelOpensAsOne() {
 // general.file_type: llama.cpp's name beside the number stored, and the
 // number alone where llama.cpp's versions disagree or it is not a number.
 void TestGguf::fileTypeNamedAsLlamaCppNamesIt() {
-    QCOMPARE(gguf::fileTypeText("15"), std::string("Q4_K_M (general.file_type 15)"));
-    QCOMPARE(gguf::fileTypeText("0"), std::string("F32 (general.file_type 0)"));
-    QCOMPARE(gguf::fileTypeText("32"), std::string("BF16 (general.file_type 32)"));
-    QCOMPARE(gguf::fileTypeText("39"), std::string("NVFP4 (general.file_type 39)"));
-    QCOMPARE(gguf::fileTypeText("40"),
+    const auto text = [](const std::string& type, const std::string& value) {
+        MetadataRow row;
+        row.key = "general.file_type";
+        row.type = type;
+        row.value = value;
+        return gguf::fileTypeText({row});
+    };
+    QCOMPARE(text("u32", "15"), std::string("Q4_K_M (general.file_type 15)"));
+    QCOMPARE(text("i32", "0"), std::string("ALL_F32 (general.file_type 0)"));
+    QCOMPARE(text("u32", "32"), std::string("BF16 (general.file_type 32)"));
+    QCOMPARE(text("u64", "39"), std::string("NVFP4 (general.file_type 39)"));
+    QCOMPARE(text("u32", "40"),
              std::string("40 (general.file_type, a type llama.cpp does not name for certain)"));
-    QCOMPARE(gguf::fileTypeText("-1"), std::string("-1 (general.file_type)"));
-    QCOMPARE(gguf::fileTypeText("15x"), std::string("15x (general.file_type)"));
-    QCOMPARE(gguf::fileTypeText(""), std::string(" (general.file_type)"));
+    QCOMPARE(text("i32", "-1"), std::string("-1 (general.file_type)"));
+    QCOMPARE(text("str", "15"), std::string("15 (general.file_type)")); // not a number stored
+    QCOMPARE(text("f32", "15"), std::string("15 (general.file_type)"));
+    QCOMPARE(gguf::fileTypeText({}), std::string());
 }
 
 QTEST_APPLESS_MAIN(TestGguf)

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cstdio>
+
 namespace {
 
 void writeFile(const QString& path, const QByteArray& bytes) {
@@ -16,11 +18,13 @@ void writeFile(const QString& path, const QByteArray& bytes) {
     QCOMPARE(f.write(bytes), bytes.size());
 }
 
-// As a training job saves: a new file renamed over the old one.
-void replaceFile(const QString& path, const QByteArray& bytes) {
-    writeFile(path + QStringLiteral(".tmp"), bytes);
-    QVERIFY(QFile::remove(path));
-    QVERIFY(QFile::rename(path + QStringLiteral(".tmp"), path));
+// A new file renamed over `path` in one step (rename(2) replaces it).
+void renameOver(const QString& path, const QByteArray& bytes) {
+    const QString temporary = path + QStringLiteral(".tmp");
+    writeFile(temporary, bytes);
+    QCOMPARE(
+        std::rename(QFile::encodeName(temporary).constData(), QFile::encodeName(path).constData()),
+        0);
 }
 
 // Two files written into a folder of their own.
@@ -53,19 +57,40 @@ private Q_SLOTS:
         QCOMPARE(changed.size(), 1);
     }
 
+    // As a training job saves: a new file renamed over the one open (the
+    // document still holds the old one open, so it is never deleted).
     void fileRenamedOverIsReportedAndWatchedAgain() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("live.oxck"));
+        writeFile(file, "one");
+        QFile held(file);
+        QVERIFY(held.open(QIODevice::ReadOnly));
+        ReloadWatcher watcher;
+        QSignalSpy changed(&watcher, &ReloadWatcher::changed);
+        watcher.watch(file); // no list: the path itself
+        renameOver(file, "two");
+        QVERIFY(changed.wait(5000));
+        watcher.loading(); // the window reloads, then watches the new file
+        watcher.watch(file);
+        renameOver(file, "three, again");
+        QVERIFY(changed.wait(5000));
+        QCOMPARE(changed.size(), 2);
+    }
+
+    // A write while the reload read the file: no watch saw it (the one
+    // renewed came after), yet it is reported.
+    void changeDuringTheLoadIsReported() {
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("live.oxck"));
         writeFile(file, "one");
         ReloadWatcher watcher;
         QSignalSpy changed(&watcher, &ReloadWatcher::changed);
-        watcher.watch(file); // no list: the path itself
-        replaceFile(file, "two");
+        watcher.watch(file);
+        watcher.loading();
+        writeFile(file, "written during the load");
+        watcher.watch(file); // before the event loop ran: the watch is renewed
         QVERIFY(changed.wait(5000));
-        watcher.rearm(); // as the window does on reloading
-        writeFile(file, "three");
-        QVERIFY(changed.wait(5000));
-        QCOMPARE(changed.size(), 2);
+        QCOMPARE(changed.at(0).at(0).toStringList(), QStringList{file});
     }
 
     void filesOfThePreviousDocumentAreNoLongerWatched() {
@@ -74,8 +99,10 @@ private Q_SLOTS:
         ReloadWatcher watcher;
         QSignalSpy changed(&watcher, &ReloadWatcher::changed);
         watcher.watch(first);
+        writeFile(first, "a again"); // settling as the other document opens
+        QTest::qWait(100);           // its change seen, the timer running
         watcher.watch(second);
-        writeFile(first, "a again");
+        writeFile(first, "a once more");
         QVERIFY(!changed.wait(1000));
         writeFile(second, "b again");
         QVERIFY(changed.wait(5000));

@@ -78,8 +78,8 @@ MainWindow::MainWindow(QWidget* parent)
             });
     // A training job rewrites the file: reload once it settles.
     connect(m_reloadWatcher, &ReloadWatcher::changed, this, [this](const QStringList& files) {
-        m_reloadCause = files;
         reload();
+        m_reloadCause = files; // after reload(), which clears it for F5
     });
     connect(m_reloadWatcher, &ReloadWatcher::gone, this, [this](const QString& file) {
         m_bar->showMessage(
@@ -378,6 +378,8 @@ void MainWindow::openFile(const QString& path) {
         return;
     m_requestedPath = path;
     m_pendingReload = path == m_path;
+    if (!m_pendingReload)
+        m_reloadCause.clear(); // another file: no change of this one to tell
     m_pendingKeep = m_pendingReload ? m_tensorDock->currentTensorName() : QString();
     m_busy->setVisible(true);
     m_cancelLoad->setVisible(true);
@@ -504,7 +506,9 @@ void MainWindow::offerReload(const QString& message) {
 void MainWindow::reload() {
     if (m_path.isEmpty())
         return;
+    m_reloadCause.clear(); // F5 or Try Again: no change seen (the watcher sets one after)
     m_reloadWatcher->rearm();
+    m_reloadWatcher->loading();
     openFile(m_path);
 }
 

@@ -41,9 +41,9 @@ QString ggufRows(const ckptscope::Document& doc) {
             html += row(QObject::tr("Architecture"), esc(r.value));
         else if (r.key == "general.name")
             html += row(QObject::tr("Model name"), esc(r.value));
-        else if (r.key == "general.file_type" && !r.array)
-            html += row(QObject::tr("File type"), esc(ckptscope::gguf::fileTypeText(r.value)));
     }
+    if (const std::string type = ckptscope::gguf::fileTypeText(doc.metadataRows()); !type.empty())
+        html += row(QObject::tr("File type"), esc(type));
     struct PerType {
         uint64_t tensors = 0, elements = 0, bytes = 0;
     };

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <QDateTime>
+#include <QMap>
 #include <QObject>
+#include <QPair>
 #include <QString>
 #include <QStringList>
 
@@ -18,9 +21,13 @@ public:
 
     // Watches `files` (the local files the document at `path` reads; empty:
     // path itself) instead of those before (bundled ":/" files and URLs:
-    // nothing).
+    // nothing). The same path again (a reload) keeps a change still
+    // settling, and reports one made while the load read the files.
     void watch(const QString& path, const QStringList& files = {});
-    // Watches the same files again: a rename drops one from the watcher.
+    // A reload of the document watched starts: its files as they are now.
+    void loading();
+    // Watches the same files again (a file renamed over one watched is a
+    // new file).
     void rearm();
     QString path() const { return m_path; }
 
@@ -35,6 +42,7 @@ private:
     QTimer* m_settle;
     QString m_path;
     QStringList m_files;
-    QStringList m_changed; // since the last report
+    QStringList m_changed;                                // since the last report
+    QMap<QString, QPair<qint64, QDateTime>> m_loadStamps; // size, mtime when a reload began
     int m_attempts = 0;
 };

@@ -66,7 +66,7 @@ TensorDock::TensorDock(QWidget* parent) : QDockWidget(tr("Tensors"), parent) {
     connect(m_resizeTimer, &QTimer::timeout, this, &TensorDock::resizeColumns);
     for (auto signal : {&QTreeView::expanded, &QTreeView::collapsed})
         connect(m_tree, signal, m_resizeTimer, qOverload<>(&QTimer::start));
-    m_tree->viewport()->installEventFilter(this);
+    refitOnResize(m_tree, [this] { fitNameColumn(); });
     // A warning icon added by the background scan widens its row's name:
     // fitted once the flags of a burst are in.
     m_fitTimer = new QTimer(this);
@@ -122,12 +122,6 @@ void TensorDock::fitNameColumn() {
         rest -= m_tree->columnWidth(c);
     m_tree->setColumnWidth(TensorTreeModel::Name,
                            std::max(rest, nameColumnWidth(m_tree, m_namesWidth)));
-}
-
-bool TensorDock::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_tree->viewport() && event->type() == QEvent::Resize)
-        fitNameColumn();
-    return QDockWidget::eventFilter(watched, event);
 }
 
 bool TensorDock::selectTensor(const QString& fullName) {

@@ -37,9 +37,6 @@ Q_SIGNALS:
     void tensorSelected(int tensor);  // the current row changed (not by filtering)
     void tensorActivated(int tensor); // Enter or double-click on a tensor
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     void resizeColumns();
     // The name column fills the tree's width, never narrower than its names

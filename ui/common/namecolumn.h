@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 class QTreeView;
 
 // A tree's name column. Its names are measured over the 10 000 rows from the
@@ -15,3 +17,8 @@ int namesWidth(const QTreeView* tree, int column);
 // viewport or 80 characters, whichever is wider (a 300-character name would
 // push every other column out of sight).
 int nameColumnWidth(const QTreeView* tree, int need);
+
+// Calls `fit` each time the tree's viewport changes size: the cap above
+// follows the tree's width, so names cut in a narrow tree show whole once
+// it is widened.
+void refitOnResize(QTreeView* tree, std::function<void()> fit);

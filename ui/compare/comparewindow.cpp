@@ -178,7 +178,10 @@ QWidget* CompareWindow::buildTensorList() {
     connect(fitNames, &QTimer::timeout, this, &CompareWindow::fitNameColumn);
     for (auto signal : {&QTreeView::expanded, &QTreeView::collapsed})
         connect(m_tensorView, signal, fitNames, qOverload<>(&QTimer::start));
-    m_tensorView->viewport()->installEventFilter(this);
+    refitOnResize(m_tensorView, [this] {
+        if (m_namesWidth > 0) // measured once a comparison is shown
+            capNameColumn();
+    });
     m_tensorListPanel = m_tensorView;
     return m_tensorView;
 }
@@ -509,14 +512,6 @@ void CompareWindow::capNameColumn() {
                                  nameColumnWidth(m_tensorView, m_namesWidth));
 }
 
-bool CompareWindow::eventFilter(QObject* watched, QEvent* event) {
-    // The cap on the names follows the tree's width: names cut in a narrow
-    // tree show whole once it is wide enough.
-    if (watched == m_tensorView->viewport() && event->type() == QEvent::Resize && m_namesWidth > 0)
-        capNameColumn();
-    return QMainWindow::eventFilter(watched, event);
-}
-
 // The tree's width with every column as wide as it is now (a hidden one
 // counts 0), its frame and its scroll bar.
 int CompareWindow::treeWidth() const {
@@ -615,6 +610,8 @@ void CompareWindow::fitStats() {
 // of the moment.
 void CompareWindow::fitValuesColumns() {
     auto* view = qobject_cast<QTableView*>(m_valuesPage);
+    if (!view)
+        return;
     const auto width = [view](std::optional<Dtype> dtype) {
         return valuewidth::ofDtype(view, dtype ? *dtype : Dtype::F32);
     };

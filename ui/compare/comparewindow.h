@@ -92,7 +92,6 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildUi();
@@ -174,7 +173,7 @@ private:
     HistogramView* m_delta;
     CompareMetadataModel* m_metadataModel;
     CompareValuesModel* m_valuesModel;
-    QWidget* m_valuesPage;
+    QWidget* m_valuesPage = nullptr;
     QWidget* m_metadataPage;
     QStandardItemModel* m_changesModel;
     QWidget* m_tensorPage;

@@ -246,25 +246,35 @@ private:
 
 } // namespace
 
-std::string fileTypeText(const std::string& storedValue) {
+std::string fileTypeText(const std::vector<MetadataRow>& metadata) {
     // llama.cpp's include/llama.h, enum llama_ftype, LLAMA_FTYPE_MOSTLY_
-    // dropped (0 is ALL_F32). 4–6 and 33–35 are no longer written but old
+    // dropped. 4–6 and 33–35 are commented out in recent versions, but old
     // files carry them; 40 and up mean different types in different versions.
     static constexpr std::string_view kNames[] = {
-        "F32",      "F16",    "Q4_0",    "Q4_1",      "Q4_1_SOME_F16", "Q4_2",     "Q4_3",
+        "ALL_F32",  "F16",    "Q4_0",    "Q4_1",      "Q4_1_SOME_F16", "Q4_2",     "Q4_3",
         "Q8_0",     "Q5_0",   "Q5_1",    "Q2_K",      "Q3_K_S",        "Q3_K_M",   "Q3_K_L",
         "Q4_K_S",   "Q4_K_M", "Q5_K_S",  "Q5_K_M",    "Q6_K",          "IQ2_XXS",  "IQ2_XS",
         "Q2_K_S",   "IQ3_XS", "IQ3_XXS", "IQ1_S",     "IQ4_NL",        "IQ3_S",    "IQ3_M",
         "IQ2_S",    "IQ2_M",  "IQ4_XS",  "IQ1_M",     "BF16",          "Q4_0_4_4", "Q4_0_4_8",
         "Q4_0_8_8", "TQ1_0",  "TQ2_0",   "MXFP4_MOE", "NVFP4"};
+    static constexpr std::string_view kIntegerTypes[] = {"u8",  "i8",  "u16", "i16",
+                                                         "u32", "i32", "u64", "i64"};
+    const auto row = std::find_if(metadata.begin(), metadata.end(), [](const MetadataRow& r) {
+        return r.key == "general.file_type" && !r.array;
+    });
+    if (row == metadata.end())
+        return {};
+    const std::string& stored = row->value;
     uint64_t value = 0;
-    const char* end = storedValue.data() + storedValue.size();
-    const auto [at, ec] = std::from_chars(storedValue.data(), end, value);
-    if (ec != std::errc{} || at != end || storedValue.empty())
-        return storedValue + " (general.file_type)";
+    const char* end = stored.data() + stored.size();
+    const auto [at, ec] = std::from_chars(stored.data(), end, value);
+    const bool integer = std::find(std::begin(kIntegerTypes), std::end(kIntegerTypes), row->type) !=
+                         std::end(kIntegerTypes);
+    if (!integer || ec != std::errc{} || at != end || stored.empty())
+        return stored + " (general.file_type)";
     if (value >= std::size(kNames))
-        return storedValue + " (general.file_type, a type llama.cpp does not name for certain)";
-    return std::string(kNames[value]) + " (general.file_type " + storedValue + ")";
+        return stored + " (general.file_type, a type llama.cpp does not name for certain)";
+    return std::string(kNames[value]) + " (general.file_type " + stored + ")";
 }
 
 const char* valueTypeName(uint32_t type) {

@@ -29,11 +29,12 @@ enum class ValueType : uint32_t {
 // ggml's gguf_type_name spelling: "u8" … "str", "arr"; "?" for an unknown code.
 const char* valueTypeName(uint32_t type);
 
-// `general.file_type` (the value as stored) with the name llama.cpp gives it
-// (enum llama_ftype): "Q4_K_M (general.file_type 15)". A value it does not
-// name, or names differently between versions (40 and up), stays a number:
-// "41 (general.file_type, a type llama.cpp does not name for certain)".
-std::string fileTypeText(const std::string& storedValue);
+// The `general.file_type` row of `metadata` with the name llama.cpp gives
+// it (enum llama_ftype): "Q4_K_M (general.file_type 15)". A value it does
+// not name, or names differently between versions (40 and up), stays a
+// number: "41 (general.file_type, a type llama.cpp does not name for
+// certain)"; a value of another type as stored. Empty without the key.
+std::string fileTypeText(const std::vector<MetadataRow>& metadata);
 
 // Everything of a GGUF file but the tensor values, checked as ggml checks
 // it (and a little more: element counts that overflow, nested arrays too deep).
