@@ -77,10 +77,7 @@ MainWindow::MainWindow(QWidget* parent)
                              humanBytes(bytes)));
             });
     // A training job rewrites the file: reload once it settles.
-    connect(m_reloadWatcher, &ReloadWatcher::changed, this, [this](const QStringList& files) {
-        reload();
-        m_reloadCause = files; // after reload(), which clears it for F5
-    });
+    connect(m_reloadWatcher, &ReloadWatcher::changed, this, &MainWindow::reloadFor);
     connect(m_reloadWatcher, &ReloadWatcher::gone, this, [this](const QString& file) {
         m_bar->showMessage(
             NotificationBar::Kind::Error,
@@ -504,9 +501,13 @@ void MainWindow::offerReload(const QString& message) {
 }
 
 void MainWindow::reload() {
+    reloadFor({}); // F5 or Try Again: no change seen
+}
+
+void MainWindow::reloadFor(const QStringList& changedFiles) {
     if (m_path.isEmpty())
         return;
-    m_reloadCause.clear(); // F5 or Try Again: no change seen (the watcher sets one after)
+    m_reloadCause = changedFiles;
     m_reloadWatcher->rearm();
     m_reloadWatcher->loading();
     openFile(m_path);

@@ -108,6 +108,8 @@ private:
     void openDialog();
     void openUrlDialog();
     void offerReload(const QString& message);
+    // Reloads the file shown; `changedFiles`: what the watcher saw change.
+    void reloadFor(const QStringList& changedFiles);
     // The notice after a reload: what changed, as the watcher saw it.
     QString reloadMessage() const;
     void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc);

@@ -1,32 +1,12 @@
 #include "common/namecolumn.h"
 
-#include <QEvent>
+#include "common/eventhook.h"
+
 #include <QHeaderView>
 #include <QTreeView>
 
 #include <algorithm>
 #include <utility>
-
-namespace {
-
-// The viewport's child: calls `fit` on each of its resizes.
-class ResizeFollower : public QObject {
-public:
-    ResizeFollower(QWidget* viewport, std::function<void()> fit)
-        : QObject(viewport), m_fit(std::move(fit)) {
-        viewport->installEventFilter(this);
-    }
-    bool eventFilter(QObject* watched, QEvent* event) override {
-        if (watched == parent() && event->type() == QEvent::Resize)
-            m_fit();
-        return false;
-    }
-
-private:
-    std::function<void()> m_fit;
-};
-
-} // namespace
 
 void prepareNameColumn(QTreeView* tree) {
     tree->setTextElideMode(Qt::ElideMiddle);
@@ -45,5 +25,5 @@ int nameColumnWidth(const QTreeView* tree, int need) {
 }
 
 void refitOnResize(QTreeView* tree, std::function<void()> fit) {
-    new ResizeFollower(tree->viewport(), std::move(fit));
+    onEvents(tree->viewport(), {QEvent::Resize}, std::move(fit));
 }

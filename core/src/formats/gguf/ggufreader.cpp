@@ -270,7 +270,7 @@ std::string fileTypeText(const std::vector<MetadataRow>& metadata) {
     const auto [at, ec] = std::from_chars(stored.data(), end, value);
     const bool integer = std::find(std::begin(kIntegerTypes), std::end(kIntegerTypes), row->type) !=
                          std::end(kIntegerTypes);
-    if (!integer || ec != std::errc{} || at != end || stored.empty())
+    if (!integer || ec != std::errc{} || at != end) // from_chars refuses "" too
         return stored + " (general.file_type)";
     if (value >= std::size(kNames))
         return stored + " (general.file_type, a type llama.cpp does not name for certain)";
