@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GGUF statistics and diff (issue 23): `stats` of 1 GiB of Q4_K (≤ 2.0×) and
-# of 1 GiB of Q1_0 (≤ 1.5×) against `cat FILE > /dev/null`, and `diff` of an
+# of 1 GiB of Q1_0 (≤ 1.5×) against `cat FILE > /dev/null` — the table, and
+# `--json`, which adds a 32-bin histogram per tensor —, and `diff` of an
 # f32 model against its Q4_K GGUF (≤ 1.5×) against `cat A B > /dev/null`.
 # The files come from `ckptscope-cli generate gguf` (the f32 model is the
 # GGUF's dequantized twin, about 1 GiB), written once into
@@ -51,14 +52,18 @@ cpu() {
 
 echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 read -r q4k_s q4k_cat < <(pair stats cat -- "$C" stats "$Q4K" -- cat "$Q4K")
+read -r q4kj_s q4kj_cat < <(pair stats cat -- "$C" stats --json "$Q4K" -- cat "$Q4K")
 read -r q1_s q1_cat < <(pair stats cat -- "$C" stats "$Q1" -- cat "$Q1")
+read -r q1j_s q1j_cat < <(pair stats cat -- "$C" stats --json "$Q1" -- cat "$Q1")
 read -r diff_s diff_cat < <(pair diff cat -- diff_b -- cat "$PAIR_A" "$PAIR_B")
 if [ -x /usr/bin/time ]; then
     q4k_cpu="$(cpu "$C" stats "$Q4K") s / $(cpu cat "$Q4K") s"
+    q4kj_cpu="$(cpu "$C" stats --json "$Q4K") s / $(cpu cat "$Q4K") s"
     q1_cpu="$(cpu "$C" stats "$Q1") s / $(cpu cat "$Q1") s"
+    q1j_cpu="$(cpu "$C" stats --json "$Q1") s / $(cpu cat "$Q1") s"
     diff_cpu="$(cpu "$C" diff "$PAIR_A" "$PAIR_B") s / $(cpu cat "$PAIR_A" "$PAIR_B") s"
 else
-    q4k_cpu=— q1_cpu=— diff_cpu=—
+    q4k_cpu=— q4kj_cpu=— q1_cpu=— q1j_cpu=— diff_cpu=—
 fi
 
 echo
@@ -66,6 +71,8 @@ echo "| target | measured | reference | ratio | bar | verdict | CPU ours / refer
 echo "|---|---|---|---|---|---|---|"
 crow() { printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$@"; }
 crow "stats 1 GiB Q4_K" "$(ms "$q4k_s")" "cat $(ms "$q4k_cat")" "$(ratio "$q4k_s" "$q4k_cat")" "≤ 2.0" "$(verdict "$(ratio "$q4k_s" "$q4k_cat")" 2.0)" "$q4k_cpu"
+crow "stats --json 1 GiB Q4_K" "$(ms "$q4kj_s")" "cat $(ms "$q4kj_cat")" "$(ratio "$q4kj_s" "$q4kj_cat")" "≤ 2.0" "$(verdict "$(ratio "$q4kj_s" "$q4kj_cat")" 2.0)" "$q4kj_cpu"
 crow "stats 1 GiB Q1_0" "$(ms "$q1_s")" "cat $(ms "$q1_cat")" "$(ratio "$q1_s" "$q1_cat")" "≤ 1.5" "$(verdict "$(ratio "$q1_s" "$q1_cat")" 1.5)" "$q1_cpu"
+crow "stats --json 1 GiB Q1_0" "$(ms "$q1j_s")" "cat $(ms "$q1j_cat")" "$(ratio "$q1j_s" "$q1j_cat")" "≤ 1.5" "$(verdict "$(ratio "$q1j_s" "$q1j_cat")" 1.5)" "$q1j_cpu"
 crow "diff f32 (1.0 GB) vs its Q4_K GGUF" "$(ms "$diff_s")" "cat A B $(ms "$diff_cat")" "$(ratio "$diff_s" "$diff_cat")" "≤ 1.5" "$(verdict "$(ratio "$diff_s" "$diff_cat")" 1.5)" "$diff_cpu"
 bench_exit

@@ -83,12 +83,12 @@ const CommandSpec kStats = {
     "stats",
     {"FILE"},
     "Per-tensor statistics over the stored values: count, finite, NaN, +-Inf,\n"
-    "zeros, min, max, mean, std (population), L2 norm, and a histogram over the\n"
-    "finite range. For gradient checkpoints, optimizer-state blobs whose length\n"
-    "is a multiple of 4 are read as f32 little-endian. The file's warnings go\n"
-    "to stderr and, with --json, into \"warnings\".\n",
+    "zeros, min, max, mean, std (population), L2 norm; with --json also a\n"
+    "histogram over the finite range. For gradient checkpoints, optimizer-state\n"
+    "blobs whose length is a multiple of 4 are read as f32 little-endian. The\n"
+    "file's warnings go to stderr and, with --json, into \"warnings\".\n",
     {tensorOption("only this tensor (repeatable)"),
-     binsOption("histogram bins, 1 to 100000 (default 32)"),
+     binsOption("histogram bins of --json, 1 to 100000 (default 32)"),
      jsonOption(),
      {"--csv", "",
       "one row per tensor (the --json fields but the histogram),\nRFC 4180, empty for null"}},
@@ -106,11 +106,13 @@ int runStats(const std::vector<std::string>& args) {
     const bool json = p->has("--json"), csv = p->has("--csv");
     if (json && csv)
         throw UsageError("--json and --csv exclude each other");
+    // Only --json prints a histogram, and only what is printed is computed:
+    // for a quantized file the histogram is most of the time (a second pass).
+    if (!json && p->has("--bins"))
+        throw UsageError("--bins sets the histogram of --json; the table and --csv have none");
     const auto doc = openDocument(p->operands()[0]);
     StatsOptions options;
-    options.bins = csv                ? 0
-                   : p->has("--bins") ? parseBins(p->value("--bins"))
-                                      : 32; // no CSV histogram
+    options.bins = !json ? 0 : p->has("--bins") ? parseBins(p->value("--bins")) : 32;
     if (csv)
         std::cout << csvLine(statsCsvHeader());
     ordered_json list = ordered_json::array();

@@ -79,6 +79,7 @@ std::vector<Case> cases() {
         {QStringLiteral("stats-gradient-json"), split("stats gradient.json --json --bins 3"), {}},
         {QStringLiteral("stats-bins-zero"), split("stats model.oxck --bins 0"), {}},
         {QStringLiteral("stats-bins-missing"), split("stats model.oxck --bins"), {}},
+        {QStringLiteral("stats-bins-table"), split("stats model.oxck --bins 4"), {}},
         {QStringLiteral("stats-json-csv"), split("stats model.oxck --json --csv"), {}},
         {QStringLiteral("stats-unknown-tensor"), split("stats small.oxck --tensor nope"), {}},
         {QStringLiteral("diff-same"), split("diff small.oxck small.oxck"), {}},

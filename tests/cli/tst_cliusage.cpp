@@ -122,6 +122,12 @@ void TestCliUsage::usageErrors_data() {
     QTest::newRow("stats-bins-huge")
         << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"),
                        QStringLiteral("99999999999999999999")};
+    // Only --json has a histogram: --bins elsewhere would be ignored.
+    QTest::newRow("stats-bins-table")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--bins"), QStringLiteral("4")};
+    QTest::newRow("stats-bins-csv")
+        << QStringList{QStringLiteral("stats"), f, QStringLiteral("--csv"),
+                       QStringLiteral("--bins"), QStringLiteral("4")};
     QTest::newRow("stats-tensor-missing-value")
         << QStringList{QStringLiteral("stats"), f, QStringLiteral("--tensor")};
     QTest::newRow("layout-no-file") << QStringList{QStringLiteral("layout")};
