@@ -1,8 +1,10 @@
 // ckptscope-cli run as a process: `info`: the --json contract checked against the conformance
 // corpus (expected/NAME.json), warnings on stderr, and the human-readable tables.
 #include "clirunner.h"
+#include "ggufbuilder.h"
 #include "testsupport.h"
 
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
 
 #include <nlohmann/json.hpp>
@@ -48,6 +50,7 @@ private Q_SLOTS:
     void infoJsonGradientIsCanonicalText();
     void humanInfoTable();
     void humanStatsAndGradient();
+    void ggufSplitModel();
     void infoJsonGguf_data();
     void infoJsonGguf() {
         testsupport::guarded([&] { infoJsonGgufImpl(); });
@@ -437,6 +440,36 @@ void TestCliInfo::infoJsonGgufImpl() {
         QVERIFY2(text.outText().contains(
                      QStringLiteral("\nFile type   Q4_K_M (general.file_type 15)\n")),
                  qPrintable(text.outText()));
+}
+
+// A split model (gguf-split) says so, and that the header facts shown are
+// its first split's; its size and tensors are the whole model's.
+void TestCliInfo::ggufSplitModel() {
+    QTemporaryDir dir;
+    const auto path = [&](int n) {
+        return dir.filePath(QStringLiteral("m-0000%1-of-00002.gguf").arg(n));
+    };
+    const std::string first = testsupport::ggufOf({{"split.no", 0}, {"split.count", 2}},
+                                                  {{"a", {1.0f, 2.0f}}, {"b", {3.0f}}}),
+                      second = testsupport::ggufOf({{"split.no", 1}, {"split.count", 2}},
+                                                   {{"c", {4.0f}}});
+    testsupport::writeFile(path(1), first);
+    testsupport::writeFile(path(2), second);
+    const Run text = runCli({QStringLiteral("info"), path(1)});
+    QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+    const QString out = text.outText();
+    QVERIFY2(out.contains(QStringLiteral("\nFormat      GGUF version 3 split model (2 splits; the "
+                                         "first's alignment 32, data from byte ")),
+             qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("\nTensors     3\n")), qPrintable(out));
+    const std::string size = ckptscope::fmt::bytes(first.size() + second.size());
+    QVERIFY2(out.contains(QStringLiteral("m-00001-of-00002.gguf (%1)\n").arg(qstr(size))),
+             qPrintable(out));
+    // One file alone is a GGUF like any other.
+    const Run one = runCli({QStringLiteral("info"), path(2)});
+    QVERIFY2(one.exitCode == 0, qPrintable(describe(one)));
+    QVERIFY2(one.outText().contains(QStringLiteral("\nFormat      GGUF version 3, alignment 32, ")),
+             qPrintable(one.outText()));
 }
 
 QTEST_GUILESS_MAIN(TestCliInfo)

@@ -3,6 +3,7 @@
 // tensors as expected/FILE.json gives them, every tensor's values bit for bit
 // as expected/FILE.I.f32, and every damaged file in invalid/ refused with a
 // message naming the file and the problem.
+#include "ggufbuilder.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
@@ -128,18 +129,7 @@ void checkTensors(const Document& doc, const json& expected) {
 }
 
 // A GGUF file built in memory, field by field.
-struct Builder {
-    std::vector<uint8_t> bytes;
-    void u32(uint32_t v) { put(v, 4); }
-    void u64(uint64_t v) { put(v, 8); }
-    void put(uint64_t v, int n) {
-        for (int i = 0; i < n; ++i)
-            bytes.push_back(uint8_t(v >> (8 * i)));
-    }
-    void str(const std::string& s) {
-        u64(s.size());
-        bytes.insert(bytes.end(), s.begin(), s.end());
-    }
+struct Builder : testsupport::GgufBytes {
     // Header with no tensors and `keys` metadata entries to follow.
     static Builder header(uint64_t keys) {
         Builder b;
@@ -174,40 +164,6 @@ std::string openError(const Builder& b) {
         return e.what();
     }
     return "opened";
-}
-
-// A GGUF v3 file of F32 tensors (1-D) and string/u16 metadata, laid out as
-// ggml lays it out (alignment 32).
-std::string ggufOf(const std::vector<std::pair<std::string, uint16_t>>& u16s,
-                   const std::vector<std::pair<std::string, std::vector<float>>>& tensors) {
-    Builder b;
-    b.bytes = {'G', 'G', 'U', 'F'};
-    b.u32(3);
-    b.u64(tensors.size());
-    b.u64(u16s.size());
-    for (const auto& [key, value] : u16s) {
-        b.str(key);
-        b.u32(uint32_t(gguf::ValueType::U16));
-        b.put(value, 2);
-    }
-    uint64_t offset = 0;
-    for (const auto& [name, values] : tensors) {
-        b.str(name);
-        b.u32(1);
-        b.u64(values.size());
-        b.u32(0); // F32
-        b.u64(offset);
-        offset += (values.size() * 4 + 31) / 32 * 32;
-    }
-    while (b.bytes.size() % 32)
-        b.bytes.push_back(0);
-    for (const auto& [name, values] : tensors) {
-        for (float v : values)
-            b.u32(std::bit_cast<uint32_t>(v));
-        while (b.bytes.size() % 32)
-            b.bytes.push_back(0);
-    }
-    return std::string(b.bytes.begin(), b.bytes.end());
 }
 
 } // namespace
@@ -467,10 +423,11 @@ void TestGguf::splitModelOpensAsOne() {
     const auto path = [&](int n) {
         return str(dir.filePath(QStringLiteral("m-0000%1-of-00002.gguf").arg(n)));
     };
-    testsupport::writeFile(QString::fromStdString(path(1)),
-                           ggufOf({{"split.no", 0}, {"split.count", 2}}, {{"a", a}, {"b", b}}));
+    testsupport::writeFile(
+        QString::fromStdString(path(1)),
+        testsupport::ggufOf({{"split.no", 0}, {"split.count", 2}}, {{"a", a}, {"b", b}}));
     testsupport::writeFile(QString::fromStdString(path(2)),
-                           ggufOf({{"split.no", 1}, {"split.count", 2}}, {{"c", c}}));
+                           testsupport::ggufOf({{"split.no", 1}, {"split.count", 2}}, {{"c", c}}));
     const auto doc = Document::open(path(1));
     QVERIFY(doc->isSharded());
     QCOMPARE(doc->tensors().size(), size_t(3));

@@ -2,6 +2,7 @@
 #include "browser/overviewpage.h"
 #include "common/windowregistry.h"
 #include "dropsupport.h"
+#include "ggufbuilder.h"
 #include "shardedfixture.h"
 #include "tensor/tensortreemodel.h"
 
@@ -193,6 +194,25 @@ private Q_SLOTS:
             QVERIFY2(text.contains(line), qPrintable(line + QStringLiteral("\n") + text));
         }
         QVERIFY2(text.contains(QStringLiteral("Tensor data")), qPrintable(text));
+    }
+
+    // A GGUF split model lists its files as llama.cpp names them: splits.
+    void ggufSplitsListed() {
+        QTemporaryDir dir;
+        const auto path = [&](int n) {
+            return dir.filePath(QStringLiteral("m-0000%1-of-00002.gguf").arg(n));
+        };
+        testsupport::writeFile(
+            path(1), testsupport::ggufOf({{"split.no", 0}, {"split.count", 2}}, {{"a", {1.0f}}}));
+        testsupport::writeFile(
+            path(2), testsupport::ggufOf({{"split.no", 1}, {"split.count", 2}}, {{"b", {2.0f}}}));
+        OverviewPage page;
+        page.setDocument(Document::open(path(1).toStdString()));
+        const QString text = page.toPlainText();
+        QVERIFY2(text.contains(
+                     QStringLiteral("Splits\n2: m-00001-of-00002.gguf, m-00002-of-00002.gguf")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("Shards")), qPrintable(text));
     }
 
     // A Hugging Face model with its config.json beside it: the model's

@@ -212,15 +212,18 @@ void OverviewPage::render() {
     setHtml(html + warningsHtml());
 }
 
-// A sharded model: its shards and the index's own metadata (total_size…).
+// A sharded model: its shards (a GGUF model's splits) and the index's own
+// metadata (total_size…).
 QString OverviewPage::shardsHtml() const {
     if (!m_doc->isSharded())
         return {};
     QStringList names;
     for (const ckptscope::IndexShard& s : m_doc->shards())
         names << esc(s.name);
+    // llama.cpp calls a GGUF model's files splits (gguf-split).
+    const bool gguf = m_doc->format() == ckptscope::Format::Gguf;
     QString html = row(
-        tr("Shards"),
+        gguf ? tr("Splits") : tr("Shards"),
         QStringLiteral("%1: %2").arg(m_doc->shards().size()).arg(names.join(QStringLiteral(", "))));
     for (const ckptscope::MetadataRow& r : m_doc->indexMetadata())
         html += row(tr("Index %1").arg(QString::fromStdString(r.key)),

@@ -92,7 +92,7 @@ public:
     // a folder without one); the tensors' bytes are in their shard's source.
     const ByteSource& source() const { return *m_source; }
 
-    // Multi-file models (sharded safetensors): each shard's name as the
+    // Multi-file models (sharded safetensors, GGUF splits): each shard's name as the
     // index writes it, in shard order (TensorEntry::shard); empty for one file.
     bool isSharded() const { return !m_index.shards.empty(); }
     const std::vector<IndexShard>& shards() const { return m_index.shards; }
