@@ -11,9 +11,11 @@
 #include <QCategoryAxis>
 #include <QChart>
 #include <QComboBox>
+#include <QDir>
 #include <QLabel>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 #include <QXYSeries>
 
 using namespace ckptscope;
@@ -67,6 +69,69 @@ private Q_SLOTS:
         QVERIFY(view.chart()->series().isEmpty());
         QCOMPARE(view.keyChooser()->count(), 0);
         QVERIFY(view.hoverText(0).isEmpty());
+    }
+
+    // A Trainer run: the line is everything trainer_state.json logged (loss
+    // every 10 steps, a spike between checkpoints included), the dots the
+    // checkpoints' values; a key logged between checkpoints only is listed.
+    void trainerHistoryBetweenCheckpoints() {
+        QTemporaryDir tmp;
+        std::string log;
+        std::vector<QPointF> logged;
+        for (int step = 10; step <= 300; step += 10) {
+            const double loss = step == 170 ? 2.75 : 3.0 - step / 200.0;
+            logged.emplace_back(step, loss);
+            log += (log.empty() ? "" : ", ") + std::string("{\"loss\": ") + std::to_string(loss) +
+                   ", \"step\": " + std::to_string(step) + "}";
+            if (step == 150)
+                log += ", {\"eval_bleu\": 31.5, \"step\": 150}";
+            if (step % 100 != 0)
+                continue;
+            const std::string dir = str(tmp.path()) + "/checkpoint-" + std::to_string(step);
+            QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+            Checkpoint ck;
+            ck.addTensor({"w", {1}, {float(step)}});
+            ck.save(dir + "/model.oxck");
+            testsupport::writeFile(QString::fromStdString(dir + "/trainer_state.json"),
+                                   "{\"global_step\": " + std::to_string(step) +
+                                       ", \"log_history\": [" + log + "]}");
+        }
+        RunOptions opt;
+        opt.useCache = false;
+        auto run = std::make_shared<const Run>(readRun({str(tmp.path())}, opt));
+        QCOMPARE(run->checkpoints.size(), size_t(3));
+        MetadataChartView view;
+        view.resize(800, 500);
+        view.setRun(run);
+        QCOMPARE(view.keyChooser()->currentText(), QStringLiteral("loss"));
+        QVERIFY(view.keyChooser()->findText(QStringLiteral("eval_bleu")) >= 0);
+        auto* line = qobject_cast<QXYSeries*>(view.chart()->series().value(0));
+        auto* dots = qobject_cast<QXYSeries*>(view.chart()->series().value(1));
+        QVERIFY(line && dots);
+        QCOMPARE(line->points().size(), qsizetype(logged.size()));
+        for (qsizetype i = 0; i < line->points().size(); ++i) {
+            QCOMPARE(line->points()[i].x(), logged[size_t(i)].x());
+            QCOMPARE(line->points()[i].y(),
+                     QString::number(logged[size_t(i)].y(), 'f', 6).toDouble());
+        }
+        QCOMPARE(dots->points().size(), qsizetype(3));
+        QCOMPARE(dots->points()[1].x(), 200.0);
+        QVERIFY2(view.note()->text().contains(QStringLiteral(
+                     "loss as logged at 30 steps (checkpoint-300/trainer_state.json)")),
+                 qPrintable(view.note()->text()));
+        // The x axis takes in the history before the first checkpoint.
+        auto* x = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(x && x->min() <= 10 && x->max() >= 300);
+        // eval_bleu: logged at step 150 only, no checkpoint has it.
+        view.setKey(QStringLiteral("eval_bleu"));
+        line = qobject_cast<QXYSeries*>(view.chart()->series().value(0));
+        dots = qobject_cast<QXYSeries*>(view.chart()->series().value(1));
+        QCOMPARE(line->points(), (QList<QPointF>{{150, 31.5}}));
+        QCOMPARE(dots->count(), 0);
+        // Hovering a checkpoint names it, and no value it does not hold.
+        QVERIFY2(view.hoverText(0).contains(QStringLiteral("step 100")) &&
+                     !view.hoverText(0).contains(QLatin1Char('=')),
+                 qPrintable(view.hoverText(0)));
     }
 };
 

@@ -225,6 +225,31 @@ private Q_SLOTS:
                                                 some.logAt.at(200).end());
             QVERIFY(std::isnan(at200.at("grad_norm"))); // written bare: NaN
             QCOMPARE(at200.at("eval_loss"), evalLossAt(200));
+            QVERIFY(own.history.empty()); // not asked for
+            // The history: every value of each log key, in the file's order.
+            const TrainerState all = readTrainerState(at("trainer_state.json"), nullptr, true);
+            QCOMPARE(all.logAt.size(), size_t(1));
+            std::set<std::string> keys;
+            for (const auto& [key, values] : all.history)
+                keys.insert(key);
+            QCOMPARE(keys, (std::set<std::string>{"epoch", "eval_loss", "eval_runtime",
+                                                  "eval_samples_per_second", "grad_norm",
+                                                  "learning_rate", "loss"}));
+            const auto& loss = all.history.at("loss");
+            QCOMPARE(loss.size(), size_t(20)); // every 50 steps to 1000
+            for (size_t i = 0; i < loss.size(); ++i) {
+                QCOMPARE(loss[i].first, uint64_t(50 * (i + 1)));
+                QCOMPARE(loss[i].second, lossAt(loss[i].first));
+            }
+            QVERIFY(std::isnan(all.history.at("grad_norm")[3].second)); // step 200
+            std::vector<uint64_t> evaluated;
+            for (const auto& [step, v] : all.history.at("eval_loss")) {
+                evaluated.push_back(step);
+                QCOMPARE(v, evalLossAt(step));
+            }
+            QCOMPARE(evaluated, (std::vector<uint64_t>{200, 500, 1000}));
+            // The closing entry's epoch too: logged at 1000 twice, both kept.
+            QCOMPARE(all.history.at("epoch").size(), size_t(20 + 3 + 1));
             // Infinity, and the words inside strings left alone.
             put("inf.json", "{\"global_step\": 3, \"note\": \"NaN Infinity\", \"log_history\": "
                             "[{\"loss\": Infinity, \"eval_x\": -Infinity, \"step\": 3}]}");
@@ -349,6 +374,13 @@ private Q_SLOTS:
             for (const char* notLogged : {"step", "train_loss", "total_flos", "global_step"})
                 QVERIFY2(!seriesOf(meta, notLogged), notLogged);
 
+            // The history: the run folder's state, at 1500 further on than the
+            // latest checkpoint's readable one (1000).
+            QCOMPARE(run.trainerHistoryFile, at("trainer_state.json"));
+            QCOMPARE(run.trainerHistory.at("loss").size(), size_t(30));
+            QCOMPARE(run.trainerHistory.at("loss").back(),
+                     (std::pair<uint64_t, double>(1500, lossAt(1500))));
+
             // config.json of the latest checkpoint.
             QVERIFY(run.modelConfig);
             QCOMPARE(run.modelConfig->path, at("checkpoint-1500/config.json"));
@@ -384,6 +416,27 @@ private Q_SLOTS:
                 QVERIFY2(run.skipped[i].reason.find(skipped[i].second) == 0,
                          run.skipped[i].reason.c_str());
             }
+        });
+    }
+
+    // A run still training has no state of its own yet, or one left by an
+    // earlier run: the latest checkpoint's history is then the one further
+    // on; on a tie the run folder's (the Trainer's last word) is kept.
+    void historyFromTheStateFurthestOn() {
+        guarded([&] {
+            for (uint64_t step : {100, 200})
+                trainerCheckpoint(step);
+            put("trainer_state.json", trainerState(150));
+            Run run = readRun({str(m_run)}, options());
+            QCOMPARE(run.trainerHistoryFile, at("checkpoint-200/trainer_state.json"));
+            QCOMPARE(run.trainerHistory.at("loss").size(), size_t(4)); // 50 … 200
+            put("trainer_state.json", trainerState(200));
+            run = readRun({str(m_run)}, options());
+            QCOMPARE(run.trainerHistoryFile, at("trainer_state.json"));
+            QFile::remove(qstr(at("trainer_state.json")));
+            run = readRun({str(m_run)}, options());
+            QCOMPARE(run.trainerHistoryFile, at("checkpoint-200/trainer_state.json"));
+            QVERIFY(run.warnings.empty());
         });
     }
 

@@ -2,6 +2,7 @@
 
 #include "common/axisticks.h"
 #include "common/charthover.h"
+#include "common/linethinning.h"
 #include "run/runsteps.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -9,7 +10,10 @@
 #include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
+#include <QColor>
 #include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
@@ -20,6 +24,16 @@
 #include <cmath>
 
 using namespace ckptscope;
+
+namespace {
+
+// "checkpoint-300/trainer_state.json": which of the run's states it is.
+QString historySource(const std::string& path) {
+    const QFileInfo file(QString::fromStdString(path));
+    return file.dir().dirName() + QLatin1Char('/') + file.fileName();
+}
+
+} // namespace
 
 MetadataChartView::MetadataChartView(QWidget* parent)
     : QWidget(parent), m_key(new QComboBox), m_note(new QLabel),
@@ -59,6 +73,12 @@ void MetadataChartView::setRun(std::shared_ptr<const Run> run) {
         m_key->clear();
         for (const NumericMetadata& n : m_numeric)
             m_key->addItem(QString::fromStdString(n.key));
+        // Keys the Trainer logged between checkpoints only (eval_loss at
+        // its own steps…), charted from the history alone.
+        if (m_run)
+            for (const auto& [key, values] : m_run->trainerHistory)
+                if (m_key->findText(QString::fromStdString(key)) < 0)
+                    m_key->addItem(QString::fromStdString(key));
         // Loss first when there is one: the key most often looked for.
         int pick = m_key->findText(keep);
         if (pick < 0)
@@ -88,48 +108,83 @@ void MetadataChartView::draw() {
             others << QString::fromStdString(m.key);
     }
     const int k = m_key->currentIndex();
-    QString note = !m_run              ? tr("No run loaded.")
-                   : m_numeric.empty() ? tr("No metadata key has numeric values in this run.")
-                                       : QString();
+    QString note = !m_run                ? tr("No run loaded.")
+                   : m_key->count() == 0 ? tr("No metadata key has numeric values in this run.")
+                                         : QString();
     if (!others.isEmpty())
         note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
                 tr("Not charted (values that are not numbers): %1.")
                     .arg(others.join(QStringLiteral(", ")));
-    if (k < 0 || k >= int(m_numeric.size())) {
+    if (k < 0 || m_x.empty()) {
         chart->setTitle(QString());
         m_note->setText(note);
         return;
     }
-    const NumericMetadata& n = m_numeric[size_t(k)];
-    const QString key = QString::fromStdString(n.key);
+    const QString key = m_key->itemText(k);
+    const std::string keyName = key.toStdString();
+    const NumericMetadata* n = nullptr;
+    for (const NumericMetadata& m : m_numeric)
+        n = m.key == keyName ? &m : n;
+    const RunSteps steps = RunSteps::of(*m_run);
+    // The Trainer's history, where it can be placed: on an axis of steps.
+    const auto logged = m_run->trainerHistory.find(keyName);
+    const bool history = steps.bySteps && logged != m_run->trainerHistory.end();
     chart->setTitle(tr("%1 over the steps").arg(key));
     auto* line = new QLineSeries;
     auto* points = new QScatterSeries;
     points->setMarkerSize(7);
-    double lo = 0, hi = 0;
+    // The axis spans every checkpoint, and the history where it goes further.
+    double lo = 0, hi = 0, xLo = m_x.front(), xHi = m_x.back();
     bool any = false;
     int nonFinite = 0;
-    for (size_t c = 0; c < n.values.size(); ++c) {
-        const auto& v = n.values[c];
+    const auto take = [&](double x, double v) {
+        lo = any ? std::min(lo, v) : v;
+        hi = any ? std::max(hi, v) : v;
+        xLo = std::min(xLo, x);
+        xHi = std::max(xHi, x);
+        any = true;
+    };
+    for (size_t c = 0; n && c < n->values.size(); ++c) {
+        const auto& v = n->values[c];
         if (!v)
             continue;
         if (!std::isfinite(*v)) {
-            ++nonFinite;
+            nonFinite += !history;
             continue;
         }
-        line->append(m_x[c], *v);
+        if (!history)
+            line->append(m_x[c], *v);
         points->append(m_x[c], *v);
-        lo = any ? std::min(lo, *v) : *v;
-        hi = any ? std::max(hi, *v) : *v;
-        any = true;
+        take(m_x[c], *v);
+    }
+    if (history) {
+        QList<QPointF> all;
+        all.reserve(qsizetype(logged->second.size()));
+        for (const auto& [step, v] : logged->second) {
+            if (!std::isfinite(v)) {
+                ++nonFinite;
+                continue;
+            }
+            all.append({double(step), v});
+            take(double(step), v);
+        }
+        std::stable_sort(all.begin(), all.end(),
+                         [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+        line->replace(thinLine(all));
+        // Dots that stand out on a dense line.
+        points->setColor(QColor(0xd9, 0x48, 0x0f));
+        points->setBorderColor(Qt::white);
+        points->setMarkerSize(9);
+        note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
+                tr("The line: %1 as logged at %2 (%3); the dots: the checkpoints.")
+                    .arg(key, QString::fromStdString(fmt::counted(all.size(), "step", "steps")),
+                         historySource(m_run->trainerHistoryFile));
     }
     if (nonFinite > 0)
         note +=
             (note.isEmpty() ? QString() : QStringLiteral(" ")) +
             tr("%n value(s) of %1 are NaN or infinite and not drawn.", nullptr, nonFinite).arg(key);
     m_note->setText(note);
-    const RunSteps steps = RunSteps::of(*m_run);
-    double xLo = m_x.front(), xHi = m_x.back();
     if (xHi == xLo)
         xHi = xLo + 1;
     const double pad = hi > lo ? (hi - lo) * 0.05 : (lo != 0 ? std::fabs(lo) * 0.1 : 1);
@@ -147,10 +202,9 @@ void MetadataChartView::draw() {
 }
 
 QString MetadataChartView::hoverText(size_t checkpoint) const {
-    const int k = m_key->currentIndex();
-    if (!m_run || k < 0 || k >= int(m_numeric.size()) || checkpoint >= m_x.size())
+    if (!m_run || m_key->currentIndex() < 0 || checkpoint >= m_x.size())
         return {};
-    const std::string& key = m_numeric[size_t(k)].key;
+    const std::string key = m_key->currentText().toStdString();
     QString where = RunSteps::of(*m_run).describe(*m_run, checkpoint);
     for (const MetadataSeries& m : m_text)
         if (m.key == key) {

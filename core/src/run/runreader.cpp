@@ -132,17 +132,23 @@ void readOwnTrainerState(RunCheckpoint& cp, std::vector<std::string>& warnings) 
 }
 
 // The run folder's trainer_state.json (the Trainer's last, holding the
-// whole history) gives each checkpoint the log values its own lacks.
+// whole history) gives each checkpoint the log values its own lacks, and
+// the run its history; the latest checkpoint's gives the history when it is
+// further on (a run still training, or a folder from an earlier run).
 void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
     std::set<uint64_t> steps;
     for (const RunCheckpoint& cp : run.checkpoints)
         if (cp.step)
             steps.insert(*cp.step);
+    std::optional<uint64_t> historyStep;
     for (const std::string& path : runSideFiles) {
         if (steps.empty() || std::filesystem::path(path).filename() != kTrainerStateName)
             continue;
         try {
-            const TrainerState state = readTrainerState(path, &steps);
+            TrainerState state = readTrainerState(path, &steps, true);
+            historyStep = state.globalStep.value_or(0);
+            run.trainerHistory = std::move(state.history);
+            run.trainerHistoryFile = path;
             for (RunCheckpoint& cp : run.checkpoints) {
                 const auto at = cp.step ? state.logAt.find(*cp.step) : state.logAt.end();
                 if (at == state.logAt.end())
@@ -155,6 +161,20 @@ void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
         } catch (const OpenError& e) {
             run.warnings.push_back(e.what());
         }
+    }
+    for (auto it = run.checkpoints.rbegin(); it != run.checkpoints.rend(); ++it) {
+        const std::string* own = sideFileNamed(it->sideFiles, kTrainerStateName);
+        if (!own || it->stepSource != StepSource::TrainerState)
+            continue;
+        if (!historyStep || *it->step > *historyStep) {
+            try { // read once already: a failure now is a file changed since
+                run.trainerHistory = readTrainerState(*own, nullptr, true).history;
+                run.trainerHistoryFile = *own;
+            } catch (const OpenError& e) {
+                run.warnings.push_back(e.what());
+            }
+        }
+        break; // the latest checkpoint with its own state
     }
 }
 

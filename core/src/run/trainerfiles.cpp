@@ -165,12 +165,13 @@ bool isTrainerLogKey(std::string_view key) {
            (startsWith(key, "eval_") && key.size() > 5);
 }
 
-TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>* steps) {
+TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>* steps,
+                              bool history) {
     TrainerState state;
     std::string top; // the top-level key being read
     // Only global_step and log_history are kept, and of log_history only
-    // the entries at the steps asked for: a long run's history never
-    // piles up in memory.
+    // the entries at the steps asked for (and, for a history, the numbers
+    // of the log keys): a long run's history never piles up as JSON.
     const json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
         if (event == json::parse_event_t::key && depth == 1) {
             top = parsed.get<std::string>();
@@ -189,6 +190,10 @@ TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>*
             steps ? steps->count(*at) > 0 : (!state.globalStep || *state.globalStep == *at);
         if (wanted)
             addLog(state.logAt[*at], parsed);
+        if (history)
+            for (const auto& [key, value] : parsed.items())
+                if (const auto v = isTrainerLogKey(key) ? numberOf(value) : std::nullopt)
+                    state.history[key].emplace_back(*at, *v);
         return false;
     };
     const json j = parseFile(path, readSmallFile(path, kTrainerStateMaxBytes), keep);

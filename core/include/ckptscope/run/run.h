@@ -46,10 +46,15 @@ struct RunCheckpoint {
 struct Run {
     std::optional<RunKind> kind; // nothing when no checkpoint was read
     std::vector<RunCheckpoint> checkpoints;
-    std::vector<SkippedPath> skipped;        // natural order of paths
-    std::vector<std::string> sideFiles;      // outside checkpoint folders
-    std::vector<std::string> warnings;       // "FILE: problem" (trainer_state.json, config.json)
-    std::optional<ModelConfig> modelConfig;  // the latest checkpoint's config.json, else the run's
+    std::vector<SkippedPath> skipped;       // natural order of paths
+    std::vector<std::string> sideFiles;     // outside checkpoint folders
+    std::vector<std::string> warnings;      // "FILE: problem" (trainer_state.json, config.json)
+    std::optional<ModelConfig> modelConfig; // the latest checkpoint's config.json, else the run's
+    // Everything the Trainer logged (loss at every logging step…), from the
+    // trainer_state.json furthest on: the run folder's or the latest
+    // checkpoint's, whichever global_step is higher (the run folder's on a tie).
+    TrainerHistory trainerHistory;
+    std::string trainerHistoryFile;          // the file it came from, or ""
     uint64_t cacheHits = 0, cacheMisses = 0; // checkpoints, not files
     uint64_t notCached = 0;                  // RunOptions::cacheOnly: checkpoints left out
 };

@@ -38,6 +38,8 @@ inline constexpr uint64_t kModelConfigMaxBytes = uint64_t(4) << 20;
 bool isTrainerLogKey(std::string_view key);
 
 using TrainerLog = std::vector<std::pair<std::string, double>>; // (key, value)
+// Every value logged under each log key: (step, value) in log_history's order.
+using TrainerHistory = std::map<std::string, std::vector<std::pair<uint64_t, double>>>;
 
 struct TrainerState {
     std::optional<uint64_t> globalStep;
@@ -46,12 +48,16 @@ struct TrainerState {
     // logged twice at one step keeps its first value.
     // NaN and ±Infinity (Python's json writes them bare) are read as such.
     std::map<uint64_t, TrainerLog> logAt;
+    TrainerHistory history; // filled when asked for
 };
 
 // Reads trainer_state.json, keeping the log_history entries at `steps`, or
-// at its own global_step when `steps` is null. Throws OpenError naming the
-// file and what is wrong (too large, not JSON, global_step not a step).
-TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>* steps = nullptr);
+// at its own global_step when `steps` is null, and with `history` every
+// logged value (the run's curves between its checkpoints). Throws OpenError
+// naming the file and what is wrong (too large, not JSON, global_step not a
+// step).
+TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>* steps = nullptr,
+                              bool history = false);
 
 // config.json of a transformers model: architectures[0], model_type, sizes
 // (from text_config when the top level lacks them, as in multimodal models;
