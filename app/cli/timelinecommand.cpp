@@ -39,7 +39,8 @@ device, inode, size, mtime, ctime and path; CKPTSCOPE_CACHE_MAX_BYTES caps
 its size (default 1 GiB, least recently used entries go first).
 )",
     {jsonOption("machine-readable output (series per tensor, metadata per\n"
-                "key, first checkpoint with NaN/Inf, cache hits and misses)"),
+                "key, the Trainer's whole log, first checkpoint with NaN/Inf,\n"
+                "cache hits and misses)"),
      tensorOption("only this tensor (repeatable)"),
      {"--no-cache", "", "neither read nor write the cache"}},
     "timeline needs at least one PATH (a folder or a checkpoint file)",

@@ -5,6 +5,7 @@
 
 #include "ckptscope/common/metadatanumber.h"
 
+#include <cmath>
 #include <filesystem>
 
 namespace cli {
@@ -82,6 +83,24 @@ void putTensorRun(ordered_json& out, const TimelineReport& r) {
                                    : ordered_json();
 }
 
+// Everything trainer_state.json logged, per key: steps and values side by
+// side (NaN and ±Infinity, which JSON lacks, as null); null without a state.
+ordered_json trainerHistoryJson(const Run& run) {
+    if (run.trainerHistoryFile.empty())
+        return nullptr;
+    ordered_json series = ordered_json::array();
+    for (const auto& [key, logged] : run.trainerHistory) {
+        ordered_json steps = ordered_json::array(), values = ordered_json::array();
+        for (const auto& [step, v] : logged) {
+            steps.push_back(step);
+            values.push_back(std::isfinite(v) ? ordered_json(v) : ordered_json());
+        }
+        series.push_back(
+            {{"key", key}, {"steps", std::move(steps)}, {"values", std::move(values)}});
+    }
+    return {{"file", run.trainerHistoryFile}, {"series", std::move(series)}};
+}
+
 void putGradientRun(ordered_json& out, const TimelineReport& r) {
     const Run& run = r.run;
     ordered_json nodes = ordered_json::array(), edges = ordered_json::array(),
@@ -127,6 +146,7 @@ ordered_json timelineJson(const TimelineReport& r) {
     out["side_files"] = run.sideFiles;
     out["warnings"] = run.warnings;
     out["model_config"] = run.modelConfig ? modelConfigJson(*run.modelConfig) : ordered_json();
+    out["trainer_history"] = trainerHistoryJson(run);
     if (gradient)
         putGradientRun(out, r);
     else

@@ -137,8 +137,8 @@ private Q_SLOTS:
             QVERIFY(!j.is_discarded());
             QCOMPARE(keys(j),
                      (std::vector<std::string>{"format", "checkpoints", "skipped", "side_files",
-                                               "warnings", "model_config", "tensors", "metadata",
-                                               "first_nonfinite", "cache"}));
+                                               "warnings", "model_config", "trainer_history",
+                                               "tensors", "metadata", "first_nonfinite", "cache"}));
             QVERIFY(jsonEq(j["side_files"], json::array()));
             QVERIFY(jsonEq(j["warnings"], json::array()));
             QVERIFY(j["model_config"].is_null());
@@ -240,6 +240,15 @@ private Q_SLOTS:
             QVERIFY(jsonEq(j["metadata"],
                            json::array({{{"key", "grad_norm"}, {"values", {0.5, nullptr}}},
                                         {{"key", "loss"}, {"values", {loss[0], loss[1]}}}})));
+            // The run folder's state is broken: the history is the latest
+            // checkpoint's, every key's steps and values side by side.
+            QVERIFY(jsonEq(
+                j["trainer_history"],
+                json(
+                    {{"file", at("checkpoint-20/trainer_state.json")},
+                     {"series",
+                      json::array({{{"key", "grad_norm"}, {"steps", {20}}, {"values", {nullptr}}},
+                                   {{"key", "loss"}, {"steps", {20}}, {"values", {loss[1]}}}})}})));
             QVERIFY(jsonEq(j["skipped"],
                            json::array({{{"path", at("checkpoint-10/pytorch_model.bin")},
                                          {"reason", "PyTorch pickle format: not read"}}})));
@@ -320,9 +329,11 @@ private Q_SLOTS:
             const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")});
             QCOMPARE(r.exitCode, 0);
             const json j = r.parsed();
-            QCOMPARE(keys(j), (std::vector<std::string>{"format", "checkpoints", "skipped",
-                                                        "side_files", "warnings", "model_config",
-                                                        "series", "optimizer_state", "cache"}));
+            QCOMPARE(keys(j),
+                     (std::vector<std::string>{"format", "checkpoints", "skipped", "side_files",
+                                               "warnings", "model_config", "trainer_history",
+                                               "series", "optimizer_state", "cache"}));
+            QVERIFY(j["trainer_history"].is_null());
             QCOMPARE(j["format"].get<std::string>(), std::string("gradient"));
             QCOMPARE(j["checkpoints"][0]["step"].get<int>(), 10);
             QCOMPARE(j["checkpoints"][0]["step_source"].get<std::string>(),
