@@ -1072,6 +1072,16 @@ private Q_SLOTS:
         c.save(str(b)); // a training job writing its next checkpoint
         QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
         QCOMPARE(w.tensorModel()->entry(1)->status, DiffStatus::Changed);
+        QCOMPARE(w.statusBar()->currentMessage(),
+                 QStringLiteral("live.oxck changed on disk; compared again."));
+        // Saved again (by rename, a new file at the path): still followed.
+        done.clear();
+        c.tensors[1].data[0] = 43.0f;
+        c.save(str(b));
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
+        float v = 0;
+        w.result()->b->readValues(1, 0, 1, &v);
+        QCOMPARE(v, 43.0f);
     }
 
     // A sharded model on side B: one of its shards rewritten in place (the
@@ -1097,6 +1107,9 @@ private Q_SLOTS:
             testsupport::stFile(f.shard2(), f.meta2));
         QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
         QVERIFY(w.result()->tensors->differs());
+        QCOMPARE(w.statusBar()->currentMessage(),
+                 QString::fromStdString(testsupport::ShardedFixture::shardName(2)) +
+                     QStringLiteral(" changed on disk; compared again."));
     }
 
     void dropChoosesCompare() {

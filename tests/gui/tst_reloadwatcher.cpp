@@ -1,7 +1,7 @@
 // ReloadWatcher: a change to any file a document reads (the one opened, or
 // a shard of a multi-file model) is reported once it settles, whether the
 // writer rewrites the file in place or renames a new one over it.
-#include "browser/reloadwatcher.h"
+#include "common/reloadwatcher.h"
 
 #include <QFile>
 #include <QSignalSpy>

@@ -9,7 +9,7 @@
 #include "browser/optimizerstateview.h"
 #include "browser/overviewpage.h"
 #include "browser/recentfiles.h"
-#include "browser/reloadwatcher.h"
+#include "common/reloadwatcher.h"
 #include "browser/runlauncher.h"
 #include "browser/startpage.h"
 #include "browser/tensordock.h"

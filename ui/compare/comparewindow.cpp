@@ -3,6 +3,7 @@
 #include "common/filelocation.h"
 #include "common/namecolumn.h"
 #include "common/notificationbar.h"
+#include "common/reloadwatcher.h"
 #include "common/rowheight.h"
 #include "common/tolerancevalidator.h"
 #include "common/valuewidth.h"
@@ -25,7 +26,6 @@
 
 #include <QCheckBox>
 #include <QFileInfo>
-#include <QFileSystemWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -59,18 +59,26 @@ std::string local(const QString& path) {
 
 CompareWindow::CompareWindow(QWidget* parent) : QMainWindow(parent) {
     setAttribute(Qt::WA_DeleteOnClose);
-    m_watcher = new QFileSystemWatcher(this);
-    m_reloadTimer = new QTimer(this);
-    m_reloadTimer->setSingleShot(true);
-    m_reloadTimer->setInterval(500); // a writer's burst of changes: compare once
     buildUi();
     resize(1300, 820);
     updateTitle();
 
     connect(m_notification, &NotificationBar::actionTriggered, this, &CompareWindow::recompare);
-    connect(m_watcher, &QFileSystemWatcher::fileChanged, m_reloadTimer,
-            qOverload<>(&QTimer::start));
-    connect(m_reloadTimer, &QTimer::timeout, this, &CompareWindow::recompare);
+    // A training job rewrites a side: compare again once it settles.
+    for (ReloadWatcher*& watch : m_watch) {
+        watch = new ReloadWatcher(this);
+        connect(watch, &ReloadWatcher::changed, this, [this](const QStringList& files) {
+            m_changedFiles << files;
+            recompare();
+        });
+        connect(watch, &ReloadWatcher::gone, this, [this](const QString& file) {
+            m_notification->showMessage(
+                NotificationBar::Kind::Error,
+                tr("%1 was deleted or moved; the comparison shows it as it was.")
+                    .arg(file.toHtmlEscaped()),
+                tr("Retry"));
+        });
+    }
 }
 
 CompareWindow::~CompareWindow() {
@@ -293,7 +301,8 @@ void CompareWindow::compare(const QString& pathA, const QString& pathB) {
     m_pathA = pathA;
     m_pathB = pathB;
     updateTitle();
-    watchFiles();
+    watchSides();
+    m_changedFiles.clear();
     recompare();
     m_keep = {}; // other files: open on their most changed tensor
 }
@@ -306,6 +315,10 @@ void CompareWindow::recompare() {
         m_keep.tensor = q(e->name);
     if (m_result)
         m_keep.page = m_tabs->currentWidget();
+    for (ReloadWatcher* watch : m_watch) { // the files as the comparison reads them
+        watch->rearm();
+        watch->loading();
+    }
     m_progress->setValue(0);
     m_progress->show();
     m_cancel->show();
@@ -398,24 +411,23 @@ void CompareWindow::updateTitle() {
     setWindowTitle(tr("%1 ↔ %2 — Ckptscope").arg(a, b));
 }
 
-void CompareWindow::watchFiles() {
-    if (!m_watcher->files().isEmpty())
-        m_watcher->removePaths(m_watcher->files());
-    QStringList files{m_pathA, m_pathB};
-    if (m_result) // and each shard of a multi-file model
-        for (const auto& doc : {m_result->a, m_result->b})
-            if (doc)
-                files << filelocation::localFiles(doc->sourceNames());
-    files.removeDuplicates();
-    for (const QString& p : files)
-        if (QFileInfo::exists(p))
-            m_watcher->addPath(p);
+void CompareWindow::watchSides() {
+    const QString paths[2] = {m_pathA, m_pathB};
+    for (int side = 0; side < 2; ++side) {
+        // Every shard of a model, from the result when it is of this file.
+        const auto& doc = !m_result ? nullptr : side == 0 ? m_result->a : m_result->b;
+        const bool shown = doc && doc->path() == local(paths[side]);
+        m_watch[side]->watch(paths[side],
+                             shown ? filelocation::localFiles(doc->sourceNames()) : QStringList());
+    }
 }
 
 void CompareWindow::showFailure(const QString& message) {
     m_progress->hide();
     m_cancel->hide();
     statusBar()->clearMessage();
+    m_changedFiles.clear();
+    watchSides(); // a writer still at work: compared again when it is done
     // Whatever was shown stays; the message says which side failed.
     m_notification->showMessage(NotificationBar::Kind::Error,
                                 tr("Could not compare: side %1").arg(message), tr("Retry"));
@@ -428,7 +440,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     statusBar()->clearMessage();
     m_notification->hide();
     m_result = std::move(result);
-    watchFiles();                   // a file replaced by rename leaves the watcher
+    watchSides();
     m_shownTolerance = m_tolerance; // the newest comparison is the one delivered
     const bool tensors = m_result->tensors.has_value();
     const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
@@ -498,6 +510,15 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
         showGradientPages(true);
         m_tensorListPanel->hide();
         m_tabs->setCurrentWidget(m_graphPage);
+    }
+    if (!m_changedFiles.isEmpty()) { // say why the view changed by itself
+        QStringList names;
+        for (const QString& f : m_changedFiles)
+            if (!names.contains(filelocation::displayName(f)))
+                names << filelocation::displayName(f);
+        statusBar()->showMessage(
+            tr("%1 changed on disk; compared again.").arg(names.join(QStringLiteral(", "))));
+        m_changedFiles.clear();
     }
     Q_EMIT comparisonFinished();
 }

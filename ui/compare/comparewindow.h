@@ -19,8 +19,8 @@ class CompareTensorModel;
 class CompareValuesModel;
 class HistogramView;
 class NotificationBar;
+class ReloadWatcher;
 class QCheckBox;
-class QFileSystemWatcher;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -122,7 +122,8 @@ private:
     void fitValuesWidth();
     void showDetail(int sourceRow, const CompareDetail& detail);
     void updateTitle();
-    void watchFiles();
+    // Each side's files (every shard of a model) watched for a writer.
+    void watchSides();
 
     QString m_pathA, m_pathB;
     std::shared_ptr<CompareResult> m_result;
@@ -180,8 +181,8 @@ private:
     QWidget* m_tensorListPanel;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
-    QFileSystemWatcher* m_watcher;
-    QTimer* m_reloadTimer;
+    ReloadWatcher* m_watch[2];  // sides A and B
+    QStringList m_changedFiles; // what made the comparison now running start
     CompareGraphPage* m_graphPage;
     CompareFieldsModel* m_fieldsModel;
     QTableView* m_fieldsView;

@@ -1,4 +1,4 @@
-#include "browser/reloadwatcher.h"
+#include "common/reloadwatcher.h"
 
 #include "common/filelocation.h"
 
