@@ -576,6 +576,28 @@ private Q_SLOTS:
         QVERIFY(w->run()->cacheHits >= 2); // the two seen before came from the cache
         QTRY_VERIFY(w->waitingFiles().empty());
     }
+
+    // A checkpoint rewritten in place (last.oxck, saved over at every
+    // step): the folder sees no file come or go, yet the run follows it.
+    void checkpointRewrittenInPlaceIsReadAgain() {
+        const QString dir = folder(QStringLiteral("inplace"));
+        writeStep(dir, 100, 1);
+        writeStep(dir, 200, 3);
+        RunWindow* w = openAndWait({dir});
+        QVERIFY(w);
+        QCOMPARE(w->run()->checkpoints[1].summary.tensors[0].stats.max, 3.0);
+        const QString staging = folder(QStringLiteral("inplace-next"));
+        writeStep(staging, 200, 7);
+        QFile source(staging + QStringLiteral("/ckpt_200.oxck"));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        QFile out(dir + QStringLiteral("/ckpt_200.oxck"));
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate)); // same inode
+        QCOMPARE(out.write(source.readAll()), source.size());
+        out.close();
+        QTRY_VERIFY_WITH_TIMEOUT(w->run()->checkpoints.size() == 2 &&
+                                     w->run()->checkpoints[1].summary.tensors[0].stats.max == 7.0,
+                                 20000);
+    }
 };
 
 QTEST_MAIN(TestRunWindow)

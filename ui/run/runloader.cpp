@@ -11,6 +11,7 @@
 #include <QFileSystemWatcher>
 #include <QTimer>
 
+#include <filesystem>
 #include <set>
 
 using namespace ckptscope;
@@ -161,11 +162,26 @@ void RunLoader::watch(const Result& result) {
     for (const std::string& f : result.waiting)
         if (QFileInfo(QFile::decodeName(f.c_str())).isFile())
             want.insert(QFileInfo(QFile::decodeName(f.c_str())).absoluteFilePath());
+    // Each checkpoint's files too: one rewritten in place (last.ckpt saved
+    // over) changes no folder; and the Trainer's states, rewritten so.
     // (Not every skipped file: a training log appended to every step must
     // not read the run again every second.)
-    for (const std::string& f : result.unreadable)
-        if (!isUrl(f)) // a server tells nothing of changes
+    const auto local = [&](const std::string& f) {
+        if (!isUrl(f))
             want.insert(QFileInfo(QFile::decodeName(f.c_str())).absoluteFilePath());
+    };
+    for (const RunCheckpoint& cp : result.run->checkpoints) {
+        for (const std::string& f : cp.files)
+            local(f);
+        for (const std::string& f : cp.sideFiles)
+            if (std::filesystem::path(f).filename() == kTrainerStateName)
+                local(f);
+    }
+    for (const std::string& f : result.run->sideFiles)
+        if (std::filesystem::path(f).filename() == kTrainerStateName)
+            local(f);
+    for (const std::string& f : result.unreadable)
+        local(f); // a server tells nothing of changes
     QStringList drop, add;
     for (const QString& w : m_watcher->directories() + m_watcher->files())
         if (!want.count(w))

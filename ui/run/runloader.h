@@ -20,7 +20,8 @@ class WriteSettle;
 // holds back the files a training job is still writing (WriteSettle: size
 // and ctime unchanged for a moment), shows what the cache holds at once
 // (preview) and then summarises the rest, and derives the series. The folders are watched, and so
-// are the files held back or failing to read: a change reads the run again after a short pause;
+// are the checkpoints' files (one may be rewritten in place), the Trainer's states and the files
+// held back or failing to read: a change reads the run again after a short pause;
 // files held back are looked at again once the moment has passed. One read at a time; a change
 // during a read reads again after it.
 class RunLoader : public QObject {
