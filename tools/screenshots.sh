@@ -61,6 +61,11 @@ XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/layer-profile.png" \
     --select layers.5.mlp.fc.weight --tab "Layer profile" --size 1400x860 "$run/run"
 XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/run-view.png" \
     --select layers.5.mlp.fc.weight --tab "Over steps" --size 1400x860 "$run/run"
+# The same as a Hugging Face Trainer writes it: the loss as logged at every
+# 10 steps (trainer_state.json), the checkpoints as dots.
+python3 tools/makerun.py "$run/trainer" --trainer
+XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/trainer-loss.png" \
+    --tab Metadata --size 1400x860 "$run/trainer"
 # Two checkpoints of that run compared: layer 5's drift stands out in the tree.
 XDG_CACHE_HOME="$run/cache" "$app" --compare --screenshot "$out/compare-view.png" \
     --size 1400x860 "$run/run/step_00500.oxck" "$run/run/step_01100.oxck"
