@@ -18,6 +18,8 @@
 #include <QValueAxis>
 #include <QXYSeries>
 
+#include <algorithm>
+
 using namespace ckptscope;
 using testsupport::str;
 
@@ -119,6 +121,18 @@ private Q_SLOTS:
         QVERIFY2(view.note()->text().contains(QStringLiteral(
                      "loss as logged at 30 steps (checkpoint-300/trainer_state.json)")),
                  qPrintable(view.note()->text()));
+        // The hover stops at every logged step: the spike between
+        // checkpoints reads as logged, a checkpoint as its own value.
+        const std::vector<double>& stops = view.hoverSteps();
+        QCOMPARE(stops.size(), logged.size()); // every checkpoint step was logged too
+        const auto stopAt = [&](double step) {
+            return size_t(std::find(stops.begin(), stops.end(), step) - stops.begin());
+        };
+        QCOMPARE(view.hoverAt(stopAt(170)),
+                 QStringLiteral("step 170 (no checkpoint)\nloss = 2.75 (logged)"));
+        QVERIFY2(view.hoverAt(stopAt(200)).contains(QStringLiteral("loss = 2")),
+                 qPrintable(view.hoverAt(stopAt(200))));
+        QCOMPARE(view.hoverAt(stopAt(200)), view.hoverText(1));
         // The x axis takes in the history before the first checkpoint.
         auto* x = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
         QVERIFY(x && x->min() <= 10 && x->max() >= 300);
@@ -132,6 +146,10 @@ private Q_SLOTS:
         QVERIFY2(view.hoverText(0).contains(QStringLiteral("step 100")) &&
                      !view.hoverText(0).contains(QLatin1Char('=')),
                  qPrintable(view.hoverText(0)));
+        QCOMPARE(view.hoverSteps(), (std::vector<double>{100, 150, 200, 300}));
+        QCOMPARE(view.hoverAt(1),
+                 QStringLiteral("step 150 (no checkpoint)\neval_bleu = 31.5 (logged)"));
+        QVERIFY(!view.hoverAt(0).contains(QLatin1Char('=')));
     }
 };
 

@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <map>
 
 using namespace ckptscope;
 
@@ -43,8 +44,8 @@ MetadataChartView::MetadataChartView(QWidget* parent)
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->chart()->legend()->hide();
     new ChartHover(
-        m_view, [this]() -> const std::vector<double>& { return m_x; },
-        [this](size_t c) { return hoverText(c); });
+        m_view, [this]() -> const std::vector<double>& { return m_hoverX; },
+        [this](size_t i) { return hoverAt(i); });
     m_key->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Key:")));
@@ -99,6 +100,12 @@ void MetadataChartView::draw() {
         chart->removeAxis(a);
         delete a;
     }
+    // The hover stops at the checkpoints unless a history is drawn.
+    m_hoverX = m_x;
+    m_hoverCheckpoint.resize(m_x.size());
+    for (size_t c = 0; c < m_x.size(); ++c)
+        m_hoverCheckpoint[c] = int(c);
+    m_hoverLogged.assign(m_x.size(), std::nullopt);
     QStringList others;
     for (const MetadataSeries& m : m_text) {
         bool numeric = false;
@@ -171,6 +178,23 @@ void MetadataChartView::draw() {
         std::stable_sort(all.begin(), all.end(),
                          [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
         line->replace(thinLine(all));
+        // The hover stops at every logged step too (its first value there).
+        std::map<double, std::pair<int, std::optional<double>>> stops;
+        for (size_t c = 0; c < m_x.size(); ++c)
+            stops[m_x[c]].first = int(c);
+        for (const QPointF& p : std::as_const(all)) {
+            auto [it, added] = stops.try_emplace(p.x(), -1, p.y());
+            if (!added && !it->second.second)
+                it->second.second = p.y();
+        }
+        m_hoverX.clear();
+        m_hoverCheckpoint.clear();
+        m_hoverLogged.clear();
+        for (const auto& [x, stop] : stops) {
+            m_hoverX.push_back(x);
+            m_hoverCheckpoint.push_back(stop.first);
+            m_hoverLogged.push_back(stop.second);
+        }
         // Dots that stand out on a dense line.
         points->setColor(QColor(0xd9, 0x48, 0x0f));
         points->setBorderColor(Qt::white);
@@ -214,4 +238,26 @@ QString MetadataChartView::hoverText(size_t checkpoint) const {
                      v ? QString::fromStdString(*v) : tr("(not in this checkpoint)"));
         }
     return where;
+}
+
+QString MetadataChartView::hoverAt(size_t i) const {
+    if (!m_run || i >= m_hoverX.size())
+        return {};
+    const QString key = m_key->currentText();
+    const int c = m_hoverCheckpoint[i];
+    const std::optional<double>& logged = m_hoverLogged[i];
+    const auto loggedText = [&] {
+        return tr("%1 = %2 (logged)").arg(key, QString::fromStdString(fmt::exact(*logged)));
+    };
+    if (c < 0)
+        return tr("step %1 (no checkpoint)")
+                   .arg(QString::fromStdString(fmt::grouped(uint64_t(m_hoverX[i])))) +
+               QLatin1Char('\n') + loggedText();
+    // A key the checkpoint lacks but the Trainer logged at its step.
+    bool held = false;
+    for (const MetadataSeries& m : m_text)
+        held = held || (m.key == key.toStdString() && m.values[size_t(c)]);
+    if (logged && !held)
+        return RunSteps::of(*m_run).describe(*m_run, size_t(c)) + QLatin1Char('\n') + loggedText();
+    return hoverText(size_t(c));
 }

@@ -5,6 +5,8 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 class QChart;
 class QChartView;
@@ -27,6 +29,10 @@ public:
     QLabel* note() const { return m_note; }
     // What hovering next to a checkpoint shows (the value as written).
     QString hoverText(size_t checkpoint) const;
+    // Where the hover stops: the checkpoints, and with a Trainer's history
+    // drawn each step it logged the key at; what it shows at the i-th.
+    const std::vector<double>& hoverSteps() const { return m_hoverX; }
+    QString hoverAt(size_t i) const;
 
 private:
     void draw();
@@ -35,6 +41,9 @@ private:
     std::vector<ckptscope::MetadataSeries> m_text;
     std::vector<ckptscope::NumericMetadata> m_numeric;
     std::vector<double> m_x;
+    std::vector<double> m_hoverX;
+    std::vector<int> m_hoverCheckpoint;               // -1: a logged step alone
+    std::vector<std::optional<double>> m_hoverLogged; // the history's value there
     QComboBox* m_key;
     QLabel* m_note;
     QChartView* m_view;
