@@ -1,9 +1,12 @@
-// The human-readable report of `timeline`: one line per checkpoint, then
-// what stands out (first NaN/Inf, tensors whose L2 norm grew most).
+// The human-readable report of `timeline`: one line per checkpoint, what
+// the Trainer logged, then what stands out (first NaN/Inf, tensors whose L2
+// norm grew most).
 #include "textformat.h"
 #include "timelinereport.h"
 
 #include "ckptscope/common/numberformat.h"
+
+#include <cmath>
 
 namespace cli {
 
@@ -88,6 +91,33 @@ std::string findings(const TimelineReport& r) {
     return out + table.render("    ");
 }
 
+// What the Trainer logged, a line per key: how often, the last value and
+// the extremes with their steps (a spike between checkpoints shows here).
+std::string trainerLogText(const Run& run) {
+    TextTable table({"key", "logged", "last", "lowest", "highest", "NaN/Inf"},
+                    {false, true, true, true, true, true});
+    const auto at = [](const std::pair<uint64_t, double>& e) {
+        return fmt::exact(e.second) + " at " + std::to_string(e.first);
+    };
+    for (const auto& [key, logged] : run.trainerHistory) {
+        const std::pair<uint64_t, double>*lo = nullptr, *hi = nullptr, *last = nullptr;
+        uint64_t nonFinite = 0;
+        for (const auto& e : logged) {
+            if (!std::isfinite(e.second)) {
+                ++nonFinite;
+                continue;
+            }
+            lo = !lo || e.second < lo->second ? &e : lo;
+            hi = !hi || e.second > hi->second ? &e : hi;
+            last = !last || e.first >= last->first ? &e : last;
+        }
+        table.addRow({printable(key), fmt::grouped(logged.size()), last ? at(*last) : "–",
+                      lo ? at(*lo) : "–", hi ? at(*hi) : "–",
+                      nonFinite ? fmt::grouped(nonFinite) : ""});
+    }
+    return table.render("  ");
+}
+
 } // namespace
 
 std::string timelineText(const TimelineReport& r) {
@@ -109,6 +139,9 @@ std::string timelineText(const TimelineReport& r) {
             out += " " + key + " " + printable(value) + ";";
         out.back() = '\n';
     }
+    if (!run.trainerHistoryFile.empty())
+        out += "\nLogged by the Trainer (" + printable(run.trainerHistoryFile) + "):\n" +
+               trainerLogText(run);
     if (!run.warnings.empty()) {
         out += "\nWarnings:\n";
         for (const std::string& w : run.warnings)
