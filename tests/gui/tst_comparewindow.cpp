@@ -1084,9 +1084,15 @@ private Q_SLOTS:
         QCOMPARE(v, 43.0f);
     }
 
-    // A sharded model on side B: one of its shards rewritten in place (the
-    // path compared is the index) is compared again.
+    // A sharded model on side B, given by its index or by its folder: one
+    // of its shards rewritten in place is compared again.
+    void shardOfASideRewrittenIsComparedAgain_data() {
+        QTest::addColumn<bool>("byFolder");
+        QTest::newRow("index") << false;
+        QTest::newRow("folder") << true;
+    }
     void shardOfASideRewrittenIsComparedAgain() {
+        QFETCH(bool, byFolder);
         QTemporaryDir dir;
         testsupport::ShardedFixture f;
         const QString single = QString::fromStdString(
@@ -1096,7 +1102,7 @@ private Q_SLOTS:
             QString::fromStdString(f.writeTo(str(dir.filePath(QStringLiteral("model")))));
         CompareWindow w;
         w.show();
-        w.compare(single, index);
+        w.compare(single, byFolder ? dir.filePath(QStringLiteral("model")) : index);
         QVERIFY(waitFinished(w));
         QVERIFY(!w.result()->tensors->differs());
         QSignalSpy done(&w, &CompareWindow::comparisonFinished);

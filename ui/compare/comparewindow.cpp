@@ -68,8 +68,8 @@ CompareWindow::CompareWindow(QWidget* parent) : QMainWindow(parent) {
     for (ReloadWatcher*& watch : m_watch) {
         watch = new ReloadWatcher(this);
         connect(watch, &ReloadWatcher::changed, this, [this](const QStringList& files) {
-            m_changedFiles << files;
-            recompare();
+            m_changedFiles << files; // with a change still being compared
+            startComparison();
         });
         connect(watch, &ReloadWatcher::gone, this, [this](const QString& file) {
             m_notification->showMessage(
@@ -308,8 +308,14 @@ void CompareWindow::compare(const QString& pathA, const QString& pathB) {
 }
 
 void CompareWindow::recompare() {
+    m_changedFiles.clear(); // asked for: no file change to report
+    startComparison();
+}
+
+void CompareWindow::startComparison() {
     if (m_pathA.isEmpty() || m_pathB.isEmpty())
         return;
+    m_comparing = {m_pathA, m_pathB};
     // The same pair again (reload, swap, tolerance): the same tensor and page.
     if (const TensorDiffEntry* e = m_tensorModel->entry(m_detailRow))
         m_keep.tensor = q(e->name);
@@ -350,6 +356,7 @@ void CompareWindow::cancel() {
         m_progress->hide();
         m_cancel->hide();
         statusBar()->showMessage(tr("Comparison cancelled"));
+        m_changedFiles.clear();
     }
 }
 
@@ -357,6 +364,7 @@ void CompareWindow::swapSides() {
     if (m_pathA.isEmpty())
         return;
     std::swap(m_pathA, m_pathB);
+    std::swap(m_watch[0], m_watch[1]); // each file's watch, and what it saw, goes along
     updateTitle();
     recompare();
 }
@@ -414,9 +422,10 @@ void CompareWindow::updateTitle() {
 void CompareWindow::watchSides() {
     const QString paths[2] = {m_pathA, m_pathB};
     for (int side = 0; side < 2; ++side) {
-        // Every shard of a model, from the result when it is of this file.
+        // Every shard of a model, from the result when it is of this path
+        // (a folder's document is its index).
         const auto& doc = !m_result ? nullptr : side == 0 ? m_result->a : m_result->b;
-        const bool shown = doc && doc->path() == local(paths[side]);
+        const bool shown = doc && m_compared[size_t(side)] == paths[side];
         m_watch[side]->watch(paths[side],
                              shown ? filelocation::localFiles(doc->sourceNames()) : QStringList());
     }
@@ -440,6 +449,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     statusBar()->clearMessage();
     m_notification->hide();
     m_result = std::move(result);
+    m_compared = m_comparing; // the newest comparison is the one delivered
     watchSides();
     m_shownTolerance = m_tolerance; // the newest comparison is the one delivered
     const bool tensors = m_result->tensors.has_value();

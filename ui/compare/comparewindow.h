@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 
+#include <array>
 #include <memory>
 
 struct CompareDetail;
@@ -124,6 +125,9 @@ private:
     void updateTitle();
     // Each side's files (every shard of a model) watched for a writer.
     void watchSides();
+    // Compares the two paths again (recompare without forgetting the files
+    // whose change started it).
+    void startComparison();
 
     QString m_pathA, m_pathB;
     std::shared_ptr<CompareResult> m_result;
@@ -183,6 +187,8 @@ private:
     QPushButton* m_cancel;
     ReloadWatcher* m_watch[2];  // sides A and B
     QStringList m_changedFiles; // what made the comparison now running start
+    // The paths of the comparison running, and of the one shown.
+    std::array<QString, 2> m_comparing, m_compared;
     CompareGraphPage* m_graphPage;
     CompareFieldsModel* m_fieldsModel;
     QTableView* m_fieldsView;
