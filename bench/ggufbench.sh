@@ -70,9 +70,10 @@ echo
 echo "| target | measured | reference | ratio | bar | verdict | CPU ours / reference |"
 echo "|---|---|---|---|---|---|---|"
 crow() { printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$@"; }
-crow "stats 1 GiB Q4_K" "$(ms "$q4k_s")" "cat $(ms "$q4k_cat")" "$(ratio "$q4k_s" "$q4k_cat")" "≤ 2.0" "$(verdict "$(ratio "$q4k_s" "$q4k_cat")" 2.0)" "$q4k_cpu"
+# The tables (no histogram) are context; the bars are read against --json.
+crow "stats 1 GiB Q4_K, table (context)" "$(ms "$q4k_s")" "cat $(ms "$q4k_cat")" "$(ratio "$q4k_s" "$q4k_cat")" "–" "–" "$q4k_cpu"
 crow "stats --json 1 GiB Q4_K" "$(ms "$q4kj_s")" "cat $(ms "$q4kj_cat")" "$(ratio "$q4kj_s" "$q4kj_cat")" "≤ 2.0" "$(verdict "$(ratio "$q4kj_s" "$q4kj_cat")" 2.0)" "$q4kj_cpu"
-crow "stats 1 GiB Q1_0" "$(ms "$q1_s")" "cat $(ms "$q1_cat")" "$(ratio "$q1_s" "$q1_cat")" "≤ 1.5" "$(verdict "$(ratio "$q1_s" "$q1_cat")" 1.5)" "$q1_cpu"
+crow "stats 1 GiB Q1_0, table (context)" "$(ms "$q1_s")" "cat $(ms "$q1_cat")" "$(ratio "$q1_s" "$q1_cat")" "–" "–" "$q1_cpu"
 crow "stats --json 1 GiB Q1_0" "$(ms "$q1j_s")" "cat $(ms "$q1j_cat")" "$(ratio "$q1j_s" "$q1j_cat")" "≤ 1.5" "$(verdict "$(ratio "$q1j_s" "$q1j_cat")" 1.5)" "$q1j_cpu"
 crow "diff f32 (1.0 GB) vs its Q4_K GGUF" "$(ms "$diff_s")" "cat A B $(ms "$diff_cat")" "$(ratio "$diff_s" "$diff_cat")" "≤ 1.5" "$(verdict "$(ratio "$diff_s" "$diff_cat")" 1.5)" "$diff_cpu"
 bench_exit

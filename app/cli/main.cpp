@@ -25,11 +25,12 @@ Commands:
   info FILE [--json]        header, metadata, tensors (OXCK, safetensors: with
                             each tensor's dtype) or graph summary
                             (gradient checkpoint), and every warning
-  stats FILE [--tensor NAME]... [--bins N] [--json | --csv]
+  stats FILE [--tensor NAME]... [--json [--bins N] | --csv]
                             per-tensor statistics over the stored values:
                             count, finite, NaN, +-Inf, zeros, min, max, mean,
-                            std (population), L2 norm, and an N-bin histogram
-                            (default 32) over the finite range. For gradient
+                            std (population), L2 norm; with --json also an
+                            N-bin histogram (default 32) over the finite
+                            range. For gradient
                             checkpoints, optimizer-state blobs whose length is
                             a multiple of 4 are read as f32 little-endian.
                             --csv: one row per tensor (the --json fields

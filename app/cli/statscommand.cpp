@@ -93,7 +93,7 @@ const CommandSpec kStats = {
      {"--csv", "",
       "one row per tensor (the --json fields but the histogram),\nRFC 4180, empty for null"}},
     {},
-    "FILE [--tensor NAME]... [--bins N] [--json | --csv]",
+    "FILE [--tensor NAME]... [--json [--bins N] | --csv]",
     kFileExitStatus,
 };
 

@@ -23,6 +23,37 @@
 using namespace ckptscope;
 using testsupport::str;
 
+namespace {
+
+// A Trainer run in `dir`: the loss logged every 10 steps to 300 (2.75 at
+// 170, between checkpoints), eval_bleu at 150 only, a checkpoint folder at
+// 100, 200 and 300 with its trainer_state.json; the loss as logged.
+std::vector<QPointF> writeTrainerRun(const QString& dir) {
+    std::string log;
+    std::vector<QPointF> logged;
+    for (int step = 10; step <= 300; step += 10) {
+        const double loss = step == 170 ? 2.75 : 3.0 - step / 200.0;
+        logged.emplace_back(step, loss);
+        log += (log.empty() ? "" : ", ") + std::string("{\"loss\": ") + std::to_string(loss) +
+               ", \"step\": " + std::to_string(step) + "}";
+        if (step == 150)
+            log += ", {\"eval_bleu\": 31.5, \"step\": 150}";
+        if (step % 100 != 0)
+            continue;
+        const std::string ck = str(dir) + "/checkpoint-" + std::to_string(step);
+        QDir().mkpath(QString::fromStdString(ck));
+        Checkpoint c;
+        c.addTensor({"w", {1}, {float(step)}});
+        c.save(ck + "/model.oxck");
+        testsupport::writeFile(QString::fromStdString(ck + "/trainer_state.json"),
+                               "{\"global_step\": " + std::to_string(step) +
+                                   ", \"log_history\": [" + log + "]}");
+    }
+    return logged;
+}
+
+} // namespace
+
 class TestMetadataChartView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -78,26 +109,7 @@ private Q_SLOTS:
     // checkpoints' values; a key logged between checkpoints only is listed.
     void trainerHistoryBetweenCheckpoints() {
         QTemporaryDir tmp;
-        std::string log;
-        std::vector<QPointF> logged;
-        for (int step = 10; step <= 300; step += 10) {
-            const double loss = step == 170 ? 2.75 : 3.0 - step / 200.0;
-            logged.emplace_back(step, loss);
-            log += (log.empty() ? "" : ", ") + std::string("{\"loss\": ") + std::to_string(loss) +
-                   ", \"step\": " + std::to_string(step) + "}";
-            if (step == 150)
-                log += ", {\"eval_bleu\": 31.5, \"step\": 150}";
-            if (step % 100 != 0)
-                continue;
-            const std::string dir = str(tmp.path()) + "/checkpoint-" + std::to_string(step);
-            QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
-            Checkpoint ck;
-            ck.addTensor({"w", {1}, {float(step)}});
-            ck.save(dir + "/model.oxck");
-            testsupport::writeFile(QString::fromStdString(dir + "/trainer_state.json"),
-                                   "{\"global_step\": " + std::to_string(step) +
-                                       ", \"log_history\": [" + log + "]}");
-        }
+        const std::vector<QPointF> logged = writeTrainerRun(tmp.path());
         RunOptions opt;
         opt.useCache = false;
         auto run = std::make_shared<const Run>(readRun({str(tmp.path())}, opt));
@@ -150,6 +162,47 @@ private Q_SLOTS:
         QCOMPARE(view.hoverAt(1),
                  QStringLiteral("step 150 (no checkpoint)\neval_bleu = 31.5 (logged)"));
         QVERIFY(!view.hoverAt(0).contains(QLatin1Char('=')));
+    }
+
+    // A final model beside the checkpoint folders has no step: the log is
+    // still drawn on its axis of steps, that model left out and said so;
+    // with no "loss", the first key is chosen, not none.
+    void historyWithAStepLessCheckpoint() {
+        QTemporaryDir tmp;
+        const std::vector<QPointF> logged = writeTrainerRun(tmp.path());
+        Checkpoint final;
+        final.setMetadata("eval_bleu", "n/a"); // text, but the key is charted from the log
+        final.addTensor({"w", {1}, {1.0f}});
+        final.save(str(tmp.path()) + "/final.oxck");
+        RunOptions opt;
+        opt.useCache = false;
+        auto run = std::make_shared<const Run>(readRun({str(tmp.path())}, opt));
+        QCOMPARE(run->checkpoints.size(), size_t(4));
+        QVERIFY(!run->checkpoints.back().step);
+        MetadataChartView view;
+        view.setRun(run);
+        QCOMPARE(view.keyChooser()->currentText(), QStringLiteral("loss"));
+        auto* line = qobject_cast<QXYSeries*>(view.chart()->series().value(0));
+        auto* dots = qobject_cast<QXYSeries*>(view.chart()->series().value(1));
+        QCOMPARE(line->count(), int(logged.size()));
+        QCOMPARE(dots->count(), 3);
+        QVERIFY2(view.note()->text().contains(
+                     QStringLiteral("Not on this axis of steps: 1 checkpoint without a step.")),
+                 qPrintable(view.note()->text()));
+        QVERIFY2(!view.note()->text().contains(QStringLiteral("Not charted")),
+                 qPrintable(view.note()->text()));
+        auto* x = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+        QCOMPARE(x->titleText(), QStringLiteral("step"));
+        QVERIFY(x->max() >= 300 && x->max() < 400);
+        QCOMPARE(view.hoverSteps().size(), logged.size());
+        // Only the history has keys (no checkpoint carries a log of its own).
+        Run bare = *run;
+        for (RunCheckpoint& c : bare.checkpoints)
+            c.trainerLog.clear();
+        bare.trainerHistory.erase("loss");
+        view.setRun(std::make_shared<const Run>(bare));
+        QCOMPARE(view.keyChooser()->currentIndex(), 0);
+        QCOMPARE(view.keyChooser()->currentText(), QStringLiteral("eval_bleu"));
     }
 };
 

@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace ckptscope;
 
@@ -84,7 +85,7 @@ void MetadataChartView::setRun(std::shared_ptr<const Run> run) {
         int pick = m_key->findText(keep);
         if (pick < 0)
             pick = m_key->findText(QStringLiteral("loss"));
-        m_key->setCurrentIndex(pick >= 0 ? pick : (m_numeric.empty() ? -1 : 0));
+        m_key->setCurrentIndex(pick >= 0 ? pick : (m_key->count() > 0 ? 0 : -1));
     }
     draw();
 }
@@ -111,7 +112,8 @@ void MetadataChartView::draw() {
         bool numeric = false;
         for (const NumericMetadata& n : m_numeric)
             numeric = numeric || n.key == m.key;
-        if (!numeric)
+        // (a key the Trainer logged is charted from its log)
+        if (!numeric && !(m_run && m_run->trainerHistory.count(m.key)))
             others << QString::fromStdString(m.key);
     }
     const int k = m_key->currentIndex();
@@ -133,15 +135,34 @@ void MetadataChartView::draw() {
     for (const NumericMetadata& m : m_numeric)
         n = m.key == keyName ? &m : n;
     const RunSteps steps = RunSteps::of(*m_run);
-    // The Trainer's history, where it can be placed: on an axis of steps.
+    // The Trainer's history goes on an axis of steps; there a checkpoint
+    // without a step (a final model beside the checkpoint folders) has no
+    // place and is left out, said so.
     const auto logged = m_run->trainerHistory.find(keyName);
-    const bool history = steps.bySteps && logged != m_run->trainerHistory.end();
+    const bool history = logged != m_run->trainerHistory.end();
+    std::vector<std::optional<double>> cx(m_x.size());
+    int unplaced = 0;
+    for (size_t c = 0; c < m_x.size(); ++c) {
+        const auto& step = m_run->checkpoints[c].step;
+        if (!history || steps.bySteps)
+            cx[c] = m_x[c];
+        else if (step)
+            cx[c] = double(*step);
+        else
+            ++unplaced;
+    }
     chart->setTitle(tr("%1 over the steps").arg(key));
     auto* line = new QLineSeries;
     auto* points = new QScatterSeries;
     points->setMarkerSize(7);
-    // The axis spans every checkpoint, and the history where it goes further.
-    double lo = 0, hi = 0, xLo = m_x.front(), xHi = m_x.back();
+    // The axis spans every checkpoint placed, and the history where it goes
+    // further.
+    double lo = 0, hi = 0, xLo = INFINITY, xHi = -INFINITY;
+    for (const auto& x : cx)
+        if (x) {
+            xLo = std::min(xLo, *x);
+            xHi = std::max(xHi, *x);
+        }
     bool any = false;
     int nonFinite = 0;
     const auto take = [&](double x, double v) {
@@ -153,16 +174,16 @@ void MetadataChartView::draw() {
     };
     for (size_t c = 0; n && c < n->values.size(); ++c) {
         const auto& v = n->values[c];
-        if (!v)
+        if (!v || !cx[c])
             continue;
         if (!std::isfinite(*v)) {
             nonFinite += !history;
             continue;
         }
         if (!history)
-            line->append(m_x[c], *v);
-        points->append(m_x[c], *v);
-        take(m_x[c], *v);
+            line->append(*cx[c], *v);
+        points->append(*cx[c], *v);
+        take(*cx[c], *v);
     }
     if (history) {
         QList<QPointF> all;
@@ -181,7 +202,8 @@ void MetadataChartView::draw() {
         // The hover stops at every logged step too (its first value there).
         std::map<double, std::pair<int, std::optional<double>>> stops;
         for (size_t c = 0; c < m_x.size(); ++c)
-            stops[m_x[c]].first = int(c);
+            if (cx[c])
+                stops[*cx[c]].first = int(c);
         for (const QPointF& p : std::as_const(all)) {
             auto [it, added] = stops.try_emplace(p.x(), -1, p.y());
             if (!added && !it->second.second)
@@ -199,21 +221,33 @@ void MetadataChartView::draw() {
         points->setColor(QColor(0xd9, 0x48, 0x0f));
         points->setBorderColor(Qt::white);
         points->setMarkerSize(9);
-        note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
-                tr("The line: %1 as logged at %2 (%3); the dots: the checkpoints.")
-                    .arg(key, QString::fromStdString(fmt::counted(all.size(), "step", "steps")),
-                         historySource(m_run->trainerHistoryFile));
+        std::set<double> loggedSteps;
+        for (const QPointF& p : std::as_const(all))
+            loggedSteps.insert(p.x());
+        note +=
+            (note.isEmpty() ? QString() : QStringLiteral(" ")) +
+            tr("The line: %1 as logged at %2 (%3); the dots: the checkpoints.")
+                .arg(key, QString::fromStdString(fmt::counted(loggedSteps.size(), "step", "steps")),
+                     historySource(m_run->trainerHistoryFile));
+        if (unplaced > 0)
+            note += QStringLiteral(" ") + tr("Not on this axis of steps: %1 without a step.")
+                                              .arg(QString::fromStdString(fmt::counted(
+                                                  unplaced, "checkpoint", "checkpoints")));
     }
     if (nonFinite > 0)
         note +=
             (note.isEmpty() ? QString() : QStringLiteral(" ")) +
             tr("%n value(s) of %1 are NaN or infinite and not drawn.", nullptr, nonFinite).arg(key);
     m_note->setText(note);
+    if (!(xLo <= xHi)) { // nothing placed
+        xLo = 0;
+        xHi = 1;
+    }
     if (xHi == xLo)
         xHi = xLo + 1;
     const double pad = hi > lo ? (hi - lo) * 0.05 : (lo != 0 ? std::fabs(lo) * 0.1 : 1);
     auto* xAxis = roundValueAxis(xLo, xHi);
-    xAxis->setTitleText(steps.title);
+    xAxis->setTitleText(history ? tr("step") : steps.title);
     auto* yAxis = roundValueAxis(lo - pad, hi + pad);
     yAxis->setTitleText(key);
     chart->addAxis(xAxis, Qt::AlignBottom);
