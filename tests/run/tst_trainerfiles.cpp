@@ -440,6 +440,41 @@ private Q_SLOTS:
         });
     }
 
+    // The Trainer's output folder: checkpoint folders, and the final model
+    // saved beside the run's trainer_state.json (save_model, save_state).
+    // That model has no step of its own: it takes the state's global_step
+    // and the log at it, so the run stays on an axis of steps.
+    void finalModelTakesTheRunStateStep() {
+        guarded([&] {
+            for (uint64_t step : {100, 200})
+                trainerCheckpoint(step);
+            writeModel(at("model.safetensors"), {{"w", {2}, {250.0f, -1.0f}}});
+            put("trainer_state.json", trainerState(250));
+            const Run run = readRun({str(m_run)}, options());
+            QCOMPARE(run.checkpoints.size(), size_t(3));
+            const RunCheckpoint& final = run.checkpoints.back();
+            QCOMPARE(final.name, std::string("model.safetensors"));
+            QCOMPARE(final.step, std::optional<uint64_t>(250));
+            QCOMPARE(final.stepSource, StepSource::TrainerState);
+            std::map<std::string, double> log(final.trainerLog.begin(), final.trainerLog.end());
+            QCOMPARE(log.at("loss"), lossAt(250));
+            QCOMPARE(log.at("learning_rate"), lrAt(250));
+            QVERIFY(run.warnings.empty());
+            // A checkpoint folder opened itself: its model, the state beside it.
+            const Run one = readRun({at("checkpoint-200")}, options());
+            QCOMPARE(one.checkpoints.size(), size_t(1));
+            QCOMPARE(one.checkpoints[0].step, std::optional<uint64_t>(200));
+            QCOMPARE(one.checkpoints[0].stepSource, StepSource::TrainerState);
+            // Two models beside the state: which one it is of is not known.
+            writeModel(at("other.safetensors"), {{"w", {2}, {1.0f, 2.0f}}});
+            const Run two = readRun({str(m_run)}, options());
+            QCOMPARE(two.checkpoints.size(), size_t(4));
+            for (const RunCheckpoint& cp : two.checkpoints)
+                if (cp.name != "checkpoint-100" && cp.name != "checkpoint-200")
+                    QVERIFY2(!cp.step, cp.name.c_str());
+        });
+    }
+
     void oversizedTrainerStateIsAWarning() {
         guarded([&] {
             QVERIFY(QDir().mkpath(qstr(at("checkpoint-5"))));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace ckptscope {
@@ -131,37 +132,76 @@ void readOwnTrainerState(RunCheckpoint& cp, std::vector<std::string>& warnings) 
     }
 }
 
+// The checkpoint whose files lie beside `state` (a trainer_state.json out
+// of any checkpoint folder) and that has no step of its own, when there is
+// exactly one: the model the Trainer saved with that state (save_model at
+// the end of training, or a checkpoint folder opened itself).
+RunCheckpoint* modelBeside(Run& run, const std::string& state) {
+    const std::filesystem::path folder = std::filesystem::path(state).parent_path();
+    RunCheckpoint* found = nullptr;
+    for (RunCheckpoint& cp : run.checkpoints) {
+        if (cp.step || cp.files.empty() ||
+            std::filesystem::path(cp.files.front()).parent_path() != folder)
+            continue;
+        if (found)
+            return nullptr; // two: which one the state is of is not known
+        found = &cp;
+    }
+    return found;
+}
+
 // The run folder's trainer_state.json (the Trainer's last, holding the
-// whole history) gives each checkpoint the log values its own lacks, and
-// the run its history; the latest checkpoint's gives the history when it is
-// further on (a run still training, or a folder from an earlier run).
+// whole history) gives the model saved beside it its step, each checkpoint
+// the log values its own lacks, and the run its history; the latest
+// checkpoint's gives the history when it is further on (a run still
+// training, or a folder from an earlier run).
 void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
-    std::set<uint64_t> steps;
-    for (const RunCheckpoint& cp : run.checkpoints)
-        if (cp.step)
-            steps.insert(*cp.step);
     std::optional<uint64_t> historyStep;
+    bool stepped = false;
     for (const std::string& path : runSideFiles) {
-        if (steps.empty() || std::filesystem::path(path).filename() != kTrainerStateName)
+        if (std::filesystem::path(path).filename() != kTrainerStateName)
+            continue;
+        RunCheckpoint* beside = modelBeside(run, path);
+        if (!beside && std::none_of(run.checkpoints.begin(), run.checkpoints.end(),
+                                    [](const RunCheckpoint& cp) { return cp.step.has_value(); }))
             continue;
         try {
-            TrainerState state = readTrainerState(path, &steps, true);
+            TrainerState state = readTrainerState(path, nullptr, true);
+            if (beside && state.globalStep) {
+                beside->step = state.globalStep;
+                beside->stepSource = StepSource::TrainerState;
+                stepped = true;
+            }
             historyStep = state.globalStep.value_or(0);
-            run.trainerHistory = std::move(state.history);
-            run.trainerHistoryFile = path;
+            // What was logged at each checkpoint's step, first value per key.
+            std::map<uint64_t, TrainerLog> logAt;
+            for (const RunCheckpoint& cp : run.checkpoints)
+                if (cp.step)
+                    logAt[*cp.step];
+            for (const auto& [key, values] : state.history)
+                for (const auto& [step, v] : values) {
+                    const auto at = logAt.find(step);
+                    if (at != logAt.end() &&
+                        std::none_of(at->second.begin(), at->second.end(),
+                                     [&](const auto& kv) { return kv.first == key; }))
+                        at->second.emplace_back(key, v);
+                }
             for (RunCheckpoint& cp : run.checkpoints) {
-                const auto at = cp.step ? state.logAt.find(*cp.step) : state.logAt.end();
-                if (at == state.logAt.end())
+                if (!cp.step)
                     continue;
-                for (const auto& entry : at->second) // (clang 14 captures no bindings)
+                for (const auto& entry : logAt[*cp.step]) // (clang 14 captures no bindings)
                     if (std::none_of(cp.trainerLog.begin(), cp.trainerLog.end(),
                                      [&](const auto& kv) { return kv.first == entry.first; }))
                         cp.trainerLog.emplace_back(entry.first, entry.second);
             }
+            run.trainerHistory = std::move(state.history);
+            run.trainerHistoryFile = path;
         } catch (const OpenError& e) {
             run.warnings.push_back(e.what());
         }
     }
+    if (stepped)
+        std::stable_sort(run.checkpoints.begin(), run.checkpoints.end(), checkpointBefore);
     for (auto it = run.checkpoints.rbegin(); it != run.checkpoints.rend(); ++it) {
         const std::string* own = sideFileNamed(it->sideFiles, kTrainerStateName);
         if (!own || it->stepSource != StepSource::TrainerState)
