@@ -78,6 +78,26 @@ private Q_SLOTS:
         QVERIFY(view.hoverText(0, 0).isEmpty());
     }
 
+    // Two checkpoints at one step (a final model saved at the last
+    // checkpoint's step) share its span, each a cell of its own, hovered
+    // and clicked apart.
+    void columnsAtOneStepShareItsSpan() {
+        HeatmapData d = sample();
+        d.colX = {0, 100, 200, 200};
+        HeatmapView view;
+        view.resize(800, 500);
+        view.setData(d);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QRect a = view.cellRect(0, 2), b = view.cellRect(0, 3);
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+        QVERIFY(std::abs(a.width() - b.width()) <= 1);
+        QVERIFY(std::abs(a.right() + 1 - b.left()) <= 1); // side by side
+        QVERIFY(std::abs(view.cellRect(0, 1).width() - (a.width() + b.width())) <= 2);
+        for (int c = 0; c < 4; ++c)
+            QCOMPARE(view.cellAt(view.cellRect(1, c).center()), std::make_pair(1, c));
+    }
+
     void roundTicksAndLogScale() {
         HeatmapView view;
         view.resize(900, 600);

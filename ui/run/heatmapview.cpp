@@ -99,15 +99,31 @@ QRect HeatmapView::barRect() const {
 }
 
 double HeatmapView::xEdge(int i) const {
+    // Edges halfway between distinct positions; checkpoints at one position
+    // (a final model saved at the last checkpoint's step) share its span in
+    // equal parts, each a column of its own.
     const auto& x = m_data.colX;
     const int n = int(x.size());
-    if (n == 1)
-        return x[0] + (i == 0 ? -0.5 : 0.5);
-    if (i == 0)
-        return x[0] - (x[1] - x[0]) / 2;
+    const int at = std::min(i, n - 1);
+    int first = at, last = at; // the columns at x[at]
+    while (first > 0 && x[size_t(first - 1)] == x[size_t(at)])
+        --first;
+    while (last + 1 < n && x[size_t(last + 1)] == x[size_t(at)])
+        ++last;
+    const double before = first > 0 ? x[size_t(first - 1)] : NAN,
+                 after = last + 1 < n ? x[size_t(last + 1)] : NAN, here = x[size_t(at)];
+    double lo = first > 0 ? (before + here) / 2 : NAN, hi = last + 1 < n ? (here + after) / 2 : NAN;
+    if (std::isnan(lo) && std::isnan(hi)) { // one position
+        lo = here - 0.5;
+        hi = here + 0.5;
+    } else if (std::isnan(lo)) {
+        lo = here - (hi - here);
+    } else if (std::isnan(hi)) {
+        hi = here + (here - lo);
+    }
     if (i == n)
-        return x[n - 1] + (x[n - 1] - x[n - 2]) / 2;
-    return (x[i - 1] + x[i]) / 2;
+        return hi;
+    return lo + (hi - lo) * double(i - first) / double(last - first + 1);
 }
 
 double HeatmapView::xToPixel(double x) const {

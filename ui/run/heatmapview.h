@@ -16,7 +16,8 @@ struct HeatmapData {
     int rows = 0, cols = 0;
     std::vector<std::optional<double>> values; // row-major: [row * cols + col]
     // Column positions on the x axis (ascending, e.g. steps): a cell spans
-    // halfway to its neighbours, so uneven steps keep their true spacing.
+    // halfway to its neighbours, so uneven steps keep their true spacing;
+    // columns at one position share its span.
     std::vector<double> colX;
     bool integerX = true; // x ticks on whole numbers only (steps)
     // Rows: labelled categories (layers), or equal slices of [yLo, yHi]

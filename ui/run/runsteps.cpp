@@ -9,7 +9,9 @@ RunSteps RunSteps::of(const Run& run) {
     s.bySteps = true;
     for (size_t c = 0; c < run.checkpoints.size(); ++c) {
         const auto& step = run.checkpoints[c].step;
-        s.bySteps = s.bySteps && step && (c == 0 || *step > *run.checkpoints[c - 1].step);
+        // Equal steps are allowed (a final model saved at the last
+        // checkpoint's step): heatmaps share the step's span between them.
+        s.bySteps = s.bySteps && step && (c == 0 || *step >= *run.checkpoints[c - 1].step);
     }
     for (size_t c = 0; c < run.checkpoints.size(); ++c)
         s.x.push_back(s.bySteps ? double(*run.checkpoints[c].step) : double(c));

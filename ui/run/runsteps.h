@@ -7,7 +7,7 @@
 #include <vector>
 
 // Where the run's checkpoints sit on an x axis: their steps when every
-// checkpoint has one and they strictly increase, else their positions in
+// checkpoint has one (in order; two may share one), else their positions in
 // step order. Shared by the run window's heatmaps and charts.
 struct RunSteps {
     std::vector<double> x;
