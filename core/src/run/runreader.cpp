@@ -178,14 +178,16 @@ void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
             for (const RunCheckpoint& cp : run.checkpoints)
                 if (cp.step)
                     logAt[*cp.step];
-            for (const auto& [key, values] : state.history)
-                for (const auto& [step, v] : values) {
+            for (const auto& logged : state.history) { // (clang 14 captures no bindings)
+                const std::string& key = logged.first;
+                for (const auto& [step, v] : logged.second) {
                     const auto at = logAt.find(step);
                     if (at != logAt.end() &&
                         std::none_of(at->second.begin(), at->second.end(),
                                      [&](const auto& kv) { return kv.first == key; }))
                         at->second.emplace_back(key, v);
                 }
+            }
             for (RunCheckpoint& cp : run.checkpoints) {
                 if (!cp.step)
                     continue;
