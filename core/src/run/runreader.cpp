@@ -166,28 +166,18 @@ void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
                                     [](const RunCheckpoint& cp) { return cp.step.has_value(); }))
             continue;
         try {
-            TrainerState state = readTrainerState(path, nullptr, true);
+            TrainerState state = readTrainerState(path, true);
             if (beside && state.globalStep) {
                 beside->step = state.globalStep;
                 beside->stepSource = StepSource::TrainerState;
                 stepped = true;
             }
             historyStep = state.globalStep.value_or(0);
-            // What was logged at each checkpoint's step, first value per key.
-            std::map<uint64_t, TrainerLog> logAt;
+            std::set<uint64_t> steps;
             for (const RunCheckpoint& cp : run.checkpoints)
                 if (cp.step)
-                    logAt[*cp.step];
-            for (const auto& logged : state.history) { // (clang 14 captures no bindings)
-                const std::string& key = logged.first;
-                for (const auto& [step, v] : logged.second) {
-                    const auto at = logAt.find(step);
-                    if (at != logAt.end() &&
-                        std::none_of(at->second.begin(), at->second.end(),
-                                     [&](const auto& kv) { return kv.first == key; }))
-                        at->second.emplace_back(key, v);
-                }
-            }
+                    steps.insert(*cp.step);
+            std::map<uint64_t, TrainerLog> logAt = logsAt(state.history, steps);
             for (RunCheckpoint& cp : run.checkpoints) {
                 if (!cp.step)
                     continue;
@@ -210,7 +200,7 @@ void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
             continue;
         if (!historyStep || *it->step > *historyStep) {
             try { // read once already: a failure now is a file changed since
-                run.trainerHistory = readTrainerState(*own, nullptr, true).history;
+                run.trainerHistory = readTrainerState(*own, true).history;
                 run.trainerHistoryFile = *own;
             } catch (const OpenError& e) {
                 run.warnings.push_back(e.what());

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -165,13 +166,12 @@ bool isTrainerLogKey(std::string_view key) {
            (startsWith(key, "eval_") && key.size() > 5);
 }
 
-TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>* steps,
-                              bool history) {
+TrainerState readTrainerState(const std::string& path, bool history) {
     TrainerState state;
     std::string top; // the top-level key being read
     // Only global_step and log_history are kept, and of log_history only
-    // the entries at the steps asked for (and, for a history, the numbers
-    // of the log keys): a long run's history never piles up as JSON.
+    // the entries at global_step (and, for a history, the numbers of the
+    // log keys): a long run's history never piles up as JSON.
     const json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
         if (event == json::parse_event_t::key && depth == 1) {
             top = parsed.get<std::string>();
@@ -186,9 +186,7 @@ TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>*
             return false;
         // global_step comes before log_history in the Trainer's sorted keys;
         // if it does not, the entry is kept and judged below.
-        const bool wanted =
-            steps ? steps->count(*at) > 0 : (!state.globalStep || *state.globalStep == *at);
-        if (wanted)
+        if (!state.globalStep || *state.globalStep == *at)
             addLog(state.logAt[*at], parsed);
         if (history)
             for (const auto& [key, value] : parsed.items())
@@ -199,9 +197,26 @@ TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>*
     const json j = parseFile(path, readSmallFile(path, kTrainerStateMaxBytes), keep);
     if (j.contains("global_step") && !state.globalStep)
         throw OpenError(path, "global_step is not a whole number ≥ 0");
-    if (!steps && state.globalStep)
+    if (state.globalStep)
         std::erase_if(state.logAt, [&](const auto& kv) { return kv.first != *state.globalStep; });
     return state;
+}
+
+std::map<uint64_t, TrainerLog> logsAt(const TrainerHistory& history,
+                                      const std::set<uint64_t>& steps) {
+    std::map<uint64_t, TrainerLog> out;
+    for (const auto& logged : history) { // (clang 14 captures no bindings)
+        const std::string& key = logged.first;
+        for (const auto& [step, v] : logged.second) {
+            if (!steps.count(step))
+                continue;
+            TrainerLog& log = out[step];
+            if (std::none_of(log.begin(), log.end(),
+                             [&](const auto& kv) { return kv.first == key; }))
+                log.emplace_back(key, v);
+        }
+    }
+    return out;
 }
 
 std::vector<std::pair<std::string, std::string>> ModelConfig::rows() const {

@@ -43,21 +43,26 @@ using TrainerHistory = std::map<std::string, std::vector<std::pair<uint64_t, dou
 
 struct TrainerState {
     std::optional<uint64_t> globalStep;
-    // The numeric values of the log keys of the kept log_history entries,
-    // by their `step` (keys in entry order, each entry's in key order); a key
-    // logged twice at one step keeps its first value.
+    // The numeric values of the log keys of the log_history entries at
+    // global_step (all entries when it is absent), by their `step` (keys in
+    // entry order, each entry's in key order); a key logged twice at one
+    // step keeps its first value.
     // NaN and ±Infinity (Python's json writes them bare) are read as such.
     std::map<uint64_t, TrainerLog> logAt;
     TrainerHistory history; // filled when asked for
 };
 
-// Reads trainer_state.json, keeping the log_history entries at `steps`, or
-// at its own global_step when `steps` is null, and with `history` every
-// logged value (the run's curves between its checkpoints). Throws OpenError
-// naming the file and what is wrong (too large, not JSON, global_step not a
-// step).
-TrainerState readTrainerState(const std::string& path, const std::set<uint64_t>* steps = nullptr,
-                              bool history = false);
+// Reads trainer_state.json, keeping the log_history entries at its own
+// global_step, and with `history` every logged value (the run's curves
+// between its checkpoints). Throws OpenError naming the file and what is
+// wrong (too large, not JSON, global_step not a step).
+TrainerState readTrainerState(const std::string& path, bool history = false);
+
+// What `history` logged at each of `steps` (those it logged anything at),
+// the first value of each key there: a run's state telling each checkpoint
+// what was logged at its step.
+std::map<uint64_t, TrainerLog> logsAt(const TrainerHistory& history,
+                                      const std::set<uint64_t>& steps);
 
 // config.json of a transformers model: architectures[0], model_type, sizes
 // (from text_config when the top level lacks them, as in multimodal models;
