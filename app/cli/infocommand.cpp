@@ -126,17 +126,14 @@ void printTensorFile(const Document& doc) {
         std::cout << "Format      OXCK version " << doc.version() << ", flags " << doc.flags()
                   << "\n";
     else if (gguf) {
-        // A split model (llama.cpp's gguf-split): the header facts are the
-        // first split's.
-        const std::string split = doc.isSharded()
-                                      ? " split model (" +
-                                            fmt::counted(doc.shards().size(), "split", "splits") +
-                                            "; the first's"
-                                      : "";
-        std::cout << "Format      GGUF version " << doc.version() << split
-                  << (split.empty() ? ", " : " ") << "alignment " << doc.alignment()
-                  << ", data from byte " << fmt::grouped(doc.dataStart())
-                  << (split.empty() ? "" : ")") << "\n";
+        const std::string header = "alignment " + std::to_string(doc.alignment()) +
+                                   ", data from byte " + fmt::grouped(doc.dataStart());
+        std::cout << "Format      GGUF version " << doc.version();
+        if (doc.isSharded()) // llama.cpp's gguf-split: the header is the first split's
+            std::cout << " split model (" << fmt::counted(doc.shards().size(), "split", "splits")
+                      << "; the first's " << header << ")\n";
+        else
+            std::cout << ", " << header << "\n";
         if (const std::string type = gguf::fileTypeText(doc.metadataRows()); !type.empty())
             std::cout << "File type   " << printable(type) << "\n";
     } else if (doc.isSharded())

@@ -8,14 +8,16 @@ QList<QPointF> thinLine(const QList<QPointF>& points, int buckets) {
     const double x0 = points.front().x(), span = points.back().x() - x0;
     if (!(span > 0))
         return points;
+    const auto bucketOf = [&](qsizetype i) {
+        return std::min(buckets - 1, int((points[i].x() - x0) / span * buckets));
+    };
     QList<QPointF> out;
     out.reserve(qsizetype(4) * buckets);
     qsizetype first = 0;
     while (first < points.size()) {
-        const int bucket = std::min(buckets - 1, int((points[first].x() - x0) / span * buckets));
+        const int bucket = bucketOf(first);
         qsizetype end = first, lo = first, hi = first;
-        while (end < points.size() &&
-               std::min(buckets - 1, int((points[end].x() - x0) / span * buckets)) == bucket) {
+        while (end < points.size() && bucketOf(end) == bucket) {
             if (points[end].y() < points[lo].y())
                 lo = end;
             if (points[end].y() > points[hi].y())

@@ -110,9 +110,9 @@ double HeatmapView::xEdge(int i) const {
         --first;
     while (last + 1 < n && x[size_t(last + 1)] == x[size_t(at)])
         ++last;
-    const double before = first > 0 ? x[size_t(first - 1)] : NAN,
-                 after = last + 1 < n ? x[size_t(last + 1)] : NAN, here = x[size_t(at)];
-    double lo = first > 0 ? (before + here) / 2 : NAN, hi = last + 1 < n ? (here + after) / 2 : NAN;
+    const double here = x[size_t(at)];
+    double lo = first > 0 ? (x[size_t(first - 1)] + here) / 2 : NAN,
+           hi = last + 1 < n ? (here + x[size_t(last + 1)]) / 2 : NAN;
     if (std::isnan(lo) && std::isnan(hi)) { // one position
         lo = here - 0.5;
         hi = here + 0.5;

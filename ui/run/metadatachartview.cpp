@@ -23,7 +23,6 @@
 
 #include <cmath>
 #include <map>
-#include <set>
 
 using namespace ckptscope;
 
@@ -144,7 +143,7 @@ void MetadataChartView::draw() {
     int unplaced = 0;
     for (size_t c = 0; c < m_x.size(); ++c) {
         const auto& step = m_run->checkpoints[c].step;
-        if (!history || steps.bySteps)
+        if (!history)
             cx[c] = m_x[c];
         else if (step)
             cx[c] = double(*step);
@@ -221,14 +220,13 @@ void MetadataChartView::draw() {
         points->setColor(QColor(0xd9, 0x48, 0x0f));
         points->setBorderColor(Qt::white);
         points->setMarkerSize(9);
-        std::set<double> loggedSteps;
-        for (const QPointF& p : std::as_const(all))
-            loggedSteps.insert(p.x());
-        note +=
-            (note.isEmpty() ? QString() : QStringLiteral(" ")) +
-            tr("The line: %1 as logged at %2 (%3); the dots: the checkpoints.")
-                .arg(key, QString::fromStdString(fmt::counted(loggedSteps.size(), "step", "steps")),
-                     historySource(m_run->trainerHistoryFile));
+        size_t loggedSteps = 0; // distinct: a key may be logged twice at one step
+        for (qsizetype i = 0; i < all.size(); ++i)
+            loggedSteps += i == 0 || all[i].x() != all[i - 1].x();
+        note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
+                tr("The line: %1 as logged at %2 (%3); the dots: the checkpoints.")
+                    .arg(key, QString::fromStdString(fmt::counted(loggedSteps, "step", "steps")),
+                         historySource(m_run->trainerHistoryFile));
         if (unplaced > 0)
             note += QStringLiteral(" ") + tr("Not on this axis of steps: %1 without a step.")
                                               .arg(QString::fromStdString(fmt::counted(

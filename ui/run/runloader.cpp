@@ -170,16 +170,17 @@ void RunLoader::watch(const Result& result) {
         if (!isUrl(f))
             want.insert(QFileInfo(QFile::decodeName(f.c_str())).absoluteFilePath());
     };
+    const auto states = [&](const std::vector<std::string>& sideFiles) {
+        for (const std::string& f : sideFiles)
+            if (std::filesystem::path(f).filename() == kTrainerStateName)
+                local(f);
+    };
     for (const RunCheckpoint& cp : result.run->checkpoints) {
         for (const std::string& f : cp.files)
             local(f);
-        for (const std::string& f : cp.sideFiles)
-            if (std::filesystem::path(f).filename() == kTrainerStateName)
-                local(f);
+        states(cp.sideFiles);
     }
-    for (const std::string& f : result.run->sideFiles)
-        if (std::filesystem::path(f).filename() == kTrainerStateName)
-            local(f);
+    states(result.run->sideFiles);
     for (const std::string& f : result.unreadable)
         local(f); // a server tells nothing of changes
     QStringList drop, add;
