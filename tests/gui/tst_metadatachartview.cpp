@@ -3,6 +3,7 @@
 // key, and nothing left over when the run goes.
 #include "testsupport.h"
 
+#include "common/charthover.h"
 #include "guisupport.h"
 #include "run/metadatachartview.h"
 
@@ -10,8 +11,10 @@
 
 #include <QCategoryAxis>
 #include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QTemporaryDir>
 #include <QTest>
@@ -50,6 +53,19 @@ std::vector<QPointF> writeTrainerRun(const QString& dir) {
                                    ", \"log_history\": [" + log + "]}");
     }
     return logged;
+}
+
+// What the hover shows with the mouse over (step, value) of the view's chart.
+QString hoverOver(MetadataChartView& view, double step, double value) {
+    auto* hover = view.findChild<ChartHover*>();
+    auto* chartView = view.findChild<QChartView*>();
+    QChart* chart = view.chart();
+    // (kept a pixel inside the plot: the last step lies on its edge)
+    const QRectF plot = chart->plotArea().adjusted(1, 1, -1, -1);
+    const QPointF at = chart->mapToPosition({step, value}, chart->series().value(0));
+    const QPointF inside(std::clamp(at.x(), plot.left(), plot.right()),
+                         std::clamp(at.y(), plot.top(), plot.bottom()));
+    return hover->text(chartView->mapFromScene(chart->mapToScene(inside)));
 }
 
 } // namespace
@@ -162,6 +178,55 @@ private Q_SLOTS:
         QCOMPARE(view.hoverAt(1),
                  QStringLiteral("step 150 (no checkpoint)\neval_bleu = 31.5 (logged)"));
         QVERIFY(!view.hoverAt(0).contains(QLatin1Char('=')));
+    }
+
+    // Two checkpoints saved at one step (a final model beside the run's
+    // trainer_state.json takes its global_step): the hover there names both,
+    // with the Trainer's log drawn and without.
+    void checkpointsAtOneStepBothHovered() {
+        QTemporaryDir tmp;
+        writeTrainerRun(tmp.path());
+        QFile::copy(tmp.path() + QStringLiteral("/checkpoint-300/trainer_state.json"),
+                    tmp.path() + QStringLiteral("/trainer_state.json"));
+        Checkpoint final;
+        final.setMetadata("eval_bleu", "33.25");
+        final.addTensor({"w", {1}, {1.0f}});
+        final.save(str(tmp.path()) + "/model.oxck");
+        RunOptions opt;
+        opt.useCache = false;
+        auto run = std::make_shared<const Run>(readRun({str(tmp.path())}, opt));
+        QCOMPARE(run->checkpoints.size(), size_t(4));
+        QCOMPARE(run->checkpoints[2].step, std::optional<uint64_t>(300));
+        QCOMPARE(run->checkpoints[3].step, std::optional<uint64_t>(300));
+        MetadataChartView view;
+        view.resize(800, 500);
+        view.setRun(run);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // The log drawn (loss): both checkpoints at 300.
+        QCOMPARE(view.keyChooser()->currentText(), QStringLiteral("loss"));
+        QString shown = hoverOver(view, 300, 1.5);
+        QVERIFY2(shown.contains(QStringLiteral("checkpoint-300")) &&
+                     shown.contains(QStringLiteral("model.oxck")),
+                 qPrintable(shown));
+        QCOMPARE(shown, view.hoverAt(view.hoverSteps().size() - 2) + QStringLiteral("\n\n") +
+                            view.hoverAt(view.hoverSteps().size() - 1));
+        // A step with one checkpoint names it alone.
+        shown = hoverOver(view, 200, 2.0);
+        QVERIFY2(shown.contains(QStringLiteral("checkpoint-200")) &&
+                     !shown.contains(QStringLiteral("model.oxck")),
+                 qPrintable(shown));
+        // No log of the key (eval_bleu is logged at 150 only, but the final
+        // model has its own): the checkpoints' values, both at 300.
+        Run bare = *run;
+        bare.trainerHistory.clear();
+        view.setRun(std::make_shared<const Run>(bare));
+        view.setKey(QStringLiteral("eval_bleu"));
+        shown = hoverOver(view, 300, 33.25);
+        QVERIFY2(shown.contains(QStringLiteral("model.oxck")) &&
+                     shown.contains(QStringLiteral("eval_bleu = 33.25")) &&
+                     shown.contains(QStringLiteral("checkpoint-300")),
+                 qPrintable(shown));
     }
 
     // A final model beside the checkpoint folders has no step: the log is

@@ -4,6 +4,7 @@
 #include <QChartView>
 #include <QHelpEvent>
 #include <QMouseEvent>
+#include <QStringList>
 #include <QToolTip>
 
 #include <cmath>
@@ -32,6 +33,18 @@ int ChartHover::nearest(const QPoint& viewportPos) const {
     return int(best);
 }
 
+QString ChartHover::text(const QPoint& viewportPos) const {
+    const int c = nearest(viewportPos);
+    if (c < 0)
+        return {};
+    const std::vector<double>& xs = m_xs();
+    QStringList texts;
+    for (size_t i = 0; i < xs.size(); ++i)
+        if (xs[i] == xs[size_t(c)])
+            texts << m_text(i);
+    return texts.join(QStringLiteral("\n\n"));
+}
+
 bool ChartHover::eventFilter(QObject* watched, QEvent* event) {
     // The viewport's last events (hide, destroy) come while the view itself
     // is being destroyed: nothing of it is called before the event is one
@@ -51,10 +64,10 @@ bool ChartHover::eventFilter(QObject* watched, QEvent* event) {
     } else {
         return false;
     }
-    const int c = nearest(pos);
-    if (c < 0)
+    const QString shown = text(pos);
+    if (shown.isEmpty())
         QToolTip::hideText();
     else
-        QToolTip::showText(global, m_text(size_t(c)), m_view);
+        QToolTip::showText(global, shown, m_view);
     return event->type() == QEvent::ToolTip; // the scene would hide the text
 }

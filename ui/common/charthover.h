@@ -9,7 +9,8 @@
 class QChartView;
 
 // Hover for a chart over a run's checkpoints: the mouse over the plot area
-// shows the text of the checkpoint nearest on the x axis. Installed on the
+// shows the text of the checkpoint nearest on the x axis, and of every other
+// at the same x (two checkpoints saved at one step). Installed on the
 // view's viewport; it also answers the viewport's tooltip event, which the
 // graphics scene would otherwise answer by hiding the text (no item has a
 // tooltip of its own).
@@ -21,6 +22,8 @@ public:
 
     // The checkpoint nearest to a viewport point, or -1 outside the plot.
     int nearest(const QPoint& viewportPos) const;
+    // What the hover shows at a viewport point (empty outside the plot).
+    QString text(const QPoint& viewportPos) const;
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

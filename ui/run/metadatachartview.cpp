@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace ckptscope;
 
@@ -198,23 +199,39 @@ void MetadataChartView::draw() {
         std::stable_sort(all.begin(), all.end(),
                          [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
         line->replace(thinLine(all));
-        // The hover stops at every logged step too (its first value there).
-        std::map<double, std::pair<int, std::optional<double>>> stops;
+        // The hover stops at each checkpoint placed and at every other
+        // logged step, with the first value logged there.
+        std::map<double, double> firstLogged;
+        for (const QPointF& p : std::as_const(all))
+            firstLogged.try_emplace(p.x(), p.y());
+        struct Stop {
+            double x;
+            int checkpoint;
+            std::optional<double> logged;
+        };
+        std::vector<Stop> stops;
         for (size_t c = 0; c < m_x.size(); ++c)
-            if (cx[c])
-                stops[*cx[c]].first = int(c);
-        for (const QPointF& p : std::as_const(all)) {
-            auto [it, added] = stops.try_emplace(p.x(), -1, p.y());
-            if (!added && !it->second.second)
-                it->second.second = p.y();
-        }
+            if (cx[c]) {
+                const auto f = firstLogged.find(*cx[c]);
+                stops.push_back({*cx[c], int(c),
+                                 f == firstLogged.end() ? std::nullopt : std::optional(f->second)});
+            }
+        std::set<double> placed;
+        for (const auto& x : cx)
+            if (x)
+                placed.insert(*x);
+        for (const auto& [x, v] : firstLogged)
+            if (!placed.count(x))
+                stops.push_back({x, -1, v});
+        std::stable_sort(stops.begin(), stops.end(),
+                         [](const Stop& a, const Stop& b) { return a.x < b.x; });
         m_hoverX.clear();
         m_hoverCheckpoint.clear();
         m_hoverLogged.clear();
-        for (const auto& [x, stop] : stops) {
-            m_hoverX.push_back(x);
-            m_hoverCheckpoint.push_back(stop.first);
-            m_hoverLogged.push_back(stop.second);
+        for (const Stop& stop : stops) {
+            m_hoverX.push_back(stop.x);
+            m_hoverCheckpoint.push_back(stop.checkpoint);
+            m_hoverLogged.push_back(stop.logged);
         }
         // Dots that stand out on a dense line.
         points->setColor(QColor(0xd9, 0x48, 0x0f));

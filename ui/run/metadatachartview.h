@@ -30,7 +30,9 @@ public:
     // What hovering next to a checkpoint shows (the value as written).
     QString hoverText(size_t checkpoint) const;
     // Where the hover stops: the checkpoints, and with a Trainer's history
-    // drawn each step it logged the key at; what it shows at the i-th.
+    // drawn each step it logged the key at (in step order; checkpoints at one
+    // step stop there each, and the hover shows them all); what it shows at
+    // the i-th.
     const std::vector<double>& hoverSteps() const { return m_hoverX; }
     QString hoverAt(size_t i) const;
 
