@@ -124,6 +124,8 @@ private Q_SLOTS:
         constexpr uint64_t u64hi = std::numeric_limits<uint64_t>::max();
         const std::vector<int32_t> four = {i32lo, i32hi, 0, -1};
         const std::vector<int64_t> wide = {i64lo, i64hi, 3};
+        // Squares past 2^63 (a u32 squared needs all 64 bits, unsigned).
+        const std::vector<uint32_t> u32s = {0xFFFFFFFFu, 0xC0000000u, 7};
         const std::string path = str(m_dir.filePath(QStringLiteral("ints.safetensors")));
         testsupport::writeFile(
             QString::fromStdString(path),
@@ -131,12 +133,13 @@ private Q_SLOTS:
                                  {"four", "I32", {4}, leBytes(four)},
                                  {"u64", "U64", {3}, leBytes<uint64_t>({0, u64hi, 5})},
                                  {"i64", "I64", {3}, leBytes(wide)},
-                                 {"i8", "I8", {3}, leBytes<int8_t>({-128, 127, 3})}}));
+                                 {"i8", "I8", {3}, leBytes<int8_t>({-128, 127, 3})},
+                                 {"u32", "U32", {3}, leBytes(u32s)}}));
         const auto doc = Document::open(path);
         StatsOptions o;
         o.bins = 4;
         const auto at = [&](size_t i) { return computeTensorStats(*doc, i, o).stats; };
-        const TensorStats one = at(0), f = at(1), u = at(2), w = at(3), b = at(4);
+        const TensorStats one = at(0), f = at(1), u = at(2), w = at(3), b = at(4), u32 = at(5);
         const auto exact = [](int64_t v) {
             return StoredInteger{v < 0, v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v)};
         };
@@ -163,6 +166,17 @@ private Q_SLOTS:
         QCOMPARE(*w.mean, 2.0 / 3.0); // the sum is 2 exactly
         QCOMPARE(*u.mean, (double(u64hi) + 5.0) / 3.0);
         QVERIFY(b.intMin == exact(-128) && b.intMax == exact(127));
+        long double u32Sum = 0, u32Sq = 0;
+        for (uint32_t v : u32s) {
+            u32Sum += v;
+            u32Sq += static_cast<long double>(v) * v;
+        }
+        const long double u32Mean = u32Sum / 3;
+        const long double u32Var = u32Sq / 3 - u32Mean * u32Mean;
+        QVERIFY2(std::fabs(u32.l2 - double(std::sqrt(u32Sq))) <= 1e-15 * u32.l2,
+                 qPrintable(QString::number(u32.l2)));
+        QVERIFY2(std::fabs(*u32.std - double(std::sqrt(u32Var))) <= 1e-12 * *u32.std,
+                 qPrintable(QString::number(*u32.std)));
     }
 
     // F64 at the top of the double range: the squares and hi - lo overflow,

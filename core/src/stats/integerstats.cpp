@@ -101,7 +101,8 @@ template <typename T> T load(const uint8_t* p) {
 }
 
 // One block of n elements of type T. Up to 32 bits a block's sums fit in
-// 64 and 128 bits (2^16 × 2^62); 64-bit values go through 128/256 bits.
+// 64 and 128 bits (2^16 × 2^64: a u32's square needs all 64 bits, unsigned);
+// 64-bit values go through 128/256 bits.
 template <typename T> void scanBlock(const uint8_t* raw, uint64_t n, Sums& s) {
     T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
     uint64_t zeros = 0;
@@ -115,7 +116,8 @@ template <typename T> void scanBlock(const uint8_t* raw, uint64_t n, Sums& s) {
             zeros += v == 0;
             const int64_t x = v;
             sum += x;
-            sumSq += uint64_t(x * x);
+            const uint64_t m = uint64_t(x < 0 ? -x : x);
+            sumSq += m * m;
         }
         s.sum += sum;
         s.sumSq.add(U256::of(sumSq));
