@@ -28,9 +28,10 @@ Commands:
   stats FILE [--tensor NAME]... [--json [--bins N] | --csv]
                             per-tensor statistics over the stored values:
                             count, finite, NaN, +-Inf, zeros, min, max, mean,
-                            std (population), L2 norm; with --json also an
-                            N-bin histogram (default 32) over the finite
-                            range. For gradient
+                            std (population), L2 norm (min and max as
+                            stored: whole integers, floats to the last
+                            digit); with --json also an N-bin histogram
+                            (default 32) over the finite range. For gradient
                             checkpoints, optimizer-state blobs whose length is
                             a multiple of 4 are read as f32 little-endian.
                             --csv: one row per tensor (the --json fields
@@ -41,9 +42,11 @@ Commands:
                             or raw little-endian bytes; -o - writes to
                             standard output and needs --format
   convert IN OUT [--shard-size SIZE]
-                            OXCK -> OUT.safetensors or OUT.npz; safetensors
-                            -> OUT.oxck (values converted to f32); the
-                            format from OUT's extension; a sharded model ->
+                            OXCK or GGUF -> OUT.safetensors or OUT.npz;
+                            safetensors or GGUF -> OUT.oxck (values converted
+                            to f32; GGUF block types dequantized, F16 and BF16
+                            kept in safetensors); the format from OUT's
+                            extension; a sharded model or GGUF split ->
                             one OUT.safetensors, or with --shard-size Hugging
                             Face shards and their index
   layout FILE [--json]      layered drawing of a gradient checkpoint's graph:
@@ -102,7 +105,8 @@ Options:
                 that command's usage and options
   --version     the version
 
-Exit status of info, stats, layout, graph, render and generate: 0 success,
+Exit status of info, stats, layout, graph, render, export, convert and
+generate: 0 success,
 1 the file is invalid or unreadable (message on stderr as "FILE: error: ..."),
 2 usage error.
 Exit status of diff (as diff, cmp and h5diff): 0 no differences, 1 anything

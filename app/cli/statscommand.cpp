@@ -26,7 +26,8 @@ namespace {
 struct Target {
     std::string name;
     std::function<StatsResult(const StatsOptions&)> compute;
-    size_t tensor = 0; // the tensor's index, in a file of tensors
+    size_t tensor = 0;     // the tensor's index, in a file of tensors
+    bool f32Values = true; // every value a float32 (extremeText)
 };
 
 std::vector<Target> targets(const Document& doc, const std::vector<std::string>& names) {
@@ -37,7 +38,7 @@ std::vector<Target> targets(const Document& doc, const std::vector<std::string>&
                            [&doc, i](const StatsOptions& options) {
                                return computeTensorStats(doc, i, options);
                            },
-                           i});
+                           i, exactInF32(doc.tensors()[i].dtype)});
     } else {
         for (const auto& [name, bytes] : doc.gradient()->optimizerState) {
             if (bytes.size() % 4 != 0)
@@ -58,6 +59,9 @@ std::vector<Target> targets(const Document& doc, const std::vector<std::string>&
         return all;
     std::vector<Target> chosen;
     for (const std::string& want : names) {
+        if (std::any_of(chosen.begin(), chosen.end(),
+                        [&](const Target& t) { return t.name == want; }))
+            continue; // named twice: one row
         auto it =
             std::find_if(all.begin(), all.end(), [&](const Target& t) { return t.name == want; });
         if (it == all.end())
@@ -155,9 +159,9 @@ int runStats(const std::vector<std::string>& args) {
         }
         const TensorStats& s = r.stats;
         table.addRow({t.name, fmt::grouped(s.count), fmt::grouped(s.finite), fmt::grouped(s.nan),
-                      fmt::grouped(s.posInf + s.negInf), fmt::grouped(s.zeros), fmt::display(s.min),
-                      fmt::display(s.max), fmt::figure(s.mean), fmt::figure(s.std),
-                      fmt::figure(s.l2)});
+                      fmt::grouped(s.posInf + s.negInf), fmt::grouped(s.zeros),
+                      extremeText(s, false, t.f32Values), extremeText(s, true, t.f32Values),
+                      fmt::figure(s.mean), fmt::figure(s.std), fmt::figure(s.l2)});
     }
     if (json) {
         ordered_json out;

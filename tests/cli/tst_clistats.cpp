@@ -356,7 +356,9 @@ void TestCliStats::statsExactNumbersImpl() {
                                    {"u64", "U64", {2}, leBytes<uint64_t>({u64hi, 1})},
                                    {"i64", "I64", {2}, leBytes<int64_t>({i64lo, 0})},
                                    {"f32", "F32", {2}, leBytes<float>({1.5f, -2.0f})},
-                                   {"f64", "F64", {3}, leBytes<double>({-mx, 0, mx})}}));
+                                   {"f64", "F64", {3}, leBytes<double>({-mx, 0, mx})},
+                                   {"f32b", "F32", {2}, leBytes<float>({-0.080078125f, 0.1f})},
+                                   {"f64b", "F64", {2}, leBytes<double>({0.1234567891234, 2})}}));
     const Run r = runCli({QStringLiteral("stats"), path, QStringLiteral("--json"),
                           QStringLiteral("--bins"), QStringLiteral("4")});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
@@ -387,6 +389,25 @@ void TestCliStats::statsExactNumbersImpl() {
     QCOMPARE(rows.size(), 2);
     QVERIFY2(rows[1].endsWith(QStringLiteral("overflows double")), qPrintable(rows[1]));
     QVERIFY2(!rows[1].contains(QStringLiteral("inf")), qPrintable(rows[1]));
+    // The table's min and max are the stored values, not rounded to 7
+    // digits: integers whole, floats as the shortest text that reads back
+    // in the tensor's precision. A tensor named twice is one row.
+    const Run table =
+        runCli({QStringLiteral("stats"), path, QStringLiteral("--tensor"), QStringLiteral("i64"),
+                QStringLiteral("--tensor"), QStringLiteral("u64"), QStringLiteral("--tensor"),
+                QStringLiteral("f32b"), QStringLiteral("--tensor"), QStringLiteral("f64b"),
+                QStringLiteral("--tensor"), QStringLiteral("i64")});
+    QVERIFY2(table.exitCode == 0, qPrintable(describe(table)));
+    const QStringList cells = lines(table.outText());
+    QCOMPARE(cells.size(), 5);
+    const auto minMax = [&](int row) {
+        const QStringList c = cells[row].split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        return c.mid(6, 2);
+    };
+    QCOMPARE(minMax(1), (QStringList{QStringLiteral("-9223372036854775808"), QStringLiteral("0")}));
+    QCOMPARE(minMax(2), (QStringList{QStringLiteral("1"), QStringLiteral("18446744073709551615")}));
+    QCOMPARE(minMax(3), (QStringList{QStringLiteral("-0.080078125"), QStringLiteral("0.1")}));
+    QCOMPARE(minMax(4), (QStringList{QStringLiteral("0.1234567891234"), QStringLiteral("2")}));
 }
 
 // Slots: the checks, guarded.

@@ -188,6 +188,7 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     m_job = [document, tensor](const ckptscope::StatsOptions& options) {
         return ckptscope::computeTensorStats(*document, size_t(tensor), options);
     };
+    m_f32Values = ckptscope::exactInF32(t.dtype);
     const QString dtype = QString::fromLatin1(ckptscope::dtypeName(t.dtype));
     if (t.dtype == ckptscope::Dtype::F64)
         notes << tr("F64: statistics and the histogram are computed in double; the values "
@@ -224,6 +225,7 @@ void TensorPage::setValues(const QString& title, const QString& description, uin
     m_count = count;
     m_reader = std::move(reader);
     m_job = nullptr;
+    m_f32Values = true;
     m_histogram->clear();
     m_title->setText(title);
     m_description->setText(plainToHtml(description));
@@ -255,8 +257,11 @@ void TensorPage::showStats(const ckptscope::StatsResult& r) {
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
     const ckptscope::TensorStats& s = r.stats;
-    m_stats[QStringLiteral("min")]->setText(numberText(s.min));
-    m_stats[QStringLiteral("max")]->setText(numberText(s.max));
+    // The extremes are values of the file: as it holds them, not rounded.
+    m_stats[QStringLiteral("min")]->setText(
+        QString::fromStdString(ckptscope::extremeText(s, false, m_f32Values)));
+    m_stats[QStringLiteral("max")]->setText(
+        QString::fromStdString(ckptscope::extremeText(s, true, m_f32Values)));
     m_stats[QStringLiteral("mean")]->setText(numberText(s.mean));
     m_stats[QStringLiteral("std")]->setText(numberText(s.std));
     m_stats[QStringLiteral("l2")]->setText(numberText(s.l2));

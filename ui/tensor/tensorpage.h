@@ -62,6 +62,7 @@ private:
     ckptscope::ValueReader m_reader;
     // Document tensors: statistics by dtype (F64 in double, rounding counted).
     std::function<ckptscope::StatsResult(const ckptscope::StatsOptions&)> m_job;
+    bool m_f32Values = true; // the tensor's every value a float32 (extremeText)
 
     QLabel* m_title;
     QLabel* m_description;

@@ -3,6 +3,7 @@
 // are statskernels.*, the histogram bincounter.*, the pool statspool.*.
 #include "ckptscope/stats/tensorstats.h"
 
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/io/mappedfile.h"
 
 #include "stats/bincounter.h"
@@ -41,6 +42,16 @@ size_t Histogram::binOf(double v) const {
     if (!(pos > 0))
         return 0;
     return std::min(size_t(pos), n - 1);
+}
+
+std::string extremeText(const TensorStats& s, bool max, bool f32Values) {
+    const std::optional<StoredInteger>& integer = max ? s.intMax : s.intMin;
+    if (integer)
+        return (integer->negative ? "-" : "") + std::to_string(integer->magnitude);
+    const std::optional<double>& v = max ? s.max : s.min;
+    if (!v)
+        return std::string(fmt::kMissing);
+    return f32Values ? fmt::exact(float(*v)) : fmt::exact(*v);
 }
 
 double Histogram::edge(size_t i) const {

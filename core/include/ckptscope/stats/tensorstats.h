@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ckptscope {
@@ -35,6 +36,12 @@ struct TensorStats {
     // max above are their nearest doubles); empty for other dtypes.
     std::optional<StoredInteger> intMin, intMax;
 };
+
+// The min (or max) of s as the file holds it: an integer tensor's exact
+// integer, else the shortest text that reads back to the same value, as a
+// float32 when `f32Values` (every value of the dtype is one: exactInF32),
+// else as a double; fmt::kMissing when there is none.
+std::string extremeText(const TensorStats& s, bool max, bool f32Values);
 
 // Equal-width bins over [lo, hi], the finite range; NaN/Inf are not binned.
 struct Histogram {
