@@ -2,6 +2,7 @@
 // text that reads back to the same float32 bits, the statistics CSV,
 // OXCK → safetensors → OXCK byte for byte, the shape rules of conversion,
 // refusals (duplicate and reserved names, F64 beyond f32) and cancellation.
+#include "ggufbuilder.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
 
@@ -19,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -352,6 +354,56 @@ private Q_SLOTS:
                 QVERIFY2(qstr(e.what()).contains(QStringLiteral("\"huge\"")), e.what());
                 QVERIFY2(qstr(e.what()).contains(QStringLiteral("value 1")), e.what());
             }
+        });
+    }
+
+    // A GGUF's metadata arrays (a tokenizer's) have only a summary for text:
+    // a conversion leaves them out, each named in a warning, and carries the
+    // rest.
+    void metadataArraysLeftOutSaid() {
+        guarded([] {
+            constexpr uint32_t kStr = 8, kArr = 9, kF32 = 0;
+            testsupport::GgufBytes g;
+            g.bytes = {'G', 'G', 'U', 'F'};
+            g.u32(3);
+            g.u64(1);
+            g.u64(2);
+            g.str("general.name");
+            g.u32(kStr);
+            g.str("tiny");
+            g.str("tokenizer.ggml.tokens");
+            g.u32(kArr);
+            g.u32(kStr);
+            g.u64(2);
+            g.str("a");
+            g.str("b");
+            g.str("w");
+            g.u32(1);
+            g.u64(2);
+            g.u32(kF32);
+            g.u64(0);
+            g.pad32();
+            g.u32(std::bit_cast<uint32_t>(1.5f));
+            g.u32(std::bit_cast<uint32_t>(-2.0f));
+            g.pad32();
+            const auto doc = openBytes(std::string(g.bytes.begin(), g.bytes.end()), "t.gguf");
+            const QString said = QStringLiteral(
+                "metadata \"tokenizer.ggml.tokens\" ([2 × str]) is an array; not carried over");
+            std::ostringstream oxck;
+            const auto toOxck = writeOxck(oxck, *doc);
+            QCOMPARE(toOxck.size(), size_t(1));
+            QVERIFY2(qstr(toOxck[0]).startsWith(said), toOxck[0].c_str());
+            std::istringstream in(oxck.str());
+            const Checkpoint back = Checkpoint::readFrom(in);
+            QCOMPARE(back.getMetadata("general.name").value_or(""), std::string("tiny"));
+            QVERIFY(!back.getMetadata("tokenizer.ggml.tokens"));
+            std::ostringstream st;
+            const auto toSt = writeSafetensors(st, *doc);
+            QCOMPARE(toSt.size(), size_t(1));
+            QVERIFY2(qstr(toSt[0]).startsWith(said), toSt[0].c_str());
+            const auto reread = openBytes(st.str(), "t.safetensors");
+            QCOMPARE(reread->metadata(),
+                     (std::vector<std::pair<std::string, std::string>>{{"general.name", "tiny"}}));
         });
     }
 

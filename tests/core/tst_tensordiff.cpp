@@ -1,6 +1,7 @@
 // The element comparison and the comparison of two OXCK documents: every
 // figure against a direct computation in this file, every status, the
 // tolerance boundary, the NaN and infinity rules, pairing and order.
+#include "ggufbuilder.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
 
@@ -292,6 +293,9 @@ private Q_SLOTS:
     void documents() {
         testsupport::guarded([] { documentsImpl(); });
     }
+    void ggufMetadataByValueAndType() {
+        testsupport::guarded([] { ggufMetadataByValueAndTypeImpl(); });
+    }
     void onlyTheNamedTensors() {
         testsupport::guarded([] { onlyTheNamedTensorsImpl(); });
     }
@@ -326,6 +330,83 @@ private Q_SLOTS:
     }
 
 private:
+    // A GGUF of metadata only: `k` as a u32 or an i32 of 1, `tokens` an
+    // array of strings and `nested` an array of arrays of i32.
+    static std::string metadataGguf(uint32_t kType, const std::vector<std::string>& tokens,
+                                    const std::vector<std::vector<int32_t>>& nested) {
+        constexpr uint32_t kI32 = 5, kStr = 8, kArr = 9; // gguf_type
+        testsupport::GgufBytes g;
+        g.bytes = {'G', 'G', 'U', 'F'};
+        g.u32(3);
+        g.u64(0);
+        g.u64(3);
+        g.str("k");
+        g.u32(kType);
+        g.u32(1);
+        g.str("tokens");
+        g.u32(kArr);
+        g.u32(kStr);
+        g.u64(tokens.size());
+        for (const std::string& t : tokens)
+            g.str(t);
+        g.str("nested");
+        g.u32(kArr);
+        g.u32(kArr);
+        g.u64(nested.size());
+        for (const auto& inner : nested) {
+            g.u32(kI32);
+            g.u64(inner.size());
+            for (int32_t v : inner)
+                g.u32(uint32_t(v));
+        }
+        g.pad32();
+        return std::string(g.bytes.begin(), g.bytes.end());
+    }
+
+    // Metadata differs by value, not by its text: arrays of one summary
+    // ("[5000 × str]") by their items, one past the first chunk read, and
+    // nested ones; a u32 1 and an i32 1 by their types.
+    static void ggufMetadataByValueAndTypeImpl() {
+        constexpr uint32_t kU32 = 4, kI32 = 5;
+        QTemporaryDir dir;
+        std::vector<std::string> tokens(5000);
+        for (size_t i = 0; i < tokens.size(); ++i)
+            tokens[i] = "t" + std::to_string(i);
+        const std::vector<std::vector<int32_t>> nested = {{1, 2}, {3, 4, 5}};
+        const auto open = [&](const char* name, uint32_t kType, const std::vector<std::string>& t,
+                              const std::vector<std::vector<int32_t>>& n) {
+            const QString path = dir.filePath(QString::fromLatin1(name));
+            testsupport::writeFile(path, metadataGguf(kType, t, n));
+            return Document::open(str(path));
+        };
+        const auto base = open("a.gguf", kU32, tokens, nested);
+        std::vector<std::string> later = tokens;
+        later[4500] = "changed";
+        auto deeper = nested;
+        deeper[1][2] = -5;
+        const auto other = open("b.gguf", kI32, later, deeper);
+        DiffOptions o;
+        const auto entry = [](const TensorDiff& d, const std::string& key) {
+            for (const MetadataDiffEntry& m : d.metadata)
+                if (m.key == key)
+                    return m;
+            throw std::runtime_error("no entry " + key);
+        };
+        QVERIFY(!diffTensors(*base, *base, o).differs());
+        const TensorDiff d = diffTensors(*base, *other, o);
+        const MetadataDiffEntry k = entry(d, "k"), t = entry(d, "tokens"), n = entry(d, "nested");
+        QCOMPARE(k.status, DiffStatus::Changed);
+        QCOMPARE(*k.a, std::string("1 (u32)"));
+        QCOMPARE(*k.b, std::string("1 (i32)"));
+        QCOMPARE(t.status, DiffStatus::Changed);
+        QCOMPARE(*t.a, base->metadataRows()[1].value + ", item 4500 = t4500");
+        QCOMPARE(*t.b, base->metadataRows()[1].value + ", item 4500 = changed");
+        QCOMPARE(n.status, DiffStatus::Changed);
+        QVERIFY2(n.a->ends_with(", item 1, item 2 = 5") && n.b->ends_with(", item 1, item 2 = -5"),
+                 n.a->c_str());
+        QVERIFY(d.differs());
+    }
+
     // diffTensors of two safetensors files holding `a` and `b`.
     static TensorDiff diffOfFiles(const std::vector<testsupport::StTensor>& a,
                                   const std::vector<testsupport::StTensor>& b,

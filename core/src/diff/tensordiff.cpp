@@ -79,12 +79,47 @@ UnknownTensorError::UnknownTensorError(std::string name)
 
 namespace {
 
+// Where two arrays of one summary ("[100 × str]") first differ, as
+// "item 37 = …" on each side (nested arrays followed, ", item 3" appended
+// per level); empty when their items are equal. Read a chunk at a time:
+// a tokenizer's 150 000 strings are never held whole.
+std::optional<std::pair<std::string, std::string>>
+firstItemDifference(const Document& a, MetadataArray x, const Document& b, MetadataArray y,
+                    int depth = 0) {
+    constexpr uint64_t kChunk = 4096;
+    for (uint64_t at = 0; x.count > 0 && y.count > 0;) {
+        const uint64_t n = std::min({kChunk, x.count, y.count});
+        MetadataArrayRun rx = a.arrayRun(x, n), ry = b.arrayRun(y, n);
+        const size_t got = std::min(rx.items.size(), ry.items.size());
+        for (size_t i = 0; i < got; ++i) {
+            const std::string where = "item " + std::to_string(at + i);
+            const auto& nx = rx.nested.size() > i ? rx.nested[i] : std::nullopt;
+            const auto& ny = ry.nested.size() > i ? ry.nested[i] : std::nullopt;
+            if (rx.items[i] == ry.items[i] && nx && ny && depth < 8) {
+                if (auto d = firstItemDifference(a, *nx, b, *ny, depth + 1))
+                    return std::pair(where + ", " + d->first, where + ", " + d->second);
+            } else if (rx.items[i] != ry.items[i]) {
+                return std::pair(where + " = " + rx.items[i], where + " = " + ry.items[i]);
+            }
+        }
+        if (got < n) // not read (another format): compared by summary alone
+            return std::nullopt;
+        at += n;
+        x = rx.rest;
+        y = ry.rest;
+    }
+    return std::nullopt;
+}
+
+// Entries are equal when their text, their type (where the format names
+// one: u32 1 and i32 1 differ) and an array's items are. A changed entry
+// shows what differs beside its text.
 std::vector<MetadataDiffEntry> diffMetadata(const Document& a, const Document& b) {
-    std::map<std::string, std::optional<std::string>> inA, inB; // later entries win
-    for (const auto& [k, v] : a.metadata())
-        inA[k] = v;
-    for (const auto& [k, v] : b.metadata())
-        inB[k] = v;
+    std::map<std::string, const MetadataRow*> inA, inB; // later entries win
+    for (const MetadataRow& r : a.metadataRows())
+        inA[r.key] = &r;
+    for (const MetadataRow& r : b.metadataRows())
+        inB[r.key] = &r;
     std::set<std::string> keys;
     for (const auto& kv : inA)
         keys.insert(kv.first);
@@ -95,14 +130,26 @@ std::vector<MetadataDiffEntry> diffMetadata(const Document& a, const Document& b
         MetadataDiffEntry e;
         e.key = k;
         const auto ia = inA.find(k), ib = inB.find(k);
-        if (ia != inA.end())
-            e.a = ia->second;
-        if (ib != inB.end())
-            e.b = ib->second;
-        e.status = !e.a           ? DiffStatus::Added
-                   : !e.b         ? DiffStatus::Removed
-                   : *e.a == *e.b ? DiffStatus::Same
-                                  : DiffStatus::Changed;
+        const MetadataRow* ra = ia != inA.end() ? ia->second : nullptr;
+        const MetadataRow* rb = ib != inB.end() ? ib->second : nullptr;
+        if (ra)
+            e.a = ra->value;
+        if (rb)
+            e.b = rb->value;
+        e.status = !ra ? DiffStatus::Added : !rb ? DiffStatus::Removed : DiffStatus::Same;
+        if (ra && rb) {
+            if (ra->type != rb->type) {
+                *e.a += " (" + ra->type + ")";
+                *e.b += " (" + rb->type + ")";
+            } else if (ra->value == rb->value && ra->array && rb->array) {
+                if (auto d = firstItemDifference(a, *ra->array, b, *rb->array)) {
+                    *e.a += ", " + d->first;
+                    *e.b += ", " + d->second;
+                }
+            }
+            if (*e.a != *e.b)
+                e.status = DiffStatus::Changed;
+        }
         out.push_back(std::move(e));
     }
     return out;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 
@@ -85,8 +86,10 @@ std::vector<std::string> convertToShards(const Document& doc, const std::string&
     for (size_t k = 0; k < shards.size(); ++k) {
         const TaskControl part = control.part(double(k) / shards.size(), 1.0 / shards.size());
         writeFileAtomically((index.parent_path() / names[k]).string(), [&](std::ostream& out) {
-            auto w = writeSafetensors(out, doc, shards[k], part);
-            warnings.insert(warnings.end(), w.begin(), w.end());
+            // (each shard carries the metadata: its warnings said once)
+            for (std::string& w : writeSafetensors(out, doc, shards[k], part))
+                if (std::find(warnings.begin(), warnings.end(), w) == warnings.end())
+                    warnings.push_back(std::move(w));
         });
         for (size_t i : shards[k])
             map[doc.tensors()[i].name] = names[k];

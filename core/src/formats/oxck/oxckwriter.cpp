@@ -1,6 +1,7 @@
 #include "ckptscope/formats/oxck/oxckwriter.h"
 
 #include "ckptscope/formats/oxck/checkpoint.h"
+#include "formats/copiedmetadata.h"
 #include "formats/oxck/oxckencoding.h"
 
 #include <algorithm>
@@ -13,7 +14,7 @@ std::vector<std::string> writeOxck(std::ostream& out, const Document& doc,
                                    const TaskControl& control) {
     std::vector<std::string> warnings;
     Metadata meta;
-    for (const auto& [k, v] : doc.metadata())
+    for (const auto& [k, v] : copiedMetadata(doc, warnings))
         meta[k] = v;
     const std::string metaText = serializeMetadata(meta);
     if (metaText.size() > UINT32_MAX)

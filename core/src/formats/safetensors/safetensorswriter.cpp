@@ -1,6 +1,7 @@
 #include "ckptscope/formats/safetensors/safetensorswriter.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "formats/copiedmetadata.h"
 
 #include <nlohmann/json.hpp>
 
@@ -60,9 +61,10 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
                                           const TaskControl& control) {
     std::vector<std::string> warnings;
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
-    if (!doc.metadata().empty()) {
+    const auto copied = copiedMetadata(doc, warnings);
+    if (!copied.empty()) {
         nlohmann::ordered_json meta = nlohmann::ordered_json::object();
-        for (const auto& [k, v] : doc.metadata())
+        for (const auto& [k, v] : copied)
             meta[k] = v;
         header["__metadata__"] = std::move(meta);
     }
