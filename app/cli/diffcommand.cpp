@@ -84,8 +84,9 @@ const CommandSpec kDiff = {
      toleranceOption("--atol", "X",
                      "absolute tolerance (default 0: exact equality,\n-0 == +0, NaN == NaN)"),
      toleranceOption("--rtol", "Y", "relative tolerance (default 0)"),
-     tensorOption("only this tensor or optimizer blob (repeatable)"),
-     binsOption("bins of the histogram of B - A (default 64)"),
+     tensorOption("only this tensor or optimizer blob, by A's name or, in a pair\nof mapped names, "
+                  "B's (repeatable)"),
+     binsOption("bins of --json's histogram of B - A (default 64)"),
      {"--no-map", "", "pair tensors by their own names only (no llama.cpp name map)"},
      {"--rename", "REGEX=REPLACEMENT",
       "rewrite B's tensor names before pairing (ECMAScript regex, $1 in the\n"
@@ -108,8 +109,11 @@ DiffArgs diffArgs(const ParsedArgs& p) {
         d.options.atol = tolerance("--atol", p.value("--atol"));
     if (p.has("--rtol"))
         d.options.rtol = tolerance("--rtol", p.value("--rtol"));
-    if (p.has("--bins"))
-        d.options.bins = parseBins(p.value("--bins"));
+    // The histogram of B - A is --json's: the text report has none, and
+    // computing it would be a second pass over every pair for nothing.
+    if (!d.json && p.has("--bins"))
+        throw UsageError("--bins sets the histogram of --json; the text report has none");
+    d.options.bins = !d.json ? 0 : p.has("--bins") ? parseBins(p.value("--bins")) : 64;
     d.tensors = p.values("--tensor");
     d.names.builtIn = !p.has("--no-map");
     d.names.renames = p.values("--rename");

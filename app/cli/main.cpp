@@ -61,7 +61,7 @@ Commands:
                             draw a gradient checkpoint's computation graph as
                             the browser does, without a display
 
-  diff A B [--json] [--atol X] [--rtol Y] [--tensor NAME]... [--bins N]
+  diff A B [--json [--bins N]] [--atol X] [--rtol Y] [--tensor NAME]...
                             compare B with A (the reference): two tensor
                             files (any format above) tensor by tensor (same
                             name, k-th occurrence with k-th), element by
@@ -78,7 +78,8 @@ Commands:
                             Text: a summary line, then what differs, NaN/Inf
                             mismatches first, then by relative L2 change.
                             --tensor limits the tensors (optimizer blobs)
-                            compared; --bins sets the histogram of B - A
+                            compared, by A's name or a mapped pair's B name;
+                            --bins sets --json's histogram of B - A
                             (default 64).
   timeline PATH... [--tensor NAME]... [--no-cache] [--json]
                             a training run: the checkpoints in folders (and

@@ -404,6 +404,8 @@ private Q_SLOTS:
         check({m_a, m_b, QStringLiteral("--atol"), QStringLiteral("-1")}, QString());
         check({m_a, m_b, QStringLiteral("--rtol"), QStringLiteral("x")}, QString());
         check({m_a, m_b, QStringLiteral("--bins"), QStringLiteral("0")}, QString());
+        // The histogram is --json's: the text report has none.
+        check({m_a, m_b, QStringLiteral("--bins"), QStringLiteral("5")}, QString());
         check({m_a, m_b, QStringLiteral("--frobnicate")}, QString());
         check({m_a, m_b, QStringLiteral("--tensor"), QStringLiteral("nope")}, QString());
         // A name in one file only is fine.
@@ -411,6 +413,49 @@ private Q_SLOTS:
                                 QStringLiteral("new"), QStringLiteral("--json")});
         QCOMPARE(one.exitCode, 1);
         QCOMPARE(clirunner::parseOut(one)["tensors"].size(), size_t(1));
+    }
+
+    // --strip-prefix on both sides, --rename on B's names: pairs found
+    // under their rewritten names, each row naming both; --tensor takes a
+    // mapped pair by B's name too. A name too long for the regex engine
+    // is refused (it overflowed the stack), not a crash.
+    void renamedAndStrippedNames() {
+        using testsupport::leBytes;
+        const QString pa = path("ra.safetensors"), pb = path("rb.safetensors");
+        testsupport::writeFile(
+            pa, testsupport::stFile({{"module.w1", "F32", {2}, leBytes<float>({1, 2})},
+                                     {"module.w2", "F32", {1}, leBytes<float>({3})}}));
+        testsupport::writeFile(
+            pb, testsupport::stFile({{"w1", "F32", {2}, leBytes<float>({1, 2})},
+                                     {"other.w2", "F32", {1}, leBytes<float>({3.5f})}}));
+        const QStringList mapping = {QStringLiteral("--strip-prefix"), QStringLiteral("module."),
+                                     QStringLiteral("--rename"), QStringLiteral("^other\\.=")};
+        const Run all =
+            runCli(QStringList{QStringLiteral("diff"), pa, pb, QStringLiteral("--json")} + mapping);
+        QVERIFY2(all.exitCode == 1, qPrintable(describe(all)));
+        const json rows = clirunner::parseOut(all)["tensors"];
+        QCOMPARE(rows.size(), size_t(2));
+        QVERIFY(rows[0]["status"] == "same");
+        QVERIFY(rows[1]["name"] == "module.w2");
+        QVERIFY(rows[1]["name_b"] == "other.w2");
+        QVERIFY(rows[1]["status"] == "changed");
+        const Run byB = runCli(QStringList{QStringLiteral("diff"), pa, pb, QStringLiteral("--json"),
+                                           QStringLiteral("--tensor"), QStringLiteral("other.w2")} +
+                               mapping);
+        QVERIFY2(byB.exitCode == 1, qPrintable(describe(byB)));
+        QCOMPARE(clirunner::parseOut(byB)["tensors"].size(), size_t(1));
+        QVERIFY(clirunner::parseOut(byB)["tensors"][0]["name"] == "module.w2");
+
+        const QString pl = path("long.safetensors");
+        const std::string longName = "model." + std::string(30000, 'a');
+        testsupport::writeFile(pl,
+                               testsupport::stFile({{longName, "F32", {1}, leBytes<float>({1})}}));
+        const Run refused = runCli({QStringLiteral("diff"), pl, pl, QStringLiteral("--rename"),
+                                    QStringLiteral("^model\\.(.*)=$1")});
+        QVERIFY2(refused.exitCode == 2, qPrintable(describe(refused)));
+        QVERIFY2(refused.errText().contains(QStringLiteral(
+                     "--rename applies to tensor names of at most 4,096 bytes; tensor 1 of B")),
+                 qPrintable(describe(refused)));
     }
 
     void warningsPluralsAndEscapedNames() {

@@ -1,5 +1,6 @@
 #include "ckptscope/diff/namemapping.h"
 
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/document/document.h"
 
 #include <algorithm>
@@ -218,9 +219,21 @@ NamePairing pairTensorNames(const Document& a, const Document& b, const NameMapO
             }
         }
     }
+    // std::regex matches by recursion, about 300 bytes of stack per
+    // character of `(.*)`: a 30 000-byte name overflowed the main thread's
+    // 8 MiB. No packaged engine here is free of it but Qt's (not in the
+    // core); names this long are not model names, so they are refused.
+    constexpr size_t kMaxRenamed = 4096;
     for (const auto& [re, replacement] : compileRenames(options.renames))
-        for (std::string& key : p.keysB)
+        for (size_t j = 0; j < p.keysB.size(); ++j) {
+            std::string& key = p.keysB[j];
+            if (key.size() > kMaxRenamed)
+                throw std::invalid_argument("--rename applies to tensor names of at most " +
+                                            fmt::grouped(kMaxRenamed) + " bytes; tensor " +
+                                            fmt::grouped(j + 1) + " of B (" + b.path() + ") has " +
+                                            fmt::grouped(key.size()));
             key = std::regex_replace(key, re, replacement);
+        }
     return p;
 }
 

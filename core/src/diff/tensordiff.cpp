@@ -230,15 +230,22 @@ ValueReaderF64 tensorReaderF64(const Document& doc, size_t index) {
 namespace {
 
 // Keeps the entries named in `only` (all when empty).
+// The pairs named in `only`, by A's name or (a mapped pair) B's.
 void keepOnly(std::vector<TensorDiffEntry>& all, const std::vector<std::string>& only) {
     if (only.empty())
         return;
     const std::set<std::string> wanted(only.begin(), only.end());
+    const auto named = [](const TensorDiffEntry& e, const std::string& name) {
+        return e.name == name || (!e.nameB.empty() && e.nameB == name);
+    };
     for (const std::string& name : wanted)
         if (std::none_of(all.begin(), all.end(),
-                         [&](const TensorDiffEntry& e) { return e.name == name; }))
+                         [&](const TensorDiffEntry& e) { return named(e, name); }))
             throw UnknownTensorError(name);
-    std::erase_if(all, [&](const TensorDiffEntry& e) { return !wanted.count(e.name); });
+    std::erase_if(all, [&](const TensorDiffEntry& e) {
+        return std::none_of(wanted.begin(), wanted.end(),
+                            [&](const std::string& name) { return named(e, name); });
+    });
 }
 
 // Shapes, dtypes and the statuses known without values; returns the pairs
