@@ -327,10 +327,9 @@ void printTensorTable(const std::vector<const TensorDiffEntry*>& changed) {
     TextTable table(header, right);
     for (const TensorDiffEntry* t : changed) {
         const auto& e = t->elements;
-        std::vector<std::string> row = {printable(t->name), diffStatusName(t->status),
-                                        shapeChange(*t)};
+        std::vector<std::string> row = {t->name, diffStatusName(t->status), shapeChange(*t)};
         if (mapped)
-            row.insert(row.begin() + 1, t->nameB.empty() ? "=" : printable(t->nameB));
+            row.insert(row.begin() + 1, t->nameB.empty() ? "=" : t->nameB);
         if (dtypes)
             row.push_back(dtypeChange(*t));
         if (nonFinite)

@@ -149,7 +149,7 @@ void printTensorFile(const Document& doc) {
         TextTable table(gguf ? std::vector<std::string>{"key", "type", "value"}
                              : std::vector<std::string>{"key", "value"});
         for (const MetadataRow& row : doc.metadataRows())
-            table.addRow(gguf ? std::vector<std::string>{row.key, row.type, printable(row.value)}
+            table.addRow(gguf ? std::vector<std::string>{row.key, row.type, row.value}
                               : std::vector<std::string>{row.key, row.value});
         std::cout << table.render("  ");
     }
@@ -183,7 +183,7 @@ void printTensorFile(const Document& doc) {
             const bool known = t.elementCount.has_value();
             const auto bytes = tensorSizeBytes(t);
             std::vector<std::string> row = {
-                std::to_string(i++),       elided(printable(t.name), 60),
+                std::to_string(i++),       t.name,
                 fmt::shape(t.shape),       known ? fmt::grouped(*t.elementCount) : "overflow",
                 fmt::grouped(t.dataLen),   bytes ? fmt::bytes(*bytes) : std::string(fmt::kMissing),
                 fmt::grouped(t.dataOffset)};
@@ -194,7 +194,7 @@ void printTensorFile(const Document& doc) {
                 row.push_back(bpw ? fmt::display(*bpw) : std::string(fmt::kMissing));
             }
             if (doc.isSharded())
-                row.push_back(printable(doc.shards().at(t.shard).name));
+                row.push_back(doc.shards().at(t.shard).name);
             table.addRow(std::move(row));
         }
         std::cout << table.render("  ");

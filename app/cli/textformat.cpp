@@ -1,37 +1,70 @@
 #include "textformat.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 namespace cli {
 
+namespace {
+
+// The length of the valid UTF-8 sequence at s[i] (overlong forms,
+// surrogates and code points past U+10FFFF are not), or 0.
+size_t utf8Length(const std::string& s, size_t i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const size_t len = b < 0xC2 ? 0 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : b < 0xF5 ? 4 : 0;
+    if (len == 0 || i + len > s.size())
+        return 0;
+    for (size_t k = 1; k < len; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
+            return 0;
+    const auto b1 = static_cast<unsigned char>(s[i + 1]);
+    if ((b == 0xE0 && b1 < 0xA0) || (b == 0xED && b1 >= 0xA0) || (b == 0xF0 && b1 < 0x90) ||
+        (b == 0xF4 && b1 >= 0x90))
+        return 0;
+    return len;
+}
+
+} // namespace
+
 std::string printable(const std::string& s) {
     std::string out;
-    for (char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '\n')
+    for (size_t i = 0; i < s.size();) {
+        const auto u = static_cast<unsigned char>(s[i]);
+        const size_t len = u < 0x80 ? 1 : utf8Length(s, i);
+        if (len > 1) {
+            uint32_t cp = u & (0xFF >> (len + 1));
+            for (size_t k = 1; k < len; ++k)
+                cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+            // C1 controls and the bidirectional overrides and isolates, which
+            // would reorder the rest of the line on a terminal.
+            if (cp <= 0x9F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "\\u{%04x}", unsigned(cp));
+                out += buf;
+            } else {
+                out.append(s, i, len);
+            }
+            i += len;
+            continue;
+        }
+        if (s[i] == '\\')
+            out += "\\\\";
+        else if (s[i] == '\n')
             out += "\\n";
-        else if (c == '\t')
+        else if (s[i] == '\t')
             out += "\\t";
-        else if (c == '\r')
+        else if (s[i] == '\r')
             out += "\\r";
-        else if (u < 0x20 || u == 0x7f) {
+        else if (u < 0x20 || u >= 0x7f) { // a control byte, or a byte of no UTF-8 character
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\x%02x", u);
             out += buf;
         } else
-            out += c;
+            out += s[i];
+        ++i;
     }
     return out;
-}
-
-std::string elided(const std::string& s, size_t maxChars) {
-    size_t chars = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if ((s[i] & 0xC0) != 0x80 && chars++ == maxChars)
-            return s.substr(0, i) + "…";
-    }
-    return s;
 }
 
 TextTable::TextTable(std::vector<std::string> header, std::vector<bool> rightAligned)

@@ -8,10 +8,11 @@
 namespace cli {
 
 // Control characters spelled as escapes (\n, \t, \xNN) so a table row
-// stays one line.
+// stays one line; a backslash as \\ (so "\n" in a name reads apart from a
+// newline), and each byte of no valid UTF-8 character as \xNN (as --json
+// cannot: it writes U+FFFD); C1 controls and bidirectional overrides as
+// \u{XXXX}. Apply once: the result has backslashes.
 std::string printable(const std::string& s);
-// At most maxChars code points, with "…" when cut (never inside a UTF-8 sequence).
-std::string elided(const std::string& s, size_t maxChars);
 
 // A plain text table: columns padded to their widest cell, right-aligned
 // where asked (numbers). Every cell is made printable() as it is added, so a

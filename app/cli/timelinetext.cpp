@@ -111,9 +111,8 @@ std::string trainerLogText(const Run& run) {
             hi = !hi || e.second > hi->second ? &e : hi;
             last = !last || e.first >= last->first ? &e : last;
         }
-        table.addRow({printable(key), fmt::grouped(logged.size()), last ? at(*last) : "–",
-                      lo ? at(*lo) : "–", hi ? at(*hi) : "–",
-                      nonFinite ? fmt::grouped(nonFinite) : ""});
+        table.addRow({key, fmt::grouped(logged.size()), last ? at(*last) : "–", lo ? at(*lo) : "–",
+                      hi ? at(*hi) : "–", nonFinite ? fmt::grouped(nonFinite) : ""});
     }
     return table.render("  ");
 }

@@ -2,6 +2,7 @@
 // corpus (expected/NAME.json), warnings on stderr, and the human-readable tables.
 #include "clirunner.h"
 #include "ggufbuilder.h"
+#include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void humanInfoTable();
     void humanStatsAndGradient();
     void ggufSplitModel();
+    void humanTextEscapedOnceUncut();
     void infoJsonGguf_data();
     void infoJsonGguf() {
         testsupport::guarded([&] { infoJsonGgufImpl(); });
@@ -470,6 +472,53 @@ void TestCliInfo::ggufSplitModel() {
     QVERIFY2(one.exitCode == 0, qPrintable(describe(one)));
     QVERIFY2(one.outText().contains(QStringLiteral("\nFormat      GGUF version 3, alignment 32, ")),
              qPrintable(one.outText()));
+}
+
+// The text shows every name whole (a 73-character Hugging Face name was cut
+// to 60), escaped once and unambiguously: a backslash as \\, so a literal
+// "\n" reads apart from a newline; bytes of no UTF-8 character as \xNN;
+// a bidirectional override as \u{202e}, which would reorder the line.
+void TestCliInfo::humanTextEscapedOnceUncut() {
+    using testsupport::leBytes;
+    QTemporaryDir dir;
+    const QString st = dir.filePath(QStringLiteral("names.safetensors"));
+    const std::string longName =
+        "model.vision_tower.vision_model.encoder.layers.10.self_attn.q_proj.weight";
+    const std::string bidi = "\u202e"
+                             "evil";
+    testsupport::writeFile(st,
+                           testsupport::stFile({{longName, "F32", {1}, leBytes<float>({1})},
+                                                {"tab\there\\n", "F32", {1}, leBytes<float>({1})},
+                                                {bidi, "F32", {1}, leBytes<float>({1})}},
+                                               {{"k\\n", "a\nb"}}));
+    // A GGUF string may hold any bytes (a safetensors header must be UTF-8).
+    testsupport::GgufBytes g;
+    g.bytes = {'G', 'G', 'U', 'F'};
+    g.u32(3);
+    g.u64(0);
+    g.u64(1);
+    g.str("general.name");
+    g.u32(8); // gguf_type str
+    g.str("ab\xff\xfe"
+          "cd");
+    g.pad32();
+    const QString gguf = dir.filePath(QStringLiteral("bytes.gguf"));
+    testsupport::writeFile(gguf, std::string(g.bytes.begin(), g.bytes.end()));
+    QString out;
+    for (const QString& path : {st, gguf}) {
+        const Run r = runCli({QStringLiteral("info"), path});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        out += r.outText();
+    }
+    const QStringList shown = {QString::fromStdString(longName) + QStringLiteral("  "),
+                               QStringLiteral(" tab\\there\\\\n "),
+                               QStringLiteral(" \\u{202e}evil "),
+                               QStringLiteral(" k\\\\n  "),
+                               QStringLiteral("  a\\nb\n"),
+                               QStringLiteral("  ab\\xff\\xfecd\n")};
+    for (const QString& s : shown)
+        QVERIFY2(out.contains(s), qPrintable(s + QLatin1Char('\n') + out));
+    QVERIFY2(!out.contains(QStringLiteral("…")), qPrintable(out));
 }
 
 QTEST_GUILESS_MAIN(TestCliInfo)
