@@ -80,6 +80,13 @@ private Q_SLOTS:
         QTest::newRow("dtype f32") << "weights-12-f32.oxck" << step(12);
         QTest::newRow("dtype int8") << "q-5.int8.oxck" << step(5);
         QTest::newRow("dtype float8 e4m3") << "m-44-f8_e4m3.oxck" << step(44);
+        QTest::newRow("ggml Q4_0") << "tiny-llama-Q4_0.gguf" << none;
+        QTest::newRow("ggml q1_0 lower case") << "type-q1_0.gguf" << none;
+        QTest::newRow("ggml Q5_K_M") << "model-Q5_K_M.gguf" << none;
+        QTest::newRow("ggml IQ1_M") << "model-IQ1_M.gguf" << none;
+        QTest::newRow("ggml TQ2_0") << "model-TQ2_0.gguf" << none;
+        QTest::newRow("ggml NVFP4") << "type-nvfp4.gguf" << none;
+        QTest::newRow("ggml type and a step") << "run-300-Q4_K_M.gguf" << step(300);
         QTest::newRow("shard") << "model-00001-of-00004.oxck" << none;
         QTest::newRow("shard with number") << "run-250-00002-of-00004.oxck" << step(250);
         QTest::newRow("shard after step") << "step-3-00001-of-00002.oxck" << step(3);

@@ -61,11 +61,13 @@ std::string letterWordBefore(std::string_view s, size_t at) {
     return word;
 }
 
-// Marks runs belonging to shard tokens (00001-of-00004) and dtype tokens
-// (bf16, f32, int8, e4m3, …).
+// Marks runs belonging to shard tokens (00001-of-00004), dtype tokens
+// (bf16, f32, int8, e4m3, …) and ggml's quantization types as llama.cpp
+// names its files (model-Q4_0.gguf, Q5_K_M, IQ2_XXS, TQ1_0, NVFP4).
 void excludeTokens(std::string_view s, std::vector<DigitRun>& runs) {
-    static const std::array<std::string_view, 12> kDtypeWords = {
-        "bf", "fp", "f", "float", "bfloat", "int", "uint", "i", "u", "q", "nf", "mxfp"};
+    static const std::array<std::string_view, 13> kDtypeWords = {
+        "bf", "fp", "f", "float", "bfloat", "int", "uint", "i", "u", "q", "nf", "mxfp", "nvfp"};
+    static const std::array<std::string_view, 3> kGgmlQuantWords = {"q", "iq", "tq"};
     static const std::array<std::string_view, 6> kWidths = {"4", "6", "8", "16", "32", "64"};
     for (size_t r = 0; r < runs.size(); ++r) {
         DigitRun& run = runs[r];
@@ -79,6 +81,13 @@ void excludeTokens(std::string_view s, std::vector<DigitRun>& runs) {
         }
         const std::string word = letterWordBefore(s, run.from);
         const std::string_view digits = s.substr(run.from, run.to - run.from);
+        // Q<bits> of any width, and its "_<digit>" (Q4_0, Q1_0, TQ2_0).
+        if (std::find(kGgmlQuantWords.begin(), kGgmlQuantWords.end(), word) !=
+            kGgmlQuantWords.end()) {
+            run.excluded = true;
+            if (r + 1 < runs.size() && runs[r + 1].from == run.to + 1 && s[run.to] == '_')
+                runs[r + 1].excluded = true;
+        }
         if (std::find(kDtypeWords.begin(), kDtypeWords.end(), word) != kDtypeWords.end() &&
             std::find(kWidths.begin(), kWidths.end(), digits) != kWidths.end())
             run.excluded = true;
