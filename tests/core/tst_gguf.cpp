@@ -7,6 +7,7 @@
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/export/npywriter.h"
 #include "ckptscope/formats/gguf/ggufreader.h"
 
 #include <nlohmann/json.hpp>
@@ -254,7 +255,7 @@ void TestGguf::invalid_data() {
     const std::vector<std::pair<std::string, std::string>> words = {
         {"alignment-not-power-of-two", "not a power of two"},
         {"alignment-zero", "not a power of two"},
-        {"bad-magic", "magic"},
+        {"bad-magic", "magic \"GGUF\", found \"GGUX\""},
         {"dims-overflow", "2^63 elements"},
         {"duplicate-tensor-name", "two tensors"},
         {"empty", "empty"},
@@ -355,6 +356,9 @@ void TestGguf::q8_1IsListedButNotRead() {
     } catch (const std::exception& e) {
         QVERIFY2(std::string(e.what()).find("Q8_1") != std::string::npos, e.what());
     }
+    // An export promises no values it cannot read ("written as float32,
+    // exactly" came before the failure).
+    QVERIFY(npyLayout(*doc, 0).notes.empty());
 }
 
 // 150 000 strings: one metadata row with a summary; items read on demand

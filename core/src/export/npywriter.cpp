@@ -43,8 +43,11 @@ NpyLayout npyLayout(const Document& doc, size_t index) {
     } else {
         l.descr = "<f4";
         l.converted = true;
-        l.notes.push_back("tensor \"" + t.name + "\": " + dtypeName(t.dtype) +
-                          " has no NumPy type; written as float32 ('<f4'), exactly");
+        // (a type with no decoder, Q8_1, fails at its first read: no note
+        // promising values first)
+        if (dtypeDecodable(t.dtype))
+            l.notes.push_back("tensor \"" + t.name + "\": " + dtypeName(t.dtype) +
+                              " has no NumPy type; written as float32 ('<f4'), exactly");
     }
     l.shape = exportShape(doc, index, &l.notes);
     return l;

@@ -6,6 +6,7 @@
 
 #include "formats/gguf/ggufformat.h"
 #include "formats/gradient/gradientformat.h"
+#include "formats/magicbytes.h"
 #include "formats/oxck/oxckformat.h"
 #include "formats/safetensors/safetensorsformat.h"
 #include "formats/safetensors/shardedmodel.h"
@@ -39,24 +40,6 @@ const FormatModule* findModule(Format format) {
 bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() &&
            s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The first bytes as text a user can read: printable ASCII as is, the rest
-// as \xNN.
-std::string firstBytes(const ByteSource& source) {
-    char head[4] = {};
-    const size_t n = size_t(std::min<uint64_t>(source.size(), 4));
-    source.read(0, head, n);
-    static const char* hex = "0123456789abcdef";
-    std::string found;
-    for (size_t k = 0; k < n; ++k) {
-        const auto c = uint8_t(head[k]);
-        if (c >= 0x20 && c < 0x7f)
-            found += char(c);
-        else
-            found += std::string("\\x") + hex[c >> 4] + hex[c & 15];
-    }
-    return found;
 }
 
 std::string expectedFormats() {
@@ -97,7 +80,7 @@ const FormatModule& detectFormat(const ByteSource& source) {
             throw OpenError(file,
                             std::string("not a ") + m.description + ": " + m.probeFailure(source));
     throw OpenError(file, "byte 0: not a checkpoint: expected " + expectedFormats() + ", found \"" +
-                              firstBytes(source) + "\"");
+                              magicBytes(source) + "\"");
 }
 
 } // namespace ckptscope

@@ -4,6 +4,7 @@
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/io/bytecursor.h"
 #include "formats/gguf/ggmltype.h"
+#include "formats/magicbytes.h"
 
 #include <algorithm>
 #include <bit>
@@ -290,7 +291,7 @@ std::string ggufProbeFailure(const ByteSource& source) {
     char magic[4];
     source.read(0, magic, 4);
     if (std::memcmp(magic, "GGUF", 4) != 0)
-        return "byte 0: expected the magic \"GGUF\"";
+        return "byte 0: expected the magic \"GGUF\", found \"" + magicBytes(source) + "\"";
     return {};
 }
 
