@@ -1,6 +1,7 @@
 // convert IN OUT: OXCK → .safetensors / .npz, safetensors → .oxck (or .npz);
 // a sharded model → one file, any tensor file → shards (--shard-size).
 #include "clicommon.h"
+#include "textformat.h"
 
 #include "ckptscope/export/converter.h"
 #include "ckptscope/formats/checkpointerror.h"
@@ -56,11 +57,11 @@ int convertSharded(const std::string& in, const std::string& out, uint64_t shard
         throw UsageError("--shard-size must be at least 1 byte");
     const auto doc = openDocument(in);
     if (!doc->hasTensors())
-        throw UsageError(doc->path() + " is a gradient checkpoint; convert reads OXCK and "
-                                       "safetensors files");
+        throw UsageError(doc->path() + " is a gradient checkpoint; convert reads OXCK, "
+                                       "safetensors and GGUF files");
     for (const std::string& w :
          writeFor(*doc, [&] { return convertToShards(*doc, out, shardSize); }))
-        std::cerr << in << ": warning: " << w << "\n";
+        std::cerr << in << ": warning: " << printable(w) << "\n";
     return kOk;
 }
 
@@ -83,7 +84,7 @@ int runConvert(const std::vector<std::string>& args) {
         throw UsageError(why);
     const auto warnings = writeFor(*doc, [&] { return convertDocument(*doc, *target, out); });
     for (const std::string& w : warnings)
-        std::cerr << in << ": warning: " << w << "\n";
+        std::cerr << in << ": warning: " << printable(w) << "\n";
     return kOk;
 }
 

@@ -153,11 +153,21 @@ ordered_json tensorDiffJson(const Document& a, const Document& b, const DiffOpti
     j["b"] = sideJson(b);
     j["tolerance"] = {{"atol", o.atol}, {"rtol", o.rtol}};
     ordered_json meta = ordered_json::array();
-    for (const MetadataDiffEntry& m : d.metadata)
-        meta.push_back({{"key", m.key},
-                        {"status", diffStatusName(m.status)},
-                        {"a", orNull(m.a)},
-                        {"b", orNull(m.b)}});
+    for (const MetadataDiffEntry& m : d.metadata) {
+        ordered_json e = {{"key", m.key},
+                          {"status", diffStatusName(m.status)},
+                          {"a", orNull(m.a)},
+                          {"b", orNull(m.b)}};
+        if (!m.typeA.empty() || !m.typeB.empty()) { // the values' types differ
+            e["type_a"] = m.typeA;
+            e["type_b"] = m.typeB;
+        }
+        if (!m.itemA.empty()) { // two arrays of one summary: their first differing item
+            e["item_a"] = m.itemA;
+            e["item_b"] = m.itemB;
+        }
+        meta.push_back(std::move(e));
+    }
     j["metadata"] = std::move(meta);
     ordered_json tensors = ordered_json::array();
     for (const TensorDiffEntry& t : d.tensors) {
@@ -369,8 +379,8 @@ void printTensorText(const Document& a, const Document& b, const TensorDiff& d) 
         for (const MetadataDiffEntry& m : d.metadata)
             if (m.status != DiffStatus::Same)
                 std::cout << "  " << printable(m.key) << " (" << diffStatusName(m.status)
-                          << "): " << (m.a ? printable(*m.a) : "-") << " -> "
-                          << (m.b ? printable(*m.b) : "-") << "\n";
+                          << "): " << printable(m.shown(false).value_or("-")) << " -> "
+                          << printable(m.shown(true).value_or("-")) << "\n";
     }
 }
 

@@ -145,7 +145,7 @@ int runStats(const std::vector<std::string>& args) {
         const Target& t = chosen[k];
         const StatsResult& r = results[k];
         for (const std::string& field : overflowedFields(r.stats, true)) {
-            std::cerr << doc->path() << ": warning: " << t.name << ": " << field << "\n";
+            std::cerr << doc->path() << ": warning: " << printable(t.name) << ": " << field << "\n";
             if (json)
                 warnings.push_back(t.name + ": " + field);
         }

@@ -144,12 +144,12 @@ std::string timelineText(const TimelineReport& r) {
     if (!run.warnings.empty()) {
         out += "\nWarnings:\n";
         for (const std::string& w : run.warnings)
-            out += "  " + printable(w) + "\n";
+            out += "  " + w + "\n"; // the core's text, escaped where it quotes a file
     }
     if (!run.skipped.empty()) {
         out += "\nSkipped " + fmt::grouped(run.skipped.size()) + ":\n";
         for (const SkippedPath& s : run.skipped)
-            out += "  " + printable(s.path) + ": " + printable(s.reason) + "\n";
+            out += "  " + printable(s.path) + ": " + s.reason + "\n";
     }
     if (run.kind == RunKind::Tensors)
         out += "\nFindings:\n" + findings(r);

@@ -408,6 +408,12 @@ void TestCliStats::statsExactNumbersImpl() {
     QCOMPARE(minMax(2), (QStringList{QStringLiteral("1"), QStringLiteral("18446744073709551615")}));
     QCOMPARE(minMax(3), (QStringList{QStringLiteral("-0.080078125"), QStringLiteral("0.1")}));
     QCOMPARE(minMax(4), (QStringList{QStringLiteral("0.1234567891234"), QStringLiteral("2")}));
+    // --csv too: integers whole, as --json gives them.
+    const Run csv = runCli({QStringLiteral("stats"), path, QStringLiteral("--csv"),
+                            QStringLiteral("--tensor"), QStringLiteral("u64")});
+    QVERIFY2(csv.exitCode == 0, qPrintable(describe(csv)));
+    QVERIFY2(csv.outText().contains(QStringLiteral(",1,18446744073709551615,")),
+             qPrintable(describe(csv)));
 }
 
 // Slots: the checks, guarded.

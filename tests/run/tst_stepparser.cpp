@@ -85,6 +85,7 @@ private Q_SLOTS:
         QTest::newRow("ggml Q5_K_M") << "model-Q5_K_M.gguf" << none;
         QTest::newRow("ggml IQ1_M") << "model-IQ1_M.gguf" << none;
         QTest::newRow("ggml TQ2_0") << "model-TQ2_0.gguf" << none;
+        QTest::newRow("ggml Q4_0_4_8") << "model-Q4_0_4_8.gguf" << none;
         QTest::newRow("ggml NVFP4") << "type-nvfp4.gguf" << none;
         QTest::newRow("ggml type and a step") << "run-300-Q4_K_M.gguf" << step(300);
         QTest::newRow("shard") << "model-00001-of-00004.oxck" << none;

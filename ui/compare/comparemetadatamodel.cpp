@@ -41,10 +41,10 @@ QVariant CompareMetadataModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(e.key);
     case Status:
         return CompareTensorModel::statusText(e.status);
-    case ValueA:
-        return value(e.a);
+    case ValueA: // with a type or an array item that differs
+        return value(e.shown(false));
     case ValueB:
-        return value(e.b);
+        return value(e.shown(true));
     }
     return {};
 }

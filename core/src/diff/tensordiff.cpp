@@ -1,6 +1,8 @@
 #include "ckptscope/diff/tensordiff.h"
 
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/dtype.h"
+#include "ckptscope/formats/openerror.h"
 
 #include "diff/integerdiff.h"
 #include "stats/blockworkers.h"
@@ -74,6 +76,17 @@ bool TensorDiff::differs() const {
                        [](const MetadataDiffEntry& m) { return m.status != DiffStatus::Same; });
 }
 
+std::optional<std::string> MetadataDiffEntry::shown(bool sideB) const {
+    std::optional<std::string> v = sideB ? b : a;
+    const std::string& type = sideB ? typeB : typeA;
+    const std::string& item = sideB ? itemB : itemA;
+    if (v && !type.empty())
+        *v += " (" + type + ")";
+    if (v && !item.empty())
+        *v += ", " + item;
+    return v;
+}
+
 UnknownTensorError::UnknownTensorError(std::string name)
     : m_name(std::move(name)), m_message("neither file has a tensor named '" + m_name + "'") {}
 
@@ -89,7 +102,14 @@ firstItemDifference(const Document& a, MetadataArray x, const Document& b, Metad
     constexpr uint64_t kChunk = 4096;
     for (uint64_t at = 0; x.count > 0 && y.count > 0;) {
         const uint64_t n = std::min({kChunk, x.count, y.count});
-        MetadataArrayRun rx = a.arrayRun(x, n), ry = b.arrayRun(y, n);
+        const auto run = [n](const Document& d, const MetadataArray& array) {
+            try {
+                return d.arrayRun(array, n);
+            } catch (const CheckpointError& e) { // a damaged array: the side named
+                throw OpenError(d.path(), e.what());
+            }
+        };
+        MetadataArrayRun rx = run(a, x), ry = run(b, y);
         const size_t got = std::min(rx.items.size(), ry.items.size());
         for (size_t i = 0; i < got; ++i) {
             const std::string where = "item " + std::to_string(at + i);
@@ -139,15 +159,15 @@ std::vector<MetadataDiffEntry> diffMetadata(const Document& a, const Document& b
         e.status = !ra ? DiffStatus::Added : !rb ? DiffStatus::Removed : DiffStatus::Same;
         if (ra && rb) {
             if (ra->type != rb->type) {
-                *e.a += " (" + ra->type + ")";
-                *e.b += " (" + rb->type + ")";
+                e.typeA = ra->type;
+                e.typeB = rb->type;
             } else if (ra->value == rb->value && ra->array && rb->array) {
                 if (auto d = firstItemDifference(a, *ra->array, b, *rb->array)) {
-                    *e.a += ", " + d->first;
-                    *e.b += ", " + d->second;
+                    e.itemA = d->first;
+                    e.itemB = d->second;
                 }
             }
-            if (*e.a != *e.b)
+            if (*e.a != *e.b || e.typeA != e.typeB || e.itemA != e.itemB)
                 e.status = DiffStatus::Changed;
         }
         out.push_back(std::move(e));
@@ -229,8 +249,8 @@ ValueReaderF64 tensorReaderF64(const Document& doc, size_t index) {
 
 namespace {
 
-// Keeps the entries named in `only` (all when empty).
-// The pairs named in `only`, by A's name or (a mapped pair) B's.
+// Keeps the pairs named in `only` (all when empty), by A's name or (a
+// mapped pair) B's.
 void keepOnly(std::vector<TensorDiffEntry>& all, const std::vector<std::string>& only) {
     if (only.empty())
         return;

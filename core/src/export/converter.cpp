@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <unordered_set>
 
 namespace ckptscope {
 
@@ -83,12 +84,13 @@ std::vector<std::string> convertToShards(const Document& doc, const std::string&
                 throw ExportError(target + " is an input file; a conversion never writes over "
                                            "its input");
     nlohmann::ordered_json map = nlohmann::ordered_json::object();
+    std::unordered_set<std::string> said;
     for (size_t k = 0; k < shards.size(); ++k) {
         const TaskControl part = control.part(double(k) / shards.size(), 1.0 / shards.size());
         writeFileAtomically((index.parent_path() / names[k]).string(), [&](std::ostream& out) {
             // (each shard carries the metadata: its warnings said once)
             for (std::string& w : writeSafetensors(out, doc, shards[k], part))
-                if (std::find(warnings.begin(), warnings.end(), w) == warnings.end())
+                if (said.insert(w).second)
                     warnings.push_back(std::move(w));
         });
         for (size_t i : shards[k])

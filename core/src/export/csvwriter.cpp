@@ -89,8 +89,8 @@ std::vector<std::string> statsCsvRow(const std::string& name, const StatsResult&
             std::to_string(s.posInf),
             std::to_string(s.negInf),
             std::to_string(s.zeros),
-            opt(s.min),
-            opt(s.max),
+            s.intMin ? storedIntegerText(*s.intMin) : opt(s.min), // integers whole, as --json
+            s.intMax ? storedIntegerText(*s.intMax) : opt(s.max),
             opt(s.mean),
             opt(s.std),
             fmt::exact(s.l2),

@@ -1,5 +1,6 @@
 #include "ckptscope/export/npzwriter.h"
 
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/export/npywriter.h"
 #include "ckptscope/formats/safetensors/safetensorswriter.h"
 
@@ -182,6 +183,10 @@ std::vector<std::string> writeNpz(std::ostream& out, const Document& doc,
                                   const TaskControl& control) {
     checkExportNames(doc, false);
     std::vector<std::string> warnings;
+    if (!doc.metadataRows().empty()) // NumPy's archive has no place for it
+        warnings.push_back("the metadata (" +
+                           fmt::counted(doc.metadataRows().size(), "entry", "entries") +
+                           ") is not carried over: .npz holds arrays only");
     std::vector<Entry> entries;
     uint64_t position = 0, totalValues = 0, doneValues = 0;
     for (const TensorEntry& t : doc.tensors())

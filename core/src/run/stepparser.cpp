@@ -81,12 +81,15 @@ void excludeTokens(std::string_view s, std::vector<DigitRun>& runs) {
         }
         const std::string word = letterWordBefore(s, run.from);
         const std::string_view digits = s.substr(run.from, run.to - run.from);
-        // Q<bits> of any width, and its "_<digit>" (Q4_0, Q1_0, TQ2_0).
+        // Q<bits> of any width, and each "_<digits>" right after it (Q4_0,
+        // TQ2_0, the ARM repacks Q4_0_4_8).
         if (std::find(kGgmlQuantWords.begin(), kGgmlQuantWords.end(), word) !=
             kGgmlQuantWords.end()) {
             run.excluded = true;
-            if (r + 1 < runs.size() && runs[r + 1].from == run.to + 1 && s[run.to] == '_')
-                runs[r + 1].excluded = true;
+            for (size_t k = r + 1;
+                 k < runs.size() && runs[k].from == runs[k - 1].to + 1 && s[runs[k - 1].to] == '_';
+                 ++k)
+                runs[k].excluded = true;
         }
         if (std::find(kDtypeWords.begin(), kDtypeWords.end(), word) != kDtypeWords.end() &&
             std::find(kWidths.begin(), kWidths.end(), digits) != kWidths.end())

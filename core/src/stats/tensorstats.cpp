@@ -44,10 +44,14 @@ size_t Histogram::binOf(double v) const {
     return std::min(size_t(pos), n - 1);
 }
 
+std::string storedIntegerText(const StoredInteger& v) {
+    return (v.negative ? "-" : "") + std::to_string(v.magnitude);
+}
+
 std::string extremeText(const TensorStats& s, bool max, bool f32Values) {
     const std::optional<StoredInteger>& integer = max ? s.intMax : s.intMin;
     if (integer)
-        return (integer->negative ? "-" : "") + std::to_string(integer->magnitude);
+        return storedIntegerText(*integer);
     const std::optional<double>& v = max ? s.max : s.min;
     if (!v)
         return std::string(fmt::kMissing);

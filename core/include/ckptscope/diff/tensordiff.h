@@ -34,7 +34,14 @@ struct TensorDiffEntry {
 struct MetadataDiffEntry {
     std::string key;
     DiffStatus status = DiffStatus::Same; // same, changed, added or removed
-    std::optional<std::string> a, b;
+    std::optional<std::string> a, b;      // the values' text as stored
+    // What differs besides the text: the format's type names when they
+    // differ (a u32 1 and an i32 1), and for two arrays of one summary
+    // ("[100 × str]") where their items first differ ("item 37 = foo").
+    std::string typeA, typeB, itemA, itemB;
+    // Side a (or b) as shown: its text with those ("1 (u32)",
+    // "[100 × str], item 37 = foo").
+    std::optional<std::string> shown(bool sideB) const;
 };
 
 struct TensorDiffSummary {

@@ -37,6 +37,9 @@ struct TensorStats {
     std::optional<StoredInteger> intMin, intMax;
 };
 
+// An integer as stored, in decimal ("-9223372036854775808").
+std::string storedIntegerText(const StoredInteger& v);
+
 // The min (or max) of s as the file holds it: an integer tensor's exact
 // integer, else the shortest text that reads back to the same value, as a
 // float32 when `f32Values` (every value of the dtype is one: exactInF32),
