@@ -25,6 +25,15 @@ size_t utf8Length(const std::string& s, size_t i) {
     return len;
 }
 
+// The code point of the len-byte UTF-8 sequence at s[i].
+uint32_t codePoint(const std::string& s, size_t i, size_t len) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    uint32_t cp = len == 1 ? b : b & (0xFF >> (len + 1));
+    for (size_t k = 1; k < len && i + k < s.size(); ++k)
+        cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    return cp;
+}
+
 } // namespace
 
 std::string printable(const std::string& s) {
@@ -33,9 +42,7 @@ std::string printable(const std::string& s) {
         const auto u = static_cast<unsigned char>(s[i]);
         const size_t len = u < 0x80 ? 1 : utf8Length(s, i);
         if (len > 1) {
-            uint32_t cp = u & (0xFF >> (len + 1));
-            for (size_t k = 1; k < len; ++k)
-                cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+            const uint32_t cp = codePoint(s, i, len);
             // C1 controls and the bidirectional overrides and isolates, which
             // would reorder the rest of the line on a terminal.
             if (cp <= 0x9F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
@@ -86,9 +93,7 @@ static size_t displayWidth(const std::string& s) {
     for (size_t i = 0; i < s.size();) {
         const auto b = static_cast<unsigned char>(s[i]);
         const size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-        uint32_t cp = len == 1 ? b : b & (0xFF >> (len + 1));
-        for (size_t k = 1; k < len && i + k < s.size(); ++k)
-            cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+        const uint32_t cp = codePoint(s, i, len);
         const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
                           (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
                           (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x1F300 && cp <= 0x1FAFF) ||
