@@ -46,6 +46,9 @@ ordered_json tensorFileJson(const Document& doc) {
         j["version"] = doc.version();
         j["alignment"] = doc.alignment();
         j["data_offset"] = doc.dataStart();
+        // llama.cpp's name of general.file_type; null where it names none.
+        const std::string_view type = gguf::fileTypeName(doc.metadataRows());
+        j["file_type"] = type.empty() ? ordered_json() : ordered_json(type);
     }
     j["metadata"] = ordered_json::object();
     for (const auto& [k, v] : doc.metadata())

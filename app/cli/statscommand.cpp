@@ -117,8 +117,6 @@ int runStats(const std::vector<std::string>& args) {
     const auto doc = openDocument(p->operands()[0]);
     StatsOptions options;
     options.bins = !json ? 0 : p->has("--bins") ? parseBins(p->value("--bins")) : 32;
-    if (csv)
-        std::cout << csvLine(statsCsvHeader());
     ordered_json list = ordered_json::array();
     TextTable table(
         {"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
@@ -140,6 +138,10 @@ int runStats(const std::vector<std::string>& args) {
     } catch (const CheckpointError& e) {
         throw OpenError(doc->path(), e.what());
     }
+    // The header only once every row is known: a failed read (a Q8_1 tensor)
+    // leaves no half-written CSV on stdout.
+    if (csv)
+        std::cout << csvLine(statsCsvHeader());
     ordered_json warnings = json ? warningsJson(*doc) : ordered_json();
     for (size_t k = 0; k < chosen.size(); ++k) {
         const Target& t = chosen[k];

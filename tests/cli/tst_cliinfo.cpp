@@ -438,10 +438,15 @@ void TestCliInfo::infoJsonGgufImpl() {
     const Run text = runCli({QStringLiteral("info"), path});
     QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
     QCOMPARE(text.outText().contains(QStringLiteral("\nFile type   ")), typed);
-    if (file == QStringLiteral("tiny-llama-Q4_K_M.gguf"))
+    // --json gives the name alone, null where the file names no type.
+    QVERIFY2(j.contains("file_type"), "no file_type");
+    QCOMPARE(j.at("file_type").is_null(), !typed);
+    if (file == QStringLiteral("tiny-llama-Q4_K_M.gguf")) {
         QVERIFY2(text.outText().contains(
                      QStringLiteral("\nFile type   Q4_K_M (general.file_type 15)\n")),
                  qPrintable(text.outText()));
+        QCOMPARE(j.at("file_type").get<std::string>(), std::string("Q4_K_M"));
+    }
 }
 
 // A split model (gguf-split) says so, and that the header facts shown are

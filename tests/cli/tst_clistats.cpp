@@ -1,6 +1,7 @@
 // ckptscope-cli run as a process: `stats`: the --json contract checked against the corpus and
 // against values computed here, tensor selection and optimizer blobs.
 #include "clirunner.h"
+#include "ggufbuilder.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
 
@@ -8,10 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -48,6 +51,7 @@ private Q_SLOTS:
     void statsGradientBlobs();
     void statsWarningsAndEscapedNames();
     void statsExactNumbers();
+    void statsUndecodableTypeWritesNothing();
 
 private:
     void statsJsonCorpusImpl();
@@ -56,6 +60,7 @@ private:
     void statsGradientBlobsImpl();
     void statsWarningsAndEscapedNamesImpl();
     void statsExactNumbersImpl();
+    void statsUndecodableTypeWritesNothingImpl();
 
     QTemporaryDir m_tmp;
 };
@@ -416,6 +421,53 @@ void TestCliStats::statsExactNumbersImpl() {
              qPrintable(describe(csv)));
 }
 
+// A Q8_1 tensor (ggml has no decoder for it) fails stats with exit 1 naming
+// tensor and type, and leaves nothing on stdout: no CSV header, no table.
+void TestCliStats::statsUndecodableTypeWritesNothingImpl() {
+    testsupport::GgufBytes b;
+    b.bytes = {'G', 'G', 'U', 'F'};
+    b.u32(3);
+    b.u64(2); // tensors
+    b.u64(0); // metadata
+    b.str("a");
+    b.u32(1);
+    b.u64(32);
+    b.u32(0); // F32
+    b.u64(0);
+    b.str("q");
+    b.u32(1);
+    b.u64(32);
+    b.u32(9);   // Q8_1: 36 bytes a block of 32
+    b.u64(128); // after a's 128 bytes
+    b.pad32();
+    for (int i = 0; i < 32; ++i)
+        b.u32(std::bit_cast<uint32_t>(float(i)));
+    b.bytes.resize(b.bytes.size() + 36);
+    b.pad32();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("q8_1.gguf"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(reinterpret_cast<const char*>(b.bytes.data()), qint64(b.bytes.size()));
+    f.close();
+    for (const QString& mode : {QString(), QStringLiteral("--csv"), QStringLiteral("--json")}) {
+        QStringList args{QStringLiteral("stats"), path};
+        if (!mode.isEmpty())
+            args << mode;
+        const Run r = runCli(args);
+        QVERIFY2(r.exitCode == 1, qPrintable(mode + QLatin1Char(' ') + describe(r)));
+        QVERIFY2(r.out.isEmpty(), qPrintable(mode + QLatin1Char(' ') + describe(r)));
+        QVERIFY2(r.errText().contains(QStringLiteral("tensor \"q\": Q8_1")),
+                 qPrintable(describe(r)));
+    }
+    // The decodable tensor beside it still reads.
+    const Run one = runCli({QStringLiteral("stats"), path, QStringLiteral("--csv"),
+                            QStringLiteral("--tensor"), QStringLiteral("a")});
+    QVERIFY2(one.exitCode == 0, qPrintable(describe(one)));
+    QCOMPARE(lines(one.outText()).size(), 2);
+}
+
 // Slots: the checks, guarded.
 void TestCliStats::statsJsonCorpus() {
     testsupport::guarded([this] { statsJsonCorpusImpl(); });
@@ -435,6 +487,10 @@ void TestCliStats::statsWarningsAndEscapedNames() {
 
 void TestCliStats::statsExactNumbers() {
     testsupport::guarded([this] { statsExactNumbersImpl(); });
+}
+
+void TestCliStats::statsUndecodableTypeWritesNothing() {
+    testsupport::guarded([this] { statsUndecodableTypeWritesNothingImpl(); });
 }
 
 QTEST_GUILESS_MAIN(TestCliStats)

@@ -481,6 +481,18 @@ void TestGguf::fileTypeNamedAsLlamaCppNamesIt() {
     QCOMPARE(text("str", "15"), std::string("15 (general.file_type)")); // not a number stored
     QCOMPARE(text("f32", "15"), std::string("15 (general.file_type)"));
     QCOMPARE(gguf::fileTypeText({}), std::string());
+    // The name alone (info --json's file_type): none where the text has none.
+    const auto name = [](const std::string& type, const std::string& value) {
+        MetadataRow row;
+        row.key = "general.file_type";
+        row.type = type;
+        row.value = value;
+        return std::string(gguf::fileTypeName({row}));
+    };
+    QCOMPARE(name("u32", "15"), std::string("Q4_K_M"));
+    QCOMPARE(name("u32", "40"), std::string());
+    QCOMPARE(name("str", "15"), std::string());
+    QCOMPARE(std::string(gguf::fileTypeName({})), std::string());
 }
 
 QTEST_APPLESS_MAIN(TestGguf)

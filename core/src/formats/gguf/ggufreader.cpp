@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 
@@ -245,9 +246,31 @@ private:
     ByteCursor m_cursor;
 };
 
+const MetadataRow* fileTypeRow(const std::vector<MetadataRow>& metadata) {
+    const auto row = std::find_if(metadata.begin(), metadata.end(), [](const MetadataRow& r) {
+        return r.key == "general.file_type" && !r.array;
+    });
+    return row == metadata.end() ? nullptr : &*row;
+}
+
+// The value of an integer row that parses whole, else nothing.
+std::optional<uint64_t> integerValue(const MetadataRow& row) {
+    static constexpr std::string_view kIntegerTypes[] = {"u8",  "i8",  "u16", "i16",
+                                                         "u32", "i32", "u64", "i64"};
+    if (std::find(std::begin(kIntegerTypes), std::end(kIntegerTypes), row.type) ==
+        std::end(kIntegerTypes))
+        return std::nullopt;
+    uint64_t value = 0;
+    const char* end = row.value.data() + row.value.size();
+    const auto [at, ec] = std::from_chars(row.value.data(), end, value);
+    if (ec != std::errc{} || at != end) // from_chars refuses "" too
+        return std::nullopt;
+    return value;
+}
+
 } // namespace
 
-std::string fileTypeText(const std::vector<MetadataRow>& metadata) {
+std::string_view fileTypeName(const std::vector<MetadataRow>& metadata) {
     // llama.cpp's include/llama.h, enum llama_ftype, LLAMA_FTYPE_MOSTLY_
     // dropped. 4–6 and 33–35 are commented out in recent versions, but old
     // files carry them; 40 and up mean different types in different versions.
@@ -258,24 +281,21 @@ std::string fileTypeText(const std::vector<MetadataRow>& metadata) {
         "Q2_K_S",   "IQ3_XS", "IQ3_XXS", "IQ1_S",     "IQ4_NL",        "IQ3_S",    "IQ3_M",
         "IQ2_S",    "IQ2_M",  "IQ4_XS",  "IQ1_M",     "BF16",          "Q4_0_4_4", "Q4_0_4_8",
         "Q4_0_8_8", "TQ1_0",  "TQ2_0",   "MXFP4_MOE", "NVFP4"};
-    static constexpr std::string_view kIntegerTypes[] = {"u8",  "i8",  "u16", "i16",
-                                                         "u32", "i32", "u64", "i64"};
-    const auto row = std::find_if(metadata.begin(), metadata.end(), [](const MetadataRow& r) {
-        return r.key == "general.file_type" && !r.array;
-    });
-    if (row == metadata.end())
+    const MetadataRow* row = fileTypeRow(metadata);
+    const std::optional<uint64_t> value = row ? integerValue(*row) : std::nullopt;
+    return value && *value < std::size(kNames) ? kNames[*value] : std::string_view();
+}
+
+std::string fileTypeText(const std::vector<MetadataRow>& metadata) {
+    const MetadataRow* row = fileTypeRow(metadata);
+    if (!row)
         return {};
-    const std::string& stored = row->value;
-    uint64_t value = 0;
-    const char* end = stored.data() + stored.size();
-    const auto [at, ec] = std::from_chars(stored.data(), end, value);
-    const bool integer = std::find(std::begin(kIntegerTypes), std::end(kIntegerTypes), row->type) !=
-                         std::end(kIntegerTypes);
-    if (!integer || ec != std::errc{} || at != end) // from_chars refuses "" too
-        return stored + " (general.file_type)";
-    if (value >= std::size(kNames))
-        return stored + " (general.file_type, a type llama.cpp does not name for certain)";
-    return std::string(kNames[value]) + " (general.file_type " + stored + ")";
+    if (!integerValue(*row))
+        return row->value + " (general.file_type)";
+    const std::string_view name = fileTypeName(metadata);
+    if (name.empty())
+        return row->value + " (general.file_type, a type llama.cpp does not name for certain)";
+    return std::string(name) + " (general.file_type " + row->value + ")";
 }
 
 const char* valueTypeName(uint32_t type) {

@@ -35,6 +35,8 @@ const char* valueTypeName(uint32_t type);
 // number: "41 (general.file_type, a type llama.cpp does not name for
 // certain)"; a value of another type as stored. Empty without the key.
 std::string fileTypeText(const std::vector<MetadataRow>& metadata);
+// Only llama.cpp's name ("Q4_K_M"); empty where fileTypeText gives no name.
+std::string_view fileTypeName(const std::vector<MetadataRow>& metadata);
 
 // Everything of a GGUF file but the tensor values, checked as ggml checks
 // it (and a little more: element counts that overflow, nested arrays too deep).
