@@ -88,6 +88,13 @@ private Q_SLOTS:
         QTest::newRow("ggml Q4_0_4_8") << "model-Q4_0_4_8.gguf" << none;
         QTest::newRow("ggml NVFP4") << "type-nvfp4.gguf" << none;
         QTest::newRow("ggml type and a step") << "run-300-Q4_K_M.gguf" << step(300);
+        QTest::newRow("model size and version") << "Llama-3.1-8B-Instruct-Q4_K_M.gguf" << none;
+        QTest::newRow("imatrix mark") << "Qwen2.5-0.5B-Instruct.i1-Q4_K_M.gguf" << none;
+        QTest::newRow("experts x size") << "Mixtral-8x7B-v0.1.gguf" << none;
+        QTest::newRow("size lower case, context") << "phi-mini-4k-70b.oxck" << none;
+        QTest::newRow("size then a step") << "SmolLM2-135M-1000.oxck" << step(1000);
+        QTest::newRow("version then keyword") << "Llama-3.1-8B-step-200.gguf" << step(200);
+        QTest::newRow("digits before a word") << "run-300-bits.oxck" << step(300);
         QTest::newRow("shard") << "model-00001-of-00004.oxck" << none;
         QTest::newRow("shard with number") << "run-250-00002-of-00004.oxck" << step(250);
         QTest::newRow("shard after step") << "step-3-00001-of-00002.oxck" << step(3);

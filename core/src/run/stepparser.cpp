@@ -94,6 +94,23 @@ void excludeTokens(std::string_view s, std::vector<DigitRun>& runs) {
         if (std::find(kDtypeWords.begin(), kDtypeWords.end(), word) != kDtypeWords.end() &&
             std::find(kWidths.begin(), kWidths.end(), digits) != kWidths.end())
             run.excluded = true;
+        // A model's size as its name gives it: 8B, 70b, 135M, 4k (context),
+        // 1.5B, 8x7B (experts × size).
+        if (run.to < s.size()) {
+            const char unit = lower(s[run.to]);
+            const bool wordEnds = run.to + 1 >= s.size() || !isLetter(s[run.to + 1]);
+            if ((unit == 'b' || unit == 'm' || unit == 'k' || unit == 't') && wordEnds)
+                run.excluded = true;
+            if (unit == 'x' && r + 1 < runs.size() && runs[r + 1].from == run.to + 1)
+                run.excluded = true;
+        }
+        // A version or size with a fraction (Llama-3.1, Qwen2.5, 0.5B): a step
+        // has none.
+        if (r + 1 < runs.size() && runs[r + 1].from == run.to + 1 && s[run.to] == '.')
+            run.excluded = runs[r + 1].excluded = true;
+        // The imatrix mark of quantized files (model.i1-Q4_K_M.gguf).
+        if (word == "i" && digits == "1")
+            run.excluded = true;
         // Float8 layouts: e4m3, e5m2 (the exponent and mantissa widths).
         if (word == "e" && r + 1 < runs.size() && runs[r + 1].from == run.to + 1 &&
             lower(s[run.to]) == 'm')

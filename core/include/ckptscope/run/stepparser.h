@@ -35,8 +35,10 @@ stepFromMetadata(const std::vector<std::pair<std::string, std::string>>& metadat
 //    digits wins;
 // 2. else the last run of digits that is not part of a dtype token (`bf16`,
 //    `fp16`, `f32`, `int8`, `uint8`, `float32`, `e4m3`, …: letters, as a whole
-//    word, directly followed by 4, 8, 16, 32 or 64) nor of a shard token
-//    (`00001-of-00004`).
+//    word, directly followed by 4, 8, 16, 32 or 64), of a shard token
+//    (`00001-of-00004`), of a ggml type (`Q4_K_M`), of a model size (`8B`,
+//    `135M`, `4k`, `8x7B`), of a number with a fraction (`Llama-3.1`,
+//    `Qwen2.5`) nor the imatrix mark `i1`.
 // Runs of digits that do not fit 64 bits are passed over.
 std::optional<uint64_t> stepFromFileName(std::string_view baseName);
 
