@@ -211,6 +211,20 @@ private Q_SLOTS:
                  qPrintable(shown));
         QCOMPARE(shown, view.hoverAt(view.hoverSteps().size() - 2) + QStringLiteral("\n\n") +
                             view.hoverAt(view.hoverSteps().size() - 1));
+        // Neither has a loss of its own: the value logged at 300 said once.
+        // Neither with a loss of its own (the Trainer saved none with them),
+        // the value logged at 300 is said once, after both.
+        Run unlogged = *run;
+        for (RunCheckpoint& c : unlogged.checkpoints)
+            std::erase_if(c.trainerLog, [](const auto& kv) { return kv.first == "loss"; });
+        view.setRun(std::make_shared<const Run>(unlogged));
+        shown = hoverOver(view, 300, 1.5);
+        QVERIFY2(shown.contains(QStringLiteral("checkpoint-300")) &&
+                     shown.contains(QStringLiteral("model.oxck")),
+                 qPrintable(shown));
+        QCOMPARE(shown.count(QStringLiteral("(logged)")), 1);
+        QVERIFY2(shown.endsWith(QStringLiteral("\nloss = 1.5 (logged)")), qPrintable(shown));
+        view.setRun(run);
         // A step with one checkpoint names it alone.
         shown = hoverOver(view, 200, 2.0);
         QVERIFY2(shown.contains(QStringLiteral("checkpoint-200")) &&

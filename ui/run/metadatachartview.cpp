@@ -303,10 +303,22 @@ QString MetadataChartView::hoverAt(size_t i) const {
                    .arg(QString::fromStdString(fmt::grouped(uint64_t(m_hoverX[i])))) +
                QLatin1Char('\n') + loggedText();
     // A key the checkpoint lacks but the Trainer logged at its step.
-    bool held = false;
-    for (const MetadataSeries& m : m_text)
-        held = held || (m.key == key.toStdString() && m.values[size_t(c)]);
-    if (logged && !held)
-        return RunSteps::of(*m_run).describe(*m_run, size_t(c)) + QLatin1Char('\n') + loggedText();
+    const auto showsLogged = [&](size_t j) {
+        const int cj = m_hoverCheckpoint[j];
+        if (cj < 0 || !m_hoverLogged[j])
+            return false;
+        for (const MetadataSeries& m : m_text)
+            if (m.key == key.toStdString() && m.values[size_t(cj)])
+                return false;
+        return true;
+    };
+    if (showsLogged(i)) {
+        QString text = RunSteps::of(*m_run).describe(*m_run, size_t(c));
+        // Checkpoints sharing a step share its logged value: the hover joins
+        // them, and only the last says it.
+        if (i + 1 < m_hoverX.size() && m_hoverX[i + 1] == m_hoverX[i] && showsLogged(i + 1))
+            return text;
+        return text + QLatin1Char('\n') + loggedText();
+    }
     return hoverText(size_t(c));
 }
