@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
-#include <regex>
 
 namespace cli {
 
@@ -30,21 +29,6 @@ struct DiffArgs {
     std::vector<std::string> tensors;
     NameMapOptions names;
 };
-
-// A --rename value: REGEX=REPLACEMENT with a regex that compiles.
-void checkRename(const std::string& v) {
-    try {
-        const size_t eq = v.find('=');
-        if (eq == 0 || eq == std::string::npos)
-            throw std::invalid_argument("--rename wants REGEX=REPLACEMENT, got '" + v + "'");
-        std::regex(v.substr(0, eq));
-    } catch (const std::regex_error& e) {
-        throw UsageError("--rename: '" + v.substr(0, v.find('=')) +
-                         "' is not a regular expression (" + e.what() + ")");
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-}
 
 double tolerance(const std::string& flag, const std::string& v) {
     if (const auto x = parseTolerance(v))
@@ -91,7 +75,14 @@ const CommandSpec kDiff = {
      {"--rename", "REGEX=REPLACEMENT",
       "rewrite B's tensor names before pairing (ECMAScript regex, $1 in the\n"
       "replacement; after the built-in map; repeatable)",
-      true, "", [](const std::string& v) { checkRename(v); }},
+      true, "",
+      [](const std::string& v) {
+          try {
+              checkRename(v);
+          } catch (const std::invalid_argument& e) {
+              throw UsageError(e.what());
+          }
+      }},
      {"--strip-prefix", "PREFIX", "pair names without this prefix on either side (\"module.\")"}},
     "diff needs two files, A and B (got {got})",
     {},

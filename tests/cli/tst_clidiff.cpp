@@ -456,6 +456,17 @@ private Q_SLOTS:
         QVERIFY2(refused.errText().contains(QStringLiteral(
                      "--rename applies to tensor names of at most 4,096 bytes; tensor 1 of B")),
                  qPrintable(describe(refused)));
+        // A malformed --rename is a usage error, before any file is read.
+        const std::pair<const char*, const char*> bad[] = {
+            {"(=x", "--rename: '(' is not a regular expression ("},
+            {"x", "--rename wants REGEX=REPLACEMENT, got 'x'"},
+            {"=x", "--rename wants REGEX=REPLACEMENT, got '=x'"}};
+        for (const auto& [rename, message] : bad) {
+            const Run r = runCli({QStringLiteral("diff"), path("absent-a"), path("absent-b"),
+                                  QStringLiteral("--rename"), QString::fromUtf8(rename)});
+            QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+            QVERIFY2(r.errText().contains(QString::fromUtf8(message)), qPrintable(describe(r)));
+        }
     }
 
     void warningsPluralsAndEscapedNames() {

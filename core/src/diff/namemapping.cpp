@@ -134,6 +134,10 @@ compileRenames(const std::vector<std::string>& renames) {
 
 } // namespace
 
+void checkRename(const std::string& rename) {
+    compileRenames({rename});
+}
+
 std::string ggufNameOf(const std::string& hfName) {
     std::string stem, kind;
     if (!splitKind(hfName, stem, kind))

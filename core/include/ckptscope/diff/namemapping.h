@@ -52,6 +52,8 @@ struct NamePairing {
 
 // Throws std::invalid_argument for a rename that is not "REGEX=REPLACEMENT"
 // or whose regex does not compile (the message names it).
+void checkRename(const std::string& rename);
+// Throws as checkRename for each of options.renames.
 NamePairing pairTensorNames(const Document& a, const Document& b, const NameMapOptions& options);
 
 // A GGUF architecture's tensor name for a Hugging Face one and back
