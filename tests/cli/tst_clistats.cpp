@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -444,13 +443,8 @@ void TestCliStats::statsUndecodableTypeWritesNothingImpl() {
         b.u32(std::bit_cast<uint32_t>(float(i)));
     b.bytes.resize(b.bytes.size() + 36);
     b.pad32();
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString path = dir.filePath(QStringLiteral("q8_1.gguf"));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(reinterpret_cast<const char*>(b.bytes.data()), qint64(b.bytes.size()));
-    f.close();
+    const QString path = m_tmp.filePath(QStringLiteral("q8_1.gguf"));
+    testsupport::writeFile(path, std::string(b.bytes.begin(), b.bytes.end()));
     for (const QString& mode : {QString(), QStringLiteral("--csv"), QStringLiteral("--json")}) {
         QStringList args{QStringLiteral("stats"), path};
         if (!mode.isEmpty())
