@@ -28,17 +28,19 @@ constexpr uint64_t kReadBlocks = uint64_t(1) << 16;
 struct ScaleTally {
     uint64_t blocks = 0, set = 0;
 };
+// Resets the patterns [lo, hi] of a table and the bounds.
+template <class T> void clearSeen(std::vector<T>& by, uint32_t& lo, uint32_t& hi) {
+    for (uint32_t d = lo; d <= hi && d < by.size(); ++d)
+        by[d] = {};
+    lo = UINT32_MAX;
+    hi = 0;
+}
 // Indexed by the f16 pattern of d; [lo, hi] bounds the patterns seen, so a
 // small tensor's tally is merged, read and cleared over its few patterns only.
 struct Tally {
     std::vector<ScaleTally> by = std::vector<ScaleTally>(size_t(1) << 16);
     uint32_t lo = UINT32_MAX, hi = 0;
-    void clear() {
-        for (uint32_t d = lo; d <= hi && d < by.size(); ++d)
-            by[d] = {};
-        lo = UINT32_MAX;
-        hi = 0;
-    }
+    void clear() { clearSeen(by, lo, hi); }
 };
 
 // A worker's tally: per pattern one word, blocks << 40 | set bits, so a
@@ -62,10 +64,7 @@ struct PackedTally {
         clear();
     }
     void clear() {
-        for (uint32_t d = lo; d <= hi && d < by.size(); ++d)
-            by[d] = 0;
-        lo = UINT32_MAX;
-        hi = 0;
+        clearSeen(by, lo, hi);
         blocks = 0;
     }
 };
