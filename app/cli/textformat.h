@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ckptscope/common/printable.h"
+
 #include <string>
 #include <vector>
 
@@ -7,12 +9,8 @@
 // formatter (ckptscope/numberformat.h), shared with the GUI.
 namespace cli {
 
-// Control characters spelled as escapes (\n, \t, \xNN) so a table row
-// stays one line; a backslash as \\ (so "\n" in a name reads apart from a
-// newline), and each byte of no valid UTF-8 character as \xNN (as --json
-// cannot: it writes U+FFFD); C1 controls and bidirectional overrides as
-// \u{XXXX}. Apply once: the result has backslashes.
-std::string printable(const std::string& s);
+// The core's escaping of a file's text (ckptscope/common/printable.h).
+using ckptscope::printable;
 
 // A plain text table: columns padded to their widest cell, right-aligned
 // where asked (numbers). Every cell is made printable() as it is added, so a

@@ -42,6 +42,21 @@ private Q_SLOTS:
         QCOMPARE(model.index(1, MetadataModel::Value).data(Qt::ToolTipRole).toString(),
                  QStringLiteral("1200"));
     }
+
+    // Keys on one line, values on their own lines (a chat template keeps its
+    // line breaks); in both, what would hide or reorder text is an escape,
+    // and a copy takes the text as stored (EditRole).
+    void hiddenCharactersShownAsEscapes() {
+        MetadataModel model;
+        const std::string key = "bidi\u202e\nkey", value = "x\u202ey\nline2\u200b";
+        model.setRows({{key, value}});
+        QCOMPARE(model.index(0, MetadataModel::Key).data().toString(),
+                 QStringLiteral("bidi\\u{202e}\\nkey"));
+        QCOMPARE(model.index(0, MetadataModel::Value).data().toString(),
+                 QStringLiteral("x\\u{202e}y\nline2\\u{200b}"));
+        QCOMPARE(model.index(0, MetadataModel::Value).data(Qt::EditRole).toString(),
+                 QString::fromStdString(value));
+    }
 };
 
 QTEST_MAIN(TestMetadataModel)

@@ -306,6 +306,38 @@ private Q_SLOTS:
         QCOMPARE(QApplication::clipboard()->text(), text);
     }
 
+    // A value with no spaces wraps anywhere, whole (it ended in "…"), and a
+    // copy of a value shown with escapes gives the text as stored.
+    void longValuesWrapWholeAndCopyAsStored() {
+        Checkpoint c;
+        const std::string hidden = "x\u202ey";
+        c.setMetadata("long", std::string(600, 'L') + "END");
+        c.setMetadata("short", "v");
+        c.setMetadata("spoof", hidden);
+        c.addTensor({"w", {1}, {1.0f}});
+        MetadataView view;
+        view.resize(600, 400);
+        view.setDocument(open(c.encode(), "memory:m.oxck"));
+        view.sortByColumn(MetadataModel::Key, Qt::AscendingOrder);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QAbstractItemModel* m = view.model();
+        const QModelIndex longValue = m->index(0, MetadataModel::Value);
+        const QModelIndex shortValue = m->index(1, MetadataModel::Value);
+        QCOMPARE(m->index(0, MetadataModel::Key).data().toString(), QStringLiteral("long"));
+        // 600 letters in a column under 600 px: several lines, every one shown.
+        const int lineHeight = view.visualRect(shortValue).height();
+        QVERIFY2(view.visualRect(longValue).height() >= 3 * lineHeight,
+                 qPrintable(QStringLiteral("%1 vs %2")
+                                .arg(view.visualRect(longValue).height())
+                                .arg(lineHeight)));
+        QCOMPARE(m->index(2, MetadataModel::Value).data().toString(),
+                 QStringLiteral("x\\u{202e}y"));
+        view.selectionModel()->select(m->index(2, 0), QItemSelectionModel::ClearAndSelect |
+                                                          QItemSelectionModel::Rows);
+        QCOMPARE(view.selectionText(), QStringLiteral("spoof\t") + QString::fromStdString(hidden));
+    }
+
     void timestampsShowAsADateWithTheirZone() {
         const std::string json =
             R"({"graph":{"nodes":{},"edges":[]},"step":3,"loss_cid":null,"optimizer_state":{},"timestamp":1732867203})";

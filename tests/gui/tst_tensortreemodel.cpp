@@ -124,6 +124,33 @@ private Q_SLOTS:
         QVERIFY2(tip.startsWith(QString::fromStdString(mismatch + "\n")), qPrintable(tip));
         QVERIFY(tip.contains(QStringLiteral("6 elements but 1 values")));
     }
+    // Names that would break, hide or reorder the line are shown with the
+    // CLI's escapes (a newline cut the row, U+202E read "bidilive"); the
+    // full name stays as stored, for selection and search.
+    void namesShownPrintable() {
+        QTemporaryDir dir;
+        Checkpoint c;
+        const std::string bidi = "bidi\u202e"
+                                 "evil.w",
+                          lines = "new\nline.w", zero = "zero\u200bwidth";
+        c.addTensor({bidi, {1}, {1}});
+        c.addTensor({lines, {1}, {1}});
+        c.addTensor({zero, {1}, {1}});
+        const std::string path = dir.filePath(QStringLiteral("names.oxck")).toStdString();
+        c.save(path);
+        TensorTreeModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setDocument(Document::open(path));
+        QCOMPARE(model.indexOfTensor(0).parent().data().toString(),
+                 QStringLiteral("bidi\\u{202e}evil"));
+        QCOMPARE(model.indexOfTensor(1).parent().data().toString(), QStringLiteral("new\\nline"));
+        QCOMPARE(model.indexOfTensor(2).data().toString(), QStringLiteral("zero\\u{200b}width"));
+        QCOMPARE(model.indexOfTensor(1).data(TensorTreeModel::FullNameRole).toString(),
+                 QString::fromStdString(lines));
+        QCOMPARE(guisupport::shownText(model.indexOfTensor(1).data(Qt::ToolTipRole).toString()),
+                 QStringLiteral("new\\nline.w"));
+    }
     void filterKeepsParentsOfMatches() {
         QTemporaryDir dir;
         TensorTreeModel model;

@@ -1,6 +1,7 @@
 #include "browser/overviewpage.h"
 
 #include "browser/documentsummary.h"
+#include "common/plaintext.h"
 
 #include "common/filelocation.h"
 #include "common/sizeformat.h"
@@ -27,8 +28,9 @@ QString row(const QString& key, const QString& value) {
         .arg(key.toHtmlEscaped(), value);
 }
 
+// A file's text, made printable (a newline as \n) and escaped once as HTML.
 QString esc(const std::string& s) {
-    return QString::fromStdString(s).toHtmlEscaped();
+    return shownText(s).toHtmlEscaped();
 }
 
 // A GGUF model's facts: what it is (general.architecture, general.name),
@@ -198,7 +200,7 @@ void OverviewPage::render() {
         if (!ckptscope::isUrl(doc->path()))
             if (const auto config = ckptscope::modelConfigBeside(doc->path()))
                 for (const auto& [key, value] : config->rows())
-                    html += row(QString::fromStdString(key), esc(value));
+                    html += row(shownText(key), esc(value));
         std::map<std::string, std::string> meta(doc->metadata().begin(), doc->metadata().end());
         for (const char* key : {"step", "epoch", "loss", "lr", "learning_rate"}) {
             const auto it = meta.find(key);
@@ -226,8 +228,7 @@ QString OverviewPage::shardsHtml() const {
         gguf ? tr("Splits") : tr("Shards"),
         QStringLiteral("%1: %2").arg(m_doc->shards().size()).arg(names.join(QStringLiteral(", "))));
     for (const ckptscope::MetadataRow& r : m_doc->indexMetadata())
-        html += row(tr("Index %1").arg(QString::fromStdString(r.key)),
-                    metadataValueText(r).toHtmlEscaped());
+        html += row(tr("Index %1").arg(shownText(r.key)), metadataValueText(r).toHtmlEscaped());
     return html;
 }
 

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QPainter>
 #include <QTextLayout>
+#include <QTreeView>
 
 #include <algorithm>
 #include <cmath>
@@ -62,10 +63,14 @@ QSize WrapAnywhereDelegate::sizeHint(const QStyleOptionViewItem& option,
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
     const QSize base = QStyledItemDelegate::sizeHint(option, index);
-    // The view passes the column's width when it wraps text.
+    // A table passes the column's width when it wraps text; a tree does not
+    // (not for a column past the first, where no indentation is taken).
+    int column = option.rect.width();
+    if (const auto* tree = qobject_cast<const QTreeView*>(opt.widget); tree && index.column() > 0)
+        column = tree->columnWidth(index.column());
     const int icon =
         opt.features & QStyleOptionViewItem::HasDecoration ? opt.decorationSize.width() + 4 : 0;
-    const int width = std::max(20, option.rect.width() - icon - 2 * kMargin - 6);
+    const int width = std::max(20, column - icon - 2 * kMargin - 6);
     QTextLayout layout;
     const qreal height = layOut(layout, opt.text, opt.font, width);
     return QSize(base.width(), std::max(base.height(), int(std::ceil(height)) + 6));

@@ -1,5 +1,6 @@
 #include "compare/comparemetadatamodel.h"
 
+#include "common/plaintext.h"
 #include "compare/comparetensormodel.h"
 
 using namespace ckptscope;
@@ -34,11 +35,11 @@ QVariant CompareMetadataModel::data(const QModelIndex& index, int role) const {
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     auto value = [](const std::optional<std::string>& v) {
-        return v ? QString::fromStdString(*v) : QString();
+        return v ? shownLines(QString::fromStdString(*v)) : QString();
     };
     switch (index.column()) {
     case Key:
-        return QString::fromStdString(e.key);
+        return shownText(e.key);
     case Status:
         return CompareTensorModel::statusText(e.status);
     case ValueA: // with a type or an array item that differs

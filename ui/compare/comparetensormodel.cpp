@@ -1,5 +1,6 @@
 #include "compare/comparetensormodel.h"
 
+#include "common/plaintext.h"
 #include "common/sizeformat.h"
 #include "tensor/nametree.h"
 
@@ -19,7 +20,7 @@ using namespace ckptscope;
 namespace {
 
 QString text(const std::string& s) {
-    return QString::fromStdString(s);
+    return shownText(s);
 }
 
 QString change(const QString& a, const QString& b) {
@@ -292,7 +293,7 @@ QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, i
     case Qt::DisplayRole:
         switch (column) {
         case Name:
-            return n.label;
+            return shownText(n.label);
         case Status:
             return differ == 0 ? statusText(DiffStatus::Same)
                                : tr("%1 of %2 differ")
@@ -309,7 +310,7 @@ QVariant CompareTensorModel::groupData(const NameTree::Node& n, const Node& f, i
     case SortRole:
         switch (column) {
         case Name:
-            return n.label;
+            return shownText(n.label);
         case Status:
             return severity(f.worst);
         case RelL2:
@@ -382,7 +383,7 @@ QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
         return {};
     switch (column) {
     case Name:
-        return n.label;
+        return role == SortRole ? QVariant(n.label) : QVariant(shownText(n.label));
     case Status:
         return role == SortRole ? QVariant(severity(e.status)) : QVariant(statusText(e.status));
     case Shape:

@@ -3,6 +3,7 @@
 #include "common/filelocation.h"
 #include "common/namecolumn.h"
 #include "common/notificationbar.h"
+#include "common/plaintext.h"
 #include "common/reloadwatcher.h"
 #include "common/rowheight.h"
 #include "common/tolerancevalidator.h"
@@ -717,8 +718,9 @@ void CompareWindow::showTensor(int sourceRow) {
         m_tensorTitle->setText(tr("Select a tensor to compare its values."));
         return;
     }
-    QString title = tr("<b>%1</b> — %2")
-                        .arg(q(e->name).toHtmlEscaped(), CompareTensorModel::statusText(e->status));
+    QString title =
+        tr("<b>%1</b> — %2")
+            .arg(shownText(e->name).toHtmlEscaped(), CompareTensorModel::statusText(e->status));
     if (const QString inB = CompareTensorModel::nameInB(*e); !inB.isEmpty())
         title += QStringLiteral("<br>") + inB.toHtmlEscaped();
     if (e->elements) {

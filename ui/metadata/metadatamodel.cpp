@@ -236,12 +236,16 @@ QVariant MetadataModel::data(const QModelIndex& index, int role) const {
                                                     : n.type;
     if (role == SortRole)
         return n.parent >= 0 && index.column() == Key ? QVariant(double(n.row)) : QVariant(text);
-    if (role == Qt::DisplayRole || role == Qt::EditRole)
+    if (role == Qt::DisplayRole)
+        return index.column() == Type  ? text
+               : index.column() == Key ? shownText(text)
+                                       : shownLines(text);
+    if (role == Qt::EditRole)
         return text;
     if (role == Qt::ToolTipRole && index.column() == Value && n.array && n.array->count > 0)
         return plainToolTip(previewOf(n));
     if (role == Qt::ToolTipRole)
-        return plainToolTip(text);
+        return plainToolTip(shownLines(text));
     return {};
 }
 

@@ -1,5 +1,6 @@
 #include "metadata/metadataview.h"
 
+#include "common/wrapanywheredelegate.h"
 #include "metadata/metadatamodel.h"
 #include "metadata/metadatatext.h"
 
@@ -32,6 +33,14 @@ MetadataView::MetadataView(QWidget* parent) : QTreeView(parent), m_model(new Met
     setSortingEnabled(true);
     sortByColumn(-1, Qt::AscendingOrder);
     setWordWrap(true);
+    // A value with no spaces (a hash, a long token) wraps anywhere rather
+    // than ending in "…": shown whole, in a row as tall as it needs.
+    setItemDelegateForColumn(MetadataModel::Value, new WrapAnywhereDelegate(this));
+    // Rows take their heights anew when the value column's width changes.
+    connect(header(), &QHeaderView::sectionResized, this, [this](int column) {
+        if (column == MetadataModel::Value && isVisible())
+            scheduleDelayedItemsLayout();
+    });
     setAlternatingRowColors(true);
     header()->setStretchLastSection(true);
     // Key, Type, Value on screen: the value, widest, takes the rest.
@@ -100,7 +109,9 @@ QString MetadataView::selectionText() const {
     QStringList lines;
     const auto rows = selectionModel()->selectedRows();
     for (const QModelIndex& r : rows)
-        lines << tsvField(r.data().toString()) + QLatin1Char('\t') +
-                     tsvField(r.siblingAtColumn(MetadataModel::Value).data().toString());
+        // The text as stored (the cells show it made printable).
+        lines << tsvField(r.data(Qt::EditRole).toString()) + QLatin1Char('\t') +
+                     tsvField(
+                         r.siblingAtColumn(MetadataModel::Value).data(Qt::EditRole).toString());
     return lines.join(QLatin1Char('\n'));
 }

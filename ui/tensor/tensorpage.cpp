@@ -34,8 +34,8 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     m_title->setFont(big);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_title->setWordWrap(true);
-    // Names are shown as they are; the notes below are HTML with the file's
-    // text escaped once. Never let Qt guess (Qt::AutoText).
+    // Names are shown made printable (shownText); the notes below are HTML
+    // with the file's text escaped once. Never let Qt guess (Qt::AutoText).
     m_title->setTextFormat(Qt::PlainText);
     m_description = new QLabel;
     m_description->setWordWrap(true);
@@ -180,7 +180,7 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
         document->readValues(size_t(tensor), first, n, out);
     };
     m_histogram->clear(); // another tensor's histogram must not stand under this name
-    m_title->setText(QString::fromStdString(t.name));
+    m_title->setText(shownText(t.name));
     QStringList notes;
     for (const auto& w : document->warnings())
         if (w.tensor && *w.tensor == size_t(tensor))

@@ -111,7 +111,7 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
         switch (Column(index.column())) {
         case Name:
-            return n.label;
+            return shownText(n.label);
         case Shape:
             return t ? shapeText(t->shape) : QString();
         case Elements:
@@ -134,11 +134,12 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const {
         break;
     case Qt::ToolTipRole:
         if (t && sums.warning)
-            return plainToolTip(n.path + QStringLiteral("\n") + m_warningText[size_t(tensor)]);
+            return plainToolTip(shownText(n.path) + QStringLiteral("\n") +
+                                m_warningText[size_t(tensor)]);
         if (!t && m_nonFiniteBelow[size_t(nodeId(index))])
-            return plainToolTip(n.path + QStringLiteral("\n") +
+            return plainToolTip(shownText(n.path) + QStringLiteral("\n") +
                                 tr("a tensor below holds NaN or infinite values"));
-        return plainToolTip(n.path);
+        return plainToolTip(shownText(n.path));
     case TensorIndexRole:
         return tensor;
     case FullNameRole:
