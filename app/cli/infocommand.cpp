@@ -145,8 +145,13 @@ void printTensorFile(const Document& doc) {
     else
         std::cout << "Format      safetensors\n";
     std::cout << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"
-              << "Parameters  " << fmt::grouped(doc.numParams()) << " ("
-              << fmt::bytes(doc.totalBytes()) << ")\n";
+              << "Parameters  "
+              << (doc.numParams() == UINT64_MAX ? "overflows 64 bits"
+                                                : fmt::grouped(doc.numParams()))
+              << " ("
+              << (doc.totalBytes() == UINT64_MAX ? "overflows 64 bits"
+                                                 : fmt::bytes(doc.totalBytes()))
+              << ")\n";
     if (!doc.metadata().empty()) {
         std::cout << "\nMetadata\n";
         TextTable table(gguf ? std::vector<std::string>{"key", "type", "value"}

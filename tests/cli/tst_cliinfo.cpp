@@ -158,6 +158,13 @@ void TestCliInfo::infoJsonOverflowWarningImpl() {
         }
     }
     QVERIFY2(anyNull, "the overflowing element count is not null");
+    QVERIFY(j.at("num_params").is_null() && j.at("total_bytes").is_null());
+    // The text says so too, not the saturated 18,446,744,073,709,551,615.
+    const Run text = runCli({QStringLiteral("info"), path});
+    QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+    QVERIFY2(text.outText().contains(
+                 QStringLiteral("\nParameters  overflows 64 bits (overflows 64 bits)\n")),
+             qPrintable(describe(text)));
     QVERIFY(!j.at("warnings").empty());
     const QStringList errLines = lines(r.errText());
     QVERIFY2(!errLines.isEmpty(), "no warning on stderr");

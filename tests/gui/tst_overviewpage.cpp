@@ -187,13 +187,30 @@ private Q_SLOTS:
             size_t tensors = 0;
             for (const TensorEntry& t : doc->tensors())
                 tensors += dtypeName(t.dtype) == name;
+            // Exact, as the CLI gives it: Q6_K 6.5625, not 6.56.
             const QString line = QStringLiteral("%1: %2 bpw, %3 tensor")
                                      .arg(QString::fromStdString(name))
-                                     .arg(double(be.first) / double(be.second), 0, 'f', 2)
+                                     .arg(double(be.first) / double(be.second), 0, 'g', 7)
                                      .arg(tensors);
             QVERIFY2(text.contains(line), qPrintable(line + QStringLiteral("\n") + text));
         }
         QVERIFY2(text.contains(QStringLiteral("Tensor data")), qPrintable(text));
+    }
+
+    // A shape whose element count overflows leaves no true total: said so,
+    // not the saturated 18,446,744,073,709,551,615.
+    void overflowingTotalsSaid() {
+        REQUIRE_CONFORMANCE();
+        const auto doc = Document::open(
+            testsupport::corpus(QStringLiteral("invalid/shape_product_overflow.oxck"))
+                .toStdString());
+        OverviewPage page;
+        page.setDocument(doc);
+        const QString text = page.toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Parameters\noverflows 64 bits")) &&
+                     text.contains(QStringLiteral("Parameter bytes\noverflows 64 bits")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("18,446,744")), qPrintable(text));
     }
 
     // A GGUF split model lists its files as llama.cpp names them: splits.

@@ -7,6 +7,7 @@
 #include "common/sizeformat.h"
 #include "metadata/metadatatext.h"
 
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/io/httpsource.h"
 #include "ckptscope/run/trainerfiles.h"
@@ -61,7 +62,9 @@ QString ggufRows(const ckptscope::Document& doc) {
         }
     }
     const auto bpw = [](const PerType& p) {
-        return p.elements ? QString::number(double(p.bytes) * 8 / double(p.elements), 'f', 2)
+        // As the CLI gives it (6.5625 for Q6_K, not 6.56).
+        return p.elements ? QString::fromStdString(
+                                ckptscope::fmt::display(double(p.bytes) * 8 / double(p.elements)))
                           : QStringLiteral("–");
     };
     html += row(QObject::tr("Bits per weight"), bpw(all));
@@ -191,8 +194,12 @@ void OverviewPage::render() {
         if (doc->flags())
             html += row(tr("Flags"), tr("0x%1 (reserved, ignored)").arg(doc->flags(), 0, 16));
         html += row(tr("Tensors"), groupedNumber(doc->tensors().size()));
-        html += row(tr("Parameters"), groupedNumber(doc->numParams()));
-        html += row(tr("Parameter bytes"), humanBytes(doc->totalBytes()));
+        // The sums saturate: a shape whose count overflows has no true total.
+        const uint64_t params = doc->numParams(), bytes = doc->totalBytes();
+        html += row(tr("Parameters"),
+                    params == UINT64_MAX ? tr("overflows 64 bits") : groupedNumber(params));
+        html += row(tr("Parameter bytes"),
+                    bytes == UINT64_MAX ? tr("overflows 64 bits") : humanBytes(bytes));
         if (doc->format() == ckptscope::Format::Gguf)
             html += ggufRows(*doc);
         html += shardsHtml();

@@ -1,4 +1,5 @@
 #include "common/notificationbar.h"
+#include "common/wrapanywherelabel.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -11,12 +12,10 @@ NotificationBar::NotificationBar(QWidget* parent) : QFrame(parent) {
     setAutoFillBackground(true);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 4, 4, 4);
-    m_label = new QLabel;
-    m_label->setWordWrap(true);
+    m_label = new WrapAnywhereLabel;
     // Always HTML: callers escape the file's text once (never Qt::AutoText,
     // which shows "&quot;" literally when a message has no tag).
     m_label->setTextFormat(Qt::RichText);
-    m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_label, 1);
     m_action = new QPushButton;
     layout->addWidget(m_action);

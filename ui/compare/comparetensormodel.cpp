@@ -269,7 +269,7 @@ QVariant CompareTensorModel::bitsPerWeightData(const Node& f, int role) const {
     const double bpw = f.bpwB ? *f.bpwB : double(f.bitsB) / double(f.weightsB);
     switch (role) {
     case Qt::DisplayRole:
-        return QString::number(bpw, 'f', 2);
+        return text(fmt::display(bpw)); // as the CLI gives it (6.5625, not 6.56)
     case SortRole:
         return bpw;
     case Qt::ToolTipRole:

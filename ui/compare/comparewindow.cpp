@@ -1,4 +1,5 @@
 #include "compare/comparewindow.h"
+#include "common/wrapanywherelabel.h"
 
 #include "common/filelocation.h"
 #include "common/namecolumn.h"
@@ -96,10 +97,8 @@ void CompareWindow::buildUi() {
     layout->setContentsMargins(4, 4, 4, 4);
     m_notification = new NotificationBar;
     layout->addWidget(m_notification);
-    m_summary = new QLabel;
+    m_summary = new WrapAnywhereLabel;
     m_summary->setTextFormat(Qt::RichText);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setWordWrap(true);
     layout->addWidget(m_summary);
 
     m_split = new QSplitter;
@@ -198,10 +197,8 @@ QWidget* CompareWindow::buildTensorList() {
 QWidget* CompareWindow::buildTensorPage() {
     m_tensorPage = new QWidget;
     auto* page = new QVBoxLayout(m_tensorPage);
-    m_tensorTitle = new QLabel;
+    m_tensorTitle = new WrapAnywhereLabel;
     m_tensorTitle->setObjectName(QStringLiteral("tensorTitle"));
-    m_tensorTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_tensorTitle->setWordWrap(true);
     page->addWidget(m_tensorTitle);
     auto* detailSplit = m_detailSplit = new QSplitter(Qt::Vertical);
     m_statsModel = new CompareStatsModel(this);

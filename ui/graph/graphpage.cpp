@@ -1,4 +1,5 @@
 #include "graph/graphpage.h"
+#include "common/wrapanywherelabel.h"
 
 #include "common/plaintext.h"
 #include "common/sizeformat.h"
@@ -31,8 +32,7 @@ GraphPage::GraphPage(QWidget* parent) : QWidget(parent), m_scene(new GraphScene(
     auto* bar = new QToolBar;
     bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     layout->addWidget(bar);
-    m_warnings = new QLabel;
-    m_warnings->setWordWrap(true);
+    m_warnings = new WrapAnywhereLabel;
     m_warnings->setTextFormat(Qt::RichText); // file text escaped once (plainToHtml)
     m_warnings->setVisible(false);
     layout->addWidget(m_warnings);

@@ -1,4 +1,5 @@
 #include "tensor/tensorpage.h"
+#include "common/wrapanywherelabel.h"
 
 #include "common/plaintext.h"
 #include "common/sizeformat.h"
@@ -27,18 +28,15 @@ const char* kStatLabels[] = {"Min",   "Max", "Mean", "Std dev", "L2 norm",
 
 TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRunner(this)) {
     auto* layout = new QVBoxLayout(this);
-    m_title = new QLabel;
+    m_title = new WrapAnywhereLabel;
     QFont big = m_title->font();
     big.setPointSizeF(big.pointSizeF() * 1.3);
     big.setBold(true);
     m_title->setFont(big);
-    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_title->setWordWrap(true);
     // Names are shown made printable (shownText); the notes below are HTML
     // with the file's text escaped once. Never let Qt guess (Qt::AutoText).
     m_title->setTextFormat(Qt::PlainText);
-    m_description = new QLabel;
-    m_description->setWordWrap(true);
+    m_description = new WrapAnywhereLabel;
     m_description->setTextFormat(Qt::RichText);
     layout->addWidget(m_title);
     layout->addWidget(m_description);

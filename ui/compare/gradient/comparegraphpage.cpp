@@ -1,4 +1,5 @@
 #include "compare/gradient/comparegraphpage.h"
+#include "common/wrapanywherelabel.h"
 
 #include "common/plaintext.h"
 #include "common/wrapanywheredelegate.h"
@@ -95,10 +96,8 @@ CompareGraphPage::CompareGraphPage(QStandardItemModel* changes, QWidget* parent)
     auto* nodeBox = new QWidget;
     auto* nodeLayout = new QVBoxLayout(nodeBox);
     nodeLayout->setContentsMargins(0, 0, 0, 0);
-    m_nodeTitle = new QLabel;
+    m_nodeTitle = new WrapAnywhereLabel;
     m_nodeTitle->setTextFormat(Qt::PlainText); // ids from the files
-    m_nodeTitle->setWordWrap(true);
-    m_nodeTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     nodeLayout->addWidget(m_nodeTitle);
     m_nodeView = new QTableView;
     m_nodeView->setModel(m_nodeModel);

@@ -1,4 +1,5 @@
 #include "compare/gradient/compareoptimizerpage.h"
+#include "common/wrapanywherelabel.h"
 
 #include "common/rowheight.h"
 #include "compare/comparedetail.h"
@@ -39,9 +40,7 @@ CompareOptimizerPage::CompareOptimizerPage(QWidget* parent)
     auto* detail = new QWidget;
     auto* detailLayout = new QVBoxLayout(detail);
     detailLayout->setContentsMargins(0, 0, 0, 0);
-    m_title = new QLabel;
-    m_title->setWordWrap(true);
-    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title = new WrapAnywhereLabel;
     detailLayout->addWidget(m_title);
     auto* figures = new QSplitter;
     auto* statsView = new QTableView;
