@@ -5,6 +5,7 @@
 // that chooses Compare.
 #include "testsupport.h"
 
+#include "browser/launchselection.h"
 #include "browser/mainwindow.h"
 #include "common/tolerancevalidator.h"
 #include "compare/comparefilterproxy.h"
@@ -50,10 +51,12 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <QTimer>
 #include <QTreeView>
 #include <QUrl>
 #include <QValueAxis>
+#include <functional>
 
 #include <cmath>
 #include <limits>
@@ -648,6 +651,25 @@ private Q_SLOTS:
                 layerWeights += weights;
             }
         }
+        // B's mapped names are found too: by the filter, and by --select.
+        CompareFilterProxy proxy;
+        proxy.setSourceModel(w.tensorModel());
+        proxy.setFilterFixedString(QStringLiteral("blk.0.attn_q."));
+        QStringList matched;
+        const std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < proxy.rowCount(parent); ++r) {
+                const QModelIndex i = proxy.index(r, 0, parent);
+                if (i.data(CompareTensorModel::TensorIndexRole).toInt() >= 0)
+                    matched << i.data(CompareTensorModel::FullNameRole).toString();
+                walk(i);
+            }
+        };
+        walk({});
+        QCOMPARE(matched, QStringList{QStringLiteral("model.layers.0.self_attn.q_proj.weight")});
+        const LaunchSelection byB{QStringLiteral("blk.1.ffn_down.weight"), {}};
+        QCOMPARE(byB.applyTo(&w), QStringList());
+        const LaunchSelection absent{QStringLiteral("blk.9.none"), {}};
+        QCOMPARE(absent.applyTo(&w).size(), qsizetype(1));
         // Q8_0, F32, Q4_K and Q6_K: 8.5, 32, 4.5, 6.5625, as the CLI gives them.
         QCOMPARE(shown.size(), size_t(4));
         QModelIndex group; // model › layers › 1

@@ -62,7 +62,7 @@ QStringList LaunchSelection::applyTo(CompareWindow* window) const {
             const auto& tensors = result->tensors->tensors;
             const std::string name = select.toStdString();
             for (size_t i = 0; i < tensors.size() && found < 0; ++i)
-                if (tensors[i].name == name)
+                if (tensors[i].name == name || tensors[i].nameB == name) // B's, when mapped
                     found = int(i);
         }
         if (found >= 0)

@@ -26,7 +26,14 @@ bool CompareFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sour
     if (m_differencesOnly &&
         i.data(CompareTensorModel::StatusRole).toInt() == int(ckptscope::DiffStatus::Same))
         return false;
-    return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+    if (QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent))
+        return true;
+    // A pair under mapped names is found by B's name too (blk.0.attn_q).
+    const auto* model = static_cast<const CompareTensorModel*>(sourceModel());
+    const ckptscope::TensorDiffEntry* e =
+        model->entry(i.data(CompareTensorModel::TensorIndexRole).toInt());
+    return e && !e->nameB.empty() &&
+           filterRegularExpression().match(QString::fromStdString(e->nameB)).hasMatch();
 }
 
 bool CompareFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
