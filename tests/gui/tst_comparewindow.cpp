@@ -12,6 +12,7 @@
 #include "compare/comparehistogramview.h"
 #include "compare/comparemetadatamodel.h"
 #include "compare/comparestatsmodel.h"
+#include "compare/comparesummary.h"
 #include "compare/comparetensormodel.h"
 #include "compare/comparevaluesmodel.h"
 #include "compare/comparewindow.h"
@@ -253,7 +254,20 @@ private Q_SLOTS:
                               QStringLiteral("old")}));
         QVERIFY(w.summaryText().contains(QStringLiteral("2 changed")));
         QVERIFY(w.summaryText().contains(QStringLiteral("1 added")));
-        QVERIFY(w.summaryText().contains(QStringLiteral("1 of 2 metadata")));
+        QVERIFY2(w.summaryText().contains(QStringLiteral("1 of 2 metadata entries differ")),
+                 qPrintable(w.summaryText()));
+        // One of each is counted as the CLI counts it.
+        TensorDiff one;
+        MetadataDiffEntry same;
+        same.key = "k";
+        same.a = same.b = "1";
+        one.metadata.push_back(same);
+        one.summary.differingElements = 1;
+        const QString text =
+            comparesummary::tensorSummary(one, QStringLiteral("a"), QStringLiteral("b"), QString());
+        QVERIFY2(text.contains(QStringLiteral("1 differing element;")) &&
+                     text.contains(QStringLiteral("0 of 1 metadata entry differs")),
+                 qPrintable(text));
         // Metadata: old and new, the changed row marked.
         const CompareMetadataModel* meta = w.metadataModel();
         QCOMPARE(meta->rowCount(), 2);

@@ -56,12 +56,15 @@ QString tensorSummary(const TensorDiff& d, const QString& labelA, const QString&
             : QStringLiteral(" &nbsp; <span style='color:#d03a2f'>⚠ %1</span>")
                   .arg(q(fmt::counted(s.nonFiniteMismatch, "tensor", "tensors")) +
                        tr(" with NaN/Inf mismatches"));
-    return tr("<b>A</b> %1 → <b>B</b> %2: %3%4 — %5 differing elements; %6 of %7 metadata "
-              "entries differ; %8")
+    // Counted as the CLI counts them: "1 differing element", "0 of 1 metadata
+    // entry differs".
+    return tr("<b>A</b> %1 → <b>B</b> %2: %3%4 — %5; %6 of %7; %8")
         .arg(labelA.toHtmlEscaped(), labelB.toHtmlEscaped(), chips.join(QStringLiteral(" &nbsp; ")),
-             nonFinite, q(fmt::grouped(s.differingElements)))
+             nonFinite,
+             q(fmt::counted(s.differingElements, "differing element", "differing elements")))
         .arg(metaChanged)
-        .arg(d.metadata.size())
+        .arg(
+            q(fmt::counted(d.metadata.size(), "metadata entry differs", "metadata entries differ")))
         .arg(toleranceText);
 }
 
