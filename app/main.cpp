@@ -1,6 +1,7 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
 #include "browser/launchselection.h"
+#include "browser/recentfiles.h"
 #include "browser/runlauncher.h"
 #include "browser/screenshottaker.h"
 #include "common/windowregistry.h"
@@ -224,6 +225,8 @@ void openFiles(const Launch& launch) {
 
 // The windows the command line asks for; an exit status when it asks wrongly.
 std::optional<int> openWindows(const Launch& launch) {
+    if (launch.screenshot)
+        RecentFiles::setRecording(false); // what a screenshot opens is not the user's
     if (launch.compare)
         return openComparison(launch);
     if (launch.screenshot)

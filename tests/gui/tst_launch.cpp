@@ -17,6 +17,8 @@
 #include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <QApplication>
+#include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
 #include <QPointer>
 #include <QProcess>
@@ -46,10 +48,13 @@ QProcess* runWithoutDisplay(const QStringList& args) {
 }
 
 // Runs the browser offscreen and waits for it to quit.
-QProcess* runOffscreen(const QStringList& args) {
+// The GUI run offscreen; its settings in configHome when one is given.
+QProcess* runOffscreen(const QStringList& args, const QString& configHome = {}) {
     auto* p = new QProcess;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    if (!configHome.isEmpty())
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome);
     p->setProcessEnvironment(env);
     p->start(QStringLiteral(CKPTSCOPE_GUI_PATH), args);
     p->waitForFinished(60000);
@@ -160,13 +165,23 @@ private Q_SLOTS:
         QCOMPARE(w.graphPage()->inspector()->node(),
                  w.graphPage()->index()->indexOf(loss.toStdString()));
         const QString png = m_dir.filePath(QStringLiteral("node.png"));
+        const QString config = m_dir.filePath(QStringLiteral("config"));
         std::unique_ptr<QProcess> p(
             runOffscreen({QStringLiteral("--screenshot"), png, QStringLiteral("--select"), loss,
-                          QStringLiteral("--tab"), QStringLiteral("Graph"), kGradient}));
+                          QStringLiteral("--tab"), QStringLiteral("Graph"), kGradient},
+                         config));
         QCOMPARE(p->exitCode(), 0);
         const QString err = QString::fromUtf8(p->readAllStandardError());
         QVERIFY2(!err.contains(QStringLiteral("screenshot:")), qPrintable(err));
         QVERIFY(QFileInfo::exists(png));
+        // What a screenshot opens is not added to the user's recent files.
+        QDirIterator settings(config, QDir::Files, QDirIterator::Subdirectories);
+        while (settings.hasNext()) {
+            QFile f(settings.next());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray text = f.readAll();
+            QVERIFY2(!text.contains(QFileInfo(kGradient).fileName().toUtf8()), text.constData());
+        }
     }
 
     void unknownNamesAreReported() {

@@ -8,11 +8,19 @@ namespace {
 const auto kKey = QStringLiteral("recentFiles");
 }
 
+bool RecentFiles::s_recording = true;
+
+void RecentFiles::setRecording(bool on) {
+    s_recording = on;
+}
+
 RecentFiles::RecentFiles(QObject* parent) : QObject(parent) {
     m_files = QSettings().value(kKey).toStringList();
 }
 
 void RecentFiles::add(const QString& path) {
+    if (!s_recording)
+        return;
     // Other windows keep their own instance: start from what they saved.
     m_files = QSettings().value(kKey).toStringList();
     const QString absolute = filelocation::key(path);

@@ -12,6 +12,9 @@ public:
 
     QStringList files() const { return m_files; }
     void add(const QString& path);
+    // Off for a run that only takes a screenshot (`--screenshot`): the files
+    // it opens are not the user's. On by default.
+    static void setRecording(bool on);
     void remove(const QString& path);
     void clear();
 
@@ -21,4 +24,5 @@ Q_SIGNALS:
 private:
     void save();
     QStringList m_files;
+    static bool s_recording;
 };
