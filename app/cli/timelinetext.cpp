@@ -100,19 +100,10 @@ std::string trainerLogText(const Run& run) {
         return fmt::exact(e.second) + " at " + std::to_string(e.first);
     };
     for (const auto& [key, logged] : run.trainerHistory) {
-        const std::pair<uint64_t, double>*lo = nullptr, *hi = nullptr, *last = nullptr;
-        uint64_t nonFinite = 0;
-        for (const auto& e : logged) {
-            if (!std::isfinite(e.second)) {
-                ++nonFinite;
-                continue;
-            }
-            lo = !lo || e.second < lo->second ? &e : lo;
-            hi = !hi || e.second > hi->second ? &e : hi;
-            last = !last || e.first >= last->first ? &e : last;
-        }
-        table.addRow({key, fmt::grouped(logged.size()), last ? at(*last) : "–", lo ? at(*lo) : "–",
-                      hi ? at(*hi) : "–", nonFinite ? fmt::grouped(nonFinite) : ""});
+        const LoggedSummary l = summarizeLogged(logged);
+        table.addRow({key, fmt::grouped(l.logged), l.last ? at(*l.last) : "–",
+                      l.lowest ? at(*l.lowest) : "–", l.highest ? at(*l.highest) : "–",
+                      l.nonFinite ? fmt::grouped(l.nonFinite) : ""});
     }
     return table.render("  ");
 }

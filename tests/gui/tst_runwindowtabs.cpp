@@ -15,6 +15,7 @@
 
 #include "ckptscope/formats/oxck/checkpoint.h"
 
+#include "ckptscope/common/numberformat.h"
 #include <QAbstractAxis>
 #include <QChart>
 #include <QComboBox>
@@ -29,7 +30,10 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+
 #include <QTest>
+
+#include <cmath>
 
 using namespace ckptscope;
 using testsupport::str;
@@ -126,6 +130,26 @@ private Q_SLOTS:
         QCOMPARE(o->valueOf(QStringLiteral("torch_dtype")), QStringLiteral("bfloat16"));
         QVERIFY(o->valueOf(QStringLiteral("vocab_size")).isNull()); // not in this config
         QCOMPARE(o->valueOf(QStringLiteral("Checkpoints")), QStringLiteral("3 checkpoints"));
+        // What `timeline` finds: no NaN/Inf, h.0.w's L2 from √2 to √(1 + 150²),
+        // and per logged key its count and last, lowest and highest values.
+        QCOMPARE(o->valueOf(QStringLiteral("First NaN/Inf")),
+                 QStringLiteral("none in any checkpoint"));
+        const QString growth = o->valueOf(QStringLiteral("L2 norm grew most"));
+        QVERIFY2(
+            growth.startsWith(QStringLiteral("h.0.w: ×")) &&
+                growth.contains(
+                    QStringLiteral("(L2 %1 → %2, steps 50 → 150)")
+                        .arg(QString::fromStdString(fmt::display(std::sqrt(1.0 + 50 * 50))),
+                             QString::fromStdString(fmt::display(std::sqrt(1.0 + 150 * 150))))),
+            qPrintable(growth));
+        // (each trainer_state.json here holds its own step's log only; the
+        // latest's is the history)
+        const QString logged = o->valueOf(QStringLiteral("Logged: loss"));
+        QVERIFY2(
+            logged ==
+                QStringLiteral("1 time; last %1 at 150; lowest %1 at 150; highest %1 at 150")
+                    .arg(QString::fromStdString(fmt::exact(std::stod(std::to_string(loss[2]))))),
+            qPrintable(logged));
         QVERIFY(w.showTab(QStringLiteral("Overview")));
         QCOMPARE(w.chartTabs()->currentWidget(), o);
         // The loss first among the numeric keys, one point per checkpoint.

@@ -417,6 +417,22 @@ private Q_SLOTS:
         });
     }
 
+    // A logged key: its count, NaN/Inf apart, the last value at the greatest
+    // step and the extremes (the first of equals) with their steps.
+    void loggedKeySummarized() {
+        const double nan = std::nan("");
+        const LoggedSummary s =
+            summarizeLogged({{10, 2.5}, {20, nan}, {30, 1.0}, {5, 4.0}, {40, 1.0}, {50, INFINITY}});
+        QCOMPARE(s.logged, uint64_t(6));
+        QCOMPARE(s.nonFinite, uint64_t(2));
+        QCOMPARE(*s.last, (LoggedSummary::Entry{40, 1.0}));
+        QCOMPARE(*s.lowest, (LoggedSummary::Entry{30, 1.0}));
+        QCOMPARE(*s.highest, (LoggedSummary::Entry{5, 4.0}));
+        const LoggedSummary none = summarizeLogged({{1, nan}});
+        QVERIFY(!none.last && !none.lowest && !none.highest);
+        QCOMPARE(none.nonFinite, uint64_t(1));
+    }
+
     void cacheHitsMissesAndRebuild() {
         guarded([&] {
             for (int i = 0; i < 3; ++i)

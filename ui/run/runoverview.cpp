@@ -1,7 +1,10 @@
 #include "run/runoverview.h"
 
 #include "browser/documentsummary.h"
+#include "common/plaintext.h"
 #include "common/sizeformat.h"
+
+#include "ckptscope/common/numberformat.h"
 
 #include <QFile>
 #include <QHeaderView>
@@ -11,6 +14,15 @@
 using namespace ckptscope;
 
 namespace {
+
+// Figures as the CLI prints them (fmt::display: 7 significant digits;
+// fmt::exact: a logged value whole).
+QString display(double v) {
+    return QString::fromStdString(fmt::display(v));
+}
+QString exactText(double v) {
+    return QString::fromStdString(fmt::exact(v));
+}
 
 QString lines(const std::vector<std::string>& texts) {
     QStringList out;
@@ -42,7 +54,8 @@ void RunOverview::addRow(const QString& label, const QString& value, const QStri
     m_table->setItem(row, 1, text);
 }
 
-void RunOverview::setRun(std::shared_ptr<const Run> run) {
+void RunOverview::setRun(std::shared_ptr<const Run> run,
+                         std::shared_ptr<const std::vector<TensorSeries>> series) {
     m_table->setRowCount(0);
     if (!run) {
         addRow(tr("Run"), tr("No run loaded."));
@@ -60,6 +73,9 @@ void RunOverview::setRun(std::shared_ptr<const Run> run) {
         addRow(tr("Steps"), *first == *last
                                 ? groupedNumber(*first)
                                 : tr("%1 – %2").arg(groupedNumber(*first), groupedNumber(*last)));
+    if (series && run->kind == RunKind::Tensors)
+        addFindings(*run, *series);
+    addTrainerLog(*run);
     QStringList skipped;
     for (const SkippedPath& s : run->skipped)
         skipped << QString::fromStdString(s.path + ": " + s.reason);
@@ -74,6 +90,56 @@ void RunOverview::setRun(std::shared_ptr<const Run> run) {
     }
     m_table->resizeColumnToContents(0);
     m_table->resizeRowsToContents();
+}
+
+// The first checkpoint with NaN/Inf and the largest L2 growths, as
+// `timeline` lists them (its first ten tensors, five growths).
+void RunOverview::addFindings(const Run& run, const std::vector<TensorSeries>& series) {
+    constexpr size_t kNamed = 10, kGrowths = 5;
+    const auto stepText = [](const std::optional<uint64_t>& step) {
+        return step ? groupedNumber(*step) : QStringLiteral("–");
+    };
+    if (const auto first = firstNonfinite(run, series)) {
+        QStringList names;
+        for (size_t i = 0; i < first->tensors.size() && i < kNamed; ++i)
+            names << shownText(first->tensors[i]);
+        if (first->tensors.size() > kNamed)
+            names << tr("and %1 more").arg(groupedNumber(first->tensors.size() - kNamed));
+        addRow(tr("First NaN/Inf"),
+               tr("step %1 (%2), in %3: %4")
+                   .arg(stepText(first->step), shownText(run.checkpoints[first->index].name),
+                        countNoun(first->tensors.size(), tr("tensor"), tr("tensors")),
+                        names.join(QStringLiteral(", "))));
+    } else {
+        addRow(tr("First NaN/Inf"), tr("none in any checkpoint"));
+    }
+    QStringList growth;
+    for (const L2Change& g : largestL2Growth(run, series, kGrowths))
+        growth << tr("%1: ×%2 (L2 %3 → %4, steps %5 → %6)")
+                      .arg(shownText(series[g.series].name), display(g.ratio), display(g.first),
+                           display(g.last), stepText(run.checkpoints[g.firstIndex].step),
+                           stepText(run.checkpoints[g.lastIndex].step));
+    addRow(tr("L2 norm grew most"),
+           growth.isEmpty() ? tr("no tensor's L2 norm grew between its first and last checkpoint")
+                            : growth.join(QLatin1Char('\n')));
+}
+
+// A row per key the Trainer logged: how often, the last, the lowest and
+// the highest value, each at its step.
+void RunOverview::addTrainerLog(const Run& run) {
+    const auto at = [](const LoggedSummary::Entry& e) {
+        return tr("%1 at %2").arg(exactText(e.second), groupedNumber(e.first));
+    };
+    for (const auto& [key, logged] : run.trainerHistory) {
+        const LoggedSummary l = summarizeLogged(logged);
+        QStringList parts{countNoun(l.logged, tr("time"), tr("times"))};
+        if (l.last)
+            parts << tr("last %1").arg(at(*l.last)) << tr("lowest %1").arg(at(*l.lowest))
+                  << tr("highest %1").arg(at(*l.highest));
+        if (l.nonFinite)
+            parts << tr("%1 NaN/Inf").arg(groupedNumber(l.nonFinite));
+        addRow(tr("Logged: %1").arg(shownText(key)), parts.join(QStringLiteral("; ")));
+    }
 }
 
 QString RunOverview::valueOf(const QString& label) const {

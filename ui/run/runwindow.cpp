@@ -224,7 +224,7 @@ void RunWindow::showRun(const RunLoader::Result& loaded) {
     m_layers->setRun(m_run, m_series);
     m_distribution->setRun(m_run, m_series);
     m_metadata->setRun(m_run);
-    m_overview->setRun(m_run);
+    m_overview->setRun(m_run, m_series);
     m_checkpointView->resizeColumnsToContents();
     m_tensorView->expandToDepth(0);
     if (!m_filter->text().isEmpty())

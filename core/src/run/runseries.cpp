@@ -163,4 +163,22 @@ std::vector<L2Change> largestL2Growth(const Run& run, const std::vector<TensorSe
     return out;
 }
 
+LoggedSummary summarizeLogged(const std::vector<std::pair<uint64_t, double>>& logged) {
+    LoggedSummary s;
+    s.logged = logged.size();
+    for (const auto& e : logged) {
+        if (!std::isfinite(e.second)) {
+            ++s.nonFinite;
+            continue;
+        }
+        if (!s.lowest || e.second < s.lowest->second)
+            s.lowest = e;
+        if (!s.highest || e.second > s.highest->second)
+            s.highest = e;
+        if (!s.last || e.first >= s.last->first)
+            s.last = e;
+    }
+    return s;
+}
+
 } // namespace ckptscope

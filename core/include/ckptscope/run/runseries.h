@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ckptscope {
@@ -71,5 +72,16 @@ struct L2Change {
 // The `limit` largest growths (ratio > 1), largest first.
 std::vector<L2Change> largestL2Growth(const Run& run, const std::vector<TensorSeries>& series,
                                       size_t limit);
+
+// What the Trainer logged of one key (Run::trainerHistory): how often, how
+// many of the values are NaN/Inf, and the last, lowest and highest finite
+// value, each with its step (the last: at the greatest step; the first of
+// equals otherwise). A spike between checkpoints shows here.
+struct LoggedSummary {
+    using Entry = std::pair<uint64_t, double>; // step, value
+    uint64_t logged = 0, nonFinite = 0;
+    std::optional<Entry> last, lowest, highest;
+};
+LoggedSummary summarizeLogged(const std::vector<std::pair<uint64_t, double>>& logged);
 
 } // namespace ckptscope
