@@ -10,6 +10,8 @@
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "testsupport.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -195,6 +197,22 @@ private Q_SLOTS:
             QVERIFY2(text.contains(line), qPrintable(line + QStringLiteral("\n") + text));
         }
         QVERIFY2(text.contains(QStringLiteral("Tensor data")), qPrintable(text));
+    }
+
+    // A file opened by a relative path is named by its absolute one.
+    void pathShownAbsolute() {
+        QTemporaryDir dir;
+        writeModel(dir, QStringLiteral("rel.oxck"), false);
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(dir.path()));
+        OverviewPage page;
+        page.setDocument(Document::open("rel.oxck"));
+        const QString text = page.toPlainText();
+        QVERIFY(QDir::setCurrent(before));
+        QVERIFY2(
+            text.contains(QStringLiteral("Path\n") +
+                          QFileInfo(dir.filePath(QStringLiteral("rel.oxck"))).absoluteFilePath()),
+            qPrintable(text));
     }
 
     // A shape whose element count overflows leaves no true total: said so,

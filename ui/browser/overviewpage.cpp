@@ -182,7 +182,11 @@ void OverviewPage::render() {
     QString html =
         QStringLiteral("<h2>%1</h2><table>")
             .arg(filelocation::displayName(QString::fromStdString(doc->path())).toHtmlEscaped());
-    html += row(tr("Path"), esc(doc->path()));
+    // A local file by its absolute path, not as typed ("big.gguf").
+    const QString path = QString::fromStdString(doc->path());
+    const bool local = !filelocation::isBundled(path) && !filelocation::isRemote(path);
+    html += row(tr("Path"),
+                esc(local ? QFileInfo(path).absoluteFilePath().toStdString() : doc->path()));
     html +=
         row(tr("File size"), humanBytes(doc->fileSize()) +
                                  QStringLiteral(" (%1 bytes)").arg(groupedNumber(doc->fileSize())));

@@ -263,9 +263,10 @@ void TensorPage::showStats(const ckptscope::StatsResult& r) {
     m_stats[QStringLiteral("mean")]->setText(numberText(s.mean));
     m_stats[QStringLiteral("std")]->setText(numberText(s.std));
     m_stats[QStringLiteral("l2")]->setText(numberText(s.l2));
-    // An empty tensor has no share of zeros to speak of.
+    // An empty tensor has no share of zeros to speak of; its count, 0, is
+    // as the CLI gives it.
     m_stats[QStringLiteral("zeros")]->setText(
-        s.count == 0 ? missingText()
+        s.count == 0 ? groupedNumber(0)
                      : QStringLiteral("%1 (%2%)")
                            .arg(groupedNumber(s.zeros))
                            .arg(100.0 * double(s.zeros) / double(s.count), 0, 'f', 2));
