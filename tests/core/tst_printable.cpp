@@ -64,6 +64,29 @@ private Q_SLOTS:
         QCOMPARE(QByteArray::fromStdString(printable(in.toStdString(), true)), keepingLines);
     }
 
+    // The check a caller makes before converting agrees with printable()
+    // over every code point of the Basic Multilingual Plane.
+    void escapedCodePointsAgree() {
+        for (uint32_t cp = 0; cp < 0x10000; ++cp) {
+            if (cp >= 0xD800 && cp <= 0xDFFF)
+                continue; // surrogates: no UTF-8 of their own
+            std::string utf8;
+            if (cp < 0x80) {
+                utf8 += char(cp);
+            } else if (cp < 0x800) {
+                utf8 += char(0xC0 | (cp >> 6));
+                utf8 += char(0x80 | (cp & 0x3F));
+            } else {
+                utf8 += char(0xE0 | (cp >> 12));
+                utf8 += char(0x80 | ((cp >> 6) & 0x3F));
+                utf8 += char(0x80 | (cp & 0x3F));
+            }
+            for (bool keepLines : {false, true})
+                QVERIFY2(escapedByPrintable(cp, keepLines) != (printable(utf8, keepLines) == utf8),
+                         qPrintable(QString::number(cp, 16)));
+        }
+    }
+
     void utf8Sequences() {
         QCOMPARE(utf8Length("a", 0), size_t(1));
         QCOMPARE(utf8Length("\xc3\xa9", 0), size_t(2));

@@ -24,27 +24,22 @@ QString shownText(const std::string& text) {
 
 namespace {
 
-// Whether printable() would change the text (most names: no conversion for
-// them, a tree asks per row).
-bool needsEscape(const QString& text, bool keepLines) {
-    return std::any_of(text.begin(), text.end(), [keepLines](QChar c) {
-        const char16_t u = c.unicode();
-        if (keepLines && (u == '\n' || u == '\t'))
-            return false;
-        return u < 0x20 || u == '\\' || (u >= 0x7F && u <= 0x9F) || u == 0x061C ||
-               (u >= 0x200B && u <= 0x200F) || (u >= 0x2028 && u <= 0x202E) ||
-               (u >= 0x2060 && u <= 0x2069) || u == 0xFEFF;
+// printable() of the text; most names need nothing, and are returned
+// without a conversion (a tree asks per row).
+QString shown(const QString& text, bool keepLines) {
+    const bool plain = std::none_of(text.begin(), text.end(), [keepLines](QChar c) {
+        return ckptscope::escapedByPrintable(c.unicode(), keepLines);
     });
+    return plain ? text
+                 : QString::fromStdString(ckptscope::printable(text.toStdString(), keepLines));
 }
 
 } // namespace
 
 QString shownText(const QString& text) {
-    return needsEscape(text, false) ? shownText(text.toStdString()) : text;
+    return shown(text, false);
 }
 
 QString shownLines(const QString& text) {
-    return needsEscape(text, true)
-               ? QString::fromStdString(ckptscope::printable(text.toStdString(), true))
-               : text;
+    return shown(text, true);
 }

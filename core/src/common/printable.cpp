@@ -18,6 +18,12 @@ bool hidden(uint32_t cp) {
 
 } // namespace
 
+bool escapedByPrintable(uint32_t cp, bool keepLines) {
+    if (keepLines && (cp == '\n' || cp == '\t'))
+        return false;
+    return cp < 0x20 || cp == '\\' || cp == 0x7F || (cp >= 0x80 && hidden(cp));
+}
+
 size_t utf8Length(std::string_view s, size_t i) {
     const auto b = static_cast<unsigned char>(s[i]);
     if (b < 0x80)

@@ -17,6 +17,9 @@ namespace ckptscope {
 // backslashes. With keepLines, newlines and tabs stay as they are (a
 // multi-line value shown on several lines: a chat template).
 std::string printable(std::string_view s, bool keepLines = false);
+// Whether printable() spells the code point as an escape (with keepLines,
+// \n and \t are not): for a caller that checks text before converting it.
+bool escapedByPrintable(uint32_t cp, bool keepLines = false);
 
 // The length of the valid UTF-8 sequence at s[i] (1 for ASCII; 0 for an
 // overlong form, a surrogate, a code point past U+10FFFF or a cut sequence).
