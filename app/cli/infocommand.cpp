@@ -144,14 +144,12 @@ void printTensorFile(const Document& doc) {
                   << fmt::counted(doc.shards().size(), "shard", "shards") << ")\n";
     else
         std::cout << "Format      safetensors\n";
+    // The sums saturate: a shape whose count overflows has no true total.
+    const uint64_t params = doc.numParams(), stored = doc.totalBytes();
     std::cout << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"
               << "Parameters  "
-              << (doc.numParams() == UINT64_MAX ? "overflows 64 bits"
-                                                : fmt::grouped(doc.numParams()))
-              << " ("
-              << (doc.totalBytes() == UINT64_MAX ? "overflows 64 bits"
-                                                 : fmt::bytes(doc.totalBytes()))
-              << ")\n";
+              << (params == UINT64_MAX ? "overflows 64 bits" : fmt::grouped(params)) << " ("
+              << (stored == UINT64_MAX ? "overflows 64 bits" : fmt::bytes(stored)) << ")\n";
     if (!doc.metadata().empty()) {
         std::cout << "\nMetadata\n";
         TextTable table(gguf ? std::vector<std::string>{"key", "type", "value"}

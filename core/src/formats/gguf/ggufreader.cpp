@@ -268,12 +268,11 @@ std::optional<uint64_t> integerValue(const MetadataRow& row) {
     return value;
 }
 
-} // namespace
-
-std::string_view fileTypeName(const std::vector<MetadataRow>& metadata) {
-    // llama.cpp's include/llama.h, enum llama_ftype, LLAMA_FTYPE_MOSTLY_
-    // dropped. 4–6 and 33–35 are commented out in recent versions, but old
-    // files carry them; 40 and up mean different types in different versions.
+// llama.cpp's name for a general.file_type value (include/llama.h, enum
+// llama_ftype, LLAMA_FTYPE_MOSTLY_ dropped), empty past the ones it names for
+// certain: 4–6 and 33–35 are commented out in recent versions, but old files
+// carry them; 40 and up mean different types in different versions.
+std::string_view llamaFileTypeName(uint64_t value) {
     static constexpr std::string_view kNames[] = {
         "ALL_F32",  "F16",    "Q4_0",    "Q4_1",      "Q4_1_SOME_F16", "Q4_2",     "Q4_3",
         "Q8_0",     "Q5_0",   "Q5_1",    "Q2_K",      "Q3_K_S",        "Q3_K_M",   "Q3_K_L",
@@ -281,18 +280,25 @@ std::string_view fileTypeName(const std::vector<MetadataRow>& metadata) {
         "Q2_K_S",   "IQ3_XS", "IQ3_XXS", "IQ1_S",     "IQ4_NL",        "IQ3_S",    "IQ3_M",
         "IQ2_S",    "IQ2_M",  "IQ4_XS",  "IQ1_M",     "BF16",          "Q4_0_4_4", "Q4_0_4_8",
         "Q4_0_8_8", "TQ1_0",  "TQ2_0",   "MXFP4_MOE", "NVFP4"};
+    return value < std::size(kNames) ? kNames[value] : std::string_view();
+}
+
+} // namespace
+
+std::string_view fileTypeName(const std::vector<MetadataRow>& metadata) {
     const MetadataRow* row = fileTypeRow(metadata);
     const std::optional<uint64_t> value = row ? integerValue(*row) : std::nullopt;
-    return value && *value < std::size(kNames) ? kNames[*value] : std::string_view();
+    return value ? llamaFileTypeName(*value) : std::string_view();
 }
 
 std::string fileTypeText(const std::vector<MetadataRow>& metadata) {
     const MetadataRow* row = fileTypeRow(metadata);
     if (!row)
         return {};
-    if (!integerValue(*row))
+    const std::optional<uint64_t> value = integerValue(*row);
+    if (!value)
         return row->value + " (general.file_type)";
-    const std::string_view name = fileTypeName(metadata);
+    const std::string_view name = llamaFileTypeName(*value);
     if (name.empty())
         return row->value + " (general.file_type, a type llama.cpp does not name for certain)";
     return std::string(name) + " (general.file_type " + row->value + ")";
