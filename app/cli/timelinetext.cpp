@@ -14,8 +14,6 @@ using namespace ckptscope;
 
 namespace {
 
-constexpr size_t kGrowthListed = 5;
-
 std::string stepText(const std::optional<uint64_t>& step) {
     return step ? std::to_string(*step) : "-";
 }
@@ -67,15 +65,15 @@ std::string findings(const TimelineReport& r) {
         const RunCheckpoint& c = run.checkpoints[first->index];
         out += "  First NaN/Inf: step " + stepText(first->step) + " (" + printable(c.name) +
                "), in " + fmt::counted(first->tensors.size(), "tensor", "tensors") + ":";
-        for (size_t i = 0; i < first->tensors.size() && i < 10; ++i)
+        for (size_t i = 0; i < first->tensors.size() && i < kNonfiniteNamed; ++i)
             out += (i ? ", " : " ") + printable(first->tensors[i]);
-        if (first->tensors.size() > 10)
-            out += ", and " + fmt::grouped(first->tensors.size() - 10) + " more";
+        if (first->tensors.size() > kNonfiniteNamed)
+            out += ", and " + fmt::grouped(first->tensors.size() - kNonfiniteNamed) + " more";
         out += "\n";
     } else {
         out += "  No NaN or Inf in any checkpoint.\n";
     }
-    const auto growth = largestL2Growth(run, r.tensors, kGrowthListed);
+    const auto growth = largestL2Growth(run, r.tensors, kL2GrowthListed);
     if (growth.empty()) {
         out += "  No tensor's L2 norm grew between its first and last checkpoint.\n";
         return out;

@@ -93,18 +93,17 @@ void RunOverview::setRun(std::shared_ptr<const Run> run,
 }
 
 // The first checkpoint with NaN/Inf and the largest L2 growths, as
-// `timeline` lists them (its first ten tensors, five growths).
+// `timeline` lists them.
 void RunOverview::addFindings(const Run& run, const std::vector<TensorSeries>& series) {
-    constexpr size_t kNamed = 10, kGrowths = 5;
     const auto stepText = [](const std::optional<uint64_t>& step) {
         return step ? groupedNumber(*step) : QStringLiteral("–");
     };
     if (const auto first = firstNonfinite(run, series)) {
         QStringList names;
-        for (size_t i = 0; i < first->tensors.size() && i < kNamed; ++i)
+        for (size_t i = 0; i < first->tensors.size() && i < kNonfiniteNamed; ++i)
             names << shownText(first->tensors[i]);
-        if (first->tensors.size() > kNamed)
-            names << tr("and %1 more").arg(groupedNumber(first->tensors.size() - kNamed));
+        if (first->tensors.size() > kNonfiniteNamed)
+            names << tr("and %1 more").arg(groupedNumber(first->tensors.size() - kNonfiniteNamed));
         addRow(tr("First NaN/Inf"),
                tr("step %1 (%2), in %3: %4")
                    .arg(stepText(first->step), shownText(run.checkpoints[first->index].name),
@@ -114,7 +113,7 @@ void RunOverview::addFindings(const Run& run, const std::vector<TensorSeries>& s
         addRow(tr("First NaN/Inf"), tr("none in any checkpoint"));
     }
     QStringList growth;
-    for (const L2Change& g : largestL2Growth(run, series, kGrowths))
+    for (const L2Change& g : largestL2Growth(run, series, kL2GrowthListed))
         growth << tr("%1: ×%2 (L2 %3 → %4, steps %5 → %6)")
                       .arg(shownText(series[g.series].name), display(g.ratio), display(g.first),
                            display(g.last), stepText(run.checkpoints[g.firstIndex].step),

@@ -59,6 +59,8 @@ struct FirstNonfinite {
 };
 std::optional<FirstNonfinite> firstNonfinite(const Run& run,
                                              const std::vector<TensorSeries>& series);
+// How many of those tensors a report names before "and N more".
+constexpr size_t kNonfiniteNamed = 10;
 
 // How a tensor's L2 norm moved between the first and the last checkpoint
 // holding it. Tensors present in fewer than two checkpoints, or with a zero
@@ -72,6 +74,8 @@ struct L2Change {
 // The `limit` largest growths (ratio > 1), largest first.
 std::vector<L2Change> largestL2Growth(const Run& run, const std::vector<TensorSeries>& series,
                                       size_t limit);
+// How many growths a report lists (timeline, the run window's Overview).
+constexpr size_t kL2GrowthListed = 5;
 
 // What the Trainer logged of one key (Run::trainerHistory): how often, how
 // many of the values are NaN/Inf, and the last, lowest and highest finite
