@@ -1,15 +1,15 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
-#include "browser/launchselection.h"
+#include "shell/launchselection.h"
 #include "browser/recentfiles.h"
-#include "browser/runlauncher.h"
-#include "browser/screenshottaker.h"
+#include "launch/runlauncher.h"
+#include "shell/screenshottaker.h"
 #include "common/windowregistry.h"
-#include "compare/comparescreenshot.h"
+#include "shell/comparescreenshot.h"
 #include "graph/graphexport.h"
-#include "run/runscreenshottaker.h"
+#include "shell/runscreenshottaker.h"
 
-#include "ckptscope/common/formatlist.h"
+#include "ckptscope/formats/formatlist.h"
 #include "ckptscope/document/document.h"
 
 #include <QApplication>

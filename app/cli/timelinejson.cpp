@@ -3,7 +3,7 @@
 #include "statsjson.h"
 #include "timelinereport.h"
 
-#include "ckptscope/common/metadatanumber.h"
+#include "ckptscope/run/metadatanumber.h"
 
 #include <cmath>
 #include <filesystem>

@@ -11,8 +11,8 @@
 #include "ckptscope/export/csvwriter.h"
 #include "ckptscope/export/npywriter.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "ckptscope/formats/oxck/oxckwriter.h"
-#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/export/oxckwriter.h"
+#include "ckptscope/export/safetensorswriter.h"
 #include "ckptscope/stats/tensorstats.h"
 
 #include <QDir>

@@ -187,7 +187,7 @@ private Q_SLOTS:
     // in tst_ggmlquants_scalar.
     void avx2IsPlainBitForBit() {
 #ifdef CKPTSCOPE_STATS_AVX2
-        if (!stats::useAvx2())
+        if (!simd::useAvx2())
             QSKIP("no AVX2 on this CPU, or CKPTSCOPE_SIMD=0");
         std::mt19937 random(23);
         for (const gguf::GgmlTypeInfo& t : gguf::ggmlTypes()) {

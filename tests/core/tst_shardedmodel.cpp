@@ -9,7 +9,7 @@
 #include "ckptscope/document/document.h"
 #include "ckptscope/export/converter.h"
 #include "ckptscope/formats/formatmodule.h"
-#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/export/safetensorswriter.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/stats/documentstats.h"
 

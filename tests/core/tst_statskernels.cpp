@@ -7,7 +7,7 @@
 #include "stats/bincounter.h"
 #include "stats/slicedbins.h"
 #include "stats/statskernels.h"
-#include "stats/statssimd.h"
+#include "common/simd.h"
 
 #include "ckptscope/stats/tensorstats.h"
 
@@ -24,6 +24,7 @@
 
 using namespace ckptscope;
 using namespace ckptscope::stats;
+using namespace ckptscope::simd;
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "ckptscope/export/exporterror.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
-#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/export/safetensorswriter.h"
 #include "ckptscope/io/bytesource.h"
 
 #include <cmath>

@@ -5,7 +5,7 @@
 // that chooses Compare.
 #include "testsupport.h"
 
-#include "browser/launchselection.h"
+#include "shell/launchselection.h"
 #include "browser/mainwindow.h"
 #include "common/tolerancevalidator.h"
 #include "compare/comparefilterproxy.h"

@@ -1,4 +1,4 @@
-#include "browser/documentsummary.h"
+#include "common/documentsummary.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/export/samplegenerator.h"

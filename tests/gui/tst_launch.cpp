@@ -3,7 +3,7 @@
 // a comparison.
 #include "testsupport.h"
 
-#include "browser/launchselection.h"
+#include "shell/launchselection.h"
 #include "browser/mainwindow.h"
 #include "common/windowregistry.h"
 #include "compare/comparetensormodel.h"

@@ -1,4 +1,4 @@
-#include "browser/comparelauncher.h"
+#include "launch/comparelauncher.h"
 #include "browser/mainwindow.h"
 #include "browser/recentfiles.h"
 #include "browser/startpage.h"

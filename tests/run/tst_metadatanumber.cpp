@@ -1,7 +1,7 @@
 // Metadata values read as numbers, and which keys of a run are numeric.
 #include "testsupport.h"
 
-#include "ckptscope/common/metadatanumber.h"
+#include "ckptscope/run/metadatanumber.h"
 
 #include <QTest>
 

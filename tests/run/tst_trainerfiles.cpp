@@ -6,10 +6,10 @@
 // and a sharded model folder read as one checkpoint.
 #include "testsupport.h"
 
-#include "ckptscope/common/metadatanumber.h"
+#include "ckptscope/run/metadatanumber.h"
 #include "ckptscope/common/naturalorder.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/export/safetensorswriter.h"
 #include "ckptscope/run/runseries.h"
 
 #include <QDir>

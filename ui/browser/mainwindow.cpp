@@ -1,15 +1,15 @@
 #include "browser/mainwindow.h"
 
-#include "browser/documentsummary.h"
+#include "common/documentsummary.h"
 
-#include "browser/comparelauncher.h"
+#include "launch/comparelauncher.h"
 #include "browser/documentloader.h"
 #include "export/exportactions.h"
 
 #include "browser/optimizerstateview.h"
 #include "browser/overviewpage.h"
 #include "browser/recentfiles.h"
-#include "browser/runlauncher.h"
+#include "launch/runlauncher.h"
 #include "browser/startpage.h"
 #include "browser/tensordock.h"
 #include "common/filelocation.h"

@@ -1,6 +1,6 @@
 #include "browser/optimizerstateview.h"
 
-#include "browser/documentsummary.h"
+#include "common/documentsummary.h"
 
 #include "common/naturalorder.h"
 #include "common/naturalsortproxy.h"

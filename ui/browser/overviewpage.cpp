@@ -1,6 +1,6 @@
 #include "browser/overviewpage.h"
 
-#include "browser/documentsummary.h"
+#include "common/documentsummary.h"
 #include "common/plaintext.h"
 
 #include "common/filelocation.h"

@@ -4,7 +4,7 @@
 #include "common/filelocation.h"
 #include "common/plaintext.h"
 
-#include "ckptscope/common/formatlist.h"
+#include "ckptscope/formats/formatlist.h"
 
 #include <QApplication>
 #include <QDir>

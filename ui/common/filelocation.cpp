@@ -1,7 +1,10 @@
 #include "common/filelocation.h"
 
+#include "ckptscope/common/pathlabels.h"
 #include "ckptscope/io/httpsource.h"
 
+#include <QCoreApplication>
+#include <QFile>
 #include <QFileInfo>
 #include <QUrl>
 
@@ -49,6 +52,15 @@ QStringList localFiles(const std::vector<std::string>& names) {
             files << path;
     }
     return files;
+}
+
+std::pair<QString, QString> pairLabels(const QString& pathA, const QString& pathB) {
+    const auto [a, b] = ckptscope::distinguishingPaths(QFile::encodeName(pathA).toStdString(),
+                                                       QFile::encodeName(pathB).toStdString());
+    return {pathA.isEmpty() ? QCoreApplication::translate("CompareWindow", "A")
+                            : QFile::decodeName(a.c_str()),
+            pathB.isEmpty() ? QCoreApplication::translate("CompareWindow", "B")
+                            : QFile::decodeName(b.c_str())};
 }
 
 } // namespace filelocation

@@ -4,6 +4,7 @@
 #include <QStringList>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 // Where an opened file lives: a local path, a bundled sample (":/…") or an
@@ -28,5 +29,9 @@ QString container(const QString& path);
 // The local files among `names` (a document's sourceNames()), to watch
 // for a writer: bundled samples and URLs left out.
 QStringList localFiles(const std::vector<std::string>& names);
+
+// {label of A, label of B}: the shortest parts of the two paths that differ,
+// so two model.safetensors are told apart; "A" / "B" for a side not chosen.
+std::pair<QString, QString> pairLabels(const QString& pathA, const QString& pathB);
 
 } // namespace filelocation

@@ -17,7 +17,10 @@ class RunWindow;
 // (CompareWindow), a run (RunWindow). It is the only code that names the
 // window classes: windows ask it for one another and never include each
 // other's headers (the classes are only declared here, so callers that
-// ignore the returned window need no window header either).
+// ignore the returned window need no window header either). It is defined
+// in shell/windowregistry.cpp, the one file that includes them all: every
+// window may ask for another, and no folder below shell/ includes a window
+// of another folder (tools/check-layers.py).
 //
 // A request for what an open window already shows — the same file, the
 // same A and B, the same run — brings that window to the front instead of

@@ -3,7 +3,6 @@
 #include "compare/comparetensormodel.h"
 
 #include "ckptscope/common/numberformat.h"
-#include "ckptscope/common/pathlabels.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -31,13 +30,6 @@ QString chip(DiffStatus s, uint64_t n) {
 }
 
 } // namespace
-
-std::pair<QString, QString> labels(const QString& pathA, const QString& pathB) {
-    const auto [a, b] = distinguishingPaths(QFile::encodeName(pathA).toStdString(),
-                                            QFile::encodeName(pathB).toStdString());
-    return {pathA.isEmpty() ? tr("A") : QFile::decodeName(a.c_str()),
-            pathB.isEmpty() ? tr("B") : QFile::decodeName(b.c_str())};
-}
 
 QString tensorSummary(const TensorDiff& d, const QString& labelA, const QString& labelB,
                       const QString& toleranceText) {

@@ -7,14 +7,9 @@
 
 #include <utility>
 
-// The compare window's words for what it shows: the labels of A and B (the
-// shortest parts of their paths that differ, so two model.safetensors are
-// told apart) and the summary bar's rich text, every status counted with
+// The compare window's words for what it shows: the summary bar's rich text, every status counted with
 // its colour.
 namespace comparesummary {
-
-// {label of A, label of B}; "A" / "B" for a side not chosen yet.
-std::pair<QString, QString> labels(const QString& pathA, const QString& pathB);
 
 // toleranceText: how values were compared ("values compared exactly").
 QString tensorSummary(const ckptscope::TensorDiff& d, const QString& labelA, const QString& labelB,

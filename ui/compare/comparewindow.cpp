@@ -413,7 +413,7 @@ QString CompareWindow::summaryText() const {
 }
 
 void CompareWindow::updateTitle() {
-    const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
+    const auto [a, b] = filelocation::pairLabels(m_pathA, m_pathB);
     setWindowTitle(tr("%1 ↔ %2 — Ckptscope").arg(a, b));
 }
 
@@ -451,7 +451,7 @@ void CompareWindow::showResult(std::shared_ptr<CompareResult> result) {
     watchSides();
     m_shownTolerance = m_tolerance; // the newest comparison is the one delivered
     const bool tensors = m_result->tensors.has_value();
-    const auto [a, b] = comparesummary::labels(m_pathA, m_pathB);
+    const auto [a, b] = filelocation::pairLabels(m_pathA, m_pathB);
     if (tensors) {
         const TensorDiff& d = *m_result->tensors;
         m_tensorDiff = std::shared_ptr<const TensorDiff>(m_result, &*m_result->tensors);

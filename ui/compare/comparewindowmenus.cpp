@@ -1,6 +1,6 @@
 // The compare window's menu bar: File, View and Help, with the standard
 // shortcuts every window has (Close Window on the platform's Close, Quit).
-#include "browser/comparelauncher.h"
+#include "launch/comparelauncher.h"
 #include "common/helpdialogs.h"
 #include "compare/comparewindow.h"
 

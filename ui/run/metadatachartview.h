@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ckptscope/common/metadatanumber.h"
+#include "ckptscope/run/metadatanumber.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "run/runoverview.h"
 
-#include "browser/documentsummary.h"
+#include "common/documentsummary.h"
 #include "common/plaintext.h"
 #include "common/sizeformat.h"
 

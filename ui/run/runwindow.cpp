@@ -1,7 +1,7 @@
 #include "run/runwindow.h"
 
-#include "browser/documentsummary.h"
-#include "browser/runlauncher.h"
+#include "common/documentsummary.h"
+#include "launch/runlauncher.h"
 #include "common/helpdialogs.h"
 #include "common/naturalsortproxy.h"
 #include "common/rowheight.h"

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "stats/statssimd.h"
+#include "common/simd.h"
 
 #ifdef CKPTSCOPE_STATS_AVX2
 #define CKPTSCOPE_DIFF_AVX2 1
@@ -34,7 +34,6 @@ std::optional<double> parseTolerance(std::string_view text) {
     return x;
 }
 
-using stats::valueAt;
 
 namespace {
 
@@ -112,10 +111,10 @@ void addPair(Part& p, Lanes& lanes, int lane, float fa, float fb, double atol, d
 
 #ifdef CKPTSCOPE_DIFF_AVX2
 
-using stats::combineLanes;
-using stats::hsum;
-using stats::useAvx2;
-using stats::useAvx512;
+using simd::combineLanes;
+using simd::hsum;
+using simd::useAvx2;
+using simd::useAvx512;
 
 __attribute__((target("avx2,fma"))) double hmax(__m256d x) {
     const __m128d s = _mm_max_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));

@@ -1,8 +1,8 @@
 #include "ckptscope/export/converter.h"
 
 #include "ckptscope/export/npzwriter.h"
-#include "ckptscope/formats/oxck/oxckwriter.h"
-#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/export/oxckwriter.h"
+#include "ckptscope/export/safetensorswriter.h"
 #include "ckptscope/formats/safetensors/shardset.h"
 #include "ckptscope/io/atomicfile.h"
 

@@ -1,6 +1,6 @@
 #include "ckptscope/export/npywriter.h"
 
-#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/export/safetensorswriter.h"
 
 #include <algorithm>
 #include <vector>

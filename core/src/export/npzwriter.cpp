@@ -2,7 +2,7 @@
 
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/export/npywriter.h"
-#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/export/safetensorswriter.h"
 
 #include <zlib.h>
 

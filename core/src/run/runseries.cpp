@@ -1,6 +1,6 @@
 #include "ckptscope/run/runseries.h"
 
-#include "ckptscope/common/metadatanumber.h"
+#include "ckptscope/run/metadatanumber.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,6 @@
 #include "stats/bincounter.h"
 #include "stats/slicedbins.h"
-#include "stats/statssimd.h"
+#include "common/simd.h"
 
 #include <cmath>
 #include <limits>
@@ -10,6 +10,8 @@
 #endif
 
 namespace ckptscope::stats {
+
+using namespace simd; // useAvx2, useAvx512 and the lane helpers
 
 template <typename T> void BinCounter<T>::flush() {
 #ifdef CKPTSCOPE_STATS_AVX2

@@ -8,7 +8,7 @@
 #include "stats/bincounter.h"
 #include "stats/q4kbinner.h"
 #include "stats/q4ksuperblock.h"
-#include "stats/statssimd.h"
+#include "common/simd.h"
 
 #include <algorithm>
 #include <bit>
@@ -19,6 +19,8 @@
 #include <vector>
 
 namespace ckptscope::stats {
+
+using namespace simd; // useAvx2, useAvx512 and the lane helpers
 
 namespace {
 

@@ -18,6 +18,8 @@
 
 namespace ckptscope::stats {
 
+using namespace simd; // useAvx2, useAvx512 and the lane helpers
+
 namespace {
 
 using Q1 = gguf::levels::Q1_0;

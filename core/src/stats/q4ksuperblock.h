@@ -1,7 +1,7 @@
 #pragma once
 
 #include "formats/gguf/ggmlblocks.h"
-#include "stats/statssimd.h"
+#include "common/simd.h"
 
 #include <cstdint>
 

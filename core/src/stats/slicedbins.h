@@ -1,6 +1,6 @@
 #pragma once
 
-#include "stats/statssimd.h"
+#include "common/simd.h"
 
 #include <cstdint>
 

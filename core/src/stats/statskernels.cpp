@@ -1,5 +1,5 @@
 #include "stats/statskernels.h"
-#include "stats/statssimd.h"
+#include "common/simd.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +11,8 @@
 #endif
 
 namespace ckptscope::stats {
+
+using namespace simd; // useAvx2, useAvx512 and the lane helpers
 
 namespace {
 
@@ -51,33 +53,6 @@ void scanScalar(const float* v, uint64_t from, uint64_t to, Partial& p, Sums& su
 
 #ifdef CKPTSCOPE_STATS_AVX2
 
-} // namespace
-
-bool useAvx2() {
-    static const bool use = [] {
-        const char* env = std::getenv("CKPTSCOPE_SIMD"); // "0": scalar loops (testing)
-        if (env && std::strcmp(env, "0") == 0)
-            return false;
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }();
-    return use;
-}
-
-bool useAvx512() {
-    static const bool use = [] {
-        const char* env = std::getenv("CKPTSCOPE_SIMD");
-        if (env && std::strcmp(env, "avx2") == 0)
-            return false;
-        __builtin_cpu_init();
-        return useAvx2() && __builtin_cpu_supports("avx512f") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl");
-    }();
-    return use;
-}
-
-namespace {
 
 // Eight values at a time; a group holding NaN or Inf goes through the scalar
 // loop. Sums in double (exact f32 → f64 widening, FMA for the squares).
@@ -194,14 +169,6 @@ CKPTSCOPE_AVX512_END
 
 } // namespace
 
-#ifndef CKPTSCOPE_STATS_AVX2
-bool useAvx2() {
-    return false;
-}
-bool useAvx512() {
-    return false;
-}
-#endif
 
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
     uint64_t i = 0;

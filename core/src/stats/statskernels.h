@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ckptscope/stats/tensorstats.h"
+#include "common/simd.h"
 
 #include <cstdint>
 #include <cstring>
@@ -14,14 +15,6 @@ namespace ckptscope::stats {
 // when it is scanned right after being read. The partition into blocks does
 // not depend on the thread count, so neither does any result.
 constexpr uint64_t kBlock = uint64_t(1) << 16;
-
-// Value i of v. Values scanned in place in a mapped file need not be 4-byte
-// aligned, so scalar loops load through memcpy (one plain load on x86).
-template <typename T> inline T valueAt(const T* v, uint64_t i) {
-    T f;
-    std::memcpy(&f, reinterpret_cast<const unsigned char*>(v) + i * sizeof(T), sizeof(T));
-    return f;
-}
 
 // Partial results of one block. Moments are kept as sums of (x - shift) so
 // that large offsets do not cancel catastrophically in double.

@@ -4,8 +4,7 @@
 // share: fields of a block read at any alignment, scale decoders, and the loop
 // over blocks.
 #include "ckptscope/formats/dtype.h"
-#include "stats/statskernels.h"
-#include "stats/statssimd.h"
+#include "common/simd.h"
 
 #include <array>
 #include <bit>
@@ -16,10 +15,10 @@
 namespace ckptscope::gguf::blocks {
 
 inline uint16_t u16At(const uint8_t* p) {
-    return stats::valueAt(reinterpret_cast<const uint16_t*>(p), 0);
+    return valueAt(reinterpret_cast<const uint16_t*>(p), 0);
 }
 inline uint32_t u32At(const uint8_t* p) {
-    return stats::valueAt(reinterpret_cast<const uint32_t*>(p), 0);
+    return valueAt(reinterpret_cast<const uint32_t*>(p), 0);
 }
 inline float f16At(const uint8_t* p) {
     return halfToFloat(u16At(p));

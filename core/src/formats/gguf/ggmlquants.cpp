@@ -307,7 +307,7 @@ void dequantizeWith(uint32_t id, const uint8_t* src, size_t blocks, float* dst, 
 } // namespace blocks
 
 void dequantizeBlocks(uint32_t id, const uint8_t* src, size_t blocks, float* dst) {
-    blocks::dequantizeWith(id, src, blocks, dst, stats::useAvx2());
+    blocks::dequantizeWith(id, src, blocks, dst, simd::useAvx2());
 }
 
 } // namespace ckptscope::gguf

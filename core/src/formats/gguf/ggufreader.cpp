@@ -2,7 +2,7 @@
 
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/formats/checkpointerror.h"
-#include "ckptscope/io/bytecursor.h"
+#include "ckptscope/formats/bytecursor.h"
 #include "formats/gguf/ggmltype.h"
 #include "formats/magicbytes.h"
 

@@ -1,7 +1,7 @@
 #include "ckptscope/formats/oxck/oxckindex.h"
 
 #include "ckptscope/formats/checkpointerror.h"
-#include "ckptscope/io/bytecursor.h"
+#include "ckptscope/formats/bytecursor.h"
 
 #include <algorithm>
 #include <bit>

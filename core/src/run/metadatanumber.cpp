@@ -1,4 +1,4 @@
-#include "ckptscope/common/metadatanumber.h"
+#include "ckptscope/run/metadatanumber.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "browser/documentsummary.h"
+#include "common/documentsummary.h"
 
 #include "common/sizeformat.h"
 

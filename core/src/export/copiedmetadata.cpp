@@ -1,4 +1,4 @@
-#include "formats/copiedmetadata.h"
+#include "export/copiedmetadata.h"
 
 #include "ckptscope/document/document.h"
 

@@ -1,4 +1,4 @@
-#include "browser/runlauncher.h"
+#include "launch/runlauncher.h"
 
 #include "common/windowregistry.h"
 

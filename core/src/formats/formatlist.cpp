@@ -1,4 +1,4 @@
-#include "ckptscope/common/formatlist.h"
+#include "ckptscope/formats/formatlist.h"
 
 #include "ckptscope/formats/formatmodule.h"
 

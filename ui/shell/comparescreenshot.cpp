@@ -1,6 +1,6 @@
-#include "compare/comparescreenshot.h"
+#include "shell/comparescreenshot.h"
 
-#include "browser/screenshottaker.h"
+#include "shell/screenshottaker.h"
 
 #include "compare/comparewindow.h"
 #include "compare/gradient/comparechanges.h"

@@ -1,6 +1,20 @@
 #pragma once
 
-namespace ckptscope::stats {
+// CPU features chosen at run time and the AVX helpers shared by the value
+// decoders (formats/), the statistics and the comparison.
+#include <cstdint>
+#include <cstring>
+
+namespace ckptscope {
+// The i-th T at v, which need not be aligned for T (values in a file's map).
+template <typename T> inline T valueAt(const T* v, uint64_t i) {
+    T f;
+    std::memcpy(&f, reinterpret_cast<const unsigned char*>(v) + i * sizeof(T), sizeof(T));
+    return f;
+}
+} // namespace ckptscope
+
+namespace ckptscope::simd {
 // AVX2 + FMA on this CPU, and not turned off by CKPTSCOPE_SIMD=0. The
 // statistics and the comparison (elementdiff.cpp) both ask this. False where
 // CKPTSCOPE_STATS_AVX2 is not defined, so callers need no guard of their own.
@@ -8,7 +22,7 @@ bool useAvx2();
 // AVX-512 F, DQ, BW and VL on this CPU, and CKPTSCOPE_SIMD neither "0" nor
 // "avx2" (tests and benchmarks force the narrower paths with it).
 bool useAvx512();
-} // namespace ckptscope::stats
+} // namespace ckptscope::simd
 
 // Whether the statistics and the comparison may use AVX2 (x86-64 with GCC or Clang: chosen at
 // run time by useAvx2()).
@@ -19,7 +33,7 @@ bool useAvx512();
 
 #include <cstring>
 
-namespace ckptscope::stats {
+namespace ckptscope::simd {
 // Between these, GCC 12 does not warn of the operand its AVX-512 headers
 // leave undefined on purpose in every unmasked intrinsic (`__Y = __Y`).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -52,5 +66,5 @@ __attribute__((target("avx2,fma"))) inline double hsum(__m256d x) {
     const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
-} // namespace ckptscope::stats
+} // namespace ckptscope::simd
 #endif

@@ -1,7 +1,7 @@
-#include "ckptscope/formats/oxck/oxckwriter.h"
+#include "ckptscope/export/oxckwriter.h"
 
 #include "ckptscope/formats/oxck/checkpoint.h"
-#include "formats/copiedmetadata.h"
+#include "export/copiedmetadata.h"
 #include "formats/oxck/oxckencoding.h"
 
 #include <algorithm>

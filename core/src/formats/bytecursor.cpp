@@ -1,4 +1,4 @@
-#include "ckptscope/io/bytecursor.h"
+#include "ckptscope/formats/bytecursor.h"
 
 #include "ckptscope/formats/checkpointerror.h"
 

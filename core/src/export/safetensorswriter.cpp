@@ -1,7 +1,7 @@
-#include "ckptscope/formats/safetensors/safetensorswriter.h"
+#include "ckptscope/export/safetensorswriter.h"
 
 #include "ckptscope/common/numberformat.h"
-#include "formats/copiedmetadata.h"
+#include "export/copiedmetadata.h"
 
 #include <nlohmann/json.hpp>
 

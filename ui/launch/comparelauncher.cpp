@@ -1,9 +1,8 @@
-#include "browser/comparelauncher.h"
+#include "launch/comparelauncher.h"
 
-#include "browser/runlauncher.h"
+#include "launch/runlauncher.h"
 
 #include "common/windowregistry.h"
-#include "compare/comparesummary.h"
 
 #include <QDropEvent>
 #include <QFileDialog>
@@ -57,7 +56,7 @@ CompareLauncher::DropChoice CompareLauncher::askOnDrop(QWidget* parent, const QS
                                                        const QPoint& globalPos) {
     QMenu menu(parent);
     menu.setObjectName(QStringLiteral("dropMenu"));
-    const auto [a, b] = comparesummary::labels(openPath, dropped); // two model.safetensors apart
+    const auto [a, b] = filelocation::pairLabels(openPath, dropped); // two model.safetensors apart
     QAction* openAction = menu.addAction(QObject::tr("Open %1").arg(QFileInfo(dropped).fileName()));
     openAction->setObjectName(QStringLiteral("openDropped"));
     QAction* compareAction =

@@ -1,4 +1,4 @@
-#include "browser/launchselection.h"
+#include "shell/launchselection.h"
 
 #include "browser/mainwindow.h"
 #include "compare/comparewindow.h"

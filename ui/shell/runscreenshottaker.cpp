@@ -1,6 +1,6 @@
-#include "run/runscreenshottaker.h"
+#include "shell/runscreenshottaker.h"
 
-#include "browser/screenshottaker.h"
+#include "shell/screenshottaker.h"
 
 #include "run/distributionview.h"
 #include "run/runwindow.h"

@@ -1,6 +1,6 @@
-#include "browser/screenshottaker.h"
+#include "shell/screenshottaker.h"
 
-#include "browser/launchselection.h"
+#include "shell/launchselection.h"
 #include "browser/mainwindow.h"
 #include "graph/graphpage.h"
 #include "tensor/tensorpage.h"
