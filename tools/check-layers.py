@@ -24,7 +24,7 @@ import tempfile
 LAYERS = {
     "core": [["common"], ["io"], ["formats"], ["document"], ["stats"],
              ["export", "run", "diff", "layout"]],
-    "ui": [["common"], ["tensor", "metadata", "graph"], ["export"], ["launch"],
+    "ui": [["common"], ["chart", "widgets"], ["gguf"], ["tensor", "metadata", "graph"], ["export"], ["launch"],
            ["browser", "compare", "run"], ["shell"]],
 }
 

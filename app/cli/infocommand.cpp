@@ -3,6 +3,7 @@
 #include "gradientinfojson.h"
 #include "textformat.h"
 
+#include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/formats/gguf/ggufreader.h"
 
@@ -34,6 +35,36 @@ void addShardsJson(ordered_json& j, const Document& doc) {
 
 // OXCK, safetensors and GGUF: the same fields (safetensors has no
 // version/flags; GGUF adds its data section and each key's type).
+// Where a view's elements lie: its storage (key, element offset) and strides
+// (null when C-contiguous); a tensor made of pieces lists each box.
+void addViewJson(ordered_json& e, const Document& doc, const TensorView& v) {
+    if (v.pieces.empty()) {
+        e["storage_key"] = doc.storages().at(v.storage).key;
+        e["storage_offset"] = v.elementOffset;
+        e["stride"] = v.strides.empty() ? ordered_json() : ordered_json(v.strides);
+        return;
+    }
+    ordered_json pieces = ordered_json::array();
+    for (const TensorPiece& p : v.pieces)
+        pieces.push_back({{"offsets", p.offsets},
+                          {"sizes", p.sizes},
+                          {"storage_key", doc.storages().at(p.storage).key},
+                          {"storage_offset", p.elementOffset}});
+    e["pieces"] = std::move(pieces);
+}
+
+// The metadata tree, rendered by the core's one writer (the PyTorch corpus's
+// `objects`).
+ordered_json objectsJson(const Document& doc) {
+    std::vector<std::string> names;
+    for (const TensorEntry& t : doc.tensors())
+        names.push_back(t.name);
+    std::string text;
+    JsonStreamWriter w(text);
+    writeObjectJson(w, doc.objects(), names);
+    return ordered_json::parse(text);
+}
+
 ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
     j["format"] = formatName(doc.format());
@@ -81,9 +112,15 @@ ordered_json tensorFileJson(const Document& doc) {
             e["bits_per_weight"] = orNull(tensorBitsPerWeight(t));
         if (doc.isSharded())
             e["file"] = doc.shards().at(t.shard).name;
+        if (t.view != kNoView)
+            addViewJson(e, doc, doc.views().at(t.view));
         tensors.push_back(std::move(e));
     }
     j["tensors"] = std::move(tensors);
+    if (!doc.storages().empty())
+        j["tensors_sharing_storage"] = doc.tensorsSharingStorage();
+    if (!doc.objects().empty())
+        j["objects"] = objectsJson(doc);
     j["warnings"] = warningsJson(doc);
     return j;
 }

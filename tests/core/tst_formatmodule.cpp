@@ -82,6 +82,51 @@ private Q_SLOTS:
         QCOMPARE(formats.size(), oneFileOfEach().size());
     }
 
+    // The packaging says what the table says: each MIME type with its glob
+    // and magic in the shared-mime-info XML, in the .desktop file's MimeType=
+    // and in the metainfo's mediatypes, and no type the table lacks.
+    void packagingMatchesTheTable() {
+        const QString dir = QStringLiteral(CKPTSCOPE_SOURCE_DIR "/packaging/");
+        const QString mime =
+            qstr(testsupport::readFile(dir + QStringLiteral("ckptscope-mime.xml")));
+        const QString desktop = qstr(
+            testsupport::readFile(dir + QStringLiteral("io.github.ckptscope.Ckptscope.desktop")));
+        const QString metainfo = qstr(testsupport::readFile(
+            dir + QStringLiteral("io.github.ckptscope.Ckptscope.metainfo.xml")));
+        QSet<QString> types;
+        for (const FormatModule& m : formatModules()) {
+            QVERIFY2(m.patterns && *m.patterns, m.name);
+            if (!m.mimeType)
+                continue;
+            const QString type = qstr(m.mimeType);
+            types.insert(type);
+            const qsizetype at = mime.indexOf(QStringLiteral("<mime-type type=\"%1\">").arg(type));
+            QVERIFY2(at >= 0, qPrintable(type + QStringLiteral(" missing in ckptscope-mime.xml")));
+            const QString entry =
+                mime.mid(at, mime.indexOf(QStringLiteral("</mime-type>"), at) - at);
+            for (const QString& p : qstr(m.patterns).split(QLatin1Char(' ')))
+                QVERIFY2(entry.contains(QStringLiteral("<glob pattern=\"%1\"/>").arg(p)),
+                         qPrintable(type + QStringLiteral(": no glob ") + p));
+            if (m.magic)
+                QVERIFY2(entry.contains(QStringLiteral("value=\"%1\"").arg(qstr(m.magic))),
+                         qPrintable(type + QStringLiteral(": no magic")));
+            QVERIFY2(desktop.contains(type + QLatin1Char(';')),
+                     qPrintable(type + QStringLiteral(" missing in the .desktop MimeType=")));
+            QVERIFY2(metainfo.contains(QStringLiteral("<mediatype>%1</mediatype>").arg(type)),
+                     qPrintable(type + QStringLiteral(" missing in the metainfo")));
+        }
+        const QRegularExpression declared(QStringLiteral("<mime-type type=\"([^\"]+)\">"));
+        for (auto it = declared.globalMatch(mime); it.hasNext();)
+            QVERIFY2(types.contains(it.next().captured(1)), "a MIME type no format declares");
+        const QString line = desktop.mid(desktop.indexOf(QStringLiteral("MimeType=")));
+        const QStringList listed = line.mid(9, line.indexOf(QLatin1Char('\n')) - 9)
+                                       .split(QLatin1Char(';'), Qt::SkipEmptyParts);
+        QCOMPARE(QSet<QString>(listed.begin(), listed.end()), types);
+        // The dialogs' filter names every pattern once.
+        QCOMPARE(qstr(checkpointDialogFilter()),
+                 QStringLiteral("Checkpoints (*.oxck *.gguf *.safetensors *.json);;All files (*)"));
+    }
+
     // Each probe accepts its own format's bytes and no other's.
     void probesTellFormatsApart() {
         for (const auto& [format, bytes] : oneFileOfEach()) {

@@ -5,7 +5,6 @@
 // that chooses Compare.
 #include "testsupport.h"
 
-#include "shell/launchselection.h"
 #include "browser/mainwindow.h"
 #include "common/tolerancevalidator.h"
 #include "compare/comparefilterproxy.h"
@@ -20,6 +19,7 @@
 #include "guisupport.h"
 #include "safetensorsbuilder.h"
 #include "shardedfixture.h"
+#include "shell/launchselection.h"
 #include "tensor/histogramview.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -148,6 +148,15 @@ template <typename W> QList<W*> visible() {
         if (auto* w = qobject_cast<W*>(top); w && w->isVisible())
             out << w;
     return out;
+}
+
+// Asks for every row of the compare Values page, then waits for the values
+// (read off the GUI thread) to arrive.
+bool settled(const CompareValuesModel* values) {
+    for (int r = 0; r < values->rowCount(); ++r)
+        for (int c = 0; c < CompareValuesModel::ColumnCount; ++c)
+            values->index(r, c).data();
+    return QTest::qWaitFor([&] { return values->pendingReads() == 0; }, 10000);
 }
 
 } // namespace
@@ -383,6 +392,7 @@ private Q_SLOTS:
         // Values: A, B and Δ of the rows shown.
         const CompareValuesModel* values = w.valuesModel();
         QCOMPARE(values->rowCount(), int(m_wA.size()));
+        QVERIFY(settled(values));
         for (int r : {0, 17, 4999}) {
             QCOMPARE(values->index(r, CompareValuesModel::ValueA).data(Qt::ToolTipRole).toString(),
                      QString::fromStdString(fmt::exact(m_wA[size_t(r)])));
@@ -401,6 +411,7 @@ private Q_SLOTS:
         QCOMPARE(w.overlayView()->histogramB().counts.front(), uint64_t(1));
         QVERIFY(s->index(6, CompareStatsModel::SideA).data().toString().isEmpty());
         QCOMPARE(values->rowCount(), 1);
+        QVERIFY(settled(values));
         QVERIFY(!values->index(0, CompareValuesModel::ValueA).data().isValid());
         QVERIFY(!values->index(0, CompareValuesModel::Delta).data().isValid());
         QVERIFY(values->index(0, CompareValuesModel::ValueB).data().isValid());
@@ -919,6 +930,7 @@ private Q_SLOTS:
         w.show();
         QVERIFY(detailOf(w, pa, pb, "t") >= 0);
         const CompareValuesModel* values = w.valuesModel();
+        QVERIFY(settled(values));
         for (int r = 0; r < 2; ++r) {
             const QString shownA = values->index(r, CompareValuesModel::ValueA).data().toString();
             QCOMPARE(shownA, QString::fromStdString(fmt::exact(va[size_t(r)])));
@@ -951,6 +963,7 @@ private Q_SLOTS:
             ib,
             testsupport::stFile({{"n", "I64", {2}, testsupport::leBytes<int64_t>({big - 1, 5})}}));
         QVERIFY(detailOf(w, ia, ib, "n") >= 0);
+        QVERIFY(settled(values));
         QCOMPARE(values->index(0, CompareValuesModel::ValueA).data().toString(),
                  QStringLiteral("9007199254740993"));
         QCOMPARE(values->index(0, CompareValuesModel::ValueB).data().toString(),

@@ -3,7 +3,7 @@
 // the colour bar, the log scale, and the colour map's even lightness.
 #include "testsupport.h"
 
-#include "common/colormap.h"
+#include "chart/colormap.h"
 #include "guisupport.h"
 #include "run/heatmapview.h"
 

@@ -1,4 +1,4 @@
-#include "common/axisticks.h"
+#include "chart/axisticks.h"
 #include "guisupport.h"
 #include "tensor/histogramview.h"
 

@@ -3,13 +3,13 @@
 // a comparison.
 #include "testsupport.h"
 
-#include "shell/launchselection.h"
 #include "browser/mainwindow.h"
 #include "common/windowregistry.h"
 #include "compare/comparetensormodel.h"
 #include "compare/comparewindow.h"
 #include "graph/graphpage.h"
 #include "graph/nodeinspector.h"
+#include "shell/launchselection.h"
 #include "tensor/tensortreemodel.h"
 
 #include "ckptscope/document/document.h"

@@ -1,6 +1,6 @@
 // thinLine: a long line drawn as its first, lowest, highest and last point
 // per span of x — every extreme kept, in x order, each point once.
-#include "common/linethinning.h"
+#include "chart/linethinning.h"
 
 #include <QTest>
 

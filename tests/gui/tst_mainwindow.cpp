@@ -1,7 +1,6 @@
 #include "browser/mainwindow.h"
 #include "browser/overviewpage.h"
 #include "common/helpdialogs.h"
-#include "common/notificationbar.h"
 #include "dropsupport.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
@@ -15,6 +14,7 @@
 #include "tensor/tensorpage.h"
 #include "tensor/tensortreemodel.h"
 #include "tensor/tensorvaluesview.h"
+#include "widgets/notificationbar.h"
 
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "ckptscope/stats/tensorstats.h"

@@ -3,7 +3,7 @@
 // key, and nothing left over when the run goes.
 #include "testsupport.h"
 
-#include "common/charthover.h"
+#include "chart/charthover.h"
 #include "guisupport.h"
 #include "run/metadatachartview.h"
 

@@ -1,5 +1,7 @@
 #include "common/naturalorder.h"
 
+#include "ckptscope/common/naturalorder.h"
+
 #include <QTest>
 
 #include <algorithm>
@@ -26,6 +28,37 @@ private Q_SLOTS:
         QVERIFY(naturalLess(QStringLiteral("a"), QStringLiteral("a1")));
         QVERIFY(naturalLess(QStringLiteral("a99999999999999999999"),
                             QStringLiteral("a100000000000000000000")));
+    }
+    // The GUI's order is the CLI's, non-ASCII names included: an accented
+    // capital, Arabic-Indic digits (not a number to either), a character
+    // past the BMP against one just below it (UTF-16 code units order them
+    // the other way round).
+    void nonAsciiSortsAsTheCore() {
+        const std::vector<std::string> utf8 = {"\xc3\x84.1",
+                                               "a.10",
+                                               "a.2",
+                                               "\xc3\xa9",
+                                               "z",
+                                               "layer.\xd9\xa3",
+                                               "layer.\xd9\xa1\xd9\xa0",
+                                               "layer.3",
+                                               "\xf0\x9f\x98\x80",
+                                               "\xef\xbd\x81",
+                                               "A.2"};
+        std::vector<std::string> core = utf8;
+        std::sort(core.begin(), core.end(), [](const std::string& a, const std::string& b) {
+            return ckptscope::naturalLess(a, b);
+        });
+        QStringList gui;
+        for (const std::string& s : utf8)
+            gui << QString::fromStdString(s);
+        std::sort(gui.begin(), gui.end(), naturalLess);
+        QStringList expected;
+        for (const std::string& s : core)
+            expected << QString::fromStdString(s);
+        QCOMPARE(gui, expected);
+        QVERIFY(
+            naturalLess(QString::fromUtf8("\xef\xbd\x81"), QString::fromUtf8("\xf0\x9f\x98\x80")));
     }
 };
 

@@ -1,6 +1,6 @@
 // rowheight::followFont: a table's rows stay one line of its font tall as
 // the font changes, so a larger desktop font cuts no line.
-#include "common/rowheight.h"
+#include "widgets/rowheight.h"
 
 #include <QHeaderView>
 #include <QStandardItemModel>

@@ -1,8 +1,8 @@
-#include "launch/comparelauncher.h"
 #include "browser/mainwindow.h"
 #include "browser/recentfiles.h"
 #include "browser/startpage.h"
 #include "compare/comparewindow.h"
+#include "launch/comparelauncher.h"
 
 #include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/oxck/checkpoint.h"

@@ -1,6 +1,6 @@
+#include "gguf/blockpanel.h"
 #include "guisupport.h"
 #include "safetensorsbuilder.h"
-#include "tensor/blockpanel.h"
 #include "tensor/tensorvaluesmodel.h"
 #include "tensor/tensorvaluesview.h"
 #include "testsupport.h"
@@ -45,6 +45,17 @@ std::shared_ptr<const Document> save(QTemporaryDir& dir, const Checkpoint& c) {
     return Document::open(path.toStdString());
 }
 
+// Asks for every cell's value, then waits until they are read (the model
+// reads off the GUI thread) and the Block panel has its block.
+bool settle(TensorValuesView& view) {
+    TensorValuesModel* m = view.model();
+    for (int r = 0; r < m->rowCount(); ++r)
+        for (int c = 0; c < m->columnCount(); ++c)
+            m->index(r, c).data();
+    return QTest::qWaitFor(
+        [&] { return m->pendingReads() == 0 && !view.blockPanel()->isReading(); }, 10000);
+}
+
 } // namespace
 
 class TestTensorValuesView : public QObject {
@@ -69,6 +80,7 @@ private Q_SLOTS:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setTensor(save(dir, c), 0);
+        QVERIFY(settle(view));
         QTableView* table = view.table();
         QAbstractItemModel* model = table->model();
         for (int r = 0; r < model->rowCount(); ++r)
@@ -117,6 +129,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         for (int t = 0; t < 3; ++t) {
             view.setTensor(doc, t);
+            QVERIFY(settle(view));
             QStringList shown;
             for (int r = 0; r < view.table()->model()->rowCount(); ++r)
                 shown << view.table()->model()->index(r, 0).data().toString();
@@ -183,6 +196,7 @@ private Q_SLOTS:
         view.setTensor(doc, 0);
         BlockPanel* panel = view.blockPanel();
         QVERIFY(panel->isVisible());
+        QVERIFY(settle(view));
         // The first element until another is selected.
         QCOMPARE(panel->fieldText(QStringLiteral("value")),
                  view.model()->index(0, 0).data().toString());
@@ -191,6 +205,7 @@ private Q_SLOTS:
         for (const auto& [row, col] : {std::pair{1, 50}, std::pair{2, 200}}) {
             view.table()->selectionModel()->setCurrentIndex(view.model()->index(row, col),
                                                             QItemSelectionModel::ClearAndSelect);
+            QVERIFY(settle(view));
             const uint64_t e = uint64_t(row) * 256 + uint64_t(col);
             const uint64_t block = e / 256;
             QVERIFY(panel->fieldText(QStringLiteral("block")).startsWith(QString::number(block)));

@@ -1,7 +1,7 @@
 // A title holding a long tensor name: shown whole, wrapped inside the word,
 // and never wider than the window gives it (a 300-character name widened the
 // main window to 3 312 px).
-#include "common/wrapanywherelabel.h"
+#include "widgets/wrapanywherelabel.h"
 
 #include <QAction>
 #include <QApplication>

@@ -358,6 +358,9 @@ bool FaultServer::answer(int fd, const Request& request) {
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         return false;
     }
+    if (p == "/delayed" && m_delayedCount++ > 0) // the index at once, values late
+        for (int waited = 0; waited < kDelayMs && !m_stop; waited += 20)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const bool drop = p == "/always-drop" || (p == "/drop-once" && m_dropOnceCount++ == 0);
     if (drop) {
         sendAll(fd, head + body.substr(0, body.size() / 2));

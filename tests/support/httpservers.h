@@ -64,8 +64,11 @@ private:
 //   /etag-changes   a new ETag on every request
 //   /redirect-away  302 to /auth on "localhost" (another host name)
 //   /no-validator   Range, but neither ETag nor Last-Modified
+//   /delayed        Range; the first answer at once (a model's index), every
+//                   later one (its values) after kDelayMs
 class FaultServer {
 public:
+    static constexpr int kDelayMs = 1500;
     FaultServer(std::string content, std::string token);
     ~FaultServer();
     int port() const { return m_port; }
@@ -91,6 +94,7 @@ private:
     std::atomic<bool> m_stop{false};
     std::atomic<int> m_dropOnceCount{0};
     std::atomic<int> m_etagCounter{0};
+    std::atomic<int> m_delayedCount{0};
     mutable std::mutex m_mutex;
     std::vector<Request> m_requests;
     std::vector<int> m_clients;

@@ -2,31 +2,31 @@
 
 #include "common/documentsummary.h"
 
-#include "launch/comparelauncher.h"
 #include "browser/documentloader.h"
 #include "export/exportactions.h"
+#include "launch/comparelauncher.h"
 
 #include "browser/optimizerstateview.h"
 #include "browser/overviewpage.h"
 #include "browser/recentfiles.h"
-#include "launch/runlauncher.h"
 #include "browser/startpage.h"
 #include "browser/tensordock.h"
+#include "browser/valuescanbar.h"
 #include "common/filelocation.h"
 #include "common/helpdialogs.h"
-#include "common/notificationbar.h"
 #include "common/plaintext.h"
 #include "common/reloadwatcher.h"
 #include "common/sizeformat.h"
 #include "common/windowregistry.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
+#include "launch/runlauncher.h"
 #include "metadata/metadataview.h"
 #include "tensor/tensorpage.h"
 #include "tensor/tensortreemodel.h"
 #include "tensor/tensorvaluesmodel.h"
 #include "tensor/tensorvaluesview.h"
-#include "tensor/valuescanner.h"
+#include "widgets/notificationbar.h"
 
 #include <QAction>
 #include <QApplication>
@@ -158,25 +158,18 @@ void MainWindow::buildStatusBar() {
     m_cancelLoad->setVisible(false);
     statusBar()->addPermanentWidget(m_cancelLoad);
     connect(m_cancelLoad, &QToolButton::clicked, this, &MainWindow::cancelLoad);
-    m_scanProgress = new QProgressBar;
-    m_scanProgress->setRange(0, 100);
-    m_scanProgress->setMaximumWidth(160);
-    m_scanProgress->setFormat(tr("scanning %p%"));
-    m_scanProgress->setToolTip(tr("Reading every tensor once to flag NaN and ±Inf values"));
-    m_scanProgress->setVisible(false);
-    statusBar()->addPermanentWidget(m_scanProgress);
-    m_scanner = new ValueScanner(this);
-    connect(m_scanner, &ValueScanner::nonFinite, this, [this](int tensor) {
+    m_scanBar = new ValueScanBar;
+    statusBar()->addPermanentWidget(m_scanBar);
+    connect(m_scanBar, &ValueScanBar::nonFinite, this, [this](int tensor) {
         tensorModel()->markNonFinite(tensor);
         m_overview->markNonFinite(tensor);
     });
-    connect(m_scanner, &ValueScanner::progress, this,
-            [this](double p) { m_scanProgress->setValue(int(p * 100)); });
-    connect(m_scanner, &ValueScanner::finished, m_scanProgress, &QWidget::hide);
-    connect(m_scanner, &ValueScanner::finished, m_overview, &OverviewPage::setValuesScanned);
-    connect(m_scanner, &ValueScanner::failed, this, [this](const QString& message) {
-        m_scanProgress->hide();
-        offerReload(message);
+    connect(m_scanBar, &ValueScanBar::finished, m_overview, &OverviewPage::setValuesScanned);
+    connect(m_scanBar, &ValueScanBar::stopped, m_overview, [this] { m_overview->offerScan(true); });
+    connect(m_scanBar, &ValueScanBar::failed, this, &MainWindow::offerReload);
+    connect(m_overview, &OverviewPage::scanRequested, this, [this] {
+        m_overview->offerScan(false);
+        m_scanBar->start(m_document);
     });
 }
 
@@ -312,12 +305,14 @@ void MainWindow::switchLayout(const QString& kind) {
 }
 
 void MainWindow::defaultLayout(const QString& kind) {
-    const bool oxck = kind == QLatin1String("oxck");
-    m_tensorDock->setVisible(oxck);
-    m_nodeDock->setVisible(!oxck);
+    // "oxck" is the saved layout of every tensor file (the key predates the
+    // other formats; kept so saved layouts still apply).
+    const bool tensorFile = kind == QLatin1String("oxck");
+    m_tensorDock->setVisible(tensorFile);
+    m_nodeDock->setVisible(!tensorFile);
     // Wide enough for the tree's name, shape, element and size columns.
-    QDockWidget* dock = oxck ? static_cast<QDockWidget*>(m_tensorDock) : m_nodeDock;
-    resizeDocks({dock}, {oxck ? 560 : 420}, Qt::Horizontal);
+    QDockWidget* dock = tensorFile ? static_cast<QDockWidget*>(m_tensorDock) : m_nodeDock;
+    resizeDocks({dock}, {tensorFile ? 560 : 420}, Qt::Horizontal);
 }
 
 void MainWindow::updateRecentMenu() {
@@ -455,25 +450,27 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_stack->setCurrentWidget(m_tabs);
     if (!keepView) // a reload leaves the user where they were
         m_tabs->setCurrentWidget(m_overview);
-    // Tabs follow the format: tensors for OXCK, graph and optimizer state for
-    // gradient checkpoints.
-    const bool oxck = m_document->hasTensors(); // OXCK or safetensors
+    // Tabs follow the content: tensors, or a gradient checkpoint's graph and
+    // optimizer state.
+    const bool tensorFile = m_document->hasTensors();
     if (!keepView)
-        switchLayout(oxck ? QStringLiteral("oxck") : QStringLiteral("gradient"));
-    m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), oxck);
-    m_tabs->setTabVisible(m_tabs->indexOf(m_valuesView), oxck);
-    m_tabs->setTabVisible(m_tabs->indexOf(m_graphPage), !oxck);
-    m_tabs->setTabVisible(m_tabs->indexOf(m_optimizerView), !oxck);
+        switchLayout(tensorFile ? QStringLiteral("oxck") : QStringLiteral("gradient"));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_tensorPage), tensorFile);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_valuesView), tensorFile);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_graphPage), !tensorFile);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_optimizerView), !tensorFile);
     if (!keepView) {
-        m_tensorDock->setVisible(oxck);
-        m_nodeDock->setVisible(!oxck);
+        m_tensorDock->setVisible(tensorFile);
+        m_nodeDock->setVisible(!tensorFile);
     }
-    m_graphPage->setDocument(oxck ? nullptr : m_document);
-    // The tree is up; NaN/Inf flags fill in as the background scan finds them.
-    m_scanProgress->setValue(0);
-    m_scanProgress->setVisible(oxck && !m_document->tensors().empty());
-    m_scanner->start(oxck ? m_document : nullptr);
-    m_optimizerView->setDocument(oxck ? nullptr : m_document);
+    m_graphPage->setDocument(tensorFile ? nullptr : m_document);
+    // The tree is up; NaN/Inf flags fill in as the background scan finds
+    // them. A model over the network is read only where the user looks, so
+    // its scan (every value) waits for the Overview's link.
+    const bool scanNow = tensorFile && !filelocation::isRemote(path);
+    m_scanBar->start(scanNow ? m_document : nullptr);
+    m_overview->offerScan(tensorFile && !scanNow);
+    m_optimizerView->setDocument(tensorFile ? nullptr : m_document);
     statusBar()->showMessage(documentSummary(*m_document, name));
     updateFindAction();
 }
@@ -491,7 +488,7 @@ QString MainWindow::reloadMessage() const {
 }
 
 bool MainWindow::isScanning() const {
-    return m_scanner->isRunning();
+    return m_scanBar->isRunning();
 }
 
 void MainWindow::offerReload(const QString& message) {
@@ -547,56 +544,6 @@ void MainWindow::showTensor(int tensor) {
     if (!m_restoring &&
         (m_tabs->currentWidget() == m_overview || m_tabs->currentWidget() == m_metadataView))
         m_tabs->setCurrentWidget(m_tensorPage);
-}
-
-namespace {
-
-// A link dragged from a web browser: an http(s) URL, not a local file.
-bool isWebLink(const QUrl& url) {
-    return url.scheme() == QStringLiteral("http") || url.scheme() == QStringLiteral("https");
-}
-
-} // namespace
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    if (event->mimeData()->hasUrls())
-        for (const QUrl& url : event->mimeData()->urls())
-            if (url.isLocalFile() || isWebLink(url)) {
-                event->acceptProposedAction();
-                return;
-            }
-}
-
-void MainWindow::dropEvent(QDropEvent* event) {
-    QStringList files;
-    for (const QUrl& url : event->mimeData()->urls())
-        if (url.isLocalFile())
-            files << url.toLocalFile();
-    if (files.isEmpty()) {
-        // Links from a web browser open as URLs, each in its own window
-        // after the first.
-        QStringList links;
-        for (const QUrl& url : event->mimeData()->urls())
-            if (isWebLink(url))
-                links << url.toString(QUrl::FullyEncoded);
-        if (links.isEmpty())
-            return;
-        event->acceptProposedAction();
-        openFile(links.takeFirst());
-        for (const QString& link : std::as_const(links))
-            WindowRegistry::instance().openFile(link);
-        return;
-    }
-    event->acceptProposedAction();
-    files = RunLauncher::openFolders(files); // a folder is a run, unless it holds a model
-    if (files.isEmpty())
-        return;
-    if (CompareLauncher::handleDrop(this, *event, m_path, files))
-        return; // compared, or the drop menu was dismissed
-    // The first file opens here, every further one in a window of its own.
-    openFile(files.takeFirst());
-    for (const QString& f : std::as_const(files))
-        WindowRegistry::instance().openFile(f);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

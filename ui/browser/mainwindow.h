@@ -33,7 +33,7 @@ class TensorDock;
 class TensorPage;
 class TensorTreeModel;
 class TensorValuesView;
-class ValueScanner;
+class ValueScanBar;
 
 // One window per open file: tensor tree dock, overview, metadata, tensor
 // statistics with histogram, and values. Files open off the GUI thread; a
@@ -149,6 +149,5 @@ private:
     QToolButton* m_cancelLoad = nullptr;
     QAction* m_reloadAction = nullptr;
     QAction* m_findAction = nullptr;
-    ValueScanner* m_scanner = nullptr;
-    QProgressBar* m_scanProgress = nullptr;
+    ValueScanBar* m_scanBar = nullptr;
 };

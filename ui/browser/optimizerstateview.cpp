@@ -4,10 +4,10 @@
 
 #include "common/naturalorder.h"
 #include "common/naturalsortproxy.h"
-#include "common/rowheight.h"
 #include "common/sizeformat.h"
 #include "tensor/hexmodel.h"
 #include "tensor/tensorpage.h"
+#include "widgets/rowheight.h"
 
 #include <QCheckBox>
 #include <QHeaderView>

@@ -133,6 +133,7 @@ QString gradientRows(const ckptscope::Document& doc, const ckptscope::GradientCh
 
 const QString kTensorScheme = QStringLiteral("tensor");
 const QString kOpenScheme = QStringLiteral("openwarning"); // openwarning:N opens warning N's file
+const QString kScanScheme = QStringLiteral("scanvalues");  // asks for the NaN/Inf scan
 constexpr size_t kNamedTensors = 20;                       // the rest are counted
 
 } // namespace
@@ -147,6 +148,8 @@ OverviewPage::OverviewPage(QWidget* parent)
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
         if (url.scheme() == kTensorScheme)
             Q_EMIT tensorLinkActivated(url.path().toInt());
+        if (url.scheme() == kScanScheme)
+            Q_EMIT scanRequested();
         const size_t warning = url.path().toULongLong();
         if (url.scheme() == kOpenScheme && m_doc && warning < m_doc->warnings().size())
             Q_EMIT openRequested(QString::fromStdString(m_doc->warnings()[warning].opens));
@@ -157,6 +160,7 @@ void OverviewPage::setDocument(const std::shared_ptr<const ckptscope::Document>&
     m_doc = doc;
     m_nonFinite.clear();
     m_scanned = false;
+    m_scanOffered = false;
     render();
 }
 
@@ -169,6 +173,12 @@ void OverviewPage::markNonFinite(int tensor) {
 
 void OverviewPage::setValuesScanned() {
     m_scanned = true;
+    m_scanOffered = false;
+    m_renderTimer->start();
+}
+
+void OverviewPage::offerScan(bool offer) {
+    m_scanOffered = offer;
     m_renderTimer->start();
 }
 
@@ -283,7 +293,13 @@ QString OverviewPage::warningsHtml() const {
     }
     const bool hasValues = m_doc->hasTensors() && !m_doc->tensors().empty();
     const bool valuesPending = hasValues && !m_scanned;
-    if (valuesPending)
+    if (valuesPending && m_scanOffered)
+        html += QStringLiteral("<p>%1 <a href='%2:'>%3</a> %4</p>")
+                    .arg(tr("The values are not checked for NaN and Inf: a model read over the "
+                            "network is read only for the tensors you look at."),
+                         kScanScheme, tr("Check every value"),
+                         tr("(reads all %1)").arg(humanBytes(m_doc->totalBytes())));
+    else if (valuesPending)
         html += QStringLiteral("<p>%1</p>")
                     .arg(tr("The values are not yet all checked for NaN "
                             "and Inf."));

@@ -24,12 +24,16 @@ public:
     void markNonFinite(int tensor);
     // The scan has read every value: no more tensors will be marked.
     void setValuesScanned();
+    // Offers a link that asks for the NaN/Inf scan (a model read over the
+    // network is not scanned unasked: the scan reads every value).
+    void offerScan(bool offer);
 
 Q_SIGNALS:
     void tensorLinkActivated(int tensor); // a tensor named in the warnings clicked
     // A warning's "Open …" link clicked: the file or folder it points to
     // (a shard's whole model; IndexWarning::opens).
     void openRequested(const QString& path);
+    void scanRequested(); // the offered scan's link clicked
 
 private:
     void render();
@@ -39,5 +43,6 @@ private:
     std::shared_ptr<const ckptscope::Document> m_doc;
     std::set<int> m_nonFinite;
     bool m_scanned = false;
+    bool m_scanOffered = false;
     QTimer* m_renderTimer;
 };

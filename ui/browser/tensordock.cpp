@@ -1,6 +1,6 @@
 #include "browser/tensordock.h"
 
-#include "common/namecolumn.h"
+#include "widgets/namecolumn.h"
 
 #include "tensor/tensorfilterproxy.h"
 #include "tensor/tensortreemodel.h"

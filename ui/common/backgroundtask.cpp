@@ -3,7 +3,11 @@
 #include "ckptscope/stats/tensorstats.h" // ckptscope::Cancelled
 
 #include <QCoreApplication>
+#include <QThread>
+#include <QThreadPool>
 #include <QtConcurrent>
+
+#include <algorithm>
 
 // Shared by the task and its runs, so a post that arrives after the task is
 // gone still has something to check.
@@ -91,7 +95,7 @@ void BackgroundTask::start(std::function<void(Run&)> work, Handlers handlers) {
     run->m_cancel = m_cancel;
     run->m_handlers = std::make_shared<const Handlers>(std::move(handlers));
     run->m_generation = m_shared->generation;
-    m_futures << QtConcurrent::run([run, work = std::move(work)] {
+    m_futures << QtConcurrent::run(pool(), [run, work = std::move(work)] {
         // Nothing may escape: QFuture would rethrow it in waitForFinished().
         try {
             work(*run);
@@ -102,4 +106,18 @@ void BackgroundTask::start(std::function<void(Run&)> work, Handlers handlers) {
             run->fail(QStringLiteral("unexpected error"));
         }
     });
+}
+
+// Jobs wait on disks and servers (a value read from a slow URL takes
+// seconds), so they get a pool of their own: Qt's global pool also serves
+// the raster paint engine, and a job blocked there stalled the window's
+// painting until the server answered (tst_remotevalues caught it). The work
+// that computes spreads over the core's own statistics pool.
+QThreadPool* BackgroundTask::pool() {
+    static QThreadPool* jobs = [] {
+        auto* p = new QThreadPool;
+        p->setMaxThreadCount(std::max(8, 2 * QThread::idealThreadCount()));
+        return p;
+    }();
+    return jobs;
 }

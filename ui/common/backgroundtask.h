@@ -5,6 +5,8 @@
 #include <QPointer>
 #include <QString>
 
+class QThreadPool;
+
 #include <atomic>
 #include <concepts>
 #include <functional>
@@ -87,6 +89,9 @@ public:
     bool isRunning() const;
     // Waits for every worker started so far (tests, shutdown).
     void waitForFinished();
+    // The pool every job runs on (not Qt's global one, which painting uses);
+    // other work that waits on files runs there too.
+    static QThreadPool* pool();
 
 private:
     std::shared_ptr<Run::Shared> m_shared;

@@ -2,7 +2,8 @@
 
 #include <QString>
 
-// Orders names the way people count: "layers.2" before "layers.10".
-// Digit runs compare by value, everything else case-insensitively, and ties
-// fall back to plain comparison so the order is total.
+// Orders names the way people count: "layers.2" before "layers.10". The
+// core's ckptscope::naturalLess over the names' UTF-8 (ASCII digit runs by
+// value, ASCII letters case-insensitively, ties by byte order), so a tree
+// and the CLI agree on every name.
 bool naturalLess(const QString& a, const QString& b);

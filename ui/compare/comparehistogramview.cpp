@@ -1,6 +1,6 @@
 #include "compare/comparehistogramview.h"
 
-#include "common/axisticks.h"
+#include "chart/axisticks.h"
 
 #include "ckptscope/common/saturating.h"
 

@@ -1,7 +1,7 @@
 #include "compare/comparestatsmodel.h"
 
 #include "ckptscope/common/numberformat.h"
-#include "common/rowheight.h"
+#include "widgets/rowheight.h"
 
 #include <QHeaderView>
 #include <QTableView>

@@ -7,8 +7,8 @@
 
 #include <utility>
 
-// The compare window's words for what it shows: the summary bar's rich text, every status counted with
-// its colour.
+// The compare window's words for what it shows: the summary bar's rich text, every status counted
+// with its colour.
 namespace comparesummary {
 
 // toleranceText: how values were compared ("values compared exactly").

@@ -1,5 +1,6 @@
 #include "compare/comparevaluesmodel.h"
 
+#include "common/valuecache.h"
 #include "compare/comparetensormodel.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -14,8 +15,8 @@ using namespace ckptscope;
 
 namespace {
 
-constexpr uint64_t kPage = 1024; // values read at a time
-constexpr size_t kPagesKept = 64;
+constexpr uint64_t kPage = ValueCache::kChunk;
+constexpr size_t kPagesKept = 64; // per side
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
@@ -23,22 +24,33 @@ QString q(const std::string& s) {
 
 } // namespace
 
-CompareValuesModel::CompareValuesModel(QObject* parent) : QAbstractTableModel(parent) {}
+CompareValuesModel::CompareValuesModel(QObject* parent) : QAbstractTableModel(parent) {
+    for (Side* side : {&m_a, &m_b}) {
+        side->values = new ValueCache(kPagesKept, this);
+        connect(side->values, &ValueCache::chunkReady, this, [this] {
+            if (m_rows > 0)
+                Q_EMIT dataChanged(index(0, 0), index(m_rows - 1, ColumnCount - 1));
+        });
+        connect(side->values, &ValueCache::readFailed, this, &CompareValuesModel::readFailed);
+    }
+}
 
 void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
                                    std::shared_ptr<const Document> b,
                                    const TensorDiffEntry* entry) {
     beginResetModel();
-    m_a = Side{};
-    m_b = Side{};
     m_rows = 0;
+    for (auto [side, doc, index] : {std::tuple{&m_a, &a, entry ? entry->indexA : std::nullopt},
+                                    {&m_b, &b, entry ? entry->indexB : std::nullopt}}) {
+        // Another tensor: its values are asked afresh, the last one's
+        // unread requests dropped.
+        if (side->values->document() != *doc)
+            side->values->setDocument(*doc);
+        side->values->cancelPending();
+        side->tensor = index;
+        side->count = index && *doc ? (*doc)->tensors()[*index].dataLen : 0;
+    }
     if (entry) {
-        for (auto [side, doc, index] :
-             {std::tuple{&m_a, &a, entry->indexA}, {&m_b, &b, entry->indexB}}) {
-            side->doc = *doc;
-            side->tensor = index;
-            side->count = index && *doc ? (*doc)->tensors()[*index].dataLen : 0;
-        }
         // A view addresses at most INT_MAX rows.
         m_rows = int(std::min<uint64_t>(std::max(m_a.count, m_b.count), INT_MAX));
     }
@@ -48,21 +60,15 @@ void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
 const ValueChunk* CompareValuesModel::pageOf(const Side& side, uint64_t row) const {
     if (!side.tensor || row >= side.count)
         return nullptr;
-    const uint64_t page = row / kPage;
-    auto it = side.pages.find(page);
-    if (it == side.pages.end()) {
-        if (side.pages.size() >= kPagesKept)
-            side.pages.clear(); // a long scroll: start afresh
-        const uint64_t first = page * kPage;
-        ValueChunk p;
-        try { // read once: values and texts come from the same stored bytes
-            p = ValueChunk(*side.doc, *side.tensor, first, std::min(kPage, side.count - first));
-        } catch (const std::exception&) {
-            return nullptr; // changed on disk: the window offers a reload
-        }
-        it = side.pages.emplace(page, std::move(p)).first;
-    }
-    return &it->second;
+    return side.values->chunk(*side.tensor, row / kPage);
+}
+
+bool CompareValuesModel::reading(const Side& side, uint64_t row) const {
+    return side.tensor && row < side.count && !side.values->failed() && !pageOf(side, row);
+}
+
+size_t CompareValuesModel::pendingReads() const {
+    return m_a.values->pending() + m_b.values->pending();
 }
 
 std::optional<double> CompareValuesModel::value(const Side& side, uint64_t row) const {
@@ -71,8 +77,9 @@ std::optional<double> CompareValuesModel::value(const Side& side, uint64_t row) 
 }
 
 QVariant CompareValuesModel::text(const Side& side, uint64_t row) const {
-    const ValueChunk* p = pageOf(side, row);
-    return p ? QVariant(q(p->text(size_t(row % kPage)))) : QVariant();
+    if (const ValueChunk* p = pageOf(side, row))
+        return q(p->text(size_t(row % kPage)));
+    return reading(side, row) ? QVariant(QStringLiteral("…")) : QVariant();
 }
 
 std::optional<std::string> CompareValuesModel::integerDelta(uint64_t row) const {
@@ -83,9 +90,9 @@ std::optional<std::string> CompareValuesModel::integerDelta(uint64_t row) const 
 }
 
 std::optional<Dtype> CompareValuesModel::dtypeOf(const Side& side) const {
-    if (!side.tensor || !side.doc)
+    if (!side.tensor || !side.values->document())
         return std::nullopt;
-    return side.doc->tensors()[*side.tensor].dtype;
+    return side.values->document()->tensors()[*side.tensor].dtype;
 }
 
 int CompareValuesModel::rowCount(const QModelIndex& parent) const {
@@ -108,6 +115,11 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
         return role == Qt::BackgroundRole ? QVariant() : QVariant(QString::number(row));
     const std::optional<double> a = value(m_a, row), b = value(m_b, row);
     const bool both = a && b;
+    // A side still being read: no tint and no Δ until its values arrive.
+    const bool pending = reading(m_a, row) || reading(m_b, row);
+    if (pending && index.column() != ValueA && index.column() != ValueB)
+        return role == Qt::DisplayRole && index.column() == Delta ? QVariant(QStringLiteral("…"))
+                                                                  : QVariant();
     // Integers on both sides: compared and subtracted exactly (64-bit ones
     // beyond 2^53 differ where their doubles do not).
     const bool needsDelta = role == Qt::BackgroundRole || index.column() == Delta;

@@ -6,15 +6,17 @@
 
 #include <QAbstractTableModel>
 
-#include <map>
+class ValueCache;
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 // A, B and Δ = B − A of one compared tensor, one row per stored value (flat
-// index), reading only the rows shown: pages of values from each file, a
-// few kept. Rows that differ (exact comparison: NaN equals NaN, -0 equals
+// index), reading only the rows shown: chunks of values from each file read
+// off the GUI thread by a ValueCache per side (a cell shows "…" until its
+// chunk arrives), a few kept. Rows that differ (exact comparison: NaN equals NaN, -0 equals
 // +0) are tinted; a side without the tensor, or past its end, is empty.
 // Values show exactly, as the main Values page and export spell them
 // (ValueChunk): 64-bit integers and F64 whole, not rounded through a float
@@ -38,16 +40,24 @@ public:
     // columns as wide as their widest value.
     std::optional<ckptscope::Dtype> dtypeA() const { return dtypeOf(m_a); }
     std::optional<ckptscope::Dtype> dtypeB() const { return dtypeOf(m_b); }
+    // Chunks asked for and not read yet, both sides (tests wait for 0).
+    size_t pendingReads() const;
+
+Q_SIGNALS:
+    // Reading from a file failed (for example, it changed on disk).
+    void readFailed(const QString& message);
 
 private:
     struct Side {
-        std::shared_ptr<const ckptscope::Document> doc;
+        ValueCache* values = nullptr;
         std::optional<size_t> tensor;
         uint64_t count = 0;
-        mutable std::map<uint64_t, ckptscope::ValueChunk> pages; // page index → its values
     };
-    // The page holding `row` of a side, or null (no such value, or a read error).
+    // The chunk holding `row` of a side, or null (no such value, not read
+    // yet, or a read error).
     const ckptscope::ValueChunk* pageOf(const Side& side, uint64_t row) const;
+    // The side holds `row` but its values are still being read.
+    bool reading(const Side& side, uint64_t row) const;
     // The value at `row` of a side, or nothing.
     std::optional<double> value(const Side& side, uint64_t row) const;
     QVariant text(const Side& side, uint64_t row) const;

@@ -1,8 +1,8 @@
 // The compare window's menu bar: File, View and Help, with the standard
 // shortcuts every window has (Close Window on the platform's Close, Quit).
-#include "launch/comparelauncher.h"
 #include "common/helpdialogs.h"
 #include "compare/comparewindow.h"
+#include "launch/comparelauncher.h"
 
 #include <QApplication>
 #include <QCheckBox>

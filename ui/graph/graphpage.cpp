@@ -1,5 +1,5 @@
 #include "graph/graphpage.h"
-#include "common/wrapanywherelabel.h"
+#include "widgets/wrapanywherelabel.h"
 
 #include "common/plaintext.h"
 #include "common/sizeformat.h"

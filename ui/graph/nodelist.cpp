@@ -1,8 +1,8 @@
 #include "graph/nodelist.h"
 
-#include "common/rowheight.h"
 #include "common/sizeformat.h"
 #include "graph/nodetablemodel.h"
+#include "widgets/rowheight.h"
 
 #include <QHeaderView>
 #include <QPainter>

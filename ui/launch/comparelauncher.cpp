@@ -2,7 +2,10 @@
 
 #include "launch/runlauncher.h"
 
+#include "common/filelocation.h"
 #include "common/windowregistry.h"
+
+#include "ckptscope/formats/formatmodule.h"
 
 #include <QDropEvent>
 #include <QFileDialog>
@@ -20,8 +23,7 @@ QString chooseFile(QWidget* parent, const QString& title, const QString& folder)
     if (chooser())
         return chooser()(parent, title, folder);
     return QFileDialog::getOpenFileName(
-        parent, title, folder,
-        QObject::tr("Checkpoints (*.oxck *.safetensors *.gguf *.json);;All files (*)"));
+        parent, title, folder, QString::fromStdString(ckptscope::checkpointDialogFilter()));
 }
 
 // Asks for B in A's folder (title: %1 is A's name) and compares them.

@@ -2,6 +2,7 @@
 
 #include "common/windowregistry.h"
 
+#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/safetensors/shardset.h"
 
 #include <QFileDialog>
@@ -30,6 +31,5 @@ RunWindow* RunLauncher::openFolderDialog(QWidget* parent) {
 QStringList RunLauncher::askForCheckpoints(QWidget* parent, const QString& dir) {
     return QFileDialog::getOpenFileNames(
         parent, QObject::tr("Open Checkpoint"), dir,
-        QObject::tr(
-            "Checkpoints (*.oxck *.safetensors *.gguf *.ckpt *.bin *.json);;All files (*)"));
+        QString::fromStdString(ckptscope::checkpointDialogFilter()));
 }

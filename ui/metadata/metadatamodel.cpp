@@ -1,9 +1,12 @@
 #include "metadata/metadatamodel.h"
 
+#include "common/backgroundtask.h"
 #include "common/plaintext.h"
 #include "common/sizeformat.h"
 
+#include <QFutureWatcher>
 #include <QScopedValueRollback>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <limits>
 
@@ -36,6 +39,7 @@ void MetadataModel::setRows(Rows rows, std::vector<std::string> types,
                             std::vector<std::optional<MetadataArray>> arrays, ArrayReader reader) {
     const QScopedValueRollback changing(m_changing, true);
     beginResetModel();
+    ++m_generation;
     m_nodes.clear();
     m_top.clear();
     m_reader = std::move(reader);
@@ -133,17 +137,52 @@ void MetadataModel::fetchMore(const QModelIndex& parent) {
         fetchNext(parent);
 }
 
+void MetadataModel::readItems(const MetadataArray& array, uint64_t count, ReadDone done) const {
+    using Result = std::pair<MetadataArrayRun, QString>;
+    auto* watcher = new QFutureWatcher<Result>(const_cast<MetadataModel*>(this));
+    ++m_pending;
+    connect(watcher, &QFutureWatcherBase::finished, this,
+            [this, watcher, generation = m_generation, done = std::move(done)] {
+                watcher->deleteLater();
+                --m_pending;
+                if (generation == m_generation) // else the rows it was for are gone
+                    done(watcher->result().first, watcher->result().second);
+            });
+    // The reader holds the document: the read outlives nothing it needs.
+    watcher->setFuture(
+        QtConcurrent::run(BackgroundTask::pool(), [reader = m_reader, array, count]() -> Result {
+            try {
+                return {reader(array, count), QString()};
+            } catch (const std::exception& e) {
+                return {MetadataArrayRun{}, QString::fromUtf8(e.what())};
+            }
+        }));
+}
+
 void MetadataModel::fetchNext(const QModelIndex& parent) {
     if (m_changing || !hasUnread(parent))
         return;
-    const QScopedValueRollback changing(m_changing, true);
     const int id = nodeId(parent);
-    MetadataArrayRun run;
-    try {
-        run = m_reader(m_nodes[size_t(id)].rest, std::min(kChunk, m_nodes[size_t(id)].rest.count));
-    } catch (const std::exception& e) {
+    Node& node = m_nodes[size_t(id)];
+    if (node.reading)
+        return;
+    node.reading = true;
+    if (const int more = moreRowOf(id); more >= 0) // "reading…"
+        Q_EMIT dataChanged(index(m_nodes[size_t(more)].row, 0, parent),
+                           index(m_nodes[size_t(more)].row, ColumnCount - 1, parent));
+    readItems(node.rest, std::min(kChunk, node.rest.count),
+              [this, id](const MetadataArrayRun& run, const QString& error) {
+                  addItems(id, run, error);
+              });
+}
+
+void MetadataModel::addItems(int id, const MetadataArrayRun& run, const QString& error) {
+    const QScopedValueRollback changing(m_changing, true);
+    m_nodes[size_t(id)].reading = false;
+    const QModelIndex parent = createIndex(m_nodes[size_t(id)].row, 0, quintptr(id));
+    if (!error.isEmpty()) {
         m_nodes[size_t(id)].rest.count = 0; // stop asking
-        Q_EMIT readFailed(QString::fromUtf8(e.what()));
+        Q_EMIT readFailed(error);
     }
     if (run.items.empty())
         m_nodes[size_t(id)].rest.count = 0; // nothing more to be had
@@ -195,19 +234,25 @@ void MetadataModel::fetchNext(const QModelIndex& parent) {
 QString MetadataModel::previewOf(const Node& n) const {
     if (n.preview)
         return *n.preview;
-    QString text;
-    try {
-        const MetadataArrayRun run = m_reader(*n.array, kPreviewItems);
-        for (const std::string& item : run.items)
-            text += QString::fromStdString(item) + QLatin1Char('\n');
-        if (n.array->count > run.items.size())
-            text += tr("… %1 more (expand the row, or Copy Array Items copies them all)")
-                        .arg(n.array->count - run.items.size());
-    } catch (const std::exception& e) {
-        text = QString::fromUtf8(e.what());
+    if (!n.previewAsked) {
+        n.previewAsked = true;
+        const int id = int(&n - m_nodes.data());
+        readItems(
+            *n.array, kPreviewItems, [this, id](const MetadataArrayRun& run, const QString& error) {
+                const Node& node = m_nodes[size_t(id)];
+                QString text = error;
+                for (const std::string& item : run.items)
+                    text += QString::fromStdString(item) + QLatin1Char('\n');
+                if (error.isEmpty() && node.array->count > run.items.size())
+                    text += tr("… %1 more (expand the row, or Copy Array Items copies "
+                               "them all)")
+                                .arg(node.array->count - run.items.size());
+                node.preview = text;
+                const QModelIndex cell = createIndex(node.row, Value, quintptr(id));
+                Q_EMIT const_cast<MetadataModel*>(this)->dataChanged(cell, cell, {Qt::ToolTipRole});
+            });
     }
-    n.preview = text;
-    return text;
+    return tr("Reading the first items…");
 }
 
 QVariant MetadataModel::data(const QModelIndex& index, int role) const {
@@ -226,9 +271,11 @@ QVariant MetadataModel::data(const QModelIndex& index, int role) const {
         if (index.column() == Key)
             return QStringLiteral("…");
         if (index.column() == Value)
-            return tr("%1 more items (double-click to read the next %2)")
-                .arg(groupedNumber(left))
-                .arg(std::min(left, kChunk));
+            return m_nodes[size_t(n.parent)].reading
+                       ? tr("reading the next %1 items…").arg(std::min(left, kChunk))
+                       : tr("%1 more items (double-click to read the next %2)")
+                             .arg(groupedNumber(left))
+                             .arg(std::min(left, kChunk));
         return {};
     }
     const QString& text = index.column() == Key     ? n.key

@@ -15,7 +15,9 @@
 // only when it is expanded: its first kChunk (canFetchMore/fetchMore), then
 // a "… N more" row that reads the next kChunk when activated (fetchNext) —
 // never more because a view lays itself out again. Nested arrays expand the
-// same way.
+// same way. Items (and an array's tooltip preview) are read off the GUI
+// thread: rows arrive when the read is done, so a slow server never
+// freezes the window.
 class MetadataModel : public QAbstractItemModel {
     Q_OBJECT
 public:
@@ -54,6 +56,8 @@ public:
     // Reads the next kChunk items of the array at `parent` (the "more" row).
     void fetchNext(const QModelIndex& parent);
     bool hasUnread(const QModelIndex& parent) const;
+    // Reads under way (tests wait for 0).
+    int pendingReads() const { return m_pending; }
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
@@ -71,8 +75,15 @@ private:
         ckptscope::MetadataArray rest;                 // its items not read yet
         std::vector<int> children;                     // items read (node ids)
         bool more = false;                             // the "… N more" row
+        bool reading = false;                          // its next items are being read
         mutable std::optional<QString> preview;        // tooltip, read when asked
+        mutable bool previewAsked = false;
     };
+    using ReadDone = std::function<void(const ckptscope::MetadataArrayRun&, const QString& error)>;
+    // Reads `count` items from `array` off the GUI thread; `done` runs on it
+    // unless the rows were reset meanwhile.
+    void readItems(const ckptscope::MetadataArray& array, uint64_t count, ReadDone done) const;
+    void addItems(int id, const ckptscope::MetadataArrayRun& run, const QString& error);
     int nodeId(const QModelIndex& index) const;
     const std::vector<int>& childrenOf(int id) const;
     int moreRowOf(int id) const; // the node id of id's "more" row, or -1
@@ -84,6 +95,8 @@ private:
     ArrayReader m_reader;
     bool m_hasTypes = false;
     bool m_hasArrays = false;
+    int m_generation = 0; // setRows count: a read of older rows is dropped
+    mutable int m_pending = 0;
     // Inside a change's signals: a view or tester asking to fetchMore then
     // would nest a change in it; it is asked again once the change is done.
     bool m_changing = false;

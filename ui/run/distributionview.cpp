@@ -1,8 +1,8 @@
 #include "run/distributionview.h"
 
-#include "common/axisticks.h"
+#include "chart/axisticks.h"
+#include "chart/charthover.h"
 #include "common/backgroundtask.h"
-#include "common/charthover.h"
 #include "run/heatmapview.h"
 #include "run/runsteps.h"
 

@@ -1,7 +1,7 @@
 #include "run/heatmapview.h"
 
-#include "common/axisticks.h"
-#include "common/colormap.h"
+#include "chart/axisticks.h"
+#include "chart/colormap.h"
 
 #include "ckptscope/common/numberformat.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/axisticks.h"
+#include "chart/axisticks.h"
 
 #include <QRect>
 #include <QString>

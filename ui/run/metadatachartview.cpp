@@ -1,8 +1,8 @@
 #include "run/metadatachartview.h"
 
-#include "common/axisticks.h"
-#include "common/charthover.h"
-#include "common/linethinning.h"
+#include "chart/axisticks.h"
+#include "chart/charthover.h"
+#include "chart/linethinning.h"
 #include "run/runsteps.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -94,19 +94,9 @@ void MetadataChartView::setKey(const QString& key) {
     m_key->setCurrentIndex(m_key->findText(key));
 }
 
-void MetadataChartView::draw() {
-    QChart* chart = m_view->chart();
-    chart->removeAllSeries();
-    for (QAbstractAxis* a : chart->axes()) {
-        chart->removeAxis(a);
-        delete a;
-    }
-    // The hover stops at the checkpoints unless a history is drawn.
-    m_hoverX = m_x;
-    m_hoverCheckpoint.resize(m_x.size());
-    for (size_t c = 0; c < m_x.size(); ++c)
-        m_hoverCheckpoint[c] = int(c);
-    m_hoverLogged.assign(m_x.size(), std::nullopt);
+// What the note says before a key is drawn: no run, no numeric key, and the
+// keys left out for holding values that are not numbers.
+QString MetadataChartView::startNote() const {
     QStringList others;
     for (const MetadataSeries& m : m_text) {
         bool numeric = false;
@@ -116,7 +106,6 @@ void MetadataChartView::draw() {
         if (!numeric && !(m_run && m_run->trainerHistory.count(m.key)))
             others << QString::fromStdString(m.key);
     }
-    const int k = m_key->currentIndex();
     QString note = !m_run                ? tr("No run loaded.")
                    : m_key->count() == 0 ? tr("No metadata key has numeric values in this run.")
                                          : QString();
@@ -124,6 +113,128 @@ void MetadataChartView::draw() {
         note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
                 tr("Not charted (values that are not numbers): %1.")
                     .arg(others.join(QStringLiteral(", ")));
+    return note;
+}
+
+// The hover stops at each checkpoint placed and at every other logged step,
+// with the first value logged there.
+void MetadataChartView::setHoverStops(const std::vector<std::optional<double>>& cx,
+                                      const QList<QPointF>& all) {
+    std::map<double, double> firstLogged;
+    for (const QPointF& p : std::as_const(all))
+        firstLogged.try_emplace(p.x(), p.y());
+    struct Stop {
+        double x;
+        int checkpoint;
+        std::optional<double> logged;
+    };
+    std::vector<Stop> stops;
+    for (size_t c = 0; c < m_x.size(); ++c)
+        if (cx[c]) {
+            const auto f = firstLogged.find(*cx[c]);
+            stops.push_back(
+                {*cx[c], int(c), f == firstLogged.end() ? std::nullopt : std::optional(f->second)});
+        }
+    std::set<double> placed;
+    for (const auto& x : cx)
+        if (x)
+            placed.insert(*x);
+    for (const auto& [x, v] : firstLogged)
+        if (!placed.count(x))
+            stops.push_back({x, -1, v});
+    std::stable_sort(stops.begin(), stops.end(),
+                     [](const Stop& a, const Stop& b) { return a.x < b.x; });
+    m_hoverX.clear();
+    m_hoverCheckpoint.clear();
+    m_hoverLogged.clear();
+    for (const Stop& stop : stops) {
+        m_hoverX.push_back(stop.x);
+        m_hoverCheckpoint.push_back(stop.checkpoint);
+        m_hoverLogged.push_back(stop.logged);
+    }
+}
+
+// The series on axes that span [xLo, xHi] and the values with a margin.
+void MetadataChartView::addAxes(QLineSeries* line, QScatterSeries* points, Span span,
+                                const QString& xTitle, const QString& key) {
+    QChart* chart = m_view->chart();
+    auto [xLo, xHi, lo, hi] = span;
+    if (!(xLo <= xHi)) { // nothing placed
+        xLo = 0;
+        xHi = 1;
+    }
+    if (xHi == xLo)
+        xHi = xLo + 1;
+    const double pad = hi > lo ? (hi - lo) * 0.05 : (lo != 0 ? std::fabs(lo) * 0.1 : 1);
+    auto* xAxis = roundValueAxis(xLo, xHi);
+    xAxis->setTitleText(xTitle);
+    auto* yAxis = roundValueAxis(lo - pad, hi + pad);
+    yAxis->setTitleText(key);
+    chart->addAxis(xAxis, Qt::AlignBottom);
+    chart->addAxis(yAxis, Qt::AlignLeft);
+    for (QXYSeries* s : {static_cast<QXYSeries*>(line), static_cast<QXYSeries*>(points)}) {
+        chart->addSeries(s);
+        s->attachAxis(xAxis);
+        s->attachAxis(yAxis);
+    }
+}
+
+// Before a key is drawn, the hover stops at each checkpoint.
+void MetadataChartView::resetHoverStops() {
+    m_hoverX = m_x;
+    m_hoverCheckpoint.resize(m_x.size());
+    for (size_t c = 0; c < m_x.size(); ++c)
+        m_hoverCheckpoint[c] = int(c);
+    m_hoverLogged.assign(m_x.size(), std::nullopt);
+}
+
+// Each checkpoint's place on the x axis: its run position, or, on the
+// Trainer history's axis of steps, its step (none without one: `unplaced`
+// counts them).
+std::vector<std::optional<double>> MetadataChartView::checkpointsOnAxis(bool history,
+                                                                        int& unplaced) const {
+    std::vector<std::optional<double>> cx(m_x.size());
+    unplaced = 0;
+    for (size_t c = 0; c < m_x.size(); ++c) {
+        const auto& step = m_run->checkpoints[c].step;
+        if (!history)
+            cx[c] = m_x[c];
+        else if (step)
+            cx[c] = double(*step);
+        else
+            ++unplaced;
+    }
+    return cx;
+}
+
+// What the line of a history is: the key as logged at how many steps, from
+// which file, and the checkpoints left off the axis.
+QString MetadataChartView::historyNote(const QString& key, const QList<QPointF>& all,
+                                       int unplaced) const {
+    size_t loggedSteps = 0; // distinct: a key may be logged twice at one step
+    for (qsizetype i = 0; i < all.size(); ++i)
+        loggedSteps += i == 0 || all[i].x() != all[i - 1].x();
+    QString note = tr("The line: %1 as logged at %2 (%3); the dots: the checkpoints.")
+                       .arg(key, QString::fromStdString(fmt::counted(loggedSteps, "step", "steps")),
+                            historySource(m_run->trainerHistoryFile));
+    if (unplaced > 0)
+        note +=
+            QStringLiteral(" ") +
+            tr("Not on this axis of steps: %1 without a step.")
+                .arg(QString::fromStdString(fmt::counted(unplaced, "checkpoint", "checkpoints")));
+    return note;
+}
+
+void MetadataChartView::draw() {
+    QChart* chart = m_view->chart();
+    chart->removeAllSeries();
+    for (QAbstractAxis* a : chart->axes()) {
+        chart->removeAxis(a);
+        delete a;
+    }
+    resetHoverStops();
+    const int k = m_key->currentIndex();
+    QString note = startNote();
     if (k < 0 || m_x.empty()) {
         chart->setTitle(QString());
         m_note->setText(note);
@@ -140,17 +251,8 @@ void MetadataChartView::draw() {
     // place and is left out, said so.
     const auto logged = m_run->trainerHistory.find(keyName);
     const bool history = logged != m_run->trainerHistory.end();
-    std::vector<std::optional<double>> cx(m_x.size());
     int unplaced = 0;
-    for (size_t c = 0; c < m_x.size(); ++c) {
-        const auto& step = m_run->checkpoints[c].step;
-        if (!history)
-            cx[c] = m_x[c];
-        else if (step)
-            cx[c] = double(*step);
-        else
-            ++unplaced;
-    }
+    const std::vector<std::optional<double>> cx = checkpointsOnAxis(history, unplaced);
     chart->setTitle(tr("%1 over the steps").arg(key));
     auto* line = new QLineSeries;
     auto* points = new QScatterSeries;
@@ -199,79 +301,20 @@ void MetadataChartView::draw() {
         std::stable_sort(all.begin(), all.end(),
                          [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
         line->replace(thinLine(all));
-        // The hover stops at each checkpoint placed and at every other
-        // logged step, with the first value logged there.
-        std::map<double, double> firstLogged;
-        for (const QPointF& p : std::as_const(all))
-            firstLogged.try_emplace(p.x(), p.y());
-        struct Stop {
-            double x;
-            int checkpoint;
-            std::optional<double> logged;
-        };
-        std::vector<Stop> stops;
-        for (size_t c = 0; c < m_x.size(); ++c)
-            if (cx[c]) {
-                const auto f = firstLogged.find(*cx[c]);
-                stops.push_back({*cx[c], int(c),
-                                 f == firstLogged.end() ? std::nullopt : std::optional(f->second)});
-            }
-        std::set<double> placed;
-        for (const auto& x : cx)
-            if (x)
-                placed.insert(*x);
-        for (const auto& [x, v] : firstLogged)
-            if (!placed.count(x))
-                stops.push_back({x, -1, v});
-        std::stable_sort(stops.begin(), stops.end(),
-                         [](const Stop& a, const Stop& b) { return a.x < b.x; });
-        m_hoverX.clear();
-        m_hoverCheckpoint.clear();
-        m_hoverLogged.clear();
-        for (const Stop& stop : stops) {
-            m_hoverX.push_back(stop.x);
-            m_hoverCheckpoint.push_back(stop.checkpoint);
-            m_hoverLogged.push_back(stop.logged);
-        }
+        setHoverStops(cx, all);
         // Dots that stand out on a dense line.
         points->setColor(QColor(0xd9, 0x48, 0x0f));
         points->setBorderColor(Qt::white);
         points->setMarkerSize(9);
-        size_t loggedSteps = 0; // distinct: a key may be logged twice at one step
-        for (qsizetype i = 0; i < all.size(); ++i)
-            loggedSteps += i == 0 || all[i].x() != all[i - 1].x();
-        note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
-                tr("The line: %1 as logged at %2 (%3); the dots: the checkpoints.")
-                    .arg(key, QString::fromStdString(fmt::counted(loggedSteps, "step", "steps")),
-                         historySource(m_run->trainerHistoryFile));
-        if (unplaced > 0)
-            note += QStringLiteral(" ") + tr("Not on this axis of steps: %1 without a step.")
-                                              .arg(QString::fromStdString(fmt::counted(
-                                                  unplaced, "checkpoint", "checkpoints")));
+        note +=
+            (note.isEmpty() ? QString() : QStringLiteral(" ")) + historyNote(key, all, unplaced);
     }
     if (nonFinite > 0)
         note +=
             (note.isEmpty() ? QString() : QStringLiteral(" ")) +
             tr("%n value(s) of %1 are NaN or infinite and not drawn.", nullptr, nonFinite).arg(key);
     m_note->setText(note);
-    if (!(xLo <= xHi)) { // nothing placed
-        xLo = 0;
-        xHi = 1;
-    }
-    if (xHi == xLo)
-        xHi = xLo + 1;
-    const double pad = hi > lo ? (hi - lo) * 0.05 : (lo != 0 ? std::fabs(lo) * 0.1 : 1);
-    auto* xAxis = roundValueAxis(xLo, xHi);
-    xAxis->setTitleText(history ? tr("step") : steps.title);
-    auto* yAxis = roundValueAxis(lo - pad, hi + pad);
-    yAxis->setTitleText(key);
-    chart->addAxis(xAxis, Qt::AlignBottom);
-    chart->addAxis(yAxis, Qt::AlignLeft);
-    for (QXYSeries* s : {static_cast<QXYSeries*>(line), static_cast<QXYSeries*>(points)}) {
-        chart->addSeries(s);
-        s->attachAxis(xAxis);
-        s->attachAxis(yAxis);
-    }
+    addAxes(line, points, {xLo, xHi, lo, hi}, history ? tr("step") : steps.title, key);
 }
 
 QString MetadataChartView::hoverText(size_t checkpoint) const {

@@ -2,6 +2,7 @@
 
 #include "ckptscope/run/metadatanumber.h"
 
+#include <QList>
 #include <QWidget>
 
 #include <memory>
@@ -9,6 +10,9 @@
 #include <vector>
 
 class QChart;
+class QLineSeries;
+class QPointF;
+class QScatterSeries;
 class QChartView;
 class QComboBox;
 class QLabel;
@@ -37,7 +41,17 @@ public:
     QString hoverAt(size_t i) const;
 
 private:
+    struct Span {
+        double xLo, xHi, lo, hi;
+    };
     void draw();
+    QString startNote() const;
+    void resetHoverStops();
+    std::vector<std::optional<double>> checkpointsOnAxis(bool history, int& unplaced) const;
+    QString historyNote(const QString& key, const QList<QPointF>& all, int unplaced) const;
+    void setHoverStops(const std::vector<std::optional<double>>& cx, const QList<QPointF>& all);
+    void addAxes(QLineSeries* line, QScatterSeries* points, Span span, const QString& xTitle,
+                 const QString& key);
 
     std::shared_ptr<const ckptscope::Run> m_run;
     std::vector<ckptscope::MetadataSeries> m_text;

@@ -1,6 +1,6 @@
 #include "run/runchartview.h"
 
-#include "common/axisticks.h"
+#include "chart/axisticks.h"
 
 #include "ckptscope/common/numberformat.h"
 

@@ -1,11 +1,10 @@
 #include "run/runwindow.h"
 
 #include "common/documentsummary.h"
-#include "launch/runlauncher.h"
 #include "common/helpdialogs.h"
 #include "common/naturalsortproxy.h"
-#include "common/rowheight.h"
 #include "common/windowregistry.h"
+#include "launch/runlauncher.h"
 #include "run/distributionview.h"
 #include "run/layerprofileview.h"
 #include "run/metadatachartview.h"
@@ -14,6 +13,7 @@
 #include "run/runoverview.h"
 #include "run/runtensormodel.h"
 #include "tensor/tensorfilterproxy.h"
+#include "widgets/rowheight.h"
 
 #include "ckptscope/common/numberformat.h"
 

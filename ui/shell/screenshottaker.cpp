@@ -1,9 +1,10 @@
 #include "shell/screenshottaker.h"
 
-#include "shell/launchselection.h"
 #include "browser/mainwindow.h"
 #include "graph/graphpage.h"
+#include "shell/launchselection.h"
 #include "tensor/tensorpage.h"
+#include "tensor/tensorvaluesview.h"
 
 #include <QApplication>
 #include <QDir>
@@ -35,15 +36,26 @@ void ScreenshotTaker::settle() {
     for (const QString& problem :
          LaunchSelection{m_request.selectTensor, m_request.tab}.applyTo(m_window))
         std::fprintf(stderr, "screenshot: %s\n", qPrintable(problem));
-    // Let statistics finish and the layout settle before grabbing.
+    // Let statistics finish, the values shown arrive and the layout settle
+    // before grabbing.
     auto* poll = new QTimer(this);
     connect(poll, &QTimer::timeout, this, [this, poll] {
-        if (m_window->tensorPage()->isComputing() || m_window->graphPage()->isLayingOut())
+        if (busy())
             return;
         poll->stop();
-        QTimer::singleShot(300, this, &ScreenshotTaker::capture);
+        QTimer::singleShot(300, this, [this, poll] {
+            if (busy()) // a repaint asked for more values meanwhile
+                poll->start(50);
+            else
+                capture();
+        });
     });
     poll->start(50);
+}
+
+bool ScreenshotTaker::busy() const {
+    return m_window->tensorPage()->isComputing() || m_window->graphPage()->isLayingOut() ||
+           m_window->valuesView()->isReading();
 }
 
 void ScreenshotTaker::capture() {

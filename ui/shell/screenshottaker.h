@@ -27,6 +27,7 @@ public:
 private:
     void settle(); // applies the selection, then captures once all is drawn
     void capture();
+    bool busy() const; // statistics, layout or values still under way
     MainWindow* m_window;
     Request m_request;
 };

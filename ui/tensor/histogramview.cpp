@@ -1,6 +1,6 @@
 #include "tensor/histogramview.h"
 
-#include "common/axisticks.h"
+#include "chart/axisticks.h"
 #include "common/sizeformat.h"
 
 #include "ckptscope/common/saturating.h"

@@ -1,11 +1,25 @@
 #include "tensor/tensorvaluesmodel.h"
 
 #include "common/sizeformat.h"
+#include "common/valuecache.h"
 
 #include <algorithm>
 #include <climits>
 
-TensorValuesModel::TensorValuesModel(QObject* parent) : QAbstractTableModel(parent) {}
+TensorValuesModel::TensorValuesModel(QObject* parent)
+    : QAbstractTableModel(parent), m_values(new ValueCache(kMaxChunks, this)) {
+    // A chunk arrived: its cells (any of them may be on screen) show it.
+    connect(m_values, &ValueCache::chunkReady, this, [this](size_t tensor, uint64_t) {
+        if (int(tensor) == m_tensor && m_rows > 0 && m_cols > 0)
+            Q_EMIT dataChanged(index(0, 0), index(int(m_rows) - 1, int(m_cols) - 1),
+                               {Qt::DisplayRole, Qt::EditRole, Qt::ToolTipRole});
+    });
+    connect(m_values, &ValueCache::readFailed, this, [this](const QString& message) {
+        Q_EMIT readFailed(message);
+        if (m_rows > 0 && m_cols > 0) // "…" becomes "?"
+            Q_EMIT dataChanged(index(0, 0), index(int(m_rows) - 1, int(m_cols) - 1));
+    });
+}
 
 void TensorValuesModel::setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor) {
     beginResetModel();
@@ -13,9 +27,7 @@ void TensorValuesModel::setTensor(std::shared_ptr<const ckptscope::Document> doc
     m_tensor =
         m_document && tensor >= 0 && size_t(tensor) < m_document->tensors().size() ? tensor : -1;
     m_leading.assign(leadingDimensions().size(), 0);
-    m_cache.clear();
-    m_lru.clear();
-    m_failed = false;
+    m_values->setDocument(m_tensor >= 0 ? m_document : nullptr);
     layout();
     endResetModel();
 }
@@ -38,6 +50,7 @@ void TensorValuesModel::setLeadingIndices(std::vector<uint64_t> indices) {
         indices[i] = std::min(indices[i], dims[i] ? dims[i] - 1 : 0);
     beginResetModel();
     m_leading = std::move(indices);
+    m_values->cancelPending(); // another slice: the last one's reads are not needed
     layout();
     endResetModel();
 }
@@ -95,34 +108,12 @@ uint64_t TensorValuesModel::linearIndex(int row, int column) const {
     return m_base + uint64_t(row) * (m_matrix ? m_cols : 1) + uint64_t(column);
 }
 
-// The values as stored (ValueChunk): each cell spelled exactly in its dtype,
-// 64-bit integers and F64 included (not rounded through a float).
-const ckptscope::ValueChunk* TensorValuesModel::chunk(uint64_t chunkIndex) const {
-    auto it = m_cache.find(chunkIndex);
-    if (it != m_cache.end()) {
-        m_lru.remove(chunkIndex);
-        m_lru.push_front(chunkIndex);
-        return &it->second;
-    }
-    if (m_failed)
-        return nullptr;
-    const auto& t = m_document->tensors()[size_t(m_tensor)];
-    const uint64_t first = chunkIndex * kChunk;
-    ckptscope::ValueChunk values;
-    try {
-        values = ckptscope::ValueChunk(*m_document, size_t(m_tensor), first,
-                                       std::min(kChunk, t.dataLen - first));
-    } catch (const std::exception& e) {
-        m_failed = true; // report once, not for every visible cell
-        Q_EMIT readFailed(QString::fromStdString(e.what()));
-        return nullptr;
-    }
-    if (m_cache.size() >= kMaxChunks) {
-        m_cache.erase(m_lru.back());
-        m_lru.pop_back();
-    }
-    m_lru.push_front(chunkIndex);
-    return &m_cache.emplace(chunkIndex, std::move(values)).first->second;
+size_t TensorValuesModel::pendingReads() const {
+    return m_values->pending();
+}
+
+QString TensorValuesModel::placeholder() {
+    return QStringLiteral("…");
 }
 
 int TensorValuesModel::rowCount(const QModelIndex& parent) const {
@@ -140,14 +131,25 @@ QVariant TensorValuesModel::data(const QModelIndex& index, int role) const {
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != Qt::EditRole && role != Qt::ToolTipRole)
         return {};
+    // The values as stored (ValueChunk): each cell spelled exactly in its
+    // dtype, 64-bit integers and F64 included (not rounded through a float).
     const uint64_t linear = linearIndex(index.row(), index.column());
-    const ckptscope::ValueChunk* values = chunk(linear / kChunk);
-    if (!values)
-        return QStringLiteral("?");
+    const uint64_t chunk = ValueCache::kChunk;
+    const ckptscope::ValueChunk* values = m_values->chunk(size_t(m_tensor), linear / chunk);
+    if (!values) {
+        if (role == Qt::EditRole)
+            return {};
+        const QString shown = m_values->failed() ? QStringLiteral("?") : placeholder();
+        return role == Qt::ToolTipRole
+                   ? tr("element %1: %2")
+                         .arg(groupedNumber(linear),
+                              m_values->failed() ? m_values->error() : tr("reading…"))
+                   : shown;
+    }
     if (role == Qt::EditRole)
-        return values->value(size_t(linear % kChunk));
+        return values->value(size_t(linear % chunk));
     // Exact, not rounded: what the cell shows is what a copy pastes.
-    const QString text = QString::fromStdString(values->text(size_t(linear % kChunk)));
+    const QString text = QString::fromStdString(values->text(size_t(linear % chunk)));
     if (role == Qt::ToolTipRole)
         return tr("element %1 = %2").arg(groupedNumber(uint64_t(linear)), text);
     return text;

@@ -1,20 +1,21 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
-#include "ckptscope/export/valuechunk.h"
 
 #include <QAbstractTableModel>
 
-#include <list>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
+
+class ValueCache;
 
 // The values of one tensor as a table that reads only what is shown: 1-D as
 // a column, 2-D as a grid, N-D as the 2-D slice of the last two dimensions
-// at fixed leading indices. Values come from the file in small chunks kept
-// in a bounded cache, so a 100M-value tensor scrolls without loading it.
+// at fixed leading indices. Values come from a ValueCache: read in chunks
+// off the GUI thread (a cell shows "…" until its chunk arrives), kept in a
+// bounded cache, so a 100M-value tensor, or one on a slow server, scrolls
+// without the window waiting.
 class TensorValuesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -36,6 +37,10 @@ public:
     QString layoutNote() const;
     // The tensor's dtype (none without a tensor): its values' widest text.
     std::optional<ckptscope::Dtype> dtype() const;
+    // Chunks asked for and not read yet (tests wait for 0).
+    size_t pendingReads() const;
+    // The text a cell shows while its values are being read.
+    static QString placeholder();
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -48,11 +53,9 @@ Q_SIGNALS:
     void readFailed(const QString& message) const;
 
 private:
-    static constexpr uint64_t kChunk = 4096;  // values per cached chunk
-    static constexpr size_t kMaxChunks = 256; // up to 8 MiB of stored values
+    static constexpr size_t kMaxChunks = 256; // chunks kept: up to 8 MiB of stored values
 
     void layout();
-    const ckptscope::ValueChunk* chunk(uint64_t chunkIndex) const;
 
     std::shared_ptr<const ckptscope::Document> m_document;
     int m_tensor = -1;
@@ -61,7 +64,5 @@ private:
     bool m_truncated = false;
     bool m_matrix = false;
 
-    mutable std::unordered_map<uint64_t, ckptscope::ValueChunk> m_cache;
-    mutable std::list<uint64_t> m_lru;
-    mutable bool m_failed = false;
+    ValueCache* m_values;
 };

@@ -1,10 +1,10 @@
 #include "tensor/tensorvaluesview.h"
 
 #include "common/plaintext.h"
-#include "common/rowheight.h"
-#include "common/valuewidth.h"
-#include "tensor/blockpanel.h"
+#include "gguf/blockpanel.h"
 #include "tensor/tensorvaluesmodel.h"
+#include "widgets/rowheight.h"
+#include "widgets/valuewidth.h"
 
 #include <QAction>
 #include <QApplication>
@@ -150,8 +150,19 @@ QString TensorValuesView::selectionText() const {
     return lines.join(QLatin1Char('\n'));
 }
 
+bool TensorValuesView::isReading() const {
+    return m_model->pendingReads() > 0 || m_blockPanel->isReading();
+}
+
 void TensorValuesView::copySelection() const {
     const QString text = selectionText();
+    // Cells whose values are still being read would paste as "…": asking for
+    // them (selectionText did) and saying so beats copying a placeholder.
+    if (m_model->pendingReads() > 0 && text.contains(TensorValuesModel::placeholder())) {
+        m_note->setText(tr("The selected values are still being read; copy again once they "
+                           "show."));
+        return;
+    }
     if (text.isEmpty() && m_table->selectionModel()->hasSelection()) {
         m_note->setText(tr("The selection is larger than %1 values; copy a smaller part, or use "
                            "ckptscope-cli for whole tensors.")

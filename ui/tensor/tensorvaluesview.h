@@ -24,6 +24,9 @@ public:
     TensorValuesModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     BlockPanel* blockPanel() const { return m_blockPanel; }
+    // Values asked for are still being read (cells show "…"), or the Block
+    // panel's block.
+    bool isReading() const;
     // The selected cells as rows of tab-separated values.
     // Empty when the selection holds more than kMaxCopyCells values.
     QString selectionText() const;

@@ -1,6 +1,6 @@
 #include "tensor/valuescanner.h"
 
-#include "ckptscope/stats/tensorstats.h"
+#include "ckptscope/stats/documentstats.h"
 
 ValueScanner::ValueScanner(QObject* parent) : QObject(parent) {}
 
@@ -17,12 +17,9 @@ void ValueScanner::start(std::shared_ptr<const ckptscope::Document> document) {
             options.cancel = run.cancelFlag();
             for (size_t i = 0; i < document->tensors().size(); ++i) {
                 const uint64_t n = document->tensors()[i].dataLen;
-                const auto r = ckptscope::computeStats(
-                    n,
-                    [&](uint64_t first, uint64_t count, float* out) {
-                        document->readValues(i, first, count, out);
-                    },
-                    options);
+                // The statistics `stats` computes: F64 in double, so a finite
+                // 1e300 is not an f32 Inf; no histogram.
+                const auto r = ckptscope::computeTensorStats(*document, i, options);
                 if (r.stats.nan + r.stats.posInf + r.stats.negInf > 0)
                     run.post([this, i] { Q_EMIT nonFinite(int(i)); });
                 done += n;

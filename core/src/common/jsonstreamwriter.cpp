@@ -2,6 +2,7 @@
 
 #include "ckptscope/common/jsonstring.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <ostream>
@@ -93,6 +94,17 @@ void JsonStreamWriter::number(double v) {
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, v);
     m_s.append(buf, r.ptr);
+}
+
+void JsonStreamWriter::floatNumber(double v) {
+    if (!std::isfinite(v))
+        return null();
+    element();
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    m_s.append(buf, r.ptr);
+    if (std::find_if(buf, r.ptr, [](char c) { return c == '.' || c == 'e'; }) == r.ptr)
+        m_s += ".0";
 }
 
 void JsonStreamWriter::null() {

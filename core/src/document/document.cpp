@@ -1,7 +1,6 @@
 #include "ckptscope/document/document.h"
 
 #include "ckptscope/common/saturating.h"
-#include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/io/httpsource.h"
@@ -111,54 +110,51 @@ uint64_t Document::fileSize() const {
 }
 
 uint64_t Document::numParams() const {
-    uint64_t sum = 0;
-    for (const auto& t : m_index.tensors) {
-        sum = saturatingAdd(sum, t.elementCount.value_or(UINT64_MAX));
-    }
-    return sum;
+    return indexParams(m_index);
 }
 
 uint64_t Document::totalBytes() const {
-    uint64_t sum = 0;
-    for (const auto& t : m_index.tensors)
-        sum = saturatingAdd(sum, tensorSizeBytes(t).value_or(UINT64_MAX));
-    return sum;
+    return indexBytes(m_index);
+}
+
+size_t Document::tensorsSharingStorage() const {
+    return ckptscope::tensorsSharingStorage(m_index);
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, float* out) const {
-    const TensorEntry& t = m_index.tensors.at(index);
-    readTensorValues(sourceOf(t), t, first, count, out);
+    readTensorValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first, count,
+                     out);
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, double* out) const {
-    const TensorEntry& t = m_index.tensors.at(index);
-    readTensorValues(sourceOf(t), t, first, count, out);
+    readTensorValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first, count,
+                     out);
 }
 
 std::optional<MappedValues> Document::mappedValues(size_t index, ScanUse use) const {
     const TensorEntry& t = m_index.tensors.at(index);
-    if (t.dtype != Dtype::F32)
+    if (t.dtype != Dtype::F32 || t.view != kNoView) // a view is gathered by readValues
         return std::nullopt;
     return mapForScan(sourceOf(t), t.dataOffset, t.dataLen, use);
 }
 
 std::vector<std::string> Document::arrayItems(const MetadataArray& array, uint64_t first,
                                               uint64_t count) const {
-    // GGUF is the one format with arrays in its metadata.
-    if (format() != Format::Gguf)
+    // Formats with arrays left in the file read them (GGUF); others have none.
+    if (!m_module->arrayItems)
         return {};
-    return gguf::readGgufArrayItems(*m_source, array, first, count);
+    return m_module->arrayItems(*m_source, array, first, count);
 }
 
 MetadataArrayRun Document::arrayRun(const MetadataArray& array, uint64_t count) const {
-    if (format() != Format::Gguf)
+    if (!m_module->arrayRun)
         return {};
-    return gguf::readGgufArrayRun(*m_source, array, count);
+    return m_module->arrayRun(*m_source, array, count);
 }
 
 void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {
-    const TensorEntry& t = m_index.tensors.at(index);
-    ckptscope::readRawValues(sourceOf(t), t, first, count, out);
+    ckptscope::readRawValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first,
+                             count, out);
 }
 
 } // namespace ckptscope

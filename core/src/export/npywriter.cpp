@@ -1,6 +1,7 @@
 #include "ckptscope/export/npywriter.h"
 
 #include "ckptscope/export/safetensorswriter.h"
+#include "export/valuestream.h"
 
 #include <algorithm>
 #include <vector>
@@ -9,27 +10,13 @@ namespace ckptscope {
 
 namespace {
 
-constexpr uint64_t kChunkBytes = 4 << 20;
-
-// Streams the values of tensor `index`, converted to f32 or as stored (a
-// block type's whole blocks).
-void streamValues(std::ostream& out, const Document& doc, size_t index, bool toF32,
-                  const TaskControl& control) {
-    const TensorEntry& t = doc.tensors()[index];
-    const DtypeBlock block = toF32 ? DtypeBlock{1, 4} : dtypeBlock(t.dtype);
-    const uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / block.bytes) * block.elements;
-    std::vector<char> buffer(size_t(std::min(t.dataLen, chunk) / block.elements * block.bytes));
-    for (uint64_t done = 0; done < t.dataLen;) {
-        control.throwIfCancelled();
-        const uint64_t n = std::min(chunk, t.dataLen - done);
-        if (toF32)
-            doc.readValues(index, done, n, reinterpret_cast<float*>(buffer.data()));
-        else
-            doc.readRawValues(index, done, n, buffer.data());
-        out.write(buffer.data(), std::streamsize(n / block.elements * block.bytes));
-        done += n;
-        control.report(done, t.dataLen);
-    }
+// One tensor's values, its progress the share of them written.
+void streamOne(std::ostream& out, const Document& doc, size_t index, StreamAs as,
+               const TaskControl& control) {
+    const uint64_t total = doc.tensors()[index].dataLen;
+    uint64_t done = 0;
+    streamValues(out, doc, index, as, control,
+                 [&](uint64_t n) { control.report(done += n, total); });
     control.report(1, 1);
 }
 
@@ -78,11 +65,11 @@ void writeNpy(std::ostream& out, const Document& doc, size_t index, const NpyLay
               const TaskControl& control) {
     const std::string header = npyHeader(layout.descr, layout.shape);
     out.write(header.data(), std::streamsize(header.size()));
-    streamValues(out, doc, index, layout.converted, control);
+    streamOne(out, doc, index, layout.converted ? StreamAs::F32 : StreamAs::Stored, control);
 }
 
 void writeRaw(std::ostream& out, const Document& doc, size_t index, const TaskControl& control) {
-    streamValues(out, doc, index, false, control);
+    streamOne(out, doc, index, StreamAs::Stored, control);
 }
 
 } // namespace ckptscope

@@ -2,10 +2,9 @@
 
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "export/copiedmetadata.h"
+#include "export/valuestream.h"
 #include "formats/oxck/oxckencoding.h"
 
-#include <algorithm>
-#include <cmath>
 #include <vector>
 
 namespace ckptscope {
@@ -30,9 +29,6 @@ std::vector<std::string> writeOxck(std::ostream& out, const Document& doc,
     }
     oxck::writeHeader(out, Checkpoint::kVersion, metaText, doc.tensors().size());
 
-    constexpr uint64_t kChunk = 1 << 20;
-    std::vector<float> values;
-    std::vector<double> wide;
     uint64_t done = 0;
     for (size_t i = 0; i < doc.tensors().size(); ++i) {
         const TensorEntry& t = doc.tensors()[i];
@@ -43,29 +39,9 @@ std::vector<std::string> writeOxck(std::ostream& out, const Document& doc,
                                                     : std::string(" (values f32 cannot hold "
                                                                   "are rounded)")));
         oxck::writeTensorHeader(out, t.name, t.shape, t.dataLen);
-        values.resize(size_t(std::min(t.dataLen, kChunk)));
-        for (uint64_t first = 0; first < t.dataLen;) {
-            control.throwIfCancelled();
-            const uint64_t n = std::min(kChunk, t.dataLen - first);
-            if (t.dtype == Dtype::F64) {
-                wide.resize(size_t(n));
-                doc.readValues(i, first, n, wide.data());
-                for (size_t k = 0; k < wide.size(); ++k) {
-                    values[k] = float(wide[k]);
-                    if (std::isfinite(wide[k]) && std::isinf(values[k]))
-                        throw ExportError(doc.path() + ": tensor \"" + t.name + "\": value " +
-                                          std::to_string(first + k) + " (" +
-                                          std::to_string(wide[k]) +
-                                          ") is beyond the range of f32; OXCK stores f32 only");
-                }
-            } else {
-                doc.readValues(i, first, n, values.data());
-            }
-            oxck::writeValues(out, values.data(), size_t(n));
-            first += n;
-            done += n;
-            control.report(done, total);
-        }
+        streamValues(
+            out, doc, i, StreamAs::F32, control,
+            [&](uint64_t n) { control.report(done += n, total); }, "; OXCK stores f32 only");
     }
     control.report(1, 1);
     return warnings;

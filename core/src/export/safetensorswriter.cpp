@@ -2,6 +2,7 @@
 
 #include "ckptscope/common/numberformat.h"
 #include "export/copiedmetadata.h"
+#include "export/valuestream.h"
 
 #include <nlohmann/json.hpp>
 
@@ -97,28 +98,11 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
     out.write(len, 8);
     out.write(text.data(), std::streamsize(text.size()));
 
-    constexpr uint64_t kChunkBytes = 4 << 20;
-    std::vector<char> buffer;
     uint64_t done = 0;
-    for (const size_t i : tensors) {
-        const TensorEntry& t = doc.tensors()[i];
-        const bool toF32 = dequantized(t.dtype);
-        const size_t size = toF32 ? 4 : dtypeSize(t.dtype);
-        const uint64_t chunk = kChunkBytes / size;
-        buffer.resize(size_t(std::min(t.dataLen, chunk) * size));
-        for (uint64_t first = 0; first < t.dataLen;) {
-            control.throwIfCancelled();
-            const uint64_t n = std::min(chunk, t.dataLen - first);
-            if (toF32)
-                doc.readValues(i, first, n, reinterpret_cast<float*>(buffer.data()));
-            else
-                doc.readRawValues(i, first, n, buffer.data());
-            out.write(buffer.data(), std::streamsize(n * size));
-            first += n;
-            done += n;
-            control.report(done, total);
-        }
-    }
+    for (const size_t i : tensors)
+        streamValues(out, doc, i,
+                     dequantized(doc.tensors()[i].dtype) ? StreamAs::F32 : StreamAs::Stored,
+                     control, [&](uint64_t n) { control.report(done += n, total); });
     control.report(1, 1);
     return warnings;
 }

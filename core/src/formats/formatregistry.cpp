@@ -12,7 +12,7 @@
 #include "formats/safetensors/shardedmodel.h"
 
 #include <algorithm>
-#include <array>
+#include <sstream>
 #include <stdexcept>
 
 namespace ckptscope {
@@ -22,8 +22,8 @@ namespace {
 // In probe order: safetensors before the JSON probes, as a header length's low
 // byte can be a space or '{'; a safetensors index (a JSON object whose first
 // keys hold "weight_map") before the gradient checkpoint's any JSON object.
-const std::array<FormatModule, 5>& modules() {
-    static const std::array<FormatModule, 5> kModules = {
+const std::vector<FormatModule>& modules() {
+    static const std::vector<FormatModule> kModules = {
         oxckFormat(),     ggufFormat(), safetensorsFormat(), shardedSafetensorsFormat(),
         gradientFormat(),
     };
@@ -81,6 +81,22 @@ const FormatModule& detectFormat(const ByteSource& source) {
                             std::string("not a ") + m.description + ": " + m.probeFailure(source));
     throw OpenError(file, "byte 0: not a checkpoint: expected " + expectedFormats() + ", found \"" +
                               magicBytes(source) + "\"");
+}
+
+std::string checkpointDialogFilter() {
+    std::vector<std::string> patterns;
+    for (const FormatModule& m : modules()) {
+        std::istringstream words(m.patterns);
+        for (std::string p; words >> p;)
+            // "*.safetensors.index.json" is among "*.json" already.
+            if (std::find(patterns.begin(), patterns.end(), p) == patterns.end() &&
+                !(p.ends_with(".json") && p != "*.json"))
+                patterns.push_back(p);
+    }
+    std::string filter = "Checkpoints (";
+    for (size_t i = 0; i < patterns.size(); ++i)
+        filter += (i ? " " : "") + patterns[i];
+    return filter + ");;All files (*)";
 }
 
 } // namespace ckptscope

@@ -2,6 +2,8 @@
 
 #include "ckptscope/formats/checkpointerror.h"
 
+#include "formats/tensorgather.h"
+
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -9,6 +11,14 @@
 namespace ckptscope {
 
 namespace {
+
+// Where a tensor's elements lie contiguously: a file, the byte of element 0
+// and the bytes the run may be read on to (prefetching stops there).
+struct ContiguousRun {
+    const ByteSource& source;
+    uint64_t offset;
+    uint64_t end;
+};
 
 void checkRange(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
                 uint64_t count) {
@@ -19,6 +29,15 @@ void checkRange(const ByteSource& source, const TensorEntry& tensor, uint64_t fi
                                   " are outside its " + std::to_string(tensor.dataLen));
 }
 
+void checkDecodable(const ByteSource& source, const TensorEntry& tensor) {
+    if (!dtypeDecodable(tensor.dtype))
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              source.name() + ": tensor " + quotedName(tensor.name) + ": " +
+                                  dtypeName(tensor.dtype) +
+                                  " values cannot be read (ggml defines no decoder for " +
+                                  dtypeName(tensor.dtype) + ")");
+}
+
 template <typename Out> void convert(Dtype dtype, const uint8_t* raw, size_t n, Out* out) {
     if constexpr (std::is_same_v<Out, float>)
         convertToF32(dtype, raw, n, out);
@@ -26,25 +45,48 @@ template <typename Out> void convert(Dtype dtype, const uint8_t* raw, size_t n, 
         convertToF64(dtype, raw, n, out);
 }
 
-// Where the tensor's bytes end: reads within it may fetch on up to there.
-uint64_t dataEnd(const TensorEntry& tensor) {
+// The run of a tensor that owns its bytes.
+ContiguousRun ownRun(const ByteSource& source, const TensorEntry& tensor) {
     const std::optional<uint64_t> bytes = dtypeBytes(tensor.dtype, tensor.dataLen);
-    return bytes ? tensor.dataOffset + *bytes : tensor.dataOffset;
+    return {source, tensor.dataOffset, bytes ? tensor.dataOffset + *bytes : tensor.dataOffset};
+}
+
+// The view as one contiguous little-endian run, when it is one (no strides,
+// no pieces, not byte-swapped): read as a tensor that owns its bytes.
+std::optional<ContiguousRun> viewRun(const TensorSources& from, const TensorEntry& tensor,
+                                     const TensorView& view) {
+    if (!view.strides.empty() || !view.pieces.empty() || view.storage >= from.index.storages.size())
+        return std::nullopt;
+    const TensorStorage& s = from.index.storages[view.storage];
+    const size_t size = dtypeSize(tensor.dtype);
+    if (s.bigEndian && size > 1)
+        return std::nullopt;
+    const uint64_t held = s.bytes / size;
+    if (dtypeBlock(tensor.dtype).elements != 1 || view.elementOffset > held ||
+        tensor.dataLen > held - view.elementOffset)
+        return std::nullopt; // gatherRaw names the fault
+    return ContiguousRun{from.shard(s.shard), s.offset + view.elementOffset * size,
+                         s.offset + s.bytes};
+}
+
+const TensorView* viewOf(const TensorSources& from, const TensorEntry& tensor) {
+    if (tensor.view == kNoView)
+        return nullptr;
+    if (tensor.view >= from.index.views.size())
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              from.main.name() + ": tensor " + quotedName(tensor.name) + ": view " +
+                                  std::to_string(tensor.view) + " is not in the index");
+    return &from.index.views[tensor.view];
 }
 
 // Reads the blocks that hold [first, first + count) a chunk at a time and
 // decodes them; values of a block cut by the range's ends are decoded aside
 // and the wanted ones copied.
 template <typename Out>
-void readDecoded(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
-                 uint64_t count, Out* out) {
-    checkRange(source, tensor, first, count);
-    if (!dtypeDecodable(tensor.dtype))
-        throw CheckpointError(CheckpointError::Kind::Invalid,
-                              source.name() + ": tensor " + quotedName(tensor.name) + ": " +
-                                  dtypeName(tensor.dtype) +
-                                  " values cannot be read (ggml defines no decoder for " +
-                                  dtypeName(tensor.dtype) + ")");
+void readDecoded(const ContiguousRun& at, const TensorEntry& tensor, uint64_t first, uint64_t count,
+                 Out* out) {
+    checkRange(at.source, tensor, first, count);
+    checkDecodable(at.source, tensor);
     const DtypeBlock block = dtypeBlock(tensor.dtype);
     const uint64_t perBlock = block.elements;
     const uint64_t chunkBlocks = std::max<uint64_t>(1, (uint64_t(1) << 16) / perBlock);
@@ -57,8 +99,8 @@ void readDecoded(const ByteSource& source, const TensorEntry& tensor, uint64_t f
             std::min(chunkBlocks, (skip + count - done + perBlock - 1) / perBlock);
         const uint64_t take = std::min(blocks * perBlock - skip, count - done);
         raw.resize(size_t(blocks * block.bytes));
-        source.readAhead(tensor.dataOffset + element / perBlock * block.bytes, raw.data(),
-                         raw.size(), dataEnd(tensor));
+        at.source.readAhead(at.offset + element / perBlock * block.bytes, raw.data(), raw.size(),
+                            at.end);
         if (skip == 0 && take == blocks * perBlock) {
             convert(tensor.dtype, raw.data(), size_t(take), out + done);
         } else {
@@ -70,36 +112,113 @@ void readDecoded(const ByteSource& source, const TensorEntry& tensor, uint64_t f
     }
 }
 
+template <typename Out>
+void readContiguous(const ContiguousRun& at, const TensorEntry& tensor, uint64_t first,
+                    uint64_t count, Out* out) {
+    if constexpr (std::is_same_v<Out, float>) {
+        if (tensor.dtype == Dtype::F32) {
+            // Stored as wanted: read the bytes straight into the floats (the
+            // data sits at any offset, so no pointer into the file is cast).
+            checkRange(at.source, tensor, first, count);
+            at.source.readAhead(at.offset + first * 4, out, size_t(count * 4), at.end);
+            return;
+        }
+    }
+    readDecoded(at, tensor, first, count, out);
+}
+
+void readContiguousRaw(const ContiguousRun& at, const TensorEntry& tensor, uint64_t first,
+                       uint64_t count, void* out) {
+    checkRange(at.source, tensor, first, count);
+    const DtypeBlock block = dtypeBlock(tensor.dtype);
+    if (first % block.elements != 0 || count % block.elements != 0)
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              at.source.name() + ": tensor " + quotedName(tensor.name) +
+                                  ": raw values are read in whole blocks of " +
+                                  std::to_string(block.elements));
+    at.source.readAhead(at.offset + first / block.elements * block.bytes, out,
+                        size_t(count / block.elements * block.bytes), at.end);
+}
+
+// A gathered view: raw little-endian bytes a chunk at a time, then decoded.
+template <typename Out>
+void readGathered(const TensorSources& from, const TensorEntry& tensor, const TensorView& view,
+                  uint64_t first, uint64_t count, Out* out) {
+    checkRange(from.main, tensor, first, count);
+    checkDecodable(from.main, tensor);
+    const size_t size = dtypeSize(tensor.dtype);
+    constexpr uint64_t kChunk = uint64_t(1) << 16;
+    std::vector<uint8_t> raw;
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t n = std::min(kChunk, count - done);
+        raw.resize(size_t(n * size));
+        gatherRaw(from, tensor, view, first + done, n, raw.data());
+        convert(tensor.dtype, raw.data(), size_t(n), out + done);
+        done += n;
+    }
+}
+
+template <typename Out>
+void readAny(const TensorSources& from, const TensorEntry& tensor, uint64_t first, uint64_t count,
+             Out* out) {
+    const TensorView* view = viewOf(from, tensor);
+    if (!view) {
+        readContiguous(ownRun(from.shard(tensor.shard), tensor), tensor, first, count, out);
+    } else if (const auto run = viewRun(from, tensor, *view)) {
+        readContiguous(*run, tensor, first, count, out);
+    } else {
+        readGathered(from, tensor, *view, first, count, out);
+    }
+}
+
+void requireOwnBytes(const ByteSource& source, const TensorEntry& tensor) {
+    if (tensor.view != kNoView)
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              source.name() + ": tensor " + quotedName(tensor.name) +
+                                  " is a view: read it with its index (TensorSources)");
+}
+
 } // namespace
+
+void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
+                      uint64_t count, float* out) {
+    readAny(from, tensor, first, count, out);
+}
+
+void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
+                      uint64_t count, double* out) {
+    readAny(from, tensor, first, count, out);
+}
+
+void readRawValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
+                   uint64_t count, void* out) {
+    const TensorView* view = viewOf(from, tensor);
+    if (!view) {
+        readContiguousRaw(ownRun(from.shard(tensor.shard), tensor), tensor, first, count, out);
+    } else if (const auto run = viewRun(from, tensor, *view)) {
+        readContiguousRaw(*run, tensor, first, count, out);
+    } else {
+        checkRange(from.main, tensor, first, count);
+        gatherRaw(from, tensor, *view, first, count, static_cast<uint8_t*>(out));
+    }
+}
 
 void readTensorValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
                       uint64_t count, float* out) {
-    if (tensor.dtype == Dtype::F32) {
-        // Stored as wanted: read the bytes straight into the floats (the data
-        // sits at any offset, so no pointer into the file is cast).
-        checkRange(source, tensor, first, count);
-        source.readAhead(tensor.dataOffset + first * 4, out, size_t(count * 4), dataEnd(tensor));
-        return;
-    }
-    readDecoded(source, tensor, first, count, out);
+    requireOwnBytes(source, tensor);
+    readContiguous(ownRun(source, tensor), tensor, first, count, out);
 }
 
 void readTensorValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
                       uint64_t count, double* out) {
-    readDecoded(source, tensor, first, count, out);
+    requireOwnBytes(source, tensor);
+    readContiguous(ownRun(source, tensor), tensor, first, count, out);
 }
 
 void readRawValues(const ByteSource& source, const TensorEntry& tensor, uint64_t first,
                    uint64_t count, void* out) {
-    checkRange(source, tensor, first, count);
-    const DtypeBlock block = dtypeBlock(tensor.dtype);
-    if (first % block.elements != 0 || count % block.elements != 0)
-        throw CheckpointError(CheckpointError::Kind::Invalid,
-                              source.name() + ": tensor " + quotedName(tensor.name) +
-                                  ": raw values are read in whole blocks of " +
-                                  std::to_string(block.elements));
-    source.readAhead(tensor.dataOffset + first / block.elements * block.bytes, out,
-                     size_t(count / block.elements * block.bytes), dataEnd(tensor));
+    requireOwnBytes(source, tensor);
+    readContiguousRaw(ownRun(source, tensor), tensor, first, count, out);
 }
 
 std::optional<uint64_t> shapeElementCount(const std::vector<uint64_t>& shape) {

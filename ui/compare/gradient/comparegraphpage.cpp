@@ -1,8 +1,8 @@
 #include "compare/gradient/comparegraphpage.h"
-#include "common/wrapanywherelabel.h"
+#include "widgets/wrapanywherelabel.h"
 
 #include "common/plaintext.h"
-#include "common/wrapanywheredelegate.h"
+#include "widgets/wrapanywheredelegate.h"
 #include "compare/comparetensormodel.h"
 #include "compare/gradient/comparechanges.h"
 #include "compare/gradient/comparenodemodel.h"

@@ -1,7 +1,7 @@
 #include "compare/gradient/compareoptimizerpage.h"
-#include "common/wrapanywherelabel.h"
+#include "widgets/wrapanywherelabel.h"
 
-#include "common/rowheight.h"
+#include "widgets/rowheight.h"
 #include "compare/comparedetail.h"
 #include "compare/comparehistogramview.h"
 #include "compare/comparestatsmodel.h"

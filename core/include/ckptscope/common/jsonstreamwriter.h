@@ -42,6 +42,9 @@ public:
     // The shortest text that reads back as v (std::to_chars: 3, 0.25,
     // 1e+300); null when v is not finite.
     void number(double v);
+    // The same, spelled so it reads back as a float, as Python writes one:
+    // "1.0" where number() writes "1", "-0.0" for negative zero.
+    void floatNumber(double v);
     void null();
     template <typename T> void valueOrNull(const std::optional<T>& v) {
         if (v)

@@ -48,10 +48,21 @@ public:
     const std::vector<std::pair<std::string, std::string>>& metadata() const { return m_metadata; }
     // The same rows, each saying what kind of value it holds.
     const std::vector<MetadataRow>& metadataRows() const { return m_index.metadata; }
-    // Sum of element counts (saturating) and of their sizes in bytes in
-    // their dtypes.
+    // Sum of element counts (saturating; a tensor viewing the very elements
+    // another views counts once) and of the bytes they take: a tensor's own
+    // bytes in its dtype, each storage that tensors view once and whole.
     uint64_t numParams() const;
     uint64_t totalBytes() const;
+    // Tensors that view a storage some other tensor views too (tied
+    // weights, slices of one buffer); 0 for formats without storages.
+    size_t tensorsSharingStorage() const;
+    // The storages and views behind tensors that do not own their bytes
+    // (TensorEntry::view); empty for today's single-run formats.
+    const std::vector<TensorStorage>& storages() const { return m_index.storages; }
+    const std::vector<TensorView>& views() const { return m_index.views; }
+    // The metadata as a tree of values, for formats whose metadata is one
+    // (empty otherwise: their metadata is metadataRows()).
+    const ObjectTree& objects() const { return m_index.objects; }
     // True for formats whose tensors() list the file's content (OXCK,
     // safetensors), false for graph formats (gradient checkpoints).
     bool hasTensors() const { return !m_index.gradient; }

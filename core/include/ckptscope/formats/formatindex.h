@@ -2,6 +2,7 @@
 
 #include "ckptscope/formats/dtype.h"
 #include "ckptscope/formats/gradient/gradientcheckpoint.h"
+#include "ckptscope/formats/objecttree.h"
 #include "ckptscope/io/bytesource.h"
 
 #include <cstdint>
@@ -12,7 +13,13 @@
 
 namespace ckptscope {
 
-// One tensor as indexed: everything but the values.
+// Marks a TensorEntry that owns its bytes (no TensorView).
+inline constexpr uint32_t kNoView = UINT32_MAX;
+
+// One tensor as indexed: everything but the values. The common case (OXCK,
+// safetensors, GGUF) owns one contiguous run of bytes at dataOffset in its
+// shard; a view over a storage, or a tensor made of pieces, says so by
+// `view` (FormatIndex::views), so the common case pays no more for them.
 struct TensorEntry {
     std::string name;
     std::vector<uint64_t> shape;
@@ -25,6 +32,47 @@ struct TensorEntry {
     // The file of a multi-file model holding the bytes (FormatIndex::shards);
     // 0 for a single file.
     uint32_t shard = 0;
+    // FormatIndex::views: a strided view over a storage or a tensor made of
+    // pieces; kNoView for a tensor that owns its contiguous bytes. A view's
+    // dataLen is its element count and its dataOffset the byte where its
+    // first element lies (used as is when the view is contiguous).
+    uint32_t view = kNoView;
+};
+
+// One record of bytes that tensors view (a PyTorch storage): every tensor
+// viewing it names it by its index in FormatIndex::storages, so tied
+// weights are seen to share it and its bytes are counted once.
+struct TensorStorage {
+    std::string key;     // the format's name for it ("data/0"), for people
+    uint32_t shard = 0;  // the file holding it (FormatIndex::shards), 0 for one file
+    uint64_t offset = 0; // its first byte in that file
+    uint64_t bytes = 0;
+    Dtype dtype = Dtype::F32; // of its elements
+    // Stored big-endian (a torch.save with byteorder "big"): values are
+    // swapped to little-endian when read.
+    bool bigEndian = false;
+};
+
+// A box of a tensor kept in a storage of its own, contiguous in C order (a
+// PyTorch DCP chunk). One offset and one size on a tensor of more than one
+// dimension is a run of the flattened tensor instead (a DeepSpeed ZeRO
+// partition, cut anywhere).
+struct TensorPiece {
+    std::vector<uint64_t> offsets; // in the tensor's shape
+    std::vector<uint64_t> sizes;
+    uint32_t storage = 0;       // FormatIndex::storages
+    uint64_t elementOffset = 0; // its first element in that storage
+};
+
+// How a tensor that does not own its bytes finds them: a strided view over
+// one storage, or pieces (then storage, elementOffset and strides are unused).
+struct TensorView {
+    uint32_t storage = 0;       // FormatIndex::storages
+    uint64_t elementOffset = 0; // of element [0, 0, …] in that storage
+    // In elements, one per dimension, possibly 0 (an expanded tensor);
+    // empty when the view is C-contiguous.
+    std::vector<int64_t> strides;
+    std::vector<TensorPiece> pieces;
 };
 
 struct IndexWarning {
@@ -104,7 +152,25 @@ struct FormatIndex {
     // The index file's own metadata (sharded safetensors: "metadata", with
     // total_size): shown apart from the model's and never compared.
     std::vector<MetadataRow> indexMetadata;
+    // Tensors that view storages or are made of pieces (TensorEntry::view):
+    // the storages and the views. Empty for formats whose tensors own their
+    // bytes.
+    std::vector<TensorStorage> storages;
+    std::vector<TensorView> views;
+    // Metadata that is a tree of values (a PyTorch checkpoint's object, its
+    // tensors as ObjectKind::Tensor nodes); empty for formats whose metadata
+    // is the flat `metadata` rows.
+    ObjectTree objects;
 };
+
+// Sum of the tensors' element counts (saturating); a tensor viewing the very
+// elements another views (tied weights saved twice) counts once.
+uint64_t indexParams(const FormatIndex& index);
+// The bytes the tensors take: a tensor's own in its dtype, each storage that
+// tensors view once and whole (a slice saved alone keeps its whole storage).
+uint64_t indexBytes(const FormatIndex& index);
+// Tensors that view a storage some other tensor views too.
+size_t tensorsSharingStorage(const FormatIndex& index);
 
 // Product of a shape with the reference quirk (empty shape → 0); nullopt on
 // u64 overflow.

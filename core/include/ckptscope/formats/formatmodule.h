@@ -3,8 +3,10 @@
 #include "ckptscope/formats/formatindex.h"
 #include "ckptscope/io/bytesource.h"
 
+#include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace ckptscope {
 
@@ -31,6 +33,26 @@ struct FormatModule {
     // format's error (CheckpointError, GradientError) naming the file, the
     // place and what was expected.
     FormatIndex (*open)(const ByteSource& source);
+
+    // What front ends and packaging derive from the table (dialog filters,
+    // the shared-mime-info XML, the .desktop file's MimeType=, the AppStream
+    // metainfo; tst_formatmodule checks packaging/ against it):
+    // the file-name patterns ("*.oxck"), space-separated;
+    const char* patterns = "";
+    // the MIME type a desktop registers it under, null for a format that
+    // claims no type of its own (JSON);
+    const char* mimeType = nullptr;
+    // the bytes at offset 0 that mark it, null where it has none.
+    const char* magic = nullptr;
+
+    // Per-format hooks, null where the format has no such thing:
+    // the first `count` items of a metadata array left in the file, with
+    // nested arrays among them and the rest (GGUF);
+    MetadataArrayRun (*arrayRun)(const ByteSource& source, const MetadataArray& array,
+                                 uint64_t count) = nullptr;
+    // items [first, first + count) of one as text.
+    std::vector<std::string> (*arrayItems)(const ByteSource& source, const MetadataArray& array,
+                                           uint64_t first, uint64_t count) = nullptr;
 };
 
 // Every module, in the order their probes are tried.
@@ -42,5 +64,9 @@ const char* formatName(Format format);
 // else, saying what the first bytes are (and, for a file named like a
 // format, which of that format's rules the bytes break).
 const FormatModule& detectFormat(const ByteSource& source);
+
+// The file dialogs' filter of every readable file: "Checkpoints (*.oxck
+// *.safetensors *.gguf *.json);;All files (*)", from the table's patterns.
+std::string checkpointDialogFilter();
 
 } // namespace ckptscope

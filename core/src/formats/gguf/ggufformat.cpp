@@ -113,8 +113,14 @@ FormatIndex open(const ByteSource& source) {
 } // namespace
 
 FormatModule ggufFormat() {
-    return {Format::Gguf,           "gguf", "GGUF file", ".gguf", "the GGUF magic", probe,
-            gguf::ggufProbeFailure, open};
+    FormatModule m{Format::Gguf,           "gguf", "GGUF file", ".gguf", "the GGUF magic", probe,
+                   gguf::ggufProbeFailure, open};
+    m.patterns = "*.gguf";
+    m.mimeType = "application/x-gguf";
+    m.magic = "GGUF";
+    m.arrayRun = gguf::readGgufArrayRun;
+    m.arrayItems = gguf::readGgufArrayItems;
+    return m;
 }
 
 } // namespace ckptscope

@@ -50,8 +50,11 @@ FormatIndex open(const ByteSource& source) {
 } // namespace
 
 FormatModule gradientFormat() {
-    return {Format::Gradient, "gradient", "gradient checkpoint", ".json", "a JSON object", probe,
-            nullptr,          open};
+    FormatModule m{
+        Format::Gradient, "gradient", "gradient checkpoint", ".json", "a JSON object", probe,
+        nullptr,          open};
+    m.patterns = "*.json"; // JSON claims no MIME type of ours
+    return m;
 }
 
 } // namespace ckptscope

@@ -32,8 +32,12 @@ FormatIndex open(const ByteSource& source) {
 } // namespace
 
 FormatModule oxckFormat() {
-    return {Format::Oxck,     "oxck", "OXCK checkpoint", ".oxck",
-            "the OXCK magic", probe,  nullptr,           open};
+    FormatModule m{Format::Oxck,     "oxck", "OXCK checkpoint", ".oxck",
+                   "the OXCK magic", probe,  nullptr,           open};
+    m.patterns = "*.oxck";
+    m.mimeType = "application/x-oxck-checkpoint";
+    m.magic = "OXCK";
+    return m;
 }
 
 } // namespace ckptscope

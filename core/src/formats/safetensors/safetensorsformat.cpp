@@ -25,8 +25,12 @@ FormatIndex open(const ByteSource& source) {
 } // namespace
 
 FormatModule safetensorsFormat() {
-    return {Format::Safetensors,    "safetensors",        "safetensors file",      ".safetensors",
-            "a safetensors header", looksLikeSafetensors, safetensorsProbeFailure, open};
+    FormatModule m{
+        Format::Safetensors,    "safetensors",        "safetensors file",      ".safetensors",
+        "a safetensors header", looksLikeSafetensors, safetensorsProbeFailure, open};
+    m.patterns = "*.safetensors";
+    m.mimeType = "application/x-safetensors"; // no magic: a header length, then '{'
+    return m;
 }
 
 } // namespace ckptscope

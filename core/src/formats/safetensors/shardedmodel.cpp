@@ -288,7 +288,8 @@ FormatModule shardedSafetensorsFormat() {
             "a safetensors index (a JSON object with \"weight_map\")",
             probe,
             probeFailure,
-            open};
+            open,
+            "*.safetensors.index.json"};
 }
 
 FormatIndex openShardSet(const std::string& folder, const ShardSet& set) {

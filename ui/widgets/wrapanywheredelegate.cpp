@@ -1,4 +1,4 @@
-#include "common/wrapanywheredelegate.h"
+#include "widgets/wrapanywheredelegate.h"
 
 #include <QApplication>
 #include <QPainter>

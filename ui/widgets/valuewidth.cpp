@@ -1,4 +1,4 @@
-#include "common/valuewidth.h"
+#include "widgets/valuewidth.h"
 
 #include <QFontMetrics>
 #include <QStyle>

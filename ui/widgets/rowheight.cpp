@@ -1,4 +1,4 @@
-#include "common/rowheight.h"
+#include "widgets/rowheight.h"
 
 #include "common/eventhook.h"
 

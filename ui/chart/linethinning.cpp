@@ -1,4 +1,4 @@
-#include "common/linethinning.h"
+#include "chart/linethinning.h"
 
 #include <algorithm>
 

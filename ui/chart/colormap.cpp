@@ -1,4 +1,4 @@
-#include "common/colormap.h"
+#include "chart/colormap.h"
 
 #include <QtMath>
 

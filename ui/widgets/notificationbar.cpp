@@ -1,5 +1,5 @@
-#include "common/notificationbar.h"
-#include "common/wrapanywherelabel.h"
+#include "widgets/notificationbar.h"
+#include "widgets/wrapanywherelabel.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

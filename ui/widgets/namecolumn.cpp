@@ -1,4 +1,4 @@
-#include "common/namecolumn.h"
+#include "widgets/namecolumn.h"
 
 #include "common/eventhook.h"
 

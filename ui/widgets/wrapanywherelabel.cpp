@@ -1,4 +1,4 @@
-#include "common/wrapanywherelabel.h"
+#include "widgets/wrapanywherelabel.h"
 
 #include <QAbstractTextDocumentLayout>
 #include <QAction>

@@ -1,4 +1,4 @@
-#include "common/axisticks.h"
+#include "chart/axisticks.h"
 
 #include "common/sizeformat.h"
 

@@ -1,8 +1,6 @@
-#include "tensor/blockpanel.h"
+#include "gguf/blockpanel.h"
 
 #include "common/sizeformat.h"
-
-#include "ckptscope/formats/gguf/blockanatomy.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -59,6 +57,7 @@ QString BlockPanel::fieldText(const QString& name) const {
 }
 
 void BlockPanel::showElement(std::optional<uint64_t> element) {
+    m_read.cancel(); // a newer selection: the older block is not wanted
     clearRows();
     if (m_tensor < 0)
         return;
@@ -72,24 +71,36 @@ void BlockPanel::showElement(std::optional<uint64_t> element) {
                             .arg(dtypeBlock(t.dtype).bytes));
         return;
     }
-    gguf::BlockAnatomy anatomy;
-    try {
-        std::vector<uint8_t> bytes(loc->bytes);
-        m_document->readRawValues(size_t(m_tensor), loc->firstElement, loc->elements, bytes.data());
-        anatomy = gguf::blockAnatomy(t.dtype, bytes, uint32_t(*element - loc->firstElement));
-    } catch (const std::exception& e) {
-        m_hint->setText(tr("The block could not be read: %1").arg(QString::fromUtf8(e.what())));
-        return;
-    }
-    m_hint->setText(tr("Element %1 of %2:")
-                        .arg(groupedNumber(*element), QString::fromUtf8(dtypeName(t.dtype))));
-    const uint64_t blocks = t.dataLen / loc->elements;
-    addRow(tr("block"), tr("%1 of %2").arg(groupedNumber(loc->block), groupedNumber(blocks)));
+    m_hint->setText(tr("Reading the block of element %1…").arg(groupedNumber(*element)));
+    // Off the GUI thread: the block may lie on a slow disk or server.
+    m_read.start(
+        [document = m_document, tensor = size_t(m_tensor), loc = *loc,
+         element = *element](BackgroundTask::Run&) {
+            std::vector<uint8_t> bytes(loc.bytes);
+            document->readRawValues(tensor, loc.firstElement, loc.elements, bytes.data());
+            return gguf::blockAnatomy(document->tensors()[tensor].dtype, bytes,
+                                      uint32_t(element - loc.firstElement));
+        },
+        [this, loc = *loc, element = *element](const gguf::BlockAnatomy& anatomy) {
+            showAnatomy(element, loc, anatomy);
+        },
+        {{}, [this](const QString& message) {
+             m_hint->setText(tr("The block could not be read: %1").arg(message));
+         }});
+}
+
+void BlockPanel::showAnatomy(uint64_t element, const gguf::BlockLocation& loc,
+                             const gguf::BlockAnatomy& anatomy) {
+    const TensorEntry& t = m_document->tensors()[size_t(m_tensor)];
+    m_hint->setText(
+        tr("Element %1 of %2:").arg(groupedNumber(element), QString::fromUtf8(dtypeName(t.dtype))));
+    const uint64_t blocks = t.dataLen / loc.elements;
+    addRow(tr("block"), tr("%1 of %2").arg(groupedNumber(loc.block), groupedNumber(blocks)));
     addRow(tr("elements"), tr("%1 – %2 (#%3 in it)")
-                               .arg(groupedNumber(loc->firstElement),
-                                    groupedNumber(loc->firstElement + loc->elements - 1))
+                               .arg(groupedNumber(loc.firstElement),
+                                    groupedNumber(loc.firstElement + loc.elements - 1))
                                .arg(anatomy.indexInBlock));
-    QString offset = tr("%1 (%2 bytes)").arg(groupedNumber(loc->fileOffset)).arg(loc->bytes);
+    QString offset = tr("%1 (%2 bytes)").arg(groupedNumber(loc.fileOffset)).arg(loc.bytes);
     if (const std::string& shard = m_document->shardName(size_t(m_tensor)); !shard.empty())
         offset += tr(" in %1").arg(QString::fromStdString(shard));
     addRow(tr("file offset"), offset);

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "common/backgroundtask.h"
+
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/gguf/blockanatomy.h"
 
 #include <QGroupBox>
 
@@ -13,7 +16,9 @@ class QLabel;
 // element, its block (index, elements, byte offset in the file), the block's
 // scales and minimums, the element's quant code and the value they make
 // (formats/gguf/blockanatomy.h). Only that block's bytes are read, when an
-// element is selected, through the document (local files and URLs alike).
+// element is selected, through the document (local files and URLs alike),
+// off the GUI thread: the panel says "reading" until they arrive, and a
+// newer selection drops the older read.
 // Hidden for tensors whose dtype has no blocks.
 class BlockPanel : public QGroupBox {
     Q_OBJECT
@@ -29,13 +34,18 @@ public:
     // The text of a row ("block", "file offset", "quant code q", "value"…);
     // empty when there is no such row. For tests and copy.
     QString fieldText(const QString& name) const;
+    // A block is being read.
+    bool isReading() const { return m_read.isRunning(); }
 
 private:
     void addRow(const QString& name, const QString& value);
     void clearRows();
+    void showAnatomy(uint64_t element, const ckptscope::gguf::BlockLocation& loc,
+                     const ckptscope::gguf::BlockAnatomy& anatomy);
 
     std::shared_ptr<const ckptscope::Document> m_document;
     int m_tensor = -1;
     QLabel* m_hint;
     QFormLayout* m_form;
+    BackgroundTask m_read{this};
 };

@@ -1,4 +1,4 @@
-#include "common/charthover.h"
+#include "chart/charthover.h"
 
 #include <QChart>
 #include <QChartView>

@@ -1,0 +1,421 @@
+#include "ckptscope/formats/objecttree.h"
+
+#include "ckptscope/common/jsonstreamwriter.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace ckptscope {
+
+namespace {
+
+// Python's repr of a float: the shortest digits that read back, in
+// positional notation for exponents -4 … 15, else d.ddde±XX.
+std::string floatRepr(double v) {
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v < 0 ? "-inf" : "inf";
+    char buf[64];
+    const auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific).ptr;
+    const std::string sci(buf, end);
+    const size_t e = sci.find('e');
+    const int exponent = std::stoi(sci.substr(e + 1));
+    if (exponent < -4 || exponent >= 16) {
+        const std::string mantissa = sci.substr(0, e);
+        char exp[16];
+        std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+        return mantissa + exp;
+    }
+    const auto fixed = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed).ptr;
+    std::string text(buf, fixed);
+    if (text.find('.') == std::string::npos)
+        text += ".0";
+    return text;
+}
+
+// Python's repr of a str: single quotes unless the text holds one and no
+// double quote; backslash escapes for the quote, backslash and controls.
+std::string stringRepr(const std::string& s) {
+    const char quote =
+        s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+    std::string out(1, quote);
+    for (unsigned char c : s) {
+        if (c == quote || c == '\\') {
+            out += '\\';
+            out += char(c);
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c < 0x20 || c == 0x7f) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", c);
+            out += hex;
+        } else {
+            out += char(c);
+        }
+    }
+    return out + quote;
+}
+
+std::string bytesRepr(const std::string& s) {
+    std::string out = "b'";
+    for (unsigned char c : s) {
+        if (c == '\'' || c == '\\') {
+            out += '\\';
+            out += char(c);
+        } else if (c >= 0x20 && c < 0x7f) {
+            out += char(c);
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", c);
+            out += hex;
+        }
+    }
+    return out + "'";
+}
+
+std::string repr(const ObjectTree& tree, uint32_t node, int depth);
+
+std::string joined(const ObjectTree& tree, const std::vector<uint32_t>& items, int depth,
+                   bool pairs = false) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (i > 0)
+            out += pairs && i % 2 == 1 ? ": " : ", ";
+        out += repr(tree, items[i], depth + 1);
+    }
+    return out;
+}
+
+// Python's repr, for keys that are containers or objects ("(1, 'a')").
+std::string repr(const ObjectTree& tree, uint32_t node, int depth) {
+    if (depth > 64)
+        return "...";
+    const ObjectNode& n = tree.at(node);
+    switch (n.kind) {
+    case ObjectKind::String:
+        return stringRepr(n.text);
+    case ObjectKind::Tuple:
+        return "(" + joined(tree, n.items, depth) + (n.items.size() == 1 ? ",)" : ")");
+    case ObjectKind::List:
+        return "[" + joined(tree, n.items, depth) + "]";
+    case ObjectKind::Set:
+        return n.items.empty() ? "set()" : "{" + joined(tree, n.items, depth) + "}";
+    case ObjectKind::FrozenSet:
+        return "frozenset(" + (n.items.empty() ? "" : "{" + joined(tree, n.items, depth) + "}") +
+               ")";
+    case ObjectKind::Dict:
+        return "{" + joined(tree, n.items, depth, true) + "}";
+    case ObjectKind::Object:
+        return n.text + "(" + joined(tree, n.items, depth) + ")";
+    case ObjectKind::Call:
+        return repr(tree, n.callee, depth + 1) + "(" + joined(tree, n.items, depth) + ")";
+    default:
+        return objectKeyText(tree, node);
+    }
+}
+
+bool hasChildren(const ObjectNode& n) {
+    return !n.items.empty() || n.state != kNoNode || n.listItems != kNoNode ||
+           n.dictItems != kNoNode || n.callee != kNoNode;
+}
+
+// Writes the JSON of `objects` (see writeObjectJson).
+class ObjectJson {
+public:
+    ObjectJson(JsonStreamWriter& json, const ObjectTree& tree,
+               const std::vector<std::string>& tensorNames, bool expandShared)
+        : m_json(json), m_tree(tree), m_names(tensorNames), m_expandShared(expandShared),
+          m_firstPath(tree.nodes.size()), m_written(tree.nodes.size(), false),
+          m_onPath(tree.nodes.size(), false) {}
+
+    void write(uint32_t node, const std::string& path) {
+        const ObjectNode& n = m_tree.at(node);
+        if (hasChildren(n)) {
+            if (m_onPath[node] || (m_written[node] && !m_expandShared)) {
+                m_json.beginObject(JsonStreamWriter::Layout::Inline);
+                m_json.key("ref");
+                m_json.value(m_firstPath[node]);
+                m_json.endObject();
+                m_refs = true;
+                return;
+            }
+            if (!m_written[node]) {
+                m_written[node] = true;
+                m_firstPath[node] = path;
+            }
+            m_onPath[node] = true;
+        }
+        writeNode(n, path);
+        m_onPath[node] = false;
+    }
+
+    bool wroteReferences() const { return m_refs; }
+
+private:
+    static std::string child(const std::string& path, const std::string& key) {
+        return path.empty() ? key : path + "." + key;
+    }
+
+    void writeItems(const std::vector<uint32_t>& items, const std::string& path) {
+        m_json.beginArray();
+        for (size_t i = 0; i < items.size(); ++i)
+            write(items[i], child(path, std::to_string(i)));
+        m_json.endArray();
+    }
+
+    void tagged(const char* tag, const std::vector<uint32_t>& items, const std::string& path) {
+        m_json.beginObject();
+        m_json.key(tag);
+        writeItems(items, path);
+        m_json.endObject();
+    }
+
+    void writeDict(const ObjectNode& n, const std::string& path) {
+        bool plain = true;
+        for (size_t i = 0; i < n.items.size(); i += 2)
+            plain = plain && m_tree.at(n.items[i]).kind == ObjectKind::String;
+        if (!plain) {
+            m_json.beginObject();
+            m_json.key("dict");
+        }
+        m_json.beginObject();
+        for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
+            const std::string key = objectKeyText(m_tree, n.items[i]);
+            m_json.key(key);
+            write(n.items[i + 1], child(path, key));
+        }
+        m_json.endObject();
+        if (!plain) {
+            m_json.key("key_types");
+            m_json.beginObject();
+            for (size_t i = 0; i + 1 < n.items.size(); i += 2)
+                if (m_tree.at(n.items[i]).kind != ObjectKind::String) {
+                    m_json.key(objectKeyText(m_tree, n.items[i]));
+                    m_json.value(objectKeyType(m_tree, n.items[i]));
+                }
+            m_json.endObject();
+            m_json.endObject();
+        }
+    }
+
+    void writeObject(const ObjectNode& n, const std::string& path) {
+        m_json.beginObject();
+        if (n.kind == ObjectKind::Call) {
+            m_json.key("call");
+            write(n.callee, child(path, "call"));
+        } else {
+            m_json.key("object");
+            m_json.value(n.text);
+        }
+        m_json.key("args");
+        writeItems(n.items, child(path, "args"));
+        const std::pair<const char*, uint32_t> parts[] = {
+            {"state", n.state}, {"listitems", n.listItems}, {"dictitems", n.dictItems}};
+        for (const auto& [name, node] : parts)
+            if (node != kNoNode) {
+                m_json.key(name);
+                write(node, child(path, name));
+            }
+        m_json.endObject();
+    }
+
+    void single(const char* tag, const std::string& text) {
+        m_json.beginObject(JsonStreamWriter::Layout::Inline);
+        m_json.key(tag);
+        m_json.value(text);
+        m_json.endObject();
+    }
+
+    void writeNode(const ObjectNode& n, const std::string& path) {
+        switch (n.kind) {
+        case ObjectKind::None:
+            m_json.null();
+            break;
+        case ObjectKind::Bool:
+            m_json.value(n.integer != 0);
+            break;
+        case ObjectKind::Int:
+            m_json.value(n.integer);
+            break;
+        case ObjectKind::BigInt:
+            single("int", n.text);
+            break;
+        case ObjectKind::Float:
+            if (std::isfinite(n.real))
+                m_json.floatNumber(n.real); // 1.0 stays a float, -0.0 keeps its sign
+            else
+                m_json.value(floatRepr(n.real));
+            break;
+        case ObjectKind::String:
+            m_json.value(n.text);
+            break;
+        case ObjectKind::Bytes: {
+            static const char* hex = "0123456789abcdef";
+            std::string h;
+            for (unsigned char c : n.text) {
+                h += hex[c >> 4];
+                h += hex[c & 15];
+            }
+            single("bytes_hex", h);
+            break;
+        }
+        case ObjectKind::List:
+            writeItems(n.items, path);
+            break;
+        case ObjectKind::Tuple:
+            tagged("tuple", n.items, path);
+            break;
+        case ObjectKind::Set:
+            tagged("set", n.items, path);
+            break;
+        case ObjectKind::FrozenSet:
+            tagged("frozenset", n.items, path);
+            break;
+        case ObjectKind::Dict:
+            writeDict(n, path);
+            break;
+        case ObjectKind::Tensor:
+            single("tensor", n.tensor < m_names.size() ? m_names[n.tensor] : std::string());
+            break;
+        case ObjectKind::Global:
+            single("global", n.text);
+            break;
+        case ObjectKind::Object:
+        case ObjectKind::Call:
+            writeObject(n, path);
+            break;
+        }
+    }
+
+    JsonStreamWriter& m_json;
+    const ObjectTree& m_tree;
+    const std::vector<std::string>& m_names;
+    bool m_expandShared;
+    std::vector<std::string> m_firstPath;
+    std::vector<bool> m_written, m_onPath;
+    bool m_refs = false;
+};
+
+// Nodes the tree has when every shared node is written out at each place
+// (cycles counted once), saturating just past `limit`.
+uint64_t expandedSize(const ObjectTree& tree, uint32_t node, uint64_t limit,
+                      std::vector<uint64_t>& memo, std::vector<bool>& onPath) {
+    if (memo[node] != 0)
+        return memo[node];
+    if (onPath[node])
+        return 1;
+    onPath[node] = true;
+    const ObjectNode& n = tree.at(node);
+    uint64_t size = 1;
+    const auto add = [&](uint32_t c) {
+        if (c != kNoNode && size <= limit)
+            size += expandedSize(tree, c, limit, memo, onPath);
+    };
+    for (uint32_t c : n.items)
+        add(c);
+    for (uint32_t c : {n.callee, n.state, n.listItems, n.dictItems})
+        add(c);
+    onPath[node] = false;
+    memo[node] = std::min(size, limit + 1);
+    return memo[node];
+}
+
+} // namespace
+
+uint32_t ObjectTree::find(uint32_t dict, std::string_view key) const {
+    const ObjectNode& n = at(dict);
+    if (n.kind != ObjectKind::Dict)
+        return kNoNode;
+    for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
+        const ObjectNode& k = at(n.items[i]);
+        if (k.kind == ObjectKind::String && k.text == key)
+            return n.items[i + 1];
+    }
+    return kNoNode;
+}
+
+std::string objectKeyText(const ObjectTree& tree, uint32_t node) {
+    const ObjectNode& n = tree.at(node);
+    switch (n.kind) {
+    case ObjectKind::None:
+        return "None";
+    case ObjectKind::Bool:
+        return n.integer ? "True" : "False";
+    case ObjectKind::Int:
+        return std::to_string(n.integer);
+    case ObjectKind::BigInt:
+    case ObjectKind::String:
+    case ObjectKind::Global:
+        return n.text;
+    case ObjectKind::Float:
+        return floatRepr(n.real);
+    case ObjectKind::Bytes:
+        return bytesRepr(n.text);
+    case ObjectKind::Tensor:
+        return "tensor";
+    default:
+        return repr(tree, node, 0);
+    }
+}
+
+std::string objectKeyType(const ObjectTree& tree, uint32_t node) {
+    const ObjectNode& n = tree.at(node);
+    switch (n.kind) {
+    case ObjectKind::None:
+        return "None";
+    case ObjectKind::Bool:
+        return "bool";
+    case ObjectKind::Int:
+    case ObjectKind::BigInt:
+        return "int";
+    case ObjectKind::Float:
+        return "float";
+    case ObjectKind::String:
+        return "str";
+    case ObjectKind::Bytes:
+        return "bytes";
+    case ObjectKind::List:
+        return "list";
+    case ObjectKind::Tuple:
+        return "tuple";
+    case ObjectKind::Set:
+        return "set";
+    case ObjectKind::FrozenSet:
+        return "frozenset";
+    case ObjectKind::Dict:
+        return "dict";
+    case ObjectKind::Tensor:
+        return "Tensor";
+    case ObjectKind::Global:
+        return "type";
+    case ObjectKind::Object:
+        return n.text.substr(n.text.rfind('.') + 1);
+    case ObjectKind::Call:
+        return "object";
+    }
+    return "object";
+}
+
+bool writeObjectJson(JsonStreamWriter& json, const ObjectTree& tree,
+                     const std::vector<std::string>& tensorNames, uint64_t nodeBudget,
+                     uint32_t from) {
+    const uint32_t root = from == kNoNode ? tree.root : from;
+    if (root >= tree.nodes.size()) {
+        json.null();
+        return false;
+    }
+    std::vector<uint64_t> memo(tree.nodes.size(), 0);
+    std::vector<bool> onPath(tree.nodes.size(), false);
+    const bool expand = expandedSize(tree, root, nodeBudget, memo, onPath) <= nodeBudget;
+    ObjectJson writer(json, tree, tensorNames, expand);
+    writer.write(root, "");
+    return writer.wroteReferences();
+}
+
+} // namespace ckptscope

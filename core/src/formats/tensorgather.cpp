@@ -1,0 +1,268 @@
+#include "formats/tensorgather.h"
+
+#include "ckptscope/formats/checkpointerror.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ckptscope {
+
+namespace {
+
+// Elements gathered per pass: their storage positions are computed and
+// sorted in one go (1 MiB of bookkeeping).
+constexpr uint64_t kChunk = uint64_t(1) << 16;
+// Two wanted elements this close in a storage are read as one run, the
+// bytes between them read and dropped; a run never exceeds kMaxRun.
+constexpr uint64_t kGapBytes = 16 * 1024;
+constexpr uint64_t kMaxRun = 4 * 1024 * 1024;
+
+[[noreturn]] void fail(const TensorSources& from, const TensorEntry& t, const std::string& what) {
+    throw CheckpointError(CheckpointError::Kind::Invalid,
+                          from.main.name() + ": tensor " + quotedName(t.name) + ": " + what);
+}
+
+const TensorStorage& storageOf(const TensorSources& from, const TensorEntry& t, uint32_t index) {
+    if (index >= from.index.storages.size())
+        fail(from, t, "storage " + std::to_string(index) + " is not in the index");
+    return from.index.storages[index];
+}
+
+// Reads elements [at, at + n) of a storage, little-endian, checked against
+// its size.
+void readStorage(const TensorSources& from, const TensorEntry& t, const TensorStorage& s,
+                 uint64_t at, uint64_t n, size_t size, uint8_t* out) {
+    const uint64_t held = s.bytes / size;
+    if (at > held || n > held - at)
+        fail(from, t,
+             "elements " + std::to_string(at) + "+" + std::to_string(n) + " of storage " +
+                 quotedName(s.key) + " are outside the " + std::to_string(held) + " it holds");
+    from.shard(s.shard).readAhead(s.offset + at * size, out, size_t(n * size), s.offset + s.bytes);
+    if (s.bigEndian)
+        swapElements(out, n, size);
+}
+
+// Storage positions of outputs [first, first + n) of a strided view, in
+// output order, by a multi-index counter (strides are never negative).
+void stridedPositions(const std::vector<uint64_t>& shape, const TensorView& view, uint64_t first,
+                      uint64_t n, std::vector<uint64_t>& pos) {
+    const size_t rank = shape.size();
+    std::vector<uint64_t> m(rank, 0);
+    uint64_t rest = first, at = view.elementOffset;
+    for (size_t k = rank; k-- > 0;) {
+        m[k] = rest % shape[k];
+        rest /= shape[k];
+        at += m[k] * uint64_t(view.strides[k]);
+    }
+    pos.resize(size_t(n));
+    for (uint64_t i = 0; i < n; ++i) {
+        pos[size_t(i)] = at;
+        for (size_t k = rank; k-- > 0;) { // next index, carrying
+            at += uint64_t(view.strides[k]);
+            if (++m[k] < shape[k])
+                break;
+            at -= m[k] * uint64_t(view.strides[k]);
+            m[k] = 0;
+        }
+    }
+}
+
+// Copies the elements at `pos` (output order) from one storage into out:
+// sorted, then read in runs that bridge small gaps, each element copied to
+// its place. Repeated positions (stride 0) are read once.
+void gatherPositions(const TensorSources& from, const TensorEntry& t, const TensorStorage& s,
+                     const std::vector<uint64_t>& pos, size_t size, uint8_t* out,
+                     std::vector<uint8_t>& run) {
+    std::vector<std::pair<uint64_t, uint32_t>> order(pos.size());
+    for (size_t i = 0; i < pos.size(); ++i)
+        order[i] = {pos[i], uint32_t(i)};
+    std::sort(order.begin(), order.end());
+    const uint64_t gap = std::max<uint64_t>(1, kGapBytes / size);
+    const uint64_t most = std::max<uint64_t>(1, kMaxRun / size);
+    for (size_t a = 0; a < order.size();) {
+        const uint64_t start = order[a].first;
+        size_t b = a + 1;
+        while (b < order.size() && order[b].first - order[b - 1].first <= gap &&
+               order[b].first - start < most)
+            ++b;
+        const uint64_t n = order[b - 1].first - start + 1;
+        run.resize(size_t(n * size));
+        readStorage(from, t, s, start, n, size, run.data());
+        for (size_t i = a; i < b; ++i)
+            std::memcpy(out + size_t(order[i].second) * size,
+                        run.data() + (order[i].first - start) * size, size);
+        a = b;
+    }
+}
+
+void gatherStrided(const TensorSources& from, const TensorEntry& t, const TensorView& given,
+                   uint64_t first, uint64_t count, size_t size, uint8_t* out) {
+    // A contiguous view gathered (a big-endian storage is swapped here):
+    // C-order strides.
+    TensorView view = given;
+    if (view.strides.empty()) {
+        view.strides.resize(t.shape.size());
+        int64_t stride = 1;
+        for (size_t k = t.shape.size(); k-- > 0;) {
+            view.strides[k] = stride;
+            stride *= int64_t(std::max<uint64_t>(1, t.shape[k]));
+        }
+    }
+    if (view.strides.size() != t.shape.size())
+        fail(from, t,
+             std::to_string(view.strides.size()) + " strides for " +
+                 std::to_string(t.shape.size()) + " dimensions");
+    const TensorStorage& s = storageOf(from, t, view.storage);
+    const std::optional<uint64_t> last = lastStorageElement(t.shape, view);
+    if (!last || *last >= s.bytes / size)
+        fail(from, t,
+             "its view reaches " + (last ? "element " + std::to_string(*last) : "past 2^64") +
+                 " of storage " + quotedName(s.key) + ", which holds " +
+                 std::to_string(s.bytes / size));
+    std::vector<uint64_t> pos;
+    std::vector<uint8_t> run;
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t n = std::min(kChunk, count - done);
+        stridedPositions(t.shape, view, first + done, n, pos);
+        gatherPositions(from, t, s, pos, size, out + done * size, run);
+        done += n;
+    }
+}
+
+// One run to copy: n elements of a piece's storage from element `at`, to
+// output position `to`.
+struct Segment {
+    uint32_t storage;
+    uint64_t at;
+    uint64_t to;
+    uint64_t n;
+};
+
+void addSegment(std::vector<Segment>& segments, Segment s) {
+    if (!segments.empty()) {
+        Segment& b = segments.back();
+        if (b.storage == s.storage && b.at + b.n == s.at && b.to + b.n == s.to) {
+            b.n += s.n;
+            return;
+        }
+    }
+    segments.push_back(s);
+}
+
+// Index of element (prefix…, j) within a piece's box, C order; the prefix is
+// the output row's index over every dimension but the last.
+uint64_t boxPosition(const TensorPiece& p, const std::vector<uint64_t>& prefix, uint64_t j) {
+    uint64_t at = 0;
+    for (size_t k = 0; k < prefix.size(); ++k)
+        at = at * p.sizes[k] + (prefix[k] - p.offsets[k]);
+    return at * p.sizes.back() + (j - p.offsets.back());
+}
+
+// The segments that fill outputs [first, first + count) from pieces: flat
+// runs by intersection, boxes row by row of the last dimension.
+std::vector<Segment> pieceSegments(const TensorSources& from, const TensorEntry& t,
+                                   const TensorView& view, uint64_t first, uint64_t count) {
+    const std::vector<uint64_t>& shape = t.shape;
+    const size_t rank = shape.size();
+    std::vector<Segment> segments;
+    std::vector<const TensorPiece*> boxes;
+    for (const TensorPiece& p : view.pieces) {
+        if (p.offsets.size() != p.sizes.size() || p.offsets.empty())
+            fail(from, t,
+                 "a piece has " + std::to_string(p.offsets.size()) + " offsets and " +
+                     std::to_string(p.sizes.size()) + " sizes");
+        if (p.offsets.size() == 1 && rank != 1) { // a run of the flattened tensor
+            const uint64_t lo = std::max(first, p.offsets[0]);
+            const uint64_t hi = std::min(first + count, p.offsets[0] + p.sizes[0]);
+            if (lo < hi)
+                segments.push_back(
+                    {p.storage, p.elementOffset + (lo - p.offsets[0]), lo - first, hi - lo});
+            continue;
+        }
+        if (p.offsets.size() != rank)
+            fail(from, t,
+                 "a piece has " + std::to_string(p.offsets.size()) + " dimensions, not " +
+                     std::to_string(rank));
+        for (size_t k = 0; k < rank; ++k)
+            if (p.offsets[k] > shape[k] || p.sizes[k] > shape[k] - p.offsets[k])
+                fail(from, t, "a piece reaches past dimension " + std::to_string(k));
+        boxes.push_back(&p);
+    }
+    if (!boxes.empty()) {
+        const uint64_t width = shape.back();
+        std::vector<uint64_t> prefix(rank - 1);
+        for (uint64_t pos = first; pos < first + count;) {
+            const uint64_t j = pos % width, run = std::min(width - j, first + count - pos);
+            uint64_t rest = pos / width;
+            for (size_t k = rank - 1; k-- > 0;) {
+                prefix[k] = rest % shape[k];
+                rest /= shape[k];
+            }
+            for (const TensorPiece* p : boxes) {
+                bool inside = true;
+                for (size_t k = 0; k + 1 < rank && inside; ++k)
+                    inside = prefix[k] >= p->offsets[k] && prefix[k] - p->offsets[k] < p->sizes[k];
+                const uint64_t lo = std::max(j, p->offsets.back());
+                const uint64_t hi = std::min(j + run, p->offsets.back() + p->sizes.back());
+                if (inside && lo < hi)
+                    addSegment(segments,
+                               {p->storage, p->elementOffset + boxPosition(*p, prefix, lo),
+                                pos + (lo - j) - first, hi - lo});
+            }
+            pos += run;
+        }
+    }
+    uint64_t covered = 0;
+    for (const Segment& s : segments)
+        covered += s.n;
+    if (covered != count)
+        fail(from, t,
+             "its pieces cover " + std::to_string(covered) + " of elements " +
+                 std::to_string(first) + "+" + std::to_string(count) +
+                 (covered < count ? " (a piece is missing)" : " (pieces overlap)"));
+    return segments;
+}
+
+} // namespace
+
+std::optional<uint64_t> lastStorageElement(const std::vector<uint64_t>& shape,
+                                           const TensorView& view) {
+    uint64_t last = view.elementOffset;
+    for (size_t k = 0; k < shape.size(); ++k) {
+        if (shape[k] == 0)
+            return view.elementOffset; // no element: nothing reached
+        const uint64_t stride = uint64_t(view.strides.at(k));
+        if (stride != 0 && shape[k] - 1 > (UINT64_MAX - last) / stride)
+            return std::nullopt;
+        last += (shape[k] - 1) * stride;
+    }
+    return last;
+}
+
+void swapElements(uint8_t* bytes, uint64_t n, size_t size) {
+    if (size < 2)
+        return;
+    for (uint64_t i = 0; i < n; ++i)
+        std::reverse(bytes + i * size, bytes + (i + 1) * size);
+}
+
+void gatherRaw(const TensorSources& from, const TensorEntry& tensor, const TensorView& view,
+               uint64_t first, uint64_t count, uint8_t* out) {
+    const size_t size = dtypeSize(tensor.dtype);
+    if (dtypeBlock(tensor.dtype).elements != 1)
+        fail(from, tensor, std::string(dtypeName(tensor.dtype)) + " values cannot be a view");
+    if (count == 0)
+        return;
+    if (view.pieces.empty()) {
+        gatherStrided(from, tensor, view, first, count, size, out);
+        return;
+    }
+    for (const Segment& s : pieceSegments(from, tensor, view, first, count))
+        readStorage(from, tensor, storageOf(from, tensor, s.storage), s.at, s.n, size,
+                    out + s.to * size);
+}
+
+} // namespace ckptscope

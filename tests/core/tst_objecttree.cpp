@@ -1,0 +1,240 @@
+// The object tree of structured metadata and its JSON rendering (the PyTorch
+// corpus's `objects`): every kind of value, keys that are not strings,
+// shared nodes written in full, cycles and oversized expansions as refs.
+#include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/formats/objecttree.h"
+
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+using namespace ckptscope;
+using nlohmann::json;
+
+namespace {
+
+struct Builder {
+    ObjectTree tree;
+
+    uint32_t none() { return tree.add({}); }
+    uint32_t boolean(bool b) {
+        ObjectNode n;
+        n.kind = ObjectKind::Bool;
+        n.integer = b;
+        return tree.add(n);
+    }
+    uint32_t integer(int64_t v) {
+        ObjectNode n;
+        n.kind = ObjectKind::Int;
+        n.integer = v;
+        return tree.add(n);
+    }
+    uint32_t real(double v) {
+        ObjectNode n;
+        n.kind = ObjectKind::Float;
+        n.real = v;
+        return tree.add(n);
+    }
+    uint32_t text(ObjectKind kind, std::string s) {
+        ObjectNode n;
+        n.kind = kind;
+        n.text = std::move(s);
+        return tree.add(n);
+    }
+    uint32_t str(std::string s) { return text(ObjectKind::String, std::move(s)); }
+    uint32_t container(ObjectKind kind, std::vector<uint32_t> items) {
+        ObjectNode n;
+        n.kind = kind;
+        n.items = std::move(items);
+        return tree.add(n);
+    }
+    uint32_t tensor(uint32_t index) {
+        ObjectNode n;
+        n.kind = ObjectKind::Tensor;
+        n.tensor = index;
+        return tree.add(n);
+    }
+
+    json render(const std::vector<std::string>& names = {}, uint64_t budget = 1000000,
+                bool* refs = nullptr) {
+        std::string out;
+        JsonStreamWriter w(out);
+        const bool wrote = writeObjectJson(w, tree, names, budget);
+        if (refs)
+            *refs = wrote;
+        return json::parse(out);
+    }
+};
+
+} // namespace
+
+class TstObjectTree : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyKindOfValue() {
+        Builder b;
+        const uint32_t big = b.text(ObjectKind::BigInt, "18446744073709551616");
+        const uint32_t bytes = b.text(ObjectKind::Bytes, std::string("ab\0\xff", 4));
+        const uint32_t floats =
+            b.container(ObjectKind::List, {b.real(0.1), b.real(-0.0), b.real(std::nan("")),
+                                           b.real(std::numeric_limits<double>::infinity()),
+                                           b.real(-std::numeric_limits<double>::infinity())});
+        const uint32_t dtype = b.text(ObjectKind::Global, "torch.float16");
+        ObjectNode size;
+        size.kind = ObjectKind::Object;
+        size.text = "torch.Size";
+        size.items = {b.container(ObjectKind::Tuple, {b.integer(32), b.integer(16)})};
+        const uint32_t sizeNode = b.tree.add(size);
+        b.tree.root = b.container(
+            ObjectKind::Dict,
+            {b.str("none"),   b.none(),
+             b.str("flag"),   b.boolean(true),
+             b.str("big"),    big,
+             b.str("min"),    b.integer(std::numeric_limits<int64_t>::min()),
+             b.str("floats"), floats,
+             b.str("text"),   b.str("caf\xc3\xa9\n\tq"),
+             b.str("bytes"),  bytes,
+             b.str("set"),    b.container(ObjectKind::Set, {b.integer(1), b.integer(2)}),
+             b.str("frozen"), b.container(ObjectKind::FrozenSet, {}),
+             b.str("tuple"),  b.container(ObjectKind::Tuple, {}),
+             b.str("weight"), b.tensor(0),
+             b.str("dtype"),  dtype,
+             b.str("size"),   sizeNode});
+        const json got = b.render({"model.weight"});
+        const json want = json::parse(R"({
+            "none": null, "flag": true, "big": {"int": "18446744073709551616"},
+            "min": -9223372036854775808,
+            "floats": [0.1, -0.0, "nan", "inf", "-inf"],
+            "text": "café\n\tq", "bytes": {"bytes_hex": "616200ff"},
+            "set": {"set": [1, 2]}, "frozen": {"frozenset": []}, "tuple": {"tuple": []},
+            "weight": {"tensor": "model.weight"}, "dtype": {"global": "torch.float16"},
+            "size": {"object": "torch.Size", "args": [{"tuple": [32, 16]}]}})");
+        QCOMPARE(QString::fromStdString(got.dump()), QString::fromStdString(want.dump()));
+        // -0.0 keeps its sign (JSON numbers compare equal to 0).
+        QVERIFY(std::signbit(got["floats"][1].get<double>()));
+    }
+
+    void keysThatAreNotStrings() {
+        Builder b;
+        const uint32_t key = b.container(ObjectKind::Tuple, {b.integer(1), b.str("a")});
+        b.tree.root =
+            b.container(ObjectKind::Dict,
+                        {b.integer(0), b.str("zero"), b.none(), b.integer(1), b.boolean(true),
+                         b.integer(2), b.str("s"), b.integer(3), b.real(1e-05), b.integer(4),
+                         b.real(1e16), b.integer(5), b.real(2.0), b.integer(6), key, b.integer(7)});
+        // Python's repr picks double quotes for a string holding a single one.
+        const uint32_t quoted = b.container(ObjectKind::Tuple, {b.str("a'b")});
+        QCOMPARE(QString::fromStdString(objectKeyText(b.tree, quoted)),
+                 QStringLiteral("(\"a'b\",)"));
+        const json got = b.render();
+        // Built here, not parsed from a raw string: a key ending in ")" would
+        // end one.
+        json dict = json::object(), types = json::object();
+        for (const auto& [k, v, t] :
+             std::vector<std::tuple<std::string, json, std::string>>{{"0", "zero", "int"},
+                                                                     {"None", 1, "None"},
+                                                                     {"True", 2, "bool"},
+                                                                     {"s", 3, ""},
+                                                                     {"1e-05", 4, "float"},
+                                                                     {"1e+16", 5, "float"},
+                                                                     {"2.0", 6, "float"},
+                                                                     {"(1, 'a')", 7, "tuple"}}) {
+            dict[k] = v;
+            if (!t.empty())
+                types[k] = t;
+        }
+        const json want = {{"dict", dict}, {"key_types", types}};
+        QCOMPARE(QString::fromStdString(got.dump()), QString::fromStdString(want.dump()));
+    }
+
+    void objectWithStateAndItems() {
+        Builder b;
+        ObjectNode getattr;
+        getattr.kind = ObjectKind::Object;
+        getattr.text = "__builtin__.getattr";
+        getattr.items = {b.text(ObjectKind::Global, "builtins.os"), b.str("system")};
+        ObjectNode call;
+        call.kind = ObjectKind::Call;
+        call.callee = b.tree.add(getattr);
+        call.items = {b.str("echo pwned")};
+        ObjectNode scaler;
+        scaler.kind = ObjectKind::Object;
+        scaler.text = "deepspeed.runtime.fp16.loss_scaler.DynamicLossScaler";
+        scaler.state = b.container(ObjectKind::Dict, {b.str("cur_scale"), b.real(65536.0)});
+        scaler.listItems = b.container(ObjectKind::List, {b.integer(1)});
+        b.tree.root = b.container(ObjectKind::List, {b.tree.add(call), b.tree.add(scaler)});
+        const json want = json::parse(R"([
+            {"call": {"object": "__builtin__.getattr", "args": [{"global": "builtins.os"}, "system"]},
+             "args": ["echo pwned"]},
+            {"object": "deepspeed.runtime.fp16.loss_scaler.DynamicLossScaler", "args": [],
+             "state": {"cur_scale": 65536.0}, "listitems": [1]}])");
+        QCOMPARE(QString::fromStdString(b.render().dump()), QString::fromStdString(want.dump()));
+    }
+
+    void sharedNodeWrittenInFull() {
+        // The same tuple reached twice (a pickle's memo): written at both
+        // places, as torch.load gives it, and no reference.
+        Builder b;
+        const uint32_t shared = b.container(ObjectKind::Tuple, {b.tensor(0), b.none()});
+        b.tree.root = b.container(ObjectKind::Tuple, {shared, b.str("label"), shared});
+        bool refs = true;
+        const json got = b.render({"0"}, 1000000, &refs);
+        QVERIFY(!refs);
+        QVERIFY(got["tuple"][0] == got["tuple"][2]);
+        QCOMPARE(got["tuple"][2]["tuple"][0]["tensor"].get<std::string>(), std::string("0"));
+    }
+
+    void cycleIsAReference() {
+        Builder b;
+        const uint32_t inner = b.container(ObjectKind::List, {});
+        b.tree.root = b.container(ObjectKind::Dict, {b.str("a"), inner});
+        b.tree.nodes[inner].items = {b.integer(1), inner}; // a = [1, a]
+        bool refs = false;
+        const json got = b.render({}, 1000000, &refs);
+        QVERIFY(refs);
+        QCOMPARE(QString::fromStdString(got.dump()), QStringLiteral(R"({"a":[1,{"ref":"a"}]})"));
+    }
+
+    void expansionPastTheBudgetUsesReferences() {
+        // Billion laughs in small: each level holds the one below ten times;
+        // fully written it would have about 10^6 nodes.
+        Builder b;
+        uint32_t level = b.str("lol");
+        for (int i = 0; i < 6; ++i)
+            level = b.container(ObjectKind::List, std::vector<uint32_t>(10, level));
+        b.tree.root = level;
+        bool refs = false;
+        const json small = b.render({}, 1000, &refs);
+        QVERIFY(refs);
+        QCOMPARE(small[0][0][0][0][0][0].get<std::string>(), std::string("lol"));
+        QCOMPARE(small[1]["ref"].get<std::string>(), std::string("0"));
+        QCOMPARE(small[0][1]["ref"].get<std::string>(), std::string("0.0"));
+        QVERIFY(small.dump().size() < 2000);
+        // Within the budget the same tree is written out whole.
+        const json whole = b.render({}, 2000000, &refs);
+        QVERIFY(!refs);
+        QCOMPARE(whole[9][9][9][9][9][9].get<std::string>(), std::string("lol"));
+    }
+
+    void findByKey() {
+        Builder b;
+        const uint32_t groups = b.container(ObjectKind::List, {});
+        b.tree.root =
+            b.container(ObjectKind::Dict, {b.integer(0), b.none(), b.str("param_groups"), groups});
+        QCOMPARE(b.tree.find(b.tree.root, "param_groups"), groups);
+        QCOMPARE(b.tree.find(b.tree.root, "0"), kNoNode); // an int key is not the string "0"
+        QCOMPARE(b.tree.find(groups, "x"), kNoNode);
+    }
+
+    void emptyTreeIsNull() {
+        Builder b;
+        QVERIFY(b.render().is_null());
+    }
+};
+
+QTEST_APPLESS_MAIN(TstObjectTree)
+#include "tst_objecttree.moc"

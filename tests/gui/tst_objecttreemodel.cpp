@@ -1,0 +1,200 @@
+// The Metadata tab's tree of values (ObjectTreeModel) over a hand-made
+// checkpoint object: keys in file order, paths, shared and cyclic objects
+// drawn once with link rows, a value as JSON, and a list of dicts as a
+// table (objecttable).
+#include "metadata/objecttable.h"
+#include "metadata/objecttreemodel.h"
+
+#include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/formats/objecttree.h"
+
+#include <QAbstractItemModelTester>
+#include <QStandardItemModel>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace ckptscope;
+
+namespace {
+
+struct Builder {
+    std::shared_ptr<ObjectTree> tree = std::make_shared<ObjectTree>();
+    uint32_t add(ObjectKind kind, std::vector<uint32_t> items = {}) {
+        ObjectNode n;
+        n.kind = kind;
+        n.items = std::move(items);
+        return tree->add(n);
+    }
+    uint32_t str(const char* s) {
+        ObjectNode n;
+        n.kind = ObjectKind::String;
+        n.text = s;
+        return tree->add(n);
+    }
+    uint32_t integer(int64_t v) {
+        ObjectNode n;
+        n.kind = ObjectKind::Int;
+        n.integer = v;
+        return tree->add(n);
+    }
+    uint32_t real(double v) {
+        ObjectNode n;
+        n.kind = ObjectKind::Float;
+        n.real = v;
+        return tree->add(n);
+    }
+    uint32_t tensor(uint32_t i) {
+        ObjectNode n;
+        n.kind = ObjectKind::Tensor;
+        n.tensor = i;
+        return tree->add(n);
+    }
+};
+
+// {"epoch": 3,
+//  "optimizer": {"state": {0: {"step": T0, "exp_avg": T1}},
+//                "param_groups": [{"lr": 1e-4, "betas": (0.9, 0.999), "params": [0]},
+//                                 {"lr": 0.001, "weight_decay": 0.0, "params": [1, 2]}]},
+//  "best": <the first param group again>,
+//  "loop": L where L = [1, L]}
+std::shared_ptr<ObjectTree> checkpointTree() {
+    Builder b;
+    const uint32_t state0 =
+        b.add(ObjectKind::Dict, {b.str("step"), b.tensor(0), b.str("exp_avg"), b.tensor(1)});
+    const uint32_t group0 =
+        b.add(ObjectKind::Dict, {b.str("lr"), b.real(1e-4), b.str("betas"),
+                                 b.add(ObjectKind::Tuple, {b.real(0.9), b.real(0.999)}),
+                                 b.str("params"), b.add(ObjectKind::List, {b.integer(0)})});
+    const uint32_t group1 = b.add(
+        ObjectKind::Dict, {b.str("lr"), b.real(0.001), b.str("weight_decay"), b.real(0.0),
+                           b.str("params"), b.add(ObjectKind::List, {b.integer(1), b.integer(2)})});
+    const uint32_t optimizer =
+        b.add(ObjectKind::Dict, {b.str("state"), b.add(ObjectKind::Dict, {b.integer(0), state0}),
+                                 b.str("param_groups"), b.add(ObjectKind::List, {group0, group1})});
+    const uint32_t loop = b.add(ObjectKind::List);
+    b.tree->nodes[loop].items = {b.integer(1), loop};
+    b.tree->root = b.add(ObjectKind::Dict, {b.str("epoch"), b.integer(3), b.str("optimizer"),
+                                            optimizer, b.str("best"), group0, b.str("loop"), loop});
+    return b.tree;
+}
+
+QStringList keysUnder(const QAbstractItemModel& m, const QModelIndex& parent) {
+    QStringList keys;
+    for (int r = 0; r < m.rowCount(parent); ++r)
+        keys << m.index(r, 0, parent).data().toString();
+    return keys;
+}
+
+} // namespace
+
+class TestObjectTreeModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void rowsInFileOrderWithPaths() {
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTree(checkpointTree(), {"optimizer.state.0.step", "optimizer.state.0.exp_avg"});
+        QCOMPARE(keysUnder(model, {}),
+                 (QStringList{QStringLiteral("epoch"), QStringLiteral("optimizer"),
+                              QStringLiteral("best"), QStringLiteral("loop")}));
+        const QModelIndex epoch = model.index(0, ObjectTreeModel::Value);
+        QCOMPARE(epoch.data().toString(), QStringLiteral("3"));
+        QCOMPARE(epoch.siblingAtColumn(ObjectTreeModel::Type).data().toString(),
+                 QStringLiteral("int"));
+        const QModelIndex step = model.indexOfPath(QStringLiteral("optimizer.state.0.step"));
+        QVERIFY(step.isValid());
+        QCOMPARE(step.siblingAtColumn(ObjectTreeModel::Value).data().toString(),
+                 QStringLiteral("tensor optimizer.state.0.step"));
+        // An int key reads as Python's str() of it; its type is said.
+        const QModelIndex zero = step.parent();
+        QCOMPARE(zero.data().toString(), QStringLiteral("0"));
+        QCOMPARE(zero.data(ObjectTreeModel::PathRole).toString(),
+                 QStringLiteral("optimizer.state.0"));
+        const QModelIndex betas =
+            model.indexOfPath(QStringLiteral("optimizer.param_groups.0.betas"));
+        QCOMPARE(betas.siblingAtColumn(ObjectTreeModel::Value).data().toString(),
+                 QStringLiteral("tuple of 2 items"));
+        QCOMPARE(model.index(1, ObjectTreeModel::Value, betas).data().toString(),
+                 QStringLiteral("0.999"));
+    }
+
+    void sharedAndCyclicObjectsAreLinks() {
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTree(checkpointTree(), {});
+        // "best" is the first param group, drawn first under optimizer.
+        const QModelIndex best = model.index(2, 0);
+        QCOMPARE(best.data(ObjectTreeModel::LinkRole).toString(),
+                 QStringLiteral("optimizer.param_groups.0"));
+        QVERIFY(!model.hasChildren(best));
+        QVERIFY(best.siblingAtColumn(ObjectTreeModel::Value)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("optimizer.param_groups.0")));
+        const QModelIndex first = model.indexOfPath(QStringLiteral("optimizer.param_groups.0"));
+        QVERIFY(first.isValid());
+        QVERIFY(first.data(ObjectTreeModel::LinkRole).toString().isEmpty());
+        QCOMPARE(model.rowCount(first), 3);
+        // A list holding itself: its inner place links back, and the tree ends.
+        const QModelIndex loop = model.index(3, 0);
+        QCOMPARE(model.rowCount(loop), 2);
+        QCOMPARE(model.index(1, 0, loop).data(ObjectTreeModel::LinkRole).toString(),
+                 QStringLiteral("loop"));
+        QVERIFY(!model.hasChildren(model.index(1, 0, loop)));
+    }
+
+    void valueAsJson() {
+        ObjectTreeModel model;
+        const auto tree = checkpointTree();
+        model.setTree(tree, {});
+        const QModelIndex groups = model.indexOfPath(QStringLiteral("optimizer.param_groups"));
+        const auto got =
+            nlohmann::json::parse(groups.data(ObjectTreeModel::JsonRole).toString().toStdString());
+        QCOMPARE(got[0]["lr"].get<double>(), 1e-4);
+        QCOMPARE(got[0]["betas"]["tuple"][1].get<double>(), 0.999);
+        QVERIFY(got[1]["params"] == nlohmann::json::parse("[1, 2]"));
+    }
+
+    void listOfDictsAsTable() {
+        ObjectTreeModel model;
+        model.setTree(checkpointTree(), {});
+        const QModelIndex groups = model.indexOfPath(QStringLiteral("optimizer.param_groups"));
+        QVERIFY(objecttable::applies(&model, groups));
+        QVERIFY(
+            !objecttable::applies(&model, model.indexOfPath(QStringLiteral("optimizer.state"))));
+        QVERIFY(!objecttable::applies(&model, model.index(0, 0))); // an int
+        std::unique_ptr<QStandardItemModel> table(objecttable::tableOf(&model, groups));
+        QAbstractItemModelTester tester(table.get(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(table->rowCount(), 2);
+        QStringList columns;
+        for (int c = 0; c < table->columnCount(); ++c)
+            columns << table->horizontalHeaderItem(c)->text();
+        QCOMPARE(columns, (QStringList{QStringLiteral("lr"), QStringLiteral("betas"),
+                                       QStringLiteral("params"), QStringLiteral("weight_decay")}));
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("0.0001"));
+        QCOMPARE(table->item(1, 3)->text(), QStringLiteral("0.0")); // Python's repr
+        QVERIFY(!table->item(0, 3)); // the first group has no weight_decay
+    }
+
+    void bareValueIsOneRow() {
+        auto tree = std::make_shared<ObjectTree>();
+        ObjectNode t;
+        t.kind = ObjectKind::Tensor;
+        t.tensor = 0;
+        tree->root = tree->add(t);
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTree(tree, {"tensor"});
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, ObjectTreeModel::Value).data().toString(),
+                 QStringLiteral("tensor tensor"));
+    }
+};
+
+QTEST_MAIN(TestObjectTreeModel)
+#include "tst_objecttreemodel.moc"

@@ -1,0 +1,303 @@
+#include "metadata/objecttreemodel.h"
+
+#include "common/plaintext.h"
+
+#include "ckptscope/common/jsonstreamwriter.h"
+
+#include <algorithm>
+#include <climits>
+
+using namespace ckptscope;
+
+namespace {
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+bool hasChildNodes(const ObjectNode& n) {
+    return !n.items.empty() || n.state != kNoNode || n.listItems != kNoNode ||
+           n.dictItems != kNoNode || n.callee != kNoNode;
+}
+
+QString joined(const QString& path, const QString& part) {
+    return path.isEmpty() ? part : path + QLatin1Char('.') + part;
+}
+
+QString countOf(qsizetype n, const char* one, const char* many) {
+    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+}
+
+} // namespace
+
+ObjectTreeModel::ObjectTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+void ObjectTreeModel::setTree(std::shared_ptr<const ObjectTree> tree,
+                              std::vector<std::string> tensorNames) {
+    beginResetModel();
+    m_tree = std::move(tree);
+    m_tensorNames = std::move(tensorNames);
+    m_rows.clear();
+    m_top.clear();
+    m_firstPath.clear();
+    if (m_tree && !m_tree->empty()) {
+        // Each node's first place in depth-first order, the order the rows
+        // show: there it is drawn, elsewhere linked to. A stack, not
+        // recursion: a file's nesting sets the depth.
+        m_firstPath.assign(m_tree->nodes.size(), QString());
+        std::vector<bool> seen(m_tree->nodes.size(), false);
+        std::vector<std::pair<uint32_t, QString>> stack{{m_tree->root, QString()}};
+        while (!stack.empty()) {
+            auto [node, path] = std::move(stack.back());
+            stack.pop_back();
+            if (seen[node] || !hasChildNodes(m_tree->at(node)))
+                continue;
+            seen[node] = true;
+            m_firstPath[node] = path;
+            const std::vector<Child> children = childrenOf(node);
+            for (auto it = children.rbegin(); it != children.rend(); ++it)
+                stack.emplace_back(it->node, joined(path, it->pathPart));
+        }
+        // The root's own row is not shown: its children are the top rows (a
+        // bare value is one row).
+        if (!hasChildNodes(m_tree->at(m_tree->root))) {
+            Row only;
+            only.key = tr("(root)");
+            only.node = m_tree->root;
+            m_rows.push_back(only);
+            m_top.push_back(0);
+        } else {
+            const std::vector<Child> children = childrenOf(m_tree->root);
+            for (size_t i = 0; i < children.size(); ++i) {
+                Row r;
+                r.row = int(i);
+                r.key = children[i].key;
+                r.path = children[i].pathPart;
+                r.node = children[i].node;
+                r.link = hasChildNodes(m_tree->at(r.node)) && m_firstPath[r.node] != r.path;
+                m_rows.push_back(std::move(r));
+                m_top.push_back(int(m_rows.size() - 1));
+            }
+        }
+    }
+    endResetModel();
+}
+
+std::vector<ObjectTreeModel::Child> ObjectTreeModel::childrenOf(uint32_t node) const {
+    const ObjectNode& n = m_tree->at(node);
+    std::vector<Child> out;
+    const auto numbered = [&](const std::vector<uint32_t>& items, const QString& prefix) {
+        for (size_t i = 0; i < items.size(); ++i) {
+            const QString part = prefix.isEmpty() ? QString::number(i)
+                                                  : prefix + QLatin1Char('.') + QString::number(i);
+            out.push_back({prefix.isEmpty() ? QString::number(i) : part, part, items[i]});
+        }
+    };
+    switch (n.kind) {
+    case ObjectKind::Dict:
+        for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
+            const QString key = q(objectKeyText(*m_tree, n.items[i]));
+            out.push_back({key, key, n.items[i + 1]});
+        }
+        break;
+    case ObjectKind::List:
+    case ObjectKind::Tuple:
+    case ObjectKind::Set:
+    case ObjectKind::FrozenSet:
+        numbered(n.items, QString());
+        break;
+    case ObjectKind::Object:
+    case ObjectKind::Call:
+        if (n.callee != kNoNode)
+            out.push_back({QStringLiteral("call"), QStringLiteral("call"), n.callee});
+        numbered(n.items, QStringLiteral("args"));
+        for (const auto& [name, part] : {std::pair{QStringLiteral("state"), n.state},
+                                         {QStringLiteral("listitems"), n.listItems},
+                                         {QStringLiteral("dictitems"), n.dictItems}})
+            if (part != kNoNode)
+                out.push_back({name, name, part});
+        break;
+    default:
+        break;
+    }
+    return out;
+}
+
+void ObjectTreeModel::build(int id) const {
+    Row& r = m_rows[size_t(id)];
+    if (r.built || r.link)
+        return;
+    r.built = true;
+    const std::vector<Child> children = childrenOf(r.node);
+    std::vector<int> ids;
+    for (size_t i = 0; i < children.size(); ++i) {
+        Row c;
+        c.parent = id;
+        c.row = int(i);
+        c.key = children[i].key;
+        c.path = joined(m_rows[size_t(id)].path, children[i].pathPart);
+        c.node = children[i].node;
+        c.link = hasChildNodes(m_tree->at(c.node)) && m_firstPath[c.node] != c.path;
+        m_rows.push_back(std::move(c)); // may move the rows: no reference kept across
+        ids.push_back(int(m_rows.size() - 1));
+    }
+    m_rows[size_t(id)].children = std::move(ids);
+}
+
+int ObjectTreeModel::rowId(const QModelIndex& index) const {
+    return index.isValid() ? int(index.internalId()) : -1;
+}
+
+uint32_t ObjectTreeModel::nodeAt(const QModelIndex& index) const {
+    const int id = rowId(index);
+    return id < 0 ? kNoNode : m_rows[size_t(id)].node;
+}
+
+QModelIndex ObjectTreeModel::index(int row, int column, const QModelIndex& parent) const {
+    if (row < 0 || column < 0 || column >= ColumnCount || (parent.isValid() && parent.column()))
+        return {};
+    const int p = rowId(parent);
+    if (p >= 0)
+        build(p);
+    const std::vector<int>& rows = p < 0 ? m_top : m_rows[size_t(p)].children;
+    if (size_t(row) >= rows.size())
+        return {};
+    return createIndex(row, column, quintptr(rows[size_t(row)]));
+}
+
+QModelIndex ObjectTreeModel::parent(const QModelIndex& child) const {
+    const int id = rowId(child);
+    if (id < 0 || m_rows[size_t(id)].parent < 0)
+        return {};
+    const int p = m_rows[size_t(id)].parent;
+    return createIndex(m_rows[size_t(p)].row, 0, quintptr(p));
+}
+
+int ObjectTreeModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() && parent.column() != 0)
+        return 0;
+    const int p = rowId(parent);
+    if (p < 0)
+        return int(m_top.size());
+    build(p);
+    return int(m_rows[size_t(p)].children.size());
+}
+
+int ObjectTreeModel::columnCount(const QModelIndex&) const {
+    return ColumnCount;
+}
+
+bool ObjectTreeModel::hasChildren(const QModelIndex& parent) const {
+    if (!parent.isValid())
+        return !m_top.empty();
+    if (parent.column() != 0)
+        return false;
+    const Row& r = m_rows[size_t(rowId(parent))];
+    return !r.link && hasChildNodes(m_tree->at(r.node));
+}
+
+QModelIndex ObjectTreeModel::indexOfPath(const QString& path) {
+    QModelIndex at;
+    QString walked;
+    while (walked != path) {
+        QModelIndex next;
+        for (int row = 0; row < rowCount(at) && !next.isValid(); ++row) {
+            const QModelIndex candidate = index(row, 0, at);
+            const QString p = m_rows[size_t(rowId(candidate))].path;
+            if (p == path || path.startsWith(p + QLatin1Char('.')))
+                next = candidate;
+        }
+        if (!next.isValid())
+            return {};
+        at = next;
+        walked = m_rows[size_t(rowId(at))].path;
+    }
+    return at;
+}
+
+// A scalar as the CLI's JSON writes it; a container by what it holds.
+QString ObjectTreeModel::valueText(const ObjectNode& n) const {
+    switch (n.kind) {
+    case ObjectKind::None:
+        return QStringLiteral("None");
+    case ObjectKind::Bool:
+        return n.integer ? QStringLiteral("True") : QStringLiteral("False");
+    case ObjectKind::Int:
+        return QString::number(n.integer);
+    case ObjectKind::BigInt:
+    case ObjectKind::String:
+        return q(n.text);
+    case ObjectKind::Float:
+        return q(objectKeyText(*m_tree, uint32_t(&n - m_tree->nodes.data()))); // Python's repr
+    case ObjectKind::Bytes:
+        return tr("%n byte(s)", nullptr, int(std::min<size_t>(n.text.size(), INT_MAX)));
+    case ObjectKind::List:
+        return tr("list of %1").arg(countOf(n.items.size(), "item", "items"));
+    case ObjectKind::Tuple:
+        return tr("tuple of %1").arg(countOf(n.items.size(), "item", "items"));
+    case ObjectKind::Set:
+    case ObjectKind::FrozenSet:
+        return tr("set of %1").arg(countOf(n.items.size(), "item", "items"));
+    case ObjectKind::Dict:
+        return tr("dict of %1").arg(countOf(n.items.size() / 2, "key", "keys"));
+    case ObjectKind::Tensor:
+        return n.tensor < m_tensorNames.size() ? tr("tensor %1").arg(q(m_tensorNames[n.tensor]))
+                                               : tr("tensor");
+    case ObjectKind::Global:
+        return q(n.text);
+    case ObjectKind::Object:
+        return q(n.text) + QStringLiteral("(…)");
+    case ObjectKind::Call:
+        return tr("a call of a call's result");
+    }
+    return {};
+}
+
+QString ObjectTreeModel::json(uint32_t node) const {
+    std::string out;
+    JsonStreamWriter w(out);
+    writeObjectJson(w, *m_tree, m_tensorNames, 1000000, node);
+    return q(out);
+}
+
+QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
+    const int id = rowId(index);
+    if (id < 0)
+        return {};
+    const Row& r = m_rows[size_t(id)];
+    const ObjectNode& n = m_tree->at(r.node);
+    if (role == PathRole)
+        return r.path;
+    if (role == LinkRole)
+        return r.link ? m_firstPath[r.node] : QString();
+    if (role == JsonRole)
+        return json(r.node);
+    QString text;
+    switch (index.column()) {
+    case Key:
+        text = r.key;
+        break;
+    case Value:
+        text = r.link
+                   ? tr("→ the same object as %1")
+                         .arg(m_firstPath[r.node].isEmpty() ? tr("the root") : m_firstPath[r.node])
+                   : valueText(n);
+        break;
+    case Type:
+        text = q(objectKeyType(*m_tree, r.node));
+        break;
+    }
+    if (role == Qt::EditRole) // copies take the text as stored
+        return index.column() == Value && n.kind == ObjectKind::Bytes ? json(r.node) : text;
+    if (role == Qt::DisplayRole)
+        return index.column() == Value ? shownLines(text) : shownText(text);
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(shownLines(index.column() == Key ? r.path : text));
+    return {};
+}
+
+QVariant ObjectTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    return section == Key ? tr("Key") : section == Value ? tr("Value") : tr("Type");
+}
