@@ -3,13 +3,14 @@
 // its shard; the index's own metadata apart; every inconsistency between the
 // index and the shards an error or a warning naming both; a shard opened
 // alone pointing to its model; conversion to Hugging Face shards and back.
+#include "httpservers.h"
 #include "shardedfixture.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/export/converter.h"
-#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/export/safetensorswriter.h"
+#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/stats/documentstats.h"
 
@@ -219,6 +220,79 @@ private Q_SLOTS:
         QVERIFY2(contains(why, ShardedFixture::shardName(2)) &&
                      (contains(why, "\"b.weight\"") || contains(why, "\"c\"")),
                  why.c_str());
+    }
+
+    // A weight_map's shard names never leave the index's folder: each way out
+    // is refused naming the index and the name, before anything is opened.
+    void shardNamesStayInTheFolder_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("why");
+        const auto row = [](const char* name, const char* why) {
+            QTest::newRow(name) << QString::fromUtf8(name) << QString::fromUtf8(why);
+        };
+        row("/etc/passwd", "is an absolute path");
+        row("../outside.safetensors", "leaves the folder");
+        row("sub/../../x.safetensors", "leaves the folder");
+        row("%2e%2e/x.safetensors", "percent sign");
+        row("http://127.0.0.1:1/x.safetensors", "names a scheme");
+        row("file:///etc/passwd", "names a scheme");
+        row("C:/x.safetensors", "names a scheme or drive");
+        row("a\\b.safetensors", "backslash");
+        row("./x.safetensors", "component");
+        row("a//b.safetensors", "component");
+    }
+    void shardNamesStayInTheFolder() {
+        QFETCH(QString, name);
+        QFETCH(QString, why);
+        const ShardedFixture f;
+        const std::string dir = folder();
+        const std::string index = f.writeTo(dir);
+        ordered_json j = f.index();
+        j["weight_map"]["c"] = name.toStdString();
+        ShardedFixture::write(index, j.dump());
+        const std::string error = openError(index);
+        QVERIFY2(contains(error, index) && contains(error, "\"c\"") &&
+                     contains(error, name.toStdString()) && contains(error, why.toStdString()),
+                 error.c_str());
+    }
+
+    // An index on a server naming a local file: refused, and nothing but the
+    // index was fetched (its shards would come from that server, never the
+    // disk).
+    void remoteIndexNamingALocalFileIsRefused() {
+        const std::string json =
+            R"({"metadata": {}, "weight_map": {"w": "/etc/passwd", "v": "model.safetensors"}})";
+        testsupport::FaultServer server(json, "");
+        const std::string url = server.url("/file");
+        const std::string error = openError(url);
+        QVERIFY2(contains(error, "\"/etc/passwd\" is an absolute path"), error.c_str());
+        QCOMPARE(server.requests().size(), size_t(1));
+    }
+
+    // A symbolic link among the shards that leads out of the folder is
+    // refused as a "../" name is; a sub-folder is fine.
+    void linksOutOfTheFolderAreRefused() {
+        const ShardedFixture f;
+        const std::string dir = folder(), outside = folder();
+        const std::string index = f.writeTo(dir);
+        std::filesystem::rename(dir + "/" + ShardedFixture::shardName(2),
+                                outside + "/" + ShardedFixture::shardName(2));
+        std::filesystem::create_symlink(outside + "/" + ShardedFixture::shardName(2),
+                                        dir + "/" + ShardedFixture::shardName(2));
+        const std::string error = openError(index);
+        QVERIFY2(contains(error, "leads outside the index's folder"), error.c_str());
+        // Moved into a sub-folder and named so: read as before.
+        std::filesystem::remove(dir + "/" + ShardedFixture::shardName(2));
+        std::filesystem::create_directory(dir + "/sub");
+        std::filesystem::rename(outside + "/" + ShardedFixture::shardName(2),
+                                dir + "/sub/" + ShardedFixture::shardName(2));
+        ordered_json j = f.index();
+        for (auto& [tensor, shard] : j["weight_map"].items())
+            if (shard == ShardedFixture::shardName(2))
+                shard = "sub/" + ShardedFixture::shardName(2);
+        ShardedFixture::write(index, j.dump());
+        const auto doc = Document::open(index);
+        QCOMPARE(doc->tensors().size(), size_t(4));
     }
 
     void mappedTensorMissingFromItsShard() {

@@ -89,6 +89,11 @@ IndexFile readIndexFile(const ByteSource& source) {
         if (!it->is_string() || it->get_ref<const std::string&>().empty())
             fail(file, "weight_map: tensor " + quotedName(it.key()) +
                            ": expected the name of its shard file");
+        if (const std::string why = shardNameProblem(it->get_ref<const std::string&>());
+            !why.empty())
+            fail(file, "weight_map: tensor " + quotedName(it.key()) + ": shard name " +
+                           quotedName(it->get<std::string>()) + " " + why +
+                           "; a shard is a relative name inside the index's folder");
         index.weightMap.emplace(it.key(), it->get<std::string>());
         index.shards.push_back(it->get<std::string>());
     }
@@ -239,6 +244,21 @@ private:
     std::map<std::string, std::vector<Seen>> m_metadata;  // keys sorted, as one file's are
 };
 
+// The shard's path when, symbolic links resolved, it still lies inside the
+// index's folder; a link leading out is refused as a "../" name is.
+std::string insideFolder(const ByteSource& index, const std::string& path) {
+    std::error_code ec;
+    const fs::path folder =
+        fs::weakly_canonical(fs::absolute(fs::path(index.name()).parent_path()), ec);
+    const fs::path target = fs::weakly_canonical(fs::absolute(path), ec);
+    const auto rel = target.lexically_relative(folder);
+    if (ec || rel.empty() || *rel.begin() == "..")
+        fail(index.name(), "shard " + quotedName(path) +
+                               " leads outside the index's folder (a symbolic link to " +
+                               quotedName(target.string()) + ")");
+    return path;
+}
+
 FormatIndex open(const ByteSource& source) {
     const IndexFile index = readIndexFile(source);
     const std::string folder = fs::path(source.name()).parent_path().string();
@@ -248,7 +268,7 @@ FormatIndex open(const ByteSource& source) {
     };
     if (!isUrl(source.name())) {
         for (const std::string& shard : index.shards)
-            merger.add(shard, [&] { return openByteSource(pathOf(shard)); });
+            merger.add(shard, [&] { return openByteSource(insideFolder(source, pathOf(shard))); });
         return merger.finish();
     }
     // On a server each shard's header is a round trip or two: fetch a few

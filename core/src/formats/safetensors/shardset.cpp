@@ -179,4 +179,33 @@ ShardedFolder findShardedModelIn(const std::string& folder, std::string_view ext
     return findShardedModel(names, extension);
 }
 
+std::string shardNameProblem(std::string_view name) {
+    if (name.empty())
+        return "is empty";
+    if (name.front() == '/')
+        return "is an absolute path";
+    for (unsigned char c : name) {
+        if (c < 0x20 || c == 0x7f)
+            return "holds a control character";
+        if (c == '\\')
+            return "holds a backslash";
+        if (c == '%')
+            return "holds a percent sign (a URL escape)";
+    }
+    const size_t colon = name.find(':');
+    const size_t slash = name.find('/');
+    if (colon != std::string_view::npos && (slash == std::string_view::npos || colon < slash))
+        return "names a scheme or drive (\"" + std::string(name.substr(0, colon + 1)) + "\")";
+    for (size_t at = 0; at <= name.size();) {
+        const size_t end = std::min(name.find('/', at), name.size());
+        const std::string_view part = name.substr(at, end - at);
+        if (part == "..")
+            return "leaves the folder (\"..\")";
+        if (part.empty() || part == ".")
+            return "has an empty or \".\" path component";
+        at = end + 1;
+    }
+    return {};
+}
+
 } // namespace ckptscope

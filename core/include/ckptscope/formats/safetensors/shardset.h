@@ -31,6 +31,14 @@ std::optional<ShardName> parseShardName(std::string_view fileName);
 std::string shardFileName(std::string_view stem, uint64_t number, uint64_t count,
                           std::string_view extension);
 
+// Why a shard name read from a file (an index's weight_map) may not be
+// opened, "" when it may: a shard is a plain relative name inside the index's
+// folder — not empty, no absolute path, no ".." or "." component, no scheme
+// ("http:", "file:", a drive letter), no backslash, no percent sign (a URL's
+// "%2e%2e" is ".." to the server) and no control character. A sub-folder is
+// fine. The one rule for every index of shards.
+std::string shardNameProblem(std::string_view name);
+
 // The index Hugging Face writes beside the shards of STEM: STEM + ".safetensors.index.json".
 inline constexpr std::string_view kShardIndexSuffix = ".safetensors.index.json";
 std::string shardIndexName(std::string_view stem);
