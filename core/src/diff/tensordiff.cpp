@@ -5,6 +5,7 @@
 #include "ckptscope/formats/openerror.h"
 
 #include "diff/integerdiff.h"
+#include "diff/objectrows.h"
 #include "stats/blockworkers.h"
 
 #include <algorithm>
@@ -134,11 +135,23 @@ firstItemDifference(const Document& a, MetadataArray x, const Document& b, Metad
 // Entries are equal when their text, their type (where the format names
 // one: u32 1 and i32 1 differ) and an array's items are. A changed entry
 // shows what differs beside its text.
+// A document's metadata as rows to compare: its rows, or the leaves of its
+// tree of values by path (objectRows).
+std::vector<MetadataRow> comparedRows(const Document& doc) {
+    if (doc.objects().empty())
+        return doc.metadataRows();
+    std::vector<std::string> names;
+    for (const TensorEntry& t : doc.tensors())
+        names.push_back(t.name);
+    return objectRows(doc.objects(), names);
+}
+
 std::vector<MetadataDiffEntry> diffMetadata(const Document& a, const Document& b) {
+    const std::vector<MetadataRow> rowsA = comparedRows(a), rowsB = comparedRows(b);
     std::map<std::string, const MetadataRow*> inA, inB; // later entries win
-    for (const MetadataRow& r : a.metadataRows())
+    for (const MetadataRow& r : rowsA)
         inA[r.key] = &r;
-    for (const MetadataRow& r : b.metadataRows())
+    for (const MetadataRow& r : rowsB)
         inB[r.key] = &r;
     std::set<std::string> keys;
     for (const auto& kv : inA)

@@ -1,0 +1,98 @@
+#include "diff/objectrows.h"
+
+#include <utility>
+
+namespace ckptscope {
+
+namespace {
+
+bool isContainer(const ObjectNode& n) {
+    return !n.items.empty() || n.state != kNoNode || n.listItems != kNoNode ||
+           n.dictItems != kNoNode || n.callee != kNoNode;
+}
+
+std::string joined(const std::string& path, const std::string& part) {
+    return path.empty() ? part : path + "." + part;
+}
+
+// The rows' text of a leaf.
+std::string leafText(const ObjectTree& tree, uint32_t node,
+                     const std::vector<std::string>& tensorNames) {
+    const ObjectNode& n = tree.at(node);
+    switch (n.kind) {
+    case ObjectKind::Tensor:
+        return "tensor " + (n.tensor < tensorNames.size() ? tensorNames[n.tensor] : std::string());
+    case ObjectKind::List:
+        return "[]";
+    case ObjectKind::Tuple:
+        return "()";
+    case ObjectKind::Dict:
+        return "{}";
+    case ObjectKind::Set:
+        return "set()";
+    case ObjectKind::FrozenSet:
+        return "frozenset()";
+    case ObjectKind::Object:
+        return n.text + "()";
+    default:
+        return objectKeyText(tree, node); // Python's repr of a scalar
+    }
+}
+
+} // namespace
+
+std::vector<MetadataRow> objectRows(const ObjectTree& tree,
+                                    const std::vector<std::string>& tensorNames) {
+    std::vector<MetadataRow> rows;
+    if (tree.empty())
+        return rows;
+    std::vector<std::string> firstPath(tree.nodes.size());
+    std::vector<bool> seen(tree.nodes.size(), false);
+    // Depth first with a stack of its own: a file's nesting sets the depth.
+    std::vector<std::pair<uint32_t, std::string>> stack{{tree.root, std::string()}};
+    while (!stack.empty()) {
+        auto [node, path] = std::move(stack.back());
+        stack.pop_back();
+        const ObjectNode& n = tree.at(node);
+        const std::string key = path.empty() ? "(root)" : path;
+        if (!isContainer(n)) {
+            rows.emplace_back(key, leafText(tree, node, tensorNames));
+            rows.back().type = objectKeyType(tree, node);
+            continue;
+        }
+        if (seen[node]) { // shared, or a way back into itself
+            rows.emplace_back(key, "→ " + (firstPath[node].empty() ? "(root)" : firstPath[node]));
+            rows.back().type = "reference";
+            continue;
+        }
+        seen[node] = true;
+        firstPath[node] = path;
+        if (n.kind == ObjectKind::Object) {
+            rows.emplace_back(key, n.text);
+            rows.back().type = "class";
+        }
+        std::vector<std::pair<uint32_t, std::string>> children;
+        if (n.kind == ObjectKind::Dict) {
+            for (size_t i = 0; i + 1 < n.items.size(); i += 2)
+                children.emplace_back(n.items[i + 1],
+                                      joined(path, objectKeyText(tree, n.items[i])));
+        } else {
+            const bool call = n.kind == ObjectKind::Object || n.kind == ObjectKind::Call;
+            if (n.callee != kNoNode)
+                children.emplace_back(n.callee, joined(path, "call"));
+            for (size_t i = 0; i < n.items.size(); ++i)
+                children.emplace_back(n.items[i],
+                                      joined(path, (call ? "args." : "") + std::to_string(i)));
+            for (const auto& [part, child] : {std::pair<const char*, uint32_t>{"state", n.state},
+                                              {"listitems", n.listItems},
+                                              {"dictitems", n.dictItems}})
+                if (child != kNoNode)
+                    children.emplace_back(child, joined(path, part));
+        }
+        for (auto it = children.rbegin(); it != children.rend(); ++it)
+            stack.push_back(std::move(*it));
+    }
+    return rows;
+}
+
+} // namespace ckptscope
