@@ -1,5 +1,6 @@
 #include "export/valuestream.h"
 
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/export/exporterror.h"
 #include "ckptscope/formats/dtype.h"
 
@@ -24,7 +25,7 @@ void narrowF64(const Document& doc, size_t index, uint64_t first, uint64_t n, fl
         if (std::isfinite(wide[k]) && std::isinf(out[k]))
             throw ExportError(doc.path() + ": tensor \"" + doc.tensors()[index].name +
                               "\": value " + std::to_string(first + k) + " (" +
-                              std::to_string(wide[k]) + ") is beyond the range of f32" + why);
+                              fmt::exact(wide[k]) + ") is beyond the range of f32" + why);
     }
 }
 
