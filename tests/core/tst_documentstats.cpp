@@ -207,6 +207,46 @@ private Q_SLOTS:
         QVERIFY2(std::fabs(*wide.std - std1) <= 1e-15 * std1,
                  qPrintable(QString::number(*wide.std)));
     }
+
+    // At the bottom of the range the squares underflow: std and L2 were 0.
+    // They are scaled as at the top (issue 38: [5e-324, 1e-310, -2e-320]
+    // has std 4.714045208382e-311 and L2 1e-310); F32 subnormals, squared in
+    // double, never underflowed; 1e-300 beside 1e300 is below an ulp.
+    void subnormalsAtTheBottomOfTheRange() {
+        const std::string path = str(m_dir.filePath(QStringLiteral("tiny.safetensors")));
+        const float f32Tiny = std::numeric_limits<float>::denorm_min();
+        testsupport::writeFile(
+            QString::fromStdString(path),
+            testsupport::stFile(
+                {{"f64", "F64", {3}, testsupport::leBytes<double>({5e-324, 1e-310, -2e-320})},
+                 {"f32", "F32", {2}, testsupport::leBytes<float>({f32Tiny, -3 * f32Tiny})},
+                 {"mixed", "F64", {2}, testsupport::leBytes<double>({1e-300, 1e300})}}));
+        const auto doc = Document::open(path);
+        const auto near = [](double got, double want) {
+            return std::fabs(got - want) <= 1e-12 * std::fabs(want);
+        };
+        const TensorStats f64 = computeTensorStats(*doc, 0, {}).stats;
+        // Population std of the three values, and the L2 norm, from their
+        // exact sums (the values are multiples of 5e-324).
+        const double a = 5e-324, b = 1e-310, c = -2e-320;
+        const double mean = (a + b + c) / 3;
+        const double l2 = b * std::sqrt(1 + (a / b) * (a / b) + (c / b) * (c / b));
+        const double std0 = std::sqrt(((a - mean) / b * ((a - mean) / b) +
+                                       (b - mean) / b * ((b - mean) / b) +
+                                       (c - mean) / b * ((c - mean) / b)) /
+                                      3) *
+                            b;
+        QVERIFY2(near(*f64.std, std0), qPrintable(QString::number(*f64.std, 'g', 17)));
+        QVERIFY2(near(*f64.std, 4.714045208382e-311), qPrintable(QString::number(*f64.std)));
+        QVERIFY2(near(f64.l2, l2), qPrintable(QString::number(f64.l2, 'g', 17)));
+        QVERIFY2(near(*f64.mean, mean), qPrintable(QString::number(*f64.mean, 'g', 17)));
+        const TensorStats f32 = computeTensorStats(*doc, 1, {}).stats;
+        const double d = f32Tiny;
+        QVERIFY2(near(f32.l2, std::sqrt(10.0) * d), qPrintable(QString::number(f32.l2)));
+        QVERIFY2(near(*f32.std, 2 * d), qPrintable(QString::number(*f32.std)));
+        const TensorStats mixed = computeTensorStats(*doc, 2, {}).stats;
+        QVERIFY(near(mixed.l2, 1e300) && near(*mixed.std, 0.5e300) && near(*mixed.mean, 0.5e300));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestDocumentStats)

@@ -23,9 +23,10 @@ namespace {
 constexpr uint64_t kBlock = uint64_t(1) << 16;
 
 // Pass 1 of computeStatsF64: counts and moments, in double, of the values
-// times `scale` (a power of two: exact but for values far below the largest).
+// times 2^shift (exact but for values far below the largest; by ldexp, as
+// 2^shift itself may lie past the double range).
 void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions& options,
-                std::vector<double>& block, TensorStats& s, double scale) {
+                std::vector<double>& block, TensorStats& s, int shift) {
     double mn = std::numeric_limits<double>::infinity(), mx = -mn;
     double mean = 0, m2 = 0, sumSq = 0, sum = 0; // Welford: stable for large offsets
     const double passes = options.bins > 0 ? 2.0 : 1.0;
@@ -47,7 +48,7 @@ void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions
             s.zeros += v == 0;
             mn = std::min(mn, v);
             mx = std::max(mx, v);
-            const double x = v * scale;
+            const double x = shift == 0 ? v : std::ldexp(v, shift);
             sum += x;
             sumSq += x * x;
             const double delta = x - mean;
@@ -60,19 +61,26 @@ void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions
 }
 
 // Counts and moments of F64 values. Near the top of the double range the
-// squares (and differences) overflow: then the values are scaled below 1
-// and the moments scaled back, so only a result that itself passes the
-// double range is infinite.
+// squares (and differences) overflow; near the bottom they underflow (the
+// squares of 1e-310 are 0, so std and L2 read 0). Then the values are scaled
+// by a power of two to just below 1, as LAPACK's dnrm2 scales by the largest
+// magnitude, and the moments scaled back, so only a result that itself
+// passes the double range is infinite, or below it zero.
 void momentsF64(uint64_t count, const ValueReaderF64& reader, const StatsOptions& options,
                 std::vector<double>& block, TensorStats& s) {
     const TensorStats empty = s;
-    momentsF64(count, reader, options, block, s, 1.0);
-    if (s.finite == 0 || (std::isfinite(s.l2) && std::isfinite(s.finiteSum) &&
-                          std::isfinite(*s.mean) && std::isfinite(*s.std)))
+    momentsF64(count, reader, options, block, s, 0);
+    if (s.finite == 0)
         return;
-    const int k = std::ilogb(std::max(std::fabs(*s.min), std::fabs(*s.max))) + 1;
+    const double largest = std::max(std::fabs(*s.min), std::fabs(*s.max));
+    // Squares of values below 2^-500 lose bits to the subnormal range.
+    const bool underflows = largest != 0 && largest < 0x1p-500;
+    if (!underflows && std::isfinite(s.l2) && std::isfinite(s.finiteSum) &&
+        std::isfinite(*s.mean) && std::isfinite(*s.std))
+        return;
+    const int k = std::ilogb(largest) + 1;
     s = empty;
-    momentsF64(count, reader, options, block, s, std::ldexp(1.0, -k));
+    momentsF64(count, reader, options, block, s, -k);
     s.finiteSum = std::ldexp(s.finiteSum, k);
     s.l2 = std::ldexp(s.l2, k);
     s.mean = std::ldexp(*s.mean, k);
