@@ -231,11 +231,11 @@ private Q_SLOTS:
         const double a = 5e-324, b = 1e-310, c = -2e-320;
         const double mean = (a + b + c) / 3;
         const double l2 = b * std::sqrt(1 + (a / b) * (a / b) + (c / b) * (c / b));
-        const double std0 = std::sqrt(((a - mean) / b * ((a - mean) / b) +
-                                       (b - mean) / b * ((b - mean) / b) +
-                                       (c - mean) / b * ((c - mean) / b)) /
-                                      3) *
-                            b;
+        const double std0 =
+            std::sqrt(((a - mean) / b * ((a - mean) / b) + (b - mean) / b * ((b - mean) / b) +
+                       (c - mean) / b * ((c - mean) / b)) /
+                      3) *
+            b;
         QVERIFY2(near(*f64.std, std0), qPrintable(QString::number(*f64.std, 'g', 17)));
         QVERIFY2(near(*f64.std, 4.714045208382e-311), qPrintable(QString::number(*f64.std)));
         QVERIFY2(near(f64.l2, l2), qPrintable(QString::number(f64.l2, 'g', 17)));
