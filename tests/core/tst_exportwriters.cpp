@@ -243,6 +243,14 @@ private Q_SLOTS:
         QCOMPARE(qstr(full[3]), QStringLiteral("1"));
         QCOMPARE(std::strtod(full[9].c_str(), nullptr), 1.0);
         QCOMPARE(std::strtod(full[8].c_str(), nullptr), double(0.1f));
+        // An L2 and a sum past the double range: empty cells, as --json's nulls.
+        StatsResult beyond = empty;
+        beyond.stats.l2 = std::numeric_limits<double>::infinity();
+        beyond.stats.finiteSum = -std::numeric_limits<double>::infinity();
+        const std::vector<std::string> cells = statsCsvRow("big", beyond);
+        QCOMPARE(qstr(cells[12]), QString());
+        QCOMPARE(qstr(cells[13]), QString());
+        QCOMPARE(statsCsvHeader()[12], std::string("l2"));
     }
 
     // OXCK → safetensors → OXCK gives back the same bytes the reference

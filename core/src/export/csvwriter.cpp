@@ -4,6 +4,7 @@
 #include "ckptscope/export/valuechunk.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ckptscope {
 
@@ -80,7 +81,11 @@ std::vector<std::string> statsCsvHeader() {
 
 std::vector<std::string> statsCsvRow(const std::string& name, const StatsResult& r) {
     const TensorStats& s = r.stats;
-    auto opt = [](std::optional<double> v) { return v ? fmt::exact(*v) : std::string(); };
+    // A figure past the double range is null in --json: an empty cell here
+    // too, never "inf" (stats names it on stderr: "l2: overflows double").
+    auto opt = [](std::optional<double> v) {
+        return v && std::isfinite(*v) ? fmt::exact(*v) : std::string();
+    };
     return {name,
             std::to_string(s.count),
             std::to_string(s.finite),
@@ -93,8 +98,8 @@ std::vector<std::string> statsCsvRow(const std::string& name, const StatsResult&
             s.intMax ? storedIntegerText(*s.intMax) : opt(s.max),
             opt(s.mean),
             opt(s.std),
-            fmt::exact(s.l2),
-            fmt::exact(s.finiteSum)};
+            opt(s.l2),
+            opt(s.finiteSum)};
 }
 
 void writeHistogramCsv(std::ostream& out, const StatsResult& r) {
