@@ -384,6 +384,29 @@ private Q_SLOTS:
         QVERIFY(w.tensorModel()->indexOfTensor(1).data(Qt::DecorationRole).isNull());
     }
 
+    // The Overview's link to a tensor holding NaN shows it even while the
+    // tree's filter hides it: the filter is cleared and the tensor selected
+    // (it did nothing before).
+    void nanLinkShowsATensorTheFilterHides() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("nan.oxck"));
+        Checkpoint c = smallCheckpoint(1);
+        c.addTensor({"bad", {3}, {1.0f, std::nanf(""), 2.0f}});
+        c.save(path.toStdString());
+        MainWindow w;
+        QVERIFY(showActive(w));
+        w.openFile(path);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(QTest::qWaitFor([&] { return !w.isScanning(); }, 10000));
+        QTest::keyClicks(w.filterEdit(), QStringLiteral("no tensor is called this"));
+        w.applyFilter();
+        QCOMPARE(w.tensorProxy()->rowCount(), 0);
+        Q_EMIT w.findChild<OverviewPage*>()->tensorLinkActivated(2);
+        QCOMPARE(w.filterEdit()->text(), QString());
+        QCOMPARE(w.tensorTree()->currentIndex().data(TensorTreeModel::FullNameRole).toString(),
+                 QStringLiteral("bad"));
+    }
+
     void timestampReadsTheSameOnOverviewAndMetadata() {
         MainWindow w;
         w.openFile(kGradient);

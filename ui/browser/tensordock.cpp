@@ -125,7 +125,15 @@ void TensorDock::fitNameColumn() {
 }
 
 bool TensorDock::selectTensor(const QString& fullName) {
-    const QModelIndex idx = m_proxy->mapFromSource(m_model->indexOfName(fullName));
+    const QModelIndex source = m_model->indexOfName(fullName);
+    QModelIndex idx = m_proxy->mapFromSource(source);
+    if (!idx.isValid() && source.isValid() && !m_filter->text().isEmpty()) {
+        // The filter hides it: cleared, so a link to the tensor (the
+        // Overview's NaN list) shows it rather than doing nothing.
+        m_filter->clear();
+        applyFilter();
+        idx = m_proxy->mapFromSource(source);
+    }
     if (!idx.isValid())
         return false;
     m_tree->setCurrentIndex(idx);

@@ -22,6 +22,8 @@ public:
     explicit TensorDock(QWidget* parent = nullptr);
 
     void setDocument(std::shared_ptr<const ckptscope::Document> document);
+    // Selects the tensor, clearing a filter that hides it; false when the
+    // document has no such tensor.
     bool selectTensor(const QString& fullName);
     QString currentTensorName() const;
     // Applies the filter box now (it otherwise waits for a pause in typing).

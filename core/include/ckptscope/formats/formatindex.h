@@ -15,6 +15,8 @@ namespace ckptscope {
 
 // Marks a TensorEntry that owns its bytes (no TensorView).
 inline constexpr uint32_t kNoView = UINT32_MAX;
+// The most files one model may span (TensorEntry::shard).
+inline constexpr size_t kMaxShards = UINT16_MAX;
 
 // One tensor as indexed: everything but the values. The common case (OXCK,
 // safetensors, GGUF) owns one contiguous run of bytes at dataOffset in its
@@ -30,8 +32,10 @@ struct TensorEntry {
     std::optional<uint64_t> elementCount;
     Dtype dtype = Dtype::F32;
     // The file of a multi-file model holding the bytes (FormatIndex::shards);
-    // 0 for a single file.
-    uint32_t shard = 0;
+    // 0 for a single file. 16 bits (ggml's split count is a u16; an index of
+    // more shards is refused, kMaxShards), so that `view` fits where the
+    // padding was and an entry costs what it did (104 bytes).
+    uint16_t shard = 0;
     // FormatIndex::views: a strided view over a storage or a tensor made of
     // pieces; kNoView for a tensor that owns its contiguous bytes. A view's
     // dataLen is its element count and its dataOffset the byte where its

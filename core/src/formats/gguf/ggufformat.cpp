@@ -57,7 +57,11 @@ void addSplits(FormatIndex& index, const ByteSource& first, const ShardName& nam
                                       ") cannot be read: " + e.what());
         }
         gguf::GgufHeader split = readHeader(*source);
-        const uint32_t shard = uint32_t(index.shards.size());
+        if (index.shards.size() >= kMaxShards)
+            throw CheckpointError(CheckpointError::Kind::Invalid, first.name() + ": more than " +
+                                                                      std::to_string(kMaxShards) +
+                                                                      " splits");
+        const auto shard = uint16_t(index.shards.size());
         for (TensorEntry& t : split.tensors) {
             if (!names.insert(t.name).second)
                 throw CheckpointError(CheckpointError::Kind::Invalid,

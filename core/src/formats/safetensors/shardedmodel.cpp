@@ -124,7 +124,9 @@ public:
 
     // openShard gives the shard's bytes or throws IoError.
     template <typename Open> void add(const std::string& name, Open&& openShard) {
-        const uint32_t shard = uint32_t(m_result.shards.size());
+        if (m_result.shards.size() >= kMaxShards)
+            fail(m_model, "more than " + std::to_string(kMaxShards) + " shards");
+        const auto shard = uint16_t(m_result.shards.size());
         std::shared_ptr<const ByteSource> source;
         try {
             source = openShard();
@@ -166,7 +168,7 @@ private:
         return {};
     }
 
-    void addTensor(TensorEntry t, const std::string& shard, uint32_t index) {
+    void addTensor(TensorEntry t, const std::string& shard, uint16_t index) {
         const std::string* mapped = nullptr;
         if (m_index) {
             const auto it = m_index->weightMap.find(t.name);
