@@ -105,10 +105,11 @@ void gatherStrided(const TensorSources& from, const TensorEntry& t, const Tensor
     TensorView view = given;
     if (view.strides.empty()) {
         view.strides.resize(t.shape.size());
-        int64_t stride = 1;
+        uint64_t stride = 1; // unsigned: a hostile shape wraps, never overflows (UB);
+                             // each position is still checked against the storage
         for (size_t k = t.shape.size(); k-- > 0;) {
-            view.strides[k] = stride;
-            stride *= int64_t(std::max<uint64_t>(1, t.shape[k]));
+            view.strides[k] = int64_t(stride);
+            stride *= std::max<uint64_t>(1, t.shape[k]);
         }
     }
     if (view.strides.size() != t.shape.size())
