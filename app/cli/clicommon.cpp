@@ -1,6 +1,9 @@
 #include "clicommon.h"
 
+#include "ckptscope/io/httpsource.h"
+
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 
 namespace cli {
@@ -84,6 +87,17 @@ const ckptscope::GradientCheckpoint& requireGradient(const ckptscope::Document& 
                                                    " has no computation graph; " + command +
                                                    " takes a gradient checkpoint");
     return *doc.gradient();
+}
+
+std::string errorLine(const std::string& message) {
+    const size_t colon = message.find(": ");
+    if (colon != std::string::npos && colon > 0) {
+        const std::string file = message.substr(0, colon);
+        std::error_code ec;
+        if (ckptscope::isUrl(file) || std::filesystem::is_regular_file(file, ec))
+            return file + ": error: " + message.substr(colon + 2);
+    }
+    return "ckptscope-cli: error: " + message;
 }
 
 } // namespace cli

@@ -44,6 +44,11 @@ std::optional<ParsedArgs> parseCommand(const CommandSpec& spec,
 // Throws ckptscope::OpenError.
 std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path);
 
+// The line for an error met after opening (reading values): "FILE: error:
+// DETAIL" when the message begins with the file or URL it is about, as every
+// other file's error reads; "ckptscope-cli: error: MESSAGE" otherwise.
+std::string errorLine(const std::string& message);
+
 // The file's computation graph, for the commands that draw one; any other
 // format is an OpenError naming it ("this safetensors file has no
 // computation graph; layout takes a gradient checkpoint").

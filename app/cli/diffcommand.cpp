@@ -489,7 +489,7 @@ int runDiff(const std::vector<std::string>& args) {
     } catch (const UnknownTensorError& e) {
         std::cerr << "ckptscope-cli: error: " << e.what() << " (" << d.a << ", " << d.b << ")\n";
     } catch (const std::exception& e) {
-        std::cerr << "ckptscope-cli: error: " << e.what() << "\n";
+        std::cerr << errorLine(e.what()) << "\n";
     }
     return kTrouble;
 }

@@ -217,8 +217,8 @@ int main(int argc, char** argv) {
         std::cerr << e.file() << ": error: " << e.detail() << "\n";
         return cli::kInvalidFile;
     } catch (const std::exception& e) {
-        // Reads after opening (values): the message already names the file.
-        std::cerr << "ckptscope-cli: error: " << e.what() << "\n";
+        // Reads after opening (values): the message begins with the file.
+        std::cerr << cli::errorLine(e.what()) << "\n";
         return cli::kInvalidFile;
     }
 }

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void diffOfUrlAndLocalCopyIsEqual();
     void malformedHeaderIsAUsageErrorThatHidesTheValue();
     void missingUrlExitsOneNamingTheStatus();
+    void readErrorsNameTheFileAsEveryCommandDoes();
     void timelineOverUrlsAsOverLocalFiles();
 
 private:
@@ -78,6 +79,28 @@ void TestCliUrl::missingUrlExitsOneNamingTheStatus() {
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.errText().contains(url + QStringLiteral(": error: HTTP 404 Not Found")),
              qPrintable(describe(r)));
+}
+
+// An error met reading values (the file changed on the server after its
+// header was read) reads "URL: error: …" from stats, export and diff alike;
+// stats and export said "ckptscope-cli: error: URL: …".
+void TestCliUrl::readErrorsNameTheFileAsEveryCommandDoes() {
+    std::vector<float> values(40000, 1.5f); // values past the first 64 KiB read
+    FaultServer server(stFile({{"w", "F32", {40000}, leBytes(values)}}), "");
+    const QString url = qstr(server.url("/etag-changes"));
+    const QString out = m_dir.filePath(QStringLiteral("w.npy"));
+    for (const QStringList& args :
+         {QStringList{QStringLiteral("stats"), url},
+          QStringList{QStringLiteral("export"), url, QStringLiteral("--tensor"),
+                      QStringLiteral("w"), QStringLiteral("-o"), out},
+          QStringList{QStringLiteral("diff"), url, url}}) {
+        const Run r = runCli(args);
+        QVERIFY2(r.exitCode != 0, qPrintable(describe(r)));
+        QVERIFY2(r.errText().startsWith(url + QStringLiteral(": error: ")),
+                 qPrintable(describe(r)));
+        QVERIFY2(!r.errText().contains(QStringLiteral("ckptscope-cli: error")),
+                 qPrintable(describe(r)));
+    }
 }
 
 void TestCliUrl::timelineOverUrlsAsOverLocalFiles() {
