@@ -93,8 +93,15 @@ std::string errorLine(const std::string& message) {
     const size_t colon = message.find(": ");
     if (colon != std::string::npos && colon > 0) {
         const std::string file = message.substr(0, colon);
+        // A URL, a file, or a file being written into a folder that exists
+        // (no sentence: a path here has no blank).
+        const std::filesystem::path path(file);
         std::error_code ec;
-        if (ckptscope::isUrl(file) || std::filesystem::is_regular_file(file, ec))
+        const bool isFile =
+            ckptscope::isUrl(file) || std::filesystem::is_regular_file(path, ec) ||
+            (file.find_first_of(" \t'\"") == std::string::npos &&
+             std::filesystem::is_directory(path.has_parent_path() ? path.parent_path() : ".", ec));
+        if (isFile)
             return file + ": error: " + message.substr(colon + 2);
     }
     return "ckptscope-cli: error: " + message;

@@ -274,6 +274,10 @@ private Q_SLOTS:
         MetadataView view;
         QAbstractItemModelTester tester(view.metadataModel(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // On screen, as a user expands it: a hidden view lays out (and asks
+        // for an expanded row's items) only when a pending layout happens to run.
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setDocument(Document::open(
             str(testsupport::corpus(QStringLiteral("gguf/valid/metadata-only.gguf")))));
         const MetadataModel* m = view.metadataModel();
