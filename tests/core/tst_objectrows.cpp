@@ -2,6 +2,7 @@
 // its path, objects named by class, shared and cyclic objects as one
 // reference row, so two checkpoints' trees compare path by path.
 #include "diff/objectrows.h"
+#include "objecttreebuilder.h"
 
 #include <QTest>
 
@@ -11,29 +12,7 @@ using namespace ckptscope;
 
 namespace {
 
-struct Builder {
-    ObjectTree tree;
-    uint32_t node(ObjectKind kind, std::vector<uint32_t> items = {}, std::string text = {}) {
-        ObjectNode n;
-        n.kind = kind;
-        n.items = std::move(items);
-        n.text = std::move(text);
-        return tree.add(n);
-    }
-    uint32_t str(const char* s) { return node(ObjectKind::String, {}, s); }
-    uint32_t integer(int64_t v) {
-        ObjectNode n;
-        n.kind = ObjectKind::Int;
-        n.integer = v;
-        return tree.add(n);
-    }
-    uint32_t real(double v) {
-        ObjectNode n;
-        n.kind = ObjectKind::Float;
-        n.real = v;
-        return tree.add(n);
-    }
-};
+using Builder = testsupport::ObjectTreeBuilder;
 
 std::map<std::string, std::pair<std::string, std::string>>
 byKey(const std::vector<MetadataRow>& rows) {
@@ -50,24 +29,21 @@ class TestObjectRows : public QObject {
 private Q_SLOTS:
     void leavesByPath() {
         Builder b;
-        ObjectNode t;
-        t.kind = ObjectKind::Tensor;
-        t.tensor = 0;
-        const uint32_t tensor = b.tree.add(t);
-        const uint32_t group =
-            b.node(ObjectKind::Dict, {b.str("lr"), b.real(1e-4), b.str("betas"),
-                                      b.node(ObjectKind::Tuple, {b.real(0.9), b.real(0.999)})});
+        const uint32_t tensor = b.tensor(0);
+        const uint32_t group = b.container(
+            ObjectKind::Dict, {b.str("lr"), b.real(1e-4), b.str("betas"),
+                               b.container(ObjectKind::Tuple, {b.real(0.9), b.real(0.999)})});
         ObjectNode scaler;
         scaler.kind = ObjectKind::Object;
         scaler.text = "deepspeed.runtime.fp16.loss_scaler.DynamicLossScaler";
-        scaler.state = b.node(ObjectKind::Dict, {b.str("cur_scale"), b.real(65536.0)});
-        const uint32_t loop = b.node(ObjectKind::List);
+        scaler.state = b.container(ObjectKind::Dict, {b.str("cur_scale"), b.real(65536.0)});
+        const uint32_t loop = b.container(ObjectKind::List);
         b.tree.nodes[loop].items = {b.integer(1), loop};
-        b.tree.root =
-            b.node(ObjectKind::Dict,
-                   {b.str("epoch"), b.integer(3), b.integer(0), tensor, b.str("groups"),
-                    b.node(ObjectKind::List, {group, group}), b.str("scaler"), b.tree.add(scaler),
-                    b.str("empty"), b.node(ObjectKind::Dict), b.str("loop"), loop});
+        b.tree.root = b.container(ObjectKind::Dict,
+                                  {b.str("epoch"), b.integer(3), b.integer(0), tensor,
+                                   b.str("groups"), b.container(ObjectKind::List, {group, group}),
+                                   b.str("scaler"), b.tree.add(scaler), b.str("empty"),
+                                   b.container(ObjectKind::Dict), b.str("loop"), loop});
         const auto rows = byKey(objectRows(b.tree, {"state.0.exp_avg"}));
         using P = std::pair<std::string, std::string>;
         QVERIFY(rows.at("epoch") == P("3", "int"));
@@ -88,8 +64,8 @@ private Q_SLOTS:
         // 1 and 1.0 print differently and have different types: diff's
         // comparison of rows (value, then type) sees the change.
         Builder a, b;
-        a.tree.root = a.node(ObjectKind::Dict, {a.str("step"), a.integer(1)});
-        b.tree.root = b.node(ObjectKind::Dict, {b.str("step"), b.real(1.0)});
+        a.tree.root = a.container(ObjectKind::Dict, {a.str("step"), a.integer(1)});
+        b.tree.root = b.container(ObjectKind::Dict, {b.str("step"), b.real(1.0)});
         const auto ra = objectRows(a.tree, {}), rb = objectRows(b.tree, {});
         QCOMPARE(ra.size(), size_t(1));
         QCOMPARE(QString::fromStdString(ra[0].key), QStringLiteral("step"));
@@ -103,7 +79,7 @@ private Q_SLOTS:
         Builder b;
         uint32_t level = b.str("lol");
         for (int i = 0; i < 10; ++i)
-            level = b.node(ObjectKind::List, std::vector<uint32_t>(10, level));
+            level = b.container(ObjectKind::List, std::vector<uint32_t>(10, level));
         b.tree.root = level;
         const auto rows = objectRows(b.tree, {});
         QVERIFY2(rows.size() < 200, qPrintable(QString::number(rows.size())));

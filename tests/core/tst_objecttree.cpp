@@ -3,6 +3,7 @@
 // shared nodes written in full, cycles and oversized expansions as refs.
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/formats/objecttree.h"
+#include "objecttreebuilder.h"
 
 #include <QTest>
 
@@ -17,48 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-struct Builder {
-    ObjectTree tree;
-
-    uint32_t none() { return tree.add({}); }
-    uint32_t boolean(bool b) {
-        ObjectNode n;
-        n.kind = ObjectKind::Bool;
-        n.integer = b;
-        return tree.add(n);
-    }
-    uint32_t integer(int64_t v) {
-        ObjectNode n;
-        n.kind = ObjectKind::Int;
-        n.integer = v;
-        return tree.add(n);
-    }
-    uint32_t real(double v) {
-        ObjectNode n;
-        n.kind = ObjectKind::Float;
-        n.real = v;
-        return tree.add(n);
-    }
-    uint32_t text(ObjectKind kind, std::string s) {
-        ObjectNode n;
-        n.kind = kind;
-        n.text = std::move(s);
-        return tree.add(n);
-    }
-    uint32_t str(std::string s) { return text(ObjectKind::String, std::move(s)); }
-    uint32_t container(ObjectKind kind, std::vector<uint32_t> items) {
-        ObjectNode n;
-        n.kind = kind;
-        n.items = std::move(items);
-        return tree.add(n);
-    }
-    uint32_t tensor(uint32_t index) {
-        ObjectNode n;
-        n.kind = ObjectKind::Tensor;
-        n.tensor = index;
-        return tree.add(n);
-    }
-
+struct Builder : testsupport::ObjectTreeBuilder {
     json render(const std::vector<std::string>& names = {}, uint64_t budget = 1000000,
                 bool* refs = nullptr) {
         std::string out;

@@ -4,6 +4,7 @@
 // table (objecttable).
 #include "metadata/objecttable.h"
 #include "metadata/objecttreemodel.h"
+#include "objecttreebuilder.h"
 
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/formats/objecttree.h"
@@ -18,39 +19,7 @@ using namespace ckptscope;
 
 namespace {
 
-struct Builder {
-    std::shared_ptr<ObjectTree> tree = std::make_shared<ObjectTree>();
-    uint32_t add(ObjectKind kind, std::vector<uint32_t> items = {}) {
-        ObjectNode n;
-        n.kind = kind;
-        n.items = std::move(items);
-        return tree->add(n);
-    }
-    uint32_t str(const char* s) {
-        ObjectNode n;
-        n.kind = ObjectKind::String;
-        n.text = s;
-        return tree->add(n);
-    }
-    uint32_t integer(int64_t v) {
-        ObjectNode n;
-        n.kind = ObjectKind::Int;
-        n.integer = v;
-        return tree->add(n);
-    }
-    uint32_t real(double v) {
-        ObjectNode n;
-        n.kind = ObjectKind::Float;
-        n.real = v;
-        return tree->add(n);
-    }
-    uint32_t tensor(uint32_t i) {
-        ObjectNode n;
-        n.kind = ObjectKind::Tensor;
-        n.tensor = i;
-        return tree->add(n);
-    }
-};
+using Builder = testsupport::ObjectTreeBuilder;
 
 // {"epoch": 3,
 //  "optimizer": {"state": {0: {"step": T0, "exp_avg": T1}},
@@ -61,22 +30,24 @@ struct Builder {
 std::shared_ptr<ObjectTree> checkpointTree() {
     Builder b;
     const uint32_t state0 =
-        b.add(ObjectKind::Dict, {b.str("step"), b.tensor(0), b.str("exp_avg"), b.tensor(1)});
-    const uint32_t group0 =
-        b.add(ObjectKind::Dict, {b.str("lr"), b.real(1e-4), b.str("betas"),
-                                 b.add(ObjectKind::Tuple, {b.real(0.9), b.real(0.999)}),
-                                 b.str("params"), b.add(ObjectKind::List, {b.integer(0)})});
-    const uint32_t group1 = b.add(
-        ObjectKind::Dict, {b.str("lr"), b.real(0.001), b.str("weight_decay"), b.real(0.0),
-                           b.str("params"), b.add(ObjectKind::List, {b.integer(1), b.integer(2)})});
-    const uint32_t optimizer =
-        b.add(ObjectKind::Dict, {b.str("state"), b.add(ObjectKind::Dict, {b.integer(0), state0}),
-                                 b.str("param_groups"), b.add(ObjectKind::List, {group0, group1})});
-    const uint32_t loop = b.add(ObjectKind::List);
-    b.tree->nodes[loop].items = {b.integer(1), loop};
-    b.tree->root = b.add(ObjectKind::Dict, {b.str("epoch"), b.integer(3), b.str("optimizer"),
-                                            optimizer, b.str("best"), group0, b.str("loop"), loop});
-    return b.tree;
+        b.container(ObjectKind::Dict, {b.str("step"), b.tensor(0), b.str("exp_avg"), b.tensor(1)});
+    const uint32_t group0 = b.container(
+        ObjectKind::Dict, {b.str("lr"), b.real(1e-4), b.str("betas"),
+                           b.container(ObjectKind::Tuple, {b.real(0.9), b.real(0.999)}),
+                           b.str("params"), b.container(ObjectKind::List, {b.integer(0)})});
+    const uint32_t group1 =
+        b.container(ObjectKind::Dict,
+                    {b.str("lr"), b.real(0.001), b.str("weight_decay"), b.real(0.0),
+                     b.str("params"), b.container(ObjectKind::List, {b.integer(1), b.integer(2)})});
+    const uint32_t optimizer = b.container(
+        ObjectKind::Dict, {b.str("state"), b.container(ObjectKind::Dict, {b.integer(0), state0}),
+                           b.str("param_groups"), b.container(ObjectKind::List, {group0, group1})});
+    const uint32_t loop = b.container(ObjectKind::List);
+    b.tree.nodes[loop].items = {b.integer(1), loop};
+    b.tree.root =
+        b.container(ObjectKind::Dict, {b.str("epoch"), b.integer(3), b.str("optimizer"), optimizer,
+                                       b.str("best"), group0, b.str("loop"), loop});
+    return std::make_shared<ObjectTree>(std::move(b.tree));
 }
 
 QStringList keysUnder(const QAbstractItemModel& m, const QModelIndex& parent) {

@@ -3,6 +3,7 @@
 #include "common/plaintext.h"
 
 #include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/formats/objectchildren.h"
 
 #include <algorithm>
 #include <climits>
@@ -13,11 +14,6 @@ namespace {
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
-}
-
-bool hasChildNodes(const ObjectNode& n) {
-    return !n.items.empty() || n.state != kNoNode || n.listItems != kNoNode ||
-           n.dictItems != kNoNode || n.callee != kNoNode;
 }
 
 QString joined(const QString& path, const QString& part) {
@@ -50,77 +46,44 @@ void ObjectTreeModel::setTree(std::shared_ptr<const ObjectTree> tree,
         while (!stack.empty()) {
             auto [node, path] = std::move(stack.back());
             stack.pop_back();
-            if (seen[node] || !hasChildNodes(m_tree->at(node)))
+            if (seen[node] || !objectHasChildren(m_tree->at(node)))
                 continue;
             seen[node] = true;
             m_firstPath[node] = path;
-            const std::vector<Child> children = childrenOf(node);
+            const std::vector<ObjectChild> children = objectChildren(*m_tree, node);
             for (auto it = children.rbegin(); it != children.rend(); ++it)
-                stack.emplace_back(it->node, joined(path, it->pathPart));
+                stack.emplace_back(it->node, joined(path, q(it->part)));
         }
         // The root's own row is not shown: its children are the top rows (a
         // bare value is one row).
-        if (!hasChildNodes(m_tree->at(m_tree->root))) {
+        if (!objectHasChildren(m_tree->at(m_tree->root))) {
             Row only;
             only.key = tr("(root)");
             only.node = m_tree->root;
             m_rows.push_back(only);
             m_top.push_back(0);
         } else {
-            const std::vector<Child> children = childrenOf(m_tree->root);
-            for (size_t i = 0; i < children.size(); ++i) {
-                Row r;
-                r.row = int(i);
-                r.key = children[i].key;
-                r.path = children[i].pathPart;
-                r.node = children[i].node;
-                r.link = hasChildNodes(m_tree->at(r.node)) && m_firstPath[r.node] != r.path;
-                m_rows.push_back(std::move(r));
-                m_top.push_back(int(m_rows.size() - 1));
-            }
+            m_top = childRows(-1, m_tree->root, QString());
         }
     }
     endResetModel();
 }
 
-std::vector<ObjectTreeModel::Child> ObjectTreeModel::childrenOf(uint32_t node) const {
-    const ObjectNode& n = m_tree->at(node);
-    std::vector<Child> out;
-    const auto numbered = [&](const std::vector<uint32_t>& items, const QString& prefix) {
-        for (size_t i = 0; i < items.size(); ++i) {
-            const QString part = prefix.isEmpty() ? QString::number(i)
-                                                  : prefix + QLatin1Char('.') + QString::number(i);
-            out.push_back({prefix.isEmpty() ? QString::number(i) : part, part, items[i]});
-        }
-    };
-    switch (n.kind) {
-    case ObjectKind::Dict:
-        for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
-            const QString key = q(objectKeyText(*m_tree, n.items[i]));
-            out.push_back({key, key, n.items[i + 1]});
-        }
-        break;
-    case ObjectKind::List:
-    case ObjectKind::Tuple:
-    case ObjectKind::Set:
-    case ObjectKind::FrozenSet:
-        numbered(n.items, QString());
-        break;
-    case ObjectKind::Object:
-    case ObjectKind::Call:
-        if (n.callee != kNoNode)
-            out.push_back({QStringLiteral("call"), QStringLiteral("call"), n.callee});
-        numbered(n.items, QStringLiteral("args"));
-        for (const auto& [name, part] : {std::pair{QStringLiteral("state"), n.state},
-                                         {QStringLiteral("listitems"), n.listItems},
-                                         {QStringLiteral("dictitems"), n.dictItems}})
-            if (part != kNoNode)
-                out.push_back({name, name, part});
-        break;
-    default:
-        break;
+// Rows for a node's children under row `parent` (-1: the top), at `path`.
+std::vector<int> ObjectTreeModel::childRows(int parent, uint32_t node, const QString& path) const {
+    std::vector<int> ids;
+    for (const ObjectChild& child : objectChildren(*m_tree, node)) {
+        Row c;
+        c.parent = parent;
+        c.row = int(ids.size());
+        c.key = q(child.part);
+        c.path = joined(path, c.key);
+        c.node = child.node;
+        c.link = objectHasChildren(m_tree->at(c.node)) && m_firstPath[c.node] != c.path;
+        m_rows.push_back(std::move(c)); // may move the rows: no reference kept across
+        ids.push_back(int(m_rows.size() - 1));
     }
-    return out;
+    return ids;
 }
 
 void ObjectTreeModel::build(int id) const {
@@ -128,19 +91,8 @@ void ObjectTreeModel::build(int id) const {
     if (r.built || r.link)
         return;
     r.built = true;
-    const std::vector<Child> children = childrenOf(r.node);
-    std::vector<int> ids;
-    for (size_t i = 0; i < children.size(); ++i) {
-        Row c;
-        c.parent = id;
-        c.row = int(i);
-        c.key = children[i].key;
-        c.path = joined(m_rows[size_t(id)].path, children[i].pathPart);
-        c.node = children[i].node;
-        c.link = hasChildNodes(m_tree->at(c.node)) && m_firstPath[c.node] != c.path;
-        m_rows.push_back(std::move(c)); // may move the rows: no reference kept across
-        ids.push_back(int(m_rows.size() - 1));
-    }
+    const QString path = r.path;
+    std::vector<int> ids = childRows(id, r.node, path);
     m_rows[size_t(id)].children = std::move(ids);
 }
 
@@ -193,7 +145,7 @@ bool ObjectTreeModel::hasChildren(const QModelIndex& parent) const {
     if (parent.column() != 0)
         return false;
     const Row& r = m_rows[size_t(rowId(parent))];
-    return !r.link && hasChildNodes(m_tree->at(r.node));
+    return !r.link && objectHasChildren(m_tree->at(r.node));
 }
 
 QModelIndex ObjectTreeModel::indexOfPath(const QString& path) {

@@ -58,13 +58,7 @@ private:
         bool built = false;
         std::vector<int> children;
     };
-    // The (key, node) pairs under a node, in file order, and their path parts.
-    struct Child {
-        QString key;
-        QString pathPart;
-        uint32_t node;
-    };
-    std::vector<Child> childrenOf(uint32_t node) const;
+    std::vector<int> childRows(int parent, uint32_t node, const QString& path) const;
     void build(int id) const; // makes a row's children
     int rowId(const QModelIndex& index) const;
     QString valueText(const ckptscope::ObjectNode& n) const;

@@ -2,7 +2,6 @@
 
 #include "ckptscope/common/jsonstring.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <ostream>
@@ -97,13 +96,10 @@ void JsonStreamWriter::number(double v) {
 }
 
 void JsonStreamWriter::floatNumber(double v) {
-    if (!std::isfinite(v))
-        return null();
-    element();
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    m_s.append(buf, r.ptr);
-    if (std::find_if(buf, r.ptr, [](char c) { return c == '.' || c == 'e'; }) == r.ptr)
+    const size_t start = m_s.size();
+    number(v);
+    // number() wrote "1" or "-0": a decimal point keeps it a float.
+    if (std::isfinite(v) && m_s.find_first_of(".e", start) == std::string::npos)
         m_s += ".0";
 }
 

@@ -1,19 +1,12 @@
 #include "diff/objectrows.h"
 
+#include "ckptscope/formats/objectchildren.h"
+
 #include <utility>
 
 namespace ckptscope {
 
 namespace {
-
-bool isContainer(const ObjectNode& n) {
-    return !n.items.empty() || n.state != kNoNode || n.listItems != kNoNode ||
-           n.dictItems != kNoNode || n.callee != kNoNode;
-}
-
-std::string joined(const std::string& path, const std::string& part) {
-    return path.empty() ? part : path + "." + part;
-}
 
 // The rows' text of a leaf.
 std::string leafText(const ObjectTree& tree, uint32_t node,
@@ -55,7 +48,7 @@ std::vector<MetadataRow> objectRows(const ObjectTree& tree,
         stack.pop_back();
         const ObjectNode& n = tree.at(node);
         const std::string key = path.empty() ? "(root)" : path;
-        if (!isContainer(n)) {
+        if (!objectHasChildren(n)) {
             rows.emplace_back(key, leafText(tree, node, tensorNames));
             rows.back().type = objectKeyType(tree, node);
             continue;
@@ -71,26 +64,9 @@ std::vector<MetadataRow> objectRows(const ObjectTree& tree,
             rows.emplace_back(key, n.text);
             rows.back().type = "class";
         }
-        std::vector<std::pair<uint32_t, std::string>> children;
-        if (n.kind == ObjectKind::Dict) {
-            for (size_t i = 0; i + 1 < n.items.size(); i += 2)
-                children.emplace_back(n.items[i + 1],
-                                      joined(path, objectKeyText(tree, n.items[i])));
-        } else {
-            const bool call = n.kind == ObjectKind::Object || n.kind == ObjectKind::Call;
-            if (n.callee != kNoNode)
-                children.emplace_back(n.callee, joined(path, "call"));
-            for (size_t i = 0; i < n.items.size(); ++i)
-                children.emplace_back(n.items[i],
-                                      joined(path, (call ? "args." : "") + std::to_string(i)));
-            for (const auto& [part, child] : {std::pair<const char*, uint32_t>{"state", n.state},
-                                              {"listitems", n.listItems},
-                                              {"dictitems", n.dictItems}})
-                if (child != kNoNode)
-                    children.emplace_back(child, joined(path, part));
-        }
+        const std::vector<ObjectChild> children = objectChildren(tree, node);
         for (auto it = children.rbegin(); it != children.rend(); ++it)
-            stack.push_back(std::move(*it));
+            stack.emplace_back(it->node, objectPath(path, it->part));
     }
     return rows;
 }

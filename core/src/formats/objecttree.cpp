@@ -1,5 +1,7 @@
 #include "ckptscope/formats/objecttree.h"
 
+#include "ckptscope/formats/objectchildren.h"
+
 #include "ckptscope/common/jsonstreamwriter.h"
 
 #include <charconv>
@@ -120,11 +122,6 @@ std::string repr(const ObjectTree& tree, uint32_t node, int depth) {
     }
 }
 
-bool hasChildren(const ObjectNode& n) {
-    return !n.items.empty() || n.state != kNoNode || n.listItems != kNoNode ||
-           n.dictItems != kNoNode || n.callee != kNoNode;
-}
-
 // Writes the JSON of `objects` (see writeObjectJson).
 class ObjectJson {
 public:
@@ -136,7 +133,7 @@ public:
 
     void write(uint32_t node, const std::string& path) {
         const ObjectNode& n = m_tree.at(node);
-        if (hasChildren(n)) {
+        if (objectHasChildren(n)) {
             if (m_onPath[node] || (m_written[node] && !m_expandShared)) {
                 m_json.beginObject(JsonStreamWriter::Layout::Inline);
                 m_json.key("ref");
@@ -416,6 +413,36 @@ bool writeObjectJson(JsonStreamWriter& json, const ObjectTree& tree,
     ObjectJson writer(json, tree, tensorNames, expand);
     writer.write(root, "");
     return writer.wroteReferences();
+}
+
+bool objectHasChildren(const ObjectNode& n) {
+    return !n.items.empty() || n.state != kNoNode || n.listItems != kNoNode ||
+           n.dictItems != kNoNode || n.callee != kNoNode;
+}
+
+std::string objectPath(const std::string& path, const std::string& part) {
+    return path.empty() ? part : path + "." + part;
+}
+
+std::vector<ObjectChild> objectChildren(const ObjectTree& tree, uint32_t node) {
+    const ObjectNode& n = tree.at(node);
+    std::vector<ObjectChild> out;
+    if (n.kind == ObjectKind::Dict) {
+        for (size_t i = 0; i + 1 < n.items.size(); i += 2)
+            out.push_back({objectKeyText(tree, n.items[i]), n.items[i + 1]});
+        return out;
+    }
+    const bool call = n.kind == ObjectKind::Object || n.kind == ObjectKind::Call;
+    if (n.callee != kNoNode)
+        out.push_back({"call", n.callee});
+    for (size_t i = 0; i < n.items.size(); ++i)
+        out.push_back({(call ? "args." : "") + std::to_string(i), n.items[i]});
+    for (const auto& [part, child] : {std::pair<const char*, uint32_t>{"state", n.state},
+                                      {"listitems", n.listItems},
+                                      {"dictitems", n.dictItems}})
+        if (child != kNoNode)
+            out.push_back({part, child});
+    return out;
 }
 
 } // namespace ckptscope
