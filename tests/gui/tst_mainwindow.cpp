@@ -97,6 +97,16 @@ Checkpoint smallCheckpoint(float scale) {
     return c;
 }
 
+// The small checkpoint and a third tensor, "bad", holding a NaN, saved in
+// `dir`: its path.
+QString savedWithNaN(const QTemporaryDir& dir) {
+    const QString path = dir.filePath(QStringLiteral("nan.oxck"));
+    Checkpoint c = smallCheckpoint(1);
+    c.addTensor({"bad", {3}, {1.0f, std::nanf(""), 2.0f}});
+    c.save(path.toStdString());
+    return path;
+}
+
 // `c` saved as NAME in `dir` and opened in `w`, shown at the default size.
 bool openSaved(MainWindow& w, const Checkpoint& c, const QTemporaryDir& dir, const char* name) {
     const QString path = dir.filePath(QString::fromLatin1(name));
@@ -370,10 +380,7 @@ private Q_SLOTS:
 
     void backgroundScanFlagsNonFiniteTensors() {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("nan.oxck"));
-        Checkpoint c = smallCheckpoint(1);
-        c.addTensor({"bad", {3}, {1.0f, std::nanf(""), 2.0f}});
-        c.save(path.toStdString());
+        const QString path = savedWithNaN(dir);
         MainWindow w;
         w.openFile(path);
         QVERIFY(waitLoaded(w));
@@ -389,10 +396,7 @@ private Q_SLOTS:
     // (it did nothing before).
     void nanLinkShowsATensorTheFilterHides() {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("nan.oxck"));
-        Checkpoint c = smallCheckpoint(1);
-        c.addTensor({"bad", {3}, {1.0f, std::nanf(""), 2.0f}});
-        c.save(path.toStdString());
+        const QString path = savedWithNaN(dir);
         MainWindow w;
         QVERIFY(showActive(w));
         w.openFile(path);
