@@ -66,5 +66,6 @@ int runConvert(const std::vector<std::string>& args);
 // Exit 0 no differences, 1 differences, 2 trouble (not the codes above).
 int runDiff(const std::vector<std::string>& args);
 int runTimeline(const std::vector<std::string>& args);
+int runScan(const std::vector<std::string>& args);
 
 } // namespace cli

@@ -6,6 +6,7 @@
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/formats/gguf/ggufreader.h"
+#include "ckptscope/formats/pytorch/picklescan.h"
 
 #include <algorithm>
 #include <iostream>
@@ -65,6 +66,41 @@ ordered_json objectsJson(const Document& doc) {
     return ordered_json::parse(text);
 }
 
+// A pickle's storages (one row each, with how many tensors view it: never
+// their names, so 200 000 tensors on one storage stay small) and imports
+// (each unsafe call with its arguments, as `objects` writes them).
+void addPickleJson(ordered_json& j, const Document& doc) {
+    std::vector<size_t> viewers(doc.storages().size(), 0);
+    for (const TensorEntry& t : doc.tensors())
+        if (t.view != kNoView && doc.views().at(t.view).pieces.empty())
+            ++viewers.at(doc.views()[t.view].storage);
+    ordered_json storages = ordered_json::array();
+    for (size_t i = 0; i < doc.storages().size(); ++i) {
+        const TensorStorage& s = doc.storages()[i];
+        storages.push_back({{"key", s.key},
+                            {"dtype", dtypeName(s.dtype)},
+                            {"numel", s.bytes / std::max<size_t>(dtypeSize(s.dtype), 1)},
+                            {"nbytes", s.bytes},
+                            {"offset", s.offset},
+                            {"tensors", viewers[i]}});
+    }
+    j["storages"] = std::move(storages);
+    std::vector<std::string> names;
+    for (const TensorEntry& t : doc.tensors())
+        names.push_back(t.name);
+    ordered_json imports = ordered_json::array();
+    for (const PickleImport& imp : doc.imports()) {
+        ordered_json calls = ordered_json::array();
+        for (uint32_t c : imp.calls)
+            calls.push_back(ordered_json::parse(callArgumentsJson(doc.objects(), c, names)));
+        imports.push_back({{"name", imp.name},
+                           {"count", imp.count},
+                           {"risk", importRiskName(imp.risk)},
+                           {"calls", std::move(calls)}});
+    }
+    j["pickle_imports"] = std::move(imports);
+}
+
 ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
     j["format"] = formatName(doc.format());
@@ -114,11 +150,24 @@ ordered_json tensorFileJson(const Document& doc) {
             e["file"] = doc.shards().at(t.shard).name;
         if (t.view != kNoView)
             addViewJson(e, doc, doc.views().at(t.view));
+        if (!doc.traits().empty()) {
+            const TensorTraits& traits = doc.traits().at(tensors.size());
+            if (traits.sameAs != UINT32_MAX)
+                e["same_as"] = doc.tensors().at(traits.sameAs).name;
+            e["requires_grad"] = traits.requiresGrad;
+            e["is_parameter"] = traits.isParameter;
+            if (!traits.parameter.empty()) {
+                e["parameter"] = traits.parameter;
+                e["parameter_inferred"] = true;
+            }
+        }
         tensors.push_back(std::move(e));
     }
     j["tensors"] = std::move(tensors);
     if (!doc.storages().empty())
         j["tensors_sharing_storage"] = doc.tensorsSharingStorage();
+    if (doc.format() == Format::Pytorch)
+        addPickleJson(j, doc);
     if (!doc.objects().empty())
         j["objects"] = objectsJson(doc);
     j["warnings"] = warningsJson(doc);
@@ -180,7 +229,10 @@ void printTensorFile(const Document& doc) {
         std::cout << "Format      sharded safetensors model ("
                   << fmt::counted(doc.shards().size(), "shard", "shards") << ")\n";
     else
-        std::cout << "Format      safetensors\n";
+        std::cout << "Format      "
+                  << (doc.format() == Format::Safetensors ? "safetensors"
+                                                          : formatModule(doc.format()).description)
+                  << "\n";
     // The sums saturate: a shape whose count overflows has no true total.
     const uint64_t params = doc.numParams(), stored = doc.totalBytes();
     std::cout << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"

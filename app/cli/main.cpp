@@ -88,6 +88,12 @@ Commands:
                             first NaN/Inf; summaries are cached (see
                             'ckptscope-cli timeline --help')
 
+  scan PATH... [--json]     what each PyTorch file's pickle would import and
+                            call when loaded (never run): every global with
+                            its count and risk (safe, unsafe, unknown) and
+                            the arguments of each unsafe call; folders
+                            searched; exit 1 when anything is unsafe
+
   generate oxck OUT [--tensors N] [--size BYTES] [--seed S]
   generate gradient OUT [--nodes N] [--optimizer-bytes BYTES] [--seed S]
   generate gguf OUT [--type TYPE] [--size BYTES] [--f32-twin FILE]
@@ -115,6 +121,8 @@ differs (a tensor, a metadata entry, a graph field, node, edge or blob),
 2 trouble: a file missing or damaged ("FILE: error: ..." names it), a tensor
 file against a gradient checkpoint, a --tensor name in neither file, a usage
 error.
+Exit status of scan: 1 anything unsafe was found, else 2 a file or pickle
+could not be read, else 0.
 Warnings about a file go to stderr as "FILE: warning: ..." and, with --json,
 into the output: "warnings" of info, stats and layout, "a"/"b" "warnings" of
 diff.
@@ -190,6 +198,8 @@ int main(int argc, char** argv) {
         const std::vector<std::string> rest = takeHeaders({args.begin() + 1, args.end()});
         if (cmd == "info")
             return cli::runInfo(rest);
+        if (cmd == "scan")
+            return cli::runScan(rest);
         if (cmd == "stats")
             return cli::runStats(rest);
         if (cmd == "generate")

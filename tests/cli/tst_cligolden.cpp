@@ -150,8 +150,8 @@ std::vector<Case> cases() {
         {QStringLiteral("timeline-unknown-tensor"), split("timeline run --tensor nope"), {}},
     };
     // Every command's own --help (timeline's is above).
-    for (const char* command :
-         {"info", "stats", "export", "convert", "layout", "graph", "render", "diff", "generate"})
+    for (const char* command : {"info", "stats", "export", "convert", "layout", "graph", "render",
+                                "diff", "generate", "scan"})
         c.push_back({QString::fromLatin1(command) + QStringLiteral("-help"),
                      {QString::fromLatin1(command), QStringLiteral("--help")},
                      {}});

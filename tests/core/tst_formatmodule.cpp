@@ -58,6 +58,11 @@ std::map<Format, std::string> oneFileOfEach() {
         {Format::Gradient, sample("gradient_sample.json")},
         {Format::Safetensors, stFile({{"w", "F32", {2}, leBytes<float>({1.5f, -2.0f})}})},
         {Format::Gguf, ggufFile()},
+        // A legacy torch.save of an empty dict: five pickles (magic number,
+        // protocol 1001, sys_info {}, the object {}, the storage keys []).
+        {Format::Pytorch, std::string("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19."
+                                      "\x80\x02M\xe9\x03.\x80\x02}.\x80\x02}.\x80\x02].",
+                                      33)},
     };
 }
 
@@ -124,7 +129,9 @@ private Q_SLOTS:
         QCOMPARE(QSet<QString>(listed.begin(), listed.end()), types);
         // The dialogs' filter names every pattern once.
         QCOMPARE(qstr(checkpointDialogFilter()),
-                 QStringLiteral("Checkpoints (*.oxck *.gguf *.safetensors *.json);;All files (*)"));
+                 QStringLiteral(
+                     "Checkpoints (*.oxck *.gguf *.safetensors *.pt *.pth *.ckpt *.json);;All "
+                     "files (*)"));
     }
 
     // Each probe accepts its own format's bytes and no other's.

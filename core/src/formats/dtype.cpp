@@ -1,8 +1,8 @@
 #include "ckptscope/formats/dtype.h"
 
+#include "common/simd.h"
 #include "formats/gguf/ggmlquants.h"
 #include "formats/gguf/ggmltype.h"
-#include "common/simd.h"
 
 #include <algorithm>
 #include <array>
@@ -80,6 +80,8 @@ constexpr Info kInfo[] = {
     {Dtype::NVFP4, nullptr, 0, nullptr, 40},
     {Dtype::Q1_0, nullptr, 0, nullptr, 41},
     {Dtype::Q2_0, nullptr, 0, nullptr, 42},
+    {Dtype::C64, "C64", 8, nullptr, kNoGgml},
+    {Dtype::C128, "C128", 16, nullptr, kNoGgml},
 };
 
 const Info& info(Dtype d) {
@@ -266,6 +268,10 @@ template <typename Out> void convert(Dtype d, const void* src, size_t n, Out* ou
     case Dtype::Q1_0:
     case Dtype::Q2_0:
         return decodeBlocks(d, p, n, out);
+    case Dtype::C64:
+    case Dtype::C128:
+        throw std::invalid_argument(std::string(dtypeName(d)) +
+                                    " values are pairs, not one number each");
     }
 }
 
@@ -290,7 +296,7 @@ static_assert(
         for (size_t i = 0; i < std::size(kInfo); ++i)
             if (size_t(kInfo[i].dtype) != i)
                 return false;
-        return std::size(kInfo) == size_t(Dtype::Q2_0) + 1;
+        return std::size(kInfo) == size_t(Dtype::C128) + 1;
     }(),
     "kInfo lists every dtype, in enum order");
 
@@ -316,7 +322,13 @@ std::optional<Dtype> dtypeFromGgml(uint32_t ggmlType) {
 }
 
 bool dtypeDecodable(Dtype dtype) {
+    if (isComplex(dtype))
+        return false;
     return info(dtype).size != 0 ? true : ggml(dtype).dequantizable;
+}
+
+bool isComplex(Dtype dtype) {
+    return dtype == Dtype::C64 || dtype == Dtype::C128;
 }
 
 bool exactInF32(Dtype dtype) {

@@ -8,6 +8,7 @@
 #include "formats/gradient/gradientformat.h"
 #include "formats/magicbytes.h"
 #include "formats/oxck/oxckformat.h"
+#include "formats/pytorch/pytorchformat.h"
 #include "formats/safetensors/safetensorsformat.h"
 #include "formats/safetensors/shardedmodel.h"
 
@@ -24,8 +25,8 @@ namespace {
 // keys hold "weight_map") before the gradient checkpoint's any JSON object.
 const std::vector<FormatModule>& modules() {
     static const std::vector<FormatModule> kModules = {
-        oxckFormat(),     ggufFormat(), safetensorsFormat(), shardedSafetensorsFormat(),
-        gradientFormat(),
+        oxckFormat(),    ggufFormat(),     safetensorsFormat(), shardedSafetensorsFormat(),
+        pytorchFormat(), gradientFormat(),
     };
     return kModules;
 }

@@ -1,6 +1,7 @@
 #include "ckptscope/formats/objecttree.h"
 
 #include "ckptscope/formats/objectchildren.h"
+#include "formats/objectsize.h"
 
 #include "ckptscope/common/jsonstreamwriter.h"
 
@@ -324,6 +325,14 @@ uint64_t expandedSize(const ObjectTree& tree, uint32_t node, uint64_t limit,
 }
 
 } // namespace
+
+uint64_t objectExpandedSize(const ObjectTree& tree, uint32_t root, uint64_t limit) {
+    if (root == kNoNode)
+        return 0;
+    std::vector<uint64_t> memo(tree.nodes.size(), 0);
+    std::vector<bool> onPath(tree.nodes.size(), false);
+    return expandedSize(tree, root, limit, memo, onPath);
+}
 
 uint32_t ObjectTree::find(uint32_t dict, std::string_view key) const {
     const ObjectNode& n = at(dict);

@@ -31,11 +31,14 @@ void checkRange(const ByteSource& source, const TensorEntry& tensor, uint64_t fi
 
 void checkDecodable(const ByteSource& source, const TensorEntry& tensor) {
     if (!dtypeDecodable(tensor.dtype))
-        throw CheckpointError(CheckpointError::Kind::Invalid,
-                              source.name() + ": tensor " + quotedName(tensor.name) + ": " +
-                                  dtypeName(tensor.dtype) +
-                                  " values cannot be read (ggml defines no decoder for " +
-                                  dtypeName(tensor.dtype) + ")");
+        throw CheckpointError(
+            CheckpointError::Kind::Invalid,
+            source.name() + ": tensor " + quotedName(tensor.name) + ": " + dtypeName(tensor.dtype) +
+                " values cannot be read (" +
+                (isComplex(tensor.dtype)
+                     ? std::string("complex values are not read yet")
+                     : "ggml defines no decoder for " + std::string(dtypeName(tensor.dtype))) +
+                ")");
 }
 
 template <typename Out> void convert(Dtype dtype, const uint8_t* raw, size_t n, Out* out) {

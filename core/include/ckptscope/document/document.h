@@ -63,6 +63,10 @@ public:
     // The metadata as a tree of values, for formats whose metadata is one
     // (empty otherwise: their metadata is metadataRows()).
     const ObjectTree& objects() const { return m_index.objects; }
+    // What the file's pickle would import, and per tensor what a pickled
+    // tensor is beyond its view (PyTorch; empty for other formats).
+    const std::vector<PickleImport>& imports() const { return m_index.imports; }
+    const std::vector<TensorTraits>& traits() const { return m_index.traits; }
     // True for formats whose tensors() list the file's content (OXCK,
     // safetensors), false for graph formats (gradient checkpoints).
     bool hasTensors() const { return !m_index.gradient; }

@@ -55,6 +55,10 @@ enum class Dtype : uint8_t {
     NVFP4,
     Q1_0,
     Q2_0,
+    // Complex pairs (real, imaginary) of f32 / f64, as PyTorch stores them:
+    // listed with their shape; their values are not decoded to one number.
+    C64,
+    C128,
 };
 
 // "F32", "BF16", "F8_E4M3"… as safetensors spells them; "Q4_K", "IQ2_XXS"…
@@ -81,13 +85,14 @@ std::optional<Dtype> parseDtype(std::string_view name);
 // The dtype of a ggml type id (GGUF tensor infos); nullopt for an id ggml
 // does not define.
 std::optional<Dtype> dtypeFromGgml(uint32_t ggmlType);
-// False for a type whose values cannot be decoded (Q8_1): readTensorValues
-// refuses it, naming the type.
+// False for a type whose values cannot be decoded to one number each (Q8_1,
+// complex): readTensorValues refuses it, naming the type.
 bool dtypeDecodable(Dtype dtype);
 // True when every value of the type is exactly an f32 (F64, 32- and 64-bit
 // integers may be rounded).
 bool exactInF32(Dtype dtype);
 bool isInteger(Dtype dtype); // BOOL and the integer types
+bool isComplex(Dtype dtype); // C64, C128
 
 // NumPy's type string for .npy headers ("<f4", "|b1"…); nullptr for BF16,
 // F8 and the block types, which NumPy has no type for (written as '<f4').

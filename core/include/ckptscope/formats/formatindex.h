@@ -79,6 +79,33 @@ struct TensorView {
     std::vector<TensorPiece> pieces;
 };
 
+// What a global a pickle names could do were the file loaded by Python
+// (Ckptscope never imports it): data only, run code or touch the system,
+// or not known.
+enum class ImportRisk : uint8_t { Safe, Unknown, Unsafe };
+
+// A global a file's pickle names: what torch.load would import.
+struct PickleImport {
+    std::string name;   // module.name as the pickle writes it ("__builtin__.getattr")
+    uint64_t count = 0; // how many times the pickle names it
+    ImportRisk risk = ImportRisk::Safe; // the worst of its uses
+    // ObjectTree nodes (Object or Call) of the calls that make it unsafe,
+    // whose arguments a scanner reports (the payload).
+    std::vector<uint32_t> calls;
+};
+
+// What a pickled tensor is beyond its view (PyTorch).
+struct TensorTraits {
+    // The first tensor that is the very same object (a pickle's memo: the
+    // same tensor reached by two paths), UINT32_MAX for none.
+    uint32_t sameAs = UINT32_MAX;
+    bool requiresGrad = false;
+    bool isParameter = false; // an nn.Parameter
+    // An optimizer's state tensor: the name of the parameter it belongs to,
+    // inferred from the parameter groups' order ("" when not known).
+    std::string parameter;
+};
+
 struct IndexWarning {
     std::string message;
     std::optional<size_t> tensor; // index into tensors, when about one
@@ -165,6 +192,10 @@ struct FormatIndex {
     // tensors as ObjectKind::Tensor nodes); empty for formats whose metadata
     // is the flat `metadata` rows.
     ObjectTree objects;
+    // The globals a pickle names (PyTorch), sorted by name; empty otherwise.
+    std::vector<PickleImport> imports;
+    // Per tensor, for formats whose tensors are pickled objects; empty otherwise.
+    std::vector<TensorTraits> traits;
 };
 
 // Sum of the tensors' element counts (saturating); a tensor viewing the very

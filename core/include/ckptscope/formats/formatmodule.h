@@ -12,7 +12,7 @@ namespace ckptscope {
 
 // The formats Ckptscope reads, one per module in formats/<name>/. The
 // numbers are stored in the summary cache: never reuse or reorder them.
-enum class Format : uint8_t { Oxck = 0, Gradient = 1, Safetensors = 2, Gguf = 3 };
+enum class Format : uint8_t { Oxck = 0, Gradient = 1, Safetensors = 2, Gguf = 3, Pytorch = 4 };
 
 // A file format: how to recognise it from its bytes and how to index it.
 // Modules are listed once, in formatModules(); nothing else in the code

@@ -1,0 +1,254 @@
+#include "formats/pytorch/pickleimports.h"
+
+#include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/formats/pytorch/picklescan.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ckptscope::pytorch {
+
+namespace {
+
+bool startsWith(const std::string& s, const std::string& prefix) {
+    return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Globals that only make data (README of the corpus; PyTorch's allow-list,
+// plus NumPy's array rebuilders and the container classes).
+const std::set<std::string>& dataGlobals() {
+    static const std::set<std::string> k = {
+        "_codecs.encode",
+        "collections.OrderedDict",
+        "collections.defaultdict",
+        "collections.Counter",
+        "copyreg._reconstructor",
+        "copy_reg._reconstructor",
+        "torch.Size",
+        "torch.device",
+        "numpy.ndarray",
+        "numpy.dtype",
+        "numpy.core.multiarray._reconstruct",
+        "numpy.core.multiarray.scalar",
+        "numpy._core.multiarray._reconstruct",
+        "numpy._core.multiarray.scalar",
+    };
+    return k;
+}
+
+const char* const kDataBuiltins[] = {"set",     "frozenset", "bytearray", "bytes",
+                                     "complex", "slice",     "object"};
+
+const char* const kTorchDtypes[] = {
+    "float32",         "float",       "float64",       "double",
+    "float16",         "half",        "bfloat16",      "int8",
+    "int16",           "short",       "int32",         "int",
+    "int64",           "long",        "uint8",         "bool",
+    "complex64",       "cfloat",      "complex128",    "cdouble",
+    "float8_e4m3fn",   "float8_e5m2", "channels_last", "contiguous_format",
+    "preserve_format", "strided"};
+
+// Modules (and their submodules) whose globals run code or reach the system.
+const char* const kUnsafeModules[] = {"os",
+                                      "posix",
+                                      "nt",
+                                      "subprocess",
+                                      "sys",
+                                      "socket",
+                                      "shutil",
+                                      "runpy",
+                                      "pickle",
+                                      "_pickle",
+                                      "cPickle",
+                                      "dill",
+                                      "pdb",
+                                      "ctypes",
+                                      "importlib",
+                                      "webbrowser",
+                                      "requests",
+                                      "urllib",
+                                      "http.client",
+                                      "pty",
+                                      "code",
+                                      "commands",
+                                      "multiprocessing",
+                                      "asyncio",
+                                      "marshal",
+                                      "signal",
+                                      "ftplib",
+                                      "smtplib",
+                                      "telnetlib",
+                                      "_posixsubprocess",
+                                      "platform"};
+
+const char* const kUnsafeNames[] = {"functools.partial",
+                                    "operator.attrgetter",
+                                    "operator.methodcaller",
+                                    "pkgutil.resolve_name",
+                                    "torch.serialization.load",
+                                    "torch.load",
+                                    "torch.storage._load_from_bytes",
+                                    "numpy.testing._private.utils.runstring"};
+
+bool isGetattr(const std::string& name) {
+    return name == "__builtin__.getattr" || name == "builtins.getattr";
+}
+
+// Arguments as one line of JSON, as `objects` writes them.
+std::string argumentsJson(const ObjectTree& tree, const std::vector<uint32_t>& args,
+                          const std::vector<std::string>& names) {
+    std::string out;
+    JsonStreamWriter json(out);
+    json.beginArray(JsonStreamWriter::Layout::Inline);
+    for (uint32_t a : args)
+        writeObjectJson(json, tree, names, 1000000, a);
+    json.endArray();
+    json.flush();
+    return out;
+}
+
+std::string nodeJson(const ObjectTree& tree, uint32_t node, const std::vector<std::string>& names) {
+    std::string out;
+    JsonStreamWriter json(out);
+    json.beginArray(JsonStreamWriter::Layout::Inline);
+    writeObjectJson(json, tree, names, 1000000, node);
+    json.endArray();
+    json.flush();
+    return out.substr(1, out.size() - 2);
+}
+
+} // namespace
+
+} // namespace ckptscope::pytorch
+
+namespace ckptscope {
+
+const char* importRiskName(ImportRisk risk) {
+    switch (risk) {
+    case ImportRisk::Safe:
+        return "safe";
+    case ImportRisk::Unsafe:
+        return "unsafe";
+    case ImportRisk::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+std::string callArgumentsJson(const ObjectTree& tree, uint32_t call,
+                              const std::vector<std::string>& tensorNames) {
+    return pytorch::argumentsJson(tree, tree.at(call).items, tensorNames);
+}
+
+} // namespace ckptscope
+
+namespace ckptscope::pytorch {
+
+ImportRisk globalTier(const std::string& name) {
+    if (dataGlobals().count(name) || startsWith(name, "torch._utils._rebuild_"))
+        return ImportRisk::Safe;
+    const size_t dot = name.rfind('.');
+    const std::string module = dot == std::string::npos ? name : name.substr(0, dot);
+    const std::string base = dot == std::string::npos ? name : name.substr(dot + 1);
+    if (module == "torch") {
+        if (base.size() > 7 && base.compare(base.size() - 7, 7, "Storage") == 0)
+            return ImportRisk::Safe;
+        for (const char* d : kTorchDtypes)
+            if (base == d)
+                return ImportRisk::Safe;
+    }
+    for (const char* n : kUnsafeNames)
+        if (name == n)
+            return ImportRisk::Unsafe;
+    if (module == "builtins" || module == "__builtin__") {
+        for (const char* d : kDataBuiltins)
+            if (base == d)
+                return ImportRisk::Safe;
+        return ImportRisk::Unsafe; // eval, exec, __import__, open, getattr…
+    }
+    for (const char* m : kUnsafeModules)
+        if (module == m || startsWith(module, std::string(m) + "."))
+            return ImportRisk::Unsafe;
+    return ImportRisk::Unknown;
+}
+
+std::vector<PickleImport> classifyImports(const ObjectTree& tree, const TorchUnpickler& u) {
+    std::set<uint32_t> called;
+    for (uint32_t c : u.calledResults)
+        called.insert(tree.at(c).callee);
+    std::vector<PickleImport> out;
+    for (const auto& [name, use] : u.globals) {
+        PickleImport imp;
+        imp.name = name;
+        imp.count = use.count;
+        if (isGetattr(name)) {
+            // An enum member unless its result is called or it reaches into a
+            // call's result (getattr(__import__('os'), 'system')).
+            imp.risk = ImportRisk::Safe;
+            for (uint32_t c : use.calls) {
+                const ObjectNode& n = tree.at(c);
+                const bool ofClass =
+                    !n.items.empty() && tree.at(n.items[0]).kind == ObjectKind::Global;
+                if (!ofClass || called.count(c)) {
+                    imp.risk = ImportRisk::Unsafe;
+                    imp.calls.push_back(c);
+                }
+            }
+        } else {
+            imp.risk = globalTier(name);
+            if (imp.risk == ImportRisk::Unsafe)
+                imp.calls = use.calls;
+        }
+        out.push_back(std::move(imp));
+    }
+    // A call of a call's result belongs with the global that made the callee.
+    for (uint32_t c : u.calledResults) {
+        uint32_t callee = tree.at(c).callee;
+        while (callee != kNoNode && tree.at(callee).kind == ObjectKind::Call)
+            callee = tree.at(callee).callee;
+        if (callee == kNoNode || tree.at(callee).kind != ObjectKind::Object)
+            continue;
+        for (PickleImport& imp : out)
+            if (imp.name == tree.at(callee).text) {
+                imp.risk = ImportRisk::Unsafe;
+                imp.calls.push_back(c);
+            }
+    }
+    return out;
+}
+
+std::vector<std::string> importWarnings(const ObjectTree& tree,
+                                        const std::vector<PickleImport>& imports,
+                                        const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    std::vector<uint32_t> resultCalls;
+    for (const PickleImport& imp : imports) {
+        if (imp.risk == ImportRisk::Unknown) {
+            out.push_back("unknown import " + imp.name);
+            continue;
+        }
+        if (imp.risk != ImportRisk::Unsafe)
+            continue;
+        std::string w = "unsafe import " + imp.name;
+        bool first = true;
+        for (uint32_t c : imp.calls) {
+            const ObjectNode& n = tree.at(c);
+            if (n.kind == ObjectKind::Call) {
+                if (std::find(resultCalls.begin(), resultCalls.end(), c) == resultCalls.end())
+                    resultCalls.push_back(c);
+                continue;
+            }
+            w += (first ? " called with " : " and with ") + argumentsJson(tree, n.items, names);
+            first = false;
+        }
+        out.push_back(std::move(w));
+    }
+    for (uint32_t c : resultCalls) {
+        const ObjectNode& n = tree.at(c);
+        out.push_back("unsafe call of " + nodeJson(tree, n.callee, names) + "'s result with " +
+                      argumentsJson(tree, n.items, names));
+    }
+    return out;
+}
+
+} // namespace ckptscope::pytorch

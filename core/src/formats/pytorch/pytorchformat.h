@@ -1,0 +1,13 @@
+#pragma once
+
+#include "ckptscope/formats/formatmodule.h"
+
+namespace ckptscope {
+
+// PyTorch's torch.save files (FORMATS.md §5): a stored zip archive holding
+// data.pkl and one record per storage (torch ≥ 1.6), or the legacy layout of
+// five pickles and the storages after them. The pickle is evaluated by a
+// machine that imports and calls nothing.
+FormatModule pytorchFormat();
+
+} // namespace ckptscope

@@ -1,0 +1,192 @@
+#include "formats/pytorch/torchnames.h"
+
+#include "ckptscope/formats/checkpointerror.h"
+
+#include <unordered_set>
+
+namespace ckptscope::pytorch {
+
+namespace {
+
+std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+}
+
+// True when the strides are C order's for the sizes (dimensions of one
+// element or none may have any stride, as torch's is_contiguous says).
+bool contiguous(const std::vector<uint64_t>& size, const std::vector<uint64_t>& stride) {
+    uint64_t expected = 1;
+    for (size_t i = size.size(); i-- > 0;) {
+        if (size[i] == 0)
+            return true;
+        if (size[i] != 1 && stride[i] != expected)
+            return false;
+        expected *= size[i];
+    }
+    return true;
+}
+
+class Namer {
+public:
+    Namer(FormatIndex& index, const TorchUnpickler& u, const std::vector<uint32_t>& storageOf)
+        : m_index(index), m_tree(index.objects), m_u(u), m_storageOf(storageOf) {}
+
+    void run() {
+        const uint32_t root = m_tree.root;
+        if (m_tree.at(root).kind == ObjectKind::Tensor)
+            m_tree.root = nameTensor(root, "tensor");
+        else
+            visit(root, "");
+        // Tensors the walk did not reach (inside other objects) name no entry.
+        for (uint32_t i = 0; i < m_tree.nodes.size(); ++i)
+            if (m_tree.nodes[i].kind == ObjectKind::Tensor && !m_named.count(i))
+                m_tree.nodes[i].tensor = kNoNode;
+    }
+
+private:
+    bool enter(uint32_t node) { return m_entered.insert(node).second; }
+
+    // The state dict of a pickled nn.Module (its __dict__ holds
+    // _parameters, _buffers and _modules), else kNoNode.
+    uint32_t moduleState(uint32_t node) const {
+        const ObjectNode& n = m_tree.at(node);
+        if ((n.kind != ObjectKind::Object && n.kind != ObjectKind::Call) || n.state == kNoNode ||
+            m_tree.at(n.state).kind != ObjectKind::Dict)
+            return kNoNode;
+        for (const char* key : {"_parameters", "_buffers", "_modules"})
+            if (m_tree.find(n.state, key) == kNoNode)
+                return kNoNode;
+        return n.state;
+    }
+
+    void visit(uint32_t node, const std::string& path) {
+        const ObjectKind kind = m_tree.at(node).kind;
+        if (kind == ObjectKind::Dict) {
+            if (!enter(node))
+                return;
+            for (size_t i = 0; i + 1 < m_tree.at(node).items.size(); i += 2)
+                visitSlot(node, i + 1, join(path, objectKeyText(m_tree, m_tree.at(node).items[i])));
+        } else if (kind == ObjectKind::List || kind == ObjectKind::Tuple) {
+            if (!enter(node))
+                return;
+            for (size_t i = 0; i < m_tree.at(node).items.size(); ++i)
+                visitSlot(node, i, join(path, std::to_string(i)));
+        } else if (moduleState(node) != kNoNode) {
+            if (enter(node))
+                walkModule(node, path);
+        }
+    }
+
+    // state_dict()'s order: the module's parameters, its persistent buffers,
+    // then each submodule's in turn.
+    void walkModule(uint32_t module, const std::string& path) {
+        const uint32_t state = moduleState(module);
+        const uint32_t skip = m_tree.find(state, "_non_persistent_buffers_set");
+        const auto nonPersistent = [&](uint32_t key) {
+            if (skip == kNoNode)
+                return false;
+            for (uint32_t k : m_tree.at(skip).items)
+                if (m_tree.at(k).kind == ObjectKind::String &&
+                    m_tree.at(k).text == m_tree.at(key).text)
+                    return true;
+            return false;
+        };
+        for (const char* part : {"_parameters", "_buffers"}) {
+            const uint32_t dict = m_tree.find(state, part);
+            if (m_tree.at(dict).kind != ObjectKind::Dict || !enter(dict))
+                continue;
+            for (size_t i = 0; i + 1 < m_tree.at(dict).items.size(); i += 2) {
+                const uint32_t key = m_tree.at(dict).items[i];
+                if (m_tree.at(m_tree.at(dict).items[i + 1]).kind == ObjectKind::Tensor &&
+                    !(part[1] == 'b' && nonPersistent(key)))
+                    visitSlot(dict, i + 1, join(path, objectKeyText(m_tree, key)));
+            }
+        }
+        const uint32_t modules = m_tree.find(state, "_modules");
+        if (m_tree.at(modules).kind != ObjectKind::Dict || !enter(modules))
+            return;
+        for (size_t i = 0; i + 1 < m_tree.at(modules).items.size(); i += 2) {
+            const uint32_t child = m_tree.at(modules).items[i + 1];
+            if (moduleState(child) != kNoNode && enter(child))
+                walkModule(child, join(path, objectKeyText(m_tree, m_tree.at(modules).items[i])));
+        }
+    }
+
+    void visitSlot(uint32_t parent, size_t slot, const std::string& path) {
+        const uint32_t child = m_tree.at(parent).items[slot];
+        if (m_tree.at(child).kind != ObjectKind::Tensor) {
+            visit(child, path);
+            return;
+        }
+        const uint32_t named = nameTensor(child, path);
+        m_tree.nodes[parent].items[slot] = named;
+    }
+
+    // Lists the tensor of `node` as `name`; returns the node that names the
+    // new entry (a copy when the node already names another).
+    uint32_t nameTensor(uint32_t node, const std::string& name) {
+        if (!m_named.count(node)) {
+            const uint32_t pickled = m_tree.at(node).tensor;
+            m_tree.nodes[node].tensor = addEntry(pickled, name, UINT32_MAX);
+            m_named.insert(node);
+            return node;
+        }
+        const uint32_t first = m_tree.at(node).tensor;
+        ObjectNode copy = m_tree.at(node);
+        copy.tensor = addEntry(m_pickledOf[first], name, first);
+        const uint32_t id = m_tree.add(std::move(copy));
+        m_named.insert(id);
+        return id;
+    }
+
+    uint32_t addEntry(uint32_t pickled, const std::string& name, uint32_t sameAs) {
+        const PickledTensor& t = m_u.tensors[pickled];
+        const uint32_t storage = m_storageOf[t.storage];
+        const TensorStorage& s = m_index.storages[storage];
+        uint64_t numel = 1;
+        for (uint64_t d : t.size)
+            if (__builtin_mul_overflow(numel, d, &numel))
+                throw CheckpointError(CheckpointError::Kind::Invalid,
+                                      "tensor " + quotedName(name) +
+                                          ": its element count passes 2^64");
+        TensorEntry e;
+        e.name = name;
+        e.shape = t.size;
+        e.dtype = s.dtype;
+        e.dataLen = numel;
+        e.elementCount = numel;
+        const uint64_t item = dtypeSize(s.dtype);
+        e.dataOffset = s.offset + std::min(t.offset, s.bytes / item) * item;
+        TensorView v;
+        v.storage = storage;
+        v.elementOffset = t.offset;
+        if (!contiguous(t.size, t.stride))
+            v.strides.assign(t.stride.begin(), t.stride.end());
+        e.view = uint32_t(m_index.views.size());
+        m_index.views.push_back(std::move(v));
+        m_index.tensors.push_back(std::move(e));
+        TensorTraits traits;
+        traits.sameAs = sameAs;
+        traits.requiresGrad = t.requiresGrad;
+        traits.isParameter = t.isParameter;
+        m_index.traits.push_back(std::move(traits));
+        m_pickledOf.push_back(pickled);
+        return uint32_t(m_index.tensors.size() - 1);
+    }
+
+    FormatIndex& m_index;
+    ObjectTree& m_tree;
+    const TorchUnpickler& m_u;
+    const std::vector<uint32_t>& m_storageOf;
+    std::unordered_set<uint32_t> m_entered, m_named;
+    std::vector<uint32_t> m_pickledOf; // per entry
+};
+
+} // namespace
+
+void nameTensors(FormatIndex& index, const TorchUnpickler& u,
+                 const std::vector<uint32_t>& storageOf) {
+    Namer(index, u, storageOf).run();
+}
+
+} // namespace ckptscope::pytorch

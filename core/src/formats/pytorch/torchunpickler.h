@@ -1,0 +1,81 @@
+#pragma once
+
+#include "ckptscope/formats/dtype.h"
+#include "ckptscope/formats/objecttree.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ckptscope::pytorch {
+
+// A storage a pickle names by persistent id ('storage', type, key, location,
+// numel): its bytes lie in the archive's data/KEY record (zip) or after the
+// pickles (legacy).
+struct PickledStorage {
+    std::string key;
+    std::string type; // "torch.FloatStorage", as the pickle names it
+    Dtype dtype = Dtype::F32;
+    uint64_t numel = 0;
+    std::string location; // "cpu", "cuda:0": not used to read
+};
+
+// A tensor the pickle rebuilds (torch._utils._rebuild_tensor*): a view of
+// one storage, in the storage's elements.
+struct PickledTensor {
+    uint32_t storage = 0; // into TorchUnpickler::storages
+    uint64_t offset = 0;
+    std::vector<uint64_t> size;
+    std::vector<uint64_t> stride;
+    bool requiresGrad = false;
+    bool isParameter = false;
+};
+
+// How often a pickle names a global, and the nodes its calls made.
+struct GlobalUse {
+    uint64_t count = 0;
+    std::vector<uint32_t> calls; // Object nodes: the global called (REDUCE, NEWOBJ…)
+};
+
+// Evaluates pickles into an ObjectTree without importing or calling
+// anything: a loop over the opcodes of protocols 0-5 with a stack and a
+// memo, the data globals understood (tensors, parameters, storages,
+// OrderedDict, bytes, sets) and every other call kept as an Object node
+// (its name and arguments), shown and never run. Shared references stay
+// shared: a memo entry is one node however often it is fetched.
+class TorchUnpickler {
+public:
+    // `where` names the pickle in messages ("model.pt: archive/data.pkl").
+    TorchUnpickler(ObjectTree& tree, std::string where);
+
+    // Runs one pickle whose first byte lies at `fileOffset` (for messages);
+    // returns the node STOP leaves and sets `consumed` to the bytes read.
+    // Throws CheckpointError ("truncated", "memo", "unknown storage type",
+    // "dtype conflict", "negative"…), naming the byte.
+    uint32_t run(std::string_view data, uint64_t fileOffset, uint64_t* consumed = nullptr);
+
+    std::vector<PickledStorage> storages;
+    std::vector<PickledTensor> tensors; // ObjectNode::tensor indexes these
+    std::map<std::string, GlobalUse> globals;
+    std::vector<uint32_t> calledResults; // Call nodes: a call's result called
+
+private:
+    class Run;
+    uint32_t storageNode(uint32_t pid, uint64_t at);
+    uint32_t reduce(uint32_t callable, uint32_t args, uint64_t at);
+    uint32_t rebuildTensor(const std::string& fn, const std::vector<uint32_t>& args, uint64_t at);
+
+    ObjectTree& m_tree;
+    std::string m_where;
+    std::unordered_map<std::string, uint32_t> m_storageByKey;
+    std::unordered_map<uint32_t, uint32_t> m_storageOfNode;
+};
+
+// The deepest chain of nested values below `root` (a cycle counted once),
+// computed without recursion; stops counting past `limit`.
+uint32_t objectDepth(const ObjectTree& tree, uint32_t root, uint32_t limit);
+
+} // namespace ckptscope::pytorch

@@ -1,0 +1,181 @@
+#include "formats/pytorch/ziparchive.h"
+
+#include "ckptscope/formats/checkpointerror.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ckptscope::pytorch {
+
+namespace {
+
+constexpr uint32_t kLocalHeader = 0x04034b50;
+constexpr uint32_t kCentralHeader = 0x02014b50;
+constexpr uint32_t kEnd = 0x06054b50;
+constexpr uint32_t kEnd64 = 0x06064b50;
+constexpr uint32_t kEnd64Locator = 0x07064b50;
+constexpr uint64_t kEndSize = 22, kLocatorSize = 20, kEnd64Size = 56;
+constexpr uint64_t kCentralSize = 46, kLocalSize = 30;
+
+uint64_t le(const uint8_t* p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; --i)
+        v = v << 8 | p[i];
+    return v;
+}
+
+[[noreturn]] void fail(const ByteSource& source, CheckpointError::Kind kind, uint64_t offset,
+                       const std::string& what) {
+    throw CheckpointError(kind, source.name() + ": byte " + std::to_string(offset) + ": " + what,
+                          offset);
+}
+
+} // namespace
+
+bool looksLikeZip(const ByteSource& source, uint64_t begin) {
+    uint8_t b[4];
+    if (source.size() < begin + 4)
+        return false;
+    source.read(begin, b, 4);
+    return le(b, 4) == kLocalHeader;
+}
+
+ZipArchive::ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end)
+    : m_source(source), m_begin(begin), m_end(end) {
+    using K = CheckpointError::Kind;
+    // The end record lies in the last 22 + 65535 bytes (its comment is at
+    // most 65535 bytes); search backwards for its signature.
+    const uint64_t span = std::min<uint64_t>(end - begin, kEndSize + 65535);
+    if (span < kEndSize)
+        fail(source, K::Truncated, end, "truncated zip archive: no end of central directory");
+    std::vector<uint8_t> tail(span);
+    source.read(end - span, tail.data(), span);
+    int64_t at = -1;
+    for (int64_t i = int64_t(span - kEndSize); i >= 0; --i)
+        if (le(&tail[size_t(i)], 4) == kEnd &&
+            uint64_t(i) + kEndSize + le(&tail[size_t(i) + 20], 2) == span) {
+            at = i;
+            break;
+        }
+    if (at < 0)
+        fail(source, K::Truncated, end,
+             "truncated zip archive: no end of central directory record in its last " +
+                 std::to_string(span) + " bytes");
+    const uint8_t* e = &tail[size_t(at)];
+    const uint64_t endOffset = end - span + uint64_t(at);
+    uint64_t entries = le(e + 10, 2), cdSize = le(e + 12, 4), cdOffset = le(e + 16, 4);
+    // ZIP64: a locator just before the end record points to the 64-bit one.
+    if (endOffset >= begin + kLocatorSize) {
+        uint8_t loc[kLocatorSize];
+        source.read(endOffset - kLocatorSize, loc, kLocatorSize);
+        if (le(loc, 4) == kEnd64Locator) {
+            const uint64_t e64 = begin + le(loc + 8, 8);
+            if (e64 < begin || e64 > endOffset - kLocatorSize ||
+                endOffset - kLocatorSize - e64 < kEnd64Size)
+                fail(source, K::Truncated, endOffset - kLocatorSize,
+                     "the ZIP64 end record lies outside the archive");
+            uint8_t r[kEnd64Size];
+            source.read(e64, r, kEnd64Size);
+            if (le(r, 4) != kEnd64)
+                fail(source, K::Invalid, e64, "expected the ZIP64 end of central directory record");
+            entries = le(r + 32, 8);
+            cdSize = le(r + 40, 8);
+            cdOffset = le(r + 48, 8);
+        }
+    }
+    if (cdOffset > end - begin || cdSize > end - begin - cdOffset)
+        fail(source, K::Truncated, endOffset,
+             "truncated zip archive: the central directory (" + std::to_string(cdSize) +
+                 " bytes at " + std::to_string(cdOffset) + ") lies past the end");
+    if (entries > cdSize / kCentralSize)
+        fail(source, K::Invalid, endOffset,
+             "the end record claims " + std::to_string(entries) +
+                 " records, more than its central directory of " + std::to_string(cdSize) +
+                 " bytes holds");
+    readCentralDirectory(begin + cdOffset, cdSize, entries);
+}
+
+void ZipArchive::readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64_t entries) {
+    using K = CheckpointError::Kind;
+    std::vector<uint8_t> cd(cdSize);
+    m_source.read(cdOffset, cd.data(), cdSize);
+    m_records.reserve(entries);
+    size_t p = 0;
+    for (uint64_t i = 0; i < entries; ++i) {
+        const uint64_t here = cdOffset + p;
+        if (cd.size() - p < kCentralSize || le(&cd[p], 4) != kCentralHeader)
+            fail(m_source, K::Invalid, here,
+                 "central directory record " + std::to_string(i) + " is damaged");
+        const uint8_t* h = &cd[p];
+        const uint64_t method = le(h + 10, 2), nameLen = le(h + 28, 2), extraLen = le(h + 30, 2),
+                       commentLen = le(h + 32, 2);
+        uint64_t csize = le(h + 20, 4), usize = le(h + 24, 4), local = le(h + 42, 4);
+        if (cd.size() - p - kCentralSize < nameLen + extraLen + commentLen)
+            fail(m_source, K::Truncated, here,
+                 "central directory record " + std::to_string(i) + " runs past the directory");
+        ZipRecord r;
+        r.name.assign(reinterpret_cast<const char*>(h + kCentralSize), nameLen);
+        // ZIP64 extra field: the 64-bit values of the fields that hold 0xffffffff.
+        for (size_t x = 0; x + 4 <= extraLen;) {
+            const uint8_t* f = h + kCentralSize + nameLen + x;
+            const uint64_t id = le(f, 2), len = le(f + 2, 2);
+            if (x + 4 + len > extraLen)
+                break;
+            if (id == 1) {
+                size_t v = 0;
+                for (uint64_t* field : {&usize, &csize, &local})
+                    if (*field == 0xffffffffu && v + 8 <= len) {
+                        *field = le(f + 4 + v, 8);
+                        v += 8;
+                    }
+            }
+            x += 4 + len;
+        }
+        if (method != 0)
+            fail(m_source, K::Invalid, here,
+                 "record \"" + r.name + "\" is compressed (method " + std::to_string(method) +
+                     ", " + std::to_string(usize) +
+                     " bytes claimed); torch stores every record and compressed ones are not read");
+        if (csize != usize)
+            fail(m_source, K::Invalid, here,
+                 "record \"" + r.name + "\" is stored with " + std::to_string(csize) +
+                     " bytes but claims " + std::to_string(usize));
+        const uint64_t span = m_end - m_begin;
+        if (local > span || span - local < kLocalSize)
+            fail(m_source, K::Truncated, here,
+                 "truncated zip archive: record \"" + r.name + "\"'s header lies past the end");
+        uint8_t lh[kLocalSize];
+        m_source.read(m_begin + local, lh, kLocalSize);
+        if (le(lh, 4) != kLocalHeader)
+            fail(m_source, K::Invalid, m_begin + local,
+                 "expected the local header of record \"" + r.name + "\"");
+        const uint64_t dataAt = local + kLocalSize + le(lh + 26, 2) + le(lh + 28, 2);
+        if (dataAt > span || span - dataAt < usize)
+            fail(m_source, K::Truncated, m_begin + local,
+                 "truncated zip archive: record \"" + r.name + "\" (" + std::to_string(usize) +
+                     " bytes) runs past the end");
+        r.dataOffset = m_begin + dataAt;
+        r.size = usize;
+        if (!m_byName.emplace(r.name, m_records.size()).second)
+            fail(m_source, K::Invalid, here, "duplicate record \"" + r.name + "\"");
+        m_records.push_back(std::move(r));
+        p += kCentralSize + nameLen + extraLen + commentLen;
+    }
+}
+
+const ZipRecord* ZipArchive::find(const std::string& name) const {
+    const auto it = m_byName.find(name);
+    return it == m_byName.end() ? nullptr : &m_records[it->second];
+}
+
+std::string ZipArchive::read(const ZipRecord& record, uint64_t limit) const {
+    if (record.size > limit)
+        fail(m_source, CheckpointError::Kind::Invalid, record.dataOffset,
+             "record \"" + record.name + "\" holds " + std::to_string(record.size) +
+                 " bytes, more than the " + std::to_string(limit) + " read whole");
+    std::string bytes(record.size, '\0');
+    m_source.read(record.dataOffset, bytes.data(), bytes.size());
+    return bytes;
+}
+
+} // namespace ckptscope::pytorch

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "ckptscope/io/bytesource.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ckptscope::pytorch {
+
+// One record of a stored (uncompressed) zip archive: where its bytes lie.
+struct ZipRecord {
+    std::string name;
+    uint64_t dataOffset = 0; // absolute, in the source
+    uint64_t size = 0;
+};
+
+// The records of a zip archive that lies in bytes [begin, end) of a source
+// (a whole .pt file, or a torch.save embedded in a DCP file), read from its
+// central directory: local headers may hold zeros (torch writes sizes in a
+// data descriptor). Only stored records are accepted: torch never
+// compresses, and inflating is how a zip bomb works. CRCs are not checked.
+// Throws CheckpointError: "truncated" (no end of central directory, a
+// record past the end), "compressed", "duplicate record".
+class ZipArchive {
+public:
+    ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end);
+
+    const std::vector<ZipRecord>& records() const { return m_records; }
+    // The record of that name, or null.
+    const ZipRecord* find(const std::string& name) const;
+    // The record's bytes; refuses one over `limit` bytes (a pickle read whole).
+    std::string read(const ZipRecord& record, uint64_t limit) const;
+
+private:
+    void readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64_t entries);
+    const ByteSource& m_source;
+    uint64_t m_begin, m_end;
+    std::vector<ZipRecord> m_records;
+    std::unordered_map<std::string, size_t> m_byName;
+};
+
+// True when the bytes at `begin` start a zip local header ("PK\3\4").
+bool looksLikeZip(const ByteSource& source, uint64_t begin = 0);
+
+} // namespace ckptscope::pytorch

@@ -1,0 +1,161 @@
+// ckptscope-cli on PyTorch torch.save files: info --json as the corpus says
+// torch sees each file (tensors as views, storages, imports, the object
+// tree, totals), unsafe imports as warnings with the file still opened, and
+// statistics of strided views from the values torch gives.
+#include "clirunner.h"
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+
+using namespace clirunner;
+using nlohmann::json;
+
+namespace {
+
+QString pt(const QString& relative) {
+    return testsupport::corpus(QStringLiteral("pytorch/") + relative);
+}
+
+json readJson(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? json::parse(f.readAll().toStdString()) : json();
+}
+
+} // namespace
+
+class TestCliPytorch : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { requireCli(); }
+
+    void infoJson_data() {
+        QTest::addColumn<QString>("expected");
+        if (testsupport::conformanceDir().isEmpty())
+            return;
+        for (const QString& f : QDir(pt(QStringLiteral("expected")))
+                                    .entryList({QStringLiteral("*.json")}, QDir::Files))
+            QTest::newRow(qPrintable(f)) << f;
+    }
+    void infoJson() {
+        REQUIRE_CONFORMANCE();
+        QFETCH(QString, expected);
+        const json e = readJson(pt(QStringLiteral("expected/") + expected));
+        const QString file = pt(QStringLiteral("valid/") + QString::fromStdString(e["file"]));
+        const Run r = runCli({QStringLiteral("info"), QStringLiteral("--json"), file});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const json j = parseOut(r);
+        QVERIFY2(!j.is_discarded(), qPrintable(describe(r)));
+        QCOMPARE(j["format"].get<std::string>(), std::string("pytorch"));
+        QCOMPARE(j["tensors"].size(), e["tensors"].size());
+        for (size_t i = 0; i < e["tensors"].size(); ++i) {
+            const json& t = j["tensors"][i];
+            const json& x = e["tensors"][i];
+            QVERIFY2(t["name"] == x["name"], (x["name"].get<std::string>() + ": name").c_str());
+            QVERIFY(t["shape"] == x["shape"]);
+            QVERIFY2(t["storage_key"] == x["storage_key"], (x["name"].get<std::string>() + ": storage_key").c_str());
+            QVERIFY2(t["storage_offset"] == x["storage_offset"], (x["name"].get<std::string>() + ": storage_offset").c_str());
+            QVERIFY2(t["requires_grad"] == x["requires_grad"], (x["name"].get<std::string>() + ": requires_grad").c_str());
+            QVERIFY2(t["is_parameter"] == x["is_parameter"], (x["name"].get<std::string>() + ": is_parameter").c_str());
+            QCOMPARE(t.contains("same_as"), x.contains("same_as"));
+            if (x.contains("same_as"))
+                QVERIFY2(t["same_as"] == x["same_as"], (x["name"].get<std::string>() + ": same_as").c_str());
+        }
+        // Bytes: each storage once, whole.
+        uint64_t bytes = 0;
+        QCOMPARE(j["storages"].size(), e["storages"].size());
+        for (const json& s : e["storages"])
+            bytes += s["nbytes"].get<uint64_t>();
+        QCOMPARE(j["total_bytes"].get<uint64_t>(), bytes);
+        std::vector<std::string> imports;
+        for (const json& i : j["pickle_imports"]) {
+            imports.push_back(i["name"]);
+            QVERIFY(i["risk"] != "unsafe");
+        }
+        QVERIFY(imports == e["imports"].get<std::vector<std::string>>());
+        QVERIFY2(j["objects"] == e["objects"], e["file"].get<std::string>().c_str());
+    }
+
+    // An unsafe pickle opens (exit 0), lists its tensors and warns on stderr
+    // and in the JSON, naming the call and its arguments.
+    void unsafeImportIsAWarning() {
+        REQUIRE_CONFORMANCE();
+        const QString file = pt(QStringLiteral("invalid/malicious-os-system.pt"));
+        const Run r = runCli({QStringLiteral("info"), QStringLiteral("--json"), file});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QString line = file + QStringLiteral(": warning: unsafe import os.system called with "
+                                                   "[\"echo pwned > /tmp/x\"]");
+        QVERIFY2(r.errText().contains(line), qPrintable(describe(r)));
+        const json j = parseOut(r);
+        QVERIFY(j["warnings"].dump().find("unsafe import os.system") != std::string::npos);
+        bool unsafe = false;
+        for (const json& i : j["pickle_imports"])
+            if (i["name"] == "os.system") {
+                unsafe = i["risk"] == "unsafe" && i["calls"][0][0] == "echo pwned > /tmp/x";
+            }
+        QVERIFY2(unsafe, j["pickle_imports"].dump().c_str());
+        QVERIFY(!j["tensors"].empty());
+    }
+
+    // stats of a strided view (a column, stride 6) and of an expanded one
+    // (stride 0): the mean of the values torch gives.
+    void statsOfViewsAreTheValuesTorchGives_data() {
+        QTest::addColumn<QString>("tensor");
+        QTest::newRow("column") << QStringLiteral("column_2");
+        QTest::newRow("transposed") << QStringLiteral("transposed");
+        QTest::newRow("expanded") << QStringLiteral("expanded");
+        QTest::newRow("channels_last") << QStringLiteral("channels_last");
+    }
+    void statsOfViewsAreTheValuesTorchGives() {
+        REQUIRE_CONFORMANCE();
+        QFETCH(QString, tensor);
+        const json e = readJson(pt(QStringLiteral("expected/views.pt.json")));
+        std::string bin;
+        for (const json& t : e["tensors"])
+            if (t["name"] == tensor.toStdString())
+                bin = t["values"];
+        QFile f(pt(QStringLiteral("expected/") + QString::fromStdString(bin)));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray raw = f.readAll();
+        std::vector<float> v(size_t(raw.size()) / 4);
+        std::memcpy(v.data(), raw.data(), size_t(raw.size()));
+        double sum = 0, mn = INFINITY, mx = -INFINITY;
+        for (float x : v) {
+            sum += x;
+            mn = std::min<double>(mn, x);
+            mx = std::max<double>(mx, x);
+        }
+        const Run r =
+            runCli({QStringLiteral("stats"), QStringLiteral("--json"),
+                    pt(QStringLiteral("valid/views.pt")), QStringLiteral("--tensor"), tensor});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const json s = parseOut(r)["tensors"][0];
+        QCOMPARE(s["count"].get<uint64_t>(), uint64_t(v.size()));
+        QCOMPARE(s["min"].get<double>(), mn);
+        QCOMPARE(s["max"].get<double>(), mx);
+        QVERIFY(std::abs(s["mean"].get<double>() - sum / double(v.size())) <=
+                1e-12 * (1 + std::abs(sum)));
+    }
+
+    // A file whose pickle is damaged is a one-line error naming it (exit 1).
+    void damagedFileIsAnError() {
+        REQUIRE_CONFORMANCE();
+        const QString file = pt(QStringLiteral("invalid/memo-unset.pt"));
+        const Run r = runCli({QStringLiteral("info"), file});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.errText().startsWith(file + QStringLiteral(": error: ")),
+                 qPrintable(describe(r)));
+        QVERIFY(r.errText().contains(QStringLiteral("memo")));
+        QCOMPARE(lines(r.errText()).size(), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliPytorch)
+#include "tst_clipytorch.moc"
