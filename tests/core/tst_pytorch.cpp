@@ -14,7 +14,10 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -136,6 +139,9 @@ private Q_SLOTS:
     void invalidFile_data();
     void invalidFile();
     void maliciousPayloadsNeverRun();
+    void trainerOptimizerIsNamedFromTheModelBeside();
+    void lightningOptimizerIsNamedFromItsStateDict();
+    void aModelThatDoesNotFitLeavesIdsAndWarns();
 };
 
 void TestPytorch::validFile_data() {
@@ -316,6 +322,74 @@ void TestPytorch::maliciousPayloadsNeverRun() {
         QVERIFY(!o.index.warnings.empty());
     }
     QCOMPARE(QFile::exists(marker), before);
+}
+
+namespace {
+
+std::map<std::string, std::string> parameterOf(const FormatIndex& index) {
+    std::map<std::string, std::string> out;
+    for (size_t i = 0; i < index.tensors.size(); ++i)
+        out[index.tensors[i].name] = index.traits[i].parameter;
+    return out;
+}
+
+} // namespace
+
+// optimizer.pt beside pytorch_model.bin: the Trainer's two groups (decayed
+// weights, then the norms) map ids to names; every state tensor of more
+// than one element has its parameter's shape.
+void TestPytorch::trainerOptimizerIsNamedFromTheModelBeside() {
+    REQUIRE_CONFORMANCE();
+    const Opened opt =
+        openPytorch(pytorchDir() + QStringLiteral("/valid/checkpoint-50/optimizer.pt"));
+    const Opened model =
+        openPytorch(pytorchDir() + QStringLiteral("/valid/checkpoint-50/pytorch_model.bin"));
+    const auto names = parameterOf(opt.index);
+    QCOMPARE(names.at("state.0.exp_avg"), std::string("model.embed_tokens.weight"));
+    QCOMPARE(names.at("state.8.exp_avg_sq"), std::string("model.layers.1.self_attn.q_proj.weight"));
+    QCOMPARE(names.at("state.16.exp_avg"), std::string("model.layers.0.input_layernorm.weight"));
+    QCOMPARE(names.at("state.20.step"), std::string("model.norm.weight"));
+    for (size_t i = 0; i < opt.index.tensors.size(); ++i) {
+        const TensorEntry& t = opt.index.tensors[i];
+        const std::string& p = opt.index.traits[i].parameter;
+        QVERIFY2(!p.empty(), t.name.c_str());
+        if (t.shape.empty())
+            continue; // the 0-d step
+        const auto m = std::find_if(model.index.tensors.begin(), model.index.tensors.end(),
+                                    [&](const TensorEntry& e) { return e.name == p; });
+        QVERIFY2(m != model.index.tensors.end() && m->shape == t.shape, t.name.c_str());
+    }
+    QVERIFY(opt.index.warnings.empty());
+}
+
+// Lightning: state_dict and optimizer_states in one file; buffers
+// (running_mean, num_batches_tracked) are not parameters.
+void TestPytorch::lightningOptimizerIsNamedFromItsStateDict() {
+    REQUIRE_CONFORMANCE();
+    const Opened o =
+        openPytorch(pytorchDir() + QStringLiteral("/valid/lightning/epoch=2-step=150.ckpt"));
+    const auto names = parameterOf(o.index);
+    QCOMPARE(names.at("optimizer_states.0.state.0.exp_avg"), std::string("encoder.weight"));
+    QCOMPARE(names.at("optimizer_states.0.state.1.exp_avg"), std::string("encoder.bias"));
+    QCOMPARE(names.at("optimizer_states.0.state.5.exp_avg"), std::string("norm.bias"));
+    QCOMPARE(names.at("state_dict.encoder.weight"), std::string()); // not an optimizer tensor
+}
+
+// A model whose parameters do not fit the groups: ids stay ids, with a
+// warning saying why.
+void TestPytorch::aModelThatDoesNotFitLeavesIdsAndWarns() {
+    REQUIRE_CONFORMANCE();
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(pytorchDir() + QStringLiteral("/valid/checkpoint-50/optimizer.pt"),
+                        dir.filePath(QStringLiteral("optimizer.pt"))));
+    QVERIFY(QFile::copy(pytorchDir() + QStringLiteral("/valid/llama-state-dict.pt"),
+                        dir.filePath(QStringLiteral("pytorch_model.bin"))));
+    const Opened o = openPytorch(dir.filePath(QStringLiteral("optimizer.pt")));
+    for (const TensorTraits& t : o.index.traits)
+        QVERIFY(t.parameter.empty());
+    const std::string warnings = warningsText(o.index);
+    QVERIFY2(warnings.find("keep their ids") != std::string::npos, warnings.c_str());
+    QVERIFY2(warnings.find("pytorch_model.bin") != std::string::npos, warnings.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPytorch)

@@ -4,6 +4,7 @@
 #include "ckptscope/formats/pytorch/picklescan.h"
 #include "ckptscope/io/filesource.h"
 #include "formats/objectsize.h"
+#include "formats/pytorch/optimizernames.h"
 #include "formats/pytorch/pickleimports.h"
 #include "formats/pytorch/torchnames.h"
 #include "formats/pytorch/torchunpickler.h"
@@ -263,6 +264,8 @@ FormatIndex open(const ByteSource& source) {
     const DeferredChangeCheck changes(source);
     FormatIndex index = pytorch::looksLikeZip(source) ? openZip(source) : openLegacy(source);
     changes.finish();
+    pytorch::nameOptimizersInFile(index);
+    pytorch::nameOptimizerFromFolder(index, source.name());
     return index;
 }
 
