@@ -5,12 +5,14 @@
 #include "ggufbuilder.h"
 #include "shardedfixture.h"
 #include "tensor/tensortreemodel.h"
+#include "widgets/notificationbar.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "testsupport.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -105,6 +107,45 @@ private Q_SLOTS:
                      QStringLiteral("Tensor"));
         }
     }
+    // A pickle that would run code: the window says what it would run, in a
+    // red banner, and that nothing ran; the Overview lists the imports with
+    // their risk and the call's arguments. Another file takes the banner away.
+    void unsafePickleIsToldAndNotRun() {
+        REQUIRE_CONFORMANCE();
+        MainWindow w;
+        auto* page = qobject_cast<OverviewPage*>(w.tabs()->widget(0));
+        QVERIFY(page);
+        const bool markerBefore = QFile::exists(QStringLiteral("/tmp/x"));
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        w.openFile(
+            testsupport::corpus(QStringLiteral("pytorch/invalid/malicious-getattr-chain.pt")));
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000));
+        QVERIFY(!w.unsafeBanner()->isHidden());
+        const QString banner = w.unsafeBanner()->text();
+        QVERIFY2(banner.contains(QStringLiteral(
+                     "__builtin__.getattr(__builtin__.__import__('os'), 'system')('echo pwned "
+                     "&gt; /tmp/x')")),
+                 qPrintable(banner));
+        QVERIFY2(!banner.contains(QStringLiteral(" and ")),
+                 qPrintable(banner)); // one call, outermost
+        QVERIFY(banner.contains(QStringLiteral("Ckptscope did not run it")));
+        const QString text = page->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("__builtin__.__import__ × 1")), qPrintable(text));
+        QVERIFY2(text.indexOf(QStringLiteral("unsafe")) < text.indexOf(QStringLiteral("safe\n")) ||
+                     !text.contains(QStringLiteral("safe\n")),
+                 qPrintable(text)); // unsafe imports listed first
+        QVERIFY2(text.contains(QStringLiteral("called with [\"echo pwned > /tmp/x\"]")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("torch._utils._rebuild_tensor_v2 × 1")),
+                 qPrintable(text));
+        QCOMPARE(QFile::exists(QStringLiteral("/tmp/x")), markerBefore);
+        w.openFile(testsupport::corpus(QStringLiteral("pytorch/valid/bare-tensor.pt")));
+        QVERIFY(QTest::qWaitFor([&] { return loaded.size() == 2; }, 20000));
+        QVERIFY(w.unsafeBanner()->isHidden());
+        QVERIFY(page->toPlainText().contains(QStringLiteral("Pickle imports")));
+        QVERIFY(!page->toPlainText().contains(QStringLiteral("unsafe")));
+    }
+
     // Op names, ids, CIDs and metadata read exactly as in the file: escaped
     // once, and never taken for a placeholder ("%2") of the page's text.
     void fileTextShownExactly() {

@@ -36,6 +36,35 @@ bool anyContains(const QStringList& texts, const QString& needle) {
 class TestTensorPage : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A PyTorch tensor says where its elements lie (storage, offset,
+    // strides), what else views that storage, the same object under another
+    // name, and the parameter an optimizer tensor belongs to.
+    void pickledTensorsSayWhatTheyView() {
+        REQUIRE_CONFORMANCE();
+        const auto views = Document::open(
+            testsupport::corpus(QStringLiteral("pytorch/valid/views.pt")).toStdString());
+        TensorPage page;
+        page.setTensor(views, tensorIndex(*views, "column_2"));
+        QStringList shown = shownLabels(&page);
+        QVERIFY2(anyContains(shown, QStringLiteral(
+                                        "A view of storage 0 (F32, 96 B) from element 2, "
+                                        "strides [6] (not contiguous); 5 other tensors view it.")),
+                 qPrintable(shown.join(QLatin1Char('|'))));
+        page.setTensor(views, tensorIndex(*views, "base_again"));
+        shown = shownLabels(&page);
+        QVERIFY2(anyContains(shown, QStringLiteral("The same tensor object as base")),
+                 qPrintable(shown.join(QLatin1Char('|'))));
+        QVERIFY(!anyContains(shown, QStringLiteral("strides")));
+        const auto opt = Document::open(
+            testsupport::corpus(QStringLiteral("pytorch/valid/checkpoint-50/optimizer.pt"))
+                .toStdString());
+        page.setTensor(opt, tensorIndex(*opt, "state.16.exp_avg"));
+        shown = shownLabels(&page);
+        QVERIFY2(anyContains(shown, QStringLiteral("Optimizer state of the parameter "
+                                                   "model.layers.0.input_layernorm.weight")),
+                 qPrintable(shown.join(QLatin1Char('|'))));
+    }
+
     // A name is shown as it is in the file: HTML-special characters neither
     // interpreted nor shown as entities.
     void namesShownExactly() {

@@ -28,6 +28,8 @@
 #include "tensor/tensorvaluesview.h"
 #include "widgets/notificationbar.h"
 
+#include "ckptscope/formats/pytorch/picklescan.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -101,6 +103,8 @@ void MainWindow::buildPages() {
     layout->setSpacing(0);
     m_bar = new NotificationBar;
     layout->addWidget(m_bar);
+    m_unsafeBar = new NotificationBar;
+    layout->addWidget(m_unsafeBar);
     m_stack = new QStackedWidget;
     layout->addWidget(m_stack, 1);
     setCentralWidget(central);
@@ -442,6 +446,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
         m_recent->add(path);
     m_reloadAction->setEnabled(true);
 
+    showUnsafeCalls();
     m_tensorDock->setDocument(m_document);
     m_overview->setDocument(m_document);
     m_metadataView->setDocument(m_document);
@@ -473,6 +478,29 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_optimizerView->setDocument(tensorFile ? nullptr : m_document);
     statusBar()->showMessage(documentSummary(*m_document, name));
     updateFindAction();
+}
+
+// A pickle that would run code when torch.load reads it: said at the top of
+// the window, each call as Python spells it, until another file is shown.
+void MainWindow::showUnsafeCalls() {
+    const std::vector<std::string> calls =
+        ckptscope::unsafeCalls(m_document->objects(), m_document->imports());
+    if (calls.empty()) {
+        m_unsafeBar->hide();
+        return;
+    }
+    QStringList shown;
+    for (const std::string& c : calls)
+        shown << QStringLiteral("<b>%1</b>").arg(shownText(c).toHtmlEscaped());
+    const QString list =
+        shown.size() == 1
+            ? shown[0]
+            : tr("%1 and %2")
+                  .arg(shown.mid(0, shown.size() - 1).join(QStringLiteral(", ")), shown.last());
+    m_unsafeBar->showMessage(NotificationBar::Kind::Error,
+                             tr("This file asks to run %1 when loaded with torch.load. Ckptscope "
+                                "did not run it.")
+                                 .arg(list));
 }
 
 QString MainWindow::reloadMessage() const {

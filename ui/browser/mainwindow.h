@@ -67,6 +67,8 @@ public:
     TensorPage* tensorPage() const override { return m_tensorPage; }
     TensorValuesView* valuesView() const override { return m_valuesView; }
     NotificationBar* notificationBar() const { return m_bar; }
+    // The red banner of a file whose pickle would run code when loaded.
+    NotificationBar* unsafeBanner() const { return m_unsafeBar; }
     QTabWidget* tabs() const { return m_tabs; }
     GraphPage* graphPage() const { return m_graphPage; }
     NodeList* nodeList() const { return m_nodeList; }
@@ -112,6 +114,7 @@ private:
     void reloadFor(const QStringList& changedFiles);
     // The notice after a reload: what changed, as the watcher saw it.
     QString reloadMessage() const;
+    void showUnsafeCalls();
     void onLoaded(const QString& path, std::shared_ptr<const ckptscope::Document> doc);
     void onLoadFailed(const QString& path, const QString& error);
     // Back to the file shown before a load that failed or was cancelled.
@@ -132,6 +135,7 @@ private:
     DocumentLoader* m_loader;
     ReloadWatcher* m_reloadWatcher;
     NotificationBar* m_bar = nullptr;
+    NotificationBar* m_unsafeBar = nullptr;
     QStackedWidget* m_stack = nullptr;
     StartPage* m_start = nullptr;
     QTabWidget* m_tabs = nullptr;

@@ -1,5 +1,7 @@
 #include "browser/overviewpage.h"
 
+#include "ckptscope/formats/pytorch/picklescan.h"
+
 #include "common/documentsummary.h"
 #include "common/plaintext.h"
 
@@ -232,7 +234,43 @@ void OverviewPage::render() {
         html += gradientRows(*doc, *g);
     }
     html += QStringLiteral("</table>");
-    setHtml(html + warningsHtml());
+    setHtml(html + importsHtml() + warningsHtml());
+}
+
+// What the file's pickle would import if torch.load read it, each global
+// with its count and risk, unsafe ones first and in red with the calls they
+// would make (Ckptscope imports and calls none of them).
+QString OverviewPage::importsHtml() const {
+    const auto& imports = m_doc->imports();
+    if (imports.empty())
+        return {};
+    std::vector<std::string> names;
+    for (const ckptscope::TensorEntry& t : m_doc->tensors())
+        names.push_back(t.name);
+    QString html = QStringLiteral("<h3>%1</h3><p>%2</p><table>")
+                       .arg(tr("Pickle imports"),
+                            tr("What torch.load would import to rebuild this file's object. "
+                               "Ckptscope read the pickle without importing or calling any of "
+                               "them."));
+    for (const ckptscope::ImportRisk risk :
+         {ckptscope::ImportRisk::Unsafe, ckptscope::ImportRisk::Unknown,
+          ckptscope::ImportRisk::Safe})
+        for (const ckptscope::PickleImport& imp : imports) {
+            if (imp.risk != risk)
+                continue;
+            const QString riskText = QString::fromLatin1(ckptscope::importRiskName(risk));
+            QString what = tr("%1 × %2").arg(esc(imp.name)).arg(groupedNumber(imp.count));
+            for (uint32_t c : imp.calls)
+                what += QStringLiteral("<br>&nbsp;&nbsp;") +
+                        tr("called with %1")
+                            .arg(esc(ckptscope::callArgumentsJson(m_doc->objects(), c, names)));
+            html += QStringLiteral("<tr><td style='padding-right:12px'>%1</td><td>%2</td></tr>")
+                        .arg(risk == ckptscope::ImportRisk::Unsafe
+                                 ? QStringLiteral("<b style='color:#d33'>%1</b>").arg(riskText)
+                                 : riskText,
+                             what);
+        }
+    return html + QStringLiteral("</table>");
 }
 
 // A sharded model: its shards (a GGUF model's splits) and the index's own

@@ -164,6 +164,59 @@ void TensorPage::clear() {
     m_histogram->clear();
 }
 
+namespace {
+
+// Where a view's elements lie and what the pickle says of the tensor:
+// its storage and strides, what else views that storage, the same object
+// under another name, a parameter, the parameter an optimizer tensor
+// belongs to.
+QStringList viewNotes(const ckptscope::Document& doc, size_t tensor) {
+    QStringList notes;
+    const ckptscope::TensorEntry& t = doc.tensors()[tensor];
+    if (t.view != ckptscope::kNoView && doc.views().at(t.view).pieces.empty()) {
+        const ckptscope::TensorView& v = doc.views()[t.view];
+        const ckptscope::TensorStorage& s = doc.storages().at(v.storage);
+        QString text = QObject::tr("A view of storage %1 (%2, %3) from element %4")
+                           .arg(shownText(s.key).toHtmlEscaped(),
+                                QString::fromLatin1(ckptscope::dtypeName(s.dtype)),
+                                humanBytes(s.bytes), groupedNumber(v.elementOffset));
+        if (!v.strides.empty()) {
+            QStringList strides;
+            for (int64_t x : v.strides)
+                strides << QString::number(x);
+            text += QObject::tr(", strides [%1] (not contiguous)")
+                        .arg(strides.join(QStringLiteral(", ")));
+        }
+        size_t others = 0;
+        for (size_t i = 0; i < doc.tensors().size(); ++i)
+            if (i != tensor && doc.tensors()[i].view != ckptscope::kNoView &&
+                doc.views()[doc.tensors()[i].view].pieces.empty() &&
+                doc.views()[doc.tensors()[i].view].storage == v.storage)
+                ++others;
+        if (others > 0)
+            text += others == 1
+                        ? QObject::tr("; 1 other tensor views it")
+                        : QObject::tr("; %1 other tensors view it").arg(groupedNumber(others));
+        notes << text + QLatin1Char('.');
+    }
+    if (tensor < doc.traits().size()) {
+        const ckptscope::TensorTraits& traits = doc.traits()[tensor];
+        if (traits.sameAs < doc.tensors().size())
+            notes << QObject::tr("The same tensor object as %1 (the pickle refers to it twice).")
+                         .arg(shownText(doc.tensors()[traits.sameAs].name).toHtmlEscaped());
+        if (traits.isParameter)
+            notes << (traits.requiresGrad ? QObject::tr("An nn.Parameter (requires_grad).")
+                                          : QObject::tr("An nn.Parameter (requires_grad False)."));
+        if (!traits.parameter.empty())
+            notes << QObject::tr("Optimizer state of the parameter %1 (inferred from the "
+                                 "parameter groups' order and the shapes).")
+                         .arg(shownText(traits.parameter).toHtmlEscaped());
+    }
+    return notes;
+}
+
+} // namespace
+
 void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, int tensor) {
     if (!document || tensor < 0 || size_t(tensor) >= document->tensors().size()) {
         clear();
@@ -196,6 +249,7 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
                      .arg(dtype, ckptscope::exactInF32(t.dtype)
                                      ? tr(", exactly")
                                      : tr(" (integers beyond 2^24 are rounded)"));
+    notes << viewNotes(*document, size_t(tensor));
     m_description->setText(notes.join(QStringLiteral("<br>")));
     setInfoRow(0, shapeText(t.shape));
     setInfoRow(1, groupedNumber(t.dataLen));

@@ -135,6 +135,32 @@ const char* importRiskName(ImportRisk risk) {
     return "unknown";
 }
 
+std::vector<std::string> unsafeCalls(const ObjectTree& tree,
+                                     const std::vector<PickleImport>& imports) {
+    // The outermost calls only: getattr(__import__('os'), 'system')('…') is
+    // one call, whose callee and arguments hold the others.
+    std::vector<uint32_t> calls;
+    std::vector<std::string> out;
+    for (const PickleImport& imp : imports)
+        if (imp.risk == ImportRisk::Unsafe) {
+            if (imp.calls.empty())
+                out.push_back(imp.name);
+            calls.insert(calls.end(), imp.calls.begin(), imp.calls.end());
+        }
+    std::set<uint32_t> inner;
+    for (uint32_t c : calls) {
+        const ObjectNode& n = tree.at(c);
+        inner.insert(n.items.begin(), n.items.end());
+        inner.insert(n.callee);
+    }
+    for (uint32_t c : calls) {
+        std::string text = objectKeyText(tree, c);
+        if (!inner.count(c) && std::find(out.begin(), out.end(), text) == out.end())
+            out.push_back(std::move(text));
+    }
+    return out;
+}
+
 std::string callArgumentsJson(const ObjectTree& tree, uint32_t call,
                               const std::vector<std::string>& tensorNames) {
     return pytorch::argumentsJson(tree, tree.at(call).items, tensorNames);

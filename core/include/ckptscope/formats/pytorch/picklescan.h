@@ -24,6 +24,12 @@ struct PickleScan {
 // Scans a torch.save file (zip or legacy). Throws only for I/O errors.
 PickleScan scanPickle(const ByteSource& source);
 
+// What the pickle would run, each call as Python spells it
+// ("os.system('echo pwned > /tmp/x')"; a call of a call's result as
+// "builtins.getattr(…)('…')"); an unsafe global never called by its name.
+std::vector<std::string> unsafeCalls(const ObjectTree& tree,
+                                     const std::vector<PickleImport>& imports);
+
 // "safe", "unsafe", "unknown": as info --json and scan write a risk.
 const char* importRiskName(ImportRisk risk);
 // The arguments of a call (PickleImport::calls) as one line of JSON, as
