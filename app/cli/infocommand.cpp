@@ -226,7 +226,7 @@ void printTensorFile(const Document& doc) {
         if (const std::string type = gguf::fileTypeText(doc.metadataRows()); !type.empty())
             std::cout << "File type   " << printable(type) << "\n";
     } else if (doc.isSharded())
-        std::cout << "Format      sharded safetensors model ("
+        std::cout << "Format      " << doc.formatModule().description << " ("
                   << fmt::counted(doc.shards().size(), "shard", "shards") << ")\n";
     else
         std::cout << "Format      "

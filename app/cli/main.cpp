@@ -15,8 +15,8 @@ const char* kHelp = R"(Usage: ckptscope-cli COMMAND FILE [OPTIONS]
 Inspects checkpoints of these formats, detected from the content, not the
 file name:
 {formats}
-A sharded safetensors model opens by its index (NAME.safetensors.index.json)
-or by the folder holding it, as one model. A FILE may be an http:// or
+A sharded model opens by its index (NAME.safetensors.index.json,
+pytorch_model.bin.index.json) or by the folder holding it, as one model. A FILE may be an http:// or
 https:// URL: only the bytes needed are read, by range requests (the Hugging
 Face token in HF_TOKEN or ~/.cache/huggingface/token goes to huggingface.co
 or HF_ENDPOINT's host only).

@@ -44,10 +44,10 @@ private Q_SLOTS:
                                    b.str("groups"), b.container(ObjectKind::List, {group, group}),
                                    b.str("scaler"), b.tree.add(scaler), b.str("empty"),
                                    b.container(ObjectKind::Dict), b.str("loop"), loop});
-        const auto rows = byKey(objectRows(b.tree, {"state.0.exp_avg"}));
+        const auto rows = byKey(objectRows(b.tree));
         using P = std::pair<std::string, std::string>;
         QVERIFY(rows.at("epoch") == P("3", "int"));
-        QVERIFY(rows.at("0") == P("tensor state.0.exp_avg", "Tensor")); // an int key's str()
+        QVERIFY(!rows.count("0")); // a tensor is compared as a tensor, not as a row
         QVERIFY(rows.at("groups.0.lr") == P("0.0001", "float"));
         QVERIFY(rows.at("groups.0.betas.1") == P("0.999", "float"));
         QVERIFY(rows.at("groups.1") == P("→ groups.0", "reference")); // the memo's second place
@@ -66,7 +66,7 @@ private Q_SLOTS:
         Builder a, b;
         a.tree.root = a.container(ObjectKind::Dict, {a.str("step"), a.integer(1)});
         b.tree.root = b.container(ObjectKind::Dict, {b.str("step"), b.real(1.0)});
-        const auto ra = objectRows(a.tree, {}), rb = objectRows(b.tree, {});
+        const auto ra = objectRows(a.tree), rb = objectRows(b.tree);
         QCOMPARE(ra.size(), size_t(1));
         QCOMPARE(QString::fromStdString(ra[0].key), QStringLiteral("step"));
         QVERIFY(ra[0].value != rb[0].value || ra[0].type != rb[0].type);
@@ -81,7 +81,7 @@ private Q_SLOTS:
         for (int i = 0; i < 10; ++i)
             level = b.container(ObjectKind::List, std::vector<uint32_t>(10, level));
         b.tree.root = level;
-        const auto rows = objectRows(b.tree, {});
+        const auto rows = objectRows(b.tree);
         QVERIFY2(rows.size() < 200, qPrintable(QString::number(rows.size())));
     }
 };

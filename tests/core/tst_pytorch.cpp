@@ -4,6 +4,7 @@
 // bit for bit — and every damaged or hostile file gets its verdict, with
 // nothing run.
 #include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/document/document.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/openerror.h"
@@ -17,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cstring>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -142,6 +144,7 @@ private Q_SLOTS:
     void trainerOptimizerIsNamedFromTheModelBeside();
     void lightningOptimizerIsNamedFromItsStateDict();
     void aModelThatDoesNotFitLeavesIdsAndWarns();
+    void shardedModelIsOneModel();
 };
 
 void TestPytorch::validFile_data() {
@@ -235,7 +238,9 @@ void TestPytorch::validFile() {
     QVERIFY(names == e["imports"].get<std::vector<std::string>>());
     // No warning but the unknown imports (outside the allow-list and not an enum member).
     for (const IndexWarning& w : index.warnings)
-        QVERIFY2(w.message.rfind("unknown import ", 0) == 0, w.message.c_str());
+        QVERIFY2(w.message.rfind("unknown import ", 0) == 0 ||
+                     w.message.rfind("one of 2 shards", 0) == 0, // a shard opened alone
+                 w.message.c_str());
 }
 
 void TestPytorch::invalidFile_data() {
@@ -390,6 +395,47 @@ void TestPytorch::aModelThatDoesNotFitLeavesIdsAndWarns() {
     const std::string warnings = warningsText(o.index);
     QVERIFY2(warnings.find("keep their ids") != std::string::npos, warnings.c_str());
     QVERIFY2(warnings.find("pytorch_model.bin") != std::string::npos, warnings.c_str());
+}
+
+// pytorch_model.bin.index.json and its shards (or their folder) are one
+// model: every tensor of the shards once, read from its shard with the
+// values torch gives; a shard alone says where the rest is.
+void TestPytorch::shardedModelIsOneModel() {
+    REQUIRE_CONFORMANCE();
+    const QString dir = pytorchDir() + QStringLiteral("/valid/sharded");
+    for (const QString& path : {dir + QStringLiteral("/pytorch_model.bin.index.json"), dir}) {
+        const auto doc = Document::open(path.toStdString());
+        QCOMPARE(doc->format(), Format::Pytorch);
+        QCOMPARE(doc->shards().size(), size_t(2));
+        QVERIFY2(doc->warnings().empty(),
+                 doc->warnings().empty() ? "" : doc->warnings().front().message.c_str());
+        size_t expectedTensors = 0;
+        for (const char* shard : {"sharded__pytorch_model-00001-of-00002.bin.json",
+                                  "sharded__pytorch_model-00002-of-00002.bin.json"}) {
+            const json e =
+                readJson(pytorchDir() + QStringLiteral("/expected/") + QString::fromLatin1(shard));
+            expectedTensors += e["tensors"].size();
+            for (const json& x : e["tensors"]) {
+                const auto it =
+                    std::find_if(doc->tensors().begin(), doc->tensors().end(),
+                                 [&](const TensorEntry& t) { return t.name == x["name"]; });
+                QVERIFY(it != doc->tensors().end());
+                const size_t i = size_t(it - doc->tensors().begin());
+                QCOMPARE(doc->shardName(i), e["file"].get<std::string>().substr(8)); // "sharded/…"
+                const QByteArray want =
+                    readBytes(pytorchDir() + QStringLiteral("/expected/") +
+                              QString::fromStdString(x["values"].get<std::string>()));
+                std::vector<float> values(it->dataLen);
+                doc->readValues(i, 0, it->dataLen, values.data());
+                QVERIFY(std::memcmp(values.data(), want.data(), size_t(want.size())) == 0);
+            }
+        }
+        QCOMPARE(doc->tensors().size(), expectedTensors);
+        QCOMPARE(doc->totalBytes(), uint64_t(86656)); // the index's total_size
+    }
+    const Opened lone = openPytorch(dir + QStringLiteral("/pytorch_model-00002-of-00002.bin"));
+    QVERIFY2(warningsText(lone.index).find("one of 2 shards") != std::string::npos,
+             warningsText(lone.index).c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPytorch)

@@ -34,7 +34,6 @@ std::optional<double> parseTolerance(std::string_view text) {
     return x;
 }
 
-
 namespace {
 
 // Values per block: 256 KiB of each side, still in cache when scanned right

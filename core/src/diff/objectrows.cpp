@@ -9,12 +9,9 @@ namespace ckptscope {
 namespace {
 
 // The rows' text of a leaf.
-std::string leafText(const ObjectTree& tree, uint32_t node,
-                     const std::vector<std::string>& tensorNames) {
+std::string leafText(const ObjectTree& tree, uint32_t node) {
     const ObjectNode& n = tree.at(node);
     switch (n.kind) {
-    case ObjectKind::Tensor:
-        return "tensor " + (n.tensor < tensorNames.size() ? tensorNames[n.tensor] : std::string());
     case ObjectKind::List:
         return "[]";
     case ObjectKind::Tuple:
@@ -34,8 +31,7 @@ std::string leafText(const ObjectTree& tree, uint32_t node,
 
 } // namespace
 
-std::vector<MetadataRow> objectRows(const ObjectTree& tree,
-                                    const std::vector<std::string>& tensorNames) {
+std::vector<MetadataRow> objectRows(const ObjectTree& tree) {
     std::vector<MetadataRow> rows;
     if (tree.empty())
         return rows;
@@ -48,8 +44,10 @@ std::vector<MetadataRow> objectRows(const ObjectTree& tree,
         stack.pop_back();
         const ObjectNode& n = tree.at(node);
         const std::string key = path.empty() ? "(root)" : path;
+        if (n.kind == ObjectKind::Tensor)
+            continue; // compared as a tensor, by name, with its values
         if (!objectHasChildren(n)) {
-            rows.emplace_back(key, leafText(tree, node, tensorNames));
+            rows.emplace_back(key, leafText(tree, node));
             rows.back().type = objectKeyType(tree, node);
             continue;
         }

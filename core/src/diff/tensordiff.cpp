@@ -138,12 +138,7 @@ firstItemDifference(const Document& a, MetadataArray x, const Document& b, Metad
 // A document's metadata as rows to compare: its rows, or the leaves of its
 // tree of values by path (objectRows).
 std::vector<MetadataRow> comparedRows(const Document& doc) {
-    if (doc.objects().empty())
-        return doc.metadataRows();
-    std::vector<std::string> names;
-    for (const TensorEntry& t : doc.tensors())
-        names.push_back(t.name);
-    return objectRows(doc.objects(), names);
+    return doc.objects().empty() ? doc.metadataRows() : objectRows(doc.objects());
 }
 
 std::vector<MetadataDiffEntry> diffMetadata(const Document& a, const Document& b) {

@@ -53,7 +53,11 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
 // A folder is the sharded model it holds: by its index, else by its one
 // complete shard set (shards in number order).
 std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
-    const ShardedFolder found = findShardedModelIn(path);
+    // A safetensors model first, as transformers prefers it; else torch.save shards.
+    ShardedFolder found = findShardedModelIn(path);
+    if (!found.isModel())
+        if (ShardedFolder bin = findShardedModelIn(path, ".bin"); bin.isModel())
+            found = std::move(bin);
     if (!found.index.empty())
         return open((std::filesystem::path(path) / found.index).string());
     if (!found.set)
@@ -65,8 +69,9 @@ std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
     std::shared_ptr<Document> doc(new Document);
     doc->m_path = path;
     try {
-        static const FormatModule module = shardedSafetensorsFormat();
-        doc->m_module = &module;
+        static const FormatModule safetensors = shardedSafetensorsFormat();
+        static const FormatModule pytorch = shardedPytorchFormat();
+        doc->m_module = found.set->extension == ".safetensors" ? &safetensors : &pytorch;
         doc->keepIndex(openShardSet(path, *found.set));
         doc->m_source = doc->m_index.shards.front().source;
     } catch (const std::bad_alloc&) {

@@ -26,7 +26,7 @@ namespace {
 const std::vector<FormatModule>& modules() {
     static const std::vector<FormatModule> kModules = {
         oxckFormat(),    ggufFormat(),     safetensorsFormat(), shardedSafetensorsFormat(),
-        pytorchFormat(), gradientFormat(),
+        pytorchFormat(), shardedPytorchFormat(), gradientFormat(),
     };
     return kModules;
 }

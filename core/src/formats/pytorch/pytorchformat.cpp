@@ -9,6 +9,7 @@
 #include "formats/pytorch/torchnames.h"
 #include "formats/pytorch/torchunpickler.h"
 #include "formats/pytorch/ziparchive.h"
+#include "formats/safetensors/shardedmodel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -165,7 +166,6 @@ FormatIndex openZip(const ByteSource& source) {
         storages.push_back({p.key, 0, r->dataOffset, nbytes, p.dtype, bigEndian});
     }
     finish(source, index, u, root, std::move(storages));
-    index.metadata.push_back({"archive", archive});
     return index;
 }
 
@@ -261,15 +261,23 @@ FormatIndex openLegacy(const ByteSource& source) {
 }
 
 FormatIndex open(const ByteSource& source) {
-    const DeferredChangeCheck changes(source);
-    FormatIndex index = pytorch::looksLikeZip(source) ? openZip(source) : openLegacy(source);
-    changes.finish();
-    pytorch::nameOptimizersInFile(index);
+    FormatIndex index = openPytorchFile(source);
     pytorch::nameOptimizerFromFolder(index, source.name());
+    // A shard opened alone is only part of a model: say where the rest is.
+    if (auto lone = loneShardWarning(source.name()))
+        index.warnings.push_back(std::move(*lone));
     return index;
 }
 
 } // namespace
+
+FormatIndex openPytorchFile(const ByteSource& source) {
+    const DeferredChangeCheck changes(source);
+    FormatIndex index = pytorch::looksLikeZip(source) ? openZip(source) : openLegacy(source);
+    changes.finish();
+    pytorch::nameOptimizersInFile(index);
+    return index;
+}
 
 PickleScan scanPickle(const ByteSource& source) {
     PickleScan scan;

@@ -10,4 +10,9 @@ namespace ckptscope {
 // machine that imports and calls nothing.
 FormatModule pytorchFormat();
 
+// One torch.save file's index as a part of a model (a shard): without the
+// module's look beside the file (the model for an optimizer.pt, the rest of
+// a shard set).
+FormatIndex openPytorchFile(const ByteSource& source);
+
 } // namespace ckptscope

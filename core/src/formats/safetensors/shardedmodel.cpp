@@ -1,9 +1,11 @@
 #include "formats/safetensors/shardedmodel.h"
 
+#include "formats/pytorch/pytorchformat.h"
 #include "formats/safetensors/toplevelkeys.h"
 
 #include "ckptscope/common/saturating.h"
 #include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/io/httpsource.h"
@@ -26,7 +28,52 @@ using json = nlohmann::json;
 // The probe reads this much: the index's "metadata" comes first and is small.
 constexpr size_t kProbeBytes = 64 * 1024;
 
-bool probe(const ByteSource& source) {
+// What the first bytes say of an index: none, or an index whose shards are
+// safetensors files or torch.save files (by the first shard's name:
+// pytorch_model-00001-of-00002.bin).
+enum class IndexKind { None, Safetensors, Pytorch };
+
+// The first string value inside the top-level "weight_map" object.
+class FirstShard final : public nlohmann::json_sax<json> {
+public:
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t& s) override {
+        if (m_depth == 2 && m_inMap) {
+            shard = s;
+            return false;
+        }
+        return true;
+    }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return ++m_depth, true; }
+    bool end_object() override { return --m_depth, true; }
+    bool start_array(std::size_t) override { return ++m_depth, true; }
+    bool end_array() override { return --m_depth, true; }
+    bool key(string_t& key) override {
+        if (m_depth == 1)
+            m_inMap = key == "weight_map";
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        return false;
+    }
+    std::string shard;
+
+private:
+    int m_depth = 0;
+    bool m_inMap = false;
+};
+
+bool endsWith(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+IndexKind indexKind(const ByteSource& source) {
     std::string head(size_t(std::min<uint64_t>(source.size(), kProbeBytes)), '\0');
     source.read(0, head.data(), head.size());
     // "weight_map" among the first top-level keys makes the file an index;
@@ -39,8 +86,40 @@ bool probe(const ByteSource& source) {
         return !found && key == "metadata";
     });
     json::sax_parse(head, &keys, json::input_format_t::json, false);
-    return found;
+    if (!found)
+        return IndexKind::None;
+    FirstShard first;
+    json::sax_parse(head, &first, json::input_format_t::json, false);
+    for (const char* ext : {".bin", ".pt", ".pth"})
+        if (endsWith(first.shard, ext))
+            return IndexKind::Pytorch;
+    return IndexKind::Safetensors;
 }
+
+bool probe(const ByteSource& source) {
+    return indexKind(source) == IndexKind::Safetensors;
+}
+
+bool probePytorch(const ByteSource& source) {
+    return indexKind(source) == IndexKind::Pytorch;
+}
+
+// A safetensors shard as an index of its own.
+FormatIndex readSafetensorsShard(const ByteSource& source) {
+    SafetensorsIndex st = readSafetensorsIndex(source);
+    FormatIndex index;
+    index.tensors = std::move(st.tensors);
+    for (auto& [key, value] : st.metadata)
+        index.metadata.push_back({std::move(key), std::move(value), MetadataKind::Text});
+    return index;
+}
+
+// A torch.save shard, read by the PyTorch module.
+FormatIndex readPytorchShard(const ByteSource& source) {
+    return openPytorchFile(source);
+}
+
+using ShardReader = FormatIndex (*)(const ByteSource&);
 
 [[noreturn]] void fail(const std::string& file, const std::string& message) {
     throw CheckpointError(CheckpointError::Kind::Invalid, file + ": " + message);
@@ -119,8 +198,8 @@ IndexFile readIndexFile(const ByteSource& source) {
 // Builds one FormatIndex from the shards, one after another.
 class ShardMerger {
 public:
-    ShardMerger(std::string model, std::string folder, const IndexFile* index)
-        : m_model(std::move(model)), m_folder(std::move(folder)), m_index(index) {}
+    ShardMerger(std::string model, std::string folder, const IndexFile* index, ShardReader read)
+        : m_model(std::move(model)), m_folder(std::move(folder)), m_index(index), m_read(read) {}
 
     // openShard gives the shard's bytes or throws IoError.
     template <typename Open> void add(const std::string& name, Open&& openShard) {
@@ -135,12 +214,9 @@ public:
                               " cannot be read: " + e.what());
         }
         const DeferredChangeCheck changes(*source);
-        SafetensorsIndex st = readSafetensorsIndex(*source);
+        FormatIndex part = m_read(*source);
         changes.finish();
-        for (TensorEntry& t : st.tensors)
-            addTensor(std::move(t), name, shard);
-        for (auto& [key, value] : st.metadata)
-            m_metadata[key].push_back({value, name});
+        merge(std::move(part), name, shard);
         m_result.shards.push_back({std::move(source), name});
     }
 
@@ -151,6 +227,8 @@ public:
             m_result.indexMetadata = m_index->metadata;
         }
         mergeMetadata();
+        if (!m_result.traits.empty())
+            m_result.traits.resize(m_result.tensors.size());
         return std::move(m_result);
     }
 
@@ -158,6 +236,58 @@ private:
     struct Seen {
         std::string value, shard;
     };
+
+    // One shard's index into the model's: its storages and views renumbered,
+    // its tensors (and their traits) where the weight_map places them, its
+    // imports counted with the others', its warnings naming it.
+    void merge(FormatIndex part, const std::string& name, uint16_t shard) {
+        const auto storageBase = uint32_t(m_result.storages.size());
+        const auto viewBase = uint32_t(m_result.views.size());
+        for (TensorStorage& s : part.storages) {
+            s.shard = shard;
+            m_result.storages.push_back(std::move(s));
+        }
+        for (TensorView& v : part.views) {
+            v.storage += storageBase;
+            for (TensorPiece& p : v.pieces)
+                p.storage += storageBase;
+            m_result.views.push_back(std::move(v));
+        }
+        const bool traits = !part.traits.empty();
+        std::vector<uint32_t> placed(part.tensors.size(), UINT32_MAX);
+        for (size_t i = 0; i < part.tensors.size(); ++i) {
+            TensorEntry& t = part.tensors[i];
+            if (t.view != kNoView)
+                t.view += viewBase;
+            TensorTraits tt = traits ? part.traits[i] : TensorTraits{};
+            if (tt.sameAs != UINT32_MAX)
+                tt.sameAs = tt.sameAs < i ? placed[tt.sameAs] : UINT32_MAX;
+            if (!addTensor(std::move(t), name, shard))
+                continue;
+            placed[i] = uint32_t(m_result.tensors.size() - 1);
+            if (traits) {
+                m_result.traits.resize(m_result.tensors.size() - 1);
+                m_result.traits.push_back(std::move(tt));
+            }
+        }
+        for (MetadataRow& row : part.metadata)
+            m_metadata[row.key].push_back({row.value, name});
+        for (PickleImport& imp : part.imports) {
+            imp.calls.clear(); // nodes of the shard's own tree, which is not kept
+            const auto it = std::find_if(m_result.imports.begin(), m_result.imports.end(),
+                                         [&](const PickleImport& x) { return x.name == imp.name; });
+            if (it == m_result.imports.end()) {
+                m_result.imports.push_back(std::move(imp));
+            } else {
+                it->count += imp.count;
+                it->risk = std::max(it->risk, imp.risk);
+            }
+        }
+        std::sort(m_result.imports.begin(), m_result.imports.end(),
+                  [](const PickleImport& a, const PickleImport& b) { return a.name < b.name; });
+        for (IndexWarning& w : part.warnings)
+            warn("shard " + quotedName(name) + ": " + w.message);
+    }
 
     // "weight_map: tensor "x" is in shard …" for an error about a shard file.
     std::string firstTensorOf(const std::string& shard) const {
@@ -168,7 +298,9 @@ private:
         return {};
     }
 
-    void addTensor(TensorEntry t, const std::string& shard, uint16_t index) {
+    // Adds the tensor unless the index places it elsewhere or another shard
+    // has it already (false then, with a warning).
+    bool addTensor(TensorEntry t, const std::string& shard, uint16_t index) {
         const std::string* mapped = nullptr;
         if (m_index) {
             const auto it = m_index->weightMap.find(t.name);
@@ -180,16 +312,17 @@ private:
                 warn("tensor " + quotedName(t.name) + " is in shard " + quotedName(shard) +
                      " too, but the weight_map places it in " + quotedName(*mapped) +
                      "; this copy is left out");
-                return;
+                return false;
             }
         }
         if (const auto [it, fresh] = m_where.emplace(t.name, shard); !fresh) {
             warn("tensor " + quotedName(t.name) + " is in shards " + quotedName(it->second) +
                  " and " + quotedName(shard) + "; the second copy is left out");
-            return;
+            return false;
         }
         t.shard = index;
         m_result.tensors.push_back(std::move(t));
+        return true;
     }
 
     void checkEveryMappedTensor() const {
@@ -241,6 +374,7 @@ private:
 
     std::string m_model, m_folder;
     const IndexFile* m_index;
+    ShardReader m_read;
     FormatIndex m_result;
     std::unordered_map<std::string, std::string> m_where; // tensor → its shard
     std::map<std::string, std::vector<Seen>> m_metadata;  // keys sorted, as one file's are
@@ -261,10 +395,10 @@ std::string insideFolder(const ByteSource& index, const std::string& path) {
     return path;
 }
 
-FormatIndex open(const ByteSource& source) {
+FormatIndex openIndex(const ByteSource& source, ShardReader read) {
     const IndexFile index = readIndexFile(source);
     const std::string folder = fs::path(source.name()).parent_path().string();
-    ShardMerger merger(source.name(), folder.empty() ? "." : folder, &index);
+    ShardMerger merger(source.name(), folder.empty() ? "." : folder, &index, read);
     const auto pathOf = [&](const std::string& shard) {
         return (fs::path(folder.empty() ? "." : folder) / shard).string();
     };
@@ -295,6 +429,14 @@ FormatIndex open(const ByteSource& source) {
     return merger.finish();
 }
 
+FormatIndex open(const ByteSource& source) {
+    return openIndex(source, readSafetensorsShard);
+}
+
+FormatIndex openPytorch(const ByteSource& source) {
+    return openIndex(source, readPytorchShard);
+}
+
 std::string probeFailure(const ByteSource&) {
     return "expected a JSON object with \"weight_map\" (tensor names to shard files) among its "
            "first keys";
@@ -314,8 +456,21 @@ FormatModule shardedSafetensorsFormat() {
             "*.safetensors.index.json"};
 }
 
+FormatModule shardedPytorchFormat() {
+    return {Format::Pytorch,
+            "pytorch",
+            "sharded PyTorch model",
+            ".bin.index.json",
+            "a PyTorch index (a JSON object with \"weight_map\" naming .bin shards)",
+            probePytorch,
+            nullptr,
+            openPytorch,
+            "*.bin.index.json"};
+}
+
 FormatIndex openShardSet(const std::string& folder, const ShardSet& set) {
-    ShardMerger merger(folder, folder, nullptr);
+    const bool pytorch = set.extension != ".safetensors";
+    ShardMerger merger(folder, folder, nullptr, pytorch ? readPytorchShard : readSafetensorsShard);
     for (const std::string& shard : set.files)
         merger.add(shard, [&] { return openByteSource((fs::path(folder) / shard).string()); });
     return merger.finish();

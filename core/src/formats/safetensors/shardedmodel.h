@@ -11,6 +11,9 @@ namespace ckptscope {
 // recognised by content: a JSON object with "weight_map"): one FormatIndex
 // of all the shards' tensors, each knowing its shard (docs/FORMATS.md).
 FormatModule shardedSafetensorsFormat();
+// The same for PyTorch shards (`pytorch_model.bin.index.json`: an index
+// whose weight_map names .bin, .pt or .pth files), read by the PyTorch module.
+FormatModule shardedPytorchFormat();
 
 // The same model from a folder's complete shard set without an index:
 // shards in number order, every tensor of each.
