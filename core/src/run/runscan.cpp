@@ -92,7 +92,9 @@ private:
 
     void addFolder(const std::string& folder) {
         std::string error;
-        for (const fs::path& p : entries(folder, error)) {
+        const std::vector<fs::path> files = entries(folder, error);
+        const bool safetensors = hasSafetensors(files);
+        for (const fs::path& p : files) {
             struct stat st {};
             if (::stat(p.c_str(), &st) != 0) {
                 result.skipped.push_back({p.string(), "cannot be read (dangling link?)"});
@@ -103,6 +105,7 @@ private:
                     addTrainerFolder(p.string());
                 continue; // other subfolders are not part of the run
             }
+            m_safetensorsBeside = safetensors; // a Trainer folder above set its own
             if (auto f = byName(p.string(), st, result.sideFiles))
                 m_loose.push_back(*f);
         }
@@ -119,7 +122,9 @@ private:
         const size_t skippedBefore = result.skipped.size();
         std::string error;
         std::map<std::string, CandidateFile> probed; // by name
-        for (const fs::path& p : entries(c.path, error)) {
+        const std::vector<fs::path> files = entries(c.path, error);
+        m_safetensorsBeside = hasSafetensors(files);
+        for (const fs::path& p : files) {
             struct stat st {};
             if (::stat(p.c_str(), &st) != 0 || S_ISDIR(st.st_mode))
                 continue;
@@ -169,12 +174,22 @@ private:
                 sideFiles.push_back(path);
             return std::nullopt;
         case RunFileRole::PytorchPickle:
-            result.skipped.push_back({path, kPytorchPickleReason});
-            return std::nullopt;
+            // transformers reads model.safetensors when both are there: so
+            // does the run, and the pickle is a side file.
+            if (m_safetensorsBeside) {
+                sideFiles.push_back(path);
+                return std::nullopt;
+            }
+            break;
         case RunFileRole::Probe:
             break;
         }
         return probeFile(path, st);
+    }
+
+    static bool hasSafetensors(const std::vector<fs::path>& files) {
+        return std::any_of(files.begin(), files.end(),
+                           [](const fs::path& p) { return p.extension() == ".safetensors"; });
     }
 
     // The file's format from its first bytes, or a skipped entry. A file
@@ -207,8 +222,6 @@ private:
             result.skipped.push_back({url, "a Trainer side file: read from local folders only"});
             return;
         case RunFileRole::PytorchPickle:
-            result.skipped.push_back({url, kPytorchPickleReason});
-            return;
         case RunFileRole::Probe:
             break;
         }
@@ -267,6 +280,7 @@ private:
 
     std::set<std::pair<uint64_t, uint64_t>> m_seen;
     std::set<std::string> m_seenUrls;
+    bool m_safetensorsBeside = false; // in the folder being listed
     std::vector<CandidateFile> m_loose;
 };
 

@@ -20,10 +20,9 @@ namespace ckptscope {
 enum class RunFileRole {
     Probe,         // read its first bytes: a checkpoint or not
     SideFile,      // optimizer.pt, tokenizer*, config.json, trainer_state.json, an index, …
-    PytorchPickle, // pytorch_model*.bin: skipped, never read
+    PytorchPickle, // pytorch_model*.bin: the model, unless model.safetensors is beside it
 };
 RunFileRole runFileRole(std::string_view baseName);
-inline constexpr const char* kPytorchPickleReason = "PyTorch pickle format: not read";
 
 inline constexpr const char* kTrainerStateName = "trainer_state.json";
 inline constexpr const char* kModelConfigName = "config.json";
