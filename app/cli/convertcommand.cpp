@@ -1,4 +1,4 @@
-// convert IN OUT: OXCK → .safetensors / .npz, safetensors → .oxck (or .npz);
+// convert IN OUT: OXCK or PyTorch → .safetensors / .npz, safetensors → .oxck (or .npz);
 // a sharded model → one file, any tensor file → shards (--shard-size).
 #include "clicommon.h"
 #include "textformat.h"
@@ -19,8 +19,12 @@ const CommandSpec kConvert = {
     {"IN", "OUT"},
     "Converts an OXCK file to OUT.safetensors or OUT.npz, a safetensors file to\n"
     "OUT.oxck (values converted to f32) or OUT.npz; the format comes from OUT's\n"
-    "extension. A sharded safetensors model (its index or folder) converts to\n"
-    "one OUT.safetensors; with --shard-size, any tensor file is written as\n"
+    "extension. A PyTorch file (torch.save, read without running its pickle)\n"
+    "converts to any of them: each tensor written contiguous, whole (tensors\n"
+    "that shared a storage each get their own bytes), its values that are not\n"
+    "tensors and its complex128 tensors (complex ones for .oxck and .npz) left\n"
+    "out, each named in a warning. A sharded model (its index or folder)\n"
+    "converts to one OUT.safetensors; with --shard-size, any tensor file is written as\n"
     "Hugging Face shards NAME-0000N-of-0000M.safetensors and their index\n"
     "NAME.safetensors.index.json (OUT named NAME.safetensors or\n"
     "NAME.safetensors.index.json).\n",

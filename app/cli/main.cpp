@@ -42,11 +42,13 @@ Commands:
                             or raw little-endian bytes; -o - writes to
                             standard output and needs --format
   convert IN OUT [--shard-size SIZE]
-                            OXCK or GGUF -> OUT.safetensors or OUT.npz;
-                            safetensors or GGUF -> OUT.oxck (values converted
-                            to f32; GGUF block types dequantized, F16 and BF16
-                            kept in safetensors); the format from OUT's
-                            extension; a sharded model or GGUF split ->
+                            OXCK, GGUF or PyTorch -> OUT.safetensors or
+                            OUT.npz; safetensors, GGUF or PyTorch -> OUT.oxck
+                            (values converted to f32; GGUF block types
+                            dequantized, F16 and BF16 kept in safetensors;
+                            a PyTorch view written contiguous, a pickle's
+                            values that are not tensors left out, each
+                            named); the format from OUT's extension; a sharded model or GGUF split ->
                             one OUT.safetensors, or with --shard-size Hugging
                             Face shards and their index
   layout FILE [--json]      layered drawing of a gradient checkpoint's graph:

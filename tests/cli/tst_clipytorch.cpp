@@ -7,10 +7,14 @@
 
 #include <QDir>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include "ckptscope/document/document.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -60,13 +64,18 @@ private Q_SLOTS:
             const json& x = e["tensors"][i];
             QVERIFY2(t["name"] == x["name"], (x["name"].get<std::string>() + ": name").c_str());
             QVERIFY(t["shape"] == x["shape"]);
-            QVERIFY2(t["storage_key"] == x["storage_key"], (x["name"].get<std::string>() + ": storage_key").c_str());
-            QVERIFY2(t["storage_offset"] == x["storage_offset"], (x["name"].get<std::string>() + ": storage_offset").c_str());
-            QVERIFY2(t["requires_grad"] == x["requires_grad"], (x["name"].get<std::string>() + ": requires_grad").c_str());
-            QVERIFY2(t["is_parameter"] == x["is_parameter"], (x["name"].get<std::string>() + ": is_parameter").c_str());
+            QVERIFY2(t["storage_key"] == x["storage_key"],
+                     (x["name"].get<std::string>() + ": storage_key").c_str());
+            QVERIFY2(t["storage_offset"] == x["storage_offset"],
+                     (x["name"].get<std::string>() + ": storage_offset").c_str());
+            QVERIFY2(t["requires_grad"] == x["requires_grad"],
+                     (x["name"].get<std::string>() + ": requires_grad").c_str());
+            QVERIFY2(t["is_parameter"] == x["is_parameter"],
+                     (x["name"].get<std::string>() + ": is_parameter").c_str());
             QCOMPARE(t.contains("same_as"), x.contains("same_as"));
             if (x.contains("same_as"))
-                QVERIFY2(t["same_as"] == x["same_as"], (x["name"].get<std::string>() + ": same_as").c_str());
+                QVERIFY2(t["same_as"] == x["same_as"],
+                         (x["name"].get<std::string>() + ": same_as").c_str());
         }
         // Bytes: each storage once, whole.
         uint64_t bytes = 0;
@@ -142,6 +151,56 @@ private Q_SLOTS:
         QCOMPARE(s["max"].get<double>(), mx);
         QVERIFY(std::abs(s["mean"].get<double>() - sum / double(v.size())) <=
                 1e-12 * (1 + std::abs(sum)));
+    }
+
+    // convert to safetensors: every tensor contiguous with the values torch
+    // gives (views, transposes and expansions written out), C128 left out
+    // and named, shared storages and non-tensor values said.
+    void convertWritesTheValuesTorchGives_data() {
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<QString>("warning");
+        QTest::newRow("views") << QStringLiteral("views.pt.json")
+                               << QStringLiteral(
+                                      "8 tensors share storages and are each written whole");
+        QTest::newRow("dtypes") << QStringLiteral("dtypes.pt.json")
+                                << QStringLiteral("1 tensor left out (safetensors has no C128 "
+                                                  "dtype): complex128");
+        QTest::newRow("lightning") << QStringLiteral("lightning__epoch=2-step=150.ckpt.json")
+                                   << QStringLiteral("values that are not tensors are left out: "
+                                                     "epoch, global_step, ");
+    }
+    void convertWritesTheValuesTorchGives() {
+        REQUIRE_CONFORMANCE();
+        QFETCH(QString, expected);
+        QFETCH(QString, warning);
+        const json e = readJson(pt(QStringLiteral("expected/") + expected));
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("out.safetensors"));
+        const Run r =
+            runCli({QStringLiteral("convert"),
+                    pt(QStringLiteral("valid/") + QString::fromStdString(e["file"])), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(r.errText().contains(warning), qPrintable(describe(r)));
+        const auto doc = ckptscope::Document::open(out.toStdString());
+        size_t written = 0;
+        for (const json& x : e["tensors"]) {
+            if (x["dtype"] == "complex128")
+                continue;
+            ++written;
+            const auto it =
+                std::find_if(doc->tensors().begin(), doc->tensors().end(),
+                             [&](const ckptscope::TensorEntry& t) { return t.name == x["name"]; });
+            QVERIFY2(it != doc->tensors().end(), x["name"].get<std::string>().c_str());
+            QVERIFY(it->shape == x["shape"].get<std::vector<uint64_t>>());
+            QFile f(pt(QStringLiteral("expected/") + QString::fromStdString(x["values"])));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray want = f.readAll();
+            QByteArray got(want.size(), '\0');
+            if (it->dataLen > 0)
+                doc->readRawValues(size_t(it - doc->tensors().begin()), 0, it->dataLen, got.data());
+            QVERIFY2(got == want, x["name"].get<std::string>().c_str());
+        }
+        QCOMPARE(doc->tensors().size(), written);
     }
 
     // A file whose pickle is damaged is a one-line error naming it (exit 1).

@@ -5,6 +5,7 @@
 #include "ckptscope/export/safetensorswriter.h"
 #include "ckptscope/formats/safetensors/shardset.h"
 #include "ckptscope/io/atomicfile.h"
+#include "export/tensorskept.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,10 +30,11 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 // Tensors into shards as Hugging Face splits them: in order, a new shard
 // when the next tensor would take this one past the limit (a tensor larger
 // than the limit gets a shard of its own).
-std::vector<std::vector<size_t>> splitIntoShards(const Document& doc, uint64_t maxShardBytes) {
+std::vector<std::vector<size_t>>
+splitIntoShards(const Document& doc, const std::vector<size_t>& tensors, uint64_t maxShardBytes) {
     std::vector<std::vector<size_t>> shards(1);
     uint64_t bytes = 0;
-    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+    for (const size_t i : tensors) {
         const uint64_t size = tensorSizeBytes(doc.tensors()[i]).value_or(0); // fits the file
         if (!shards.back().empty() && (bytes > maxShardBytes || size > maxShardBytes - bytes)) {
             shards.emplace_back();
@@ -69,8 +71,10 @@ std::vector<std::string> convertToShards(const Document& doc, const std::string&
     const fs::path index(indexPath);
     const std::string fileName = index.filename().string();
     const std::string stem = fileName.substr(0, fileName.size() - kShardIndexSuffix.size());
-    const auto shards = splitIntoShards(doc, maxShardBytes);
-    std::vector<std::string> names, warnings;
+    std::vector<std::string> names, warnings = pickleConversionNotes(doc);
+    const auto shards = splitIntoShards(
+        doc, tensorsKept(doc, safetensorsHolds, "safetensors has no C128 dtype", warnings),
+        maxShardBytes);
     for (size_t k = 0; k < shards.size(); ++k)
         names.push_back(shardFileName(stem, k + 1, shards.size(), ".safetensors"));
     for (const std::string& target : [&] {
@@ -97,7 +101,12 @@ std::vector<std::string> convertToShards(const Document& doc, const std::string&
             map[doc.tensors()[i].name] = names[k];
     }
     // The index last: a reader never finds it naming shards not yet written.
-    const nlohmann::ordered_json json = {{"metadata", {{"total_size", doc.totalBytes()}}},
+    // The bytes the shards hold (a shared storage's viewers each whole).
+    uint64_t totalSize = 0;
+    for (const auto& shard : shards)
+        for (size_t i : shard)
+            totalSize += tensorSizeBytes(doc.tensors()[i]).value_or(0);
+    const nlohmann::ordered_json json = {{"metadata", {{"total_size", totalSize}}},
                                          {"weight_map", std::move(map)}};
     writeFileAtomically(indexPath, [&](std::ostream& out) { out << json.dump(2) << "\n"; });
     return warnings;
@@ -148,20 +157,21 @@ std::vector<std::string> convertDocument(const Document& doc, ConvertTarget targ
                                          const std::string& outPath, const TaskControl& control) {
     if (const std::string why = conversionRefusal(doc, target, outPath); !why.empty())
         throw ExportError(why);
-    std::vector<std::string> warnings;
+    std::vector<std::string> warnings = pickleConversionNotes(doc), written;
     writeFileAtomically(outPath, [&](std::ostream& out) {
         switch (target) {
         case ConvertTarget::Safetensors:
-            warnings = writeSafetensors(out, doc, control);
+            written = writeSafetensors(out, doc, control);
             break;
         case ConvertTarget::Npz:
-            warnings = writeNpz(out, doc, control);
+            written = writeNpz(out, doc, control);
             break;
         case ConvertTarget::Oxck:
-            warnings = writeOxck(out, doc, control);
+            written = writeOxck(out, doc, control);
             break;
         }
     });
+    warnings.insert(warnings.end(), written.begin(), written.end());
     return warnings;
 }
 

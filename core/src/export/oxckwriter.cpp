@@ -2,6 +2,7 @@
 
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "export/copiedmetadata.h"
+#include "export/tensorskept.h"
 #include "export/valuestream.h"
 #include "formats/oxck/oxckencoding.h"
 
@@ -19,18 +20,22 @@ std::vector<std::string> writeOxck(std::ostream& out, const Document& doc,
     if (metaText.size() > UINT32_MAX)
         throw ExportError(doc.path() + ": the metadata take " + std::to_string(metaText.size()) +
                           " bytes; OXCK holds at most 4 GiB of metadata");
+    const std::vector<size_t> kept = tensorsKept(
+        doc, [](Dtype d) { return !isComplex(d); },
+        "OXCK stores one f32 per element; complex values are pairs", warnings);
     uint64_t total = 0;
-    for (const TensorEntry& t : doc.tensors()) {
+    for (const size_t i : kept) {
+        const TensorEntry& t = doc.tensors()[i];
         if (t.name.size() > Checkpoint::kMaxNameBytes)
             throw ExportError(doc.path() + ": tensor \"" + t.name.substr(0, 80) +
                               "…\": the name has " + std::to_string(t.name.size()) +
                               " bytes; OXCK names hold at most 65 535");
         total += t.dataLen;
     }
-    oxck::writeHeader(out, Checkpoint::kVersion, metaText, doc.tensors().size());
+    oxck::writeHeader(out, Checkpoint::kVersion, metaText, kept.size());
 
     uint64_t done = 0;
-    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+    for (const size_t i : kept) {
         const TensorEntry& t = doc.tensors()[i];
         if (t.dtype != Dtype::F32)
             warnings.push_back("tensor \"" + t.name + "\": " + dtypeName(t.dtype) +

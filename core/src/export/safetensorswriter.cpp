@@ -1,4 +1,5 @@
 #include "ckptscope/export/safetensorswriter.h"
+#include "export/tensorskept.h"
 
 #include "ckptscope/common/numberformat.h"
 #include "export/copiedmetadata.h"
@@ -35,6 +36,10 @@ bool dequantized(Dtype dtype) {
 
 } // namespace
 
+bool safetensorsHolds(Dtype dtype) {
+    return dtype != Dtype::C128;
+}
+
 void checkExportNames(const Document& doc, bool reserved) {
     std::unordered_set<std::string_view> seen;
     for (const TensorEntry& t : doc.tensors()) {
@@ -51,10 +56,12 @@ void checkExportNames(const Document& doc, bool reserved) {
 std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
                                           const TaskControl& control) {
     checkExportNames(doc, true);
-    std::vector<size_t> all(doc.tensors().size());
-    for (size_t i = 0; i < all.size(); ++i)
-        all[i] = i;
-    return writeSafetensors(out, doc, all, control);
+    std::vector<std::string> warnings;
+    const std::vector<size_t> kept =
+        tensorsKept(doc, safetensorsHolds, "safetensors has no C128 dtype", warnings);
+    for (std::string& w : writeSafetensors(out, doc, kept, control))
+        warnings.push_back(std::move(w));
+    return warnings;
 }
 
 std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,

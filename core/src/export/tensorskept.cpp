@@ -1,0 +1,112 @@
+#include "export/tensorskept.h"
+
+#include "ckptscope/formats/objectchildren.h"
+
+#include <array>
+
+namespace ckptscope {
+
+std::vector<size_t> tensorsKept(const Document& doc, bool (*holds)(Dtype), const char* why,
+                                std::vector<std::string>& warnings) {
+    std::vector<size_t> kept;
+    std::string left;
+    size_t count = 0;
+    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+        if (holds(doc.tensors()[i].dtype)) {
+            kept.push_back(i);
+            continue;
+        }
+        left += (count++ ? ", " : "") + doc.tensors()[i].name;
+    }
+    if (count > 0)
+        warnings.push_back(std::to_string(count) + (count == 1 ? " tensor" : " tensors") +
+                           " left out (" + why + "): " + left);
+    return kept;
+}
+
+namespace {
+
+// Marks each node that holds a tensor somewhere below it: one post-order
+// walk with a stack of its own (a pickle's tree may be 1 000 levels deep),
+// each shared node visited once.
+std::vector<bool> holdsTensor(const ObjectTree& tree) {
+    std::vector<bool> holds(tree.nodes.size(), false);
+    std::vector<uint8_t> state(tree.nodes.size(), 0); // 0 new, 1 open, 2 done
+    std::vector<std::pair<uint32_t, size_t>> stack{{tree.root, 0}};
+    state[tree.root] = 1;
+    while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        const ObjectNode& n = tree.nodes[node];
+        const size_t extra = next >= n.items.size() ? next - n.items.size() : 0;
+        if (next < n.items.size() + 4) {
+            const uint32_t c =
+                next < n.items.size()
+                    ? n.items[next]
+                    : std::array<uint32_t, 4>{n.callee, n.state, n.listItems, n.dictItems}[extra];
+            ++next;
+            if (c != kNoNode && state[c] == 0) {
+                state[c] = 1;
+                stack.emplace_back(c, 0);
+            }
+            continue;
+        }
+        bool h = n.kind == ObjectKind::Tensor;
+        for (uint32_t c : n.items)
+            h = h || holds[c];
+        for (uint32_t c : {n.callee, n.state, n.listItems, n.dictItems})
+            h = h || (c != kNoNode && holds[c]);
+        holds[node] = h;
+        state[node] = 2;
+        stack.pop_back();
+    }
+    return holds;
+}
+
+} // namespace
+
+std::vector<std::string> pickleConversionNotes(const Document& doc) {
+    std::vector<std::string> notes;
+    std::vector<size_t> viewers(doc.storages().size(), 0);
+    for (const TensorEntry& t : doc.tensors())
+        if (t.view != kNoView && doc.views()[t.view].pieces.empty())
+            ++viewers[doc.views()[t.view].storage];
+    std::string shared;
+    size_t count = 0;
+    for (const TensorEntry& t : doc.tensors())
+        if (t.view != kNoView && doc.views()[t.view].pieces.empty() &&
+            viewers[doc.views()[t.view].storage] > 1)
+            shared += (count++ ? ", " : "") + t.name;
+    if (count > 0)
+        notes.push_back(std::to_string(count) +
+                        " tensors share storages and are each written whole (the file holds no "
+                        "shared bytes): " +
+                        shared);
+    const ObjectTree& tree = doc.objects();
+    if (tree.empty())
+        return notes;
+    // The outermost values that hold no tensor, by path.
+    const std::vector<bool> holds = holdsTensor(tree);
+    std::string paths;
+    size_t values = 0;
+    std::vector<std::pair<uint32_t, std::string>> stack{{tree.root, std::string()}};
+    std::vector<bool> seen(tree.nodes.size(), false);
+    while (!stack.empty()) {
+        auto [node, path] = std::move(stack.back());
+        stack.pop_back();
+        if (!holds[node]) {
+            paths += (values++ ? ", " : "") + (path.empty() ? std::string("(root)") : path);
+            continue;
+        }
+        if (seen[node] || tree.at(node).kind == ObjectKind::Tensor)
+            continue;
+        seen[node] = true;
+        const std::vector<ObjectChild> children = objectChildren(tree, node);
+        for (auto it = children.rbegin(); it != children.rend(); ++it)
+            stack.emplace_back(it->node, objectPath(path, it->part));
+    }
+    if (values > 0)
+        notes.push_back("values that are not tensors are left out: " + paths);
+    return notes;
+}
+
+} // namespace ckptscope
