@@ -5,6 +5,7 @@
 #include "testsupport.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QTest>
 
@@ -46,6 +47,25 @@ void TestFuzzRegressions::corpusHoldsFuzzInvariants() {
         }
     }
     QVERIFY(files > 30);
+    // The PyTorch corpus through its two checks (valid/ has subfolders).
+    int pickles = 0;
+    for (const QString& sub :
+         {QStringLiteral("pytorch/valid"), QStringLiteral("pytorch/invalid")}) {
+        QDirIterator it(testsupport::conformanceDir() + QLatin1Char('/') + sub, QDir::Files,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            const std::string bytes = testsupport::readFile(path);
+            try {
+                fuzzchecks::checkPytorch(bytes);
+                fuzzchecks::checkPickle(bytes);
+            } catch (const fuzzchecks::InvariantViolation& e) {
+                QFAIL(qPrintable(path + QStringLiteral(": ") + QString::fromUtf8(e.what())));
+            }
+            ++pickles;
+        }
+    }
+    QVERIFY(pickles > 40);
 }
 
 void TestFuzzRegressions::regressionInputs_data() {
@@ -85,6 +105,10 @@ void TestFuzzRegressions::regressionInputs() {
         check = fuzzchecks::checkSafetensors;
     else if (target == QStringLiteral("gguf"))
         check = fuzzchecks::checkGguf;
+    else if (target == QStringLiteral("pickle"))
+        check = fuzzchecks::checkPickle;
+    else if (target == QStringLiteral("pytorch"))
+        check = fuzzchecks::checkPytorch;
     QVERIFY2(check, qPrintable(name + QStringLiteral(": name must start with a fuzz target")));
     try {
         check(bytes);

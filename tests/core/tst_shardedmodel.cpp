@@ -14,6 +14,7 @@
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/stats/documentstats.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -134,6 +135,26 @@ private Q_SLOTS:
             std::filesystem::file_size(dir + "/" + ShardedFixture::shardName(2));
         QCOMPARE(doc->fileSize(), sizes);
         QCOMPARE(doc->totalBytes(), f.totalBytes());
+    }
+
+    // An index named without a folder (the shell's current one) opens: its
+    // shards lie beside it.
+    void opensByIndexInTheCurrentFolder() {
+        const ShardedFixture f;
+        const std::string dir = folder();
+        const std::string index = f.writeTo(dir);
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(QString::fromStdString(dir)));
+        std::shared_ptr<const Document> doc;
+        std::string error;
+        try {
+            doc = Document::open(std::filesystem::path(index).filename().string());
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        QDir::setCurrent(before);
+        QVERIFY2(doc, error.c_str());
+        QCOMPARE(doc->tensors().size(), size_t(4));
     }
 
     // The same values and statistics as the model in one file.

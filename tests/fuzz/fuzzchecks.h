@@ -41,6 +41,14 @@ void checkSafetensors(std::string_view bytes);
 // header places its tensors in order, aligned and inside the file; array
 // items list; values read in pieces equal values read at once. In fuzzgguf.cpp.
 void checkGguf(std::string_view bytes);
+// The bytes as a pickle (after a legacy torch.save head) through the
+// scanner and the PyTorch module: nothing run, errors name the file, views
+// stay inside their storages. In fuzzpytorch.cpp.
+void checkPickle(std::string_view bytes);
+// The bytes as a torch.save file (zip or legacy): refusals name the file;
+// an accepted file's views lie in their storages, its values read the same
+// in pieces, its pickle scans to the same imports. In fuzzpytorch.cpp.
+void checkPytorch(std::string_view bytes);
 // A small LayoutInput built from the bytes (≤ 200 nodes, edges from byte
 // pairs) through layoutGraph: forward edges go down, reported crossings ==
 // countCrossings. Defined in fuzzlayout.cpp.

@@ -20,7 +20,7 @@ conformance=$(sed -n 's/^CKPTSCOPE_CONFORMANCE_DIR:[A-Z]*=//p' "$build/CMakeCach
 conformance="${conformance:-${CKPTSCOPE_CONFORMANCE_DIR:-$root/../shared/conformance}}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(oxck metadata gradient document layout safetensors gguf)
+    targets=(oxck metadata gradient document layout safetensors gguf pickle pytorch)
 fi
 
 # Per target: max input length and dictionary.
@@ -39,6 +39,7 @@ dict() {
     gradient) echo "$root/tests/fuzz/json.dict" ;;
     document) echo "$build/fuzz-logs/all.dict" ;;
     safetensors) echo "$root/tests/fuzz/safetensors.dict" ;;
+    pickle | pytorch) echo "$root/tests/fuzz/pickle.dict" ;;
     gguf) echo "$root/tests/fuzz/gguf.dict" ;;
     esac
 }
@@ -46,6 +47,7 @@ dict() {
 seeds=()
 for d in "$conformance/valid" "$conformance/invalid" "$conformance/safetensors/valid" \
     "$conformance/safetensors/invalid" "$conformance/gguf/valid" "$conformance/gguf/invalid" \
+    "$conformance/pytorch/valid" "$conformance/pytorch/invalid" \
     "$root/tests/data/regressions"; do
     [ -d "$d" ] && seeds+=("$d")
 done

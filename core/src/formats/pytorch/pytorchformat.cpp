@@ -97,7 +97,7 @@ Storages fileOrder(std::vector<TensorStorage> byPickle) {
 // the depth check, the tensors by name, the imports and their warnings.
 void finish(const ByteSource& source, FormatIndex& index, TorchUnpickler& u, uint32_t root,
             std::vector<TensorStorage> storages) {
-    if (pytorch::objectDepth(index.objects, root, kMaxDepth) > kMaxDepth)
+    if (pytorch::objectDepth(index.objects, kMaxDepth) > kMaxDepth)
         fail(source, K::Invalid,
              "the pickled object nests more than " + std::to_string(kMaxDepth) +
                  " levels deep (too deep to show)");
@@ -307,6 +307,20 @@ PickleScan scanPickle(const ByteSource& source) {
         scan.error = e.what();
     }
     scan.imports = pytorch::classifyImports(scan.objects, u);
+    if (pytorch::objectDepth(scan.objects, kMaxDepth) > kMaxDepth) {
+        // Too deep to render arguments without recursion that deep: the
+        // names and risks stand, the calls go.
+        if (scan.error.empty())
+            scan.error = source.name() + ": the pickled object nests more than " +
+                         std::to_string(kMaxDepth) + " levels deep (too deep to show)";
+        for (PickleImport& imp : scan.imports) {
+            if (imp.risk == ImportRisk::Unsafe)
+                scan.warnings.push_back("unsafe import " + imp.name);
+            imp.calls.clear();
+        }
+        scan.objects.root = kNoNode;
+        return scan;
+    }
     scan.warnings = pytorch::importWarnings(scan.objects, scan.imports, {});
     return scan;
 }

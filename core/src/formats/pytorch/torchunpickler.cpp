@@ -108,7 +108,8 @@ bool latin1Bytes(const std::string& text, std::string& out) {
 // One evaluation: the byte cursor, the stack, the marks and the memo.
 class TorchUnpickler::Run {
 public:
-    Run(TorchUnpickler& u, std::string_view data, uint64_t base) : u(u), d(data), base(base) {}
+    Run(TorchUnpickler& owner, std::string_view data, uint64_t offset)
+        : u(owner), d(data), base(offset) {}
 
     uint32_t go(uint64_t* consumed);
 
@@ -747,16 +748,18 @@ uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, const std::vector<
         t.requiresGrad = m_tree.at(args[4]).integer != 0;
     // The last element must lie inside the storage (an empty view anywhere).
     const PickledStorage& s = storages[t.storage];
-    bool empty = false;
-    unsigned __int128 last = t.offset;
+    bool empty = false, past = false; // past: the sum passes 64 bits
+    uint64_t last = t.offset;
     for (size_t i = 0; i < t.size.size(); ++i) {
         empty = empty || t.size[i] == 0;
-        if (t.size[i] > 0)
-            last += (unsigned __int128)(t.size[i] - 1) * t.stride[i];
+        uint64_t term = 0;
+        if (t.size[i] > 0 && (__builtin_mul_overflow(t.size[i] - 1, t.stride[i], &term) ||
+                              __builtin_add_overflow(last, term, &last)))
+            past = true;
     }
-    if (!empty && last >= s.numel)
+    if (!empty && (past || last >= s.numel))
         fail("view out of range: its last element " +
-             (last > UINT64_MAX ? std::string("(past 2^64)") : std::to_string(uint64_t(last))) +
+             (past ? std::string("(past 2^64)") : std::to_string(last)) +
              " is past storage \"" + s.key + "\" of " + std::to_string(s.numel) + " elements");
     ObjectNode n;
     n.kind = ObjectKind::Tensor;
@@ -826,51 +829,59 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
     return id;
 }
 
-uint32_t objectDepth(const ObjectTree& tree, uint32_t root, uint32_t limit) {
-    if (root == kNoNode)
-        return 0;
-    // Iterative DFS; a node's depth is known once its children are done.
+uint32_t objectDepth(const ObjectTree& tree, uint32_t limit) {
+    // Iterative DFS from every node not yet reached (values a pickle made
+    // and dropped count too: an import's call may be one); a node's depth is
+    // known once its children are done, a shared node computed once.
     std::vector<uint32_t> depth(tree.nodes.size(), 0);
     std::vector<uint8_t> state(tree.nodes.size(), 0); // 0 new, 1 open, 2 done
     struct Frame {
         uint32_t node;
         size_t next;
     };
+    constexpr uint32_t kEnd = UINT32_MAX - 1;
     const auto childAt = [&](const ObjectNode& n, size_t i) -> uint32_t {
         if (i < n.items.size())
             return n.items[i];
         i -= n.items.size();
         const uint32_t extra[] = {n.callee, n.state, n.listItems, n.dictItems};
-        return i < 4 ? extra[i] : UINT32_MAX - 1;
+        return i < 4 ? extra[i] : kEnd;
     };
-    std::vector<Frame> stack{{root, 0}};
-    state[root] = 1;
     uint32_t deepest = 0;
-    while (!stack.empty()) {
-        Frame& f = stack.back();
-        const uint32_t c = childAt(tree.nodes[f.node], f.next++);
-        if (c == UINT32_MAX - 1) {
-            uint32_t d = 1;
-            const ObjectNode& n = tree.nodes[f.node];
-            for (size_t i = 0; childAt(n, i) != UINT32_MAX - 1; ++i) {
-                const uint32_t k = childAt(n, i);
-                if (k != kNoNode && k < depth.size())
-                    d = std::max(d, depth[k] + 1);
-            }
-            depth[f.node] = d;
-            state[f.node] = 2;
-            deepest = std::max(deepest, uint32_t(stack.size()));
-            stack.pop_back();
+    std::vector<Frame> stack;
+    for (uint32_t root = 0; root < tree.nodes.size(); ++root) {
+        if (state[root] != 0)
             continue;
+        stack.push_back({root, 0});
+        state[root] = 1;
+        while (!stack.empty()) {
+            Frame& f = stack.back();
+            const uint32_t c = childAt(tree.nodes[f.node], f.next++);
+            if (c == kEnd) {
+                uint32_t d = 1;
+                const ObjectNode& n = tree.nodes[f.node];
+                for (size_t i = 0; childAt(n, i) != kEnd; ++i) {
+                    const uint32_t k = childAt(n, i);
+                    if (k != kNoNode && k < depth.size())
+                        d = std::max(d, depth[k] + 1);
+                }
+                depth[f.node] = d;
+                deepest = std::max(deepest, d);
+                state[f.node] = 2;
+                stack.pop_back();
+                continue;
+            }
+            if (c == kNoNode || c >= tree.nodes.size() || state[c] != 0)
+                continue; // done, or a cycle back to a node on the path
+            state[c] = 1;
+            stack.push_back({c, 0});
+            if (stack.size() > limit)
+                return uint32_t(stack.size());
         }
-        if (c == kNoNode || c >= tree.nodes.size() || state[c] != 0)
-            continue; // done, or a cycle back to a node on the path
-        state[c] = 1;
-        stack.push_back({c, 0});
-        if (stack.size() > limit)
-            return uint32_t(stack.size());
+        if (deepest > limit)
+            return deepest;
     }
-    return std::max(deepest, depth[root]);
+    return deepest;
 }
 
 } // namespace ckptscope::pytorch

@@ -74,8 +74,10 @@ private:
     std::unordered_map<uint32_t, uint32_t> m_storageOfNode;
 };
 
-// The deepest chain of nested values below `root` (a cycle counted once),
-// computed without recursion; stops counting past `limit`.
-uint32_t objectDepth(const ObjectTree& tree, uint32_t root, uint32_t limit);
+// The deepest chain of nested values in the tree, from any node (a value the
+// pickle made and dropped too; a cycle counted once), computed without
+// recursion; stops counting past `limit`. The recursive walks (JSON, repr,
+// warnings) run only on trees within the limit.
+uint32_t objectDepth(const ObjectTree& tree, uint32_t limit);
 
 } // namespace ckptscope::pytorch

@@ -384,9 +384,13 @@ private:
 // index's folder; a link leading out is refused as a "../" name is.
 std::string insideFolder(const ByteSource& index, const std::string& path) {
     std::error_code ec;
-    const fs::path folder =
-        fs::weakly_canonical(fs::absolute(fs::path(index.name()).parent_path()), ec);
-    const fs::path target = fs::weakly_canonical(fs::absolute(path), ec);
+    // An index named without a folder ("model.safetensors.index.json") is
+    // in the current one.
+    fs::path parent = fs::path(index.name()).parent_path();
+    if (parent.empty())
+        parent = ".";
+    const fs::path folder = fs::weakly_canonical(fs::absolute(parent, ec), ec);
+    const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
     const auto rel = target.lexically_relative(folder);
     if (ec || rel.empty() || *rel.begin() == "..")
         fail(index.name(), "shard " + quotedName(path) +
