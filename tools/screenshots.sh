@@ -77,3 +77,19 @@ trap 'rm -rf "$XDG_CONFIG_HOME" "$pair" "$run" "$gguf"' EXIT
 "$app" --screenshot "$out/gguf-block-panel.png" --select blk.0.attn_q.weight --tab Values \
     --size 1400x860 "$gguf/model-Q4_K.gguf"
 echo "screenshots written to $out"
+
+# PyTorch checkpoints, read in place from the conformance corpus when it is
+# beside the clone (never copied into the repository): a Trainer optimizer's
+# moments named by parameter, a Lightning checkpoint's object tree, and the
+# banner of a pickle that would run a command.
+pt="${CKPTSCOPE_CONFORMANCE_DIR:-../shared/conformance}/pytorch"
+if [ -d "$pt/valid" ]; then
+    "$app" --screenshot "$out/pytorch-optimizer.png" --select state.16.exp_avg \
+        --size 1400x860 "$pt/valid/checkpoint-50/optimizer.pt"
+    "$app" --screenshot "$out/pytorch-metadata.png" --tab Metadata \
+        --size 1400x860 "$pt/valid/lightning/epoch=2-step=150.ckpt"
+    "$app" --screenshot "$out/pytorch-unsafe.png" --tab Overview \
+        --size 1400x860 "$pt/invalid/malicious-os-system.pt"
+else
+    echo "screenshots: no PyTorch corpus at $pt; its three shots are kept as they are" >&2
+fi

@@ -1,0 +1,286 @@
+// The pickle machine over pickles the test writes opcode by opcode
+// (support/picklewriter.h): every opcode of protocols 0-5 gives the value
+// Python's unpickler would, a memo entry stays one shared value, classes are
+// shown as objects and never called, a pickled nn.Module's tensors take its
+// state_dict() names, big-endian storages read swapped, and what a file may
+// not hold (extension codes, out-of-band buffers, unknown opcodes) is refused
+// by name.
+#include "picklewriter.h"
+#include "testsupport.h"
+
+#include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/openerror.h"
+
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+
+using namespace ckptscope;
+using nlohmann::json;
+using picklewriter::Pickle;
+
+namespace {
+
+std::shared_ptr<const Document>
+openPickle(const Pickle& p, const std::vector<std::pair<std::string, std::string>>& storages = {},
+           const std::string& byteorder = {}) {
+    const std::string zip = picklewriter::torchZip("archive", p.bytes, storages, byteorder);
+    return Document::open(
+        std::make_shared<MemorySource>(std::vector<uint8_t>(zip.begin(), zip.end()), "t.pt"));
+}
+
+json objects(const Document& doc) {
+    std::vector<std::string> names;
+    for (const TensorEntry& t : doc.tensors())
+        names.push_back(t.name);
+    std::string out;
+    JsonStreamWriter w(out);
+    writeObjectJson(w, doc.objects(), names);
+    w.flush();
+    return json::parse(out);
+}
+
+std::string refusal(const Pickle& p) {
+    try {
+        openPickle(p);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "(opened)";
+}
+
+} // namespace
+
+class TestTorchUnpickler : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    // Protocol 0: text opcodes (INT, I01, LONG, FLOAT, STRING, UNICODE,
+    // PUT/GET, DICT, LIST, TUPLE) as Python 2 wrote them.
+    void protocol0Text() {
+        Pickle p;
+        p.raw("(dp0\nVa\np1\nI7\nsVt\np2\nI01\nsVbig\np3\nL123456789012345678901234567890L\n"
+              "sVf\np4\nF0.25\nsVs\np5\nS'it\\'s'\np6\nsVu\np7\nVcaf\\u00e9\np8\n"
+              "sVl\np9\n(lp10\nI1\naI-2\nasVagain\np11\ng10\nsVt2\n(I1\nI2\ntp12\ns.");
+        const auto doc = openPickle(p);
+        const json want = {{"a", 7},
+                           {"t", true},
+                           {"big", {{"int", "123456789012345678901234567890"}}},
+                           {"f", 0.25},
+                           {"s", "it's"},
+                           {"u", "caf\xc3\xa9"},
+                           {"l", {1, -2}},
+                           {"again", {1, -2}},
+                           {"t2", {{"tuple", {1, 2}}}}};
+        QVERIFY2(objects(*doc) == want, objects(*doc).dump().c_str());
+    }
+
+    // Protocol 2's binary opcodes: integers of every width (LONG1 negative,
+    // LONG4 past int64), floats, booleans, py2 strings, bytes, the tuple
+    // shorthands, APPENDS / SETITEMS after a mark, memo by BINPUT and
+    // LONG_BINPUT, DUP, POP and POP_MARK.
+    void protocol2Binary() {
+        Pickle p;
+        p.proto(2).emptyDict().binput(0).mark();
+        p.unicode("i").binint(-5).unicode("i1").binint1(200).unicode("i2").binint2(60000);
+        p.unicode("neg").long1(std::string("\x00\xff", 2));                              // -256
+        p.unicode("huge").long4(std::string("\x00\x00\x00\x00\x00\x00\x00\x00\x01", 9)); // 2^64
+        p.unicode("x").binfloat(-0.0).unicode("yes").boolean(true).unicode("no").boolean(false);
+        p.unicode("none").none();
+        p.unicode("py2").shortBinstring("old").unicode("py2b").binstring("older");
+        p.unicode("b").shortBinbytes(std::string("\x00\x01", 2)).unicode("b4").binbytes("xy");
+        p.unicode("t1").binint1(1).op(uint8_t(0x85)).unicode("t3");
+        p.binint1(1).binint1(2).binint1(3).op(uint8_t(0x87));
+        p.unicode("list").emptyList().longBinput(1).mark().binint1(4).binint1(5).appends();
+        p.unicode("same").longBinget(1);
+        p.unicode("dup").binint1(9).op('2').op('0'); // DUP then POP: one 9 left
+        p.mark().binint1(1).binint1(2).op('1');      // POP_MARK drops both
+        p.setitems().stop();
+        const auto doc = openPickle(p);
+        const json want = {{"i", -5},
+                           {"i1", 200},
+                           {"i2", 60000},
+                           {"neg", -256},
+                           {"huge", {{"int", "18446744073709551616"}}},
+                           {"x", -0.0},
+                           {"yes", true},
+                           {"no", false},
+                           {"none", nullptr},
+                           {"py2", "old"},
+                           {"py2b", "older"},
+                           {"b", {{"bytes_hex", "0001"}}},
+                           {"b4", {{"bytes_hex", "7879"}}},
+                           {"t1", {{"tuple", {1}}}},
+                           {"t3", {{"tuple", {1, 2, 3}}}},
+                           {"list", {4, 5}},
+                           {"same", {4, 5}},
+                           {"dup", 9}};
+        QVERIFY2(objects(*doc) == want, objects(*doc).dump().c_str());
+        const std::string text = objects(*doc).dump();
+        QVERIFY(text.find("-0.0") != std::string::npos); // the sign of zero kept
+    }
+
+    // Protocols 4 and 5: FRAME, SHORT_BINUNICODE, STACK_GLOBAL, MEMOIZE,
+    // sets (EMPTY_SET + ADDITEMS, FROZENSET), 8-byte lengths, BYTEARRAY8,
+    // NEWOBJ and NEWOBJ_EX, BUILD: a class is an object, never called.
+    void protocols4And5() {
+        Pickle p;
+        p.proto(5).frame(0).emptyDict().memoize().mark();
+        p.shortUnicode("s")
+            .op(uint8_t(0x8f))
+            .memoize()
+            .mark()
+            .binint1(1)
+            .binint1(2)
+            .op(uint8_t(0x90));
+        p.shortUnicode("fs").mark().binint1(3).op(uint8_t(0x91));
+        p.shortUnicode("u8").unicode8("wide").shortUnicode("b8").binbytes8("z");
+        p.shortUnicode("ba").bytearray8("q");
+        p.shortUnicode("obj").stackGlobal("my.module", "Config").memoize().emptyTuple();
+        p.op(uint8_t(0x81)).memoize().emptyDict().shortUnicode("lr").binfloat(0.5).op('s').build();
+        p.shortUnicode("ex").stackGlobal("my.module", "Other").emptyTuple().emptyDict();
+        p.shortUnicode("k").binint1(1).op('s').op(uint8_t(0x92));
+        p.shortUnicode("again").op('h').le(1, 1); // memo 1: the set
+        p.setitems().stop();
+        const auto doc = openPickle(p);
+        const json want = {
+            {"s", {{"set", {1, 2}}}},
+            {"fs", {{"frozenset", {3}}}},
+            {"u8", "wide"},
+            {"b8", {{"bytes_hex", "7a"}}},
+            {"ba", {{"bytes_hex", "71"}}},
+            {"obj",
+             {{"object", "my.module.Config"}, {"args", json::array()}, {"state", {{"lr", 0.5}}}}},
+            {"ex", {{"object", "my.module.Other"}, {"args", {{{"k", 1}}}}}},
+            {"again", {{"set", {1, 2}}}}};
+        QVERIFY2(objects(*doc) == want, objects(*doc).dump().c_str());
+        bool unknown = false;
+        for (const PickleImport& imp : doc->imports())
+            unknown =
+                unknown || (imp.name == "my.module.Config" && imp.risk == ImportRisk::Unknown);
+        QVERIFY(unknown);
+    }
+
+    // Protocol 0/1 instances: INST and OBJ make objects with their arguments.
+    void instAndObj() {
+        Pickle p;
+        p.proto(1).mark().unicode("a").mark().binint1(1).raw("iold\nPoint\n");
+        p.unicode("b").mark().global("old", "Point").binint1(2).op('o').op('d').stop();
+        const auto doc = openPickle(p);
+        const json want = {{"a", {{"object", "old.Point"}, {"args", {1}}}},
+                           {"b", {{"object", "old.Point"}, {"args", {2}}}}};
+        QVERIFY2(objects(*doc) == want, objects(*doc).dump().c_str());
+    }
+
+    // A whole pickled nn.Module: its tensors take the names state_dict()
+    // gives (parameters, persistent buffers, then submodules), a
+    // non-persistent buffer left out.
+    void pickledModuleNamesItsTensors() {
+        const auto module = [](Pickle& p, const std::string& cls, auto params, auto buffers,
+                               auto modules, const std::string& nonPersistent) {
+            p.global("torch.nn.modules", cls).emptyTuple().op(uint8_t(0x81)).emptyDict().mark();
+            p.unicode("training").boolean(true);
+            p.unicode("_parameters").orderedDict().mark();
+            params();
+            p.setitems();
+            p.unicode("_buffers").orderedDict().mark();
+            buffers();
+            p.setitems();
+            p.unicode("_non_persistent_buffers_set").op(uint8_t(0x8f));
+            if (!nonPersistent.empty())
+                p.mark().unicode(nonPersistent).op(uint8_t(0x90));
+            p.unicode("_modules").orderedDict().mark();
+            modules();
+            p.setitems();
+            p.setitems().build();
+        };
+        Pickle p;
+        p.proto(2);
+        module(
+            p, "Net", [&] { p.unicode("scale").tensor("0", "FloatStorage", 1, 0, {1}, {1}, true); },
+            [&] {
+                p.unicode("running_mean").tensor("1", "FloatStorage", 2, 0, {2}, {1});
+                p.unicode("cache").tensor("2", "FloatStorage", 2, 0, {2}, {1});
+            },
+            [&] {
+                p.unicode("fc");
+                module(
+                    p, "Linear",
+                    [&] {
+                        p.unicode("weight").tensor("3", "FloatStorage", 6, 0, {2, 3}, {3, 1});
+                        p.unicode("bias").none();
+                    },
+                    [] {}, [] {}, "");
+            },
+            "cache");
+        p.stop();
+        const auto f = [](std::vector<float> v) { return picklewriter::leBytes(v); };
+        const auto doc = openPickle(
+            p, {{"0", f({2})}, {"1", f({0, 1})}, {"2", f({5, 5})}, {"3", f({1, 2, 3, 4, 5, 6})}});
+        std::vector<std::string> names;
+        for (const TensorEntry& t : doc->tensors())
+            names.push_back(t.name);
+        QCOMPARE(names, (std::vector<std::string>{"scale", "running_mean", "fc.weight"}));
+        std::vector<float> w(6);
+        doc->readValues(2, 0, 6, w.data());
+        QCOMPARE(w, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+        QVERIFY(doc->traits()[0].requiresGrad);
+    }
+
+    // byteorder "big": storages written on a big-endian machine, swapped on
+    // read (a strided view too).
+    void bigEndianStoragesAreSwapped() {
+        std::string be;
+        for (float v : {1.5f, -2.0f, 3.25f, 4.0f}) {
+            uint32_t bits;
+            std::memcpy(&bits, &v, 4);
+            for (int i = 3; i >= 0; --i)
+                be += char(uint8_t(bits >> (8 * i)));
+        }
+        Pickle p;
+        p.proto(2).emptyDict().mark();
+        p.unicode("m").tensor("0", "FloatStorage", 4, 0, {2, 2}, {2, 1});
+        p.unicode("col").tensor("0", "FloatStorage", 4, 1, {2}, {2});
+        p.setitems().stop();
+        const auto doc = openPickle(p, {{"0", be}}, "big");
+        std::vector<float> m(4), col(2);
+        doc->readValues(0, 0, 4, m.data());
+        doc->readValues(1, 0, 2, col.data());
+        QCOMPARE(m, (std::vector<float>{1.5f, -2.0f, 3.25f, 4.0f}));
+        QCOMPARE(col, (std::vector<float>{-2.0f, 4.0f}));
+    }
+
+    // What a file cannot hold, or no reader knows, is refused by name.
+    void refusedByName_data() {
+        QTest::addColumn<QByteArray>("pickle");
+        QTest::addColumn<QString>("phrase");
+        const auto row = [](const char* tag, const Pickle& p, const char* phrase) {
+            QTest::newRow(tag) << QByteArray::fromStdString(p.bytes) << QString::fromLatin1(phrase);
+        };
+        row("ext1", Pickle().proto(2).op(uint8_t(0x82)).le(1, 1).stop(), "extension-registry");
+        row("next-buffer", Pickle().proto(5).op(uint8_t(0x97)).stop(), "out-of-band buffer");
+        row("unknown opcode", Pickle().proto(2).op(uint8_t(0xff)).stop(),
+            "unknown pickle opcode 0xff");
+        row("protocol 6", Pickle().proto(6).none().stop(), "pickle protocol 6");
+        row("underflow", Pickle().proto(2).op('0').stop(), "stack underflow");
+        row("mark missing", Pickle().proto(2).op('t').stop(), "mark missing");
+        row("memo", Pickle().proto(2).binget(3).stop(), "memo 3 read before it is set");
+        row("truncated", Pickle().proto(2).unicode("abc").raw("").le(0, 0), "truncated");
+        row("long claim", Pickle().proto(2).op('X').le(1000000, 4).raw("ab"), "truncated");
+    }
+    void refusedByName() {
+        QFETCH(QByteArray, pickle);
+        QFETCH(QString, phrase);
+        Pickle p;
+        p.bytes = pickle.toStdString();
+        const std::string why = refusal(p);
+        QVERIFY2(why.find(phrase.toStdString()) != std::string::npos, why.c_str());
+        QVERIFY2(why.rfind("t.pt", 0) == 0, why.c_str()); // names the file
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTorchUnpickler)
+#include "tst_torchunpickler.moc"
