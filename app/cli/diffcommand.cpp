@@ -167,6 +167,8 @@ ordered_json tensorDiffJson(const Document& a, const Document& b, const DiffOpti
         if (!t.nameB.empty())
             e["name_b"] = t.nameB;
         e["status"] = diffStatusName(t.status);
+        if (!t.tiedTo.empty())
+            e["tied_to"] = t.tiedTo;
         e["shape_a"] = orNull(t.shapeA);
         e["shape_b"] = orNull(t.shapeB);
         e["dtype_a"] = orNull(t.dtypeA);
@@ -185,6 +187,7 @@ ordered_json tensorDiffJson(const Document& a, const Document& b, const DiffOpti
                     {"removed", s.removed},
                     {"shape_changed", s.shapeChanged},
                     {"dtype_changed", s.dtypeChanged},
+                    {"tied", s.tied},
                     {"differing_elements", s.differingElements}};
     return j;
 }
@@ -290,8 +293,10 @@ void printTensorSummary(const std::string& labelA, const std::string& labelB, co
     if (s.dtypeChanged > 0)
         std::cout << s.dtypeChanged << " dtype changed, ";
     std::cout << s.added << " added, " << s.removed << " removed, " << s.shapeChanged
-              << " shape changed, " << s.same << " same; "
-              << fmt::counted(s.differingElements, "element differs", "elements differ") << "; ";
+              << " shape changed, " << s.same << " same; ";
+    if (s.tied > 0) // a tied weight one file stores once: not a difference
+        std::cout << s.tied << " tied; ";
+    std::cout << fmt::counted(s.differingElements, "element differs", "elements differ") << "; ";
     if (s.nonFiniteMismatch > 0)
         std::cout << fmt::counted(s.nonFiniteMismatch, "tensor", "tensors")
                   << " with NaN/Inf mismatches; ";
@@ -328,7 +333,9 @@ void printTensorTable(const std::vector<const TensorDiffEntry*>& changed) {
     TextTable table(header, right);
     for (const TensorDiffEntry* t : changed) {
         const auto& e = t->elements;
-        std::vector<std::string> row = {t->name, diffStatusName(t->status), shapeChange(*t)};
+        std::vector<std::string> row = {
+            t->name, t->tiedTo.empty() ? diffStatusName(t->status) : "tied to " + t->tiedTo,
+            shapeChange(*t)};
         if (mapped)
             row.insert(row.begin() + 1, t->nameB.empty() ? "=" : t->nameB);
         if (dtypes)
@@ -359,7 +366,7 @@ void printTensorText(const Document& a, const Document& b, const TensorDiff& d) 
     std::vector<const TensorDiffEntry*> changed;
     for (const TensorDiffEntry& t : d.tensors)
         if (t.status != DiffStatus::Same)
-            changed.push_back(&t);
+            changed.push_back(&t); // a tied one too, saying to which tensor
     // Most changed first: NaN/Inf mismatches, then by rel_l2.
     std::stable_sort(changed.begin(), changed.end(),
                      [](auto* x, auto* y) { return changedMore(*x, *y); });

@@ -4,12 +4,14 @@
 // bit for bit — and every damaged or hostile file gets its verdict, with
 // nothing run.
 #include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/diff/tensordiff.h"
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/openerror.h"
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
+#include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -145,6 +147,7 @@ private Q_SLOTS:
     void lightningOptimizerIsNamedFromItsStateDict();
     void aModelThatDoesNotFitLeavesIdsAndWarns();
     void shardedModelIsOneModel();
+    void tiedWeightStoredOnceIsNotADifference();
 };
 
 void TestPytorch::validFile_data() {
@@ -436,6 +439,43 @@ void TestPytorch::shardedModelIsOneModel() {
     const Opened lone = openPytorch(dir + QStringLiteral("/pytorch_model-00002-of-00002.bin"));
     QVERIFY2(warningsText(lone.index).find("one of 2 shards") != std::string::npos,
              warningsText(lone.index).c_str());
+}
+
+// The state dict with lm_head.weight tied to model.embed_tokens.weight (one
+// storage) against a safetensors twin that stores the embedding once, as
+// save_pretrained does: every tensor the same, the tied one "tied", not
+// "added", and the files do not differ.
+void TestPytorch::tiedWeightStoredOnceIsNotADifference() {
+    REQUIRE_CONFORMANCE();
+    const auto pt =
+        Document::open((pytorchDir() + QStringLiteral("/valid/llama-state-dict.pt")).toStdString());
+    std::vector<testsupport::StTensor> twin;
+    for (size_t i = 0; i < pt->tensors().size(); ++i) {
+        const TensorEntry& t = pt->tensors()[i];
+        if (t.name == "lm_head.weight")
+            continue;
+        std::string bytes(t.dataLen * 4, '\0');
+        pt->readRawValues(i, 0, t.dataLen, bytes.data());
+        twin.push_back({t.name, "F32", t.shape, bytes});
+    }
+    const std::string file = testsupport::stFile(twin);
+    const auto st = Document::open(std::make_shared<MemorySource>(
+        std::vector<uint8_t>(file.begin(), file.end()), "model.safetensors"));
+    const TensorDiff d = diffTensors(*st, *pt, DiffOptions{});
+    QCOMPARE(d.summary.tied, uint64_t(1));
+    QCOMPARE(d.summary.added, uint64_t(0));
+    QCOMPARE(d.summary.same, uint64_t(twin.size()));
+    const auto tied =
+        std::find_if(d.tensors.begin(), d.tensors.end(),
+                     [](const TensorDiffEntry& e) { return e.status == DiffStatus::Tied; });
+    QVERIFY(tied != d.tensors.end());
+    QCOMPARE(tied->name, std::string("lm_head.weight"));
+    QCOMPARE(tied->tiedTo, std::string("model.embed_tokens.weight"));
+    QVERIFY(!d.differs());
+    // The other way round: A's tied tensor only A lists.
+    const TensorDiff back = diffTensors(*pt, *st, DiffOptions{});
+    QCOMPARE(back.summary.tied, uint64_t(1));
+    QCOMPARE(back.summary.removed, uint64_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestPytorch)

@@ -253,6 +253,38 @@ private Q_SLOTS:
         QCOMPARE(col, (std::vector<float>{-2.0f, 4.0f}));
     }
 
+    // torch >= 2.1 pickles a float8 or uint16 tensor as _rebuild_tensor_v3
+    // over an UntypedStorage (its numel counted in bytes) with the dtype as
+    // the seventh argument.
+    void untypedStorageTakesTheV3Dtype() {
+        const auto v3 = [](Pickle& p, const std::string& key, uint64_t bytes,
+                           const std::string& dtype, uint64_t n) {
+            p.global("torch._utils", "_rebuild_tensor_v3").mark();
+            p.mark().unicode("storage").global("torch", "UntypedStorage").unicode(key);
+            p.unicode("cpu").binint(int32_t(bytes)).tuple().op('Q');
+            p.binint(0).mark().binint(int32_t(n)).tuple().mark().binint(1).tuple();
+            p.boolean(false).orderedDict().global("torch", dtype).tuple().reduce();
+        };
+        Pickle p;
+        p.proto(2).emptyDict().mark();
+        p.unicode("f8");
+        v3(p, "0", 4, "float8_e4m3fn", 4);
+        p.unicode("u16");
+        v3(p, "1", 4, "uint16", 2);
+        p.setitems().stop();
+        const auto doc = openPickle(p, {{"0", std::string("\x38\x40\xb8\x00", 4)},
+                                        {"1", std::string("\x01\x00\xff\xff", 4)}});
+        QCOMPARE(doc->tensors()[0].dtype, Dtype::F8E4M3);
+        QCOMPARE(doc->tensors()[1].dtype, Dtype::U16);
+        std::vector<float> f(4), u(2);
+        doc->readValues(0, 0, 4, f.data());
+        doc->readValues(1, 0, 2, u.data());
+        QCOMPARE(f, (std::vector<float>{1.0f, 2.0f, -1.0f, 0.0f}));
+        QCOMPARE(u, (std::vector<float>{1.0f, 65535.0f}));
+        for (const PickleImport& imp : doc->imports())
+            QVERIFY2(imp.risk == ImportRisk::Safe, imp.name.c_str());
+    }
+
     // What a file cannot hold, or no reader knows, is refused by name.
     void refusedByName_data() {
         QTest::addColumn<QByteArray>("pickle");

@@ -55,6 +55,7 @@ void CompareTensorModel::setDiff(std::shared_ptr<const TensorDiff> diff,
 int CompareTensorModel::severity(DiffStatus status) {
     switch (status) {
     case DiffStatus::Same:
+    case DiffStatus::Tied: // stored once by one format: not a difference
         return 0;
     case DiffStatus::DtypeChanged:
         return 1;
@@ -162,6 +163,8 @@ QString CompareTensorModel::statusText(DiffStatus status) {
         return tr("shape changed");
     case DiffStatus::DtypeChanged:
         return tr("dtype changed");
+    case DiffStatus::Tied:
+        return tr("tied");
     }
     return {};
 }
@@ -180,6 +183,8 @@ QColor CompareTensorModel::statusColor(DiffStatus status) {
         return QColor(0x8e, 0x44, 0xc8);
     case DiffStatus::DtypeChanged:
         return QColor(0x1f, 0x7a, 0xb8);
+    case DiffStatus::Tied:
+        return QColor(0x6a, 0x8a, 0x9a);
     }
     return {};
 }
@@ -188,7 +193,8 @@ namespace {
 
 QIcon drawIcon(DiffStatus status) {
     // Shapes as well as colours, for those who do not tell the colours apart:
-    // = same, ~ changed, + added, − removed, ⧉ shape changed, T dtype changed.
+    // = same, ~ changed, + added, − removed, ⧉ shape changed, T dtype changed,
+    // two links tied.
     QPixmap pm(16, 16);
     pm.fill(Qt::transparent);
     QPainter p(&pm);
@@ -221,6 +227,11 @@ QIcon drawIcon(DiffStatus status) {
     case DiffStatus::DtypeChanged:
         p.drawLine(QPointF(4, 4.5), QPointF(12, 4.5));
         p.drawLine(QPointF(8, 4.5), QPointF(8, 12));
+        break;
+    case DiffStatus::Tied: // two links of a chain
+        p.setBrush(Qt::NoBrush);
+        p.drawEllipse(QRectF(3, 5, 6, 6));
+        p.drawEllipse(QRectF(7, 5, 6, 6));
         break;
     }
     return QIcon(pm);
@@ -385,7 +396,9 @@ QVariant CompareTensorModel::tensorData(const NameTree::Node& n, const Node& f,
     case Name:
         return role == SortRole ? QVariant(n.label) : QVariant(shownText(n.label));
     case Status:
-        return role == SortRole ? QVariant(severity(e.status)) : QVariant(statusText(e.status));
+        if (role == SortRole)
+            return severity(e.status);
+        return e.tiedTo.empty() ? statusText(e.status) : tr("tied to %1").arg(shownText(e.tiedTo));
     case Shape:
         return shapeText(e);
     case Dtype:

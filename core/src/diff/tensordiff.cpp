@@ -30,6 +30,8 @@ const char* diffStatusName(DiffStatus status) {
         return "shape_changed";
     case DiffStatus::DtypeChanged:
         return "dtype_changed";
+    case DiffStatus::Tied:
+        return "tied";
     }
     return "?";
 }
@@ -276,6 +278,48 @@ void keepOnly(std::vector<TensorDiffEntry>& all, const std::vector<std::string>&
     });
 }
 
+// For each tensor of a document, another that views the very same elements
+// (same storage, element offset, shape and strides), or nullopt.
+std::vector<std::optional<size_t>> tiedPartners(const Document& doc) {
+    std::vector<std::optional<size_t>> out(doc.tensors().size());
+    std::map<std::tuple<uint32_t, uint64_t, std::vector<uint64_t>, std::vector<int64_t>>, size_t>
+        first;
+    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+        const TensorEntry& t = doc.tensors()[i];
+        if (t.view == kNoView || !doc.views()[t.view].pieces.empty())
+            continue;
+        const TensorView& v = doc.views()[t.view];
+        const auto [it, fresh] =
+            first.emplace(std::make_tuple(v.storage, v.elementOffset, t.shape, v.strides), i);
+        if (!fresh) {
+            out[i] = it->second;
+            out[it->second] = out[it->second].value_or(i);
+        }
+    }
+    return out;
+}
+
+// A tensor only one side lists, whose elements another tensor of its side
+// views and the other side has too: Tied.
+void markTied(std::vector<TensorDiffEntry>& all, const Document& a, const Document& b) {
+    const auto partnersA = tiedPartners(a), partnersB = tiedPartners(b);
+    std::vector<bool> pairedA(a.tensors().size(), false), pairedB(b.tensors().size(), false);
+    for (const TensorDiffEntry& e : all)
+        if (e.indexA && e.indexB)
+            pairedA[*e.indexA] = pairedB[*e.indexB] = true;
+    for (TensorDiffEntry& e : all) {
+        const bool onlyA = e.status == DiffStatus::Removed, onlyB = e.status == DiffStatus::Added;
+        if (!onlyA && !onlyB)
+            continue;
+        const Document& side = onlyA ? a : b;
+        const std::optional<size_t> partner = onlyA ? partnersA[*e.indexA] : partnersB[*e.indexB];
+        if (partner && (onlyA ? pairedA : pairedB)[*partner]) {
+            e.status = DiffStatus::Tied;
+            e.tiedTo = side.tensors()[*partner].name;
+        }
+    }
+}
+
 // Shapes, dtypes and the statuses known without values; returns the pairs
 // to compare, so progress can be weighted by values.
 uint64_t describeEntries(std::vector<TensorDiffEntry>& all, const Document& a, const Document& b) {
@@ -302,6 +346,7 @@ uint64_t describeEntries(std::vector<TensorDiffEntry>& all, const Document& a, c
         else
             total += ta->dataLen;
     }
+    markTied(all, a, b);
     return total;
 }
 
@@ -457,6 +502,9 @@ void summarize(std::vector<TensorDiffEntry>& all, TensorDiffSummary& s) {
             break;
         case DiffStatus::DtypeChanged:
             ++s.dtypeChanged;
+            break;
+        case DiffStatus::Tied:
+            ++s.tied;
             break;
         }
     }

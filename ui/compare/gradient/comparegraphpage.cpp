@@ -2,13 +2,13 @@
 #include "widgets/wrapanywherelabel.h"
 
 #include "common/plaintext.h"
-#include "widgets/wrapanywheredelegate.h"
 #include "compare/comparetensormodel.h"
 #include "compare/gradient/comparechanges.h"
 #include "compare/gradient/comparenodemodel.h"
 #include "graph/graphpage.h"
 #include "graph/graphscene.h"
 #include "graph/graphview.h"
+#include "widgets/wrapanywheredelegate.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -44,6 +44,7 @@ template <typename Change> Change changeOf(DiffStatus s) {
     case DiffStatus::Removed:
         return Change::Removed;
     case DiffStatus::Same:
+    case DiffStatus::Tied:
         break;
     }
     return Change::Same;

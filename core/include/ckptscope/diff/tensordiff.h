@@ -12,8 +12,13 @@ namespace ckptscope {
 
 // DtypeChanged: the values are equal (under the tolerance) but stored in
 // another dtype; never called "changed".
-enum class DiffStatus { Same, Changed, Added, Removed, ShapeChanged, DtypeChanged };
-// "same", "changed", "added", "removed", "shape_changed", "dtype_changed".
+// Tied: a tensor only one side lists that, on its side, views the very
+// elements of another tensor both sides have (a tied weight, which
+// safetensors stores once where a torch.save file names it twice): not a
+// difference.
+enum class DiffStatus { Same, Changed, Added, Removed, ShapeChanged, DtypeChanged, Tied };
+// "same", "changed", "added", "removed", "shape_changed", "dtype_changed",
+// "tied".
 const char* diffStatusName(DiffStatus status);
 
 // One tensor name (one occurrence of it: the k-th `x` of A pairs with the
@@ -22,6 +27,7 @@ struct TensorDiffEntry {
     std::string name;   // A's name (B's for a tensor only B has)
     std::string nameB;  // B's name when it differs (a mapped pair), else empty
     RowOrder rowOrderB; // how B's rows lie against A's (a Llama GGUF's q/k)
+    std::string tiedTo; // Tied: the tensor of its side whose elements it views
     DiffStatus status = DiffStatus::Same;
     std::optional<size_t> indexA, indexB; // into each document's tensors()
     std::optional<std::vector<uint64_t>> shapeA, shapeB;
@@ -46,6 +52,7 @@ struct MetadataDiffEntry {
 
 struct TensorDiffSummary {
     uint64_t same = 0, changed = 0, added = 0, removed = 0, shapeChanged = 0, dtypeChanged = 0;
+    uint64_t tied = 0;
     uint64_t differingElements = 0;
     uint64_t nonFiniteMismatch = 0; // tensors with a NaN or Inf mismatch
 };

@@ -39,14 +39,35 @@ const std::set<std::string>& dataGlobals() {
 const char* const kDataBuiltins[] = {"set",     "frozenset", "bytearray", "bytes",
                                      "complex", "slice",     "object"};
 
-const char* const kTorchDtypes[] = {
-    "float32",         "float",       "float64",       "double",
-    "float16",         "half",        "bfloat16",      "int8",
-    "int16",           "short",       "int32",         "int",
-    "int64",           "long",        "uint8",         "bool",
-    "complex64",       "cfloat",      "complex128",    "cdouble",
-    "float8_e4m3fn",   "float8_e5m2", "channels_last", "contiguous_format",
-    "preserve_format", "strided"};
+const char* const kTorchDtypes[] = {"float32",
+                                    "float",
+                                    "float64",
+                                    "double",
+                                    "float16",
+                                    "half",
+                                    "bfloat16",
+                                    "int8",
+                                    "int16",
+                                    "short",
+                                    "int32",
+                                    "int",
+                                    "int64",
+                                    "long",
+                                    "uint8",
+                                    "bool",
+                                    "complex64",
+                                    "cfloat",
+                                    "complex128",
+                                    "cdouble",
+                                    "float8_e4m3fn",
+                                    "float8_e5m2",
+                                    "uint16",
+                                    "uint32",
+                                    "uint64",
+                                    "channels_last",
+                                    "contiguous_format",
+                                    "preserve_format",
+                                    "strided"};
 
 // Modules (and their submodules) whose globals run code or reach the system.
 const char* const kUnsafeModules[] = {"os",

@@ -20,12 +20,46 @@ struct StorageType {
     Dtype dtype;
 };
 constexpr StorageType kStorageTypes[] = {
-    {"FloatStorage", Dtype::F32},        {"DoubleStorage", Dtype::F64},
-    {"HalfStorage", Dtype::F16},         {"BFloat16Storage", Dtype::BF16},
-    {"CharStorage", Dtype::I8},          {"ShortStorage", Dtype::I16},
-    {"IntStorage", Dtype::I32},          {"LongStorage", Dtype::I64},
-    {"ByteStorage", Dtype::U8},          {"BoolStorage", Dtype::Bool},
-    {"ComplexFloatStorage", Dtype::C64}, {"ComplexDoubleStorage", Dtype::C128},
+    {"FloatStorage", Dtype::F32},
+    {"DoubleStorage", Dtype::F64},
+    {"HalfStorage", Dtype::F16},
+    {"BFloat16Storage", Dtype::BF16},
+    {"CharStorage", Dtype::I8},
+    {"ShortStorage", Dtype::I16},
+    {"IntStorage", Dtype::I32},
+    {"LongStorage", Dtype::I64},
+    {"ByteStorage", Dtype::U8},
+    {"BoolStorage", Dtype::Bool},
+    {"ComplexFloatStorage", Dtype::C64},
+    {"ComplexDoubleStorage", Dtype::C128},
+    // torch >= 2.1 for dtypes with no typed storage class (float8, uint16…):
+    // bytes, typed by the _rebuild_tensor_v3 that views them.
+    {"UntypedStorage", Dtype::U8},
+};
+
+// The dtypes _rebuild_tensor_v3 names (torch.<name>).
+struct TorchDtype {
+    const char* name;
+    Dtype dtype;
+};
+constexpr TorchDtype kTorchDtypes[] = {
+    {"float32", Dtype::F32},
+    {"float64", Dtype::F64},
+    {"float16", Dtype::F16},
+    {"bfloat16", Dtype::BF16},
+    {"int8", Dtype::I8},
+    {"int16", Dtype::I16},
+    {"int32", Dtype::I32},
+    {"int64", Dtype::I64},
+    {"uint8", Dtype::U8},
+    {"bool", Dtype::Bool},
+    {"complex64", Dtype::C64},
+    {"complex128", Dtype::C128},
+    {"uint16", Dtype::U16},
+    {"uint32", Dtype::U32},
+    {"uint64", Dtype::U64},
+    {"float8_e4m3fn", Dtype::F8E4M3},
+    {"float8_e5m2", Dtype::F8E5M2},
 };
 
 bool isBuiltin(const std::string& name, const char* fn) {
@@ -738,6 +772,30 @@ uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, const std::vector<
     };
     PickledTensor t;
     t.storage = storage->second;
+    // v3 names the tensor's dtype: an untyped storage takes it (its numel
+    // was bytes), a typed one must already hold it.
+    if (fn == "torch._utils._rebuild_tensor_v3" && args.size() > 6) {
+        const ObjectNode& d = m_tree.at(args[6]);
+        const TorchDtype* found = nullptr;
+        for (const TorchDtype& x : kTorchDtypes)
+            if (d.kind == ObjectKind::Global && d.text == std::string("torch.") + x.name)
+                found = &x;
+        if (!found)
+            fail("a dtype torch does not have: " +
+                 (d.kind == ObjectKind::Global ? d.text : std::string("(not a dtype)")));
+        PickledStorage& s = storages[t.storage];
+        if (s.type == "torch.UntypedStorage" && s.dtype == Dtype::U8 && found->dtype != Dtype::U8) {
+            const size_t item = dtypeSize(found->dtype);
+            if (s.numel % item != 0)
+                fail("storage \"" + s.key + "\" of " + std::to_string(s.numel) +
+                     " bytes is not a whole number of " + found->name + " elements");
+            s.dtype = found->dtype;
+            s.numel /= item;
+        } else if (s.dtype != found->dtype) {
+            fail("storage \"" + s.key + "\": dtype conflict: it holds " + dtypeName(s.dtype) +
+                 ", the tensor says " + found->name);
+        }
+    }
     t.offset = count(args[1], "storage offset");
     t.size = counts(args[2], "size");
     t.stride = counts(args[3], "stride");
@@ -759,8 +817,8 @@ uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, const std::vector<
     }
     if (!empty && (past || last >= s.numel))
         fail("view out of range: its last element " +
-             (past ? std::string("(past 2^64)") : std::to_string(last)) +
-             " is past storage \"" + s.key + "\" of " + std::to_string(s.numel) + " elements");
+             (past ? std::string("(past 2^64)") : std::to_string(last)) + " is past storage \"" +
+             s.key + "\" of " + std::to_string(s.numel) + " elements");
     ObjectNode n;
     n.kind = ObjectKind::Tensor;
     n.tensor = uint32_t(tensors.size());
@@ -785,7 +843,8 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
         return id;
     }
     const std::string& fn = c.text;
-    if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor")
+    if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor" ||
+        fn == "torch._utils._rebuild_tensor_v3")
         return rebuildTensor(fn, a, at);
     if ((fn == "torch._utils._rebuild_parameter" ||
          fn == "torch._utils._rebuild_parameter_with_state") &&
