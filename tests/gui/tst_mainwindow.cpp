@@ -16,6 +16,7 @@
 #include "tensor/tensorvaluesview.h"
 #include "widgets/notificationbar.h"
 
+#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "ckptscope/stats/tensorstats.h"
 
@@ -634,9 +635,13 @@ private Q_SLOTS:
         QVERIFY(browser);
         const QString text = browser->toPlainText();
         QVERIFY2(text.contains(QStringLiteral("Ckptscope User Guide")), qPrintable(text.left(200)));
-        for (const char* section :
-             {"Opening files", "OXCK model checkpoints", "Gradient checkpoints", "Copying"})
+        for (const char* section : {"Opening files", "Tensor files", "PyTorch checkpoints",
+                                    "Gradient checkpoints", "Copying"})
             QVERIFY2(text.contains(QLatin1String(section)), section);
+        // Every format the registry reads is named (by what front ends call it).
+        for (const ckptscope::FormatModule& m : ckptscope::formatModules())
+            QVERIFY2(text.contains(QString::fromUtf8(m.description), Qt::CaseInsensitive),
+                     m.description);
         QCOMPARE(browser->source(), QUrl(QStringLiteral("qrc:/help/guide.html")));
     }
 
