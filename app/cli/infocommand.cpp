@@ -54,16 +54,30 @@ void addViewJson(ordered_json& e, const Document& doc, const TensorView& v) {
     e["pieces"] = std::move(pieces);
 }
 
-// The metadata tree, rendered by the core's one writer (the PyTorch corpus's
-// `objects`).
-ordered_json objectsJson(const Document& doc) {
+// Stands for the object tree in tensorFileJson's result: the tree is written
+// by the core's one writer straight into the text (printTensorFileJson), as
+// parsing it into an ordered_json costs time quadratic in a dict's keys (an
+// optimizer's 100 000 states).
+constexpr const char* kObjectsMarker = "@@ckptscope:objects@@";
+
+// The metadata tree as the PyTorch corpus renders `objects`, laid out one
+// level deep (each line after the first indented by two more spaces).
+std::string objectsText(const Document& doc) {
     std::vector<std::string> names;
     for (const TensorEntry& t : doc.tensors())
         names.push_back(t.name);
     std::string text;
     JsonStreamWriter w(text);
     writeObjectJson(w, doc.objects(), names);
-    return ordered_json::parse(text);
+    w.flush();
+    std::string indented;
+    indented.reserve(text.size() + text.size() / 8);
+    for (char c : text) {
+        indented += c;
+        if (c == '\n')
+            indented += "  ";
+    }
+    return indented;
 }
 
 // A pickle's storages (one row each, with how many tensors view it: never
@@ -169,9 +183,22 @@ ordered_json tensorFileJson(const Document& doc) {
     if (doc.format() == Format::Pytorch)
         addPickleJson(j, doc);
     if (!doc.objects().empty())
-        j["objects"] = objectsJson(doc);
+        j["objects"] = kObjectsMarker; // printTensorFileJson writes the tree here
     j["warnings"] = warningsJson(doc);
     return j;
+}
+
+void printTensorFileJson(const Document& doc) {
+    std::string text =
+        tensorFileJson(doc).dump(2, ' ', false, ordered_json::error_handler_t::replace);
+    if (!doc.objects().empty()) {
+        const std::string marker = "\n  \"objects\": \"" + std::string(kObjectsMarker) + "\"";
+        const size_t at = text.rfind(marker);
+        if (at != std::string::npos)
+            text.replace(at, marker.size(), "\n  \"objects\": " + objectsText(doc));
+    }
+    text += '\n';
+    std::cout.write(text.data(), std::streamsize(text.size()));
 }
 
 std::map<std::string, size_t> opCounts(const ComputationGraphStore& graph) {
@@ -352,7 +379,7 @@ int runInfo(const std::vector<std::string>& args) {
         text += '\n';
         std::cout.write(text.data(), std::streamsize(text.size()));
     } else if (json) {
-        printJson(std::cout, tensorFileJson(*doc));
+        printTensorFileJson(*doc);
     } else if (doc->hasTensors()) {
         printTensorFile(*doc);
     } else {

@@ -1,6 +1,7 @@
 #include "formats/pytorch/torchunpickler.h"
 
 #include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/formats/oxck/metadatacodec.h"
 
 #include <algorithm>
 #include <bit>
@@ -327,7 +328,38 @@ private:
         return out;
     }
     // Python 2 str: text when it is UTF-8 (torch.load decodes so), else bytes.
-    void pushPy2String(std::string_view s) { pushText(ObjectKind::String, std::string(s)); }
+    // Python 2 str: text when it is UTF-8 (torch.load decodes it so), else
+    // the bytes it is.
+    void pushPy2String(std::string_view s) {
+        pushText(isValidUtf8(s) ? ObjectKind::String : ObjectKind::Bytes, std::string(s));
+    }
+    // A str: UTF-8, as Python's unpickler requires.
+    void pushUnicode(std::string_view s) {
+        if (!isValidUtf8(s))
+            fail(K::Invalid, "a string that is not UTF-8", op);
+        pushText(ObjectKind::String, std::string(s));
+    }
+    // The memo: a vector while its indexes are dense (Python numbers them
+    // 0, 1, 2…), a map for the rest (a hostile LONG_BINPUT 4 000 000 000
+    // allocates nothing).
+    void memoPut(uint64_t key, uint32_t node) {
+        if (key < denseMemo.size()) {
+            denseMemo[key] = node;
+        } else if (key == denseMemo.size()) {
+            denseMemo.push_back(node);
+        } else {
+            memo[key] = node;
+        }
+    }
+    uint32_t memoGet(uint64_t key) {
+        if (key < denseMemo.size() && denseMemo[key] != kNoNode)
+            return denseMemo[key];
+        const auto it = memo.find(key);
+        if (it == memo.end())
+            fail(K::Invalid, "memo " + std::to_string(key) + " read before it is set", op);
+        return it->second;
+    }
+    uint64_t memoSize() const { return denseMemo.size() + memo.size(); }
 
     TorchUnpickler& u;
     std::string_view d;
@@ -336,6 +368,7 @@ private:
     std::vector<uint32_t> stack;
     std::vector<size_t> marks;
     std::unordered_map<uint64_t, uint32_t> memo;
+    std::vector<uint32_t> denseMemo;
 };
 
 uint32_t TorchUnpickler::Run::go(uint64_t* consumed) {
@@ -480,19 +513,16 @@ uint32_t TorchUnpickler::Run::go(uint64_t* consumed) {
                      std::string(take(le(8, "BYTEARRAY8 length"), "BYTEARRAY8")));
             break;
         case 'V':
-            pushText(ObjectKind::String, rawUnicode(line("UNICODE")));
+            pushUnicode(rawUnicode(line("UNICODE")));
             break;
         case 'X':
-            pushText(ObjectKind::String,
-                     std::string(take(le(4, "BINUNICODE length"), "BINUNICODE")));
+            pushUnicode(take(le(4, "BINUNICODE length"), "BINUNICODE"));
             break;
         case 0x8c:
-            pushText(ObjectKind::String,
-                     std::string(take(le(1, "SHORT_BINUNICODE length"), "SHORT_BINUNICODE")));
+            pushUnicode(take(le(1, "SHORT_BINUNICODE length"), "SHORT_BINUNICODE"));
             break;
         case 0x8d:
-            pushText(ObjectKind::String,
-                     std::string(take(le(8, "BINUNICODE8 length"), "BINUNICODE8")));
+            pushUnicode(take(le(8, "BINUNICODE8 length"), "BINUNICODE8"));
             break;
         case ']':
             pushContainer(ObjectKind::List, {});
@@ -558,17 +588,21 @@ uint32_t TorchUnpickler::Run::go(uint64_t* consumed) {
         }
         case 'p': {
             const std::string s(line("PUT"));
-            memo[std::strtoull(s.c_str(), nullptr, 10)] = top();
+            memoPut(std::strtoull(s.c_str(), nullptr, 10), top());
             break;
         }
-        case 'q':
-            memo[le(1, "BINPUT")] = top();
+        case 'q': {
+            const uint64_t key = le(1, "BINPUT");
+            memoPut(key, top());
             break;
-        case 'r':
-            memo[le(4, "LONG_BINPUT")] = top();
+        }
+        case 'r': {
+            const uint64_t key = le(4, "LONG_BINPUT");
+            memoPut(key, top());
             break;
+        }
         case 0x94:
-            memo[memo.size()] = top();
+            memoPut(memoSize(), top());
             break;
         case 'g':
         case 'h':
@@ -580,10 +614,7 @@ uint32_t TorchUnpickler::Run::go(uint64_t* consumed) {
             } else {
                 key = le(code == 'h' ? 1 : 4, "memo index");
             }
-            const auto it = memo.find(key);
-            if (it == memo.end())
-                fail(K::Invalid, "memo " + std::to_string(key) + " read before it is set", op);
-            stack.push_back(it->second);
+            stack.push_back(memoGet(key));
             break;
         }
         case 'c': { // GLOBAL module\nname\n
@@ -681,6 +712,8 @@ TorchUnpickler::TorchUnpickler(ObjectTree& tree, std::string where)
     : m_tree(tree), m_where(std::move(where)) {}
 
 uint32_t TorchUnpickler::run(std::string_view data, uint64_t fileOffset, uint64_t* consumed) {
+    // About one value per 8 bytes of pickle: reserved once, not regrown.
+    m_tree.nodes.reserve(m_tree.nodes.size() + data.size() / 8);
     Run r(*this, data, fileOffset);
     return r.go(consumed);
 }
