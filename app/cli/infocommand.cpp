@@ -6,6 +6,7 @@
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/formats/gguf/ggufreader.h"
+#include "ckptscope/formats/pytorch/numpyarrays.h"
 #include "ckptscope/formats/pytorch/picklescan.h"
 
 #include <algorithm>
@@ -113,6 +114,28 @@ void addPickleJson(ordered_json& j, const Document& doc) {
                            {"calls", std::move(calls)}});
     }
     j["pickle_imports"] = std::move(imports);
+    // NumPy arrays are not tensors: listed apart, their values with them
+    // (up to kArrayValues elements; past that null: export the file's
+    // tensors instead, or read the array with NumPy).
+    constexpr uint64_t kArrayValues = 65536;
+    ordered_json arrays = ordered_json::array();
+    for (const NumpyArray& a : numpyArrays(doc.objects())) {
+        ordered_json e = {{"path", a.path},
+                          {"dtype", a.dtype},
+                          {"shape", a.shape},
+                          {"fortran_order", a.fortranOrder},
+                          {"nbytes", a.nbytes}};
+        if (!a.role.empty())
+            e["role"] = a.role;
+        const auto v = numpyValues(doc.objects(), a);
+        const size_t n = v ? v->integers.size() + v->unsigned_.size() + v->reals.size() : 0;
+        e["values"] = !v || n > kArrayValues  ? ordered_json()
+                      : !v->integers.empty()  ? ordered_json(v->integers)
+                      : !v->unsigned_.empty() ? ordered_json(v->unsigned_)
+                                              : ordered_json(v->reals);
+        arrays.push_back(std::move(e));
+    }
+    j["arrays"] = std::move(arrays);
 }
 
 ordered_json tensorFileJson(const Document& doc) {

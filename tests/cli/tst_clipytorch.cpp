@@ -203,6 +203,39 @@ private Q_SLOTS:
         QCOMPARE(doc->tensors().size(), written);
     }
 
+    // NumPy arrays are not tensors: rng_state.pth's MT19937 state is listed
+    // apart with its dtype, shape and values — the 624 words the pickle's
+    // bytes hold.
+    void numpyArraysListedApart() {
+        REQUIRE_CONFORMANCE();
+        const Run r = runCli({QStringLiteral("info"), QStringLiteral("--json"),
+                              pt(QStringLiteral("valid/checkpoint-50/rng_state.pth"))});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const json j = parseOut(r);
+        QCOMPARE(j["arrays"].size(), size_t(1));
+        const json& a = j["arrays"][0];
+        QCOMPARE(a["path"].get<std::string>(), std::string("numpy.1"));
+        QCOMPARE(a["dtype"].get<std::string>(), std::string("<u4"));
+        QVERIFY(a["shape"] == json::array({624}));
+        QCOMPARE(a["role"].get<std::string>(), std::string("NumPy MT19937 state"));
+        // The words from the corpus's own rendering of the object.
+        const json e = readJson(pt(QStringLiteral("expected/checkpoint-50__rng_state.pth.json")));
+        const std::string hex =
+            e["objects"]["numpy"]["tuple"][1]["state"]["tuple"][4]["bytes_hex"].get<std::string>();
+        QCOMPARE(a["values"].size(), hex.size() / 8);
+        for (size_t i = 0; i < a["values"].size(); ++i) {
+            uint32_t word = 0;
+            for (int b = 3; b >= 0; --b)
+                word = word << 8 |
+                       uint32_t(std::stoul(hex.substr(i * 8 + size_t(b) * 2, 2), nullptr, 16));
+            QCOMPARE(a["values"][i].get<uint64_t>(), uint64_t(word));
+        }
+        // A state dict holds none.
+        const Run model = runCli({QStringLiteral("info"), QStringLiteral("--json"),
+                                  pt(QStringLiteral("valid/llama-state-dict.pt"))});
+        QVERIFY(parseOut(model)["arrays"].empty());
+    }
+
     // A file whose pickle is damaged is a one-line error naming it (exit 1).
     void damagedFileIsAnError() {
         REQUIRE_CONFORMANCE();

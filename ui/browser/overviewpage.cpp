@@ -1,5 +1,6 @@
 #include "browser/overviewpage.h"
 
+#include "ckptscope/formats/pytorch/numpyarrays.h"
 #include "ckptscope/formats/pytorch/picklescan.h"
 
 #include "common/documentsummary.h"
@@ -234,13 +235,13 @@ void OverviewPage::render() {
         html += gradientRows(*doc, *g);
     }
     html += QStringLiteral("</table>");
-    setHtml(html + importsHtml() + warningsHtml());
+    setHtml(html + pickleHtml() + warningsHtml());
 }
 
 // What the file's pickle would import if torch.load read it, each global
 // with its count and risk, unsafe ones first and in red with the calls they
 // would make (Ckptscope imports and calls none of them).
-QString OverviewPage::importsHtml() const {
+QString OverviewPage::pickleHtml() const {
     const auto& imports = m_doc->imports();
     if (imports.empty())
         return {};
@@ -270,7 +271,26 @@ QString OverviewPage::importsHtml() const {
                                  : riskText,
                              what);
         }
-    return html + QStringLiteral("</table>");
+    html += QStringLiteral("</table>");
+    // NumPy arrays are not tensors: said apart (a Trainer's rng_state.pth
+    // holds NumPy's MT19937 state).
+    const std::vector<ckptscope::NumpyArray> arrays = ckptscope::numpyArrays(m_doc->objects());
+    if (!arrays.empty()) {
+        html += QStringLiteral("<h3>%1</h3><table>").arg(tr("NumPy arrays"));
+        for (const ckptscope::NumpyArray& a : arrays) {
+            QStringList dims;
+            for (uint64_t d : a.shape)
+                dims << groupedNumber(d);
+            QString what = tr("%1 × %2").arg(dims.isEmpty() ? QStringLiteral("1")
+                                                            : dims.join(QStringLiteral(" × ")),
+                                             esc(a.dtype));
+            if (!a.role.empty())
+                what += QStringLiteral(" (%1)").arg(esc(a.role));
+            html += row(esc(a.path.empty() ? std::string("(root)") : a.path), what);
+        }
+        html += QStringLiteral("</table>");
+    }
+    return html;
 }
 
 // A sharded model: its shards (a GGUF model's splits) and the index's own

@@ -39,7 +39,7 @@ private:
     void render();
     QString warningsHtml() const;
     QString shardsHtml() const;
-    QString importsHtml() const;
+    QString pickleHtml() const;
 
     std::shared_ptr<const ckptscope::Document> m_doc;
     std::set<int> m_nonFinite;
