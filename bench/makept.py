@@ -70,6 +70,17 @@ class Pickler(pickle.Pickler):
         return None
 
 
+def aligned(z, name):
+    """A record whose data starts at a multiple of 64 bytes, as torch.save
+    aligns its storages (an "FB" extra field of padding)."""
+    info = zipfile.ZipInfo(name)
+    info.compress_type = zipfile.ZIP_STORED
+    start = z.fp.tell() + 30 + len(name.encode()) + 4
+    pad = -start % 64
+    info.extra = struct.pack("<HH", 0x4246, pad) + b"Z" * pad
+    return info
+
+
 def save(path, obj, storages, fill):
     archive = os.path.splitext(os.path.basename(path))[0]
     tmp = path + ".tmp"
@@ -79,7 +90,7 @@ def save(path, obj, storages, fill):
         Pickler(buf, protocol=2).dump(obj)
         z.writestr(archive + "/data.pkl", buf.getvalue())
         for s in storages:
-            with z.open(archive + "/data/" + s.key, "w", force_zip64=s.numel * 4 >= 2**31) as f:
+            with z.open(aligned(z, archive + "/data/" + s.key), "w") as f:
                 fill(f, s.numel)
         z.writestr(archive + "/version", "3\n")
     os.replace(tmp, path)

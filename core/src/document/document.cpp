@@ -138,8 +138,21 @@ void Document::readValues(size_t index, uint64_t first, uint64_t count, double* 
 
 std::optional<MappedValues> Document::mappedValues(size_t index, ScanUse use) const {
     const TensorEntry& t = m_index.tensors.at(index);
-    if (t.dtype != Dtype::F32 || t.view != kNoView) // a view is gathered by readValues
+    if (t.dtype != Dtype::F32)
         return std::nullopt;
+    if (t.view != kNoView) {
+        // A contiguous little-endian view (a PyTorch state dict's every
+        // tensor) is one run of its storage, scanned in place like a tensor
+        // that owns its bytes; any other view is gathered by readValues.
+        const TensorView& v = m_index.views.at(t.view);
+        if (!v.strides.empty() || !v.pieces.empty())
+            return std::nullopt;
+        const TensorStorage& s = m_index.storages.at(v.storage);
+        if (s.bigEndian || s.dtype != Dtype::F32 || s.shard != t.shard ||
+            v.elementOffset > s.bytes / 4 || t.dataLen > s.bytes / 4 - v.elementOffset ||
+            t.dataOffset != s.offset + v.elementOffset * 4)
+            return std::nullopt;
+    }
     return mapForScan(sourceOf(t), t.dataOffset, t.dataLen, use);
 }
 
