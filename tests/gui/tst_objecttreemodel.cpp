@@ -165,6 +165,41 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, ObjectTreeModel::Value).data().toString(),
                  QStringLiteral("tensor tensor"));
     }
+
+    // A Trainer's arguments: an enum member (getattr(Class, 'NAME')) shown
+    // by name, a credential ("hub_token") hidden on screen but copied whole,
+    // an empty or None one shown as it is.
+    void trainingArgumentsReadable() {
+        Builder b;
+        const uint32_t cls = b.tree.add([] {
+            ObjectNode g;
+            g.kind = ObjectKind::Global;
+            g.text = "transformers.trainer_utils.IntervalStrategy";
+            return g;
+        }());
+        ObjectNode enumMember;
+        enumMember.kind = ObjectKind::Object;
+        enumMember.text = "__builtin__.getattr";
+        enumMember.items = {cls, b.str("STEPS")};
+        const uint32_t member = b.tree.add(enumMember);
+        b.tree.root = b.container(ObjectKind::Dict,
+                                  {b.str("eval_strategy"), member, b.str("hub_token"),
+                                   b.str("hf_secret123"), b.str("push_to_hub_token"), b.str("")});
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTree(std::make_shared<ObjectTree>(std::move(b.tree)), {});
+        const auto value = [&](int row, int role) {
+            return model.index(row, ObjectTreeModel::Value).data(role).toString();
+        };
+        QCOMPARE(value(0, Qt::DisplayRole), QStringLiteral("IntervalStrategy.STEPS"));
+        QVERIFY2(!value(1, Qt::DisplayRole).contains(QStringLiteral("secret")),
+                 qPrintable(value(1, Qt::DisplayRole)));
+        QVERIFY(value(1, Qt::DisplayRole).contains(QStringLiteral("hidden: 12 characters")));
+        QVERIFY(!value(1, Qt::ToolTipRole).contains(QStringLiteral("secret")));
+        QCOMPARE(value(1, Qt::EditRole), QStringLiteral("hf_secret123")); // Copy takes it
+        QCOMPARE(value(2, Qt::DisplayRole), QString());
+    }
 };
 
 QTEST_MAIN(TestObjectTreeModel)

@@ -167,6 +167,13 @@ QModelIndex ObjectTreeModel::indexOfPath(const QString& path) {
     return at;
 }
 
+// A non-empty string under a key that names a credential (ends in
+// "_token", as transformers' TrainingArguments' hub_token does).
+bool ObjectTreeModel::isSecret(const Row& r, const ObjectNode& n) const {
+    return n.kind == ObjectKind::String && !n.text.empty() &&
+           r.key.endsWith(QStringLiteral("_token"), Qt::CaseInsensitive);
+}
+
 // A scalar as the CLI's JSON writes it; a container by what it holds.
 QString ObjectTreeModel::valueText(const ObjectNode& n) const {
     switch (n.kind) {
@@ -198,6 +205,14 @@ QString ObjectTreeModel::valueText(const ObjectNode& n) const {
     case ObjectKind::Global:
         return q(n.text);
     case ObjectKind::Object:
+        // An enum member as Python 3.11 pickles one, getattr(Class, 'NAME'):
+        // by its name (IntervalStrategy.STEPS).
+        if ((n.text == "__builtin__.getattr" || n.text == "builtins.getattr") &&
+            n.items.size() == 2 && m_tree->at(n.items[0]).kind == ObjectKind::Global &&
+            m_tree->at(n.items[1]).kind == ObjectKind::String) {
+            const std::string& cls = m_tree->at(n.items[0]).text;
+            return q(cls.substr(cls.rfind('.') + 1) + "." + m_tree->at(n.items[1]).text);
+        }
         return q(n.text) + QStringLiteral("(…)");
     case ObjectKind::Call:
         return tr("a call of a call's result");
@@ -234,6 +249,11 @@ QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
                    ? tr("→ the same object as %1")
                          .arg(m_firstPath[r.node].isEmpty() ? tr("the root") : m_firstPath[r.node])
                    : valueText(n);
+        // A credential (a Trainer's hub_token, push_to_hub_token) is not put
+        // on screen; a copy still takes it.
+        if (role != Qt::EditRole && isSecret(r, n))
+            text = tr("•••••••• (hidden: %1; Copy takes it)")
+                       .arg(countOf(n.text.size(), "character", "characters"));
         break;
     case Type:
         text = q(objectKeyType(*m_tree, r.node));

@@ -62,6 +62,7 @@ private:
     void build(int id) const; // makes a row's children
     int rowId(const QModelIndex& index) const;
     QString valueText(const ckptscope::ObjectNode& n) const;
+    bool isSecret(const Row& r, const ckptscope::ObjectNode& n) const;
     QString json(uint32_t node) const;
 
     std::shared_ptr<const ckptscope::ObjectTree> m_tree;
