@@ -118,6 +118,32 @@ class TestRunWindow : public QObject {
     }
 
 private Q_SLOTS:
+    // A Trainer checkpoint of pickles: the checkpoint list's menu offers its
+    // side files (optimizer, scheduler, RNG states, arguments) and opens one
+    // in the browser.
+    void sideFilesOpenInTheBrowser() {
+        REQUIRE_CONFORMANCE();
+        RunWindow* w =
+            openAndWait({testsupport::corpus(QStringLiteral("pytorch/valid/checkpoint-50"))});
+        QVERIFY(w);
+        QCOMPARE(w->run()->checkpoints.size(), size_t(1));
+        QTableView* list = w->checkpointView();
+        const QModelIndex row0 = w->checkpointProxy()->index(0, RunCheckpointModel::File);
+        dropsupport::MenuAnswer answer({}, QStringLiteral("checkpointMenu"));
+        answer.setTrigger(QStringLiteral("openSideFile:optimizer.pt"));
+        Q_EMIT list->customContextMenuRequested(list->visualRect(row0).center());
+        QVERIFY(answer.seen());
+        for (const char* name :
+             {"optimizer.pt", "rng_state.pth", "scheduler.pt", "training_args.bin"})
+            QVERIFY2(
+                answer.actions().contains(QStringLiteral("openSideFile:") + QLatin1String(name)),
+                qPrintable(answer.actions().join(QLatin1Char(' '))));
+        QVERIFY(!answer.actions().contains(QStringLiteral("openSideFile:trainer_state.json")));
+        QTRY_COMPARE(windowsOf<MainWindow>().size(), 1);
+        QTRY_COMPARE(QFileInfo(windowsOf<MainWindow>().first()->currentPath()).fileName(),
+                     QStringLiteral("optimizer.pt"));
+    }
+
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         qputenv("XDG_CACHE_HOME", m_tmp.filePath(QStringLiteral("cache")).toUtf8());

@@ -27,12 +27,15 @@
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <utility>
 
 using namespace ckptscope;
 
@@ -328,6 +331,21 @@ void RunWindow::checkpointMenu(const QPoint& pos) {
                                       [this, c] { compareWithPrevious(c); });
     compare->setObjectName(QStringLiteral("compareWithPrevious"));
     compare->setEnabled(c > 0);
+    // The Trainer's pickles beside the model (optimizer.pt, scheduler.pt,
+    // rng_state.pth, training_args.bin…) open in the browser, read without
+    // running them; by name, so the menu reads no file.
+    bool first = true;
+    for (const std::string& side : m_run->checkpoints[size_t(c)].sideFiles) {
+        const QString path = QFile::decodeName(side.c_str());
+        const QString name = QFileInfo(path).fileName();
+        if (!QRegularExpression(QStringLiteral("\\.(pt|pth|bin|ckpt)$")).match(name).hasMatch())
+            continue;
+        if (std::exchange(first, false))
+            menu.addSeparator();
+        menu.addAction(tr("Open %1").arg(name), this,
+                       [path] { WindowRegistry::instance().openFile(path); })
+            ->setObjectName(QStringLiteral("openSideFile:") + name);
+    }
     menu.exec(m_checkpointView->viewport()->mapToGlobal(pos));
 }
 
