@@ -11,12 +11,14 @@
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/openerror.h"
+#include "ckptscope/formats/pytorch/picklescan.h"
 
 #include <QTest>
 
 #include <nlohmann/json.hpp>
 
 #include <cstring>
+#include <map>
 
 using namespace ckptscope;
 using nlohmann::json;
@@ -283,6 +285,35 @@ private Q_SLOTS:
         QCOMPARE(u, (std::vector<float>{1.0f, 65535.0f}));
         for (const PickleImport& imp : doc->imports())
             QVERIFY2(imp.risk == ImportRisk::Safe, imp.name.c_str());
+    }
+
+    // A pickle broken on purpose before its payload: evaluation stops at the
+    // break, the scan reads on (opcodes walked, nothing run) and finds the
+    // unsafe globals after it — by GLOBAL, and by STACK_GLOBAL of memoized
+    // strings.
+    void scanReadsPastADamagedSpot() {
+        Pickle p;
+        p.proto(4).op('0'); // POP of nothing: evaluation stops here
+        p.global("os", "system").unicode("echo pwned").op(uint8_t(0x85)).reduce();
+        p.shortUnicode("subprocess").memoize().shortUnicode("Popen").memoize().op(uint8_t(0x93));
+        p.op(uint8_t(0xee)); // a byte that is no opcode: passed over
+        p.binget(0).binget(1).op(uint8_t(0x93)).stop();
+        const std::string zip = picklewriter::torchZip("archive", p.bytes, {});
+        const PickleScan scan =
+            scanPickle(MemorySource(std::vector<uint8_t>(zip.begin(), zip.end()), "broken.pt"));
+        QVERIFY2(scan.error.find("stack underflow") != std::string::npos, scan.error.c_str());
+        std::map<std::string, std::pair<ImportRisk, uint64_t>> found;
+        for (const PickleImport& imp : scan.imports)
+            found[imp.name] = {imp.risk, imp.count};
+        QVERIFY(found.count("os.system") && found["os.system"].first == ImportRisk::Unsafe);
+        QVERIFY(found.count("subprocess.Popen") &&
+                found["subprocess.Popen"].first == ImportRisk::Unsafe);
+        QCOMPARE(found["subprocess.Popen"].second, uint64_t(2)); // named twice
+        bool said = false;
+        for (const std::string& w : scan.warnings)
+            said = said ||
+                   (w.rfind("unsafe import os.system after the damaged spot at byte ", 0) == 0);
+        QVERIFY(said);
     }
 
     // What a file cannot hold, or no reader knows, is refused by name.

@@ -285,6 +285,10 @@ PickleScan scanPickle(const ByteSource& source) {
         return scan;
     scan.holdsPickle = true;
     TorchUnpickler u(scan.objects, source.name());
+    std::string bytes; // the object's pickle, to walk on past a damaged spot
+    uint64_t base = 0;
+    std::optional<uint64_t> stoppedAt;
+    std::vector<std::string> pastBreak; // globals named only after it
     try {
         if (pytorch::looksLikeZip(source)) {
             const pytorch::ZipArchive zip(source, 0, source.size());
@@ -293,20 +297,45 @@ PickleScan scanPickle(const ByteSource& source) {
                 zip.find(first.substr(0, first.find('/')) + "/data.pkl");
             if (!pkl)
                 fail(source, K::Invalid, "a zip archive without data.pkl");
-            const std::string bytes = zip.read(*pkl, source.size());
-            scan.objects.root = u.run(bytes, pkl->dataOffset);
+            bytes = zip.read(*pkl, source.size());
+            base = pkl->dataOffset;
+            scan.objects.root = u.run(bytes, base);
         } else {
             ObjectTree scratch;
             TorchUnpickler header(scratch, source.name() + ": legacy header");
             uint64_t at = 0;
             for (int i = 0; i < 3; ++i) // magic, protocol, sys_info
                 legacyPickle(source, header, at);
+            base = at;
+            bytes.resize(size_t(std::min<uint64_t>(source.size() - at, uint64_t(64) << 20)));
+            source.read(at, bytes.data(), bytes.size());
             scan.objects.root = legacyPickle(source, u, at);
         }
     } catch (const CheckpointError& e) {
         scan.error = e.what();
+        stoppedAt = e.offset();
     }
     scan.imports = pytorch::classifyImports(scan.objects, u);
+    // A pickle broken on purpose may hide its payload past the break: the
+    // opcodes after it are walked (not run) for the globals they name.
+    if (stoppedAt && *stoppedAt >= base && *stoppedAt - base < bytes.size()) {
+        for (const std::string& name :
+             pytorch::globalsByOpcodes(bytes, size_t(*stoppedAt - base))) {
+            auto it = std::find_if(scan.imports.begin(), scan.imports.end(),
+                                   [&](const PickleImport& i) { return i.name == name; });
+            if (it == scan.imports.end()) {
+                PickleImport imp;
+                imp.name = name;
+                imp.risk = pytorch::globalTier(name);
+                scan.imports.push_back(std::move(imp));
+                it = scan.imports.end() - 1;
+                pastBreak.push_back(name);
+            }
+            ++it->count;
+        }
+        std::sort(scan.imports.begin(), scan.imports.end(),
+                  [](const PickleImport& x, const PickleImport& y) { return x.name < y.name; });
+    }
     if (pytorch::objectDepth(scan.objects, kMaxDepth) > kMaxDepth) {
         // Too deep to render arguments without recursion that deep: the
         // names and risks stand, the calls go.
@@ -322,6 +351,11 @@ PickleScan scanPickle(const ByteSource& source) {
         return scan;
     }
     scan.warnings = pytorch::importWarnings(scan.objects, scan.imports, {});
+    for (std::string& w : scan.warnings)
+        for (const std::string& name : pastBreak)
+            if (w == "unsafe import " + name)
+                w += " after the damaged spot at byte " + std::to_string(*stoppedAt) +
+                     " (read, not evaluated: its arguments are not known)";
     return scan;
 }
 

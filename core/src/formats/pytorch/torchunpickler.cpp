@@ -921,6 +921,189 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
     return id;
 }
 
+std::vector<std::string> globalsByOpcodes(std::string_view d, size_t p) {
+    std::vector<std::string> names;
+    std::vector<std::string> strings;               // the strings pushed lately, for STACK_GLOBAL
+    std::unordered_map<uint64_t, std::string> memo; // memoized strings
+    std::string last;
+    bool lastIsString = false;
+    const auto le = [&](size_t n, uint64_t& v) {
+        if (n > d.size() - p)
+            return false;
+        v = 0;
+        for (size_t i = n; i-- > 0;)
+            v = v << 8 | uint8_t(d[p + i]);
+        p += n;
+        return true;
+    };
+    const auto line = [&](std::string& out) {
+        const size_t nl = d.find('\n', p);
+        if (nl == std::string_view::npos)
+            return false;
+        out.assign(d.substr(p, nl - p));
+        p = nl + 1;
+        return true;
+    };
+    const auto pushString = [&](std::string s) {
+        strings.push_back(s);
+        if (strings.size() > 2)
+            strings.erase(strings.begin());
+        last = std::move(s);
+        lastIsString = true;
+    };
+    while (p < d.size()) {
+        const uint8_t code = uint8_t(d[p++]);
+        const bool wasString = lastIsString;
+        lastIsString = false;
+        uint64_t n = 0;
+        std::string a, b;
+        switch (code) {
+        case '.':
+            return names;
+        case 'c':
+        case 'i':
+            if (!line(a) || !line(b))
+                return names;
+            names.push_back(a + "." + b);
+            break;
+        case 0x93:
+            if (strings.size() == 2)
+                names.push_back(strings[0] + "." + strings[1]);
+            strings.clear();
+            break;
+        case 'X':
+        case 0x8c:
+        case 0x8d:
+            if (!le(code == 'X' ? 4 : code == 0x8c ? 1 : 8, n) || n > d.size() - p)
+                return names;
+            pushString(std::string(d.substr(p, n)));
+            p += n;
+            break;
+        case 'V':
+        case 'S':
+            if (!line(a))
+                return names;
+            pushString(a);
+            break;
+        case 'q':
+        case 'r':
+        case 0x94:
+        case 'p': {
+            uint64_t key = memo.size();
+            if (code == 'p') {
+                if (!line(a))
+                    return names;
+                key = std::strtoull(a.c_str(), nullptr, 10);
+            } else if (code != 0x94 && !le(code == 'q' ? 1 : 4, key)) {
+                return names;
+            }
+            if (wasString)
+                memo[key] = last;
+            lastIsString = wasString;
+            break;
+        }
+        case 'h':
+        case 'j':
+        case 'g': {
+            uint64_t key = 0;
+            if (code == 'g') {
+                if (!line(a))
+                    return names;
+                key = std::strtoull(a.c_str(), nullptr, 10);
+            } else if (!le(code == 'h' ? 1 : 4, key)) {
+                return names;
+            }
+            if (const auto it = memo.find(key); it != memo.end())
+                pushString(it->second);
+            break;
+        }
+        // Fixed-size arguments.
+        case 0x80:
+        case 'K':
+        case 0x82:
+            if (!le(1, n))
+                return names;
+            break;
+        case 'M':
+        case 0x83:
+            if (!le(2, n))
+                return names;
+            break;
+        case 'J':
+        case 0x84:
+            if (!le(4, n))
+                return names;
+            break;
+        case 0x95:
+        case 'G':
+            if (!le(8, n))
+                return names;
+            break;
+        // Length-prefixed arguments.
+        case 0x8a:
+        case 'U':
+        case 'C':
+        case 0x8b:
+        case 'T':
+        case 'B':
+        case 0x8e:
+        case 0x96: {
+            const size_t width = (code == 0x8a || code == 'U' || code == 'C') ? 1
+                                 : (code == 0x8e || code == 0x96)             ? 8
+                                                                              : 4;
+            if (!le(width, n) || n > d.size() - p)
+                return names;
+            p += n;
+            break;
+        }
+        // One line of text.
+        case 'I':
+        case 'L':
+        case 'F':
+        case 'P':
+            if (!line(a))
+                return names;
+            break;
+        // No argument.
+        case '(':
+        case '0':
+        case '1':
+        case '2':
+        case 'N':
+        case 0x88:
+        case 0x89:
+        case ']':
+        case 'l':
+        case ')':
+        case 't':
+        case 0x85:
+        case 0x86:
+        case 0x87:
+        case '}':
+        case 'd':
+        case 0x8f:
+        case 0x91:
+        case 'a':
+        case 'e':
+        case 0x90:
+        case 's':
+        case 'u':
+        case 'R':
+        case 0x81:
+        case 0x92:
+        case 'o':
+        case 'b':
+        case 'Q':
+        case 0x97:
+        case 0x98:
+            break;
+        default:
+            break; // no opcode (the damage itself): on to the next byte
+        }
+    }
+    return names;
+}
+
 uint32_t objectDepth(const ObjectTree& tree, uint32_t limit) {
     // Iterative DFS from every node not yet reached (values a pickle made
     // and dropped count too: an import's call may be one); a node's depth is

@@ -74,6 +74,12 @@ private:
     std::unordered_map<uint32_t, uint32_t> m_storageOfNode;
 };
 
+// The globals named by the opcodes of `data` from byte `from` on, read
+// without evaluating anything (as pickletools' genops walks a pickle): what
+// a pickle broken on purpose hides after the spot where evaluation stopped.
+// Stops at the end, at STOP, or at a byte that is no opcode.
+std::vector<std::string> globalsByOpcodes(std::string_view data, size_t from);
+
 // The deepest chain of nested values in the tree, from any node (a value the
 // pickle made and dropped too; a cycle counted once), computed without
 // recursion; stops counting past `limit`. The recursive walks (JSON, repr,
