@@ -69,7 +69,7 @@ fuzz-smoke:
 # Micro-benchmarks (Google Benchmark), then each target side by side with its
 # reference (bench/compare.sh; docs/PERFORMANCE.md), then the run targets of
 # issue 12 (bench/runbench.sh). Inputs are generated once into
-# build/release/bench-data (or $$CKPTSCOPE_BENCH_DATA): about 3.5 GB.
+# build/release/bench-data (or $$CKPTSCOPE_BENCH_DATA): about 5.6 GB (2.1 GB of it the PyTorch pair).
 bench:
 	$(MAKE) PRESET=release build
 	./build/release/bench/ckptscope-bench
