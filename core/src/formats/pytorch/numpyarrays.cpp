@@ -2,6 +2,7 @@
 
 #include "ckptscope/formats/objectchildren.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ckptscope {
@@ -63,6 +64,13 @@ std::optional<NumpyArray> arrayOf(const ObjectTree& tree, uint32_t node) {
 std::vector<NumpyArray> numpyArrays(const ObjectTree& tree) {
     std::vector<NumpyArray> out;
     if (tree.empty())
+        return out;
+    // Most checkpoints hold none: a pass over the nodes (no paths built)
+    // says so before the walk that names them (a front end asks on its
+    // own thread).
+    if (std::none_of(tree.nodes.begin(), tree.nodes.end(), [](const ObjectNode& n) {
+            return n.kind == ObjectKind::Object && endsWith(n.text, "multiarray._reconstruct");
+        }))
         return out;
     std::vector<bool> seen(tree.nodes.size(), false);
     // Depth first with a stack of its own, children in file order.
