@@ -505,6 +505,44 @@ private Q_SLOTS:
         });
     }
 
+    // A shard set is read as info reads it (issue 38 item 3): an index that
+    // places a tensor in a shard not holding it refuses the checkpoint with
+    // info's words; a tensor in two shards is counted once, from the shard
+    // the index names.
+    void shardSetReadAsInfoReadsIt() {
+        guarded([&] {
+            QVERIFY(QDir().mkpath(qstr(at("checkpoint-10"))));
+            writeModel(at("checkpoint-10/model-00001-of-00002.safetensors"), {{"a", {1}, {1}}});
+            writeModel(at("checkpoint-10/model-00002-of-00002.safetensors"), {{"c", {1}, {3}}});
+            put("checkpoint-10/model.safetensors.index.json",
+                R"({"weight_map":{"a":"model-00001-of-00002.safetensors",)"
+                R"("b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
+            QVERIFY(QDir().mkpath(qstr(at("checkpoint-20"))));
+            writeModel(at("checkpoint-20/model-00001-of-00002.safetensors"), {{"a", {1}, {1}}});
+            writeModel(at("checkpoint-20/model-00002-of-00002.safetensors"),
+                       {{"a", {1}, {9}}, {"b", {1}, {2}}});
+            put("checkpoint-20/model.safetensors.index.json",
+                R"({"weight_map":{"a":"model-00001-of-00002.safetensors",)"
+                R"("b":"model-00002-of-00002.safetensors"}})");
+            const Run run = readRun({str(m_run)}, options());
+            QCOMPARE(run.checkpoints.size(), size_t(1));
+            const RunCheckpoint& cp = run.checkpoints[0];
+            QCOMPARE(cp.name, std::string("checkpoint-20"));
+            std::vector<std::string> names;
+            for (const TensorSummary& t : cp.summary.tensors)
+                names.push_back(t.name);
+            std::sort(names.begin(), names.end());
+            QCOMPARE(names, (std::vector<std::string>{"a", "b"}));
+            for (const TensorSummary& t : cp.summary.tensors)
+                if (t.name == "a")
+                    QCOMPARE(t.stats.max, 1.0); // shard 1's, as the index says
+            QCOMPARE(run.skipped.size(), size_t(1));
+            QCOMPARE(run.skipped[0].path, at("checkpoint-10"));
+            QVERIFY2(run.skipped[0].reason.find("is not in its shard") != std::string::npos,
+                     run.skipped[0].reason.c_str());
+        });
+    }
+
     void shardedModelFolderIsOneCheckpoint() {
         guarded([&] {
             writeModel(at("model-00001-of-00003.safetensors"), {{"a", {1}, {1}}});

@@ -1,6 +1,9 @@
 #include "ckptscope/run/run.h"
 
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/openerror.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/httpsource.h"
 
 #include <algorithm>
 #include <cmath>
@@ -276,6 +279,24 @@ Run readCandidates(Discovery found, const RunOptions& options) {
         cp.name = c.name;
         cp.sideFiles = c.sideFiles;
         cp.index = c.index;
+        // A shard set with its index is opened as info opens it (the one way
+        // to open a sharded model): refused as info refuses it, and each
+        // tensor taken from the shard the model takes it from.
+        std::optional<std::map<std::string, std::string>> placement;
+        if (c.files.size() > 1 && !c.index.empty() && !isUrl(c.index)) {
+            try {
+                const auto model = Document::open(c.index);
+                // (an index that maps no tensor places none: each shard's own)
+                if (!model->tensors().empty())
+                    placement.emplace();
+                for (size_t i = 0; placement && i < model->tensors().size(); ++i)
+                    placement->emplace(model->tensors()[i].name, model->shardName(i));
+            } catch (const OpenError& e) {
+                run.skipped.push_back({c.path, e.what()});
+                progress.filesDone += c.files.size();
+                continue;
+            }
+        }
         bool allHits = true, failed = false;
         for (CandidateFile& f : c.files) {
             // A URL's connection is let go once read (a run may hold many).
@@ -298,6 +319,13 @@ Run readCandidates(Discovery found, const RunOptions& options) {
                 cp.files.push_back(f.path);
                 if (!options.keepHistograms)
                     r.summary.dropHistograms();
+                if (placement) {
+                    const std::string shard = std::filesystem::path(f.path).filename().string();
+                    std::erase_if(r.summary.tensors, [&](const TensorSummary& t) {
+                        const auto it = placement->find(t.name);
+                        return it == placement->end() || it->second != shard;
+                    });
+                }
                 merge(cp.summary, std::move(r.summary), cp.files.size() == 1);
             } catch (const NotCached&) {
                 failed = true; // left out silently; the full read takes it
