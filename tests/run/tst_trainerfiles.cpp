@@ -538,6 +538,12 @@ private Q_SLOTS:
                     QCOMPARE(t.stats.max, 1.0); // shard 1's, as the index says
             QCOMPARE(run.skipped.size(), size_t(1));
             QCOMPARE(run.skipped[0].path, at("checkpoint-10"));
+            // Without an index (a loose set), the first shard's copy stays,
+            // as info keeps it.
+            QVERIFY(QFile::remove(qstr(at("checkpoint-20/model.safetensors.index.json"))));
+            const Run loose = readRun({at("checkpoint-20")}, options());
+            QCOMPARE(loose.checkpoints.size(), size_t(1));
+            QCOMPARE(loose.checkpoints[0].summary.tensors.size(), size_t(2));
             QVERIFY2(run.skipped[0].reason.find("is not in its shard") != std::string::npos,
                      run.skipped[0].reason.c_str());
         });

@@ -84,8 +84,14 @@ void merge(FileSummary& into, FileSummary&& part, bool first) {
     for (auto& kv : part.metadata)
         if (keys.insert(kv.first).second)
             into.metadata.push_back(std::move(kv));
+    // A tensor a later shard holds again is left out, as the model's
+    // merger leaves it out (info warns of it).
+    std::set<std::string> names;
+    for (const TensorSummary& t : into.tensors)
+        names.insert(t.name);
     for (TensorSummary& t : part.tensors)
-        into.tensors.push_back(std::move(t));
+        if (names.insert(t.name).second)
+            into.tensors.push_back(std::move(t));
     for (BlobSummary& b : part.blobs)
         into.blobs.push_back(std::move(b));
 }
