@@ -549,6 +549,28 @@ private Q_SLOTS:
         });
     }
 
+    // Trainer model files given one by one (issue 38 item 4): each takes its
+    // checkpoint folder's step, they are ordered by it, and each is named by
+    // the shortest path that tells it from the others.
+    void trainerFilesGivenOneByOne() {
+        guarded([&] {
+            for (uint64_t step : {50, 100, 150})
+                trainerCheckpoint(step);
+            const Run run = readRun({at("checkpoint-100/model.safetensors"),
+                                     at("checkpoint-150/model.safetensors"),
+                                     at("checkpoint-50/model.safetensors")},
+                                    options());
+            QCOMPARE(run.checkpoints.size(), size_t(3));
+            const std::vector<uint64_t> steps = {50, 100, 150};
+            for (size_t i = 0; i < 3; ++i) {
+                const RunCheckpoint& cp = run.checkpoints[i];
+                QCOMPARE(cp.step, std::optional<uint64_t>(steps[i]));
+                QCOMPARE(cp.stepSource, StepSource::TrainerState);
+                QCOMPARE(cp.name, "checkpoint-" + std::to_string(steps[i]) + "/model.safetensors");
+            }
+        });
+    }
+
     void shardedModelFolderIsOneCheckpoint() {
         guarded([&] {
             writeModel(at("model-00001-of-00003.safetensors"), {{"a", {1}, {1}}});

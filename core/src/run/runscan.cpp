@@ -65,6 +65,7 @@ public:
 
     void finish() {
         groupLoose();
+        distinguishNames();
         std::sort(result.candidates.begin(), result.candidates.end(),
                   [](const CheckpointCandidate& a, const CheckpointCandidate& b) {
                       return a.name != b.name ? a.name < b.name : a.path < b.path;
@@ -251,9 +252,16 @@ private:
             for (const auto& [name, f] : files)
                 names.push_back(name);
             ShardGroups groups = groupShards(names);
+            // A file inside a Trainer checkpoint folder, given by itself,
+            // takes that checkpoint's trainer_state.json (its step).
+            std::vector<std::string> state;
+            std::error_code ec;
+            if (isTrainerCheckpointFolder(fs::path(folder).filename().string()) &&
+                fs::is_regular_file(fs::path(folder) / kTrainerStateName, ec))
+                state.push_back((fs::path(folder) / kTrainerStateName).string());
             for (const std::string& name : groups.others) {
                 const CandidateFile& f = files.at(name);
-                result.candidates.push_back({f.path, name, {f}, {}, {}});
+                result.candidates.push_back({f.path, name, {f}, state, {}});
             }
             for (const ShardSet& set : groups.sets) {
                 std::vector<std::string> sameName; // every set of this stem and extension
@@ -278,6 +286,40 @@ private:
         }
     }
 
+public:
+    // Candidates of one name (model.safetensors in each checkpoint-N/) are
+    // named by the shortest end of their paths that tells them apart
+    // (checkpoint-50/model.safetensors), as diff names its two files.
+    void distinguishNames() {
+        for (size_t depth = 1; depth < 8; ++depth) {
+            std::map<std::string, std::vector<size_t>> byName;
+            for (size_t i = 0; i < result.candidates.size(); ++i)
+                byName[result.candidates[i].name].push_back(i);
+            bool clash = false;
+            for (const auto& [name, which] : byName) {
+                if (which.size() < 2)
+                    continue;
+                clash = true;
+                for (size_t i : which) {
+                    // The path's last depth + 1 parts.
+                    const fs::path p(result.candidates[i].path);
+                    std::vector<std::string> parts;
+                    for (const auto& part : p)
+                        if (!part.empty() && part != "/")
+                            parts.push_back(part.string());
+                    const size_t from = parts.size() > depth + 1 ? parts.size() - depth - 1 : 0;
+                    std::string shown;
+                    for (size_t k = from; k < parts.size(); ++k)
+                        shown += (shown.empty() ? "" : "/") + parts[k];
+                    result.candidates[i].name = shown;
+                }
+            }
+            if (!clash)
+                return;
+        }
+    }
+
+private:
     std::set<std::pair<uint64_t, uint64_t>> m_seen;
     std::set<std::string> m_seenUrls;
     bool m_safetensorsBeside = false; // in the folder being listed
