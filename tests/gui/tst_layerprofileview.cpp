@@ -154,6 +154,17 @@ private Q_SLOTS:
                           view.heatmap()->cellRect(2, 0).center());
         QCOMPARE(chosen.size(), 1);
         QCOMPARE(chosen[0][0].toString(), QStringLiteral("blocks.3.w"));
+        // The Family box changes the family even while the selected tensor
+        // is in another (issue 38 item 15): the heatmap shows the chosen one,
+        // with no row highlighted.
+        const int norm = familyIndex(view, "blocks.{N}.norm");
+        view.familyChooser()->setCurrentIndex(norm);
+        QCOMPARE(view.currentFamily(), norm);
+        QVERIFY(view.heatmap()->data().yTitle.contains(QStringLiteral("blocks.{N}.norm")));
+        // By keys too.
+        view.familyChooser()->setFocus();
+        QTest::keyClick(view.familyChooser(), norm > 0 ? Qt::Key_Up : Qt::Key_Down);
+        QCOMPARE(view.currentFamily(), norm > 0 ? norm - 1 : norm + 1);
         // The run goes: nothing of it stays.
         view.setRun(nullptr, nullptr);
         QCOMPARE(view.heatmap()->data().rows, 0);

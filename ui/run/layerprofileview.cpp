@@ -73,16 +73,7 @@ void LayerProfileView::setRun(std::shared_ptr<const Run> run,
 
 void LayerProfileView::setSelectedTensor(const QString& name) {
     m_selected = name;
-    const std::string n = name.toStdString();
-    auto holds = [&](int f) {
-        if (f < 0 || f >= int(m_families.size()) || !m_series)
-            return -1;
-        const auto& members = m_families[size_t(f)].members;
-        for (size_t r = 0; r < members.size(); ++r)
-            if ((*m_series)[members[r].series].name == n)
-                return int(r);
-        return -1;
-    };
+    const auto holds = [&](int f) { return familyRow(f, name); };
     if (holds(currentFamily()) < 0)
         for (int f = 0; f < int(m_families.size()); ++f)
             if (holds(f) >= 0) {
@@ -129,7 +120,20 @@ void LayerProfileView::refresh() {
     m_heatmap->setData(std::move(d));
     m_log->setEnabled(m_heatmap->canUseLogScale());
     m_heatmap->setLogScale(m_log->isChecked());
-    setSelectedTensor(m_selected);
+    // Only the highlight follows the selected tensor here: the family is the
+    // one the user chose, even when the selected tensor is not in it.
+    m_heatmap->setHighlightedRow(familyRow(currentFamily(), m_selected));
+}
+
+int LayerProfileView::familyRow(int f, const QString& name) const {
+    if (f < 0 || f >= int(m_families.size()) || !m_series)
+        return -1;
+    const std::string n = name.toStdString();
+    const auto& members = m_families[size_t(f)].members;
+    for (size_t r = 0; r < members.size(); ++r)
+        if ((*m_series)[members[r].series].name == n)
+            return int(r);
+    return -1;
 }
 
 QString LayerProfileView::cellText(int row, int col) const {

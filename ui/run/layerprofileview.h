@@ -38,6 +38,8 @@ Q_SIGNALS:
 
 private:
     void refresh();
+    // The row of a tensor in family f, -1 when it is not one of its members.
+    int familyRow(int f, const QString& name) const;
     QString cellText(int row, int col) const;
     const ckptscope::TensorSeries* member(int row) const;
 
