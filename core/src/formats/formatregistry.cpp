@@ -25,7 +25,7 @@ namespace {
 // keys hold "weight_map") before the gradient checkpoint's any JSON object.
 const std::vector<FormatModule>& modules() {
     static const std::vector<FormatModule> kModules = {
-        oxckFormat(),    ggufFormat(),     safetensorsFormat(), shardedSafetensorsFormat(),
+        oxckFormat(),    ggufFormat(),           safetensorsFormat(), shardedSafetensorsFormat(),
         pytorchFormat(), shardedPytorchFormat(), gradientFormat(),
     };
     return kModules;
