@@ -39,6 +39,20 @@ void addShardsJson(ordered_json& j, const Document& doc) {
 // OXCK, safetensors and GGUF: the same fields (safetensors has no
 // version/flags; GGUF adds its data section and each key's type).
 
+// JSON text written at depth 0, laid out as a member of the top-level object
+// (each line after the first indented by two more spaces), for the parts
+// printTensorFileJson writes straight into nlohmann's dump.
+std::string oneLevelDeep(const std::string& text) {
+    std::string indented;
+    indented.reserve(text.size() + text.size() / 4);
+    for (char c : text) {
+        indented += c;
+        if (c == '\n')
+            indented += "  ";
+    }
+    return indented;
+}
+
 // Stands for the object tree in tensorFileJson's result: the tree is written
 // by the core's one writer straight into the text (printTensorFileJson), as
 // parsing it into an ordered_json costs time quadratic in a dict's keys (an
@@ -55,14 +69,7 @@ std::string objectsText(const Document& doc) {
     JsonStreamWriter w(text);
     writeObjectJson(w, doc.objects(), names);
     w.flush();
-    std::string indented;
-    indented.reserve(text.size() + text.size() / 8);
-    for (char c : text) {
-        indented += c;
-        if (c == '\n')
-            indented += "  ";
-    }
-    return indented;
+    return oneLevelDeep(text);
 }
 
 // A pickle's storages (one row each, with how many tensors view it: never
@@ -276,14 +283,7 @@ std::string tensorsText(const Document& doc) {
         writeTensorJson(w, doc, i);
     w.endArray();
     w.flush();
-    std::string indented;
-    indented.reserve(text.size() + text.size() / 4);
-    for (char c : text) {
-        indented += c;
-        if (c == '\n')
-            indented += "  ";
-    }
-    return indented;
+    return oneLevelDeep(text);
 }
 
 void printTensorFileJson(const Document& doc) {

@@ -9,11 +9,6 @@ namespace ckptscope {
 
 namespace {
 
-bool endsWith(const std::string& s, const char* suffix) {
-    const size_t n = std::strlen(suffix);
-    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 // Bytes per element of a numeric NumPy type code ("u4" → 4), 0 for others.
 size_t itemSize(const std::string& code) {
     if (code.size() < 2 || std::strchr("buif", code[0]) == nullptr)
@@ -25,7 +20,7 @@ size_t itemSize(const std::string& code) {
 // An array from a _reconstruct object's state, when it has the shape of one.
 std::optional<NumpyArray> arrayOf(const ObjectTree& tree, uint32_t node) {
     const ObjectNode& n = tree.at(node);
-    if (n.kind != ObjectKind::Object || !endsWith(n.text, "multiarray._reconstruct") ||
+    if (n.kind != ObjectKind::Object || !n.text.ends_with("multiarray._reconstruct") ||
         n.state == kNoNode)
         return std::nullopt;
     const ObjectNode& state = tree.at(n.state);
@@ -41,7 +36,7 @@ std::optional<NumpyArray> arrayOf(const ObjectTree& tree, uint32_t node) {
         a.shape.push_back(uint64_t(tree.at(d).integer));
     }
     const ObjectNode& dtype = tree.at(state.items[2]);
-    if (dtype.kind != ObjectKind::Object || !endsWith(dtype.text, "dtype") || dtype.items.empty() ||
+    if (dtype.kind != ObjectKind::Object || !dtype.text.ends_with("dtype") || dtype.items.empty() ||
         tree.at(dtype.items[0]).kind != ObjectKind::String)
         return std::nullopt;
     std::string order = "|";
@@ -69,7 +64,7 @@ std::vector<NumpyArray> numpyArrays(const ObjectTree& tree) {
     // says so before the walk that names them (a front end asks on its
     // own thread).
     if (std::none_of(tree.nodes.begin(), tree.nodes.end(), [](const ObjectNode& n) {
-            return n.kind == ObjectKind::Object && endsWith(n.text, "multiarray._reconstruct");
+            return n.kind == ObjectKind::Object && n.text.ends_with("multiarray._reconstruct");
         }))
         return out;
     std::vector<bool> seen(tree.nodes.size(), false);

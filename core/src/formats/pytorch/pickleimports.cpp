@@ -10,10 +10,6 @@ namespace ckptscope::pytorch {
 
 namespace {
 
-bool startsWith(const std::string& s, const std::string& prefix) {
-    return s.compare(0, prefix.size(), prefix) == 0;
-}
-
 // Globals that only make data (README of the corpus; PyTorch's allow-list,
 // plus NumPy's array rebuilders and the container classes).
 const std::set<std::string>& dataGlobals() {
@@ -192,7 +188,7 @@ std::string callArgumentsJson(const ObjectTree& tree, uint32_t call,
 namespace ckptscope::pytorch {
 
 ImportRisk globalTier(const std::string& name) {
-    if (dataGlobals().count(name) || startsWith(name, "torch._utils._rebuild_"))
+    if (dataGlobals().count(name) || name.starts_with("torch._utils._rebuild_"))
         return ImportRisk::Safe;
     const size_t dot = name.rfind('.');
     const std::string module = dot == std::string::npos ? name : name.substr(0, dot);
@@ -214,7 +210,7 @@ ImportRisk globalTier(const std::string& name) {
         return ImportRisk::Unsafe; // eval, exec, __import__, open, getattr…
     }
     for (const char* m : kUnsafeModules)
-        if (module == m || startsWith(module, std::string(m) + "."))
+        if (module == m || module.starts_with(std::string(m) + "."))
             return ImportRisk::Unsafe;
     return ImportRisk::Unknown;
 }

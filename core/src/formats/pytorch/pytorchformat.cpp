@@ -49,11 +49,6 @@ std::string firstRecordName(const ByteSource& source) {
     return name;
 }
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool probe(const ByteSource& source) {
     uint8_t b[4] = {};
     if (source.size() >= 4) {
@@ -61,7 +56,7 @@ bool probe(const ByteSource& source) {
         if (std::memcmp(b, kLegacyStart, 4) == 0)
             return true;
     }
-    return endsWith(firstRecordName(source), "/data.pkl");
+    return firstRecordName(source).ends_with("/data.pkl");
 }
 
 std::string probeFailure(const ByteSource& source) {

@@ -68,11 +68,6 @@ private:
     bool m_inMap = false;
 };
 
-bool endsWith(const std::string& s, std::string_view suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 IndexKind indexKind(const ByteSource& source) {
     std::string head(size_t(std::min<uint64_t>(source.size(), kProbeBytes)), '\0');
     source.read(0, head.data(), head.size());
@@ -91,7 +86,7 @@ IndexKind indexKind(const ByteSource& source) {
     FirstShard first;
     json::sax_parse(head, &first, json::input_format_t::json, false);
     for (const char* ext : {".bin", ".pt", ".pth"})
-        if (endsWith(first.shard, ext))
+        if (first.shard.ends_with(ext))
             return IndexKind::Pytorch;
     return IndexKind::Safetensors;
 }
