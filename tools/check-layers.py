@@ -22,7 +22,7 @@ import tempfile
 # Lowest layer first. A folder not listed here is an error: a new folder
 # takes its place in the stack when it is made.
 LAYERS = {
-    "core": [["common"], ["io"], ["formats"], ["document"], ["stats"],
+    "core": [["common"], ["io"], ["formats"], ["document"], ["stats"], ["optimizer"],
              ["export", "run", "diff", "layout"]],
     "ui": [["common"], ["chart", "widgets"], ["gguf"], ["tensor", "metadata", "graph"], ["export"], ["launch"],
            ["browser", "compare", "run"], ["shell"]],

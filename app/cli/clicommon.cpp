@@ -67,10 +67,14 @@ std::optional<ParsedArgs> parseCommand(const CommandSpec& spec,
     return std::nullopt;
 }
 
+void printWarnings(const ckptscope::Document& doc, const std::string& path) {
+    for (const auto& w : doc.warnings())
+        std::cerr << path << ": warning: " << w.message << "\n";
+}
+
 std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path) {
     auto doc = ckptscope::Document::open(path);
-    for (const auto& w : doc->warnings())
-        std::cerr << path << ": warning: " << w.message << "\n";
+    printWarnings(*doc, path);
     // Freed by the exit, not node by node: tearing down a 10 000-node graph
     // took a tenth of `info --json`'s time. (Reachable from a static, so
     // LeakSanitizer does not report it.)

@@ -40,6 +40,9 @@ extern const char* const kFileExitStatus;
 std::optional<ParsedArgs> parseCommand(const CommandSpec& spec,
                                        const std::vector<std::string>& args);
 
+// Each of the document's warnings as "PATH: warning: …" on stderr.
+void printWarnings(const ckptscope::Document& doc, const std::string& path);
+
 // Opens the file and prints each warning as "FILE: warning: …" on stderr.
 // Throws ckptscope::OpenError.
 std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path);

@@ -6,6 +6,7 @@
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/export/csvwriter.h"
 #include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/optimizer/parameterupdate.h"
 #include "ckptscope/stats/documentstats.h"
 #include "ckptscope/stats/tensorstats.h"
 
@@ -90,16 +91,117 @@ const CommandSpec kStats = {
     "zeros, min, max, mean, std (population), L2 norm; with --json also a\n"
     "histogram over the finite range. For gradient checkpoints, optimizer-state\n"
     "blobs whose length is a multiple of 4 are read as f32 little-endian. The\n"
-    "file's warnings go to stderr and, with --json, into \"warnings\".\n",
+    "file's warnings go to stderr and, with --json, into \"warnings\".\n"
+    "\n"
+    "With --optimizer, FILE is a checkpoint with its optimizer state (a Trainer\n"
+    "checkpoint folder, its optimizer.pt with the model beside it, a Lightning\n"
+    ".ckpt) and each parameter gets the last update the optimizer applied to\n"
+    "it, from the state saved after that update. Adam and AdamW: u = lr * m^ /\n"
+    "(sqrt(v^) + eps), m^ = exp_avg / (1 - beta1^step), v^ = exp_avg_sq /\n"
+    "(1 - beta2^step) (max_exp_avg_sq with amsgrad); SGD with momentum: u = lr *\n"
+    "momentum_buffer. Figures: RMS and max |u|, update / weight (RMS(u) /\n"
+    "RMS(w)), RMS of exp_avg and of sqrt(exp_avg_sq), and the decoupled weight\n"
+    "decay lr * weight_decay * w apart (AdamW; Adam and AdamW of torch before\n"
+    "2.6 keep alike parameter groups, so it is given for both). Other\n"
+    "optimizers' state gets no figure; a note says why. One pass over weights\n"
+    "and moments together.\n",
     {tensorOption("only this tensor (repeatable)"),
      binsOption("histogram bins of --json, 1 to 100000 (default 32)"),
      jsonOption(),
      {"--csv", "",
-      "one row per tensor (the --json fields but the histogram),\nRFC 4180, empty for null"}},
+      "one row per tensor (the --json fields but the histogram),\nRFC 4180, empty for null"},
+     {"--optimizer", "",
+      "the update each parameter last received, from the\noptimizer state (see above)"}},
     {},
-    "FILE [--tensor NAME]... [--json [--bins N] | --csv]",
+    "FILE [--tensor NAME]... [--json [--bins N] | --csv | --optimizer [--json]]",
     kFileExitStatus,
 };
+
+// The name a parameter's row goes by: its weight tensor's, else its own.
+std::string rowName(const OptimizerCheckpoint& state, const ParameterState& p) {
+    return p.weight ? state.model->tensors()[*p.weight].name : p.parameter;
+}
+
+int runOptimizerStats(const ParsedArgs& p) {
+    if (p.has("--csv") || p.has("--bins"))
+        throw UsageError("--optimizer gives the optimizer's figures, as a table or --json; "
+                         "--csv and --bins are for the tensors' statistics");
+    const std::string& path = p.operands()[0];
+    OptimizerCheckpoint state = openOptimizerCheckpoint(path);
+    printWarnings(*state.optimizer, state.optimizer->path());
+    if (state.model && state.model != state.optimizer)
+        printWarnings(*state.model, state.model->path());
+    for (const std::string& w : state.warnings)
+        std::cerr << state.optimizer->path() << ": warning: " << w << "\n";
+    const std::vector<std::string> wanted = p.values("--tensor");
+    if (!wanted.empty()) {
+        std::vector<ParameterState> kept;
+        for (const std::string& want : wanted) {
+            auto it = std::find_if(state.parameters.begin(), state.parameters.end(),
+                                   [&](const ParameterState& s) {
+                                       return rowName(state, s) == want || s.parameter == want;
+                                   });
+            if (it == state.parameters.end())
+                throw UsageError(path + " has no parameter with optimizer state named '" + want +
+                                 "'");
+            if (std::none_of(kept.begin(), kept.end(),
+                             [&](const ParameterState& s) { return s.parameter == it->parameter; }))
+                kept.push_back(*it);
+        }
+        state.parameters = std::move(kept);
+    }
+    const std::vector<ParameterUpdate> updates = computeParameterUpdates(state);
+    if (p.has("--json")) {
+        ordered_json out;
+        out["model"] = state.model ? ordered_json(state.model->path()) : ordered_json();
+        out["optimizer_file"] = state.optimizer->path();
+        ordered_json list = ordered_json::array();
+        for (size_t k = 0; k < updates.size(); ++k)
+            list.push_back({{"name", rowName(state, state.parameters[k])},
+                            {"optimizer", parameterUpdateJson(updates[k])}});
+        out["tensors"] = std::move(list);
+        ordered_json warnings = warningsJson(*state.optimizer);
+        if (state.model && state.model != state.optimizer)
+            for (const auto& w : warningsJson(*state.model))
+                warnings.push_back(w);
+        for (const std::string& w : state.warnings)
+            warnings.push_back(w);
+        out["warnings"] = std::move(warnings);
+        printJson(std::cout, out);
+        return kOk;
+    }
+    TextTable table({"name", "rule", "step", "lr", "update rms", "update max", "update/weight",
+                     "exp_avg rms", "sqrt(v) rms", "decay rms"},
+                    {false, false, true, true, true, true, true, true, true, true});
+    // Notes once each, with every parameter they are about.
+    std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+    for (size_t k = 0; k < updates.size(); ++k) {
+        const ParameterUpdate& u = updates[k];
+        const std::string name = rowName(state, state.parameters[k]);
+        table.addRow({name, updateRuleName(u.rule), fmt::figure(u.step), fmt::figure(u.lr),
+                      fmt::figure(u.updateRms), fmt::figure(u.updateMax),
+                      fmt::figure(u.updateToWeight), fmt::figure(u.expAvgRms),
+                      fmt::figure(u.expAvgSqSqrtRms), fmt::figure(u.decayRms)});
+        if (u.note.empty())
+            continue;
+        auto it = std::find_if(notes.begin(), notes.end(),
+                               [&](const auto& n) { return n.first == u.note; });
+        if (it == notes.end())
+            notes.push_back({u.note, {name}});
+        else
+            it->second.push_back(name);
+    }
+    std::cout << "Model      " << (state.model ? printable(state.model->path()) : "none") << "\n"
+              << "Optimizer  " << printable(state.optimizer->path()) << "\n\n"
+              << table.render();
+    for (const auto& [note, names] : notes) {
+        std::string who;
+        for (const std::string& n : names)
+            who += (who.empty() ? "" : ", ") + printable(n);
+        std::cout << "\nnote: " << who << ": " << note << "\n";
+    }
+    return kOk;
+}
 
 } // namespace
 
@@ -107,6 +209,8 @@ int runStats(const std::vector<std::string>& args) {
     const auto p = parseCommand(kStats, args);
     if (!p)
         return kOk;
+    if (p->has("--optimizer"))
+        return runOptimizerStats(*p);
     const bool json = p->has("--json"), csv = p->has("--csv");
     if (json && csv)
         throw UsageError("--json and --csv exclude each other");

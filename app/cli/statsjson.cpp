@@ -21,6 +21,18 @@ nlohmann::ordered_json extreme(const std::optional<ckptscope::StoredInteger>& ex
     return exact ? storedInteger(*exact) : orNull(v);
 }
 
+// A figure that may be NaN or infinite (NaN moments give a NaN update):
+// those as text, never a silent null.
+nlohmann::ordered_json figureJson(const std::optional<double>& v) {
+    if (!v)
+        return nullptr;
+    if (std::isnan(*v))
+        return "nan";
+    if (std::isinf(*v))
+        return *v > 0 ? "inf" : "-inf";
+    return *v;
+}
+
 } // namespace
 
 std::vector<std::string> overflowedFields(const ckptscope::TensorStats& s, bool detailed) {
@@ -58,6 +70,24 @@ void putStatsFields(nlohmann::ordered_json& j, const ckptscope::TensorStats& s, 
     j["l2"] = s.l2;
     if (detailed)
         j["finite_sum"] = s.finiteSum;
+}
+
+nlohmann::ordered_json parameterUpdateJson(const ckptscope::ParameterUpdate& u) {
+    nlohmann::ordered_json j;
+    j["parameter"] = u.parameter;
+    j["rule"] = ckptscope::updateRuleName(u.rule);
+    j["lr"] = figureJson(u.lr);
+    j["step"] = figureJson(u.step);
+    j["elements"] = u.count;
+    j["update_rms"] = figureJson(u.updateRms);
+    j["update_max"] = figureJson(u.updateMax);
+    j["update_to_weight"] = figureJson(u.updateToWeight);
+    j["weight_rms"] = figureJson(u.weightRms);
+    j["exp_avg_rms"] = figureJson(u.expAvgRms);
+    j["exp_avg_sq_sqrt_rms"] = figureJson(u.expAvgSqSqrtRms);
+    j["decay_rms"] = figureJson(u.decayRms);
+    j["note"] = u.note;
+    return j;
 }
 
 } // namespace cli

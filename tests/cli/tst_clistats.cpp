@@ -2,6 +2,7 @@
 // against values computed here, tensor selection and optimizer blobs.
 #include "clirunner.h"
 #include "ggufbuilder.h"
+#include "optimizerfixture.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
 
@@ -9,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -51,6 +53,7 @@ private Q_SLOTS:
     void statsWarningsAndEscapedNames();
     void statsExactNumbers();
     void statsUndecodableTypeWritesNothing();
+    void statsOptimizer();
 
 private:
     void statsJsonCorpusImpl();
@@ -60,6 +63,7 @@ private:
     void statsWarningsAndEscapedNamesImpl();
     void statsExactNumbersImpl();
     void statsUndecodableTypeWritesNothingImpl();
+    void statsOptimizerImpl();
 
     QTemporaryDir m_tmp;
 };
@@ -462,6 +466,60 @@ void TestCliStats::statsUndecodableTypeWritesNothingImpl() {
     QCOMPARE(lines(one.outText()).size(), 2);
 }
 
+// stats --optimizer on a Trainer folder the test wrote: every figure of
+// --json equals Adam's formula computed here; the table names each
+// parameter; --tensor picks one; a file without optimizer state is exit 1.
+void TestCliStats::statsOptimizerImpl() {
+    const testsupport::AdamFixture f =
+        testsupport::AdamFixture::make({"layer.0.weight", "layer.1.weight", "head.weight"}, 256);
+    const QString dir = m_tmp.filePath(QStringLiteral("checkpoint-50"));
+    QVERIFY(QDir().mkpath(dir));
+    f.writeTo(str(dir));
+    const Run r = runCli(
+        {QStringLiteral("stats"), QStringLiteral("--optimizer"), QStringLiteral("--json"), dir});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const json j = parseOut(r);
+    QCOMPARE(j["tensors"].size(), size_t(3));
+    QVERIFY(j["warnings"].empty());
+    QVERIFY(j["model"].get<std::string>().ends_with("checkpoint-50/model.safetensors"));
+    for (size_t k = 0; k < 3; ++k) {
+        const json& t = j["tensors"][k];
+        const json& o = t["optimizer"];
+        const auto e = f.expected(k);
+        QCOMPARE(t["name"].get<std::string>(), f.params[k].name);
+        QCOMPARE(o["rule"].get<std::string>(), std::string("adam"));
+        QCOMPARE(o["step"].get<double>(), 50.0);
+        QCOMPARE(o["lr"].get<double>(), f.lr);
+        QCOMPARE(o["elements"].get<uint64_t>(), uint64_t(256));
+        const auto near = [](const json& got, double want) {
+            return got.is_number() && std::abs(got.get<double>() - want) <= 1e-12 * want;
+        };
+        QVERIFY2(near(o["update_rms"], e.updateRms), qPrintable(describe(r)));
+        QVERIFY(near(o["update_max"], e.updateMax));
+        QVERIFY(near(o["update_to_weight"], e.updateToWeight));
+        QVERIFY(near(o["exp_avg_rms"], e.expAvgRms));
+        QVERIFY(near(o["exp_avg_sq_sqrt_rms"], e.sqrtVRms));
+        QVERIFY(near(o["decay_rms"], e.decayRms));
+        QCOMPARE(o["note"].get<std::string>(), std::string());
+    }
+    const Run text = runCli({QStringLiteral("stats"), QStringLiteral("--optimizer"), dir});
+    QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+    for (const auto& p : f.params)
+        QVERIFY2(text.outText().contains(qstr(p.name)), qPrintable(describe(text)));
+    const Run one =
+        runCli({QStringLiteral("stats"), QStringLiteral("--optimizer"), QStringLiteral("--json"),
+                dir, QStringLiteral("--tensor"), QStringLiteral("head.weight")});
+    QVERIFY2(one.exitCode == 0, qPrintable(describe(one)));
+    QCOMPARE(parseOut(one)["tensors"].size(), size_t(1));
+    const Run none = runCli({QStringLiteral("stats"), QStringLiteral("--optimizer"),
+                             m_tmp.filePath(QStringLiteral("checkpoint-50/model.safetensors"))});
+    QVERIFY2(none.exitCode == 1 && none.errText().contains(QStringLiteral("no optimizer state")),
+             qPrintable(describe(none)));
+    const Run usage = runCli(
+        {QStringLiteral("stats"), QStringLiteral("--optimizer"), QStringLiteral("--csv"), dir});
+    QVERIFY2(usage.exitCode == 2, qPrintable(describe(usage)));
+}
+
 // Slots: the checks, guarded.
 void TestCliStats::statsJsonCorpus() {
     testsupport::guarded([this] { statsJsonCorpusImpl(); });
@@ -485,6 +543,10 @@ void TestCliStats::statsExactNumbers() {
 
 void TestCliStats::statsUndecodableTypeWritesNothing() {
     testsupport::guarded([this] { statsUndecodableTypeWritesNothingImpl(); });
+}
+
+void TestCliStats::statsOptimizer() {
+    testsupport::guarded([this] { statsOptimizerImpl(); });
 }
 
 QTEST_GUILESS_MAIN(TestCliStats)

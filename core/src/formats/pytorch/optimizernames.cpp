@@ -1,6 +1,7 @@
 #include "formats/pytorch/optimizernames.h"
 
 #include "ckptscope/formats/formatmodule.h"
+#include "ckptscope/formats/pytorch/modelbeside.h"
 #include "ckptscope/io/filesource.h"
 
 #include <algorithm>
@@ -204,32 +205,44 @@ void nameOptimizerFromFolder(FormatIndex& index, const std::string& path) {
     const fs::path file(path);
     if (!fs::is_regular_file(file, ec))
         return; // a URL, or not a file: nothing to look beside
-    for (const char* sibling :
-         {"model.safetensors", "model.safetensors.index.json", "pytorch_model.bin"}) {
-        const fs::path model = file.parent_path() / sibling;
-        if (!fs::is_regular_file(model, ec) || fs::equivalent(model, file, ec))
-            continue;
-        FormatIndex modelIndex;
-        try {
-            const auto source = openByteSource(model.string());
-            modelIndex = detectFormat(*source).open(*source);
-        } catch (const std::exception& e) {
-            index.warnings.push_back({"the model beside it (" + std::string(sibling) +
-                                          ") could not be read to name the optimizer's "
-                                          "parameters: " +
-                                          e.what(),
-                                      std::nullopt});
-            return;
-        }
-        const std::string why =
-            nameOptimizerState(index, tree.root, modelParameters(modelIndex, ""));
-        if (!why.empty())
-            index.warnings.push_back({"the optimizer's tensors keep their ids: their parameter "
-                                      "names could not be inferred from " +
-                                          std::string(sibling) + ": " + why,
-                                      std::nullopt});
+    const std::string model = modelFileIn(file.parent_path().string());
+    if (model.empty() || fs::equivalent(model, file, ec))
+        return;
+    const std::string sibling = fs::path(model).filename().string();
+    FormatIndex modelIndex;
+    try {
+        const auto source = openByteSource(model);
+        modelIndex = detectFormat(*source).open(*source);
+    } catch (const std::exception& e) {
+        index.warnings.push_back({"the model beside it (" + sibling +
+                                      ") could not be read to name the optimizer's "
+                                      "parameters: " +
+                                      e.what(),
+                                  std::nullopt});
         return;
     }
+    const std::string why = nameOptimizerState(index, tree.root, modelParameters(modelIndex, ""));
+    if (!why.empty())
+        index.warnings.push_back({"the optimizer's tensors keep their ids: their parameter "
+                                  "names could not be inferred from " +
+                                      sibling + ": " + why,
+                                  std::nullopt});
 }
 
 } // namespace ckptscope::pytorch
+
+namespace ckptscope {
+
+std::string modelFileIn(const std::string& folder) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    for (const char* name : {"model.safetensors", "model.safetensors.index.json",
+                             "pytorch_model.bin", "pytorch_model.bin.index.json"}) {
+        const fs::path model = fs::path(folder) / name;
+        if (fs::is_regular_file(model, ec))
+            return model.string();
+    }
+    return {};
+}
+
+} // namespace ckptscope

@@ -1,0 +1,171 @@
+#include "ckptscope/optimizer/parameterupdate.h"
+
+#include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/formats/openerror.h"
+#include "ckptscope/io/bytesource.h"
+
+#include "stats/blockworkers.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+namespace ckptscope {
+
+namespace {
+
+// Elements read per block of each tensor: three 64 KiB buffers per worker.
+constexpr uint64_t kBlock = 16384;
+
+uint64_t elementsOf(const Document& doc, std::optional<size_t> tensor) {
+    return tensor ? doc.tensors()[*tensor].dataLen : 0;
+}
+
+// The tensor whose values give v̂: max_exp_avg_sq with amsgrad.
+std::optional<size_t> secondMoment(const ParameterState& p) {
+    return p.group.amsgrad && p.maxExpAvgSq ? p.maxExpAvgSq : p.expAvgSq;
+}
+
+// What rules out the update's figures, "" when they can be computed.
+std::string whyNoUpdate(const OptimizerCheckpoint& s, const ParameterState& p) {
+    const Document& opt = *s.optimizer;
+    switch (p.rule) {
+    case UpdateRule::Other:
+        return "no update is derived for this optimizer's state (neither Adam's exp_avg and "
+               "exp_avg_sq nor SGD's momentum_buffer with their group's hyperparameters)";
+    case UpdateRule::Sgd:
+        return {};
+    case UpdateRule::Adam:
+        break;
+    }
+    if (p.group.biasCorrection && (!p.step || !(*p.step >= 1)))
+        return p.step ? "step " + std::to_string(*p.step) + " is not a count of updates"
+                      : "no step in its state or group: the bias correction is unknown";
+    if (elementsOf(opt, p.expAvg) != elementsOf(opt, secondMoment(p)))
+        return "exp_avg and exp_avg_sq differ in size";
+    return {};
+}
+
+struct Sums {
+    double u2 = 0, umax = 0, w2 = 0, m2 = 0, v = 0;
+};
+
+ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p,
+                           const TaskControl& control, std::atomic<uint64_t>& done,
+                           uint64_t total) {
+    const Document& opt = *s.optimizer;
+    ParameterUpdate r;
+    r.parameter = p.parameter;
+    r.rule = p.rule;
+    r.lr = p.group.lr;
+    r.step = p.step;
+    r.note = whyNoUpdate(s, p);
+    if (!r.note.empty())
+        return r;
+    const size_t first = p.rule == UpdateRule::Adam ? *p.expAvg : *p.momentumBuffer;
+    const std::optional<size_t> second =
+        p.rule == UpdateRule::Adam ? secondMoment(p) : std::optional<size_t>();
+    const uint64_t n = opt.tensors()[first].dataLen;
+    // A plain index and flag, not an optional: GCC 12 warns on the latter
+    // read in the loop (-Wmaybe-uninitialized).
+    bool weight = p.weight.has_value();
+    const size_t weightTensor = p.weight.value_or(0);
+    if (weight && s.model->tensors()[weightTensor].dataLen != n) {
+        r.note = "the weight holds " + std::to_string(s.model->tensors()[weightTensor].dataLen) +
+                 " elements, its optimizer state " + std::to_string(n);
+        weight = false;
+    } else if (!weight) {
+        r.note = "no weight in the model: update / weight and the decay are unknown";
+    }
+    const double bc1 = p.group.biasCorrection ? 1 - std::pow(p.group.beta1, *p.step) : 1;
+    const double bc2 = p.group.biasCorrection ? 1 - std::pow(p.group.beta2, *p.step) : 1;
+    std::vector<float> w(weight ? kBlock : 0), m(kBlock), v(second ? kBlock : 0);
+    Sums sum;
+    const double lr = p.group.lr, eps = p.group.eps;
+    for (uint64_t at = 0; at < n; at += kBlock) {
+        control.throwIfCancelled();
+        const uint64_t count = std::min(kBlock, n - at);
+        opt.readValues(first, at, count, m.data());
+        if (second)
+            opt.readValues(*second, at, count, v.data());
+        if (weight)
+            s.model->readValues(weightTensor, at, count, w.data());
+        for (uint64_t i = 0; i < count; ++i) {
+            double u;
+            if (second) {
+                u = lr * (m[i] / bc1) / (std::sqrt(v[i] / bc2) + eps);
+                sum.v += v[i];
+            } else {
+                u = lr * double(m[i]);
+            }
+            sum.u2 += u * u;
+            sum.umax = std::max(sum.umax, std::abs(u));
+            if (std::isnan(u))
+                sum.umax = u;
+            sum.m2 += double(m[i]) * m[i];
+            if (weight)
+                sum.w2 += double(w[i]) * w[i];
+        }
+        const uint64_t bytes = count * (4 * (1 + (second ? 1 : 0) + (weight ? 1 : 0)));
+        control.report(done.fetch_add(bytes) + bytes, total);
+    }
+    r.count = n;
+    if (p.rule == UpdateRule::Sgd && p.group.nesterov)
+        r.note = "Nesterov momentum: the update also held that step's gradient, which is not "
+                 "saved; lr · momentum_buffer is given";
+    if (n == 0)
+        return r;
+    const double dn = double(n);
+    r.updateRms = std::sqrt(sum.u2 / dn);
+    r.updateMax = sum.umax;
+    if (p.rule == UpdateRule::Adam) {
+        r.expAvgRms = std::sqrt(sum.m2 / dn);
+        r.expAvgSqSqrtRms = std::sqrt(sum.v / dn); // RMS of √v is √(mean v)
+    }
+    if (weight) {
+        r.weightRms = std::sqrt(sum.w2 / dn);
+        if (*r.weightRms > 0)
+            r.updateToWeight = *r.updateRms / *r.weightRms;
+        if (p.rule == UpdateRule::Adam && p.group.weightDecay != 0 &&
+            p.group.decoupledDecay.value_or(true))
+            r.decayRms = lr * p.group.weightDecay * *r.weightRms;
+    }
+    return r;
+}
+
+// The file an error message is about: the model's or the optimizer's.
+const std::string& fileNamedBy(const OptimizerCheckpoint& s, const std::string& message) {
+    if (s.model && message.rfind(s.model->path() + ":", 0) == 0)
+        return s.model->path();
+    return s.optimizer->path();
+}
+
+} // namespace
+
+uint64_t parameterUpdateBytes(const OptimizerCheckpoint& state) {
+    uint64_t total = 0;
+    for (const ParameterState& p : state.parameters) {
+        const uint64_t n = elementsOf(*state.optimizer, p.expAvg ? p.expAvg : p.momentumBuffer);
+        total += 4 * n * (1 + (p.expAvgSq ? 1 : 0) + (p.weight ? 1 : 0));
+    }
+    return total;
+}
+
+std::vector<ParameterUpdate> computeParameterUpdates(const OptimizerCheckpoint& state,
+                                                     const TaskControl& control, unsigned threads) {
+    std::vector<ParameterUpdate> out(state.parameters.size());
+    std::atomic<uint64_t> done{0};
+    const uint64_t total = parameterUpdateBytes(state);
+    try {
+        forEachTask(out.size(), workerCount(threads, out.size()), [&](size_t k, unsigned) {
+            out[k] = computeOne(state, state.parameters[k], control, done, total);
+        });
+    } catch (const SourceChangedError& e) {
+        throw OpenError(fileNamedBy(state, e.what()), e.what());
+    } catch (const CheckpointError& e) {
+        throw OpenError(fileNamedBy(state, e.what()), e.what());
+    }
+    return out;
+}
+
+} // namespace ckptscope
