@@ -4,6 +4,7 @@
 #include "timelinereport.h"
 
 #include "ckptscope/run/metadatanumber.h"
+#include "ckptscope/run/optimizeroutliers.h"
 
 #include <cmath>
 #include <filesystem>
@@ -29,6 +30,8 @@ ordered_json checkpointsJson(const Run& run) {
         for (const std::string& path : c.sideFiles)
             side.push_back(std::filesystem::path(path).filename().string());
         j["side_files"] = std::move(side);
+        j["optimizer_file"] =
+            c.optimizerFile.empty() ? ordered_json() : ordered_json(c.optimizerFile);
         list.push_back(std::move(j));
     }
     return list;
@@ -53,8 +56,32 @@ ordered_json skippedJson(const Run& run) {
     return list;
 }
 
+ordered_json outliersJson(const Run& run) {
+    ordered_json list = ordered_json::array();
+    for (const OptimizerOutlier& o : optimizerOutliers(run)) {
+        ordered_json j;
+        j["name"] = o.name;
+        j["step"] = orNull(o.step);
+        j["kind"] = outlierKindName(o.kind);
+        if (o.kind == OptimizerOutlier::Kind::UpdateToWeight) {
+            j["update_to_weight"] = o.value;
+            j["median"] = o.reference;
+        } else {
+            j["exp_avg_sq_sqrt_rms"] = o.value;
+            j["previous"] = o.reference;
+        }
+        j["factor"] = o.factor;
+        list.push_back(std::move(j));
+    }
+    return list;
+}
+
 void putTensorRun(ordered_json& out, const TimelineReport& r) {
     const Run& run = r.run;
+    // The series of a run with optimizer state carry each checkpoint's
+    // update ("optimizer", null where a checkpoint has none).
+    const UpdatesByTensor updates = updatesByTensor(run);
+    const bool anyUpdates = runHasUpdates(run);
     ordered_json tensors = ordered_json::array();
     for (const TensorSeries& s : r.tensors) {
         ordered_json series = ordered_json::array();
@@ -63,6 +90,11 @@ void putTensorRun(ordered_json& out, const TimelineReport& r) {
             ordered_json point;
             if (t)
                 putStatsFields(point, t->stats, false);
+            if (t && anyUpdates) {
+                const ParameterUpdate* u =
+                    s.occurrence == 0 ? updateOf(updates, c, s.name) : nullptr;
+                point["optimizer"] = u ? parameterUpdateJson(*u) : ordered_json();
+            }
             series.push_back(std::move(point));
         }
         tensors.push_back({{"name", s.name}, {"series", std::move(series)}});
@@ -81,6 +113,7 @@ void putTensorRun(ordered_json& out, const TimelineReport& r) {
                                                   {"step", orNull(first->step)},
                                                   {"tensors", first->tensors}}
                                    : ordered_json();
+    out["optimizer_outliers"] = outliersJson(run);
 }
 
 // Everything trainer_state.json logged, per key: steps and values side by

@@ -5,6 +5,7 @@
 #include "timelinereport.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/run/optimizeroutliers.h"
 
 #include <cmath>
 
@@ -58,9 +59,34 @@ std::string gradientTable(const TimelineReport& r) {
     return table.render("  ");
 }
 
+// The parameters whose optimizer figures stand out, when the run has
+// optimizer state.
+std::string optimizerFindings(const Run& run) {
+    if (!runHasUpdates(run))
+        return {};
+    const std::vector<OptimizerOutlier> outliers = optimizerOutliers(run);
+    if (outliers.empty())
+        return "  No parameter's update / weight is " + fmt::display(kOutlierFactor) +
+               "× off its checkpoint's median, no second moment grew " +
+               fmt::display(kSecondMomentGrowth) + "× between checkpoints.\n";
+    std::string out = "  Optimizer outliers (update / weight " + fmt::display(kOutlierFactor) +
+                      "× off the checkpoint's median; mean exp_avg_sq grown " +
+                      fmt::display(kSecondMomentGrowth) + "× since the last checkpoint):\n";
+    TextTable table({"tensor", "step", "what", "value", "against", "factor"},
+                    {false, true, false, true, true, true});
+    for (const OptimizerOutlier& o : outliers) {
+        const bool ratio = o.kind == OptimizerOutlier::Kind::UpdateToWeight;
+        table.addRow({o.name, stepText(o.step), ratio ? "update / weight" : "sqrt(v) growth",
+                      fmt::display(o.value),
+                      (ratio ? "median " : "was ") + fmt::display(o.reference),
+                      "×" + fmt::display(o.factor)});
+    }
+    return out + table.render("    ");
+}
+
 std::string findings(const TimelineReport& r) {
     const Run& run = r.run;
-    std::string out;
+    std::string out = optimizerFindings(run);
     if (const auto first = firstNonfinite(run, r.tensors)) {
         const RunCheckpoint& c = run.checkpoints[first->index];
         out += "  First NaN/Inf: step " + stepText(first->step) + " (" + printable(c.name) +

@@ -1,6 +1,7 @@
 // `ckptscope-cli timeline` run as a process: exit codes, the JSON contract
 // (keys, order, nulls, the same statistics as `stats --json`), --tensor,
 // the cache across runs and --no-cache, gradient runs, the text report.
+#include "optimizerfixture.h"
 #include "testsupport.h"
 
 #include "ckptscope/common/numberformat.h"
@@ -136,10 +137,11 @@ private Q_SLOTS:
             QCOMPARE(r.exitCode, 0);
             const json j = r.parsed();
             QVERIFY(!j.is_discarded());
-            QCOMPARE(keys(j),
-                     (std::vector<std::string>{"format", "checkpoints", "skipped", "side_files",
-                                               "warnings", "model_config", "trainer_history",
-                                               "tensors", "metadata", "first_nonfinite", "cache"}));
+            QCOMPARE(keys(j), (std::vector<std::string>{
+                                  "format", "checkpoints", "skipped", "side_files", "warnings",
+                                  "model_config", "trainer_history", "tensors", "metadata",
+                                  "first_nonfinite", "optimizer_outliers", "cache"}));
+            QVERIFY(jsonEq(j["optimizer_outliers"], json::array())); // no optimizer state
             QVERIFY(jsonEq(j["side_files"], json::array()));
             QVERIFY(jsonEq(j["warnings"], json::array()));
             QVERIFY(j["model_config"].is_null());
@@ -148,8 +150,10 @@ private Q_SLOTS:
             const std::vector<std::string> order = {"ckpt_3.oxck", "ckpt_2.oxck", "ckpt_1.oxck"};
             for (size_t i = 0; i < 3; ++i) {
                 const json& c = j["checkpoints"][i];
-                QCOMPARE(keys(c), (std::vector<std::string>{"path", "step", "step_source",
-                                                            "file_size", "mtime", "side_files"}));
+                QCOMPARE(keys(c),
+                         (std::vector<std::string>{"path", "step", "step_source", "file_size",
+                                                   "mtime", "side_files", "optimizer_file"}));
+                QVERIFY(c["optimizer_file"].is_null());
                 QVERIFY(jsonEq(c["side_files"], json::array()));
                 QCOMPARE(c["path"].get<std::string>(), at(order[i]));
                 QCOMPARE(c["step"].get<uint64_t>(), uint64_t((i + 1) * 100));
@@ -223,6 +227,80 @@ private Q_SLOTS:
         QVERIFY(j["skipped"].empty());
     }
 
+    // A Trainer run of three checkpoints with Adam's state, written here:
+    // each series point carries the parameter's update figures (equal to the
+    // formula), a layer whose weights are 1000× smaller than the others' is
+    // an outlier of update / weight at every step, a second moment grown
+    // 10^4× is named at its step; the text report names both; a second run
+    // reads the figures from the cache.
+    void optimizerOverARun() {
+        guarded([&] {
+            const std::vector<std::string> names = {
+                "embed.weight", "layers.0.weight", "layers.1.weight", "tiny.weight", "head.weight"};
+            std::vector<testsupport::AdamFixture> fixtures;
+            for (int i = 0; i < 3; ++i) {
+                auto f =
+                    testsupport::AdamFixture::make(names, 64, {1, 1, 1, 1e-3, 1}, uint32_t(i + 1));
+                f.step = double((i + 1) * 10);
+                if (i == 2)
+                    for (float& v : f.params[2].expAvgSq)
+                        v *= 1e4f;
+                const std::string dir = "checkpoint-" + std::to_string((i + 1) * 10);
+                QVERIFY(QDir().mkpath(qstr(at(dir))));
+                f.writeTo(at(dir));
+                fixtures.push_back(std::move(f));
+            }
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const json j = r.parsed();
+            QCOMPARE(j["checkpoints"].size(), size_t(3));
+            QVERIFY2(j["warnings"].empty(), j["warnings"].dump().c_str());
+            for (size_t c = 0; c < 3; ++c)
+                QVERIFY(j["checkpoints"][c]["optimizer_file"].get<std::string>().ends_with(
+                    "/optimizer.pt"));
+            const json& head = j["tensors"][4];
+            QCOMPARE(head["name"].get<std::string>(), std::string("head.weight"));
+            for (size_t c = 0; c < 3; ++c) {
+                const json& o = head["series"][c]["optimizer"];
+                const auto e = fixtures[c].expected(4);
+                QCOMPARE(o["step"].get<double>(), double((c + 1) * 10));
+                QVERIFY(std::abs(o["update_to_weight"].get<double>() - e.updateToWeight) <=
+                        1e-12 * e.updateToWeight);
+            }
+            std::vector<std::string> ratioOutliers, growth;
+            for (const json& o : j["optimizer_outliers"]) {
+                if (o["kind"] == "update_to_weight") {
+                    ratioOutliers.push_back(o["name"].get<std::string>() + "@" + o["step"].dump());
+                    const double factor = o["factor"].get<double>();
+                    QVERIFY2(factor >= 10 || factor <= 0.1, o.dump().c_str());
+                    QVERIFY(
+                        std::abs(o["update_to_weight"].get<double>() / o["median"].get<double>() -
+                                 o["factor"].get<double>()) < 1e-9 * o["factor"].get<double>());
+                } else {
+                    growth.push_back(o["name"].get<std::string>() + "@" + o["step"].dump());
+                    QVERIFY(o["factor"].get<double>() > 100);
+                }
+            }
+            // (at step 30 the grown second moment makes layers.1's update
+            // 100× smaller: an outlier below the median)
+            QVERIFY2(ratioOutliers ==
+                         (std::vector<std::string>{"tiny.weight@10", "tiny.weight@20",
+                                                   "layers.1.weight@30", "tiny.weight@30"}),
+                     j["optimizer_outliers"].dump().c_str());
+            QVERIFY2(growth == std::vector<std::string>{"layers.1.weight@30"},
+                     j["optimizer_outliers"].dump().c_str());
+            const Result text = cli({QStringLiteral("timeline"), m_run});
+            QVERIFY(text.out.contains("Optimizer outliers"));
+            QVERIFY(text.out.contains("tiny.weight"));
+            QVERIFY(text.out.contains("sqrt(v) growth"));
+            const Result again = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")});
+            const json k = again.parsed();
+            QCOMPARE(k["cache"]["hits"].get<int>(), 3);
+            QVERIFY(jsonEq(k["tensors"], j["tensors"]));
+            QVERIFY(jsonEq(k["optimizer_outliers"], j["optimizer_outliers"]));
+        });
+    }
+
     void trainerFolders() {
         guarded([&] {
             const std::vector<double> loss = {2.75, 1.0 / 3.0};
@@ -278,9 +356,18 @@ private Q_SLOTS:
             QVERIFY(j["skipped"][0]["reason"].get<std::string>().find("not a checkpoint") !=
                     std::string::npos);
             QVERIFY(jsonEq(j["side_files"], json::array({at("trainer_state.json")})));
-            QCOMPARE(j["warnings"].size(), size_t(1));
-            QVERIFY(j["warnings"][0].get<std::string>().find(at("trainer_state.json") +
-                                                             ": not valid JSON") == 0);
+            // The run's broken state, and each checkpoint's optimizer.pt
+            // (four bytes of a zip header) that gave no update figures.
+            QCOMPARE(j["warnings"].size(), size_t(3));
+            const auto warned = [&](const std::string& start) {
+                return std::any_of(j["warnings"].begin(), j["warnings"].end(), [&](const json& w) {
+                    return w.get<std::string>().find(start) == 0;
+                });
+            };
+            QVERIFY2(warned(at("trainer_state.json") + ": not valid JSON"),
+                     j["warnings"].dump().c_str());
+            QVERIFY(warned(at("checkpoint-10/optimizer.pt: ")));
+            QVERIFY(warned(at("checkpoint-20/optimizer.pt: ")));
             QVERIFY(jsonEq(j["model_config"], json({{"path", at("checkpoint-20/config.json")},
                                                     {"architecture", "GPT2LMHeadModel"},
                                                     {"model_type", "gpt2"},

@@ -1,6 +1,7 @@
 // The layer × step matrix of a family against statistics computed directly
 // from the values written, gaps where a layer is absent, and the relative
 // change of the L2 norm as defined.
+#include "optimizerfixture.h"
 #include "testsupport.h"
 
 #include "ckptscope/formats/oxck/checkpoint.h"
@@ -9,7 +10,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 using namespace ckptscope;
@@ -80,6 +83,12 @@ private Q_SLOTS:
                 const auto stat = LayerStatistic(s);
                 const LayerProfile p = layerProfile(run, series, families[0], stat);
                 QCOMPARE(p.rows, (std::vector<std::string>{"0", "1", "2"}));
+                if (isOptimizerStatistic(stat)) { // OXCK files hold no optimizer state
+                    for (const auto& row : p.values)
+                        QVERIFY(std::none_of(row.begin(), row.end(),
+                                             [](const auto& cell) { return cell.has_value(); }));
+                    continue;
+                }
                 for (int layer = 0; layer < 3; ++layer)
                     for (int c = 0; c < 3; ++c) {
                         const auto& cell = p.values[layer][c];
@@ -120,6 +129,45 @@ private Q_SLOTS:
                                                 .arg(expected)));
                     }
             }
+        });
+    }
+
+    // update / weight and √v RMS of a Trainer run the test wrote: each cell
+    // is the figure the formula gives for that layer at that checkpoint.
+    void optimizerStatisticsFromTheState() {
+        guarded([] {
+            QTemporaryDir tmp;
+            std::vector<testsupport::AdamFixture> fixtures;
+            for (int c = 0; c < 2; ++c) {
+                auto f = testsupport::AdamFixture::make(
+                    {"layers.0.weight", "layers.1.weight", "layers.2.weight"}, 32, {1, 10, 0.1},
+                    uint32_t(c + 3));
+                const std::string dir = str(tmp.path()) + "/checkpoint-" + std::to_string(c + 1);
+                QVERIFY(std::filesystem::create_directory(dir));
+                f.writeTo(dir);
+                fixtures.push_back(std::move(f));
+            }
+            RunOptions opt;
+            opt.useCache = false;
+            const Run run = readRun({str(tmp.path())}, opt);
+            QCOMPARE(run.checkpoints.size(), size_t(2));
+            const auto series = tensorSeries(run);
+            const auto families = layerFamilies(series);
+            QCOMPARE(families.size(), size_t(1));
+            const LayerProfile ratio =
+                layerProfile(run, series, families[0], LayerStatistic::UpdateToWeight);
+            const LayerProfile sqrtV =
+                layerProfile(run, series, families[0], LayerStatistic::SqrtVRms);
+            // (relative: the figures are around 1e-3)
+            const auto near = [](const std::optional<double>& a, double b) {
+                return a && std::fabs(*a - b) <= 1e-12 * b;
+            };
+            for (size_t layer = 0; layer < 3; ++layer)
+                for (size_t c = 0; c < 2; ++c) {
+                    const auto e = fixtures[c].expected(layer);
+                    QVERIFY(near(ratio.values[layer][c], e.updateToWeight));
+                    QVERIFY(near(sqrtV.values[layer][c], e.sqrtVRms));
+                }
         });
     }
 

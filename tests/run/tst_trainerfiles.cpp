@@ -125,6 +125,22 @@ const std::vector<std::string> kSideFiles = {
     "tokenizer.model",  "tokenizer_config.json",   "trainer_state.json",
     "training_args.bin"};
 
+// The run's warnings but those about the placeholder optimizer.pt files
+// (not torch.save files: each is warned of, its update figures missing),
+// which are checked to be one per checkpoint holding one.
+std::vector<std::string> otherWarnings(const Run& run) {
+    std::vector<std::string> other;
+    size_t optimizers = 0, holding = 0;
+    for (const std::string& w : run.warnings)
+        (w.find("/optimizer.pt: ") != std::string::npos ? (void)++optimizers : other.push_back(w));
+    for (const RunCheckpoint& c : run.checkpoints)
+        for (const std::string& f : c.sideFiles)
+            holding += std::filesystem::path(f).filename() == "optimizer.pt";
+    if (optimizers != holding)
+        other.push_back("expected one warning per placeholder optimizer.pt");
+    return other;
+}
+
 std::vector<std::string> baseNames(const std::vector<std::string>& paths) {
     std::vector<std::string> out;
     for (const std::string& p : paths)
@@ -406,10 +422,11 @@ private Q_SLOTS:
             QCOMPARE(run.modelConfig->rows().front().first, std::string("architecture"));
 
             // The broken state is a warning naming it; the checkpoint stays.
-            QCOMPARE(run.warnings.size(), size_t(1));
-            QVERIFY2(run.warnings[0].find(at("checkpoint-1500/trainer_state.json") +
-                                          ": not valid JSON") == 0,
-                     run.warnings[0].c_str());
+            const std::vector<std::string> warnings = otherWarnings(run);
+            QCOMPARE(warnings.size(), size_t(1));
+            QVERIFY2(warnings[0].find(at("checkpoint-1500/trainer_state.json") +
+                                      ": not valid JSON") == 0,
+                     warnings[0].c_str());
 
             // Skipped, in natural order (checkpoint-300 before checkpoint-1000).
             const std::vector<std::pair<std::string, std::string>> skipped = {
@@ -443,7 +460,7 @@ private Q_SLOTS:
             QFile::remove(qstr(at("trainer_state.json")));
             run = readRun({str(m_run)}, options());
             QCOMPARE(run.trainerHistoryFile, at("checkpoint-200/trainer_state.json"));
-            QVERIFY(run.warnings.empty());
+            QVERIFY(otherWarnings(run).empty());
         });
     }
 
@@ -466,7 +483,7 @@ private Q_SLOTS:
             std::map<std::string, double> log(final.trainerLog.begin(), final.trainerLog.end());
             QCOMPARE(log.at("loss"), lossAt(250));
             QCOMPARE(log.at("learning_rate"), lrAt(250));
-            QVERIFY(run.warnings.empty());
+            QVERIFY(otherWarnings(run).empty());
             // A checkpoint folder opened itself: its model, the state beside it.
             const Run one = readRun({at("checkpoint-200")}, options());
             QCOMPARE(one.checkpoints.size(), size_t(1));

@@ -5,6 +5,7 @@
 #include "run/runsteps.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/run/optimizeroutliers.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -38,7 +39,13 @@ LayerProfileView::LayerProfileView(QWidget* parent)
     m_heatmap->setHoverText([this](int row, int col) { return cellText(row, col); });
     connect(m_family, &QComboBox::currentIndexChanged, this, &LayerProfileView::refresh);
     connect(m_family, &QComboBox::currentTextChanged, m_family, &QWidget::setToolTip);
-    connect(m_statistic, &QComboBox::currentIndexChanged, this, &LayerProfileView::refresh);
+    connect(m_statistic, &QComboBox::currentIndexChanged, this, [this] {
+        // The optimizer's figures span decades across layers: log colours
+        // first (the box stays the user's to clear).
+        if (isOptimizerStatistic(LayerStatistic(m_statistic->currentData().toInt())))
+            m_log->setChecked(true);
+        refresh();
+    });
     connect(m_log, &QCheckBox::toggled, m_heatmap, &HeatmapView::setLogScale);
     connect(m_heatmap, &HeatmapView::cellClicked, this, [this](int row, int) {
         if (const TensorSeries* s = member(row))
@@ -100,6 +107,14 @@ void LayerProfileView::refresh() {
         m_heatmap->setData({}, m_run ? tr("No layer families: no two tensor names differ by "
                                           "just one number.")
                                      : tr("No run loaded."));
+        m_log->setEnabled(false);
+        return;
+    }
+    if (isOptimizerStatistic(stat) && !runHasUpdates(*m_run)) {
+        m_profile = {};
+        m_heatmap->setData({}, tr("No checkpoint of this run holds optimizer state (a Trainer "
+                                  "folder's optimizer.pt, a Lightning checkpoint's "
+                                  "optimizer_states)."));
         m_log->setEnabled(false);
         return;
     }

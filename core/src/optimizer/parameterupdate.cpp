@@ -56,6 +56,8 @@ ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p
     const Document& opt = *s.optimizer;
     ParameterUpdate r;
     r.parameter = p.parameter;
+    if (p.weight)
+        r.tensor = s.model->tensors()[*p.weight].name;
     r.rule = p.rule;
     r.lr = p.group.lr;
     r.step = p.step;

@@ -9,6 +9,13 @@ namespace ckptscope {
 
 namespace {
 
+// The updates of a state's parameters; progress stays with the caller's
+// statistics (the moments are read after them).
+std::vector<ParameterUpdate> updatesOf(const OptimizerCheckpoint& state,
+                                       const SummaryOptions& options) {
+    return computeParameterUpdates(state, TaskControl(options.cancel));
+}
+
 bool sameStats(const TensorStats& a, const TensorStats& b) {
     return a.count == b.count && a.finite == b.finite && a.nan == b.nan && a.posInf == b.posInf &&
            a.negInf == b.negInf && a.zeros == b.zeros && a.min == b.min && a.max == b.max &&
@@ -52,7 +59,8 @@ bool BlobSummary::operator==(const BlobSummary& o) const {
 
 bool FileSummary::operator==(const FileSummary& o) const {
     return format == o.format && metadata == o.metadata && tensors == o.tensors &&
-           gradientStep == o.gradientStep && graph == o.graph && blobs == o.blobs;
+           gradientStep == o.gradientStep && graph == o.graph && blobs == o.blobs &&
+           updates == o.updates && pairedWith == o.pairedWith;
 }
 
 void FileSummary::dropHistograms() {
@@ -124,6 +132,22 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
     for (size_t i = 0; i < results.size(); ++i)
         s.tensors.push_back(
             {doc.tensors()[i].name, results[i].stats, std::move(results[i].histogram)});
+    // A file holding its model and optimizer state (Lightning): the updates
+    // too. (A non-owning pointer: the caller holds the document.)
+    const std::shared_ptr<const Document> self(std::shared_ptr<const Document>(), &doc);
+    if (const auto state = findOptimizerCheckpoint(self, self))
+        s.updates = updatesOf(*state, options);
+    options.report(1.0);
+    return s;
+}
+
+FileSummary summarizeOptimizer(std::shared_ptr<const Document> model,
+                               std::shared_ptr<const Document> optimizer,
+                               const SummaryOptions& options) {
+    FileSummary s;
+    s.format = optimizer->format();
+    if (const auto state = findOptimizerCheckpoint(std::move(model), std::move(optimizer)))
+        s.updates = updatesOf(*state, options);
     options.report(1.0);
     return s;
 }

@@ -1,5 +1,7 @@
 #include "ckptscope/run/layerprofile.h"
 
+#include "ckptscope/run/optimizeroutliers.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -15,6 +17,10 @@ const char* layerStatisticName(LayerStatistic statistic) {
         return "max |x|";
     case LayerStatistic::Mean:
         return "mean";
+    case LayerStatistic::UpdateToWeight:
+        return "update / weight";
+    case LayerStatistic::SqrtVRms:
+        return "√v RMS";
     case LayerStatistic::L2RelativeChange:
     case LayerStatistic::Count:
         break;
@@ -32,12 +38,21 @@ const char* layerStatisticMeaning(LayerStatistic statistic) {
         return "max |x| = max(|min|, |max|) of the finite values";
     case LayerStatistic::Mean:
         return "mean of the finite values";
+    case LayerStatistic::UpdateToWeight:
+        return "RMS(u) / RMS(w): the last update the optimizer applied (from the state it saved) "
+               "against the weights; about 1e-3 in a healthy run";
+    case LayerStatistic::SqrtVRms:
+        return "RMS of √exp_avg_sq, Adam's running scale of the gradients";
     case LayerStatistic::L2RelativeChange:
     case LayerStatistic::Count:
         break;
     }
     return "|L2(t) − L2(t−1)| / L2(t−1), against the previous checkpoint: the change of the "
            "norm, not of the values";
+}
+
+bool isOptimizerStatistic(LayerStatistic statistic) {
+    return statistic == LayerStatistic::UpdateToWeight || statistic == LayerStatistic::SqrtVRms;
 }
 
 namespace {
@@ -58,6 +73,8 @@ std::optional<double> cell(const TensorSummary* t, const TensorSummary* previous
         return std::max(std::fabs(*s.min), std::fabs(*s.max));
     case LayerStatistic::Mean:
         return s.mean;
+    case LayerStatistic::UpdateToWeight: // (optimizerCell)
+    case LayerStatistic::SqrtVRms:
     case LayerStatistic::L2RelativeChange:
     case LayerStatistic::Count:
         break;
@@ -67,6 +84,12 @@ std::optional<double> cell(const TensorSummary* t, const TensorSummary* previous
     return std::fabs(s.l2 - previous->stats.l2) / previous->stats.l2;
 }
 
+std::optional<double> optimizerCell(const ParameterUpdate* u, LayerStatistic statistic) {
+    if (!u)
+        return std::nullopt;
+    return statistic == LayerStatistic::UpdateToWeight ? u->updateToWeight : u->expAvgSqSqrtRms;
+}
+
 } // namespace
 
 LayerProfile layerProfile(const Run& run, const std::vector<TensorSeries>& series,
@@ -74,6 +97,19 @@ LayerProfile layerProfile(const Run& run, const std::vector<TensorSeries>& serie
     LayerProfile p;
     p.statistic = statistic;
     const size_t n = run.checkpoints.size();
+    if (isOptimizerStatistic(statistic)) {
+        const UpdatesByTensor updates = updatesByTensor(run);
+        for (const LayerFamily::Member& m : family.members) {
+            p.rows.push_back(m.number);
+            std::vector<std::optional<double>> row(n);
+            const TensorSeries* s = m.series < series.size() ? &series[m.series] : nullptr;
+            for (size_t c = 0; s && s->occurrence == 0 && c < n; ++c)
+                if (s->point(run, c))
+                    row[c] = optimizerCell(updateOf(updates, c, s->name), statistic);
+            p.values.push_back(std::move(row));
+        }
+        return p;
+    }
     for (const LayerFamily::Member& m : family.members) {
         p.rows.push_back(m.number);
         std::vector<std::optional<double>> row(n);

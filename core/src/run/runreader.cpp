@@ -219,6 +219,56 @@ void addRunTrainerLog(Run& run, const std::vector<std::string>& runSideFiles) {
     }
 }
 
+// The identities of a checkpoint's files as one text: what a Trainer
+// optimizer.pt's cached updates were paired with.
+std::string pairingKey(const std::vector<std::string>& files) {
+    std::string key;
+    for (const std::string& f : files) {
+        const auto id = fileIdentity(f);
+        if (!id)
+            return {};
+        key += id->path + '\n' + std::to_string(id->size) + ' ' + std::to_string(id->mtimeNs) +
+               ' ' + std::to_string(id->ctimeNs) + ' ' + std::to_string(id->inode) + '\n';
+    }
+    return key;
+}
+
+// A Trainer checkpoint folder's optimizer.pt: the update each parameter
+// received, paired with the checkpoint's model, from the cache while
+// neither file changed. A failure is a warning: the weights still count.
+void addTrainerOptimizer(RunCheckpoint& cp, SummaryCache* cache, const RunOptions& options,
+                         std::vector<std::string>& warnings) {
+    const std::string* path = sideFileNamed(cp.sideFiles, "optimizer.pt");
+    if (!path || isUrl(*path))
+        return;
+    const auto id = fileIdentity(*path);
+    const std::string key = pairingKey(cp.files);
+    if (!id || key.empty())
+        return;
+    if (cache) {
+        if (auto cached = cache->load(*id); cached && cached->pairedWith == key) {
+            cp.summary.updates = std::move(cached->updates);
+            cp.optimizerFile = *path;
+            return;
+        }
+    }
+    if (options.cacheOnly)
+        return;
+    try {
+        SummaryOptions so;
+        so.cancel = options.cancel;
+        FileSummary s =
+            summarizeOptimizer(Document::open(cp.openPath()), Document::open(*path), so);
+        s.pairedWith = key;
+        if (cache && fileIdentity(*path) == id)
+            cache->store(*id, s);
+        cp.summary.updates = std::move(s.updates);
+        cp.optimizerFile = *path;
+    } catch (const OpenError& e) {
+        warnings.push_back(e.what());
+    }
+}
+
 // config.json of the latest checkpoint holding one, else of the run folder.
 void readRunModelConfig(Run& run, const std::vector<std::string>& runSideFiles) {
     const std::string* path = nullptr;
@@ -355,6 +405,10 @@ Run readCandidates(Discovery found, const RunOptions& options) {
             continue;
         std::tie(cp.step, cp.stepSource) = checkpointStep(cp.summary, cp.name);
         readOwnTrainerState(cp, run.warnings);
+        if (!cp.summary.updates.empty())
+            cp.optimizerFile = cp.files.front(); // a Lightning checkpoint holds its own
+        else
+            addTrainerOptimizer(cp, cache ? &*cache : nullptr, options, run.warnings);
         cp.fromCache = allHits;
         ++(allHits ? run.cacheHits : run.cacheMisses);
         run.checkpoints.push_back(std::move(cp));

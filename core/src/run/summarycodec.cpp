@@ -1,5 +1,6 @@
 #include "run/summarycodec.h"
 
+#include <array>
 #include <cstring>
 
 namespace ckptscope {
@@ -145,6 +146,41 @@ Histogram getHistogram(Reader& r) {
     return h;
 }
 
+// The optional figures of an update, in one order for writing and reading.
+template <typename U> auto updateFigures(U& u) {
+    return std::array{&u.updateRms, &u.updateMax,       &u.updateToWeight, &u.weightRms,
+                      &u.expAvgRms, &u.expAvgSqSqrtRms, &u.decayRms};
+}
+
+void putUpdate(Writer& w, const ParameterUpdate& u) {
+    w.text(u.parameter);
+    w.text(u.tensor);
+    w.varint(uint64_t(u.rule));
+    w.number(u.lr);
+    w.optionalNumber(u.step);
+    w.varint(u.count);
+    for (const std::optional<double>* f : updateFigures(u))
+        w.optionalNumber(*f);
+    w.text(u.note);
+}
+
+ParameterUpdate getUpdate(Reader& r) {
+    ParameterUpdate u;
+    u.parameter = r.text();
+    u.tensor = r.text();
+    const uint64_t rule = r.varint();
+    if (rule > uint64_t(UpdateRule::Other))
+        throw Malformed{};
+    u.rule = UpdateRule(rule);
+    u.lr = r.number();
+    u.step = r.optionalNumber();
+    u.count = r.varint();
+    for (std::optional<double>* f : updateFigures(u))
+        *f = r.optionalNumber();
+    u.note = r.text();
+    return u;
+}
+
 } // namespace
 
 uint64_t fnv1a64(std::string_view bytes) {
@@ -186,6 +222,10 @@ std::string encodeSummaryEntry(const FileIdentity& id, const FileSummary& s) {
             putStats(p, *b.stats);
         putHistogram(p, b.histogram);
     }
+    p.varint(s.updates.size());
+    for (const ParameterUpdate& u : s.updates)
+        putUpdate(p, u);
+    p.text(s.pairedWith);
 
     Writer e;
     e.out().append(kMagic, 8);
@@ -250,6 +290,10 @@ std::optional<std::pair<FileIdentity, FileSummary>> decodeSummaryEntry(std::stri
                 b.stats = getStats(r);
             b.histogram = getHistogram(r);
         }
+        s.updates.resize(r.count(8));
+        for (ParameterUpdate& u : s.updates)
+            u = getUpdate(r);
+        s.pairedWith = r.text();
         if (!r.atEnd())
             return std::nullopt;
         return std::make_pair(std::move(id), std::move(s));

@@ -11,8 +11,9 @@ namespace ckptscope {
 // Entry format version: bump on any change to the layout below, or to what
 // a summary holds (2: kSummaryHistogramBins went from 256 to 64; entries of
 // version 1 are rebuilt; 3: the identity's validator, for files by URL; 4: a
-// zero extreme is +0, where older entries may hold -0).
-inline constexpr uint32_t kSummaryEntryVersion = 4;
+// zero extreme is +0, where older entries may hold -0; 5: the optimizer's
+// updates and the model they were paired with).
+inline constexpr uint32_t kSummaryEntryVersion = 5;
 
 // magic "CKSCSUM\0", u32 version, u32 0, u64 payload length, u64 FNV-1a of
 // the payload, then the payload: the identity, then the summary (varint

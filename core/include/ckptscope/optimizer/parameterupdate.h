@@ -18,6 +18,7 @@ namespace ckptscope {
 // why.
 struct ParameterUpdate {
     std::string parameter;
+    std::string tensor; // the weight's tensor in the model ("" when none)
     UpdateRule rule = UpdateRule::Other;
     double lr = 0;
     std::optional<double> step;

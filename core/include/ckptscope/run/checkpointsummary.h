@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/optimizer/parameterupdate.h"
 #include "ckptscope/stats/tensorstats.h"
 
 #include <atomic>
@@ -57,6 +58,12 @@ struct FileSummary {
     uint64_t gradientStep = 0;
     GraphCounts graph;
     std::vector<BlobSummary> blobs; // name order
+    // The last update of each parameter with optimizer state: of the state
+    // the file holds beside its model (Lightning), or, in the summary of a
+    // Trainer's optimizer.pt, paired with the model file `pairedWith` names
+    // (its identity as text: the figures are stale when that file changed).
+    std::vector<ParameterUpdate> updates;
+    std::string pairedWith;
 
     bool operator==(const FileSummary&) const;
     // Drops the histograms (a run holds statistics; charts reload bins).
@@ -75,5 +82,11 @@ uint64_t summaryBytes(const Document& doc);
 // OpenError (naming the file) when the file cannot be read to the end or
 // changed while reading, and Cancelled.
 FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options = {});
+
+// The summary of a Trainer's optimizer.pt: no statistics, the updates of
+// its parameters paired with `model`, the checkpoint's model.
+FileSummary summarizeOptimizer(std::shared_ptr<const Document> model,
+                               std::shared_ptr<const Document> optimizer,
+                               const SummaryOptions& options = {});
 
 } // namespace ckptscope

@@ -20,8 +20,15 @@ enum class LayerStatistic {
     // summaries hold no values, and a tensor whose values move while its norm
     // stays put shows 0 here.
     L2RelativeChange,
+    // From the optimizer state a checkpoint holds (FileSummary::updates):
+    // RMS(u) / RMS(w) of the last update, and the RMS of √exp_avg_sq.
+    UpdateToWeight,
+    SqrtVRms,
     Count
 };
+
+// The statistics read from the optimizer's state, not the weights'.
+bool isOptimizerStatistic(LayerStatistic statistic);
 
 // Short name for choosers ("L2 norm") and the exact meaning for labels.
 const char* layerStatisticName(LayerStatistic statistic);

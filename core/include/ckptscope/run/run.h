@@ -37,6 +37,9 @@ struct RunCheckpoint {
     // What trainer_state.json logged at this step (loss, learning_rate, …):
     // metadata series of the run under those keys (runseries.h).
     TrainerLog trainerLog;
+    // The file whose optimizer state gave summary.updates: a Trainer
+    // folder's optimizer.pt, or the checkpoint's own file; "" for none.
+    std::string optimizerFile;
 
     // The file a window opens for it: the index of a sharded model, else
     // its first file.
