@@ -1,16 +1,16 @@
 // ckptscope: the desktop browser. Each file named on the command line opens
 // in a window of its own; without one, the start page offers samples.
-#include "shell/launchselection.h"
 #include "browser/recentfiles.h"
-#include "launch/runlauncher.h"
-#include "shell/screenshottaker.h"
 #include "common/windowregistry.h"
-#include "shell/comparescreenshot.h"
 #include "graph/graphexport.h"
+#include "launch/runlauncher.h"
+#include "shell/comparescreenshot.h"
+#include "shell/launchselection.h"
 #include "shell/runscreenshottaker.h"
+#include "shell/screenshottaker.h"
 
-#include "ckptscope/formats/formatlist.h"
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/formatlist.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -50,6 +50,12 @@ struct Options {
                                           "case-insensitive), after --select. Works in every "
                                           "launch."),
                            QStringLiteral("title")};
+    QCommandLineOption statistic{
+        QStringLiteral("statistic"),
+        QStringLiteral("With --screenshot of a run: the Layer profile's statistic (L2 norm, "
+                       "std, max |x|, mean, relative change of L2 norm, update / weight, "
+                       "√v RMS; case-insensitive)."),
+        QStringLiteral("name")};
     QCommandLineOption size{QStringLiteral("size"),
                             QStringLiteral("Window size in pixels, WIDTHxHEIGHT (with "
                                            "--screenshot; default 1400x860)."),
@@ -78,7 +84,7 @@ struct Options {
             QStringLiteral("Checkpoints to open, one window each; a folder "
                            "opens as a training run."),
             QStringLiteral("[files...]"));
-        parser.addOptions({screenshot, select, tab, size, render, leftRight, compare});
+        parser.addOptions({screenshot, select, tab, statistic, size, render, leftRight, compare});
     }
 };
 
@@ -125,6 +131,7 @@ struct Launch {
     bool compare = false;
     bool screenshot = false;
     QString screenshotPath;
+    QString statistic;
     QSize size;
     bool render = false;
     QString renderPath;
@@ -134,7 +141,8 @@ struct Launch {
         : files(parser.positionalArguments()), selection{parser.value(options.select),
                                                          parser.value(options.tab)},
           compare(parser.isSet(options.compare)), screenshot(parser.isSet(options.screenshot)),
-          screenshotPath(parser.value(options.screenshot)), render(parser.isSet(options.render)),
+          screenshotPath(parser.value(options.screenshot)),
+          statistic(parser.value(options.statistic)), render(parser.isSet(options.render)),
           renderPath(parser.value(options.render)), leftRight(parser.isSet(options.leftRight)) {
         const QStringList wh = parser.value(options.size).split(QLatin1Char('x'));
         size = wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize(1400, 860);
@@ -195,7 +203,8 @@ std::optional<int> openScreenshot(const Launch& launch) {
     const LaunchSelection& s = launch.selection;
     if (RunLauncher::isRunFolder(file))
         WindowRegistry::instance().openRun({file}, [&](RunWindow* w) {
-            new RunScreenshotTaker(w, {launch.screenshotPath, s.select, s.tab, launch.size});
+            new RunScreenshotTaker(
+                w, {launch.screenshotPath, s.select, s.tab, launch.statistic, launch.size});
         });
     else
         WindowRegistry::instance().openFile(file, [&](MainWindow* w) {

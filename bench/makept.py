@@ -7,6 +7,16 @@
                                              parameters, exp_avg and exp_avg_sq
                                              of 64 f32 each, every tensor its
                                              own storage (2 * PARAMS storages)
+    makept.py adam-checkpoint DIR BYTES LAYERS   a Trainer checkpoint folder:
+                                             model.safetensors of BYTES in
+                                             LAYERS f32 weights, optimizer.pt
+                                             with AdamW's exp_avg, exp_avg_sq
+                                             and step for each (twice BYTES)
+    makept.py adam-run DIR CHECKPOINTS       a Trainer run of CHECKPOINTS
+                                             checkpoint-N folders (12 layers,
+                                             small): update / weight near
+                                             1e-3, layer 9's growing 4x per
+                                             checkpoint, layer 2's frozen
 
 The layout is torch.save's: a stored zip of ARCHIVE/data.pkl (pickle
 protocol 2: collections.OrderedDict, torch._utils._rebuild_tensor_v2, the
@@ -16,6 +26,7 @@ classes registered under torch's module names, so pickle writes the names
 torch writes; nothing of torch is needed or imported.
 """
 import collections
+import json
 import os
 import pickle
 import random
@@ -113,6 +124,76 @@ def random_floats(f, n):
         done += k
 
 
+def scaled_block(scale, square=False, seed=1):
+    """A block of 65,536 little-endian f32: normal values times `scale`
+    (their squares plus a floor with `square`, as Adam's exp_avg_sq)."""
+    rng = random.Random(seed)
+    vals = [rng.gauss(0, 1) * scale for _ in range(1 << 16)]
+    if square:
+        vals = [v * v + scale * scale * 0.1 for v in vals]
+    return struct.pack("<%df" % len(vals), *vals)
+
+
+def repeat(block):
+    def fill(f, n):
+        done = 0
+        while done < n:
+            k = min(len(block) // 4, n - done)
+            f.write(block[: 4 * k])
+            done += k
+    return fill
+
+
+def write_safetensors(path, tensors):
+    """tensors: [(name, shape, fill, numel)] of f32, written in order."""
+    header, offset = {}, 0
+    for name, shape, _, numel in tensors:
+        header[name] = {"dtype": "F32", "shape": list(shape),
+                        "data_offsets": [offset, offset + 4 * numel]}
+        offset += 4 * numel
+    text = json.dumps(header).encode()
+    text += b" " * (-(8 + len(text)) % 8)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for _, _, fill, numel in tensors:
+            fill(f, numel)
+    os.replace(tmp, path)
+
+
+def adam_checkpoint(folder, layers, step, lr=3e-4, beta1=0.9, beta2=0.999):
+    """layers: [(name, rows, weight_rms, update_to_weight)]. The moments are
+    chosen so Adam's update has about that RMS against the weight's."""
+    os.makedirs(folder, exist_ok=True)
+    bc1, bc2 = 1 - beta1 ** step, 1 - beta2 ** step
+    weights, storages, state, fills = [], [], {}, {}
+    for i, (name, rows, w_rms, ratio) in enumerate(layers):
+        n = rows * 256
+        weights.append((name, (rows, 256), repeat(scaled_block(w_rms, seed=i + 1)), n))
+        v_scale = 1e-3  # sqrt of exp_avg_sq
+        m_rms = w_rms * ratio * bc1 * (v_scale / bc2 ** 0.5) / lr
+        entry = {}
+        s = Storage(str(len(storages)), 1)
+        storages.append(s)
+        fills[s.key] = lambda f, n, st=float(step): f.write(struct.pack("<f", st))
+        entry["step"] = Tensor(s, ())
+        for key, block in (("exp_avg", scaled_block(m_rms, seed=100 + i)),
+                           ("exp_avg_sq", scaled_block(v_scale, True, seed=200 + i))):
+            s = Storage(str(len(storages)), n)
+            storages.append(s)
+            fills[s.key] = repeat(block)
+            entry[key] = Tensor(s, (rows, 256))
+        state[i] = entry
+    write_safetensors(os.path.join(folder, "model.safetensors"), weights)
+    groups = [{"lr": lr, "betas": (beta1, beta2), "eps": 1e-8, "weight_decay": 0.01,
+               "amsgrad": False, "params": list(range(len(layers)))}]
+    save(os.path.join(folder, "optimizer.pt"), {"state": state, "param_groups": groups},
+         storages, lambda f, n, it=iter(storages): fills[next(it).key](f, n))
+    with open(os.path.join(folder, "trainer_state.json"), "w") as f:
+        json.dump({"global_step": step, "log_history": []}, f)
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
     if kind == "state":
@@ -139,6 +220,25 @@ def main():
                    "params": list(range(params))}]
         save(out, {"state": state, "param_groups": groups}, storages,
              lambda f, n: f.write(b"\0" * (4 * n)))
+    elif kind == "adam-checkpoint":
+        size, count = int(sys.argv[3]), int(sys.argv[4])
+        rows = max(1, size // 4 // count // 256)
+        adam_checkpoint(out, [("model.layers.%d.weight" % i, rows, 0.02, 1e-3)
+                              for i in range(count)], 1000)
+    elif kind == "adam-run":
+        for c in range(int(sys.argv[3])):
+            step = 100 * (c + 1)
+            layers = []
+            for i in range(12):
+                ratio = 1e-3 * (1 + 0.3 * ((i * 7) % 5) / 5)
+                if i == 9 and c >= 2:
+                    ratio *= 4 ** (c - 1)  # diverging
+                if i == 2:
+                    ratio = 2e-6  # frozen
+                for part, rows in (("self_attn.q_proj", 64), ("mlp.down_proj", 128)):
+                    layers.append(("model.layers.%d.%s.weight" % (i, part), rows,
+                                   0.02 * (1 + i / 12), ratio))
+            adam_checkpoint(os.path.join(out, "checkpoint-%d" % step), layers, step)
     else:
         sys.exit(__doc__)
 

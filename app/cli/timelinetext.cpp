@@ -79,7 +79,7 @@ std::string optimizerFindings(const Run& run) {
         table.addRow({o.name, stepText(o.step), ratio ? "update / weight" : "sqrt(v) growth",
                       fmt::display(o.value),
                       (ratio ? "median " : "was ") + fmt::display(o.reference),
-                      "×" + fmt::display(o.factor)});
+                      outlierFactorText(o.factor)});
     }
     return out + table.render("    ");
 }
@@ -154,8 +154,9 @@ std::string timelineText(const TimelineReport& r) {
         out.back() = '\n';
     }
     if (!run.trainerHistoryFile.empty())
-        out += "\nLogged by the Trainer (" + printable(run.trainerHistoryFile) + "):\n" +
-               trainerLogText(run);
+        out += "\nLogged by the Trainer (" + printable(run.trainerHistoryFile) + "):" +
+               (run.trainerHistory.empty() ? " nothing under the log keys\n"
+                                           : "\n" + trainerLogText(run));
     if (!run.warnings.empty()) {
         out += "\nWarnings:\n";
         for (const std::string& w : run.warnings)

@@ -1,6 +1,7 @@
 #include "browser/mainwindow.h"
 #include "browser/overviewpage.h"
 #include "common/helpdialogs.h"
+#include "common/windowregistry.h"
 #include "dropsupport.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
@@ -9,6 +10,7 @@
 #include "mainwindowsupport.h"
 #include "metadata/metadatamodel.h"
 #include "metadata/metadatatext.h"
+#include "optimizerfixture.h"
 #include "shardedfixture.h"
 #include "tensor/histogramview.h"
 #include "tensor/tensorpage.h"
@@ -269,6 +271,53 @@ private Q_SLOTS:
         page->setBins(10);
         QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
         QCOMPARE(page->histogramView()->histogram().counts.size(), size_t(10));
+    }
+
+    // A Trainer folder's model: a parameter's Tensor page shows the update
+    // the optimizer.pt beside it gives (the formula's figures), a buffer
+    // none; a state tensor's link opens optimizer.pt with it selected.
+    void tensorPageShowsTheOptimizersLastUpdate() {
+        QTemporaryDir dir;
+        testsupport::AdamFixture f =
+            testsupport::AdamFixture::make({"a.weight", "b.weight"}, 128, {1, 0.01});
+        f.writeTo(dir.path().toStdString());
+        MainWindow w;
+        w.show();
+        w.openFile(dir.filePath(QStringLiteral("model.safetensors")));
+        QVERIFY(waitLoaded(w));
+        TensorPage* page = w.tensorPage();
+        QVERIFY(w.selectTensor(QStringLiteral("b.weight")));
+        QTRY_VERIFY_WITH_TIMEOUT(!page->optimizerText(QStringLiteral("update_to_weight")).isEmpty(),
+                                 10000);
+        const auto e = f.expected(1);
+        const auto near = [](const QString& text, double want) {
+            return std::abs(text.toDouble() - want) <= 1e-6 * want;
+        };
+        QVERIFY2(near(page->optimizerText(QStringLiteral("update_to_weight")), e.updateToWeight),
+                 qPrintable(page->optimizerText(QStringLiteral("update_to_weight"))));
+        QVERIFY(near(page->optimizerText(QStringLiteral("update_rms")), e.updateRms));
+        QVERIFY(near(page->optimizerText(QStringLiteral("exp_avg_sq_sqrt_rms")), e.sqrtVRms));
+        QVERIFY(near(page->optimizerText(QStringLiteral("decay_rms")), e.decayRms));
+        // The link to a moment: optimizer.pt opens in its own window with it.
+        Q_EMIT page->stateTensorRequested(dir.filePath(QStringLiteral("optimizer.pt")),
+                                          QStringLiteral("state.1.exp_avg"));
+        MainWindow* other = nullptr;
+        const auto opened = [&] {
+            for (QWidget* x : WindowRegistry::instance().windows())
+                if (auto* m = qobject_cast<MainWindow*>(x); m && m != &w && m->document())
+                    other = m;
+            return other && other->tensorPage()->tensor() >= 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(opened(), 10000);
+        QVERIFY(other->document()->path().ends_with("/optimizer.pt"));
+        QCOMPARE(other->document()->tensors()[size_t(other->tensorPage()->tensor())].name,
+                 std::string("state.1.exp_avg"));
+        // There the state tensor shows its parameter's figures too.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            near(other->tensorPage()->optimizerText(QStringLiteral("update_to_weight")),
+                 e.updateToWeight),
+            10000);
+        other->close();
     }
 
     void droppedFileOpensAndDamagedDropKeepsDocument() {

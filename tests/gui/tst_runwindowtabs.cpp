@@ -2,6 +2,7 @@
 // distribution and the metadata chart; the selected tensor reaches them by
 // name; a click in the layer profile selects that layer's tensor. The
 // window's menus: File, View (a tab each), Help, with the standard shortcuts.
+#include "optimizerfixture.h"
 #include "testsupport.h"
 
 #include "run/distributionview.h"
@@ -18,6 +19,8 @@
 #include "ckptscope/common/numberformat.h"
 #include <QAbstractAxis>
 #include <QChart>
+#include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QHeaderView>
@@ -30,6 +33,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QXYSeries>
 
 #include <QTest>
 
@@ -37,6 +41,19 @@
 
 using namespace ckptscope;
 using testsupport::str;
+
+// Opens dir as a run and waits until its `checkpoints` are all read
+// (files written a moment ago are held back until they settle).
+bool openRun(RunWindow& w, const QString& dir, size_t checkpoints) {
+    w.show();
+    w.openPaths({dir});
+    return QTest::qWaitFor(
+        [&] {
+            return w.run() && w.run()->checkpoints.size() == checkpoints &&
+                   w.waitingFiles().empty() && w.run()->notCached == 0;
+        },
+        20000);
+}
 
 class TestRunWindowTabs : public QObject {
     Q_OBJECT
@@ -118,11 +135,7 @@ private Q_SLOTS:
                                R"({"architectures": ["MistralForCausalLM"], "hidden_size": 96,
                                    "num_key_value_heads": 2, "torch_dtype": "bfloat16"})");
         RunWindow w;
-        w.show();
-        w.openPaths({dir});
-        QTRY_VERIFY_WITH_TIMEOUT(w.run() && w.run()->checkpoints.size() == 3 &&
-                                     w.waitingFiles().empty() && w.run()->notCached == 0,
-                                 20000);
+        QVERIFY(openRun(w, dir, 3));
         RunOverview* o = w.overview();
         QCOMPARE(o->valueOf(QStringLiteral("architecture")), QStringLiteral("MistralForCausalLM"));
         QCOMPARE(o->valueOf(QStringLiteral("hidden_size")), QStringLiteral("96"));
@@ -171,6 +184,57 @@ private Q_SLOTS:
         QCOMPARE(side.data().toString(), QStringLiteral("2"));
         QCOMPARE(side.data(Qt::ToolTipRole).toString(),
                  QStringLiteral("optimizer.pt\ntrainer_state.json"));
+    }
+
+    // A Trainer run with Adam's state (optimizerfixture.h), one layer's
+    // weights 1000× smaller: the Overview names it an optimizer outlier at
+    // every step, the Layer profile's "update / weight" turns log colours on
+    // and its cells are the formula's, the tensor chart plots the ratio.
+    void optimizerStateOverTheRun() {
+        const QString dir = m_tmp.filePath(QStringLiteral("adam"));
+        const std::vector<std::string> names = {"layers.0.weight", "layers.1.weight",
+                                                "layers.2.weight", "layers.3.weight"};
+        std::vector<testsupport::AdamFixture> fixtures;
+        for (int c = 0; c < 3; ++c) {
+            auto f = testsupport::AdamFixture::make(names, 64, {1, 1, 1e-3, 1}, uint32_t(c + 1));
+            f.step = double(10 * (c + 1));
+            const QString ck = dir + QStringLiteral("/checkpoint-%1").arg(10 * (c + 1));
+            QVERIFY(QDir().mkpath(ck));
+            f.writeTo(str(ck));
+            fixtures.push_back(std::move(f));
+        }
+        RunWindow w;
+        QVERIFY(openRun(w, dir, 3));
+        const QString outliers = w.overview()->valueOf(QStringLiteral("Optimizer outliers"));
+        QVERIFY2(outliers.startsWith(QStringLiteral("layers.2.weight: update / weight ×")) &&
+                     outliers.contains(QStringLiteral("(at 3 checkpoints, steps 10 – 30)")) &&
+                     !outliers.contains(QLatin1Char('\n')),
+                 qPrintable(outliers));
+        LayerProfileView* lp = w.layerProfileView();
+        lp->logScale()->setChecked(false);
+        QVERIFY(lp->setStatistic(QStringLiteral("Update / Weight")));
+        QVERIFY(lp->logScale()->isChecked());
+        const LayerProfile& p = lp->profile();
+        QCOMPARE(p.statistic, LayerStatistic::UpdateToWeight);
+        QCOMPARE(p.values.size(), names.size());
+        for (size_t layer = 0; layer < names.size(); ++layer)
+            for (size_t c = 0; c < 3; ++c) {
+                const double want = fixtures[c].expected(layer).updateToWeight;
+                QVERIFY(p.values[layer][c] && std::abs(*p.values[layer][c] - want) <= 1e-12 * want);
+            }
+        QVERIFY(w.selectTensorNamed(QStringLiteral("layers.2.weight")));
+        QVERIFY(w.showTab(QStringLiteral("Over steps")));
+        RunChartView* chart = w.findChild<RunChartView*>();
+        QVERIFY(chart && chart->optimizerView()->isVisible());
+        QXYSeries* ratio = nullptr;
+        for (QAbstractSeries* s : chart->optimizerView()->chart()->series())
+            if (s->name() == QStringLiteral("update / weight"))
+                ratio = qobject_cast<QXYSeries*>(s);
+        QVERIFY(ratio && ratio->count() == 3);
+        QCOMPARE(ratio->at(2).x(), 30.0);
+        QVERIFY(std::abs(ratio->at(2).y() - fixtures[2].expected(2).updateToWeight) <=
+                1e-12 * ratio->at(2).y());
+        QVERIFY(chart->describe(2).contains(QStringLiteral("update / weight ")));
     }
 
     // At 1024 × 700 nothing is cut (issue 22, defect 10): the NaN/Inf

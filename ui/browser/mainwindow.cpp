@@ -6,6 +6,7 @@
 #include "export/exportactions.h"
 #include "launch/comparelauncher.h"
 
+#include "browser/optimizerfigures.h"
 #include "browser/optimizerstateview.h"
 #include "browser/overviewpage.h"
 #include "browser/recentfiles.h"
@@ -122,6 +123,12 @@ void MainWindow::buildPages() {
     m_tabs->addTab(m_metadataView, tr("&Metadata"));
     m_tensorPage = new TensorPage;
     m_tabs->addTab(m_tensorPage, tr("&Tensor"));
+    m_optimizerFigures = new OptimizerFigures(this);
+    connect(m_optimizerFigures, &OptimizerFigures::ready, this, &MainWindow::showOptimizerFigure);
+    connect(m_optimizerFigures, &OptimizerFigures::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Optimizer figures: %1").arg(message));
+    });
+    connect(m_tensorPage, &TensorPage::stateTensorRequested, this, &MainWindow::showStateTensor);
     m_valuesView = new TensorValuesView;
     m_tabs->addTab(m_valuesView, tr("&Values"));
     m_graphPage = new GraphPage;
@@ -451,6 +458,7 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
     m_overview->setDocument(m_document);
     m_metadataView->setDocument(m_document);
     m_tensorPage->clear();
+    m_optimizerFigures->setDocument(m_document);
     m_valuesView->setTensor(nullptr, -1);
     m_stack->setCurrentWidget(m_tabs);
     if (!keepView) // a reload leaves the user where they were
@@ -568,10 +576,36 @@ void MainWindow::showStatus(const QString& message, int timeoutMs) {
 
 void MainWindow::showTensor(int tensor) {
     m_tensorPage->setTensor(m_document, tensor);
+    showOptimizerFigure();
     m_valuesView->setTensor(m_document, tensor);
     if (!m_restoring &&
         (m_tabs->currentWidget() == m_overview || m_tabs->currentWidget() == m_metadataView))
         m_tabs->setCurrentWidget(m_tensorPage);
+}
+
+// The selected tensor's optimizer figures on the Tensor page, once computed.
+void MainWindow::showOptimizerFigure() {
+    const auto f = m_optimizerFigures->forTensor(m_tensorPage->tensor());
+    m_tensorPage->setOptimizer(f ? &f->update : nullptr, f ? f->optimizerFile : QString(),
+                               f ? f->stateTensors : QStringList());
+}
+
+// A state tensor's link: selected here when this file holds it, else its
+// file opens (one window per file) with it selected.
+void MainWindow::showStateTensor(const QString& file, const QString& tensor) {
+    if (m_document && QFile::decodeName(m_document->path().c_str()) == file) {
+        selectTensor(tensor);
+        return;
+    }
+    WindowRegistry::instance().openFile(file, [tensor](MainWindow* w) {
+        auto* once = new QObject(w);
+        connect(w, &MainWindow::documentLoaded, once, [w, tensor, once] {
+            w->selectTensor(tensor);
+            once->deleteLater();
+        });
+        if (w->document())
+            w->selectTensor(tensor);
+    });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

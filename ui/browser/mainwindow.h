@@ -30,6 +30,7 @@ class RecentFiles;
 class ReloadWatcher;
 class StartPage;
 class TensorDock;
+class OptimizerFigures;
 class TensorPage;
 class TensorTreeModel;
 class TensorValuesView;
@@ -106,6 +107,8 @@ private:
     void setDocument(std::shared_ptr<const ckptscope::Document> document, const QString& path,
                      bool keepView);
     void showTensor(int tensor);
+    void showOptimizerFigure();
+    void showStateTensor(const QString& file, const QString& tensor);
     void updateRecentMenu();
     void openDialog();
     void openUrlDialog();
@@ -141,6 +144,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     OverviewPage* m_overview = nullptr;
     MetadataView* m_metadataView = nullptr;
+    OptimizerFigures* m_optimizerFigures = nullptr;
     TensorPage* m_tensorPage = nullptr;
     TensorValuesView* m_valuesView = nullptr;
     GraphPage* m_graphPage = nullptr;

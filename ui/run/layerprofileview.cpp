@@ -54,6 +54,15 @@ LayerProfileView::LayerProfileView(QWidget* parent)
     refresh();
 }
 
+bool LayerProfileView::setStatistic(const QString& name) {
+    for (int i = 0; i < m_statistic->count(); ++i)
+        if (m_statistic->itemText(i).compare(name, Qt::CaseInsensitive) == 0) {
+            m_statistic->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
 int LayerProfileView::currentFamily() const {
     return m_family->currentIndex();
 }

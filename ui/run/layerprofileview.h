@@ -24,6 +24,9 @@ public:
     void setRun(std::shared_ptr<const ckptscope::Run> run,
                 std::shared_ptr<const std::vector<ckptscope::TensorSeries>> series);
     void setSelectedTensor(const QString& name);
+    // Chooses the statistic named (layerStatisticName, case-insensitive);
+    // false when there is none of that name.
+    bool setStatistic(const QString& name);
 
     const std::vector<ckptscope::LayerFamily>& families() const { return m_families; }
     const ckptscope::LayerProfile& profile() const { return m_profile; }

@@ -12,6 +12,7 @@
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QScatterSeries>
@@ -85,14 +86,17 @@ void attach(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
 
 RunChartView::RunChartView(QWidget* parent)
     : QWidget(parent), m_values(makeView(this)), m_norms(makeView(this)),
-      m_valueMarker(makeMarker(m_values)), m_normMarker(makeMarker(m_norms)),
+      m_optimizer(makeView(this)), m_valueMarker(makeMarker(m_values)),
+      m_normMarker(makeMarker(m_norms)), m_optimizerMarker(makeMarker(m_optimizer)),
       m_label(makeLabel(m_values)) {
-    for (QChartView* v : {m_values, m_norms})
+    for (QChartView* v : {m_values, m_norms, m_optimizer})
         v->viewport()->installEventFilter(this);
+    m_optimizer->setObjectName(QStringLiteral("optimizerChart"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_values, 3);
     layout->addWidget(m_norms, 2);
+    layout->addWidget(m_optimizer, 2);
     show(nullptr, nullptr);
 }
 
@@ -111,10 +115,13 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     m_run = run && series ? run : nullptr;
     m_series = run ? series : nullptr;
     m_x.clear();
+    m_updates = run ? updatesByTensor(*run) : UpdatesByTensor{};
     if (!run || !series) {
         clear(values,
               run ? tr("Select a tensor to see it over the steps") : tr("No checkpoints read yet"));
         clear(norms, QString());
+        clear(m_optimizer->chart(), QString());
+        m_optimizer->hide();
         return;
     }
     const QString name = QString::fromStdString(series->name);
@@ -194,6 +201,53 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     attach(values, maxS, x1, y1);
 
     attachNorms(norms, l2, bad, {xMin, xMax, l2Max, badMax}, xTitle);
+    m_optimizer->setVisible(showOptimizer(name, xTitle, xMin, xMax));
+}
+
+bool RunChartView::showOptimizer(const QString& name, const QString& xTitle, double xMin,
+                                 double xMax) {
+    QChart* chart = m_optimizer->chart();
+    clear(chart, tr("%1 — update / weight of the optimizer's last update").arg(name));
+    auto* ratio = new QLineSeries;
+    ratio->setName(tr("update / weight"));
+    auto* median = new QLineSeries;
+    median->setName(tr("median of the run's parameters"));
+    median->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
+    double lo = 0, hi = 0;
+    const auto extend = [&](double v) {
+        lo = lo > 0 ? std::min(lo, v) : v;
+        hi = std::max(hi, v);
+    };
+    for (size_t c = 0; c < m_x.size(); ++c) {
+        const ParameterUpdate* u =
+            m_series->occurrence == 0 ? updateOf(m_updates, c, m_series->name) : nullptr;
+        // A log axis: only positive, finite figures are drawn.
+        if (u && u->updateToWeight && *u->updateToWeight > 0 && std::isfinite(*u->updateToWeight)) {
+            ratio->append(m_x[c], *u->updateToWeight);
+            extend(*u->updateToWeight);
+        }
+        if (const auto m = medianUpdateToWeight(m_run->checkpoints[c])) {
+            median->append(m_x[c], *m);
+            extend(*m);
+        }
+    }
+    if (ratio->count() == 0) {
+        delete ratio;
+        delete median;
+        return false;
+    }
+    if (ratio->count() == 1)
+        ratio->setPointsVisible(true);
+    QCategoryAxis* x = axis(chart, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
+    auto* y = new QLogValueAxis;
+    y->setBase(10);
+    y->setLabelFormat(QStringLiteral("%.0e"));
+    y->setRange(std::pow(10, std::floor(std::log10(lo))), std::pow(10, std::ceil(std::log10(hi))));
+    y->setTitleText(tr("update / weight"));
+    chart->addAxis(y, Qt::AlignLeft);
+    attach(chart, median, x, y);
+    attach(chart, ratio, x, y);
+    return true;
 }
 
 void RunChartView::attachNorms(QChart* norms, QLineSeries* l2, QScatterSeries* bad,
@@ -230,8 +284,8 @@ int RunChartView::checkpointAt(QChartView* view, const QPoint& viewportPos) cons
 
 QString RunChartView::hover(int checkpoint) {
     m_hovered = checkpoint >= 0 && size_t(checkpoint) < m_x.size() ? checkpoint : -1;
-    const std::pair<QChartView*, QGraphicsLineItem*> pairs[] = {{m_values, m_valueMarker},
-                                                                {m_norms, m_normMarker}};
+    const std::pair<QChartView*, QGraphicsLineItem*> pairs[] = {
+        {m_values, m_valueMarker}, {m_norms, m_normMarker}, {m_optimizer, m_optimizerMarker}};
     for (const auto& [view, marker] : pairs) {
         QChart* chart = view->chart();
         if (m_hovered < 0 || chart->series().isEmpty()) {
@@ -286,13 +340,20 @@ QString RunChartView::describe(int checkpoint) const {
                                     .arg(QString::fromStdString(fmt::grouped(s.nan)),
                                          QString::fromStdString(fmt::grouped(s.posInf)),
                                          QString::fromStdString(fmt::grouped(s.negInf)));
+    if (const ParameterUpdate* u = m_series->occurrence == 0
+                                       ? updateOf(m_updates, size_t(checkpoint), m_series->name)
+                                       : nullptr)
+        text += QLatin1Char('\n') +
+                tr("update / weight %1, update RMS %2, √v RMS %3")
+                    .arg(num(u->updateToWeight), num(u->updateRms), num(u->expAvgSqSqrtRms));
     return text;
 }
 
 bool RunChartView::eventFilter(QObject* watched, QEvent* event) {
-    QChartView* view = watched == m_values->viewport()  ? m_values
-                       : watched == m_norms->viewport() ? m_norms
-                                                        : nullptr;
+    QChartView* view = watched == m_values->viewport()      ? m_values
+                       : watched == m_norms->viewport()     ? m_norms
+                       : watched == m_optimizer->viewport() ? m_optimizer
+                                                            : nullptr;
     if (!view)
         return QWidget::eventFilter(watched, event);
     switch (event->type()) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ckptscope/run/optimizeroutliers.h"
 #include "ckptscope/run/runseries.h"
 
 #include <QWidget>
@@ -29,6 +30,9 @@ public:
 
     QChart* valueChart() const;
     QChart* normChart() const;
+    // update / weight over the steps with the run's median beside it: shown
+    // when some checkpoint holds this tensor's optimizer state.
+    QChartView* optimizerView() const { return m_optimizer; }
     QChartView* valueView() const { return m_values; }
     QChartView* normView() const { return m_norms; }
     // The checkpoint nearest to a point of either view's viewport, or -1.
@@ -57,13 +61,19 @@ private:
     static void attachNorms(QChart* norms, QLineSeries* l2, QScatterSeries* bad,
                             const NormRanges& r, const QString& xTitle);
 
+    // Fills the optimizer chart; false when the tensor has no update figure.
+    bool showOptimizer(const QString& name, const QString& xTitle, double xMin, double xMax);
+
     QChartView* m_values;
     QChartView* m_norms;
+    QChartView* m_optimizer;
     QGraphicsLineItem* m_valueMarker;
     QGraphicsLineItem* m_normMarker;
+    QGraphicsLineItem* m_optimizerMarker;
     QGraphicsRectItem* m_label; // the hovered values, on the value chart
     const ckptscope::Run* m_run = nullptr;
     const ckptscope::TensorSeries* m_series = nullptr;
     std::vector<double> m_x; // per checkpoint
+    ckptscope::UpdatesByTensor m_updates;
     int m_hovered = -1;
 };

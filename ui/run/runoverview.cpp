@@ -5,6 +5,7 @@
 #include "common/sizeformat.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/run/optimizeroutliers.h"
 
 #include <QFile>
 #include <QHeaderView>
@@ -121,6 +122,47 @@ void RunOverview::addFindings(const Run& run, const std::vector<TensorSeries>& s
     addRow(tr("L2 norm grew most"),
            growth.isEmpty() ? tr("no tensor's L2 norm grew between its first and last checkpoint")
                             : growth.join(QLatin1Char('\n')));
+    if (!runHasUpdates(run))
+        return;
+    // The parameters whose optimizer figures stand out, as `timeline` names
+    // them; a parameter flagged at several checkpoints is one line (a frozen
+    // layer is an outlier at every step).
+    std::vector<std::vector<const OptimizerOutlier*>> groups;
+    const std::vector<OptimizerOutlier> all = optimizerOutliers(run);
+    for (const OptimizerOutlier& o : all) {
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& group) {
+            return group[0]->name == o.name && group[0]->kind == o.kind;
+        });
+        if (g == groups.end())
+            groups.push_back({&o});
+        else
+            g->push_back(&o);
+    }
+    QStringList outliers;
+    for (const auto& group : groups) {
+        const OptimizerOutlier& o = *group.back(); // the latest
+        const QString factor = QString::fromStdString(outlierFactorText(o.factor));
+        if (o.kind == OptimizerOutlier::Kind::SecondMomentGrowth) {
+            outliers << tr("%1: mean exp_avg_sq %2 at step %3 (√v RMS %4 → %5)")
+                            .arg(shownText(o.name), factor, stepText(o.step), display(o.reference),
+                                 display(o.value));
+            continue;
+        }
+        const QString where = group.size() == 1
+                                  ? tr("at step %1").arg(stepText(o.step))
+                                  : tr("at %1 checkpoints, steps %2 – %3")
+                                        .arg(group.size())
+                                        .arg(stepText(group.front()->step), stepText(o.step));
+        outliers << tr("%1: update / weight %2 the checkpoint's median (%3); last %4 against %5")
+                        .arg(shownText(o.name), factor, where, display(o.value),
+                             display(o.reference));
+    }
+    addRow(tr("Optimizer outliers"),
+           outliers.isEmpty()
+               ? tr("none: no update / weight %1× off its checkpoint's median, no second moment "
+                    "grown %2× between checkpoints")
+                     .arg(display(kOutlierFactor), display(kSecondMomentGrowth))
+               : outliers.join(QLatin1Char('\n')));
 }
 
 // A row per key the Trainer logged: how often, the last, the lowest and

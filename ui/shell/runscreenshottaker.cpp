@@ -3,6 +3,7 @@
 #include "shell/screenshottaker.h"
 
 #include "run/distributionview.h"
+#include "run/layerprofileview.h"
 #include "run/runwindow.h"
 
 #include <QApplication>
@@ -32,6 +33,10 @@ RunScreenshotTaker::RunScreenshotTaker(RunWindow* window, Request request)
             !m_window->selectTensorNamed(m_request.selectTensor))
             std::fprintf(stderr, "screenshot: no tensor %s in the run\n",
                          qPrintable(m_request.selectTensor));
+        if (!m_request.statistic.isEmpty() &&
+            !m_window->layerProfileView()->setStatistic(m_request.statistic))
+            std::fprintf(stderr, "screenshot: no layer statistic %s\n",
+                         qPrintable(m_request.statistic));
         if (!m_request.tab.isEmpty() && !m_window->showTab(m_request.tab))
             std::fprintf(stderr, "screenshot: no tab %s\n", qPrintable(m_request.tab));
         auto* poll = new QTimer(this);

@@ -16,6 +16,7 @@ public:
         QString output;
         QString selectTensor; // optional
         QString tab;          // optional: Over steps, Distribution, Layer profile, Metadata
+        QString statistic;    // optional: the Layer profile's (update / weight, L2 norm, …)
         QSize size;           // the window's, when valid
     };
     RunScreenshotTaker(RunWindow* window, Request request);

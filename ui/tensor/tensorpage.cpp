@@ -24,6 +24,17 @@ const char* kInfoRows[] = {"Shape", "Stored values", "Elements",
 const char* kStatKeys[] = {"min", "max", "mean", "std", "l2", "zeros", "nan", "+inf", "-inf"};
 const char* kStatLabels[] = {"Min",   "Max", "Mean", "Std dev", "L2 norm",
                              "Zeros", "NaN", "+Inf", "−Inf"};
+const char* kOptimizerKeys[] = {"update_rms",  "update_max",          "update_to_weight",
+                                "exp_avg_rms", "exp_avg_sq_sqrt_rms", "decay_rms"};
+const char* kOptimizerLabels[] = {"Update RMS",  "Update max |u|",  "Update / weight",
+                                  "exp_avg RMS", "√exp_avg_sq RMS", "Decay RMS"};
+const char* kOptimizerTips[] = {
+    "RMS of u = lr · m̂ / (√v̂ + eps) (Adam) or lr · momentum_buffer (SGD)",
+    "the largest |u| of any element",
+    "RMS(u) / RMS(w): about 1e-3 in a healthy run",
+    "RMS of Adam's first moment",
+    "RMS of √exp_avg_sq, Adam's running scale of the gradients",
+    "RMS of lr · weight_decay · w, the decoupled decay (AdamW)"};
 } // namespace
 
 TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRunner(this)) {
@@ -42,6 +53,7 @@ TensorPage::TensorPage(QWidget* parent) : QWidget(parent), m_runner(new StatsRun
     layout->addWidget(m_description);
 
     layout->addLayout(buildFigures());
+    layout->addWidget(buildOptimizerBox());
     layout->addLayout(buildControls());
     m_histogram = new HistogramView;
     layout->addWidget(m_histogram, 1);
@@ -75,6 +87,62 @@ QLayout* TensorPage::buildFigures() {
     top->addWidget(infoBox, 1);
     top->addWidget(statsBox, 2);
     return top;
+}
+
+// The optimizer's last update of this tensor's parameter (hidden without).
+QGroupBox* TensorPage::buildOptimizerBox() {
+    m_optimizerBox = new QGroupBox;
+    auto* grid = new QGridLayout(m_optimizerBox);
+    for (int i = 0; i < int(std::size(kOptimizerKeys)); ++i) {
+        auto* value = new QLabel;
+        value->setTextFormat(Qt::PlainText);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        auto* label = new QLabel(tr(kOptimizerLabels[i]));
+        label->setToolTip(tr(kOptimizerTips[i]));
+        grid->addWidget(label, i % 3, (i / 3) * 2);
+        grid->addWidget(value, i % 3, (i / 3) * 2 + 1);
+        m_optimizer.insert(QString::fromLatin1(kOptimizerKeys[i]), value);
+    }
+    m_optimizerNote = new WrapAnywhereLabel;
+    m_optimizerNote->setTextFormat(Qt::RichText);
+    grid->addWidget(m_optimizerNote, 3, 0, 1, 6);
+    connect(m_optimizerNote, &QLabel::linkActivated, this, [this](const QString& tensor) {
+        Q_EMIT stateTensorRequested(m_optimizerFile, tensor);
+    });
+    m_optimizerBox->hide();
+    return m_optimizerBox;
+}
+
+void TensorPage::setOptimizer(const ckptscope::ParameterUpdate* u, const QString& file,
+                              const QStringList& stateTensors) {
+    m_optimizerBox->setVisible(u != nullptr);
+    m_optimizerFile = file;
+    if (!u)
+        return;
+    m_optimizerBox->setTitle(tr("Optimizer's last update (%1, step %2, lr %3)")
+                                 .arg(QString::fromUtf8(ckptscope::updateRuleName(u->rule)),
+                                      numberText(u->step), numberText(u->lr)));
+    const std::optional<double> values[] = {u->updateRms, u->updateMax,       u->updateToWeight,
+                                            u->expAvgRms, u->expAvgSqSqrtRms, u->decayRms};
+    for (int i = 0; i < int(std::size(kOptimizerKeys)); ++i)
+        m_optimizer[QString::fromLatin1(kOptimizerKeys[i])]->setText(numberText(values[i]));
+    QStringList lines;
+    if (!u->note.empty())
+        lines << plainToHtml(QString::fromStdString(u->note));
+    QStringList links;
+    for (const QString& t : stateTensors)
+        links << QStringLiteral("<a href=\"%1\">%2</a>").arg(t.toHtmlEscaped(), plainToHtml(t));
+    if (!links.isEmpty())
+        lines << tr("Histograms of its state in %1: %2")
+                     .arg(plainToHtml(shownText(file)), links.join(QStringLiteral(", ")));
+    m_optimizerNote->setText(lines.join(QStringLiteral("<br>")));
+    m_optimizerNote->setVisible(!lines.isEmpty());
+}
+
+QString TensorPage::optimizerText(const QString& key) const {
+    const QLabel* value = m_optimizer.value(key);
+    return !m_optimizerBox->isHidden() && value ? value->text() : QString();
 }
 
 // Bins, log scale, the NaN/Inf note, progress and cancel.
@@ -149,6 +217,7 @@ void TensorPage::clear() {
     m_runner->cancel();
     m_document.reset();
     m_tensor = -1;
+    setOptimizer(nullptr);
     m_reader = nullptr;
     m_job = nullptr;
     m_count = 0;
@@ -222,6 +291,7 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
         clear();
         return;
     }
+    setOptimizer(nullptr); // the window gives the new tensor's, when it has one
     const ckptscope::TensorEntry& t = document->tensors()[size_t(tensor)];
     m_document = document;
     m_tensor = tensor;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/optimizer/parameterupdate.h"
 #include "ckptscope/stats/tensorstats.h"
 
 #include <QWidget>
@@ -11,6 +12,7 @@
 class HistogramView;
 class QCheckBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLayout;
 class QProgressBar;
@@ -31,6 +33,14 @@ public:
     void setValues(const QString& title, const QString& description, uint64_t count,
                    ckptscope::ValueReader reader);
     void clear();
+    // The last update the optimizer applied to this tensor's parameter
+    // (null: none, the box hidden), from the state in `file`, whose tensors
+    // `stateTensors` (exp_avg, exp_avg_sq…) are offered as links.
+    void setOptimizer(const ckptscope::ParameterUpdate* update, const QString& file = {},
+                      const QStringList& stateTensors = {});
+    int tensor() const { return m_tensor; }
+    // The optimizer box's figure text ("update_rms", …, "" when hidden).
+    QString optimizerText(const QString& key) const;
 
     int bins() const;
     void setBins(int bins);
@@ -47,10 +57,13 @@ Q_SIGNALS:
     void statsFailed(const QString& message); // e.g. the file changed on disk
     void binsChanged(int bins);
     void logScaleChanged(bool on);
+    // A state tensor's link: show that tensor of `file` (its histogram).
+    void stateTensorRequested(const QString& file, const QString& tensor);
 
 private:
     QLayout* buildFigures();
     QLayout* buildControls();
+    QGroupBox* buildOptimizerBox();
     void connectControls();
     void startStats();
     void showStats(const ckptscope::StatsResult& result);
@@ -69,6 +82,10 @@ private:
     QList<QLabel*> m_info;
     QMap<QString, QLabel*> m_stats;
     QLabel* m_specials;
+    QGroupBox* m_optimizerBox;
+    QMap<QString, QLabel*> m_optimizer;
+    QLabel* m_optimizerNote;
+    QString m_optimizerFile;
     QSpinBox* m_bins;
     QCheckBox* m_log;
     QProgressBar* m_progress;

@@ -240,6 +240,42 @@ findOptimizerCheckpoint(std::shared_ptr<const Document> model,
     return out;
 }
 
+std::optional<OptimizerCheckpoint> optimizerCheckpointFor(std::shared_ptr<const Document> doc) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string& path = doc->path();
+    const bool local = fs::is_regular_file(path, ec);
+    if (isStateDict(doc->objects(), doc->objects().root)) { // an optimizer.pt
+        const std::string model = local ? modelFileIn(fs::path(path).parent_path().string()) : "";
+        return findOptimizerCheckpoint(model.empty() ? nullptr : Document::open(model), doc);
+    }
+    if (auto own = findOptimizerCheckpoint(doc, doc); own && !own->parameters.empty())
+        return own;
+    if (!local)
+        return std::nullopt;
+    const fs::path folder = fs::path(path).parent_path();
+    const fs::path optimizer = folder / "optimizer.pt";
+    if (!fs::is_regular_file(optimizer, ec) ||
+        !fs::equivalent(modelFileIn(folder.string()), path, ec))
+        return std::nullopt;
+    return findOptimizerCheckpoint(doc, Document::open(optimizer.string()));
+}
+
+std::vector<std::optional<size_t>> parameterOfTensors(const OptimizerCheckpoint& checkpoint,
+                                                      const Document& doc) {
+    std::vector<std::optional<size_t>> out(doc.tensors().size());
+    for (size_t k = 0; k < checkpoint.parameters.size(); ++k) {
+        const ParameterState& p = checkpoint.parameters[k];
+        if (checkpoint.model.get() == &doc && p.weight && *p.weight < out.size())
+            out[*p.weight] = k;
+        if (checkpoint.optimizer.get() == &doc)
+            for (size_t t : p.stateTensors)
+                if (t < out.size())
+                    out[t] = k;
+    }
+    return out;
+}
+
 OptimizerCheckpoint openOptimizerCheckpoint(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;

@@ -1,5 +1,7 @@
 #include "ckptscope/run/optimizeroutliers.h"
 
+#include "ckptscope/common/numberformat.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -37,6 +39,11 @@ const ParameterUpdate* updateOf(const UpdatesByTensor& updates, size_t c,
 bool runHasUpdates(const Run& run) {
     return std::any_of(run.checkpoints.begin(), run.checkpoints.end(),
                        [](const RunCheckpoint& c) { return !c.summary.updates.empty(); });
+}
+
+std::string outlierFactorText(double factor) {
+    return factor >= 1 || !(factor > 0) ? "×" + fmt::display(factor)
+                                        : "÷" + fmt::display(1 / factor);
 }
 
 const char* outlierKindName(OptimizerOutlier::Kind kind) {

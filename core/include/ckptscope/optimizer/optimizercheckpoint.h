@@ -69,4 +69,16 @@ findOptimizerCheckpoint(std::shared_ptr<const Document> model,
 // found there.
 OptimizerCheckpoint openOptimizerCheckpoint(const std::string& path);
 
+// The optimizer state that goes with a document already open: its own
+// (Lightning), the optimizer.pt beside it when it is its Trainer folder's
+// model file, or for an optimizer.pt the model beside it (opened here).
+// Nothing when there is none; throws OpenError when the file beside cannot
+// be read.
+std::optional<OptimizerCheckpoint> optimizerCheckpointFor(std::shared_ptr<const Document> doc);
+
+// For each tensor of `doc` (the checkpoint's model or optimizer document),
+// the parameter (into `parameters`) whose weight or state tensor it is.
+std::vector<std::optional<size_t>> parameterOfTensors(const OptimizerCheckpoint& checkpoint,
+                                                      const Document& doc);
+
 } // namespace ckptscope

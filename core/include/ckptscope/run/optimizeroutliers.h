@@ -51,6 +51,9 @@ const ParameterUpdate* updateOf(const UpdatesByTensor& updates, size_t c,
 // True when some checkpoint of the run holds optimizer state.
 bool runHasUpdates(const Run& run);
 
+// A factor as people read it: "×278.3" above 1, "÷548.8" below.
+std::string outlierFactorText(double factor);
+
 // "update_to_weight", "second_moment_growth".
 const char* outlierKindName(OptimizerOutlier::Kind kind);
 
