@@ -79,6 +79,7 @@ bench:
 	./bench/graphbench.sh build/release
 	./bench/ggufbench.sh build/release
 	./bench/pytorchbench.sh build/release
+	./bench/optimizerbench.sh build/release
 
 # A Release build of what the package holds, the .deb, then the checks a
 # distribution runs: lintian and desktop-file-validate fail on any error or

@@ -61,6 +61,13 @@ XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/layer-profile.png" \
     --select layers.5.mlp.fc.weight --tab "Layer profile" --size 1400x860 "$run/run"
 XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/run-view.png" \
     --select layers.5.mlp.fc.weight --tab "Over steps" --size 1400x860 "$run/run"
+# A Trainer run with AdamW's state (bench/makept.py adam-run: layer 9's
+# updates grow 4x per checkpoint, layer 2's are frozen) in the layer profile
+# of update / weight.
+python3 bench/makept.py adam-run "$run/adam" 6
+XDG_CACHE_HOME="$run/cache" "$app" --screenshot "$out/optimizer-profile.png" \
+    --select model.layers.9.mlp.down_proj.weight --tab "Layer profile" \
+    --statistic "update / weight" --size 1400x860 "$run/adam"
 # The same as a Hugging Face Trainer writes it: the loss as logged at every
 # 10 steps (trainer_state.json), the checkpoints as dots.
 python3 tools/makerun.py "$run/trainer" --trainer

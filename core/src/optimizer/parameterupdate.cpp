@@ -4,11 +4,13 @@
 #include "ckptscope/formats/openerror.h"
 #include "ckptscope/io/bytesource.h"
 
+#include "optimizer/updatekernels.h"
 #include "stats/blockworkers.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 
 namespace ckptscope {
 
@@ -46,10 +48,6 @@ std::string whyNoUpdate(const OptimizerCheckpoint& s, const ParameterState& p) {
     return {};
 }
 
-struct Sums {
-    double u2 = 0, umax = 0, w2 = 0, m2 = 0, v = 0;
-};
-
 ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p,
                            const TaskControl& control, std::atomic<uint64_t>& done,
                            uint64_t total) {
@@ -82,8 +80,7 @@ ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p
     const double bc1 = p.group.biasCorrection ? 1 - std::pow(p.group.beta1, *p.step) : 1;
     const double bc2 = p.group.biasCorrection ? 1 - std::pow(p.group.beta2, *p.step) : 1;
     std::vector<float> w(weight ? kBlock : 0), m(kBlock), v(second ? kBlock : 0);
-    Sums sum;
-    const double lr = p.group.lr, eps = p.group.eps;
+    optimizer::UpdateSums sum;
     for (uint64_t at = 0; at < n; at += kBlock) {
         control.throwIfCancelled();
         const uint64_t count = std::min(kBlock, n - at);
@@ -92,25 +89,17 @@ ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p
             opt.readValues(*second, at, count, v.data());
         if (weight)
             s.model->readValues(weightTensor, at, count, w.data());
-        for (uint64_t i = 0; i < count; ++i) {
-            double u;
-            if (second) {
-                u = lr * (m[i] / bc1) / (std::sqrt(v[i] / bc2) + eps);
-                sum.v += v[i];
-            } else {
-                u = lr * double(m[i]);
-            }
-            sum.u2 += u * u;
-            sum.umax = std::max(sum.umax, std::abs(u));
-            if (std::isnan(u))
-                sum.umax = u;
-            sum.m2 += double(m[i]) * m[i];
-            if (weight)
-                sum.w2 += double(w[i]) * w[i];
-        }
+        const float* wp = weight ? w.data() : nullptr;
+        if (second)
+            optimizer::addAdamSums(m.data(), v.data(), wp, size_t(count), p.group.lr / bc1, 1 / bc2,
+                                   p.group.eps, sum);
+        else
+            optimizer::addSgdSums(m.data(), wp, size_t(count), p.group.lr, sum);
         const uint64_t bytes = count * (4 * (1 + (second ? 1 : 0) + (weight ? 1 : 0)));
         control.report(done.fetch_add(bytes) + bytes, total);
     }
+    if (sum.nan)
+        sum.umax = std::numeric_limits<double>::quiet_NaN();
     r.count = n;
     if (p.rule == UpdateRule::Sgd && p.group.nesterov)
         r.note = "Nesterov momentum: the update also held that step's gradient, which is not "
@@ -130,7 +119,7 @@ ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p
             r.updateToWeight = *r.updateRms / *r.weightRms;
         if (p.rule == UpdateRule::Adam && p.group.weightDecay != 0 &&
             p.group.decoupledDecay.value_or(true))
-            r.decayRms = lr * p.group.weightDecay * *r.weightRms;
+            r.decayRms = p.group.lr * p.group.weightDecay * *r.weightRms;
     }
     return r;
 }
