@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 using json = nlohmann::ordered_json; // key order is part of the contract
 using namespace ckptscope;
@@ -299,6 +300,38 @@ private Q_SLOTS:
             QVERIFY(jsonEq(k["tensors"], j["tensors"]));
             QVERIFY(jsonEq(k["optimizer_outliers"], j["optimizer_outliers"]));
         });
+    }
+
+    // A Lightning checkpoint holds its optimizer state: its series carry the
+    // same figures as `stats --optimizer` of the file, buffers none.
+    void lightningCheckpointCarriesItsOptimizer() {
+        REQUIRE_CONFORMANCE();
+        const QString folder = testsupport::corpus(QStringLiteral("pytorch/valid/lightning"));
+        const Result r = cli({QStringLiteral("timeline"), folder, QStringLiteral("--no-cache"),
+                              QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const json j = r.parsed();
+        const Result s =
+            cli({QStringLiteral("stats"), QStringLiteral("--optimizer"), QStringLiteral("--json"),
+                 folder + QStringLiteral("/epoch=2-step=150.ckpt")});
+        QCOMPARE(s.exitCode, 0);
+        std::map<std::string, json> byName;
+        const json stats = s.parsed();
+        for (const json& t : stats["tensors"])
+            byName[t["name"].get<std::string>()] = t["optimizer"];
+        QCOMPARE(byName.size(), size_t(6));
+        size_t carried = 0;
+        for (const json& t : j["tensors"]) {
+            const json& point = t["series"][0];
+            const auto it = byName.find(t["name"].get<std::string>());
+            if (it == byName.end()) {
+                QVERIFY2(point["optimizer"].is_null(), t["name"].dump().c_str());
+                continue;
+            }
+            QVERIFY(jsonEq(point["optimizer"], it->second));
+            ++carried;
+        }
+        QCOMPARE(carried, size_t(6));
     }
 
     void trainerFolders() {
