@@ -199,10 +199,24 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
                         w.value(x);
                     w.endArray();
                 }
+                const TensorStorage& st = doc.storages().at(p.storage);
                 w.key("storage_key");
-                w.value(doc.storages().at(p.storage).key);
+                w.value(st.key);
                 w.key("storage_offset");
                 w.value(p.elementOffset);
+                // Where the piece's bytes are: its file, first byte and length.
+                uint64_t elements = 1;
+                for (uint64_t x : p.sizes)
+                    elements *= x;
+                const size_t size = dtypeSize(st.dtype);
+                if (!doc.shards().empty()) {
+                    w.key("file");
+                    w.value(doc.shards().at(st.shard).name);
+                }
+                w.key("offset");
+                w.value(st.offset + p.elementOffset * size);
+                w.key("length");
+                w.value(elements * size);
                 w.endObject();
             }
             w.endArray();

@@ -5,6 +5,7 @@
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/io/httpsource.h"
 
+#include "formats/deepspeed/deepspeedfolder.h"
 #include "formats/safetensors/shardedmodel.h"
 
 #include <algorithm>
@@ -53,6 +54,28 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
 // A folder is the sharded model it holds: by its index, else by its one
 // complete shard set (shards in number order).
 std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
+    // A DeepSpeed checkpoint (the folder holding `latest`, or a step folder).
+    std::string deepspeed;
+    try {
+        deepspeed = deepSpeedStepFolder(path);
+    } catch (const std::exception& e) {
+        throw OpenError(path, e.what());
+    }
+    if (!deepspeed.empty()) {
+        std::shared_ptr<Document> doc(new Document);
+        doc->m_path = path;
+        try {
+            static const FormatModule module = deepSpeedFormat();
+            doc->m_module = &module;
+            doc->keepIndex(openDeepSpeed(deepspeed));
+            doc->m_source = doc->m_index.shards.front().source;
+        } catch (const std::bad_alloc&) {
+            throw OpenError(path, "not enough memory to open this checkpoint");
+        } catch (const std::exception& e) {
+            throw OpenError(path, e.what());
+        }
+        return doc;
+    }
     // A safetensors model first, as transformers prefers it; else torch.save shards.
     ShardedFolder found = findShardedModelIn(path);
     if (!found.isModel())

@@ -220,11 +220,66 @@ void readStateDict(const Document& optimizer, const StateDict& sd,
     }
 }
 
+// A DeepSpeed checkpoint opened as one model: its tree's param_groups name
+// their parameters, whose master weights and moments are the tensors
+// fp32.NAME, exp_avg.NAME and exp_avg_sq.NAME.
+bool isZeroTree(const ObjectTree& tree) {
+    return !tree.empty() && tree.at(tree.root).kind == ObjectKind::Dict &&
+           tree.find(tree.root, "zero_stage") != kNoNode &&
+           tree.find(tree.root, "param_groups") != kNoNode;
+}
+
+void readZeroGroups(const Document& doc, OptimizerCheckpoint& out) {
+    const ObjectTree& tree = doc.objects();
+    std::unordered_map<std::string, size_t> tensorOf;
+    for (size_t i = 0; i < doc.tensors().size(); ++i)
+        tensorOf.emplace(doc.tensors()[i].name, i);
+    const auto tensor = [&](const std::string& name) -> std::optional<size_t> {
+        const auto it = tensorOf.find(name);
+        return it == tensorOf.end() ? std::nullopt : std::optional(it->second);
+    };
+    const uint32_t groups = tree.find(tree.root, "param_groups");
+    if (tree.at(groups).kind != ObjectKind::List)
+        return;
+    for (uint32_t g : tree.at(groups).items) {
+        if (tree.at(g).kind != ObjectKind::Dict)
+            continue;
+        std::vector<std::string> keys;
+        const OptimizerGroup group = readGroup(doc, g, keys);
+        const uint32_t names = tree.find(g, "params");
+        if (names == kNoNode || tree.at(names).kind != ObjectKind::List)
+            continue;
+        for (uint32_t n : tree.at(names).items) {
+            if (tree.at(n).kind != ObjectKind::String)
+                continue;
+            ParameterState p;
+            p.parameter = tree.at(n).text;
+            p.group = group;
+            p.step = group.step;
+            p.weight = tensor("fp32." + p.parameter);
+            p.expAvg = tensor("exp_avg." + p.parameter);
+            p.expAvgSq = tensor("exp_avg_sq." + p.parameter);
+            for (const auto& t : {p.expAvg, p.expAvgSq})
+                if (t)
+                    p.stateTensors.push_back(*t);
+            p.rule = ruleOf(keys, p);
+            out.parameters.push_back(std::move(p));
+        }
+    }
+}
+
 } // namespace
 
 std::optional<OptimizerCheckpoint>
 findOptimizerCheckpoint(std::shared_ptr<const Document> model,
                         std::shared_ptr<const Document> optimizer) {
+    if (isZeroTree(optimizer->objects())) {
+        OptimizerCheckpoint out;
+        readZeroGroups(*optimizer, out);
+        out.model = optimizer; // the master weights are its own tensors
+        out.optimizer = std::move(optimizer);
+        return out;
+    }
     const std::vector<StateDict> dicts = stateDicts(optimizer->objects());
     if (dicts.empty())
         return std::nullopt;
@@ -283,9 +338,20 @@ OptimizerCheckpoint openOptimizerCheckpoint(const std::string& path) {
     std::string modelPath;
     if (fs::is_directory(path, ec)) {
         const fs::path file = fs::path(path) / "optimizer.pt";
-        if (!fs::is_regular_file(file, ec))
+        if (!fs::is_regular_file(file, ec)) {
+            // A folder that opens as one model holding its state (DeepSpeed).
+            std::shared_ptr<const Document> doc;
+            try {
+                doc = Document::open(path);
+            } catch (const OpenError&) {
+            }
+            if (doc)
+                if (auto own = findOptimizerCheckpoint(doc, doc); own && !own->parameters.empty())
+                    return *own;
             throw OpenError(path, "a folder without optimizer.pt: no optimizer state to read "
-                                  "(a Trainer checkpoint folder holds one)");
+                                  "(a Trainer checkpoint folder holds one, a DeepSpeed folder "
+                                  "its ranks' partitions)");
+        }
         optimizer = Document::open(file.string());
         modelPath = modelFileIn(path);
     } else {

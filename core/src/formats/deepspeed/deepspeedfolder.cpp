@@ -1,0 +1,643 @@
+#include "formats/deepspeed/deepspeedfolder.h"
+
+#include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/io/filesource.h"
+
+#include "formats/pytorch/pytorchformat.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <regex>
+#include <unordered_map>
+
+namespace ckptscope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+    throw CheckpointError(CheckpointError::Kind::Invalid, where + ": " + what);
+}
+
+const char* const kModelStates = "mp_rank_00_model_states.pt";
+const char* const kStage3ModelStates = "zero_pp_rank_0_mp_rank_00_model_states.pt";
+
+// One of the checkpoint's files, indexed by the PyTorch module.
+struct Part {
+    std::string name; // in the step folder
+    std::shared_ptr<const ByteSource> source;
+    FormatIndex index;
+    std::unordered_map<std::string, size_t> tensorOf; // name → index
+
+    // The node at a path of dict keys from the root, kNoNode when absent.
+    uint32_t at(std::initializer_list<const char*> path) const {
+        const ObjectTree& t = index.objects;
+        uint32_t n = t.root;
+        for (const char* key : path) {
+            if (n == kNoNode || t.at(n).kind != ObjectKind::Dict)
+                return kNoNode;
+            n = t.find(n, key);
+        }
+        return n;
+    }
+    std::optional<int64_t> integer(uint32_t n) const {
+        if (n == kNoNode || index.objects.at(n).kind != ObjectKind::Int)
+            return std::nullopt;
+        return index.objects.at(n).integer;
+    }
+};
+
+Part readPart(const std::string& folder, const std::string& name) {
+    Part p;
+    p.name = name;
+    const std::string path = (fs::path(folder) / name).string();
+    try {
+        p.source = openByteSource(path);
+    } catch (const IoError& e) {
+        fail(path, e.what());
+    }
+    p.index = openPytorchFile(*p.source);
+    for (size_t i = 0; i < p.index.tensors.size(); ++i)
+        p.tensorOf.emplace(p.index.tensors[i].name, i);
+    return p;
+}
+
+// ZeroStageEnum pickled as getattr(ZeroStageEnum, 'gradients') (Python
+// 3.11), or a plain int.
+std::optional<int64_t> zeroStage(const Part& p) {
+    const uint32_t n = p.at({"optimizer_state_dict", "zero_stage"});
+    if (const auto i = p.integer(n))
+        return i;
+    if (n == kNoNode)
+        return std::nullopt;
+    const ObjectTree& t = p.index.objects;
+    const ObjectNode& o = t.at(n);
+    if (o.kind != ObjectKind::Object || o.items.size() != 2 ||
+        t.at(o.items[1]).kind != ObjectKind::String)
+        return std::nullopt;
+    static const std::map<std::string, int64_t> members = {
+        {"disabled", 0}, {"optimizer_states", 1}, {"gradients", 2}, {"weights", 3}};
+    const auto m = members.find(t.at(o.items[1]).text);
+    return m == members.end() ? std::nullopt : std::optional(m->second);
+}
+
+// A parameter as param_shapes lists it: name, shape, group.
+struct Param {
+    std::string name;
+    std::vector<uint64_t> shape;
+    uint64_t numel = 1;
+    size_t group = 0;
+};
+
+std::vector<uint64_t> shapeOf(const ObjectTree& t, uint32_t n) {
+    const ObjectNode* s = &t.at(n);
+    if (s->kind == ObjectKind::Object && s->items.size() == 1) // torch.Size((…))
+        s = &t.at(s->items[0]);
+    if (s->kind != ObjectKind::Tuple && s->kind != ObjectKind::List)
+        return {UINT64_MAX};
+    std::vector<uint64_t> shape;
+    for (uint32_t d : s->items) {
+        const ObjectNode& v = t.at(d);
+        shape.push_back(v.kind == ObjectKind::Int && v.integer >= 0 ? uint64_t(v.integer)
+                                                                    : UINT64_MAX);
+    }
+    return shape;
+}
+
+std::vector<Param> paramShapes(const Part& model) {
+    const uint32_t list = model.at({"param_shapes"});
+    const ObjectTree& t = model.index.objects;
+    if (list == kNoNode || t.at(list).kind != ObjectKind::List)
+        fail(model.name, "no param_shapes list (the parameters' names and shapes by group)");
+    std::vector<Param> out;
+    for (size_t g = 0; g < t.at(list).items.size(); ++g) {
+        const ObjectNode& d = t.at(t.at(list).items[g]);
+        if (d.kind != ObjectKind::Dict)
+            fail(model.name, "param_shapes[" + std::to_string(g) + "] is not a dict");
+        for (size_t k = 0; k + 1 < d.items.size(); k += 2) {
+            Param p;
+            p.name = objectKeyText(t, d.items[k]);
+            p.shape = shapeOf(t, d.items[k + 1]);
+            p.group = g;
+            for (uint64_t s : p.shape) {
+                if (s == UINT64_MAX || (s != 0 && p.numel > UINT64_MAX / s))
+                    fail(model.name, "param_shapes: parameter " + quotedName(p.name) +
+                                         ": its shape is not a list of sizes");
+                p.numel *= s;
+            }
+            out.push_back(std::move(p));
+        }
+    }
+    return out;
+}
+
+// A run of elements of one rank's flat fp32 vector, in the merged index.
+struct Segment {
+    uint32_t storage;       // FormatIndex::storages of the merged index
+    uint64_t elementOffset; // of the segment's first element there
+    uint64_t length;        // elements
+};
+
+class Builder {
+public:
+    Builder(std::string folder) : m_folder(std::move(folder)) {}
+
+    FormatIndex build();
+
+private:
+    void findFiles();
+    void addModule(Part& model);
+    uint16_t addShard(const Part& p);
+    void checkRanks();
+    // Per rank, the F32 vectors of those names in its file, in order.
+    std::vector<std::vector<Segment>> segments(const std::vector<std::string>& names);
+    void cut(const std::vector<Segment>& flat, size_t rank, uint64_t from, uint64_t count,
+             uint64_t at, const std::string& tensor, std::vector<TensorPiece>& pieces);
+    // One logical tensor per parameter, cut from each rank's flat vectors.
+    void addLogical(const std::string& prefix, const std::vector<Param>& params,
+                    const std::vector<std::string>& groupTensors, bool moment);
+    void addTensor(const std::string& name, const std::vector<uint64_t>& shape,
+                   std::vector<TensorPiece> pieces, const std::string& parameter);
+    void addTied(const Part& model);
+    void addTree(const Part& model, const std::vector<Param>& params, const std::string& base);
+
+    std::string m_folder;
+    std::string m_modelName;
+    std::vector<std::string> m_rankNames;
+    std::vector<Part> m_ranks;
+    int64_t m_stage = 0;
+    FormatIndex m_out;
+    std::unordered_map<std::string, uint32_t> m_storageOf; // "shard:key" → merged storage
+};
+
+uint16_t Builder::addShard(const Part& p) {
+    m_out.shards.push_back({p.source, p.name});
+    return uint16_t(m_out.shards.size() - 1);
+}
+
+void Builder::findFiles() {
+    static const std::regex rank(R"(^(bf16_)?zero_pp_rank_(\d+)_mp_rank_(\d+)_optim_states\.pt$)");
+    static const std::regex layer(R"(^layer_\d+-model_states\.pt$)");
+    std::map<uint64_t, std::string> ranks;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(m_folder, ec)) {
+        const std::string name = e.path().filename().string();
+        std::smatch m;
+        if (std::regex_match(name, layer))
+            fail(m_folder, "pipeline parallelism is not read: found " + name);
+        if (name.starts_with("mp_rank_") && name != kModelStates)
+            fail(m_folder, "tensor parallelism is not read: found " + name);
+        if (!std::regex_match(name, m, rank))
+            continue;
+        if (m[3] != "00")
+            fail(m_folder, "tensor parallelism is not read: found " + name);
+        if (m[2].length() > 6)
+            fail(m_folder, "rank number too large: " + name);
+        if (!ranks.emplace(std::stoull(m[2]), name).second)
+            fail(m_folder, "two optimizer files of rank " + std::string(m[2]));
+    }
+    if (ranks.empty())
+        fail(m_folder, "no zero_pp_rank_R_mp_rank_00_optim_states.pt: no rank's partition");
+    uint64_t expected = 0;
+    for (const auto& [r, name] : ranks) {
+        if (r != expected)
+            fail(m_folder, "the optimizer file of rank " + std::to_string(expected) +
+                               " is missing (found " + name + ")");
+        m_rankNames.push_back(name);
+        ++expected;
+    }
+    m_modelName =
+        fs::exists(fs::path(m_folder) / kModelStates, ec) ? kModelStates : kStage3ModelStates;
+}
+
+void Builder::addModule(Part& model) {
+    const uint16_t shard = addShard(model);
+    const auto base = uint32_t(m_out.storages.size());
+    const auto viewBase = uint32_t(m_out.views.size());
+    for (TensorStorage s : model.index.storages) {
+        s.shard = shard;
+        m_out.storages.push_back(std::move(s));
+    }
+    for (TensorView v : model.index.views) {
+        v.storage += base;
+        for (TensorPiece& p : v.pieces)
+            p.storage += base;
+        m_out.views.push_back(std::move(v));
+    }
+    for (size_t i = 0; i < model.index.tensors.size(); ++i) {
+        TensorEntry t = model.index.tensors[i];
+        if (!t.name.starts_with("module."))
+            continue; // the optimizer's or scheduler's, not the model's
+        t.shard = shard;
+        if (t.view != kNoView)
+            t.view += viewBase;
+        m_out.tensors.push_back(std::move(t));
+        TensorTraits traits =
+            i < model.index.traits.size() ? model.index.traits[i] : TensorTraits{};
+        traits.sameAs = UINT32_MAX; // renumbered below by the storages shared
+        m_out.traits.push_back(std::move(traits));
+    }
+}
+
+std::vector<std::vector<Segment>> Builder::segments(const std::vector<std::string>& names) {
+    std::vector<std::vector<Segment>> out;
+    for (size_t r = 0; r < m_ranks.size(); ++r) {
+        const Part& p = m_ranks[r];
+        std::vector<Segment> segments;
+        for (const std::string& name : names) {
+            const auto t = p.tensorOf.find(name);
+            if (t == p.tensorOf.end())
+                fail(p.name, "tensor " + quotedName(name) + " is missing");
+            const TensorEntry& e = p.index.tensors[t->second];
+            if (e.view == kNoView || !p.index.views[e.view].strides.empty() ||
+                !p.index.views[e.view].pieces.empty() || e.dtype != Dtype::F32 ||
+                e.shape.size() != 1)
+                fail(p.name, "tensor " + quotedName(name) + " is not a contiguous F32 vector");
+            const TensorView& v = p.index.views[e.view];
+            const std::string key = std::to_string(r) + ":" + std::to_string(v.storage);
+            auto [it, fresh] = m_storageOf.try_emplace(key, uint32_t(m_out.storages.size()));
+            if (fresh) {
+                TensorStorage st = p.index.storages[v.storage];
+                st.shard = uint32_t(r + 1); // shard 0 holds the model states
+                m_out.storages.push_back(std::move(st));
+            }
+            segments.push_back({it->second, v.elementOffset, e.dataLen});
+        }
+        out.push_back(std::move(segments));
+    }
+    return out;
+}
+
+// Elements [from, from + count) of rank r's flat vector (its segments one
+// after another) as pieces of the tensor, from its element `at` on.
+void Builder::cut(const std::vector<Segment>& flat, size_t rank, uint64_t from, uint64_t count,
+                  uint64_t at, const std::string& tensor, std::vector<TensorPiece>& pieces) {
+    uint64_t start = 0;
+    for (const Segment& s : flat) {
+        if (count == 0)
+            return;
+        if (from < start + s.length) {
+            const uint64_t local = from - start;
+            const uint64_t n = std::min(count, s.length - local);
+            pieces.push_back({{at}, {n}, s.storage, s.elementOffset + local});
+            from += n;
+            at += n;
+            count -= n;
+        }
+        start += s.length;
+    }
+    if (count != 0)
+        fail(m_rankNames[rank], "tensor " + quotedName(tensor) +
+                                    ": its partition ends at element " + std::to_string(start) +
+                                    ", before the elements the parameter needs");
+}
+
+void Builder::addTensor(const std::string& name, const std::vector<uint64_t>& shape,
+                        std::vector<TensorPiece> pieces, const std::string& parameter) {
+    TensorEntry t;
+    t.name = name;
+    t.shape = shape;
+    uint64_t n = 1;
+    for (uint64_t d : shape)
+        n *= d;
+    t.dataLen = n;
+    t.elementCount = n;
+    t.dtype = Dtype::F32;
+    if (!pieces.empty()) { // where its first element is (a rank's file)
+        const TensorStorage& s = m_out.storages[pieces.front().storage];
+        t.dataOffset = s.offset + pieces.front().elementOffset * 4;
+        t.shard = uint16_t(s.shard);
+    }
+    TensorView v;
+    v.pieces = std::move(pieces);
+    t.view = uint32_t(m_out.views.size());
+    m_out.views.push_back(std::move(v));
+    m_out.tensors.push_back(std::move(t));
+    TensorTraits traits;
+    traits.parameter = parameter;
+    m_out.traits.push_back(std::move(traits));
+}
+
+void Builder::addLogical(const std::string& prefix, const std::vector<Param>& params,
+                         const std::vector<std::string>& groupTensors, bool moment) {
+    const auto flat = segments(groupTensors);
+    const uint64_t world = m_ranks.size();
+    std::vector<uint64_t> offset(m_stage == 3 ? 1 : groupTensors.size(), 0);
+    for (const Param& p : params) {
+        const std::string name = prefix + p.name;
+        if (p.group >= groupTensors.size())
+            fail(m_modelName, "param_shapes has more groups than " + m_rankNames[0] + " holds");
+        if (p.shape.empty())
+            fail(m_modelName, "parameter " + quotedName(p.name) + " has no dimensions: not read");
+        std::vector<TensorPiece> pieces;
+        if (m_stage == 3) { // each parameter split over the ranks, ceil(n / world) each
+            const uint64_t part = (p.numel + world - 1) / world;
+            for (uint64_t r = 0; r < world; ++r) {
+                const uint64_t lo = std::min(p.numel, r * part), hi = std::min(p.numel, lo + part);
+                if (lo < hi)
+                    cut(flat[r], size_t(r), offset[0], hi - lo, lo, name, pieces);
+            }
+            offset[0] += part;
+        } else { // each group's flat vector split over the ranks in equal partitions
+            const size_t g = p.group;
+            const uint64_t size = flat[0][g].length;
+            for (uint64_t r = 0; r < world && size > 0; ++r) {
+                if (flat[r][g].length != size)
+                    fail(m_rankNames[r], quotedName(groupTensors[g]) + " holds " +
+                                             std::to_string(flat[r][g].length) +
+                                             " elements, rank 0's " + std::to_string(size));
+                const uint64_t lo = std::max(offset[g], r * size);
+                const uint64_t hi = std::min(offset[g] + p.numel, (r + 1) * size);
+                if (lo < hi)
+                    cut({flat[r][g]}, size_t(r), lo - r * size, hi - lo, lo - offset[g], name,
+                        pieces);
+            }
+            uint64_t got = 0;
+            for (const TensorPiece& piece : pieces)
+                got += piece.sizes[0];
+            if (got != p.numel)
+                fail(m_folder, "tensor " + quotedName(name) + ": the ranks' partitions of group " +
+                                   std::to_string(g) + " hold " + std::to_string(world * size) +
+                                   " elements, fewer than its parameters need");
+            offset[g] += p.numel;
+        }
+        addTensor(name, p.shape, std::move(pieces), moment ? p.name : "");
+    }
+}
+
+// shared_params: a tied parameter's master weight written under both names,
+// as zero_to_fp32.py writes it.
+void Builder::addTied(const Part& model) {
+    const uint32_t shared = model.at({"shared_params"});
+    const ObjectTree& t = model.index.objects;
+    if (shared == kNoNode || t.at(shared).kind != ObjectKind::Dict)
+        return;
+    const ObjectNode& d = t.at(shared);
+    for (size_t k = 0; k + 1 < d.items.size(); k += 2) {
+        const std::string alias = "fp32." + objectKeyText(t, d.items[k]);
+        const std::string target = "fp32." + objectKeyText(t, d.items[k + 1]);
+        const auto it = std::find_if(m_out.tensors.begin(), m_out.tensors.end(),
+                                     [&](const TensorEntry& e) { return e.name == target; });
+        if (it == m_out.tensors.end()) {
+            m_out.warnings.push_back({"shared_params: " + quotedName(alias) + " is tied to " +
+                                          quotedName(target) + ", which no group holds",
+                                      std::nullopt});
+            continue;
+        }
+        TensorEntry e = *it;
+        e.name = alias;
+        TensorTraits traits;
+        traits.sameAs = uint32_t(it - m_out.tensors.begin());
+        m_out.tensors.push_back(std::move(e));
+        m_out.traits.push_back(std::move(traits));
+    }
+}
+
+// What the optimizer's figures need, as a tree: zero_stage, world_size and
+// rank 0's parameter groups, each with its parameters' names and step.
+void Builder::addTree(const Part& model, const std::vector<Param>& params,
+                      const std::string& base) {
+    ObjectTree& out = m_out.objects;
+    const auto node = [&out](ObjectKind kind) {
+        ObjectNode n;
+        n.kind = kind;
+        return n;
+    };
+    const auto text = [&](const std::string& value) {
+        ObjectNode n = node(ObjectKind::String);
+        n.text = value;
+        return out.add(std::move(n));
+    };
+    const auto integer = [&](int64_t value) {
+        ObjectNode n = node(ObjectKind::Int);
+        n.integer = value;
+        return out.add(std::move(n));
+    };
+    ObjectNode root = node(ObjectKind::Dict);
+    const auto put = [&root](uint32_t key, uint32_t value) {
+        root.items.push_back(key);
+        root.items.push_back(value);
+    };
+    put(text("zero_stage"), integer(m_stage));
+    put(text("world_size"), integer(int64_t(m_ranks.size())));
+    const ObjectTree& mt = model.index.objects;
+    if (const uint32_t v = model.at({"ds_version"});
+        v != kNoNode && mt.at(v).kind == ObjectKind::String)
+        put(text("ds_version"), text(mt.at(v).text));
+    if (const auto steps = model.integer(model.at({"global_steps"})))
+        put(text("global_steps"), integer(*steps));
+    // Rank 0's groups: their numbers and flags copied (one level of tuple).
+    const Part& r0 = m_ranks[0];
+    const ObjectTree& rt = r0.index.objects;
+    std::function<uint32_t(uint32_t)> copy = [&](uint32_t n) -> uint32_t {
+        const ObjectNode& o = rt.at(n);
+        switch (o.kind) {
+        case ObjectKind::None:
+        case ObjectKind::Bool:
+        case ObjectKind::Int:
+        case ObjectKind::Float:
+        case ObjectKind::String: {
+            ObjectNode c = node(o.kind);
+            c.integer = o.integer;
+            c.real = o.real;
+            c.text = o.text;
+            return out.add(std::move(c));
+        }
+        case ObjectKind::Tuple:
+        case ObjectKind::List: {
+            ObjectNode c = node(o.kind);
+            for (uint32_t i : o.items)
+                if (const ObjectKind k = rt.at(i).kind;
+                    k == ObjectKind::Int || k == ObjectKind::Float)
+                    c.items.push_back(copy(i));
+            return out.add(std::move(c));
+        }
+        default:
+            return kNoNode;
+        }
+    };
+    const uint32_t groups = r0.at({"optimizer_state_dict", base.c_str(), "param_groups"});
+    ObjectNode list = node(ObjectKind::List);
+    if (groups != kNoNode && rt.at(groups).kind == ObjectKind::List) {
+        const std::vector<uint32_t> items = rt.at(groups).items;
+        for (size_t g = 0; g < items.size(); ++g) {
+            if (rt.at(items[g]).kind != ObjectKind::Dict)
+                continue;
+            ObjectNode group = node(ObjectKind::Dict);
+            const ObjectNode& src = rt.at(items[g]);
+            for (size_t k = 0; k + 1 < src.items.size(); k += 2) {
+                if (rt.at(src.items[k]).kind != ObjectKind::String ||
+                    rt.at(src.items[k]).text == "params")
+                    continue;
+                if (const uint32_t v = copy(src.items[k + 1]); v != kNoNode) {
+                    group.items.push_back(text(rt.at(src.items[k]).text));
+                    group.items.push_back(v);
+                }
+            }
+            ObjectNode names = node(ObjectKind::List);
+            for (const Param& p : params)
+                if (p.group == g)
+                    names.items.push_back(text(p.name));
+            group.items.push_back(text("params"));
+            group.items.push_back(out.add(std::move(names)));
+            // The step of the group's state, a one-element tensor of rank 0.
+            const std::string step =
+                "optimizer_state_dict." + base + ".state." + std::to_string(g) + ".step";
+            if (const auto t = r0.tensorOf.find(step); t != r0.tensorOf.end()) {
+                const TensorEntry& e = r0.index.tensors[t->second];
+                if (e.view != kNoView && e.dataLen == 1) {
+                    const TensorView& v = r0.index.views[e.view];
+                    TensorStorage st = r0.index.storages[v.storage];
+                    st.shard = 1;
+                    m_out.storages.push_back(std::move(st));
+                    TensorPiece piece{
+                        {0}, {1}, uint32_t(m_out.storages.size() - 1), v.elementOffset};
+                    if (e.dtype == Dtype::F32) {
+                        addTensor("optimizer.step." + std::to_string(g), {1}, {piece}, "");
+                        ObjectNode tn = node(ObjectKind::Tensor);
+                        tn.tensor = uint32_t(m_out.tensors.size() - 1);
+                        group.items.push_back(text("step"));
+                        group.items.push_back(out.add(std::move(tn)));
+                    }
+                }
+            }
+            list.items.push_back(out.add(std::move(group)));
+        }
+    }
+    put(text("param_groups"), out.add(std::move(list)));
+    out.root = out.add(std::move(root));
+}
+
+void Builder::checkRanks() {
+    const auto stage = zeroStage(m_ranks[0]);
+    if (!stage || *stage < 1 || *stage > 3)
+        fail(m_rankNames[0], "no ZeRO stage 1, 2 or 3 in optimizer_state_dict.zero_stage");
+    m_stage = *stage;
+    for (const Part& p : m_ranks) {
+        if (zeroStage(p) != stage)
+            fail(p.name, "its zero_stage differs from rank 0's");
+        const uint32_t counts = p.at({"optimizer_state_dict", "partition_count"});
+        const ObjectTree& t = p.index.objects;
+        std::vector<uint32_t> each;
+        if (counts != kNoNode && t.at(counts).kind == ObjectKind::List)
+            each = t.at(counts).items;
+        else if (counts != kNoNode)
+            each = {counts};
+        for (uint32_t c : each)
+            if (const auto n = p.integer(c); !n || uint64_t(*n) != m_ranks.size())
+                fail(p.name, "partition_count says " +
+                                 (n ? std::to_string(*n) : std::string("nothing readable")) +
+                                 " ranks, but " + std::to_string(m_ranks.size()) +
+                                 " rank files are here");
+    }
+}
+
+FormatIndex Builder::build() {
+    findFiles();
+    Part model = readPart(m_folder, m_modelName);
+    addModule(model);
+    for (const std::string& name : m_rankNames) {
+        m_ranks.push_back(readPart(m_folder, name));
+        addShard(m_ranks.back());
+    }
+    checkRanks();
+    const std::vector<Param> params = paramShapes(model);
+    const bool stage3 = m_stage == 3;
+    const std::string fp32 = stage3 ? "fp32_flat_groups" : "single_partition_of_fp32_groups";
+    const std::string base = stage3 ? "optimizer_state_dict" : "base_optimizer_state";
+    const uint32_t list = m_ranks[0].at({"optimizer_state_dict", fp32.c_str()});
+    if (list == kNoNode || m_ranks[0].index.objects.at(list).kind != ObjectKind::List)
+        fail(m_rankNames[0], "no optimizer_state_dict." + fp32);
+    const size_t groups = m_ranks[0].index.objects.at(list).items.size();
+    std::vector<std::string> weights, expAvg, expAvgSq;
+    for (size_t g = 0; g < groups; ++g) {
+        weights.push_back("optimizer_state_dict." + fp32 + "." + std::to_string(g));
+        const std::string state =
+            "optimizer_state_dict." + base + ".state." + std::to_string(g) + ".";
+        expAvg.push_back(state + "exp_avg");
+        expAvgSq.push_back(state + "exp_avg_sq");
+    }
+    addLogical("fp32.", params, weights, false);
+    const auto holds = [&](const std::vector<std::string>& names) {
+        return std::all_of(m_ranks.begin(), m_ranks.end(), [&](const Part& p) {
+            return std::all_of(names.begin(), names.end(),
+                               [&](const std::string& n) { return p.tensorOf.count(n) != 0; });
+        });
+    };
+    if (holds(expAvg) && holds(expAvgSq)) {
+        addLogical("exp_avg.", params, expAvg, true);
+        addLogical("exp_avg_sq.", params, expAvgSq, true);
+    } else {
+        m_out.warnings.push_back({"the optimizer's moments (" + base +
+                                      ".state.G.exp_avg, exp_avg_sq) are not in every rank's "
+                                      "file: only the weights are read",
+                                  std::nullopt});
+    }
+    addTied(model);
+    addTree(model, params, base);
+    for (IndexWarning& w : model.index.warnings)
+        m_out.warnings.push_back({model.name + ": " + w.message, std::nullopt});
+    return std::move(m_out);
+}
+
+} // namespace
+
+std::string deepSpeedStepFolder(const std::string& folder) {
+    std::error_code ec;
+    const fs::path dir(folder);
+    if (fs::is_regular_file(dir / kModelStates, ec) ||
+        fs::is_regular_file(dir / kStage3ModelStates, ec))
+        return folder;
+    const fs::path latest = dir / "latest";
+    if (!fs::is_regular_file(latest, ec))
+        return {};
+    const auto source = openByteSource(latest.string());
+    if (source->size() > 256)
+        fail(latest.string(), "more than 256 bytes: not a DeepSpeed tag");
+    std::string tag(size_t(source->size()), '\0');
+    source->read(0, tag.data(), tag.size());
+    while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.back())))
+        tag.pop_back();
+    // A plain name of a folder beside `latest`: never a path leaving it.
+    if (tag.empty() || tag == "." || tag == ".." || tag.find_first_of("/\\") != std::string::npos ||
+        tag.find('\0') != std::string::npos)
+        fail(latest.string(), "the tag " + quotedName(tag) + " is not a folder name");
+    if (!fs::is_directory(dir / tag, ec))
+        fail(latest.string(), "names " + quotedName(tag) + ", which is not a folder beside it");
+    return (dir / tag).string();
+}
+
+FormatIndex openDeepSpeed(const std::string& stepFolder) {
+    return Builder(stepFolder).build();
+}
+
+namespace {
+
+bool probeNothing(const ByteSource&) {
+    return false; // a folder, never one file
+}
+
+FormatIndex openNothing(const ByteSource& source) {
+    fail(source.name(), "a DeepSpeed checkpoint is a folder: open the folder");
+}
+
+} // namespace
+
+FormatModule deepSpeedFormat() {
+    return {Format::Pytorch,
+            "deepspeed",
+            "DeepSpeed ZeRO checkpoint",
+            "/",
+            "a folder with latest, or mp_rank_00_model_states.pt and the ranks' "
+            "zero_pp_rank_R_mp_rank_00_optim_states.pt",
+            probeNothing,
+            nullptr,
+            openNothing};
+}
+
+} // namespace ckptscope
