@@ -2,11 +2,13 @@
 #include "browser/overviewpage.h"
 #include "common/helpdialogs.h"
 #include "common/windowregistry.h"
+#include "deepspeedfixture.h"
 #include "dropsupport.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
 #include "graph/nodetablemodel.h"
 #include "guisupport.h"
+#include "launch/runlauncher.h"
 #include "mainwindowsupport.h"
 #include "metadata/metadatamodel.h"
 #include "metadata/metadatatext.h"
@@ -318,6 +320,31 @@ private Q_SLOTS:
                  e.updateToWeight),
             10000);
         other->close();
+    }
+
+    // A DeepSpeed folder opens as one model, not a run: its master weight's
+    // page says where its pieces are and shows the optimizer's figures.
+    void deepSpeedFolderOpensAsOneModel() {
+        QTemporaryDir dir;
+        const testsupport::DeepSpeedFixture f =
+            testsupport::DeepSpeedFixture::make(2, 2, {{{4, 6}, {5}}});
+        f.write(dir.path().toStdString());
+        QVERIFY(!RunLauncher::isRunFolder(dir.path()));
+        MainWindow w;
+        w.show();
+        w.openFile(dir.path());
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(w.document()->formatModule().name, "deepspeed");
+        TensorPage* page = w.tensorPage();
+        QVERIFY(w.selectTensor(QStringLiteral("fp32.layers.0.weight")));
+        QTRY_VERIFY_WITH_TIMEOUT(!page->optimizerText(QStringLiteral("update_rms")).isEmpty(),
+                                 10000);
+        bool piecesNamed = false;
+        for (const QLabel* l : page->findChildren<QLabel*>())
+            piecesNamed =
+                piecesNamed || (l->text().contains(QStringLiteral("Made of 2 pieces")) &&
+                                l->text().contains(QStringLiteral("zero_pp_rank_1_mp_rank_00")));
+        QVERIFY(piecesNamed);
     }
 
     void droppedFileOpensAndDamagedDropKeepsDocument() {

@@ -2,9 +2,10 @@
 
 #include "common/windowregistry.h"
 
+#include "ckptscope/document/document.h"
 #include "ckptscope/formats/formatmodule.h"
-#include "ckptscope/formats/safetensors/shardset.h"
 
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 
@@ -19,7 +20,8 @@ QStringList RunLauncher::openFolders(const QStringList& paths) {
 }
 
 bool RunLauncher::isRunFolder(const QString& path) {
-    return QFileInfo(path).isDir() && !ckptscope::findShardedModelIn(path.toStdString()).isModel();
+    return QFileInfo(path).isDir() &&
+           !ckptscope::Document::isModelFolder(QFile::encodeName(path).toStdString());
 }
 
 RunWindow* RunLauncher::openFolderDialog(QWidget* parent) {

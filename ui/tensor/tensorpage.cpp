@@ -1,6 +1,7 @@
 #include "tensor/tensorpage.h"
 #include "widgets/wrapanywherelabel.h"
 
+#include "common/documentsummary.h"
 #include "common/plaintext.h"
 #include "common/sizeformat.h"
 #include "tensor/histogramview.h"
@@ -242,6 +243,23 @@ namespace {
 QStringList viewNotes(const ckptscope::Document& doc, size_t tensor) {
     QStringList notes;
     const ckptscope::TensorEntry& t = doc.tensors()[tensor];
+    if (t.view != ckptscope::kNoView && !doc.views().at(t.view).pieces.empty()) {
+        // A tensor made of pieces (a DeepSpeed partition, a DCP chunk): how
+        // many, from which files.
+        const auto& pieces = doc.views()[t.view].pieces;
+        QStringList files;
+        for (const ckptscope::TensorPiece& p : pieces) {
+            const ckptscope::TensorStorage& s = doc.storages().at(p.storage);
+            const QString file = doc.shards().empty()
+                                     ? QString()
+                                     : shownText(doc.shards().at(s.shard).name).toHtmlEscaped();
+            if (!file.isEmpty() && !files.contains(file))
+                files << file;
+        }
+        notes << QObject::tr("Made of %1, read from %2")
+                     .arg(countNoun(pieces.size(), QObject::tr("piece"), QObject::tr("pieces")),
+                          files.join(QStringLiteral(", ")));
+    }
     if (t.view != ckptscope::kNoView && doc.views().at(t.view).pieces.empty()) {
         const ckptscope::TensorView& v = doc.views()[t.view];
         const ckptscope::TensorStorage& s = doc.storages().at(v.storage);

@@ -51,6 +51,19 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
     return doc;
 }
 
+bool Document::isModelFolder(const std::string& folder) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder, ec))
+        return false;
+    try {
+        if (!deepSpeedStepFolder(folder).empty())
+            return true;
+    } catch (const std::exception&) {
+        return true; // a damaged `latest`: opening it says what is wrong
+    }
+    return findShardedModelIn(folder).isModel() || findShardedModelIn(folder, ".bin").isModel();
+}
+
 // A folder is the sharded model it holds: by its index, else by its one
 // complete shard set (shards in number order).
 std::shared_ptr<const Document> Document::openFolder(const std::string& path) {

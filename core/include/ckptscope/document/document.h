@@ -24,6 +24,9 @@ public:
     // complete NAME-0000N-of-0000M.safetensors set); an http(s) URL is read
     // by range requests (io/httpsource.h). Throws OpenError.
     static std::shared_ptr<const Document> open(const std::string& path);
+    // True when open(folder) reads the folder as one model (a sharded model,
+    // a DeepSpeed checkpoint) rather than it being a run of checkpoints.
+    static bool isModelFolder(const std::string& folder);
     // Same, over bytes already in hand (fuzzers, tests).
     static std::shared_ptr<const Document> open(std::shared_ptr<const ByteSource> source);
 
