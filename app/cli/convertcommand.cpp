@@ -24,7 +24,11 @@ const CommandSpec kConvert = {
     "that shared a storage each get their own bytes), its values that are not\n"
     "tensors and its complex128 tensors (complex ones for .oxck and .npz) left\n"
     "out, each named in a warning. A sharded model (its index or folder)\n"
-    "converts to one OUT.safetensors; with --shard-size, any tensor file is written as\n"
+    "converts to one OUT.safetensors. A DeepSpeed ZeRO folder (holding latest,\n"
+    "or a global_stepN folder) converts to its fp32 master weights under the\n"
+    "parameters' names, assembled from the ranks' partitions as zero_to_fp32.py\n"
+    "assembles them; the saved module and the optimizer's moments are left out\n"
+    "and counted in a warning. With --shard-size, any tensor file is written as\n"
     "Hugging Face shards NAME-0000N-of-0000M.safetensors and their index\n"
     "NAME.safetensors.index.json (OUT named NAME.safetensors or\n"
     "NAME.safetensors.index.json).\n",

@@ -7,6 +7,7 @@
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
+#include "ckptscope/export/converter.h"
 #include "ckptscope/formats/openerror.h"
 #include "ckptscope/optimizer/parameterupdate.h"
 
@@ -15,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -161,6 +163,33 @@ private Q_SLOTS:
             QVERIFY2(e.find("tensor parallelism is not read: found mp_rank_01_model_states.pt") !=
                          std::string::npos,
                      e.c_str());
+        }
+    }
+
+    // convert DIR model.safetensors: the master weights under the parameters'
+    // names (a tied one under both), nothing else; as one file and as shards.
+    void convertWritesTheMasterWeights() {
+        DeepSpeedFixture f = DeepSpeedFixture::make(3, 3, kShapes);
+        f.shared = {{"head.weight", f.params[1].name}};
+        QTemporaryDir dir;
+        f.write(dir.path().toStdString());
+        const auto doc = Document::open(dir.path().toStdString());
+        const std::string one = dir.filePath(QStringLiteral("model.safetensors")).toStdString();
+        const std::vector<std::string> warnings =
+            convertDocument(*doc, ConvertTarget::Safetensors, one);
+        QVERIFY(std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
+            return w.find("left out") != std::string::npos &&
+                   w.find("exp_avg.*") != std::string::npos;
+        }));
+        const std::string shards =
+            dir.filePath(QStringLiteral("sharded.safetensors")).toStdString();
+        convertToShards(*doc, shards, 64);
+        for (const std::string& path : {one, shards + ".index.json"}) {
+            const auto out = Document::open(path);
+            QCOMPARE(out->tensors().size(), f.params.size() + 1);
+            for (const auto& p : f.params)
+                QCOMPARE(valuesOf(*out, p.name), p.w);
+            QCOMPARE(valuesOf(*out, "head.weight"), f.params[1].w);
         }
     }
 

@@ -118,6 +118,54 @@ std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
     return doc;
 }
 
+std::shared_ptr<const Document> Document::convertedModel(std::string& leftOut) const {
+    if (!m_module->converted)
+        return nullptr;
+    const std::vector<std::pair<uint32_t, std::string>> chosen = m_module->converted(m_index);
+    std::shared_ptr<Document> doc(new Document);
+    doc->m_module = m_module;
+    doc->m_path = m_path;
+    doc->m_source = m_source;
+    doc->m_metadata = m_metadata;
+    FormatIndex& index = doc->m_index;
+    index.shards = m_index.shards;
+    index.storages = m_index.storages;
+    index.views = m_index.views;
+    index.metadata = m_index.metadata;
+    std::vector<bool> kept(m_index.tensors.size());
+    for (const auto& [i, name] : chosen) {
+        TensorEntry t = m_index.tensors.at(i);
+        t.name = name;
+        index.tensors.push_back(std::move(t));
+        kept[i] = true;
+    }
+    // What is left out, counted by the first part of its name (module.*,
+    // exp_avg.*, …): every tensor accounted for, none cut from the list.
+    std::vector<std::pair<std::string, size_t>> groups;
+    size_t left = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+        if (kept[i])
+            continue;
+        ++left;
+        const std::string& name = m_index.tensors[i].name;
+        const std::string prefix = name.substr(0, name.find('.')) + ".*";
+        auto g = std::find_if(groups.begin(), groups.end(),
+                              [&](const auto& x) { return x.first == prefix; });
+        if (g == groups.end())
+            groups.emplace_back(prefix, 1);
+        else
+            ++g->second;
+    }
+    if (left > 0) {
+        leftOut = std::to_string(left) + " tensors left out, the rest of the " +
+                  m_module->description + " (";
+        for (size_t k = 0; k < groups.size(); ++k)
+            leftOut += (k ? ", " : "") + std::to_string(groups[k].second) + " " + groups[k].first;
+        leftOut += ")";
+    }
+    return doc;
+}
+
 void Document::keepIndex(FormatIndex index) {
     m_index = std::move(index);
     for (const MetadataRow& row : m_index.metadata)

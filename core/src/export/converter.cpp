@@ -56,9 +56,12 @@ std::string shardIndexPathFor(const std::string& outPath) {
     return {};
 }
 
-std::vector<std::string> convertToShards(const Document& doc, const std::string& outPath,
+std::vector<std::string> convertToShards(const Document& whole, const std::string& outPath,
                                          uint64_t maxShardBytes, const TaskControl& control) {
     namespace fs = std::filesystem;
+    std::string leftOut;
+    const auto model = whole.convertedModel(leftOut); // the model of a DeepSpeed folder
+    const Document& doc = model ? *model : whole;
     const std::string indexPath = shardIndexPathFor(outPath);
     if (!doc.hasTensors() || indexPath.empty() || maxShardBytes == 0)
         throw ExportError(!doc.hasTensors() ? doc.path() + " is a gradient checkpoint; convert "
@@ -72,6 +75,8 @@ std::vector<std::string> convertToShards(const Document& doc, const std::string&
     const std::string fileName = index.filename().string();
     const std::string stem = fileName.substr(0, fileName.size() - kShardIndexSuffix.size());
     std::vector<std::string> names, warnings = pickleConversionNotes(doc);
+    if (!leftOut.empty())
+        warnings.push_back(leftOut);
     const auto shards = splitIntoShards(
         doc, tensorsKept(doc, safetensorsHolds, "safetensors has no C128 dtype", warnings),
         maxShardBytes);
@@ -153,11 +158,16 @@ std::string conversionRefusal(const Document& doc, ConvertTarget target,
     return {};
 }
 
-std::vector<std::string> convertDocument(const Document& doc, ConvertTarget target,
+std::vector<std::string> convertDocument(const Document& whole, ConvertTarget target,
                                          const std::string& outPath, const TaskControl& control) {
-    if (const std::string why = conversionRefusal(doc, target, outPath); !why.empty())
+    if (const std::string why = conversionRefusal(whole, target, outPath); !why.empty())
         throw ExportError(why);
+    std::string leftOut;
+    const auto model = whole.convertedModel(leftOut); // the model of a DeepSpeed folder
+    const Document& doc = model ? *model : whole;
     std::vector<std::string> warnings = pickleConversionNotes(doc), written;
+    if (!leftOut.empty())
+        warnings.push_back(leftOut);
     writeFileAtomically(outPath, [&](std::ostream& out) {
         switch (target) {
         case ConvertTarget::Safetensors:

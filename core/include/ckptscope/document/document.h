@@ -124,6 +124,11 @@ public:
     // apart and never compared.
     const std::vector<MetadataRow>& indexMetadata() const { return m_index.indexMetadata; }
 
+    // The model a conversion writes (FormatModule::converted): a document of
+    // those tensors under those names, reading the same files; null when it
+    // is this document itself. `leftOut` names what it leaves out.
+    std::shared_ptr<const Document> convertedModel(std::string& leftOut) const;
+
 private:
     Document() = default;
     static std::shared_ptr<const Document> openFolder(const std::string& path);

@@ -53,6 +53,11 @@ struct FormatModule {
     // items [first, first + count) of one as text.
     std::vector<std::string> (*arrayItems)(const ByteSource& source, const MetadataArray& array,
                                            uint64_t first, uint64_t count) = nullptr;
+    // The tensors a conversion writes and the names it writes them under,
+    // for a format that holds more than the model (DeepSpeed: the fp32
+    // master weights under the parameters' names, not the moments); null
+    // where a conversion writes every tensor as it is named.
+    std::vector<std::pair<uint32_t, std::string>> (*converted)(const FormatIndex& index) = nullptr;
 };
 
 // Every module, in the order their probes are tried.

@@ -626,18 +626,30 @@ FormatIndex openNothing(const ByteSource& source) {
     fail(source.name(), "a DeepSpeed checkpoint is a folder: open the folder");
 }
 
+// A conversion writes the fp32 master weights under the parameters' names,
+// as zero_to_fp32.py consolidates them.
+std::vector<std::pair<uint32_t, std::string>> masterWeights(const FormatIndex& index) {
+    std::vector<std::pair<uint32_t, std::string>> out;
+    for (size_t i = 0; i < index.tensors.size(); ++i)
+        if (index.tensors[i].name.starts_with("fp32."))
+            out.emplace_back(uint32_t(i), index.tensors[i].name.substr(5));
+    return out;
+}
+
 } // namespace
 
 FormatModule deepSpeedFormat() {
-    return {Format::Pytorch,
-            "deepspeed",
-            "DeepSpeed ZeRO checkpoint",
-            "/",
-            "a folder with latest, or mp_rank_00_model_states.pt and the ranks' "
-            "zero_pp_rank_R_mp_rank_00_optim_states.pt",
-            probeNothing,
-            nullptr,
-            openNothing};
+    FormatModule m = {Format::Pytorch,
+                      "deepspeed",
+                      "DeepSpeed ZeRO checkpoint",
+                      "/",
+                      "a folder with latest, or mp_rank_00_model_states.pt and the ranks' "
+                      "zero_pp_rank_R_mp_rank_00_optim_states.pt",
+                      probeNothing,
+                      nullptr,
+                      openNothing};
+    m.converted = masterWeights;
+    return m;
 }
 
 } // namespace ckptscope
