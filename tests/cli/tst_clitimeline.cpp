@@ -1,6 +1,7 @@
 // `ckptscope-cli timeline` run as a process: exit codes, the JSON contract
 // (keys, order, nulls, the same statistics as `stats --json`), --tensor,
 // the cache across runs and --no-cache, gradient runs, the text report.
+#include "deepspeedfixture.h"
 #include "optimizerfixture.h"
 #include "testsupport.h"
 
@@ -332,6 +333,50 @@ private Q_SLOTS:
             ++carried;
         }
         QCOMPARE(carried, size_t(6));
+    }
+
+    // A DeepSpeed run: global_stepN folders, each one model from its ranks'
+    // partitions; the master weights' series carry the optimizer's figures,
+    // a parameter with 1000x smaller weights is flagged, a second run reads
+    // every checkpoint from the cache.
+    void deepSpeedRun() {
+        guarded([&] {
+            for (int i = 1; i <= 3; ++i) {
+                auto f =
+                    testsupport::DeepSpeedFixture::make(2, 2, {{{8, 4}, {6, 4}, {4, 4}, {10}}});
+                f.step = 10.0 * i;
+                f.tag = "global_step" + std::to_string(10 * i);
+                for (float& w : f.params[2].w)
+                    w *= 1e-3f;
+                f.write(str(m_run));
+            }
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const json j = r.parsed();
+            QCOMPARE(j["checkpoints"].size(), size_t(3));
+            QVERIFY2(j["skipped"].empty(), j["skipped"].dump().c_str());
+            for (size_t c = 0; c < 3; ++c) {
+                QCOMPARE(j["checkpoints"][c]["step"].get<int>(), int(10 * (c + 1)));
+                QCOMPARE(j["checkpoints"][c]["optimizer_file"].get<std::string>(),
+                         at("global_step" + std::to_string(10 * (c + 1))));
+            }
+            bool carried = false;
+            for (const json& t : j["tensors"])
+                if (t["name"] == "fp32.layers.0.weight")
+                    carried = t["series"][2]["optimizer"]["step"].get<double>() == 30.0;
+            QVERIFY(carried);
+            std::vector<std::string> flagged;
+            for (const json& o : j["optimizer_outliers"])
+                flagged.push_back(o["name"].get<std::string>() + "@" + o["step"].dump());
+            QVERIFY2(flagged == (std::vector<std::string>{"fp32.layers.2.weight@10",
+                                                          "fp32.layers.2.weight@20",
+                                                          "fp32.layers.2.weight@30"}),
+                     j["optimizer_outliers"].dump().c_str());
+            const json again =
+                cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")}).parsed();
+            QCOMPARE(again["cache"]["hits"].get<int>(), 3);
+            QVERIFY(jsonEq(again["optimizer_outliers"], j["optimizer_outliers"]));
+        });
     }
 
     void trainerFolders() {

@@ -233,6 +233,40 @@ std::string pairingKey(const std::vector<std::string>& files) {
     return key;
 }
 
+// A folder that opens as one model (DeepSpeed): summarised as one document,
+// cached under its first file's identity with every file's identities
+// (pairedWith), so a change to any of them reads it again.
+FileResult summarizeModelFolder(const CheckpointCandidate& c, SummaryCache* cache,
+                                const RunOptions& options, RunProgress& progress) {
+    std::vector<std::string> files;
+    for (const CandidateFile& f : c.files)
+        files.push_back(f.path);
+    const auto id = fileIdentity(files.front());
+    const std::string key = pairingKey(files);
+    if (!id || key.empty())
+        throw OpenError(c.path, "cannot be read any more (removed while scanning?)");
+    FileResult r{{}, *id, id->mtimeNs, false};
+    r.id.size = 0;
+    for (const std::string& f : files)
+        if (const auto fid = fileIdentity(f)) {
+            r.id.size += fid->size;
+            r.mtimeNs = std::max(*r.mtimeNs, fid->mtimeNs);
+        }
+    if (cache)
+        if (auto cached = cache->load(*id); cached && cached->pairedWith == key) {
+            r.summary = std::move(*cached);
+            r.hit = true;
+            return r;
+        }
+    if (options.cacheOnly)
+        throw NotCached{};
+    r.summary = summarizeNew(Document::open(c.path), options, progress);
+    r.summary.pairedWith = key;
+    if (cache && pairingKey(files) == key)
+        cache->store(*id, r.summary);
+    return r;
+}
+
 // A Trainer checkpoint folder's optimizer.pt: the update each parameter
 // received, paired with the checkpoint's model, from the cache while
 // neither file changed. A failure is a warning: the weights still count.
@@ -354,6 +388,33 @@ Run readCandidates(Discovery found, const RunOptions& options) {
             }
         }
         bool allHits = true, failed = false;
+        if (c.folderModel) {
+            try {
+                FileResult r =
+                    summarizeModelFolder(c, cache ? &*cache : nullptr, options, progress);
+                if (run.kind && runKindOf(r.summary.format) != *run.kind) {
+                    run.skipped.push_back({c.path, otherKindReason(r.summary.format, *run.kind)});
+                } else {
+                    run.kind = runKindOf(r.summary.format);
+                    allHits = r.hit;
+                    cp.fileSize = r.id.size;
+                    cp.mtimeNs = r.mtimeNs;
+                    for (const CandidateFile& f : c.files)
+                        cp.files.push_back(f.path);
+                    if (!options.keepHistograms)
+                        r.summary.dropHistograms();
+                    cp.summary = std::move(r.summary);
+                }
+            } catch (const NotCached&) {
+                ++run.notCached;
+            } catch (const OpenError& e) {
+                run.skipped.push_back({c.path, e.detail()});
+            }
+            progress.filesDone += c.files.size();
+            if (options.progress)
+                options.progress(progress);
+            c.files.clear(); // read: the loop below has nothing left
+        }
         for (CandidateFile& f : c.files) {
             // A URL's connection is let go once read (a run may hold many).
             const auto source = std::move(f.source);
@@ -405,8 +466,8 @@ Run readCandidates(Discovery found, const RunOptions& options) {
             continue;
         std::tie(cp.step, cp.stepSource) = checkpointStep(cp.summary, cp.name);
         readOwnTrainerState(cp, run.warnings);
-        if (!cp.summary.updates.empty())
-            cp.optimizerFile = cp.files.front(); // a Lightning checkpoint holds its own
+        if (!cp.summary.updates.empty()) // a Lightning checkpoint holds its own, DeepSpeed's folder
+            cp.optimizerFile = c.folderModel ? cp.path : cp.files.front();
         else
             addTrainerOptimizer(cp, cache ? &*cache : nullptr, options, run.warnings);
         cp.fromCache = allHits;

@@ -55,6 +55,8 @@ public:
         if (S_ISDIR(st.st_mode)) {
             if (isTrainerCheckpointFolder(folderName(path)))
                 addTrainerFolder(path);
+            else if (isDeepSpeedStepFolder(path))
+                addModelFolder(path);
             else
                 addFolder(path);
             return;
@@ -104,6 +106,8 @@ private:
             if (S_ISDIR(st.st_mode)) {
                 if (isTrainerCheckpointFolder(p.filename().string()))
                     addTrainerFolder(p.string());
+                else if (isDeepSpeedStepFolder(p.string()))
+                    addModelFolder(p.string());
                 continue; // other subfolders are not part of the run
             }
             m_safetensorsBeside = safetensors; // a Trainer folder above set its own
@@ -160,6 +164,25 @@ private:
         else if (c.files.empty() && result.skipped.size() == skippedBefore)
             result.skipped.push_back({c.path, "no checkpoint file in this folder"});
         if (!c.files.empty())
+            result.candidates.push_back(std::move(c));
+    }
+
+    // A folder read as one model (DeepSpeed): one checkpoint of all its
+    // torch.save files, summarised together.
+    void addModelFolder(const std::string& folder) {
+        CheckpointCandidate c;
+        c.path = folder;
+        c.name = folderName(folder);
+        c.folderModel = true;
+        std::string error;
+        for (const fs::path& p : entries(folder, error))
+            if (p.extension() == ".pt")
+                c.files.push_back({p.string(), Format::Pytorch, nullptr});
+            else if (p.filename() != "." && fs::is_regular_file(p))
+                c.sideFiles.push_back(p.string());
+        if (!error.empty())
+            result.skipped.push_back({c.path, "cannot list the folder: " + error});
+        else if (!c.files.empty())
             result.candidates.push_back(std::move(c));
     }
 
@@ -340,6 +363,15 @@ bool isTrainerCheckpointFolder(const std::string& name) {
         return false;
     return std::all_of(name.begin() + long(prefix.size()), name.end(),
                        [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool isDeepSpeedStepFolder(const std::string& path) {
+    static const std::string prefix = "global_step";
+    const std::string name = folderName(path);
+    return name.size() > prefix.size() && name.starts_with(prefix) &&
+           std::all_of(name.begin() + long(prefix.size()), name.end(),
+                       [](char c) { return c >= '0' && c <= '9'; }) &&
+           Document::isModelFolder(path);
 }
 
 Discovery discoverCheckpoints(const std::vector<std::string>& paths) {

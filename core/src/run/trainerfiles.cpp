@@ -134,21 +134,13 @@ void addLog(TrainerLog& log, const json& entry) {
 } // namespace
 
 RunFileRole runFileRole(std::string_view name) {
-    static const std::array<std::string_view, 15> kSideNames = {"optimizer.pt",
-                                                                "scheduler.pt",
-                                                                "scaler.pt",
-                                                                "rng_state.pth",
-                                                                "training_args.bin",
-                                                                "special_tokens_map.json",
-                                                                "added_tokens.json",
-                                                                "generation_config.json",
-                                                                kModelConfigName,
-                                                                kTrainerStateName,
-                                                                "vocab.json",
-                                                                "merges.txt",
-                                                                "chat_template.jinja",
-                                                                "adapter_config.json",
-                                                                "preprocessor_config.json"};
+    static const std::array<std::string_view, 17> kSideNames = {
+        "optimizer.pt", "scheduler.pt", "scaler.pt", "rng_state.pth", "training_args.bin",
+        "special_tokens_map.json", "added_tokens.json", "generation_config.json", kModelConfigName,
+        kTrainerStateName, "vocab.json", "merges.txt", "chat_template.jinja", "adapter_config.json",
+        "preprocessor_config.json",
+        // DeepSpeed's tag and script
+        "latest", "zero_to_fp32.py"};
     for (std::string_view n : kSideNames)
         if (name == n)
             return RunFileRole::SideFile;

@@ -35,6 +35,9 @@ struct CheckpointCandidate {
     std::vector<CandidateFile> files;   // name order (shards in shard order)
     std::vector<std::string> sideFiles; // paths, name order (trainerfiles.h)
     std::string index;                  // the shards' *.safetensors.index.json, or ""
+    // A folder that opens as one model (a DeepSpeed global_stepN folder):
+    // summarised as one document; `files` are its files.
+    bool folderModel = false;
 };
 
 struct Discovery {
@@ -68,5 +71,8 @@ void sortSkipped(std::vector<SkippedPath>& skipped);
 
 // True for a Hugging Face Trainer checkpoint folder name: "checkpoint-" digits.
 bool isTrainerCheckpointFolder(const std::string& name);
+// True for a DeepSpeed step folder: named "global_step" digits, opening as
+// one model (Document::isModelFolder).
+bool isDeepSpeedStepFolder(const std::string& path);
 
 } // namespace ckptscope
