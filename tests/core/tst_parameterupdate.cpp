@@ -120,6 +120,19 @@ private Q_SLOTS:
         }
     }
 
+    // Another optimizer's state (RAdam's groups carry betas but not
+    // amsgrad): listed by key, no figure derived.
+    void otherOptimizerStateIsListedWithoutFigures() {
+        AdamFixture f = AdamFixture::make({"w"}, 64);
+        f.adamKeys = false;
+        QTemporaryDir dir;
+        const ParameterUpdate u =
+            computeParameterUpdates(openOptimizerCheckpoint(written(dir, f))).at(0);
+        QCOMPARE(u.rule, UpdateRule::Other);
+        QVERIFY(!u.updateRms && !u.updateToWeight && !u.expAvgRms);
+        QVERIFY2(u.note.find("(step, exp_avg, exp_avg_sq)") != std::string::npos, u.note.c_str());
+    }
+
     void cancelStops() {
         AdamFixture f = AdamFixture::make({"w"}, 64);
         QTemporaryDir dir;

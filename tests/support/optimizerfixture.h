@@ -28,6 +28,9 @@ struct AdamFixture {
     // With amsgrad the state also holds max_exp_avg_sq (here 4 × exp_avg_sq),
     // which takes exp_avg_sq's place in the update.
     bool amsgrad = false;
+    // Without Adam's own group keys (amsgrad…) the state is another
+    // optimizer's (RAdam keeps exp_avg and exp_avg_sq too).
+    bool adamKeys = true;
     std::vector<AdamParameter> params;
 
     // Parameters of `count` elements each whose values follow a fixed
@@ -104,7 +107,8 @@ struct AdamFixture {
         pk.unicode("betas").mark().binfloat(beta1).binfloat(beta2).tuple();
         pk.unicode("eps").binfloat(eps);
         pk.unicode("weight_decay").binfloat(weightDecay);
-        pk.unicode("amsgrad").boolean(amsgrad);
+        if (adamKeys)
+            pk.unicode("amsgrad").boolean(amsgrad);
         pk.unicode("params").emptyList().mark();
         for (size_t k = 0; k < params.size(); ++k)
             pk.binint(int32_t(k));

@@ -32,9 +32,17 @@ std::optional<size_t> secondMoment(const ParameterState& p) {
 std::string whyNoUpdate(const OptimizerCheckpoint& s, const ParameterState& p) {
     const Document& opt = *s.optimizer;
     switch (p.rule) {
-    case UpdateRule::Other:
-        return "no update is derived for this optimizer's state (neither Adam's exp_avg and "
-               "exp_avg_sq nor SGD's momentum_buffer with their group's hyperparameters)";
+    case UpdateRule::Other: {
+        std::string keys; // its state, by key (the last part of each tensor's name)
+        for (size_t t : p.stateTensors) {
+            const std::string& name = opt.tensors()[t].name;
+            keys += (keys.empty() ? "" : ", ") + name.substr(name.rfind('.') + 1);
+        }
+        return "no update is derived for this optimizer's state (" +
+               (keys.empty() ? std::string("no tensors") : keys) +
+               "): neither Adam's exp_avg and exp_avg_sq with a group of Adam's keys nor SGD's "
+               "momentum_buffer";
+    }
     case UpdateRule::Sgd:
         return {};
     case UpdateRule::Adam:

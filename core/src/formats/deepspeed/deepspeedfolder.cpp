@@ -403,7 +403,7 @@ void Builder::addTied(const Part& model) {
 void Builder::addTree(const Part& model, const std::vector<Param>& params,
                       const std::string& base) {
     ObjectTree& out = m_out.objects;
-    const auto node = [&out](ObjectKind kind) {
+    const auto node = [](ObjectKind kind) {
         ObjectNode n;
         n.kind = kind;
         return n;
