@@ -11,10 +11,12 @@
 #include "ckptscope/formats/oxck/checkpoint.h"
 
 #include <QCheckBox>
+
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <limits>
 
 #include <cmath>
 
@@ -137,6 +139,36 @@ private Q_SLOTS:
         const double want = std::fabs(l2(f.values[2][1]) - l2(f.values[1][1])) / l2(f.values[1][1]);
         QVERIFY(std::fabs(*view.heatmap()->data().at(1, 2) - want) < 1e-9 * want);
         QVERIFY(view.heatmap()->hoverText(2, 2).contains(QStringLiteral("previous checkpoint")));
+    }
+
+    // A layer holding NaN/Inf: its cell is flagged (framed in red) and the
+    // hover says its figure is of the finite values only (issue 38 item 19).
+    void nonFiniteCellsAreFlagged() {
+        QTemporaryDir tmp;
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float inf = std::numeric_limits<float>::infinity();
+        for (int c = 0; c < 2; ++c) {
+            Checkpoint ck;
+            ck.setMetadata("step", std::to_string(100 * (c + 1)));
+            ck.addTensor({"h.0.w", {3}, {1.f, 2.f, 3.f}});
+            ck.addTensor({"h.1.w", {3}, {c == 1 ? nan : 1.f, c == 1 ? inf : 2.f, 3.f}});
+            ck.save(str(tmp.path()) + "/c" + std::to_string(c) + ".oxck");
+        }
+        RunOptions opt;
+        opt.useCache = false;
+        auto run = std::make_shared<const Run>(readRun({str(tmp.path())}, opt));
+        auto series = std::make_shared<const std::vector<TensorSeries>>(tensorSeries(*run));
+        LayerProfileView view;
+        view.resize(900, 600);
+        view.setRun(run, series);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const HeatmapData& d = view.heatmap()->data();
+        QCOMPARE(d.flagged, (std::vector<bool>{false, false, false, true}));
+        const QString hover = view.heatmap()->hoverText(1, 1);
+        QVERIFY2(hover.contains(QStringLiteral("holds 2 NaN/Inf")), qPrintable(hover));
+        QVERIFY(!view.heatmap()->hoverText(0, 1).contains(QStringLiteral("NaN/Inf")));
+        QVERIFY(!view.grab().isNull()); // painted with the frame
     }
 
     void clickChoosesTensorAndSelectionPicksFamily() {

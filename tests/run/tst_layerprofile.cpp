@@ -194,6 +194,12 @@ private Q_SLOTS:
             QVERIFY(!layerProfile(run, series, fam, LayerStatistic::L2RelativeChange).values[1][1]);
             QVERIFY(QString::fromUtf8(layerStatisticMeaning(LayerStatistic::L2RelativeChange))
                         .contains(QStringLiteral("not of the values")));
+            // The cells of a layer holding NaN/Inf say how many, for every
+            // statistic (the figure is of the finite values only).
+            for (int st = 0; st < int(LayerStatistic::Count); ++st) {
+                const LayerProfile p = layerProfile(run, series, fam, LayerStatistic(st));
+                QCOMPARE(p.nonFinite, (std::vector<std::vector<uint64_t>>{{2, 2}, {0, 0}}));
+            }
         });
     }
 };

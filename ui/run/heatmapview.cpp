@@ -260,6 +260,17 @@ void HeatmapView::paintEvent(QPaintEvent*) {
             else // ≤ 0 on a log scale, or not finite
                 painter.fillRect(cell, QBrush(palette().text().color(), Qt::Dense6Pattern));
         }
+    // A cell of a layer holding NaN/Inf: a red frame and cross, whatever its
+    // colour (its figure is of the finite values only).
+    painter.setPen(QPen(QColor(200, 30, 30), 2));
+    for (int r = 0; r < m_data.rows; ++r)
+        for (int c = 0; c < m_data.cols; ++c)
+            if (m_data.isFlagged(r, c)) {
+                const QRect cell = cellRect(r, c).adjusted(1, 1, -1, -1);
+                painter.drawRect(cell);
+                painter.drawLine(cell.topLeft(), cell.bottomRight());
+                painter.drawLine(cell.bottomLeft(), cell.topRight());
+            }
     painter.setPen(palette().text().color());
     painter.drawRect(p.adjusted(0, 0, -1, -1));
     if (m_highlight >= 0 && m_highlight < m_data.rows) {

@@ -26,7 +26,14 @@ struct HeatmapData {
     double yLo = 0, yHi = 1;
     QString xTitle, yTitle, valueTitle;
 
+    // Cells whose figure leaves values out (a layer holding NaN/Inf), framed
+    // in red; empty for none.
+    std::vector<bool> flagged;
+
     std::optional<double> at(int row, int col) const { return values[size_t(row * cols + col)]; }
+    bool isFlagged(int row, int col) const {
+        return !flagged.empty() && flagged[size_t(row * cols + col)];
+    }
 };
 
 // A heatmap painted by hand: cells in a perceptually uniform colour map

@@ -135,6 +135,9 @@ void LayerProfileView::refresh() {
     d.cols = int(m_run->checkpoints.size());
     for (const auto& row : m_profile.values)
         d.values.insert(d.values.end(), row.begin(), row.end());
+    for (const auto& row : m_profile.nonFinite)
+        for (uint64_t bad : row)
+            d.flagged.push_back(bad > 0);
     d.colX = steps.x;
     d.xTitle = steps.title;
     d.yTitle = tr("layer: {N} in %1").arg(QString::fromStdString(family.pattern()));
@@ -172,8 +175,13 @@ QString LayerProfileView::cellText(int row, int col) const {
                                   RunSteps::of(*m_run).describe(*m_run, size_t(col)));
     const QString stat = QString::fromUtf8(layerStatisticName(m_profile.statistic));
     const auto& v = m_profile.values[size_t(row)][size_t(col)];
+    QString bad;
+    if (const uint64_t n = m_profile.nonFinite[size_t(row)][size_t(col)])
+        bad = QLatin1Char('\n') +
+              tr("holds %1 NaN/Inf: the figure is of the finite values only").arg(groupedNumber(n));
     if (v)
-        return head + QStringLiteral("\n%1: %2").arg(stat, QString::fromStdString(fmt::exact(*v)));
+        return head + QStringLiteral("\n%1: %2").arg(stat, QString::fromStdString(fmt::exact(*v))) +
+               bad;
     QString why;
     if (!s->point(*m_run, size_t(col)))
         why = tr("this layer is not in this checkpoint");
@@ -183,5 +191,5 @@ QString LayerProfileView::cellText(int row, int col) const {
                   : tr("its L2 norm in the previous checkpoint is 0");
     else
         why = tr("no finite value");
-    return head + QStringLiteral("\n%1: %2 (%3)").arg(stat, missingText(), why);
+    return head + QStringLiteral("\n%1: %2 (%3)").arg(stat, missingText(), why) + bad;
 }

@@ -84,6 +84,14 @@ std::optional<double> cell(const TensorSummary* t, const TensorSummary* previous
     return std::fabs(s.l2 - previous->stats.l2) / previous->stats.l2;
 }
 
+std::vector<uint64_t> nonFiniteRow(const Run& run, const TensorSeries* s, size_t n) {
+    std::vector<uint64_t> row(n);
+    for (size_t c = 0; s && c < n; ++c)
+        if (const TensorSummary* t = s->point(run, c))
+            row[c] = t->stats.nan + t->stats.posInf + t->stats.negInf;
+    return row;
+}
+
 std::optional<double> optimizerCell(const ParameterUpdate* u, LayerStatistic statistic) {
     if (!u)
         return std::nullopt;
@@ -107,6 +115,7 @@ LayerProfile layerProfile(const Run& run, const std::vector<TensorSeries>& serie
                 if (s->point(run, c))
                     row[c] = optimizerCell(updateOf(updates, c, s->name), statistic);
             p.values.push_back(std::move(row));
+            p.nonFinite.push_back(nonFiniteRow(run, s, n));
         }
         return p;
     }
@@ -117,6 +126,7 @@ LayerProfile layerProfile(const Run& run, const std::vector<TensorSeries>& serie
         for (size_t c = 0; s && c < n; ++c)
             row[c] = cell(s->point(run, c), c > 0 ? s->point(run, c - 1) : nullptr, statistic);
         p.values.push_back(std::move(row));
+        p.nonFinite.push_back(nonFiniteRow(run, s, n));
     }
     return p;
 }

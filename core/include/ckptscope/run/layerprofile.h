@@ -43,6 +43,9 @@ struct LayerProfile {
     LayerStatistic statistic = LayerStatistic::L2;
     std::vector<std::string> rows;                          // member numbers
     std::vector<std::vector<std::optional<double>>> values; // [row][checkpoint]
+    // NaN and ±Inf values the layer's tensor holds there ([row][checkpoint]):
+    // the cell's figure is of the finite values only, and says so.
+    std::vector<std::vector<uint64_t>> nonFinite;
 };
 
 LayerProfile layerProfile(const Run& run, const std::vector<TensorSeries>& series,
