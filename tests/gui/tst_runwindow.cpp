@@ -498,7 +498,9 @@ private Q_SLOTS:
         QVERIFY(settled(w));
         QCOMPARE(last.filesTotal, size_t(3));
         QCOMPARE(last.filesDone, size_t(3));
-        QCOMPARE(last.bytesRead, uint64_t(3) * (4u << 20));
+        // Every byte of the files not already cached: a file the cancelled
+        // read finished before it saw the flag (a busy machine) is a hit now.
+        QCOMPARE(last.bytesRead, (uint64_t(3) - w->run()->cacheHits) * (4u << 20));
         QVERIFY(
             w->chartView()->valueChart()->title().endsWith(QStringLiteral("values over steps")));
         const QString text = runProgressText(last);

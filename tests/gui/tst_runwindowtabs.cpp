@@ -237,6 +237,24 @@ private Q_SLOTS:
         QVERIFY(chart->describe(2).contains(QStringLiteral("update / weight ")));
     }
 
+    // A key whose last value logged is NaN says so; one logged only as NaN
+    // has no extremes, and the row is still there (issue 38 item 18).
+    void overviewLastLoggedValueMayBeNaN() {
+        auto run = std::make_shared<Run>();
+        run->kind = RunKind::Tensors;
+        run->trainerHistoryFile = "trainer_state.json";
+        const double nan = std::nan("");
+        run->trainerHistory["loss"] = {{100, 2.5}, {200, 1.5}, {300, nan}};
+        run->trainerHistory["eval_loss"] = {{300, nan}};
+        RunOverview o;
+        o.setRun(run, std::make_shared<const std::vector<TensorSeries>>());
+        QCOMPARE(o.valueOf(QStringLiteral("Logged: loss")),
+                 QStringLiteral("3 times; last nan at 300; lowest 1.5 at 200; highest 2.5 at 100; "
+                                "1 NaN/Inf"));
+        QCOMPARE(o.valueOf(QStringLiteral("Logged: eval_loss")),
+                 QStringLiteral("1 time; last nan at 300; 1 NaN/Inf"));
+    }
+
     // At 1024 × 700 nothing is cut (issue 22, defect 10): the NaN/Inf
     // column in view, the layer profile's controls within the page (the
     // family box elides, its tooltip names the family), legends and axis

@@ -425,12 +425,17 @@ private Q_SLOTS:
             summarizeLogged({{10, 2.5}, {20, nan}, {30, 1.0}, {5, 4.0}, {40, 1.0}, {50, INFINITY}});
         QCOMPARE(s.logged, uint64_t(6));
         QCOMPARE(s.nonFinite, uint64_t(2));
-        QCOMPARE(*s.last, (LoggedSummary::Entry{40, 1.0}));
+        // The last value logged, even when it is not finite (a run that
+        // ended in NaN says so); the extremes of the finite ones.
+        QCOMPARE(*s.last, (LoggedSummary::Entry{50, INFINITY}));
         QCOMPARE(*s.lowest, (LoggedSummary::Entry{30, 1.0}));
         QCOMPARE(*s.highest, (LoggedSummary::Entry{5, 4.0}));
         const LoggedSummary none = summarizeLogged({{1, nan}});
-        QVERIFY(!none.last && !none.lowest && !none.highest);
+        QVERIFY(none.last && none.last->first == 1 && std::isnan(none.last->second));
+        QVERIFY(!none.lowest && !none.highest);
         QCOMPARE(none.nonFinite, uint64_t(1));
+        const LoggedSummary finite = summarizeLogged({{10, 2.5}, {30, 1.0}, {20, 3.0}});
+        QCOMPARE(*finite.last, (LoggedSummary::Entry{30, 1.0}));
     }
 
     void cacheHitsMissesAndRebuild() {

@@ -209,11 +209,15 @@ std::vector<std::optional<double>> MetadataChartView::checkpointsOnAxis(bool his
 
 // What the line of a history is: the key as logged at how many steps, from
 // which file, and the checkpoints left off the axis.
-QString MetadataChartView::historyNote(const QString& key, const QList<QPointF>& all,
+QString MetadataChartView::historyNote(const QString& key,
+                                       const std::vector<std::pair<uint64_t, double>>& logged,
                                        int unplaced) const {
-    size_t loggedSteps = 0; // distinct: a key may be logged twice at one step
-    for (qsizetype i = 0; i < all.size(); ++i)
-        loggedSteps += i == 0 || all[i].x() != all[i - 1].x();
+    // Distinct steps (a key may be logged twice at one step), NaN/Inf
+    // included: they were logged, only not drawn.
+    std::set<uint64_t> steps;
+    for (const auto& e : logged)
+        steps.insert(e.first);
+    const size_t loggedSteps = steps.size();
     QString note = tr("The line: %1 as logged at %2 (%3); the dots: the checkpoints.")
                        .arg(key, QString::fromStdString(fmt::counted(loggedSteps, "step", "steps")),
                             historySource(m_run->trainerHistoryFile));
@@ -306,8 +310,8 @@ void MetadataChartView::draw() {
         points->setColor(QColor(0xd9, 0x48, 0x0f));
         points->setBorderColor(Qt::white);
         points->setMarkerSize(9);
-        note +=
-            (note.isEmpty() ? QString() : QStringLiteral(" ")) + historyNote(key, all, unplaced);
+        note += (note.isEmpty() ? QString() : QStringLiteral(" ")) +
+                historyNote(key, logged->second, unplaced);
     }
     if (nonFinite > 0)
         note +=

@@ -48,7 +48,8 @@ private:
     QString startNote() const;
     void resetHoverStops();
     std::vector<std::optional<double>> checkpointsOnAxis(bool history, int& unplaced) const;
-    QString historyNote(const QString& key, const QList<QPointF>& all, int unplaced) const;
+    QString historyNote(const QString& key, const std::vector<std::pair<uint64_t, double>>& logged,
+                        int unplaced) const;
     void setHoverStops(const std::vector<std::optional<double>>& cx, const QList<QPointF>& all);
     void addAxes(QLineSeries* line, QScatterSeries* points, Span span, const QString& xTitle,
                  const QString& key);

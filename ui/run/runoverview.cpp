@@ -175,8 +175,9 @@ void RunOverview::addTrainerLog(const Run& run) {
         const LoggedSummary l = summarizeLogged(logged);
         QStringList parts{countNoun(l.logged, tr("time"), tr("times"))};
         if (l.last)
-            parts << tr("last %1").arg(at(*l.last)) << tr("lowest %1").arg(at(*l.lowest))
-                  << tr("highest %1").arg(at(*l.highest));
+            parts << tr("last %1").arg(at(*l.last));
+        if (l.lowest)
+            parts << tr("lowest %1").arg(at(*l.lowest)) << tr("highest %1").arg(at(*l.highest));
         if (l.nonFinite)
             parts << tr("%1 NaN/Inf").arg(groupedNumber(l.nonFinite));
         addRow(tr("Logged: %1").arg(shownText(key)), parts.join(QStringLiteral("; ")));

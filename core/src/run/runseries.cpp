@@ -167,6 +167,8 @@ LoggedSummary summarizeLogged(const std::vector<std::pair<uint64_t, double>>& lo
     LoggedSummary s;
     s.logged = logged.size();
     for (const auto& e : logged) {
+        if (!s.last || e.first > s.last->first)
+            s.last = e;
         if (!std::isfinite(e.second)) {
             ++s.nonFinite;
             continue;
@@ -175,8 +177,6 @@ LoggedSummary summarizeLogged(const std::vector<std::pair<uint64_t, double>>& lo
             s.lowest = e;
         if (!s.highest || e.second > s.highest->second)
             s.highest = e;
-        if (!s.last || e.first >= s.last->first)
-            s.last = e;
     }
     return s;
 }

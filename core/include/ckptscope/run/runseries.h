@@ -78,9 +78,10 @@ std::vector<L2Change> largestL2Growth(const Run& run, const std::vector<TensorSe
 constexpr size_t kL2GrowthListed = 5;
 
 // What the Trainer logged of one key (Run::trainerHistory): how often, how
-// many of the values are NaN/Inf, and the last, lowest and highest finite
-// value, each with its step (the last: at the greatest step; the first of
-// equals otherwise). A spike between checkpoints shows here.
+// many of the values are NaN/Inf, the last value logged (at the greatest
+// step, the first of equals; NaN/Inf included: a run that ended in NaN says
+// so) and the lowest and highest finite value, each with its step. A spike
+// between checkpoints shows here.
 struct LoggedSummary {
     using Entry = std::pair<uint64_t, double>; // step, value
     uint64_t logged = 0, nonFinite = 0;
