@@ -171,6 +171,7 @@ private Q_SLOTS:
     void convertWritesTheMasterWeights() {
         DeepSpeedFixture f = DeepSpeedFixture::make(3, 3, kShapes);
         f.shared = {{"head.weight", f.params[1].name}};
+        f.buffers = {{"norm.running_mean", {0.5f, -1.25f, 3.f}}};
         QTemporaryDir dir;
         f.write(dir.path().toStdString());
         const auto doc = Document::open(dir.path().toStdString());
@@ -186,10 +187,12 @@ private Q_SLOTS:
         convertToShards(*doc, shards, 64);
         for (const std::string& path : {one, shards + ".index.json"}) {
             const auto out = Document::open(path);
-            QCOMPARE(out->tensors().size(), f.params.size() + 1);
+            QCOMPARE(out->tensors().size(), f.params.size() + 2);
             for (const auto& p : f.params)
                 QCOMPARE(valuesOf(*out, p.name), p.w);
             QCOMPARE(valuesOf(*out, "head.weight"), f.params[1].w);
+            // A buffer, as the module saved it (zero_to_fp32.py carries them).
+            QCOMPARE(valuesOf(*out, "norm.running_mean"), (std::vector<float>{0.5f, -1.25f, 3.f}));
         }
     }
 

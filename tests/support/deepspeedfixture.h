@@ -40,6 +40,8 @@ struct DeepSpeedFixture {
     size_t groups = 1;
     std::vector<DsParam> params;
     std::vector<std::pair<std::string, std::string>> shared; // alias → parameter
+    // Buffers (running statistics): in the module only, named in buffer_names.
+    std::vector<std::pair<std::string, std::vector<float>>> buffers;
     double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weightDecay = 0.01;
     double step = 10;
     std::string tag = "global_step10";
@@ -152,7 +154,16 @@ private:
             pk.unicode(p.name).tensor(key, "HalfStorage", p.numel(), 0, p.shape, strides(p.shape));
             storages.emplace_back(key, picklewriter::leBytes(half));
         }
+        for (const auto& [name, values] : buffers) {
+            const std::string key = std::to_string(storages.size());
+            pk.unicode(name).tensor(key, "FloatStorage", values.size(), 0, {values.size()}, {1});
+            storages.emplace_back(key, picklewriter::leBytes(values));
+        }
         pk.setitems();
+        pk.unicode("buffer_names").emptyList().mark();
+        for (const auto& b : buffers)
+            pk.unicode(b.first);
+        pk.appends();
         pk.unicode("param_shapes").emptyList().mark();
         for (size_t g = 0; g < groups; ++g) {
             pk.orderedDict().mark();

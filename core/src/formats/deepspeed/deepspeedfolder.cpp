@@ -424,6 +424,22 @@ void Builder::addTree(const Part& model, const std::vector<Param>& params,
         root.items.push_back(value);
     };
     put(text("zero_stage"), integer(m_stage));
+    // The module's tensors a consolidation carries as they are: its buffers
+    // and frozen parameters (no optimizer state holds them).
+    ObjectNode kept = node(ObjectKind::List);
+    for (const char* key : {"buffer_names", "frozen_param_shapes"}) {
+        const uint32_t n = model.at({key});
+        if (n == kNoNode)
+            continue;
+        const ObjectNode& o = model.index.objects.at(n);
+        const bool dict = o.kind == ObjectKind::Dict;
+        if (!dict && o.kind != ObjectKind::List)
+            continue;
+        for (size_t k = 0; k < o.items.size(); k += dict ? 2 : 1)
+            if (model.index.objects.at(o.items[k]).kind == ObjectKind::String)
+                kept.items.push_back(text(model.index.objects.at(o.items[k]).text));
+    }
+    put(text("module_kept"), out.add(std::move(kept)));
     put(text("world_size"), integer(int64_t(m_ranks.size())));
     const ObjectTree& mt = model.index.objects;
     if (const uint32_t v = model.at({"ds_version"});
@@ -633,6 +649,17 @@ std::vector<std::pair<uint32_t, std::string>> masterWeights(const FormatIndex& i
     for (size_t i = 0; i < index.tensors.size(); ++i)
         if (index.tensors[i].name.starts_with("fp32."))
             out.emplace_back(uint32_t(i), index.tensors[i].name.substr(5));
+    // Buffers and frozen parameters, from the module as saved.
+    const ObjectTree& t = index.objects;
+    const uint32_t kept = t.empty() ? kNoNode : t.find(t.root, "module_kept");
+    if (kept == kNoNode)
+        return out;
+    for (uint32_t n : t.at(kept).items)
+        for (size_t i = 0; i < index.tensors.size(); ++i)
+            if (index.tensors[i].name == "module." + t.at(n).text) {
+                out.emplace_back(uint32_t(i), t.at(n).text);
+                break;
+            }
     return out;
 }
 
