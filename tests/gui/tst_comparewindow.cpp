@@ -443,6 +443,20 @@ private Q_SLOTS:
         QCOMPARE(w.tensorModel()->entry(0)->elements->differing, uint64_t(0));
         QVERIFY2(w.summaryText().contains(QStringLiteral("0.01 + 0")), qPrintable(w.summaryText()));
         QVERIFY(w.summaryText().contains(QStringLiteral("1 same")));
+        // The Values page tints by the same rule: within the tolerance, the
+        // pair that differs by 0.001 is not tinted (issue 38 item 17).
+        const auto tinted = [&] {
+            QSignalSpy shown(&w, &CompareWindow::detailShown);
+            w.selectTensor(rowOf(w.tensorModel(), "w"));
+            if (!QTest::qWaitFor([&] { return !shown.isEmpty(); }, 10000) ||
+                !settled(w.valuesModel()))
+                return -1;
+            return int(w.valuesModel()
+                           ->index(1, CompareValuesModel::Delta)
+                           .data(Qt::BackgroundRole)
+                           .isValid());
+        };
+        QCOMPARE(tinted(), 0);
 
         // rtol at the boundary: |Δ| ≤ rtol·|a| just inside, just outside.
         for (const auto& [rtol, status] :
@@ -453,6 +467,7 @@ private Q_SLOTS:
             QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 10000));
             QCOMPARE(w.tensorModel()->entry(0)->status, status);
             QCOMPARE(w.rtolEdit()->text(), QString::number(rtol, 'g', 17));
+            QCOMPARE(tinted(), status == DiffStatus::Changed ? 1 : 0);
         }
 
         // What is not a tolerance is refused and changes nothing.

@@ -4,6 +4,7 @@
 #include "compare/comparetensormodel.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/diff/elementdiff.h"
 #include "ckptscope/export/valuechunk.h"
 #include "ckptscope/formats/dtype.h"
 
@@ -125,8 +126,11 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
     const bool needsDelta = role == Qt::BackgroundRole || index.column() == Delta;
     const std::optional<std::string> delta = both && needsDelta ? integerDelta(row) : std::nullopt;
     if (role == Qt::BackgroundRole) {
+        // The counts' rule (elementsDiffer) with the comparison's tolerance;
+        // integers without one exactly (64-bit ones past 2^53 included).
+        const bool exact = m_atol == 0 && m_rtol == 0;
         const bool same =
-            both && (delta ? *delta == "0" : (std::isnan(*a) && std::isnan(*b)) || *a == *b);
+            both && (delta && exact ? *delta == "0" : !elementsDiffer(*a, *b, m_atol, m_rtol));
         if (same)
             return {};
         QColor c = CompareTensorModel::statusColor(!a   ? DiffStatus::Added

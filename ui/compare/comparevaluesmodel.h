@@ -27,6 +27,12 @@ public:
     enum Column { Index, ValueA, ValueB, Delta, ColumnCount };
 
     explicit CompareValuesModel(QObject* parent = nullptr);
+    // The comparison's tolerance: a pair within it is not tinted, as it is
+    // not counted as differing. Applies from the next setTensor.
+    void setTolerance(double atol, double rtol) {
+        m_atol = atol;
+        m_rtol = rtol;
+    }
     void setTensor(std::shared_ptr<const ckptscope::Document> a,
                    std::shared_ptr<const ckptscope::Document> b,
                    const ckptscope::TensorDiffEntry* entry);
@@ -48,6 +54,7 @@ Q_SIGNALS:
     void readFailed(const QString& message);
 
 private:
+    double m_atol = 0, m_rtol = 0;
     struct Side {
         ValueCache* values = nullptr;
         std::optional<size_t> tensor;

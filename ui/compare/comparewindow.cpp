@@ -557,6 +557,7 @@ void CompareWindow::showTensor(int sourceRow) {
     m_delta->clear();
     m_detailRow = sourceRow;
     const TensorDiffEntry* e = m_tensorModel->entry(sourceRow);
+    m_valuesModel->setTolerance(m_shownTolerance.atol, m_shownTolerance.rtol);
     m_valuesModel->setTensor(m_result ? m_result->a : nullptr, m_result ? m_result->b : nullptr,
                              m_result ? e : nullptr);
     if (!e || !m_result) {

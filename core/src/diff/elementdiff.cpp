@@ -23,6 +23,15 @@
 
 namespace ckptscope {
 
+bool elementsDiffer(double a, double b, double atol, double rtol) {
+    const bool nanA = std::isnan(a), nanB = std::isnan(b);
+    if (nanA || nanB)
+        return nanA != nanB;
+    if (std::isinf(a) || std::isinf(b))
+        return a != b;
+    return std::fabs(b - a) > atol + rtol * std::fabs(a);
+}
+
 std::optional<double> parseTolerance(std::string_view text) {
     if (text.empty())
         return std::nullopt;

@@ -29,6 +29,12 @@ struct DiffOptions : TaskControl {
 // empty otherwise.
 std::optional<double> parseTolerance(std::string_view text);
 
+// The rule below for one pair: true when a and b differ (NaN against a
+// number, an infinity against anything but itself, or finite values with
+// |b − a| > atol + rtol |a|, in double). The views tint by it, so a tint and
+// the counts never disagree.
+bool elementsDiffer(double a, double b, double atol, double rtol);
+
 // What comparing values a (the reference) with values b found. Element i
 // differs when exactly one of a_i, b_i is NaN (also counted in nanMismatch),
 // when one is infinite and the other is not the same infinity, or when both
