@@ -18,8 +18,9 @@ const CommandSpec kConvert = {
     "convert",
     {"IN", "OUT"},
     "Converts an OXCK file to OUT.safetensors or OUT.npz, a safetensors file to\n"
-    "OUT.oxck (values converted to f32) or OUT.npz; the format comes from OUT's\n"
-    "extension. A PyTorch file (torch.save, read without running its pickle)\n"
+    "OUT.oxck (values converted to f32) or OUT.npz, a GGUF file to any of them\n"
+    "(quantized tensors dequantized to F32, as ggml decodes them); the format\n"
+    "comes from OUT's extension. A PyTorch file (torch.save, read without running its pickle)\n"
     "converts to any of them: each tensor written contiguous, whole (tensors\n"
     "that shared a storage each get their own bytes), its values that are not\n"
     "tensors and its complex128 tensors (complex ones for .oxck and .npz) left\n"

@@ -70,7 +70,8 @@ const CommandSpec kDiff = {
      toleranceOption("--rtol", "Y", "relative tolerance (default 0)"),
      tensorOption("only this tensor or optimizer blob, by A's name or, in a pair\nof mapped names, "
                   "B's (repeatable)"),
-     binsOption("bins of --json's histogram of B - A (default 64)"),
+     binsOption("bins of --json's histogram of B - A, 1 to 100000\n"
+                "(default 64: differences are read finer than values)"),
      {"--no-map", "", "pair tensors by their own names only (no llama.cpp name map)"},
      {"--rename", "REGEX=REPLACEMENT",
       "rewrite B's tensor names before pairing (ECMAScript regex, $1 in the\n"

@@ -21,7 +21,9 @@ const CommandSpec kTimeline = {
     {"PATH..."},
     R"(Reads a training run's checkpoints and follows every tensor over the steps.
 PATH is a folder (the checkpoint files directly in it, recognised by content;
-its Hugging Face "checkpoint-N" subfolders, one checkpoint each) or a file.
+its Hugging Face "checkpoint-N" subfolders, one checkpoint each, with the
+Trainer's trainer_state.json, config.json and optimizer.pt; DeepSpeed's
+"global_stepN" subfolders, one model each) or a file.
 Shards (NAME-00001-of-00004.EXT) form one checkpoint; a file given twice
 counts once. The first readable file in name order decides the kind of the
 run (tensor files or gradient checkpoints); other files are listed as skipped,
@@ -33,7 +35,8 @@ The step of a checkpoint is its metadata "step", "global_step", "iteration" or
 that is not part of a dtype like bf16 or a shard like 00001-of-00004).
 Checkpoints are sorted by step, then name; those without a step come last.
 
-Summaries (statistics and a fine histogram per tensor) are cached in
+Summaries (statistics and a 64-bin histogram per tensor, and each
+parameter's last update where a checkpoint holds optimizer state) are cached in
 $XDG_CACHE_HOME/ckptscope (default ~/.cache/ckptscope), keyed on the file's
 device, inode, size, mtime, ctime and path; CKPTSCOPE_CACHE_MAX_BYTES caps
 its size (default 1 GiB, least recently used entries go first).

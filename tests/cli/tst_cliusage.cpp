@@ -186,6 +186,15 @@ void TestCliUsage::missingFileExit1() {
     QVERIFY2(g.errText().startsWith(garbage + QStringLiteral(": error: ")),
              qPrintable(describe(g)));
     QVERIFY2(g.errText().contains(QStringLiteral("hell")), qPrintable(describe(g)));
+
+    // A URL of a scheme not read is said to be one, never looked up as a
+    // local path (issue 38 item 8).
+    const QString ftp = QStringLiteral("ftp://example.org/model.safetensors");
+    const Run f = runCli({QStringLiteral("info"), ftp});
+    QVERIFY2(f.exitCode == 1, qPrintable(describe(f)));
+    QVERIFY2(f.errText().contains(QStringLiteral("ftp:// is not supported")) &&
+                 !f.errText().contains(QStringLiteral("No such file")),
+             qPrintable(describe(f)));
 }
 
 void TestCliUsage::layoutAndGraphNeedAGraph() {

@@ -10,6 +10,12 @@ namespace ckptscope {
 std::shared_ptr<const ByteSource> openByteSource(const std::string& pathOrUrl) {
     if (isUrl(pathOrUrl))
         return std::make_shared<HttpSource>(pathOrUrl);
+    // Another scheme (ftp://, s3:// before it is read) is not a local path.
+    const size_t scheme = pathOrUrl.find("://");
+    if (scheme != std::string::npos && scheme > 0 &&
+        pathOrUrl.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+.-") == scheme)
+        throw IoError("only http:// and https:// URLs are read (and local paths); " +
+                      pathOrUrl.substr(0, scheme + 3) + " is not supported");
     return std::make_shared<FileSource>(pathOrUrl);
 }
 
