@@ -16,7 +16,9 @@ Inspects checkpoints of these formats, detected from the content, not the
 file name:
 {formats}
 A sharded model opens by its index (NAME.safetensors.index.json,
-pytorch_model.bin.index.json) or by the folder holding it, as one model. A FILE may be an http:// or
+pytorch_model.bin.index.json) or by the folder holding it, as one model; so
+does a DeepSpeed ZeRO folder (holding latest, or a global_stepN folder),
+assembled from its ranks' partitions. A FILE may be an http:// or
 https:// URL: only the bytes needed are read, by range requests (the Hugging
 Face token in HF_TOKEN or ~/.cache/huggingface/token goes to huggingface.co
 or HF_ENDPOINT's host only).
@@ -25,7 +27,7 @@ Commands:
   info FILE [--json]        header, metadata, tensors (OXCK, safetensors: with
                             each tensor's dtype) or graph summary
                             (gradient checkpoint), and every warning
-  stats FILE [--tensor NAME]... [--json [--bins N] | --csv]
+  stats FILE [--tensor NAME]... [--json [--bins N] | --csv | --optimizer [--json]]
                             per-tensor statistics over the stored values:
                             count, finite, NaN, +-Inf, zeros, min, max, mean,
                             std (population), L2 norm (min and max as
@@ -36,6 +38,11 @@ Commands:
                             a multiple of 4 are read as f32 little-endian.
                             --csv: one row per tensor (the --json fields
                             but the histogram), RFC 4180, empty for null.
+                            --optimizer: the last update each parameter
+                            received (Adam, SGD), from the optimizer state of
+                            a Trainer folder, optimizer.pt, Lightning .ckpt
+                            or DeepSpeed folder: update RMS and max, update /
+                            weight, moments' RMS, decoupled decay.
   export FILE --tensor NAME -o OUT [--format npy|csv|raw]
                             one tensor's values: .npy (its dtype and shape),
                             .csv (rows x last dimension, exact float text)
@@ -50,7 +57,8 @@ Commands:
                             values that are not tensors left out, each
                             named); the format from OUT's extension; a sharded model or GGUF split ->
                             one OUT.safetensors, or with --shard-size Hugging
-                            Face shards and their index
+                            Face shards and their index; a DeepSpeed folder
+                            -> its fp32 master weights by parameter name
   layout FILE [--json]      layered drawing of a gradient checkpoint's graph:
                             a summary (nodes, edges, ranks, crossings, edges
                             reversed to break cycles, size), or with --json
@@ -64,6 +72,7 @@ Commands:
                             the browser does, without a display
 
   diff A B [--json [--bins N]] [--atol X] [--rtol Y] [--tensor NAME]...
+       [--no-map] [--rename REGEX=REPLACEMENT]... [--strip-prefix PREFIX]
                             compare B with A (the reference): two tensor
                             files (any format above) tensor by tensor (same
                             name, k-th occurrence with k-th), element by
@@ -85,9 +94,12 @@ Commands:
                             (default 64).
   timeline PATH... [--tensor NAME]... [--no-cache] [--json]
                             a training run: the checkpoints in folders (and
-                            their checkpoint-N subfolders) or files, ordered by
-                            step, each tensor's statistics over the steps, the
-                            first NaN/Inf; summaries are cached (see
+                            their checkpoint-N or global_stepN subfolders) or
+                            files, ordered by step, each tensor's statistics
+                            over the steps, the first NaN/Inf, and where the
+                            checkpoints hold optimizer state each parameter's
+                            last update and the outliers among them;
+                            summaries are cached (see
                             'ckptscope-cli timeline --help')
 
   scan PATH... [--json]     what each PyTorch file's pickle would import and
