@@ -334,8 +334,7 @@ std::vector<std::optional<size_t>> parameterOfTensors(const OptimizerCheckpoint&
 OptimizerCheckpoint openOptimizerCheckpoint(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    std::shared_ptr<const Document> optimizer, model;
-    std::string modelPath;
+    std::shared_ptr<const Document> optimizer;
     if (fs::is_directory(path, ec)) {
         const fs::path file = fs::path(path) / "optimizer.pt";
         if (!fs::is_regular_file(file, ec)) {
@@ -353,23 +352,21 @@ OptimizerCheckpoint openOptimizerCheckpoint(const std::string& path) {
                                   "its ranks' partitions)");
         }
         optimizer = Document::open(file.string());
-        modelPath = modelFileIn(path);
     } else {
         optimizer = Document::open(path);
-        if (fs::is_regular_file(path, ec) &&
-            isStateDict(optimizer->objects(), optimizer->objects().root))
-            modelPath = modelFileIn(fs::path(path).parent_path().string());
-        else
-            model = optimizer; // a file holding both, or none
     }
-    if (!modelPath.empty())
-        model = Document::open(modelPath);
-    std::optional<OptimizerCheckpoint> state = findOptimizerCheckpoint(model, optimizer);
+    // A local optimizer.pt pairs with the model beside it (optimizerCheckpointFor);
+    // any other file holds both, or none.
+    const bool besideModel = fs::is_regular_file(optimizer->path(), ec) &&
+                             isStateDict(optimizer->objects(), optimizer->objects().root);
+    std::optional<OptimizerCheckpoint> state = besideModel
+                                                   ? optimizerCheckpointFor(optimizer)
+                                                   : findOptimizerCheckpoint(optimizer, optimizer);
     if (!state)
         throw OpenError(optimizer->path(),
                         "holds no optimizer state (no dict with \"state\" and \"param_groups\" at "
                         "its root, in optimizer_states or under \"optimizer\")");
-    if (!model)
+    if (!state->model)
         state->warnings.insert(state->warnings.begin(),
                                "no model beside the optimizer state: update / weight and the "
                                "decay need the weights");

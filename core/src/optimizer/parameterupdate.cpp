@@ -56,6 +56,31 @@ std::string whyNoUpdate(const OptimizerCheckpoint& s, const ParameterState& p) {
     return {};
 }
 
+// What the pass over a parameter whose update can be computed reads: its
+// first moment (SGD: momentum buffer), Adam's second moment, and the weight
+// when it holds as many elements. (A plain index and flag for the weight,
+// not an optional: GCC 12 warns on the latter read in the loop.)
+struct Reads {
+    size_t first = 0;
+    std::optional<size_t> second;
+    uint64_t n = 0;
+    bool weight = false;
+    size_t weightTensor = 0;
+
+    uint64_t bytesPerElement() const { return 4 * (1 + (second ? 1 : 0) + (weight ? 1 : 0)); }
+};
+
+Reads readsOf(const OptimizerCheckpoint& s, const ParameterState& p) {
+    Reads r;
+    r.first = p.rule == UpdateRule::Adam ? *p.expAvg : *p.momentumBuffer;
+    if (p.rule == UpdateRule::Adam)
+        r.second = secondMoment(p);
+    r.n = s.optimizer->tensors()[r.first].dataLen;
+    r.weightTensor = p.weight.value_or(0);
+    r.weight = p.weight && s.model->tensors()[r.weightTensor].dataLen == r.n;
+    return r;
+}
+
 ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p,
                            const TaskControl& control, std::atomic<uint64_t>& done,
                            uint64_t total) {
@@ -70,21 +95,16 @@ ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p
     r.note = whyNoUpdate(s, p);
     if (!r.note.empty())
         return r;
-    const size_t first = p.rule == UpdateRule::Adam ? *p.expAvg : *p.momentumBuffer;
-    const std::optional<size_t> second =
-        p.rule == UpdateRule::Adam ? secondMoment(p) : std::optional<size_t>();
-    const uint64_t n = opt.tensors()[first].dataLen;
-    // A plain index and flag, not an optional: GCC 12 warns on the latter
-    // read in the loop (-Wmaybe-uninitialized).
-    bool weight = p.weight.has_value();
-    const size_t weightTensor = p.weight.value_or(0);
-    if (weight && s.model->tensors()[weightTensor].dataLen != n) {
+    const Reads reads = readsOf(s, p);
+    const size_t first = reads.first, weightTensor = reads.weightTensor;
+    const std::optional<size_t> second = reads.second;
+    const uint64_t n = reads.n;
+    const bool weight = reads.weight;
+    if (p.weight && !weight)
         r.note = "the weight holds " + std::to_string(s.model->tensors()[weightTensor].dataLen) +
                  " elements, its optimizer state " + std::to_string(n);
-        weight = false;
-    } else if (!weight) {
+    else if (!weight)
         r.note = "no weight in the model: update / weight and the decay are unknown";
-    }
     const double bc1 = p.group.biasCorrection ? 1 - std::pow(p.group.beta1, *p.step) : 1;
     const double bc2 = p.group.biasCorrection ? 1 - std::pow(p.group.beta2, *p.step) : 1;
     std::vector<float> w(weight ? kBlock : 0), m(kBlock), v(second ? kBlock : 0);
@@ -103,7 +123,7 @@ ParameterUpdate computeOne(const OptimizerCheckpoint& s, const ParameterState& p
                                    p.group.eps, sum);
         else
             optimizer::addSgdSums(m.data(), wp, size_t(count), p.group.lr, sum);
-        const uint64_t bytes = count * (4 * (1 + (second ? 1 : 0) + (weight ? 1 : 0)));
+        const uint64_t bytes = count * reads.bytesPerElement();
         control.report(done.fetch_add(bytes) + bytes, total);
     }
     if (sum.nan)
@@ -143,10 +163,11 @@ const std::string& fileNamedBy(const OptimizerCheckpoint& s, const std::string& 
 
 uint64_t parameterUpdateBytes(const OptimizerCheckpoint& state) {
     uint64_t total = 0;
-    for (const ParameterState& p : state.parameters) {
-        const uint64_t n = elementsOf(*state.optimizer, p.expAvg ? p.expAvg : p.momentumBuffer);
-        total += 4 * n * (1 + (p.expAvgSq ? 1 : 0) + (p.weight ? 1 : 0));
-    }
+    for (const ParameterState& p : state.parameters)
+        if (whyNoUpdate(state, p).empty()) { // what computeOne reads, and only that
+            const Reads r = readsOf(state, p);
+            total += r.n * r.bytesPerElement();
+        }
     return total;
 }
 
