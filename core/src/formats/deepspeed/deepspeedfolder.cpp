@@ -156,6 +156,7 @@ private:
     void checkRanks();
     // Per rank, the F32 vectors of those names in its file, in order.
     std::vector<std::vector<Segment>> segments(const std::vector<std::string>& names);
+    uint32_t storageOf(size_t rank, uint32_t storage);
     void cut(const std::vector<Segment>& flat, size_t rank, uint64_t from, uint64_t count,
              uint64_t at, const std::string& tensor, std::vector<TensorPiece>& pieces);
     // One logical tensor per parameter, cut from each rank's flat vectors.
@@ -259,18 +260,23 @@ std::vector<std::vector<Segment>> Builder::segments(const std::vector<std::strin
                 e.shape.size() != 1)
                 fail(p.name, "tensor " + quotedName(name) + " is not a contiguous F32 vector");
             const TensorView& v = p.index.views[e.view];
-            const std::string key = std::to_string(r) + ":" + std::to_string(v.storage);
-            auto [it, fresh] = m_storageOf.try_emplace(key, uint32_t(m_out.storages.size()));
-            if (fresh) {
-                TensorStorage st = p.index.storages[v.storage];
-                st.shard = uint32_t(r + 1); // shard 0 holds the model states
-                m_out.storages.push_back(std::move(st));
-            }
-            segments.push_back({it->second, v.elementOffset, e.dataLen});
+            segments.push_back({storageOf(r, v.storage), v.elementOffset, e.dataLen});
         }
         out.push_back(std::move(segments));
     }
     return out;
+}
+
+// Storage `storage` of rank r's file in the merged index, added once.
+uint32_t Builder::storageOf(size_t rank, uint32_t storage) {
+    const std::string key = std::to_string(rank) + ":" + std::to_string(storage);
+    auto [it, fresh] = m_storageOf.try_emplace(key, uint32_t(m_out.storages.size()));
+    if (fresh) {
+        TensorStorage st = m_ranks[rank].index.storages.at(storage);
+        st.shard = uint32_t(rank + 1); // shard 0 holds the model states
+        m_out.storages.push_back(std::move(st));
+    }
+    return it->second;
 }
 
 // Elements [from, from + count) of rank r's flat vector (its segments one
@@ -508,11 +514,7 @@ void Builder::addTree(const Part& model, const std::vector<Param>& params,
                 const TensorEntry& e = r0.index.tensors[t->second];
                 if (e.view != kNoView && e.dataLen == 1) {
                     const TensorView& v = r0.index.views[e.view];
-                    TensorStorage st = r0.index.storages[v.storage];
-                    st.shard = 1;
-                    m_out.storages.push_back(std::move(st));
-                    TensorPiece piece{
-                        {0}, {1}, uint32_t(m_out.storages.size() - 1), v.elementOffset};
+                    TensorPiece piece{{0}, {1}, storageOf(0, v.storage), v.elementOffset};
                     if (e.dtype == Dtype::F32) {
                         addTensor("optimizer.step." + std::to_string(g), {1}, {piece}, "");
                         ObjectNode tn = node(ObjectKind::Tensor);
