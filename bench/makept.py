@@ -18,6 +18,14 @@
                                              1e-3, layer 9's growing 4x per
                                              checkpoint, layer 2's frozen
 
+    makept.py dcp DIR BYTES RANKS TENSORS    a PyTorch distributed checkpoint
+                                             DIR/ckpt (.metadata and RANKS
+                                             __R_0.distcp files) of TENSORS
+                                             f32 tensors of BYTES in all,
+                                             each split by rows over the
+                                             ranks, and the same tensors in
+                                             DIR/single.safetensors
+
 The layout is torch.save's: a stored zip of ARCHIVE/data.pkl (pickle
 protocol 2: collections.OrderedDict, torch._utils._rebuild_tensor_v2, the
 storages as persistent ids ('storage', torch.FloatStorage, KEY, 'cpu',
@@ -194,6 +202,167 @@ def adam_checkpoint(folder, layers, step, lr=3e-4, beta1=0.9, beta2=0.999):
         json.dump({"global_step": step, "log_history": []}, f)
 
 
+def dcp_classes():
+    """Stand-ins for torch.distributed.checkpoint's pickled classes, under
+    torch's module names, pickled as torch pickles them: dataclasses (NEWOBJ
+    and a state dict), TensorProperties' state a tuple, _StorageInfo's state
+    without its None fields, the memory format an Enum member."""
+    import dataclasses
+    import enum
+    md = types.ModuleType("torch.distributed.checkpoint.metadata")
+    fsm = types.ModuleType("torch.distributed.checkpoint.filesystem")
+    stm = types.ModuleType("torch.distributed._shard.sharded_tensor.metadata")
+    for name, m in (("torch.distributed", types.ModuleType("torch.distributed")),
+                    ("torch.distributed.checkpoint",
+                     types.ModuleType("torch.distributed.checkpoint")),
+                    ("torch.distributed._shard", types.ModuleType("torch.distributed._shard")),
+                    ("torch.distributed._shard.sharded_tensor",
+                     types.ModuleType("torch.distributed._shard.sharded_tensor")),
+                    (md.__name__, md), (fsm.__name__, fsm), (stm.__name__, stm)):
+        sys.modules[name] = m
+
+    class Size(tuple):
+        def __reduce__(self):
+            return (Size, (tuple(self),))
+
+    class Dtype:
+        def __init__(self, name):
+            self.name = name
+
+        def __reduce__(self):
+            return self.name
+
+    Size.__module__ = Dtype.__module__ = "torch"
+    Size.__qualname__ = "Size"
+    torch.Size, torch.float32, torch.strided = Size, Dtype("float32"), Dtype("strided")
+
+    class MEM_FORMAT_ENCODING(enum.Enum):
+        TORCH_CONTIGUOUS_FORMAT = 0
+
+    class TensorProperties:
+        def __getstate__(self):
+            return (torch.float32, torch.strided, False,
+                    MEM_FORMAT_ENCODING.TORCH_CONTIGUOUS_FORMAT, False)
+
+    @dataclasses.dataclass
+    class ChunkStorageMetadata:
+        offsets: object
+        sizes: object
+
+    @dataclasses.dataclass
+    class TensorStorageMetadata:
+        properties: object
+        size: object
+        chunks: list
+
+    @dataclasses.dataclass
+    class BytesStorageMetadata:
+        pass
+
+    @dataclasses.dataclass
+    class Metadata:
+        state_dict_metadata: dict
+        planner_data: object = None
+        storage_data: object = None
+        storage_meta: object = None
+        version: str = "1.0.0"
+
+    @dataclasses.dataclass(frozen=True)
+    class MetadataIndex:
+        fqn: str
+        offset: object = None
+        index: object = None
+
+    @dataclasses.dataclass
+    class _StorageInfo:
+        relative_path: str
+        offset: int
+        length: int
+        transform_descriptors: object = None
+
+        def __getstate__(self):
+            return {k: v for k, v in self.__dict__.items() if v is not None}
+
+    for c in (MEM_FORMAT_ENCODING, TensorProperties):
+        c.__module__, c.__qualname__ = stm.__name__, c.__name__
+        setattr(stm, c.__name__, c)
+    for c in (ChunkStorageMetadata, TensorStorageMetadata, BytesStorageMetadata, Metadata,
+              MetadataIndex):
+        c.__module__, c.__qualname__ = md.__name__, c.__name__
+        setattr(md, c.__name__, c)
+    _StorageInfo.__module__, _StorageInfo.__qualname__ = fsm.__name__, "_StorageInfo"
+    fsm._StorageInfo = _StorageInfo
+    return types.SimpleNamespace(**{c.__name__: c for c in (
+        Size, TensorProperties, ChunkStorageMetadata, TensorStorageMetadata,
+        BytesStorageMetadata, Metadata, MetadataIndex, _StorageInfo)})
+
+
+def torch_save_bytes(obj, storages, fill):
+    """torch.save to a stream: archive "archive", storages 64-byte aligned."""
+    import io
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+        buf = io.BytesIO()
+        Pickler(buf, protocol=2).dump(obj)
+        z.writestr("archive/data.pkl", buf.getvalue())
+        for s in storages:
+            with z.open(aligned(z, "archive/data/" + s.key), "w") as f:
+                fill(f, s.numel)
+        z.writestr("archive/version", "3\n")
+    return out.getvalue()
+
+
+def from_element(block, start):
+    """A fill that writes the endless repetition of `block` from element
+    `start` on: a chunk's part of a tensor filled with repeat(block)."""
+    def fill(f, n):
+        per = len(block) // 4
+        at, done = start % per, 0
+        while done < n:
+            k = min(per - at, n - done)
+            f.write(block[4 * at: 4 * (at + k)])
+            done += k
+            at = 0
+    return fill
+
+
+def dcp_checkpoint(folder, size, ranks, count):
+    """A DCP folder and single.safetensors holding the same f32 tensors."""
+    c = dcp_classes()
+    ckpt = os.path.join(folder, "ckpt")
+    os.makedirs(ckpt, exist_ok=True)
+    rows = max(ranks, size // 4 // count // 256)
+    names = ["model.layers.%d.weight" % i for i in range(count)]
+    blocks = [scaled_block(0.02, seed=i + 1) for i in range(count)]
+    items, storage_data, planner = {}, {}, {}
+    files = [open(os.path.join(ckpt, "__%d_0.distcp" % r), "wb") for r in range(ranks)]
+    per = (rows + ranks - 1) // ranks
+    for i, name in enumerate(names):
+        chunks = []
+        for r in range(ranks):
+            lo, hi = min(rows, r * per), min(rows, (r + 1) * per)
+            if lo == hi:
+                continue
+            chunks.append(c.ChunkStorageMetadata(c.Size((lo, 0)), c.Size((hi - lo, 256))))
+            s = Storage("0", (hi - lo) * 256)
+            data = torch_save_bytes(Tensor(s, (hi - lo, 256)), [s],
+                                    from_element(blocks[i], lo * 256))
+            f = files[r]
+            storage_data[c.MetadataIndex(name, c.Size((lo, 0)), len(chunks) - 1)] = \
+                c._StorageInfo("__%d_0.distcp" % r, f.tell(), len(data))
+            f.write(data)
+        items[name] = c.TensorStorageMetadata(c.TensorProperties(), c.Size((rows, 256)), chunks)
+        planner[name] = tuple(name.split(".", 0))
+    for f in files:
+        f.close()
+    meta = c.Metadata(items, planner, storage_data)
+    with open(os.path.join(ckpt, ".metadata"), "wb") as f:
+        pickle.dump(meta, f, protocol=4)
+    write_safetensors(os.path.join(folder, "single.safetensors"),
+                      [(n, (rows, 256), repeat(blocks[i]), rows * 256)
+                       for i, n in enumerate(names)])
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
     if kind == "state":
@@ -225,6 +394,8 @@ def main():
         rows = max(1, size // 4 // count // 256)
         adam_checkpoint(out, [("model.layers.%d.weight" % i, rows, 0.02, 1e-3)
                               for i in range(count)], 1000)
+    elif kind == "dcp":
+        dcp_checkpoint(out, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif kind == "adam-run":
         for c in range(int(sys.argv[3])):
             step = 100 * (c + 1)

@@ -28,8 +28,13 @@ const CommandSpec kConvert = {
     "converts to one OUT.safetensors. A DeepSpeed ZeRO folder (holding latest,\n"
     "or a global_stepN folder) converts to its fp32 master weights under the\n"
     "parameters' names, assembled from the ranks' partitions as zero_to_fp32.py\n"
-    "assembles them; the saved module and the optimizer's moments are left out\n"
-    "and counted in a warning. With --shard-size, any tensor file is written as\n"
+    "assembles them (--weights module: the module as saved, e.g. bf16); the\n"
+    "rest is left out and counted in a warning. A PyTorch distributed\n"
+    "checkpoint (DCP: the folder holding .metadata and the ranks' .distcp\n"
+    "files) converts to one model assembled from its chunks, as\n"
+    "dcp_to_torch_save does; the optimizer's state (optim.*) is left out unless\n"
+    "--include-optimizer, and values that are not tensors are named in a\n"
+    "warning. With --shard-size, any tensor file is written as\n"
     "Hugging Face shards NAME-0000N-of-0000M.safetensors and their index\n"
     "NAME.safetensors.index.json (OUT named NAME.safetensors or\n"
     "NAME.safetensors.index.json).\n",
@@ -37,7 +42,18 @@ const CommandSpec kConvert = {
       "write shards of at most SIZE bytes of tensors each\n"
       "(K, M, G: powers of 1024; KB, MB, GB: of 1000, as\n"
       "Hugging Face's max_shard_size)",
-      false, "", [](const std::string& v) { parseSize("--shard-size", v); }}},
+      false, "", [](const std::string& v) { parseSize("--shard-size", v); }},
+     {"--include-optimizer", "",
+      "also write the optimizer's state tensors (DCP: optim.*;\n"
+      "DeepSpeed: exp_avg.NAME, exp_avg_sq.NAME, …)"},
+     {"--weights", "KIND",
+      "DeepSpeed: master (the fp32 master weights, the\n"
+      "default) or module (the module as saved)",
+      false, "",
+      [](const std::string& v) {
+          if (v != "master" && v != "module")
+              throw UsageError("--weights takes master or module, not '" + v + "'");
+      }}},
     "convert needs IN and OUT",
     {},
     kFileExitStatus,
@@ -57,7 +73,8 @@ template <typename Write> std::vector<std::string> writeFor(const Document& doc,
     }
 }
 
-int convertSharded(const std::string& in, const std::string& out, uint64_t shardSize) {
+int convertSharded(const std::string& in, const std::string& out, uint64_t shardSize,
+                   const ConvertChoice& choice) {
     if (shardIndexPathFor(out).empty())
         throw UsageError("--shard-size writes NAME.safetensors shards and their index: name "
                          "the output NAME.safetensors or NAME.safetensors.index.json, not '" +
@@ -69,7 +86,7 @@ int convertSharded(const std::string& in, const std::string& out, uint64_t shard
         throw UsageError(doc->path() + " is a gradient checkpoint; convert reads OXCK, "
                                        "safetensors and GGUF files");
     for (const std::string& w :
-         writeFor(*doc, [&] { return convertToShards(*doc, out, shardSize); }))
+         writeFor(*doc, [&] { return convertToShards(*doc, out, shardSize, {}, choice); }))
         std::cerr << in << ": warning: " << printable(w) << "\n";
     return kOk;
 }
@@ -82,8 +99,11 @@ int runConvert(const std::vector<std::string>& args) {
         return kOk;
     const std::string& in = p->operands()[0];
     const std::string& out = p->operands()[1];
+    ConvertChoice choice;
+    choice.includeOptimizer = p->has("--include-optimizer");
+    choice.moduleWeights = p->has("--weights") && p->value("--weights") == "module";
     if (p->has("--shard-size"))
-        return convertSharded(in, out, parseSize("--shard-size", p->value("--shard-size")));
+        return convertSharded(in, out, parseSize("--shard-size", p->value("--shard-size")), choice);
     const auto target = convertTargetFor(out);
     if (!target)
         throw UsageError("cannot tell the output format from '" + out +
@@ -91,7 +111,8 @@ int runConvert(const std::vector<std::string>& args) {
     const auto doc = openDocument(in);
     if (const std::string why = conversionRefusal(*doc, *target, out); !why.empty())
         throw UsageError(why);
-    const auto warnings = writeFor(*doc, [&] { return convertDocument(*doc, *target, out); });
+    const auto warnings =
+        writeFor(*doc, [&] { return convertDocument(*doc, *target, out, {}, choice); });
     for (const std::string& w : warnings)
         std::cerr << in << ": warning: " << printable(w) << "\n";
     return kOk;

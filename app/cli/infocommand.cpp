@@ -187,7 +187,7 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
                 w.endArray();
             }
         } else {
-            w.key("pieces");
+            w.key("chunks");
             w.beginArray();
             for (const TensorPiece& p : v.pieces) {
                 w.beginObject();
@@ -370,10 +370,14 @@ void printTensorFile(const Document& doc) {
             std::cout << ", " << header << "\n";
         if (const std::string type = gguf::fileTypeText(doc.metadataRows()); !type.empty())
             std::cout << "File type   " << printable(type) << "\n";
-    } else if (doc.isSharded())
+    } else if (doc.isSharded()) {
+        // A folder format's files are its ranks' and its plan, not shards.
+        const bool folder = std::string_view(doc.formatModule().extension) == "/";
         std::cout << "Format      " << doc.formatModule().description << " ("
-                  << fmt::counted(doc.shards().size(), "shard", "shards") << ")\n";
-    else
+                  << fmt::counted(doc.shards().size(), folder ? "file" : "shard",
+                                  folder ? "files" : "shards")
+                  << ")\n";
+    } else
         std::cout << "Format      "
                   << (doc.format() == Format::Safetensors ? "safetensors"
                                                           : formatModule(doc.format()).description)

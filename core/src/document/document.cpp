@@ -5,7 +5,6 @@
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/io/httpsource.h"
 
-#include "formats/deepspeed/deepspeedfolder.h"
 #include "formats/safetensors/shardedmodel.h"
 
 #include <algorithm>
@@ -19,6 +18,10 @@ std::shared_ptr<const Document> Document::open(const std::string& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         return openFolder(path);
+    // A distributed checkpoint's plan stands for its folder.
+    const std::filesystem::path file(path);
+    if (file.filename() == ".metadata" && isModelFolder(file.parent_path().string()))
+        return openFolder(file.parent_path().string());
     std::shared_ptr<const ByteSource> source;
     try {
         source = openByteSource(path);
@@ -55,32 +58,35 @@ bool Document::isModelFolder(const std::string& folder) {
     std::error_code ec;
     if (!std::filesystem::is_directory(folder, ec))
         return false;
-    try {
-        if (!deepSpeedStepFolder(folder).empty())
-            return true;
-    } catch (const std::exception&) {
-        return true; // a damaged `latest`: opening it says what is wrong
+    for (const FolderFormat& f : folderFormats()) {
+        try {
+            if (!f.locate(folder).empty())
+                return true;
+        } catch (const std::exception&) {
+            return true; // a damaged pointer (`latest`): opening it says what is wrong
+        }
     }
     return findShardedModelIn(folder).isModel() || findShardedModelIn(folder, ".bin").isModel();
 }
 
-// A folder is the sharded model it holds: by its index, else by its one
-// complete shard set (shards in number order).
+// A folder is the model it holds: a folder format's (DeepSpeed, DCP), else
+// a sharded model by its index, else by its one complete shard set (shards
+// in number order).
 std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
-    // A DeepSpeed checkpoint (the folder holding `latest`, or a step folder).
-    std::string deepspeed;
-    try {
-        deepspeed = deepSpeedStepFolder(path);
-    } catch (const std::exception& e) {
-        throw OpenError(path, e.what());
-    }
-    if (!deepspeed.empty()) {
+    for (const FolderFormat& f : folderFormats()) {
+        std::string located;
+        try {
+            located = f.locate(path);
+        } catch (const std::exception& e) {
+            throw OpenError(path, e.what());
+        }
+        if (located.empty())
+            continue;
         std::shared_ptr<Document> doc(new Document);
         doc->m_path = path;
         try {
-            static const FormatModule module = deepSpeedFormat();
-            doc->m_module = &module;
-            doc->keepIndex(openDeepSpeed(deepspeed));
+            doc->m_module = &f.module;
+            doc->keepIndex(f.open(located));
             doc->m_source = doc->m_index.shards.front().source;
         } catch (const std::bad_alloc&) {
             throw OpenError(path, "not enough memory to open this checkpoint");
@@ -118,10 +124,12 @@ std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
     return doc;
 }
 
-std::shared_ptr<const Document> Document::convertedModel(std::string& leftOut) const {
+std::shared_ptr<const Document> Document::convertedModel(std::string& leftOut,
+                                                         const ConvertChoice& choice) const {
     if (!m_module->converted)
         return nullptr;
-    const std::vector<std::pair<uint32_t, std::string>> chosen = m_module->converted(m_index);
+    const std::vector<std::pair<uint32_t, std::string>> chosen =
+        m_module->converted(m_index, choice);
     std::shared_ptr<Document> doc(new Document);
     doc->m_module = m_module;
     doc->m_path = m_path;
@@ -133,12 +141,20 @@ std::shared_ptr<const Document> Document::convertedModel(std::string& leftOut) c
     index.views = m_index.views;
     index.metadata = m_index.metadata;
     std::vector<bool> kept(m_index.tensors.size());
+    std::vector<uint32_t> renumbered(m_index.tensors.size(), kNoNode);
     for (const auto& [i, name] : chosen) {
         TensorEntry t = m_index.tensors.at(i);
         t.name = name;
+        renumbered.at(i) = uint32_t(index.tensors.size());
         index.tensors.push_back(std::move(t));
         kept[i] = true;
     }
+    // The tree stays, so that the values that are not tensors are named as
+    // left out; a tensor left out is still a tensor there (counted below).
+    index.objects = m_index.objects;
+    for (ObjectNode& n : index.objects.nodes)
+        if (n.kind == ObjectKind::Tensor && n.tensor < renumbered.size())
+            n.tensor = renumbered[n.tensor];
     // What is left out, counted by the first part of its name (module.*,
     // exp_avg.*, …): every tensor accounted for, none cut from the list.
     std::vector<std::pair<std::string, size_t>> groups;

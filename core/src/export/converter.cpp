@@ -57,10 +57,11 @@ std::string shardIndexPathFor(const std::string& outPath) {
 }
 
 std::vector<std::string> convertToShards(const Document& whole, const std::string& outPath,
-                                         uint64_t maxShardBytes, const TaskControl& control) {
+                                         uint64_t maxShardBytes, const TaskControl& control,
+                                         const ConvertChoice& choice) {
     namespace fs = std::filesystem;
     std::string leftOut;
-    const auto model = whole.convertedModel(leftOut); // the model of a DeepSpeed folder
+    const auto model = whole.convertedModel(leftOut, choice); // a DeepSpeed or DCP folder's model
     const Document& doc = model ? *model : whole;
     const std::string indexPath = shardIndexPathFor(outPath);
     if (!doc.hasTensors() || indexPath.empty() || maxShardBytes == 0)
@@ -159,11 +160,12 @@ std::string conversionRefusal(const Document& doc, ConvertTarget target,
 }
 
 std::vector<std::string> convertDocument(const Document& whole, ConvertTarget target,
-                                         const std::string& outPath, const TaskControl& control) {
+                                         const std::string& outPath, const TaskControl& control,
+                                         const ConvertChoice& choice) {
     if (const std::string why = conversionRefusal(whole, target, outPath); !why.empty())
         throw ExportError(why);
     std::string leftOut;
-    const auto model = whole.convertedModel(leftOut); // the model of a DeepSpeed folder
+    const auto model = whole.convertedModel(leftOut, choice); // a DeepSpeed or DCP folder's model
     const Document& doc = model ? *model : whole;
     std::vector<std::string> warnings = pickleConversionNotes(doc), written;
     if (!leftOut.empty())

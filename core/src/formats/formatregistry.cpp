@@ -1,9 +1,12 @@
 // The one table of formats. Adding a format: a folder formats/<name>/ with a
 // module (probe + open), a Format value, and one line in kModules below
 // (docs/ARCHITECTURE.md, "How to add a format").
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/openerror.h"
 
+#include "formats/dcp/dcpfolder.h"
+#include "formats/deepspeed/deepspeedfolder.h"
 #include "formats/gguf/ggufformat.h"
 #include "formats/gradient/gradientformat.h"
 #include "formats/magicbytes.h"
@@ -31,6 +34,17 @@ const std::vector<FormatModule>& modules() {
     return kModules;
 }
 
+const std::vector<FolderFormat>& folders() {
+    static const FormatModule deepspeed = deepSpeedFormat(), dcp = dcpFormat();
+    static const std::vector<FolderFormat> kFolders = {
+        {deepspeed, deepSpeedStepFolder, openDeepSpeed,
+         [](const std::string& name) { return name.ends_with(".pt"); }},
+        {dcp, [](const std::string& f) { return isDcpFolder(f) ? f : std::string(); }, openDcp,
+         [](const std::string& name) { return name == ".metadata" || name.ends_with(".distcp"); }},
+    };
+    return kFolders;
+}
+
 const FormatModule* findModule(Format format) {
     for (const FormatModule& m : modules())
         if (m.format == format)
@@ -52,6 +66,26 @@ std::string expectedFormats() {
 }
 
 } // namespace
+
+FormatModule folderModule(const char* name, const char* description, const char* looksFor) {
+    FormatModule m = {Format::Pytorch,
+                      name,
+                      description,
+                      "/",
+                      looksFor,
+                      [](const ByteSource&) { return false; }, // a folder, never one file
+                      nullptr,
+                      [](const ByteSource& source) -> FormatIndex {
+                          throw CheckpointError(
+                              CheckpointError::Kind::Invalid,
+                              source.name() + ": a checkpoint folder's file: open the folder");
+                      }};
+    return m;
+}
+
+std::span<const FolderFormat> folderFormats() {
+    return folders();
+}
 
 std::span<const FormatModule> formatModules() {
     return modules();

@@ -346,6 +346,43 @@ uint32_t ObjectTree::find(uint32_t dict, std::string_view key) const {
     return kNoNode;
 }
 
+std::optional<std::vector<uint64_t>> objectSizes(const ObjectTree& tree, uint32_t node) {
+    if (node == kNoNode)
+        return std::nullopt;
+    const ObjectNode* s = &tree.at(node);
+    if (s->kind == ObjectKind::Object && s->text == "torch.Size" && s->items.size() == 1)
+        s = &tree.at(s->items[0]);
+    if (s->kind != ObjectKind::Tuple && s->kind != ObjectKind::List)
+        return std::nullopt;
+    std::vector<uint64_t> sizes;
+    sizes.reserve(s->items.size());
+    for (uint32_t d : s->items) {
+        const ObjectNode& v = tree.at(d);
+        if (v.kind != ObjectKind::Int || v.integer < 0)
+            return std::nullopt;
+        sizes.push_back(uint64_t(v.integer));
+    }
+    return sizes;
+}
+
+uint32_t appendTree(ObjectTree& to, const ObjectTree& from) {
+    if (from.empty())
+        return kNoNode;
+    const uint32_t base = uint32_t(to.nodes.size());
+    const auto moved = [base](uint32_t n) { return n == kNoNode ? kNoNode : n + base; };
+    to.nodes.reserve(to.nodes.size() + from.nodes.size());
+    for (ObjectNode n : from.nodes) {
+        for (uint32_t& i : n.items)
+            i = moved(i);
+        n.callee = moved(n.callee);
+        n.state = moved(n.state);
+        n.listItems = moved(n.listItems);
+        n.dictItems = moved(n.dictItems);
+        to.nodes.push_back(std::move(n));
+    }
+    return from.root + base;
+}
+
 std::string objectKeyText(const ObjectTree& tree, uint32_t node) {
     const ObjectNode& n = tree.at(node);
     switch (n.kind) {

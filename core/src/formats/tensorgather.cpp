@@ -175,21 +175,35 @@ std::vector<Segment> pieceSegments(const TensorSources& from, const TensorEntry&
             fail(from, t,
                  "a piece has " + std::to_string(p.offsets.size()) + " offsets and " +
                      std::to_string(p.sizes.size()) + " sizes");
-        if (p.offsets.size() == 1 && rank != 1) { // a run of the flattened tensor
-            const uint64_t lo = std::max(first, p.offsets[0]);
-            const uint64_t hi = std::min(first + count, p.offsets[0] + p.sizes[0]);
+        // A run of the flattened tensor: [start, start + length).
+        const auto run = [&](uint64_t start, uint64_t length) {
+            const uint64_t lo = std::max(first, start);
+            const uint64_t hi = std::min(first + count, start + length);
             if (lo < hi)
                 segments.push_back(
-                    {p.storage, p.elementOffset + (lo - p.offsets[0]), lo - first, hi - lo});
+                    {p.storage, p.elementOffset + (lo - start), lo - first, hi - lo});
+        };
+        if (p.offsets.size() == 1 && rank != 1) {
+            run(p.offsets[0], p.sizes[0]);
             continue;
         }
         if (p.offsets.size() != rank)
             fail(from, t,
                  "a piece has " + std::to_string(p.offsets.size()) + " dimensions, not " +
                      std::to_string(rank));
-        for (size_t k = 0; k < rank; ++k)
+        bool rows = true; // whole in every dimension but the first: one run
+        for (size_t k = 0; k < rank; ++k) {
             if (p.offsets[k] > shape[k] || p.sizes[k] > shape[k] - p.offsets[k])
                 fail(from, t, "a piece reaches past dimension " + std::to_string(k));
+            rows = rows && (k == 0 || (p.offsets[k] == 0 && p.sizes[k] == shape[k]));
+        }
+        if (rows) { // a row split (FSDP, DTensor Shard(0)): sizes checked above, no overflow
+            uint64_t inner = 1;
+            for (size_t k = 1; k < rank; ++k)
+                inner *= shape[k];
+            run(p.offsets[0] * inner, p.sizes[0] * inner);
+            continue;
+        }
         boxes.push_back(&p);
     }
     if (!boxes.empty()) {

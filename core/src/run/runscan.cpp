@@ -1,6 +1,7 @@
 #include "ckptscope/run/runscan.h"
 
 #include "ckptscope/common/naturalorder.h"
+#include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/safetensors/shardset.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/run/trainerfiles.h"
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 #include <sys/stat.h>
 
@@ -55,7 +57,7 @@ public:
         if (S_ISDIR(st.st_mode)) {
             if (isTrainerCheckpointFolder(folderName(path)))
                 addTrainerFolder(path);
-            else if (isDeepSpeedStepFolder(path))
+            else if (isModelStepFolder(path))
                 addModelFolder(path);
             else
                 addFolder(path);
@@ -106,7 +108,7 @@ private:
             if (S_ISDIR(st.st_mode)) {
                 if (isTrainerCheckpointFolder(p.filename().string()))
                     addTrainerFolder(p.string());
-                else if (isDeepSpeedStepFolder(p.string()))
+                else if (isModelStepFolder(p.string()))
                     addModelFolder(p.string());
                 continue; // other subfolders are not part of the run
             }
@@ -167,18 +169,28 @@ private:
             result.candidates.push_back(std::move(c));
     }
 
-    // A folder read as one model (DeepSpeed): one checkpoint of all its
-    // torch.save files, summarised together.
+    // A folder read as one model (DeepSpeed, DCP): one checkpoint of all
+    // its files, summarised together.
     void addModelFolder(const std::string& folder) {
         CheckpointCandidate c;
         c.path = folder;
         c.name = folderName(folder);
         c.folderModel = true;
+        const FolderFormat* format = nullptr;
+        for (const FolderFormat& f : folderFormats())
+            try {
+                if (!format && !f.locate(folder).empty())
+                    format = &f;
+            } catch (const std::exception&) {
+            }
         std::string error;
-        for (const fs::path& p : entries(folder, error))
-            if (p.extension() == ".pt")
+        std::vector<fs::path> files = entries(folder, error);
+        if (std::error_code ec; fs::is_regular_file(fs::path(folder) / ".metadata", ec))
+            files.insert(files.begin(), fs::path(folder) / ".metadata"); // DCP's plan
+        for (const fs::path& p : files)
+            if (format && format->holds(p.filename().string()))
                 c.files.push_back({p.string(), Format::Pytorch, nullptr});
-            else if (p.filename() != "." && fs::is_regular_file(p))
+            else if (fs::is_regular_file(p))
                 c.sideFiles.push_back(p.string());
         if (!error.empty())
             result.skipped.push_back({c.path, "cannot list the folder: " + error});
@@ -365,13 +377,10 @@ bool isTrainerCheckpointFolder(const std::string& name) {
                        [](char c) { return c >= '0' && c <= '9'; });
 }
 
-bool isDeepSpeedStepFolder(const std::string& path) {
-    static const std::string prefix = "global_step";
-    const std::string name = folderName(path);
-    return name.size() > prefix.size() && name.starts_with(prefix) &&
-           std::all_of(name.begin() + long(prefix.size()), name.end(),
-                       [](char c) { return c >= '0' && c <= '9'; }) &&
-           Document::isModelFolder(path);
+bool isModelStepFolder(const std::string& path) {
+    // global_stepN (DeepSpeed), step-N (torchtitan's DCP), iter_N (Megatron).
+    static const std::regex name(R"(^(global_step|step[-_]?|iter[-_]?)\d+$)");
+    return std::regex_match(folderName(path), name) && Document::isModelFolder(path);
 }
 
 Discovery discoverCheckpoints(const std::vector<std::string>& paths) {

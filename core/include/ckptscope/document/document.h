@@ -127,7 +127,8 @@ public:
     // The model a conversion writes (FormatModule::converted): a document of
     // those tensors under those names, reading the same files; null when it
     // is this document itself. `leftOut` names what it leaves out.
-    std::shared_ptr<const Document> convertedModel(std::string& leftOut) const;
+    std::shared_ptr<const Document> convertedModel(std::string& leftOut,
+                                                   const ConvertChoice& choice = {}) const;
 
 private:
     Document() = default;

@@ -25,7 +25,8 @@ std::string conversionRefusal(const Document& doc, ConvertTarget target,
 // ExportError, IoError, Cancelled, and read errors of the input.
 std::vector<std::string> convertDocument(const Document& doc, ConvertTarget target,
                                          const std::string& outPath,
-                                         const TaskControl& control = {});
+                                         const TaskControl& control = {},
+                                         const ConvertChoice& choice = {});
 
 // Writes the model as Hugging Face shards: NAME-0000N-of-0000M.safetensors,
 // each at most maxShardBytes of tensor data (a larger tensor alone), and
@@ -33,7 +34,8 @@ std::vector<std::string> convertDocument(const Document& doc, ConvertTarget targ
 // NAME.safetensors or NAME.safetensors.index.json. Each file is written
 // atomically, the index last. Returns the warnings; throws as convertDocument.
 std::vector<std::string> convertToShards(const Document& doc, const std::string& outPath,
-                                         uint64_t maxShardBytes, const TaskControl& control = {});
+                                         uint64_t maxShardBytes, const TaskControl& control = {},
+                                         const ConvertChoice& choice = {});
 // The index path convertToShards writes for outPath; "" for a name it refuses.
 std::string shardIndexPathFor(const std::string& outPath);
 

@@ -14,6 +14,15 @@ namespace ckptscope {
 // numbers are stored in the summary cache: never reuse or reorder them.
 enum class Format : uint8_t { Oxck = 0, Gradient = 1, Safetensors = 2, Gguf = 3, Pytorch = 4 };
 
+// What a conversion of a model that holds more than its weights writes
+// (FormatModule::converted): a DeepSpeed folder's fp32 master weights or its
+// module as saved; a DCP folder's model with or without the optimizer's
+// state.
+struct ConvertChoice {
+    bool includeOptimizer = false; // the optimizer's state tensors too
+    bool moduleWeights = false;    // DeepSpeed: the module as saved, not the fp32 master weights
+};
+
 // A file format: how to recognise it from its bytes and how to index it.
 // Modules are listed once, in formatModules(); nothing else in the code
 // branches on which format a file is when reading it.
@@ -55,10 +64,36 @@ struct FormatModule {
                                            uint64_t first, uint64_t count) = nullptr;
     // The tensors a conversion writes and the names it writes them under,
     // for a format that holds more than the model (DeepSpeed: the fp32
-    // master weights under the parameters' names, not the moments); null
-    // where a conversion writes every tensor as it is named.
-    std::vector<std::pair<uint32_t, std::string>> (*converted)(const FormatIndex& index) = nullptr;
+    // master weights under the parameters' names, not the moments; DCP: the
+    // model without the optimizer's state); null where a conversion writes
+    // every tensor as it is named.
+    std::vector<std::pair<uint32_t, std::string>> (*converted)(
+        const FormatIndex& index, const ConvertChoice& choice) = nullptr;
 };
+
+// A format whose model is a folder of files read as one (DeepSpeed ZeRO,
+// PyTorch DCP): listed once, in folderFormats(), as file formats are in
+// formatModules().
+struct FolderFormat {
+    const FormatModule& module; // its probe accepts no single file
+    // The folder holding the model for a folder given (itself, or the one a
+    // pointer such as DeepSpeed's `latest` names); "" when it is not this
+    // format's. Throws CheckpointError for a pointer that leads nowhere.
+    std::string (*locate)(const std::string& folder);
+    // Indexes the folder `locate` gave.
+    FormatIndex (*open)(const std::string& located);
+    // True for the name of one of the model's files (a run's checkpoint
+    // lists them, and its summary is cached against them).
+    bool (*holds)(const std::string& fileName);
+};
+
+// The module of a folder format: Format::Pytorch (its files are torch.save
+// archives), a probe that accepts no single file and an opener that says
+// to open the folder.
+FormatModule folderModule(const char* name, const char* description, const char* looksFor);
+
+// Every folder format, in the order they are tried.
+std::span<const FolderFormat> folderFormats();
 
 // Every module, in the order their probes are tried.
 std::span<const FormatModule> formatModules();

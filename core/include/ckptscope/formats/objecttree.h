@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,14 @@ struct ObjectTree {
     // Dict only: the value under the string key, else kNoNode.
     uint32_t find(uint32_t dict, std::string_view key) const;
 };
+
+// The sizes a torch.Size((…)), a tuple or a list of ints holds; nullopt for
+// anything else (a negative size too).
+std::optional<std::vector<uint64_t>> objectSizes(const ObjectTree& tree, uint32_t node);
+
+// Copies every node of `from` after those of `to` (their links moved with
+// them); returns the node `from.root` became, kNoNode for an empty tree.
+uint32_t appendTree(ObjectTree& to, const ObjectTree& from);
 
 // Python's str() of a key: 0 → "0", None → "None", True → "True", a
 // string as it is, a tuple as "(1, 'a')"; the text a tensor's name and a

@@ -35,7 +35,8 @@ struct CheckpointCandidate {
     std::vector<CandidateFile> files;   // name order (shards in shard order)
     std::vector<std::string> sideFiles; // paths, name order (trainerfiles.h)
     std::string index;                  // the shards' *.safetensors.index.json, or ""
-    // A folder that opens as one model (a DeepSpeed global_stepN folder):
+    // A folder that opens as one model (a DeepSpeed global_stepN folder, a
+    // DCP step-N folder):
     // summarised as one document; `files` are its files.
     bool folderModel = false;
 };
@@ -71,8 +72,9 @@ void sortSkipped(std::vector<SkippedPath>& skipped);
 
 // True for a Hugging Face Trainer checkpoint folder name: "checkpoint-" digits.
 bool isTrainerCheckpointFolder(const std::string& name);
-// True for a DeepSpeed step folder: named "global_step" digits, opening as
-// one model (Document::isModelFolder).
-bool isDeepSpeedStepFolder(const std::string& path);
+// True for a step folder that opens as one model (Document::isModelFolder):
+// named global_stepN (DeepSpeed), step-N or step_N (torchtitan's DCP), or
+// iter_N (Megatron-LM).
+bool isModelStepFolder(const std::string& path);
 
 } // namespace ckptscope

@@ -94,21 +94,6 @@ struct Param {
     size_t group = 0;
 };
 
-std::vector<uint64_t> shapeOf(const ObjectTree& t, uint32_t n) {
-    const ObjectNode* s = &t.at(n);
-    if (s->kind == ObjectKind::Object && s->items.size() == 1) // torch.Size((…))
-        s = &t.at(s->items[0]);
-    if (s->kind != ObjectKind::Tuple && s->kind != ObjectKind::List)
-        return {UINT64_MAX};
-    std::vector<uint64_t> shape;
-    for (uint32_t d : s->items) {
-        const ObjectNode& v = t.at(d);
-        shape.push_back(v.kind == ObjectKind::Int && v.integer >= 0 ? uint64_t(v.integer)
-                                                                    : UINT64_MAX);
-    }
-    return shape;
-}
-
 std::vector<Param> paramShapes(const Part& model) {
     const uint32_t list = model.at({"param_shapes"});
     const ObjectTree& t = model.index.objects;
@@ -122,12 +107,16 @@ std::vector<Param> paramShapes(const Part& model) {
         for (size_t k = 0; k + 1 < d.items.size(); k += 2) {
             Param p;
             p.name = objectKeyText(t, d.items[k]);
-            p.shape = shapeOf(t, d.items[k + 1]);
+            const auto shape = objectSizes(t, d.items[k + 1]);
+            p.shape = shape.value_or(std::vector<uint64_t>{});
             p.group = g;
+            if (!shape)
+                fail(model.name, "param_shapes: parameter " + quotedName(p.name) +
+                                     ": its shape is not a list of sizes");
             for (uint64_t s : p.shape) {
-                if (s == UINT64_MAX || (s != 0 && p.numel > UINT64_MAX / s))
+                if (s != 0 && p.numel > UINT64_MAX / s)
                     fail(model.name, "param_shapes: parameter " + quotedName(p.name) +
-                                         ": its shape is not a list of sizes");
+                                         ": its shape holds more than 2^64 elements");
                 p.numel *= s;
             }
             out.push_back(std::move(p));
@@ -636,21 +625,33 @@ FormatIndex openDeepSpeed(const std::string& stepFolder) {
 
 namespace {
 
-bool probeNothing(const ByteSource&) {
-    return false; // a folder, never one file
-}
-
-FormatIndex openNothing(const ByteSource& source) {
-    fail(source.name(), "a DeepSpeed checkpoint is a folder: open the folder");
-}
-
 // A conversion writes the fp32 master weights under the parameters' names,
-// as zero_to_fp32.py consolidates them.
-std::vector<std::pair<uint32_t, std::string>> masterWeights(const FormatIndex& index) {
+// as zero_to_fp32.py consolidates them (or the module as saved), and with
+// the optimizer's state the moments under their own names.
+std::vector<std::pair<uint32_t, std::string>> masterWeights(const FormatIndex& index,
+                                                            const ConvertChoice& choice) {
     std::vector<std::pair<uint32_t, std::string>> out;
-    for (size_t i = 0; i < index.tensors.size(); ++i)
-        if (index.tensors[i].name.starts_with("fp32."))
-            out.emplace_back(uint32_t(i), index.tensors[i].name.substr(5));
+    const std::string weights = choice.moduleWeights ? "module." : "fp32.";
+    for (size_t i = 0; i < index.tensors.size(); ++i) {
+        const std::string& name = index.tensors[i].name;
+        if (name.starts_with(weights))
+            out.emplace_back(uint32_t(i), name.substr(weights.size()));
+        else if (choice.includeOptimizer && !name.starts_with("fp32.") &&
+                 !name.starts_with("module."))
+            out.emplace_back(uint32_t(i), name);
+    }
+    if (choice.moduleWeights) {
+        // Stage 3 saves placeholders in the module: no weights to write.
+        for (const auto& [i, name] : out)
+            for (const TensorEntry& t : index.tensors)
+                if (t.name == "fp32." + name && t.shape != index.tensors[i].shape)
+                    throw CheckpointError(
+                        CheckpointError::Kind::Invalid,
+                        "the module holds " + quotedName(index.tensors[i].name) +
+                            " as a placeholder (ZeRO stage 3 partitions the weights): only the "
+                            "fp32 master weights can be written");
+        return out; // the module holds its buffers and frozen parameters
+    }
     // Buffers and frozen parameters, from the module as saved.
     const ObjectTree& t = index.objects;
     const uint32_t kept = t.empty() ? kNoNode : t.find(t.root, "module_kept");
@@ -668,15 +669,10 @@ std::vector<std::pair<uint32_t, std::string>> masterWeights(const FormatIndex& i
 } // namespace
 
 FormatModule deepSpeedFormat() {
-    FormatModule m = {Format::Pytorch,
-                      "deepspeed",
-                      "DeepSpeed ZeRO checkpoint",
-                      "/",
-                      "a folder with latest, or mp_rank_00_model_states.pt and the ranks' "
-                      "zero_pp_rank_R_mp_rank_00_optim_states.pt",
-                      probeNothing,
-                      nullptr,
-                      openNothing};
+    FormatModule m =
+        folderModule("deepspeed", "DeepSpeed ZeRO checkpoint",
+                     "a folder with latest, or mp_rank_00_model_states.pt and the ranks' "
+                     "zero_pp_rank_R_mp_rank_00_optim_states.pt");
     m.converted = masterWeights;
     return m;
 }

@@ -116,8 +116,10 @@ void finish(const ByteSource& source, FormatIndex& index, TorchUnpickler& u, uin
              std::nullopt});
 }
 
-FormatIndex openZip(const ByteSource& source) {
-    const pytorch::ZipArchive zip(source, 0, source.size());
+// The torch.save archive in bytes [begin, end) of the source (the whole
+// file, or a DCP chunk inside one).
+FormatIndex openZip(const ByteSource& source, uint64_t begin, uint64_t end) {
+    const pytorch::ZipArchive zip(source, begin, end);
     if (zip.records().empty())
         fail(source, K::Invalid, "an empty zip archive, not a torch.save archive");
     const std::string& first = zip.records().front().name;
@@ -141,7 +143,7 @@ FormatIndex openZip(const ByteSource& source) {
     }
     FormatIndex index;
     TorchUnpickler u(index.objects, source.name() + ": " + pkl->name);
-    const std::string bytes = zip.read(*pkl, source.size());
+    const std::string bytes = zip.read(*pkl, end - begin);
     const uint32_t root = u.run(bytes, pkl->dataOffset);
     std::vector<TensorStorage> storages;
     for (const pytorch::PickledStorage& p : u.storages) {
@@ -268,10 +270,22 @@ FormatIndex open(const ByteSource& source) {
 
 FormatIndex openPytorchFile(const ByteSource& source) {
     const DeferredChangeCheck changes(source);
-    FormatIndex index = pytorch::looksLikeZip(source) ? openZip(source) : openLegacy(source);
+    FormatIndex index =
+        pytorch::looksLikeZip(source) ? openZip(source, 0, source.size()) : openLegacy(source);
     changes.finish();
     pytorch::nameOptimizersInFile(index);
     return index;
+}
+
+FormatIndex openPytorchArchive(const ByteSource& source, uint64_t begin, uint64_t end) {
+    if (begin > end || end > source.size())
+        fail(source, K::Truncated,
+             "truncated: a torch.save archive of " + std::to_string(end - begin) +
+                 " bytes at byte " + std::to_string(begin) + " reaches past the end (" +
+                 std::to_string(source.size()) + " bytes)");
+    if (!pytorch::looksLikeZip(source, begin))
+        fail(source, K::Invalid, "expected a torch.save archive (a zip: \"PK\\3\\4\")", begin);
+    return openZip(source, begin, end);
 }
 
 PickleScan scanPickle(const ByteSource& source) {

@@ -15,4 +15,9 @@ FormatModule pytorchFormat();
 // a shard set).
 FormatIndex openPytorchFile(const ByteSource& source);
 
+// The torch.save archive that lies in bytes [begin, end) of a source (a DCP
+// chunk or bytes item inside a .distcp file); its storages' offsets are the
+// source's. Throws CheckpointError naming the source and the byte.
+FormatIndex openPytorchArchive(const ByteSource& source, uint64_t begin, uint64_t end);
+
 } // namespace ckptscope

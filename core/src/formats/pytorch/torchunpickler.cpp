@@ -1159,4 +1159,13 @@ uint32_t objectDepth(const ObjectTree& tree, uint32_t limit) {
     return deepest;
 }
 
+std::optional<Dtype> torchDtypeNamed(std::string_view global) {
+    if (!global.starts_with("torch."))
+        return std::nullopt;
+    for (const TorchDtype& x : kTorchDtypes)
+        if (global.substr(6) == x.name)
+            return x.dtype;
+    return std::nullopt;
+}
+
 } // namespace ckptscope::pytorch

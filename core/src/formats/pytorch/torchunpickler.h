@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -79,6 +80,9 @@ private:
 // a pickle broken on purpose hides after the spot where evaluation stopped.
 // Stops at the end, at STOP, or at a byte that is no opcode.
 std::vector<std::string> globalsByOpcodes(std::string_view data, size_t from);
+
+// The dtype a torch global names ("torch.bfloat16"), nullopt for any other.
+std::optional<Dtype> torchDtypeNamed(std::string_view global);
 
 // The deepest chain of nested values in the tree, from any node (a value the
 // pickle made and dropped too; a cycle counted once), computed without

@@ -48,12 +48,20 @@ ZipArchive::ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end)
     const uint64_t span = std::min<uint64_t>(end - begin, kEndSize + 65535);
     if (span < kEndSize)
         fail(source, K::Truncated, end, "truncated zip archive: no end of central directory");
-    std::vector<uint8_t> tail(span);
-    source.read(end - span, tail.data(), span);
+    // torch writes no comment: the record is the last 22 bytes, read alone
+    // first (a DCP file holds one small archive per chunk).
+    std::vector<uint8_t> tail(kEndSize);
+    source.read(end - kEndSize, tail.data(), kEndSize);
+    uint64_t searched = kEndSize;
+    if (le(tail.data(), 4) != kEnd || le(&tail[20], 2) != 0) {
+        tail.resize(span);
+        source.read(end - span, tail.data(), span);
+        searched = span;
+    }
     int64_t at = -1;
-    for (int64_t i = int64_t(span - kEndSize); i >= 0; --i)
+    for (int64_t i = int64_t(searched - kEndSize); i >= 0; --i)
         if (le(&tail[size_t(i)], 4) == kEnd &&
-            uint64_t(i) + kEndSize + le(&tail[size_t(i) + 20], 2) == span) {
+            uint64_t(i) + kEndSize + le(&tail[size_t(i) + 20], 2) == searched) {
             at = i;
             break;
         }
@@ -62,7 +70,7 @@ ZipArchive::ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end)
              "truncated zip archive: no end of central directory record in its last " +
                  std::to_string(span) + " bytes");
     const uint8_t* e = &tail[size_t(at)];
-    const uint64_t endOffset = end - span + uint64_t(at);
+    const uint64_t endOffset = end - searched + uint64_t(at);
     uint64_t entries = le(e + 10, 2), cdSize = le(e + 12, 4), cdOffset = le(e + 16, 4);
     // ZIP64: a locator just before the end record points to the 64-bit one.
     if (endOffset >= begin + kLocatorSize) {

@@ -378,19 +378,14 @@ private:
 // The shard's path when, symbolic links resolved, it still lies inside the
 // index's folder; a link leading out is refused as a "../" name is.
 std::string insideFolder(const ByteSource& index, const std::string& path) {
-    std::error_code ec;
     // An index named without a folder ("model.safetensors.index.json") is
     // in the current one.
-    fs::path parent = fs::path(index.name()).parent_path();
-    if (parent.empty())
-        parent = ".";
-    const fs::path folder = fs::weakly_canonical(fs::absolute(parent, ec), ec);
-    const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    const auto rel = target.lexically_relative(folder);
-    if (ec || rel.empty() || *rel.begin() == "..")
+    const std::string outside =
+        pathLeavingFolder(fs::path(index.name()).parent_path().string(), path);
+    if (!outside.empty())
         fail(index.name(), "shard " + quotedName(path) +
                                " leads outside the index's folder (a symbolic link to " +
-                               quotedName(target.string()) + ")");
+                               quotedName(outside) + ")");
     return path;
 }
 

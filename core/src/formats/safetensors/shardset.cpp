@@ -208,4 +208,15 @@ std::string shardNameProblem(std::string_view name) {
     return {};
 }
 
+std::string pathLeavingFolder(const std::string& folder, const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path base = fs::weakly_canonical(fs::absolute(folder.empty() ? "." : folder, ec), ec);
+    const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    const fs::path rel = target.lexically_relative(base);
+    if (ec || rel.empty() || *rel.begin() == "..")
+        return target.empty() ? path : target.string();
+    return {};
+}
+
 } // namespace ckptscope

@@ -39,6 +39,11 @@ std::string shardFileName(std::string_view stem, uint64_t number, uint64_t count
 // fine. The one rule for every index of shards.
 std::string shardNameProblem(std::string_view name);
 
+// Where `path` really lies when, symbolic links resolved, it is outside
+// `folder` (a link leading out); "" when it stays inside. With
+// shardNameProblem, the rule for every name a file gives of another file.
+std::string pathLeavingFolder(const std::string& folder, const std::string& path);
+
 // The index Hugging Face writes beside the shards of STEM: STEM + ".safetensors.index.json".
 inline constexpr std::string_view kShardIndexSuffix = ".safetensors.index.json";
 std::string shardIndexName(std::string_view stem);

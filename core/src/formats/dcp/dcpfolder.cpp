@@ -1,0 +1,594 @@
+#include "formats/dcp/dcpfolder.h"
+
+#include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/formats/safetensors/shardset.h"
+#include "ckptscope/io/filesource.h"
+
+#include "formats/pytorch/pickleimports.h"
+#include "formats/pytorch/pytorchformat.h"
+#include "formats/pytorch/torchunpickler.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+
+namespace ckptscope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kMetadataFile = ".metadata";
+// .metadata is read whole: a 70B model's plan is a few MiB.
+constexpr uint64_t kMaxMetadataBytes = uint64_t(1) << 30;
+// Chunks are checked against each other pairwise: more in one tensor is
+// refused rather than taking minutes (one per rank is the usual count).
+constexpr size_t kMaxChunks = 16384;
+// A non-tensor item larger than this is listed, not unpickled.
+constexpr uint64_t kMaxItemBytes = uint64_t(64) << 20;
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+    throw CheckpointError(CheckpointError::Kind::Invalid, where + ": " + what);
+}
+
+std::string sizesText(const std::vector<uint64_t>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+// The fields of the pickled dataclasses: an Object whose BUILD state is a
+// dict (or, for TensorProperties, a tuple).
+struct Fields {
+    const ObjectTree& t;
+
+    const ObjectNode& at(uint32_t n) const { return t.at(n); }
+    bool isObject(uint32_t n, std::string_view cls) const {
+        return n != kNoNode && at(n).kind == ObjectKind::Object && at(n).text.ends_with(cls);
+    }
+    uint32_t field(uint32_t obj, std::string_view name) const {
+        if (obj == kNoNode)
+            return kNoNode;
+        const uint32_t state = at(obj).kind == ObjectKind::Dict ? obj : at(obj).state;
+        return state == kNoNode ? kNoNode : t.find(state, name);
+    }
+    std::optional<std::string> text(uint32_t n) const {
+        if (n == kNoNode || at(n).kind != ObjectKind::String)
+            return std::nullopt;
+        return at(n).text;
+    }
+    std::optional<uint64_t> count(uint32_t n) const {
+        if (n == kNoNode || at(n).kind != ObjectKind::Int || at(n).integer < 0)
+            return std::nullopt;
+        return uint64_t(at(n).integer);
+    }
+    bool none(uint32_t n) const { return n == kNoNode || at(n).kind == ObjectKind::None; }
+};
+
+struct Chunk {
+    std::vector<uint64_t> offsets, sizes;
+};
+
+// A logical tensor as state_dict_metadata describes it.
+struct Item {
+    std::string fqn;
+    bool tensor = false;
+    Dtype dtype = Dtype::F32;
+    std::vector<uint64_t> size;
+    std::vector<Chunk> chunks;
+};
+
+// Where one chunk or item lies: _StorageInfo.
+struct Where {
+    std::string file;
+    uint64_t offset = 0, length = 0;
+};
+
+class Builder {
+public:
+    explicit Builder(std::string folder) : m_folder(std::move(folder)) {}
+    FormatIndex build();
+
+private:
+    void readMetadata();
+    void readItems(uint32_t items);
+    void readStorageData(uint32_t data);
+    void readPlannerData(uint32_t planner);
+    uint16_t shardOf(const std::string& file, const std::string& item);
+    FormatIndex openArchive(const Where& w, const std::string& what, uint16_t& shard);
+    void addTensor(const Item& item);
+    uint32_t itemValue(const Item& item);
+    void place(const Item& item, uint32_t value);
+    void mergeImports(const std::vector<PickleImport>& imports);
+
+    std::string m_folder, m_metaPath;
+    ObjectTree m_meta; // the .metadata pickle
+    std::vector<PickleImport> m_metaImports;
+    std::vector<Item> m_items;
+    // fqn → chunk offsets → where; fqn → where for a non-tensor item.
+    std::unordered_map<std::string, std::map<std::vector<uint64_t>, Where>> m_where;
+    std::unordered_map<std::string, uint32_t> m_paths; // fqn → planner_data key path (meta tree)
+    std::unordered_map<std::string, uint16_t> m_shardOf;
+    std::map<std::pair<uint32_t, std::string>, uint32_t> m_child; // (dict, key) → dict
+    FormatIndex m_out;
+};
+
+void Builder::readMetadata() {
+    m_metaPath = (fs::path(m_folder) / kMetadataFile).string();
+    std::shared_ptr<const ByteSource> source;
+    try {
+        source = openByteSource(m_metaPath);
+    } catch (const IoError& e) {
+        fail(m_metaPath, e.what());
+    }
+    if (source->size() > kMaxMetadataBytes)
+        fail(m_metaPath, "a plan of " + std::to_string(source->size()) +
+                             " bytes, more than the 1 GiB read whole");
+    std::string bytes(size_t(source->size()), '\0');
+    source->read(0, bytes.data(), bytes.size());
+    pytorch::TorchUnpickler u(m_meta, m_metaPath);
+    m_meta.root = u.run(bytes, 0);
+    m_metaImports = pytorch::classifyImports(m_meta, u);
+    const Fields f{m_meta};
+    const uint32_t root = m_meta.root;
+    if (!f.isObject(root, ".Metadata") && m_meta.at(root).kind != ObjectKind::Dict)
+        fail(m_metaPath, "the pickle holds no torch.distributed.checkpoint Metadata object");
+    const uint32_t items = f.field(root, "state_dict_metadata");
+    const uint32_t data = f.field(root, "storage_data");
+    if (items == kNoNode || m_meta.at(items).kind != ObjectKind::Dict)
+        fail(m_metaPath, "Metadata has no state_dict_metadata dict");
+    if (data == kNoNode || m_meta.at(data).kind != ObjectKind::Dict)
+        fail(m_metaPath, "Metadata has no storage_data dict (where each chunk lies)");
+    readItems(items);
+    readStorageData(data);
+    readPlannerData(f.field(root, "planner_data"));
+    if (const auto v = f.text(f.field(root, "version")))
+        m_out.metadata.emplace_back("dcp.version", *v);
+}
+
+void Builder::readItems(uint32_t items) {
+    const Fields f{m_meta};
+    const std::vector<uint32_t> kv = m_meta.at(items).items;
+    for (size_t k = 0; k + 1 < kv.size(); k += 2) {
+        Item item;
+        const auto fqn = f.text(kv[k]);
+        if (!fqn)
+            fail(m_metaPath, "state_dict_metadata has a key that is not a string");
+        item.fqn = *fqn;
+        const uint32_t v = kv[k + 1];
+        const std::string where = m_metaPath + ": " + quotedName(item.fqn);
+        if (f.isObject(v, ".BytesStorageMetadata")) {
+            m_items.push_back(std::move(item));
+            continue;
+        }
+        if (!f.isObject(v, ".TensorStorageMetadata"))
+            fail(where, "neither TensorStorageMetadata nor BytesStorageMetadata");
+        item.tensor = true;
+        // TensorProperties pickles its state as (dtype, layout, requires_grad,
+        // memory format, pin_memory); a dict in case a writer keeps fields.
+        const uint32_t props = f.field(v, "properties");
+        uint32_t dtype = kNoNode;
+        if (props != kNoNode && m_meta.at(props).kind == ObjectKind::Object) {
+            const uint32_t state = m_meta.at(props).state;
+            if (state != kNoNode && m_meta.at(state).kind == ObjectKind::Tuple &&
+                !m_meta.at(state).items.empty())
+                dtype = m_meta.at(state).items[0];
+            else
+                dtype = f.field(props, "dtype");
+        }
+        const auto d = dtype != kNoNode && m_meta.at(dtype).kind == ObjectKind::Global
+                           ? pytorch::torchDtypeNamed(m_meta.at(dtype).text)
+                           : std::nullopt;
+        if (!d)
+            fail(where, "its properties name no dtype torch has" +
+                            (dtype != kNoNode && m_meta.at(dtype).kind == ObjectKind::Global
+                                 ? " (" + m_meta.at(dtype).text + ")"
+                                 : std::string()));
+        item.dtype = *d;
+        const auto size = objectSizes(m_meta, f.field(v, "size"));
+        if (!size)
+            fail(where, "its size is not a torch.Size of sizes");
+        item.size = *size;
+        const uint32_t chunks = f.field(v, "chunks");
+        if (chunks == kNoNode || m_meta.at(chunks).kind != ObjectKind::List)
+            fail(where, "its chunks are not a list");
+        if (m_meta.at(chunks).items.size() > kMaxChunks)
+            fail(where, std::to_string(m_meta.at(chunks).items.size()) + " chunks, more than the " +
+                            std::to_string(kMaxChunks) + " read");
+        for (uint32_t c : m_meta.at(chunks).items) {
+            const auto offsets = objectSizes(m_meta, f.field(c, "offsets"));
+            const auto sizes = objectSizes(m_meta, f.field(c, "sizes"));
+            if (!f.isObject(c, ".ChunkStorageMetadata") || !offsets || !sizes)
+                fail(where, "a chunk is not a ChunkStorageMetadata(offsets, sizes)");
+            item.chunks.push_back({*offsets, *sizes});
+        }
+        m_items.push_back(std::move(item));
+    }
+}
+
+void Builder::readStorageData(uint32_t data) {
+    const Fields f{m_meta};
+    const std::vector<uint32_t> kv = m_meta.at(data).items;
+    for (size_t k = 0; k + 1 < kv.size(); k += 2) {
+        const uint32_t key = kv[k], info = kv[k + 1];
+        const auto fqn = f.text(f.field(key, "fqn"));
+        if (!f.isObject(key, ".MetadataIndex") || !fqn)
+            fail(m_metaPath, "storage_data has a key that is not a MetadataIndex(fqn, …)");
+        const std::string where = m_metaPath + ": storage_data of " + quotedName(*fqn);
+        const uint32_t at = f.field(key, "offset");
+        std::vector<uint64_t> offsets;
+        if (!f.none(at)) {
+            const auto o = objectSizes(m_meta, at);
+            if (!o)
+                fail(where, "its offset is not a torch.Size");
+            offsets = *o;
+        }
+        Where w;
+        const auto file = f.text(f.field(info, "relative_path"));
+        const auto offset = f.count(f.field(info, "offset"));
+        const auto length = f.count(f.field(info, "length"));
+        if (!file || !offset || !length)
+            fail(where, "not a _StorageInfo(relative_path, offset, length)");
+        const uint32_t transforms = f.field(info, "transform_descriptors");
+        if (!f.none(transforms) && !m_meta.at(transforms).items.empty())
+            fail(where, "written through stream transforms (transform_descriptors, e.g. "
+                        "compression), which are not read");
+        w.file = *file;
+        w.offset = *offset;
+        w.length = *length;
+        m_where[*fqn][offsets] = std::move(w);
+    }
+}
+
+void Builder::readPlannerData(uint32_t planner) {
+    if (planner == kNoNode || m_meta.at(planner).kind != ObjectKind::Dict)
+        return; // saved without flattening: the names are the keys
+    const std::vector<uint32_t> kv = m_meta.at(planner).items;
+    for (size_t k = 0; k + 1 < kv.size(); k += 2) {
+        const ObjectNode& key = m_meta.at(kv[k]);
+        const ObjectNode& path = m_meta.at(kv[k + 1]);
+        if (key.kind == ObjectKind::String &&
+            (path.kind == ObjectKind::Tuple || path.kind == ObjectKind::List) &&
+            !path.items.empty())
+            m_paths.emplace(key.text, kv[k + 1]);
+    }
+}
+
+// The shard holding `file`: a plain relative name inside the folder, opened
+// once.
+uint16_t Builder::shardOf(const std::string& file, const std::string& item) {
+    if (const auto s = m_shardOf.find(file); s != m_shardOf.end())
+        return s->second;
+    const std::string where = m_metaPath + ": " + item;
+    if (const std::string problem = shardNameProblem(file); !problem.empty())
+        fail(where, "its file " + quotedName(file) + " " + problem);
+    const std::string path = (fs::path(m_folder) / file).string();
+    if (const std::string outside = pathLeavingFolder(m_folder, path); !outside.empty())
+        fail(where, "its file " + quotedName(file) +
+                        " leads outside the checkpoint's folder (a symbolic link to " +
+                        quotedName(outside) + ")");
+    if (m_out.shards.size() >= kMaxShards)
+        fail(m_metaPath, "more than " + std::to_string(kMaxShards) + " files");
+    std::shared_ptr<const ByteSource> source;
+    try {
+        source = openByteSource(path);
+    } catch (const IoError& e) {
+        fail(where, "its file " + quotedName(file) + " cannot be read (" + e.what() +
+                        "): a rank's file is missing");
+    }
+    // DCP's other serialization: one safetensors file per rank.
+    if (source->size() >= 9) {
+        uint8_t head[9];
+        source->read(0, head, 9);
+        uint64_t length = 0;
+        for (int i = 7; i >= 0; --i)
+            length = length << 8 | head[i];
+        if (head[8] == '{' && length >= 2 && length <= source->size() - 8)
+            fail(where, "its file " + quotedName(file) +
+                            " is a safetensors file (DCP's SerializationFormat.SAFETENSORS), "
+                            "which is not read: open it on its own");
+    }
+    m_out.shards.push_back({std::move(source), file});
+    const uint16_t shard = uint16_t(m_out.shards.size() - 1);
+    m_shardOf.emplace(file, shard);
+    return shard;
+}
+
+FormatIndex Builder::openArchive(const Where& w, const std::string& what, uint16_t& shard) {
+    shard = shardOf(w.file, what);
+    const ByteSource& source = *m_out.shards[shard].source;
+    if (w.offset > source.size() || w.length > source.size() - w.offset)
+        fail(source.name(), what + ": its bytes " + std::to_string(w.offset) + "+" +
+                                std::to_string(w.length) + " reach past the end of the file (" +
+                                std::to_string(source.size()) + " bytes)");
+    try {
+        FormatIndex part = openPytorchArchive(source, w.offset, w.offset + w.length);
+        mergeImports(part.imports);
+        for (IndexWarning& x : part.warnings)
+            m_out.warnings.push_back({w.file + " (" + what + "): " + x.message, std::nullopt});
+        return part;
+    } catch (const CheckpointError& e) {
+        fail(source.name(), what + ", saved at byte " + std::to_string(w.offset) + ": " + e.what());
+    }
+}
+
+void Builder::mergeImports(const std::vector<PickleImport>& imports) {
+    for (const PickleImport& imp : imports) {
+        auto it = std::find_if(m_out.imports.begin(), m_out.imports.end(),
+                               [&](const PickleImport& x) { return x.name == imp.name; });
+        if (it == m_out.imports.end()) {
+            m_out.imports.push_back({imp.name, 0, imp.risk, {}});
+            it = m_out.imports.end() - 1;
+        }
+        it->count += imp.count;
+        it->risk = std::max(it->risk, imp.risk);
+    }
+}
+
+void Builder::addTensor(const Item& item) {
+    const std::string what = "tensor " + quotedName(item.fqn);
+    const auto numel = shapeElementCount(item.size);
+    if (!numel && !item.size.empty())
+        fail(m_metaPath, what + ": its size " + sizesText(item.size) + " overflows 2^64 elements");
+    const uint64_t count = item.size.empty() ? 1 : *numel;
+    const size_t rank = item.size.size();
+    const auto located = m_where.find(item.fqn);
+    TensorView view;
+    uint64_t covered = 0;
+    uint16_t firstShard = 0;
+    uint64_t firstByte = 0;
+    for (size_t c = 0; c < item.chunks.size(); ++c) {
+        const Chunk& chunk = item.chunks[c];
+        const std::string piece = what + " chunk at " + sizesText(chunk.offsets);
+        if (chunk.offsets.size() != rank || chunk.sizes.size() != rank)
+            fail(m_metaPath, piece + ": " + std::to_string(chunk.sizes.size()) +
+                                 " sizes for a tensor of " + std::to_string(rank) + " dimensions");
+        uint64_t volume = 1;
+        for (size_t k = 0; k < rank; ++k) {
+            if (chunk.offsets[k] > item.size[k] || chunk.sizes[k] > item.size[k] - chunk.offsets[k])
+                fail(m_metaPath, piece + " of sizes " + sizesText(chunk.sizes) +
+                                     " reaches outside the tensor's size " + sizesText(item.size));
+            volume *= chunk.sizes[k]; // ≤ the tensor's count, checked above
+        }
+        // Chunks may not overlap: checked pairwise (kMaxChunks bounds it).
+        for (size_t o = 0; o < c; ++o) {
+            bool overlap = true;
+            for (size_t k = 0; k < rank && overlap; ++k)
+                overlap = chunk.offsets[k] < item.chunks[o].offsets[k] + item.chunks[o].sizes[k] &&
+                          item.chunks[o].offsets[k] < chunk.offsets[k] + chunk.sizes[k];
+            if (overlap && volume > 0)
+                fail(m_metaPath,
+                     piece + " overlaps its chunk at " + sizesText(item.chunks[o].offsets));
+        }
+        covered += volume;
+        const auto w = located == m_where.end() ? nullptr : [&]() -> const Where* {
+            const auto it = located->second.find(chunk.offsets);
+            return it == located->second.end() ? nullptr : &it->second;
+        }();
+        if (!w)
+            fail(m_metaPath, piece + ": storage_data does not say where it lies");
+        uint16_t shard = 0;
+        const FormatIndex part = openArchive(*w, piece, shard);
+        const std::string where = m_out.shards[shard].source->name() + ": " + piece +
+                                  ", saved at byte " + std::to_string(w->offset);
+        if (part.tensors.size() != 1 || part.objects.empty() ||
+            part.objects.at(part.objects.root).kind != ObjectKind::Tensor)
+            fail(where, "not a torch.save of one tensor");
+        const TensorEntry& t = part.tensors[0];
+        if (t.dtype != item.dtype)
+            fail(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
+                            dtypeName(item.dtype));
+        if (t.shape != chunk.sizes)
+            fail(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
+                            sizesText(chunk.sizes));
+        const TensorView& saved = part.views.at(t.view);
+        const TensorStorage& s = part.storages.at(saved.storage);
+        TensorStorage mine = s;
+        mine.key = w->file + " @" + std::to_string(w->offset);
+        mine.shard = shard;
+        m_out.storages.push_back(std::move(mine));
+        const uint32_t storage = uint32_t(m_out.storages.size() - 1);
+        if (c == 0) {
+            firstShard = shard;
+            firstByte = s.offset + saved.elementOffset * dtypeSize(t.dtype);
+        }
+        // A contiguous chunk is a box; a single chunk holding the whole
+        // tensor (a scalar, or a view saved as it was: torch clones only a
+        // view of a larger storage) is a strided view of its storage.
+        bool contiguous = saved.strides.empty();
+        if (!contiguous) {
+            contiguous = true;
+            uint64_t stride = 1;
+            for (size_t k = rank; k-- > 0 && contiguous;) {
+                contiguous = t.shape[k] <= 1 || uint64_t(saved.strides[k]) == stride;
+                stride *= t.shape[k];
+            }
+        }
+        if (item.chunks.size() == 1 && (rank == 0 || !contiguous)) {
+            view.storage = storage;
+            view.elementOffset = saved.elementOffset;
+            if (!contiguous)
+                view.strides = saved.strides;
+            continue;
+        }
+        if (!contiguous)
+            fail(
+                where, "a chunk saved as a non-contiguous view (strides " + [&] {
+                    std::string x;
+                    for (int64_t v : saved.strides)
+                        x += (x.empty() ? "" : ", ") + std::to_string(v);
+                    return x;
+                }() + "), which is not read");
+        view.pieces.push_back({chunk.offsets, chunk.sizes, storage, saved.elementOffset});
+    }
+    if (covered != count)
+        fail(m_metaPath, what + ": its chunks hold " + std::to_string(covered) + " of its " +
+                             std::to_string(count) + " elements (a hole" +
+                             (item.chunks.empty() ? ": no chunk" : "") + ")");
+    TensorEntry e;
+    e.name = item.fqn;
+    e.shape = item.size;
+    e.dtype = item.dtype;
+    e.elementCount = shapeElementCount(item.size);
+    e.dataLen = item.size.empty() ? 1 : count;
+    e.shard = firstShard;
+    e.dataOffset = firstByte;
+    if (count > 0 || !view.pieces.empty()) {
+        m_out.views.push_back(std::move(view));
+        e.view = uint32_t(m_out.views.size() - 1);
+    }
+    m_out.tensors.push_back(std::move(e));
+}
+
+// A non-tensor item's value: its archive's object, appended to the tree.
+uint32_t Builder::itemValue(const Item& item) {
+    const std::string what = "item " + quotedName(item.fqn);
+    const auto w = m_where.find(item.fqn);
+    if (w == m_where.end() || w->second.size() != 1 || !w->second.begin()->first.empty())
+        fail(m_metaPath, what + ": storage_data does not say where it lies");
+    const Where& at = w->second.begin()->second;
+    ObjectNode n;
+    if (at.length > kMaxItemBytes) {
+        shardOf(at.file, what);
+        n.kind = ObjectKind::String;
+        n.text = "(" + std::to_string(at.length) + " bytes in " + at.file + ", not read)";
+        return m_out.objects.add(std::move(n));
+    }
+    uint16_t shard = 0;
+    const FormatIndex part = openArchive(at, what, shard);
+    if (!part.tensors.empty())
+        fail(m_out.shards[shard].source->name(),
+             what + ": a non-tensor item holding tensors, which is not read");
+    return appendTree(m_out.objects, part.objects);
+}
+
+// Puts a value where planner_data's key path says, making the dicts above it.
+void Builder::place(const Item& item, uint32_t value) {
+    ObjectTree& t = m_out.objects;
+    std::vector<uint32_t> keys;
+    if (const auto p = m_paths.find(item.fqn); p != m_paths.end()) {
+        for (uint32_t k : m_meta.at(p->second).items) {
+            const ObjectNode& src = m_meta.at(k);
+            ObjectNode key;
+            key.kind = src.kind == ObjectKind::Int ? ObjectKind::Int : ObjectKind::String;
+            key.integer = src.integer;
+            key.text = src.kind == ObjectKind::Int ? std::string() : objectKeyText(m_meta, k);
+            keys.push_back(t.add(std::move(key)));
+        }
+    } else {
+        ObjectNode key;
+        key.kind = ObjectKind::String;
+        key.text = item.fqn;
+        keys.push_back(t.add(std::move(key)));
+    }
+    uint32_t dict = t.root;
+    for (size_t i = 0; i + 1 < keys.size(); ++i) {
+        const std::string text = objectKeyText(t, keys[i]);
+        auto [it, fresh] = m_child.try_emplace({dict, text}, kNoNode);
+        if (fresh) {
+            ObjectNode d;
+            d.kind = ObjectKind::Dict;
+            it->second = t.add(std::move(d));
+            t.nodes[dict].items.push_back(keys[i]);
+            t.nodes[dict].items.push_back(it->second);
+        } else if (t.at(it->second).kind != ObjectKind::Dict) {
+            fail(m_metaPath,
+                 "planner_data puts " + quotedName(item.fqn) + " under a value that is not a dict");
+        }
+        dict = it->second;
+    }
+    t.nodes[dict].items.push_back(keys.back());
+    t.nodes[dict].items.push_back(value);
+}
+
+FormatIndex Builder::build() {
+    readMetadata();
+    ObjectNode root;
+    root.kind = ObjectKind::Dict;
+    m_out.objects.root = m_out.objects.add(std::move(root));
+    std::vector<std::string> parameterOf;
+    bool anyParameter = false;
+    for (const Item& item : m_items) {
+        uint32_t value;
+        if (item.tensor) {
+            addTensor(item);
+            ObjectNode n;
+            n.kind = ObjectKind::Tensor;
+            n.tensor = uint32_t(m_out.tensors.size() - 1);
+            value = m_out.objects.add(std::move(n));
+            // An optimizer's state by parameter name (get_state_dict's
+            // layout): ("optim", "state", NAME, "exp_avg").
+            std::string parameter;
+            if (const auto p = m_paths.find(item.fqn); p != m_paths.end()) {
+                const std::vector<uint32_t>& k = m_meta.at(p->second).items;
+                if (k.size() >= 4 && objectKeyText(m_meta, k[1]) == "state" &&
+                    (objectKeyText(m_meta, k[0]) == "optim" ||
+                     objectKeyText(m_meta, k[0]) == "optimizer"))
+                    parameter = objectKeyText(m_meta, k[2]);
+            }
+            anyParameter = anyParameter || !parameter.empty();
+            parameterOf.push_back(std::move(parameter));
+        } else {
+            value = itemValue(item);
+        }
+        place(item, value);
+    }
+    if (anyParameter) {
+        m_out.traits.resize(m_out.tensors.size());
+        for (size_t i = 0; i < parameterOf.size(); ++i)
+            m_out.traits[i].parameter = parameterOf[i];
+    }
+    // The plan's own classes are what DCP pickles; any other global it names
+    // is told, as a torch.save file's would be.
+    mergeImports(m_metaImports);
+    std::vector<PickleImport> others;
+    for (const PickleImport& imp : m_metaImports)
+        if (imp.risk == ImportRisk::Unsafe ||
+            (imp.risk == ImportRisk::Unknown && !imp.name.starts_with("torch.distributed.") &&
+             imp.name != "torch.strided"))
+            others.push_back(imp);
+    for (std::string& w : pytorch::importWarnings(m_meta, others, {}))
+        m_out.warnings.push_back({std::string(kMetadataFile) + ": " + w, std::nullopt});
+    std::sort(m_out.imports.begin(), m_out.imports.end(),
+              [](const PickleImport& a, const PickleImport& b) { return a.name < b.name; });
+    m_out.metadata.emplace_back("dcp.files", std::to_string(m_out.shards.size()));
+    if (m_out.shards.empty()) // a plan of no item: the .metadata is the model's one file
+        m_out.shards.push_back({openByteSource(m_metaPath), kMetadataFile});
+    return std::move(m_out);
+}
+
+// A conversion writes the model; the optimizer's state (optim.*, as
+// get_state_dict names it) only when asked.
+std::vector<std::pair<uint32_t, std::string>> modelTensors(const FormatIndex& index,
+                                                           const ConvertChoice& choice) {
+    std::vector<std::pair<uint32_t, std::string>> out;
+    for (size_t i = 0; i < index.tensors.size(); ++i) {
+        const std::string& name = index.tensors[i].name;
+        if (choice.includeOptimizer ||
+            !(name.starts_with("optim.") || name.starts_with("optimizer.")))
+            out.emplace_back(uint32_t(i), name);
+    }
+    return out;
+}
+
+} // namespace
+
+bool isDcpFolder(const std::string& folder) {
+    std::error_code ec;
+    return fs::is_regular_file(fs::path(folder) / kMetadataFile, ec);
+}
+
+FormatIndex openDcp(const std::string& folder) {
+    return Builder(folder).build();
+}
+
+FormatModule dcpFormat() {
+    FormatModule m = folderModule("dcp", "PyTorch distributed checkpoint",
+                                  "a folder with .metadata and the ranks' .distcp files");
+    m.converted = modelTensors;
+    return m;
+}
+
+} // namespace ckptscope

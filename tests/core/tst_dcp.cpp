@@ -1,0 +1,260 @@
+// PyTorch distributed checkpoints (DCP) as one model: folders the tests
+// write (1, 2, 3 and 8 ranks; tensors split unevenly by rows, one in a grid
+// of boxes; f32 and bf16;
+// a scalar step; a non-tensor item) give back every logical tensor exactly,
+// by the folder and by its .metadata; the optimizer's state names its
+// parameters; convert writes the model (the optimizer's state on request);
+// damaged and hostile sets are refused naming the file and the tensor.
+#include "dcpfixture.h"
+#include "testsupport.h"
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/export/converter.h"
+#include "ckptscope/formats/openerror.h"
+#include "ckptscope/run/runscan.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+using namespace ckptscope;
+using testsupport::DcpFixture;
+
+namespace {
+
+const std::vector<std::vector<uint64_t>> kShapes = {{5, 3}, {7}, {4, 2, 3}, {1, 6}};
+
+size_t indexOf(const Document& doc, const std::string& name) {
+    for (size_t i = 0; i < doc.tensors().size(); ++i)
+        if (doc.tensors()[i].name == name)
+            return i;
+    return SIZE_MAX;
+}
+
+std::vector<float> valuesOf(const Document& doc, const std::string& name) {
+    const size_t i = indexOf(doc, name);
+    if (i == SIZE_MAX)
+        return {};
+    std::vector<float> v(doc.tensors()[i].dataLen);
+    doc.readValues(i, 0, v.size(), v.data());
+    return v;
+}
+
+std::string openError(const std::string& path) {
+    try {
+        Document::open(path);
+    } catch (const OpenError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+} // namespace
+
+class TestDcp : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void logicalTensorsEqualWhatWasWritten_data() {
+        QTest::addColumn<int>("world");
+        QTest::addColumn<bool>("bf16");
+        for (int world : {1, 2, 3, 8})
+            for (bool bf16 : {false, true})
+                QTest::addRow("%d ranks, %s", world, bf16 ? "bf16" : "f32") << world << bf16;
+    }
+    void logicalTensorsEqualWhatWasWritten() {
+        QFETCH(int, world);
+        QFETCH(bool, bf16);
+        const DcpFixture f = DcpFixture::make(uint64_t(world), kShapes, bf16);
+        QTemporaryDir dir;
+        const std::string folder = dir.path().toStdString();
+        f.write(folder);
+        for (const std::string& path : {folder, folder + "/.metadata"}) {
+            const auto doc = Document::open(path);
+            QCOMPARE(doc->formatModule().name, "dcp");
+            QCOMPARE(doc->tensors().size(), f.tensors.size());
+            for (const auto& t : f.tensors) {
+                const size_t i = indexOf(*doc, t.fqn);
+                QVERIFY2(i != SIZE_MAX, t.fqn.c_str());
+                QCOMPARE(doc->tensors()[i].shape, t.shape);
+                QCOMPARE(doc->tensors()[i].dtype, t.bf16 ? Dtype::BF16 : Dtype::F32);
+                QCOMPARE(valuesOf(*doc, t.fqn), t.values);
+                // Reads that start and end inside chunks.
+                if (t.values.size() > 3) {
+                    std::vector<float> part(t.values.size() - 2);
+                    doc->readValues(i, 1, part.size(), part.data());
+                    QVERIFY(std::equal(part.begin(), part.end(), t.values.begin() + 1));
+                }
+                // Every chunk is a piece (a scalar's one chunk a plain view).
+                const TensorEntry& e = doc->tensors()[i];
+                QCOMPARE(doc->views().at(e.view).pieces.size(),
+                         t.shape.empty() ? size_t(0) : t.chunks.size());
+                // The optimizer's state names its parameter.
+                const std::string want = t.path[0] == "optim" ? t.path[2] : std::string();
+                QCOMPARE(doc->traits().at(i).parameter, want);
+            }
+            // The non-tensor item is unpickled into the tree, where
+            // planner_data puts it.
+            const ObjectTree& tree = doc->objects();
+            const uint32_t optim = tree.find(tree.root, "optim");
+            QVERIFY(optim != kNoNode);
+            const uint32_t groups = tree.find(optim, "param_groups");
+            QVERIFY(groups != kNoNode);
+            QCOMPARE(tree.at(groups).kind, ObjectKind::List);
+            const uint32_t lr = tree.find(tree.at(groups).items.at(0), "lr");
+            QVERIFY(lr != kNoNode);
+            QCOMPARE(tree.at(lr).real, 1e-3);
+            const uint32_t model = tree.find(tree.root, "model");
+            QVERIFY(model != kNoNode);
+            QCOMPARE(tree.at(model).items.size(), 2 * (kShapes.size() + 1)); // and the grid
+            // Files: one per rank that holds something.
+            QCOMPARE(doc->shards().size(), size_t(std::min(world, 7)));
+        }
+    }
+
+    void convertWritesTheModel() {
+        const DcpFixture f = DcpFixture::make(3, kShapes, true);
+        QTemporaryDir dir;
+        const std::string folder = dir.path().toStdString() + "/ckpt";
+        f.write(folder);
+        const auto doc = Document::open(folder);
+        const std::string out = dir.filePath(QStringLiteral("model.safetensors")).toStdString();
+        const std::vector<std::string> warnings =
+            convertDocument(*doc, ConvertTarget::Safetensors, out);
+        std::string all;
+        for (const std::string& w : warnings)
+            all += w + "\n";
+        QVERIFY2(contains(all, "left out") && contains(all, "optim.*"), all.c_str());
+        QVERIFY2(contains(all, "optim.param_groups"), all.c_str());
+        const auto model = Document::open(out);
+        QCOMPARE(model->tensors().size(), kShapes.size() + 1);
+        for (const auto& t : f.tensors) {
+            if (t.path[0] != "model")
+                continue;
+            QCOMPARE(valuesOf(*model, t.fqn), t.values);
+            QCOMPARE(model->tensors()[indexOf(*model, t.fqn)].dtype, Dtype::BF16);
+        }
+        // --include-optimizer keeps optim.*; shards too.
+        ConvertChoice choice;
+        choice.includeOptimizer = true;
+        const std::string shards = dir.filePath(QStringLiteral("all.safetensors")).toStdString();
+        convertToShards(*doc, shards, 40, {}, choice);
+        const auto everything = Document::open(shards + ".index.json");
+        QCOMPARE(everything->tensors().size(), f.tensors.size());
+        for (const auto& t : f.tensors)
+            QCOMPARE(valuesOf(*everything, t.fqn), t.values);
+    }
+
+    void damagedSetsAreRefused() {
+        namespace fs = std::filesystem;
+        const DcpFixture base = DcpFixture::make(3, kShapes);
+        const std::string wq = base.tensors[0].fqn; // model.layers.0.weight: 5 × 3 over 3 ranks
+        const auto attempt = [](const DcpFixture& f, auto damage) {
+            QTemporaryDir dir;
+            const std::string folder = dir.path().toStdString();
+            f.write(folder);
+            damage(folder);
+            return openError(folder);
+        };
+        const auto none = [](const std::string&) {};
+        { // a rank's file missing: never a smaller model
+            const std::string e =
+                attempt(base, [](const std::string& d) { fs::remove(d + "/__1_0.distcp"); });
+            QVERIFY2(contains(e, "__1_0.distcp") && contains(e, "missing") && contains(e, "tensor"),
+                     e.c_str());
+        }
+        { // a chunk reaching past its file
+            const std::string e = attempt(base, [](const std::string& d) {
+                fs::resize_file(d + "/__2_0.distcp", fs::file_size(d + "/__2_0.distcp") - 100);
+            });
+            QVERIFY2(contains(e, "__2_0.distcp") && contains(e, "past the end"), e.c_str());
+        }
+        { // overlapping chunks
+            DcpFixture f = base;
+            f.tensors[0].chunks[1].offsets[0] = 1;
+            const std::string e = attempt(f, none);
+            QVERIFY2(contains(e, wq) && contains(e, "overlaps"), e.c_str());
+        }
+        { // a hole: one chunk fewer
+            DcpFixture f = base;
+            f.tensors[0].chunks.pop_back();
+            const std::string e = attempt(f, none);
+            QVERIFY2(contains(e, wq) && contains(e, "hole"), e.c_str());
+        }
+        { // a chunk outside its tensor
+            DcpFixture f = base;
+            f.tensors[0].chunks[2].sizes[0] = 4;
+            const std::string e = attempt(f, none);
+            QVERIFY2(contains(e, wq) && contains(e, "outside the tensor"), e.c_str());
+        }
+        // Names leaving the folder: absolute, "..", a URL escape, a scheme.
+        for (const char* name : {"/etc/passwd", "../__0_0.distcp", "%2e%2e/x", "file:x"}) {
+            DcpFixture f = base;
+            f.fileOverride[wq] = name;
+            const std::string e = attempt(f, none);
+            QVERIFY2(contains(e, wq) && contains(e, name), e.c_str());
+        }
+        { // a symbolic link leading out of the folder
+            QTemporaryDir outside;
+            const std::string target = outside.path().toStdString() + "/__0_0.distcp";
+            std::ofstream(target) << "x";
+            DcpFixture f = base;
+            f.fileOverride[wq] = "link.distcp";
+            const std::string e = attempt(
+                f, [&](const std::string& d) { fs::create_symlink(target, d + "/link.distcp"); });
+            QVERIFY2(contains(e, "outside") && contains(e, "link.distcp"), e.c_str());
+        }
+        { // stream transforms (compression): refused by name
+            DcpFixture f = base;
+            f.transforms = true;
+            const std::string e = attempt(f, none);
+            QVERIFY2(contains(e, "transform"), e.c_str());
+        }
+        { // a chunk file that is not a torch.save archive
+            const std::string e = attempt(base, [](const std::string& d) {
+                std::fstream file(d + "/__0_0.distcp", std::ios::in | std::ios::out);
+                file.seekp(0);
+                file << "XXXX";
+            });
+            QVERIFY2(contains(e, "__0_0.distcp") && contains(e, "torch.save"), e.c_str());
+        }
+        { // rank files written as safetensors: refused by name
+            const std::string e = attempt(base, [](const std::string& d) {
+                std::ofstream(d + "/__0_0.distcp", std::ios::binary)
+                    << std::string("\x02\0\0\0\0\0\0\0{}", 10);
+            });
+            QVERIFY2(contains(e, "__0_0.distcp") && contains(e, "safetensors"), e.c_str());
+        }
+        { // a .metadata that is not a plan
+            const std::string e = attempt(base, [](const std::string& d) {
+                std::ofstream(d + "/.metadata", std::ios::binary) << "\x80\x04N.";
+            });
+            QVERIFY2(contains(e, ".metadata") && contains(e, "Metadata"), e.c_str());
+        }
+    }
+
+    // A folder of step-N/ DCP folders is a run: each one checkpoint.
+    void stepFoldersAreARun() {
+        QTemporaryDir dir;
+        const DcpFixture f = DcpFixture::make(2, kShapes);
+        for (const char* step : {"step-100", "step-200"})
+            f.write(dir.path().toStdString() + "/" + step);
+        const Discovery d = discoverCheckpoints({dir.path().toStdString()});
+        QCOMPARE(d.candidates.size(), size_t(2));
+        for (const CheckpointCandidate& c : d.candidates) {
+            QVERIFY(c.folderModel);
+            QCOMPARE(c.files.size(), size_t(3)); // .metadata and two rank files
+            QVERIFY(c.files[0].path.ends_with("/.metadata"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDcp)
+#include "tst_dcp.moc"
