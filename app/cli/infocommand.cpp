@@ -204,7 +204,8 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
                 w.value(st.key);
                 w.key("storage_offset");
                 w.value(p.elementOffset);
-                // Where the piece's bytes are: its file, first byte and length.
+                // Where the piece's bytes are: its file, first byte and length
+                // (a DCP chunk: its torch.save archive's, not read at open).
                 uint64_t elements = 1;
                 for (uint64_t x : p.sizes)
                     elements *= x;
@@ -214,9 +215,9 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
                     w.value(doc.shards().at(st.shard).name);
                 }
                 w.key("offset");
-                w.value(st.offset + p.elementOffset * size);
+                w.value(st.deferred ? st.offset : st.offset + p.elementOffset * size);
                 w.key("length");
-                w.value(elements * size);
+                w.value(st.deferred ? st.containerBytes : elements * size);
                 w.endObject();
             }
             w.endArray();

@@ -11,12 +11,14 @@
 #include "ckptscope/document/document.h"
 #include "ckptscope/export/converter.h"
 #include "ckptscope/formats/openerror.h"
+#include "ckptscope/optimizer/parameterupdate.h"
 #include "ckptscope/run/runscan.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -217,13 +219,15 @@ private Q_SLOTS:
             const std::string e = attempt(f, none);
             QVERIFY2(contains(e, "transform"), e.c_str());
         }
-        { // a chunk file that is not a torch.save archive
+        { // a non-tensor item that is not a torch.save archive (read at open)
             const std::string e = attempt(base, [](const std::string& d) {
                 std::fstream file(d + "/__0_0.distcp", std::ios::in | std::ios::out);
                 file.seekp(0);
                 file << "XXXX";
             });
-            QVERIFY2(contains(e, "__0_0.distcp") && contains(e, "torch.save"), e.c_str());
+            QVERIFY2(contains(e, "__0_0.distcp") && contains(e, "optim.param_groups") &&
+                         contains(e, "torch.save"),
+                     e.c_str());
         }
         { // rank files written as safetensors: refused by name
             const std::string e = attempt(base, [](const std::string& d) {
@@ -237,6 +241,77 @@ private Q_SLOTS:
                 std::ofstream(d + "/.metadata", std::ios::binary) << "\x80\x04N.";
             });
             QVERIFY2(contains(e, ".metadata") && contains(e, "Metadata"), e.c_str());
+        }
+    }
+
+    // A chunk's archive is read when its tensor is first read, not at open:
+    // what is wrong inside one is told then, naming the file and the tensor,
+    // and the other tensors stay readable.
+    void damagedChunksAreToldOnRead() {
+        const auto readError = [](const std::string& folder, const std::string& tensor) {
+            const auto doc = Document::open(folder);
+            try {
+                valuesOf(*doc, tensor);
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        const DcpFixture base = DcpFixture::make(3, kShapes);
+        const std::string wq = base.tensors[0].fqn;
+        { // rank 1's first chunk (of the first tensor) is not an archive
+            QTemporaryDir dir;
+            base.write(dir.path().toStdString());
+            {
+                std::fstream file(dir.filePath(QStringLiteral("__1_0.distcp")).toStdString(),
+                                  std::ios::in | std::ios::out);
+                file.seekp(0);
+                file << "XXXX";
+            }
+            const std::string e = readError(dir.path().toStdString(), wq);
+            QVERIFY2(contains(e, "__1_0.distcp") && contains(e, wq) && contains(e, "torch.save"),
+                     e.c_str());
+            const auto doc = Document::open(dir.path().toStdString());
+            QCOMPARE(valuesOf(*doc, base.tensors[4].fqn), base.tensors[4].values);
+        }
+        { // the plan says another dtype than the chunks hold
+            DcpFixture f = base;
+            f.planDtype = "float16";
+            QTemporaryDir dir;
+            f.write(dir.path().toStdString());
+            const std::string e = readError(dir.path().toStdString(), wq);
+            QVERIFY2(contains(e, wq) && contains(e, "F32") && contains(e, "F16"), e.c_str());
+        }
+    }
+
+    // The optimizer's figures of a DCP folder: its state keyed by parameter
+    // name (get_state_dict's layout), paired with model.NAME, Adam's update
+    // by the formula in double.
+    void optimizerFiguresEqualTheFormula() {
+        const DcpFixture f = DcpFixture::make(3, kShapes);
+        QTemporaryDir dir;
+        f.write(dir.path().toStdString());
+        const OptimizerCheckpoint state = openOptimizerCheckpoint(dir.path().toStdString());
+        const std::vector<ParameterUpdate> u = computeParameterUpdates(state);
+        QCOMPARE(u.size(), kShapes.size());
+        const double lr = 1e-3, b1 = 0.9, b2 = 0.999, eps = 1e-8, step = 10;
+        const double bc1 = 1 - std::pow(b1, step), bc2 = 1 - std::pow(b2, step);
+        for (size_t k = 0; k < u.size(); ++k) {
+            const std::string name = "layers." + std::to_string(k) + ".weight";
+            const auto& w = f.tensors[4 * k].values;
+            const auto& m = f.tensors[4 * k + 1].values;
+            const auto& v = f.tensors[4 * k + 2].values;
+            double u2 = 0, w2 = 0;
+            for (size_t i = 0; i < w.size(); ++i) {
+                const double x = lr * (m[i] / bc1) / (std::sqrt(v[i] / bc2) + eps);
+                u2 += x * x;
+                w2 += double(w[i]) * w[i];
+            }
+            const double want = std::sqrt(u2 / double(w.size())) / std::sqrt(w2 / double(w.size()));
+            QCOMPARE(u[k].parameter, name);
+            QCOMPARE(u[k].rule, UpdateRule::Adam);
+            QVERIFY(u[k].updateToWeight && std::abs(*u[k].updateToWeight - want) <= 1e-12 * want);
+            QCOMPARE(u[k].step.value_or(0), step);
         }
     }
 

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace testsupport {
@@ -58,6 +59,7 @@ struct DcpFixture {
     // instead of its rank's, transform descriptors written for every chunk.
     std::map<std::string, std::string> fileOverride; // fqn → relative_path
     bool transforms = false;
+    std::string planDtype; // when set, the dtype the plan names for every tensor
 
     // The float the bf16 of f (its top 16 bits) stands for. Not inlined:
     // GCC 12 at -O2 dropped the mask when it was, inside make()'s loops.
@@ -115,8 +117,11 @@ struct DcpFixture {
                     t.fqn = "optim.state." + name + "." + part;
                     t.path = {"optim", "state", name, part};
                 }
-                for (uint64_t i = 0; i < t.numel(); ++i)
-                    t.values.push_back(t.bf16 ? bf16Exact(0.5f * next()) : 0.01f * next());
+                for (uint64_t i = 0; i < t.numel(); ++i) {
+                    const float v = t.bf16 ? bf16Exact(0.5f * next()) : 0.01f * next();
+                    // exp_avg_sq is a mean of squares: positive.
+                    t.values.push_back(std::string_view(part) == "exp_avg_sq" ? v * v + 1e-9f : v);
+                }
                 t.chunks = rowChunks(t.shape, world);
                 f.tensors.push_back(std::move(t));
             }
@@ -143,11 +148,16 @@ struct DcpFixture {
                                        {rowsAt[a + 1] - rowsAt[a], cols[b + 1] - cols[b]},
                                        uint64_t(2 * a + b) % world});
         f.tensors.push_back(std::move(grid));
-        // param_groups: [{"lr": 0.001, "betas": (0.9, 0.999), "params": [names]}]
+        // param_groups: [{"lr": 0.001, "betas": (0.9, 0.999), "eps": 1e-08,
+        // "weight_decay": 0.0, "amsgrad": False, "params": [names]}], AdamW's
+        // keys as get_state_dict gives them (parameters by name).
         picklewriter::Pickle g;
         g.proto(2).emptyList().mark().emptyDict().mark();
         g.shortBinstring("lr").binfloat(1e-3);
         g.shortBinstring("betas").mark().binfloat(0.9).binfloat(0.999).tuple();
+        g.shortBinstring("eps").binfloat(1e-8);
+        g.shortBinstring("weight_decay").binfloat(0.0);
+        g.shortBinstring("amsgrad").boolean(false);
         g.shortBinstring("params").emptyList().mark();
         for (size_t k = 0; k < shapes.size(); ++k)
             g.unicode("layers." + std::to_string(k) + ".weight");
@@ -298,7 +308,9 @@ struct DcpFixture {
                     m.global("torch.distributed._shard.sharded_tensor.metadata",
                              "TensorProperties");
                     m.p.emptyTuple().op(uint8_t(0x81)).mark();
-                    m.global("torch", t.bf16 ? "bfloat16" : "float32");
+                    m.global("torch", !planDtype.empty() ? planDtype
+                                      : t.bf16           ? "bfloat16"
+                                                         : "float32");
                     m.global("torch", "strided");
                     m.p.boolean(false);
                     m.global("torch.distributed._shard.sharded_tensor.metadata",

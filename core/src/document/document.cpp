@@ -139,6 +139,7 @@ std::shared_ptr<const Document> Document::convertedModel(std::string& leftOut,
     index.shards = m_index.shards;
     index.storages = m_index.storages;
     index.views = m_index.views;
+    index.resolver = m_index.resolver;
     index.metadata = m_index.metadata;
     std::vector<bool> kept(m_index.tensors.size());
     std::vector<uint32_t> renumbered(m_index.tensors.size(), kNoNode);
@@ -248,7 +249,7 @@ std::optional<MappedValues> Document::mappedValues(size_t index, ScanUse use) co
         if (!v.strides.empty() || !v.pieces.empty())
             return std::nullopt;
         const TensorStorage& s = m_index.storages.at(v.storage);
-        if (s.bigEndian || s.dtype != Dtype::F32 || s.shard != t.shard ||
+        if (s.deferred || s.bigEndian || s.dtype != Dtype::F32 || s.shard != t.shard ||
             v.elementOffset > s.bytes / 4 || t.dataLen > s.bytes / 4 - v.elementOffset ||
             t.dataOffset != s.offset + v.elementOffset * 4)
             return std::nullopt;

@@ -1,4 +1,5 @@
 #include "ckptscope/common/saturating.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/formatindex.h"
 
 #include <algorithm>
@@ -88,6 +89,19 @@ size_t tensorsSharingStorage(const FormatIndex& index) {
     for (uint32_t n : viewers)
         shared += n > 1 ? n : 0;
     return shared;
+}
+
+const TensorStorage& storageAt(const FormatIndex& index, uint32_t storage) {
+    if (storage >= index.storages.size())
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              "storage " + std::to_string(storage) + " is not in the index");
+    const TensorStorage& s = index.storages[storage];
+    if (!s.deferred)
+        return s;
+    if (!index.resolver)
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              "storage " + quotedName(s.key) + " has no resolver");
+    return index.resolver->resolve(storage);
 }
 
 } // namespace ckptscope

@@ -28,7 +28,7 @@ constexpr uint64_t kMaxRun = 4 * 1024 * 1024;
 const TensorStorage& storageOf(const TensorSources& from, const TensorEntry& t, uint32_t index) {
     if (index >= from.index.storages.size())
         fail(from, t, "storage " + std::to_string(index) + " is not in the index");
-    return from.index.storages[index];
+    return storageAt(from.index, index);
 }
 
 // Reads elements [at, at + n) of a storage, little-endian, checked against

@@ -60,7 +60,7 @@ std::optional<ContiguousRun> viewRun(const TensorSources& from, const TensorEntr
                                      const TensorView& view) {
     if (!view.strides.empty() || !view.pieces.empty() || view.storage >= from.index.storages.size())
         return std::nullopt;
-    const TensorStorage& s = from.index.storages[view.storage];
+    const TensorStorage& s = storageAt(from.index, view.storage);
     const size_t size = dtypeSize(tensor.dtype);
     if (s.bigEndian && size > 1)
         return std::nullopt;

@@ -49,8 +49,10 @@ std::vector<StateDict> stateDicts(const ObjectTree& tree) {
             if (isStateDict(tree, items[i]))
                 out.push_back({items[i], "optimizer_states." + std::to_string(i) + "."});
     }
-    if (const uint32_t opt = tree.find(tree.root, "optimizer"); isStateDict(tree, opt))
-        out.push_back({opt, "optimizer."});
+    // {"optimizer": …}, and DCP's get_state_dict layout {"model", "optim"}.
+    for (const char* key : {"optimizer", "optim"})
+        if (const uint32_t opt = tree.find(tree.root, key); isStateDict(tree, opt))
+            out.push_back({opt, std::string(key) + "."});
     return out;
 }
 
@@ -139,7 +141,8 @@ void readStateDict(const Document& optimizer, const StateDict& sd,
     // Each id's group.
     std::vector<OptimizerGroup> groups;
     std::vector<std::vector<std::string>> groupKeys;
-    std::unordered_map<int64_t, size_t> groupOf;
+    // By id (torch's state_dict) or by parameter name (DCP's get_state_dict).
+    std::unordered_map<std::string, size_t> groupOf;
     const uint32_t groupList = tree.find(sd.node, "param_groups");
     if (tree.at(groupList).kind != ObjectKind::List)
         return;
@@ -151,8 +154,8 @@ void readStateDict(const Document& optimizer, const StateDict& sd,
         if (const uint32_t ids = tree.find(g, "params");
             ids != kNoNode && tree.at(ids).kind == ObjectKind::List)
             for (uint32_t id : tree.at(ids).items)
-                if (tree.at(id).kind == ObjectKind::Int)
-                    groupOf.emplace(tree.at(id).integer, groups.size() - 1);
+                if (tree.at(id).kind == ObjectKind::Int || tree.at(id).kind == ObjectKind::String)
+                    groupOf.emplace(objectKeyText(tree, id), groups.size() - 1);
     }
     const ObjectNode& state = tree.at(tree.find(sd.node, "state"));
     if (state.kind != ObjectKind::Dict)
@@ -162,15 +165,18 @@ void readStateDict(const Document& optimizer, const StateDict& sd,
     for (size_t i = 0; i + 1 < state.items.size(); i += 2) {
         const ObjectNode& key = tree.at(state.items[i]);
         const uint32_t entry = state.items[i + 1];
-        if (key.kind != ObjectKind::Int || tree.at(entry).kind != ObjectKind::Dict)
+        if ((key.kind != ObjectKind::Int && key.kind != ObjectKind::String) ||
+            tree.at(entry).kind != ObjectKind::Dict)
             continue;
         ParameterState p;
-        const auto group = groupOf.find(key.integer);
+        const std::string id = objectKeyText(tree, state.items[i]);
+        const auto group = groupOf.find(id);
         if (group == groupOf.end()) {
-            out.warnings.push_back(where + ": state " + std::to_string(key.integer) +
-                                   " is in no parameter group: left out");
+            out.warnings.push_back(where + ": state " + id + " is in no parameter group: left out");
             continue;
         }
+        if (key.kind == ObjectKind::String)
+            p.parameter = key.text; // keyed by the parameter's own name
         p.group = groups[group->second];
         const ObjectNode& d = tree.at(entry);
         for (size_t k = 0; k + 1 < d.items.size(); k += 2) {

@@ -55,6 +55,23 @@ struct TensorStorage {
     // Stored big-endian (a torch.save with byteorder "big"): values are
     // swapped to little-endian when read.
     bool bigEndian = false;
+    // Found on first read (FormatIndex::resolver): the storage lies inside a
+    // container not read at open (a DCP chunk's torch.save archive, whose
+    // first byte is `offset` and length `containerBytes`); `bytes` is what
+    // the plan says it holds. Read through storageAt(), never directly.
+    bool deferred = false;
+    uint64_t containerBytes = 0;
+};
+
+// Finds deferred storages (TensorStorage::deferred) when a read first needs
+// them: a DCP folder's thousands of chunk archives are not read at open.
+// Thread-safe; each storage is resolved once and kept.
+class StorageResolver {
+public:
+    virtual ~StorageResolver() = default;
+    // The storage as it lies in its file. Throws CheckpointError naming the
+    // file and the tensor when its container is not what the plan says.
+    virtual const TensorStorage& resolve(uint32_t storage) const = 0;
 };
 
 // A box of a tensor kept in a storage of its own, contiguous in C order (a
@@ -188,6 +205,8 @@ struct FormatIndex {
     // bytes.
     std::vector<TensorStorage> storages;
     std::vector<TensorView> views;
+    // Resolves the deferred storages; null when there are none.
+    std::shared_ptr<const StorageResolver> resolver;
     // Metadata that is a tree of values (a PyTorch checkpoint's object, its
     // tensors as ObjectKind::Tensor nodes); empty for formats whose metadata
     // is the flat `metadata` rows.
@@ -197,6 +216,11 @@ struct FormatIndex {
     // Per tensor, for formats whose tensors are pickled objects; empty otherwise.
     std::vector<TensorTraits> traits;
 };
+
+// The storage as it lies in its file: resolved through index.resolver when
+// deferred. Throws CheckpointError for a storage not in the index or one
+// that cannot be resolved.
+const TensorStorage& storageAt(const FormatIndex& index, uint32_t storage);
 
 // Sum of the tensors' element counts (saturating); a tensor viewing the very
 // elements another views (tied weights saved twice) counts once.

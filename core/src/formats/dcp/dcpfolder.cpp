@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <unordered_map>
 
 namespace ckptscope {
@@ -86,6 +88,75 @@ struct Where {
     uint64_t offset = 0, length = 0;
 };
 
+// The chunks' storages, found on first read: each chunk's torch.save
+// archive must hold one contiguous tensor of the planned dtype and sizes.
+class DcpStorages final : public StorageResolver {
+public:
+    struct Chunk {
+        std::string tensor;
+        std::vector<uint64_t> sizes;
+        std::string at; // its offsets, for messages
+    };
+    std::vector<Chunk> chunks;                            // per storage of the index
+    std::vector<TensorStorage> planned;                   // the index's storages
+    std::vector<std::shared_ptr<const ByteSource>> files; // the index's shards
+
+    const TensorStorage& resolve(uint32_t storage) const override {
+        const std::lock_guard lock(m_mutex);
+        if (m_found.size() != planned.size())
+            m_found.resize(planned.size());
+        if (!m_found.at(storage))
+            m_found[storage] = find(storage);
+        return *m_found[storage];
+    }
+
+private:
+    TensorStorage find(uint32_t storage) const {
+        const TensorStorage& p = planned.at(storage);
+        const Chunk& c = chunks.at(storage);
+        const ByteSource& file = *files.at(p.shard);
+        const std::string where = file.name() + ": tensor " + quotedName(c.tensor) + " chunk at " +
+                                  c.at + ", saved at byte " + std::to_string(p.offset);
+        FormatIndex part;
+        try {
+            part = openPytorchArchive(file, p.offset, p.offset + p.containerBytes);
+        } catch (const CheckpointError& e) {
+            fail(where, e.what());
+        }
+        if (part.tensors.size() != 1 || part.objects.empty() ||
+            part.objects.at(part.objects.root).kind != ObjectKind::Tensor)
+            fail(where, "not a torch.save of one tensor");
+        const TensorEntry& t = part.tensors[0];
+        if (t.dtype != p.dtype)
+            fail(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
+                            dtypeName(p.dtype));
+        if (t.shape != c.sizes)
+            fail(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
+                            sizesText(c.sizes));
+        const TensorView& saved = part.views.at(t.view);
+        // torch clones a chunk that views part of a larger storage: a chunk
+        // is contiguous, unless a whole tensor was saved as a view.
+        uint64_t stride = 1;
+        for (size_t k = t.shape.size(); k-- > 0 && !saved.strides.empty();) {
+            if (t.shape[k] > 1 && uint64_t(saved.strides[k]) != stride)
+                fail(where, "a chunk saved as a non-contiguous view, which is not read");
+            stride *= t.shape[k];
+        }
+        TensorStorage s = part.storages.at(saved.storage);
+        const size_t size = dtypeSize(p.dtype);
+        if (saved.elementOffset > s.bytes / size || p.bytes > s.bytes - saved.elementOffset * size)
+            fail(where, "its storage holds fewer elements than the chunk");
+        s.offset += saved.elementOffset * size;
+        s.bytes = p.bytes;
+        s.key = p.key;
+        s.shard = p.shard;
+        return s;
+    }
+
+    mutable std::mutex m_mutex;
+    mutable std::vector<std::optional<TensorStorage>> m_found;
+};
+
 class Builder {
 public:
     explicit Builder(std::string folder) : m_folder(std::move(folder)) {}
@@ -113,6 +184,11 @@ private:
     std::unordered_map<std::string, uint16_t> m_shardOf;
     std::map<std::pair<uint32_t, std::string>, uint32_t> m_child; // (dict, key) → dict
     FormatIndex m_out;
+    std::shared_ptr<DcpStorages> m_resolver = std::make_shared<DcpStorages>();
+    // Each file is read in many small pieces at open: its change check is
+    // made once, at the end, not after every read. Declared after m_out, so
+    // the checks end before the files they point to close.
+    std::vector<std::unique_ptr<DeferredChangeCheck>> m_checks;
 };
 
 void Builder::readMetadata() {
@@ -290,6 +366,7 @@ uint16_t Builder::shardOf(const std::string& file, const std::string& item) {
                             " is a safetensors file (DCP's SerializationFormat.SAFETENSORS), "
                             "which is not read: open it on its own");
     }
+    m_checks.push_back(std::make_unique<DeferredChangeCheck>(*source));
     m_out.shards.push_back({std::move(source), file});
     const uint16_t shard = uint16_t(m_out.shards.size() - 1);
     m_shardOf.emplace(file, shard);
@@ -369,59 +446,35 @@ void Builder::addTensor(const Item& item) {
         }();
         if (!w)
             fail(m_metaPath, piece + ": storage_data does not say where it lies");
-        uint16_t shard = 0;
-        const FormatIndex part = openArchive(*w, piece, shard);
-        const std::string where = m_out.shards[shard].source->name() + ": " + piece +
-                                  ", saved at byte " + std::to_string(w->offset);
-        if (part.tensors.size() != 1 || part.objects.empty() ||
-            part.objects.at(part.objects.root).kind != ObjectKind::Tensor)
-            fail(where, "not a torch.save of one tensor");
-        const TensorEntry& t = part.tensors[0];
-        if (t.dtype != item.dtype)
-            fail(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
-                            dtypeName(item.dtype));
-        if (t.shape != chunk.sizes)
-            fail(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
-                            sizesText(chunk.sizes));
-        const TensorView& saved = part.views.at(t.view);
-        const TensorStorage& s = part.storages.at(saved.storage);
-        TensorStorage mine = s;
-        mine.key = w->file + " @" + std::to_string(w->offset);
-        mine.shard = shard;
-        m_out.storages.push_back(std::move(mine));
+        // The chunk's archive is read when a read first needs it
+        // (DcpStorages); its place in the file is checked now.
+        const uint16_t shard = shardOf(w->file, piece);
+        const ByteSource& file = *m_out.shards[shard].source;
+        if (w->offset > file.size() || w->length > file.size() - w->offset)
+            fail(file.name(), piece + ": its bytes " + std::to_string(w->offset) + "+" +
+                                  std::to_string(w->length) + " reach past the end of the file (" +
+                                  std::to_string(file.size()) + " bytes)");
+        TensorStorage st;
+        st.key = w->file + " @" + std::to_string(w->offset);
+        st.shard = shard;
+        st.offset = w->offset;
+        st.bytes = volume * dtypeSize(item.dtype); // what the plan says it holds
+        st.dtype = item.dtype;
+        st.deferred = true;
+        st.containerBytes = w->length;
+        m_out.storages.push_back(std::move(st));
+        m_resolver->chunks.push_back({item.fqn, chunk.sizes, sizesText(chunk.offsets)});
         const uint32_t storage = uint32_t(m_out.storages.size() - 1);
         if (c == 0) {
             firstShard = shard;
-            firstByte = s.offset + saved.elementOffset * dtypeSize(t.dtype);
+            firstByte = w->offset;
         }
-        // A contiguous chunk is a box; a single chunk holding the whole
-        // tensor (a scalar, or a view saved as it was: torch clones only a
-        // view of a larger storage) is a strided view of its storage.
-        bool contiguous = saved.strides.empty();
-        if (!contiguous) {
-            contiguous = true;
-            uint64_t stride = 1;
-            for (size_t k = rank; k-- > 0 && contiguous;) {
-                contiguous = t.shape[k] <= 1 || uint64_t(saved.strides[k]) == stride;
-                stride *= t.shape[k];
-            }
-        }
-        if (item.chunks.size() == 1 && (rank == 0 || !contiguous)) {
+        // A scalar's one chunk is a plain view of its storage; any other
+        // chunk a box (a single chunk holding the whole tensor too).
+        if (rank == 0)
             view.storage = storage;
-            view.elementOffset = saved.elementOffset;
-            if (!contiguous)
-                view.strides = saved.strides;
-            continue;
-        }
-        if (!contiguous)
-            fail(
-                where, "a chunk saved as a non-contiguous view (strides " + [&] {
-                    std::string x;
-                    for (int64_t v : saved.strides)
-                        x += (x.empty() ? "" : ", ") + std::to_string(v);
-                    return x;
-                }() + "), which is not read");
-        view.pieces.push_back({chunk.offsets, chunk.sizes, storage, saved.elementOffset});
+        else
+            view.pieces.push_back({chunk.offsets, chunk.sizes, storage, 0});
     }
     if (covered != count)
         fail(m_metaPath, what + ": its chunks hold " + std::to_string(covered) + " of its " +
@@ -553,6 +606,13 @@ FormatIndex Builder::build() {
         m_out.warnings.push_back({std::string(kMetadataFile) + ": " + w, std::nullopt});
     std::sort(m_out.imports.begin(), m_out.imports.end(),
               [](const PickleImport& a, const PickleImport& b) { return a.name < b.name; });
+    for (const auto& check : m_checks)
+        check->finish();
+    m_checks.clear();
+    m_resolver->planned = m_out.storages;
+    for (const IndexShard& shard : m_out.shards)
+        m_resolver->files.push_back(shard.source);
+    m_out.resolver = m_resolver;
     m_out.metadata.emplace_back("dcp.files", std::to_string(m_out.shards.size()));
     if (m_out.shards.empty()) // a plan of no item: the .metadata is the model's one file
         m_out.shards.push_back({openByteSource(m_metaPath), kMetadataFile});

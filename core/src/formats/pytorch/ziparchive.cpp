@@ -16,6 +16,7 @@ constexpr uint32_t kEnd64 = 0x06064b50;
 constexpr uint32_t kEnd64Locator = 0x07064b50;
 constexpr uint64_t kEndSize = 22, kLocatorSize = 20, kEnd64Size = 56;
 constexpr uint64_t kCentralSize = 46, kLocalSize = 30;
+constexpr uint64_t kWindow = 4096; // bytes read once at each end of the archive
 
 uint64_t le(const uint8_t* p, int n) {
     uint64_t v = 0;
@@ -48,10 +49,16 @@ ZipArchive::ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end)
     const uint64_t span = std::min<uint64_t>(end - begin, kEndSize + 65535);
     if (span < kEndSize)
         fail(source, K::Truncated, end, "truncated zip archive: no end of central directory");
-    // torch writes no comment: the record is the last 22 bytes, read alone
-    // first (a DCP file holds one small archive per chunk).
-    std::vector<uint8_t> tail(kEndSize);
-    source.read(end - kEndSize, tail.data(), kEndSize);
+    // The first and last few KiB are read once: they hold the end record
+    // (torch writes no comment), the central directory, data.pkl and most
+    // local headers, which would otherwise be as many small reads (a DCP
+    // file holds one archive per chunk).
+    m_head.resize(size_t(std::min<uint64_t>(end - begin, kWindow)));
+    source.read(begin, m_head.data(), m_head.size());
+    m_tail.resize(size_t(std::min<uint64_t>(end - begin, kWindow)));
+    m_tailAt = end - m_tail.size();
+    source.read(m_tailAt, m_tail.data(), m_tail.size());
+    std::vector<uint8_t> tail(m_tail.end() - long(kEndSize), m_tail.end());
     uint64_t searched = kEndSize;
     if (le(tail.data(), 4) != kEnd || le(&tail[20], 2) != 0) {
         tail.resize(span);
@@ -75,7 +82,7 @@ ZipArchive::ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end)
     // ZIP64: a locator just before the end record points to the 64-bit one.
     if (endOffset >= begin + kLocatorSize) {
         uint8_t loc[kLocatorSize];
-        source.read(endOffset - kLocatorSize, loc, kLocatorSize);
+        readAt(endOffset - kLocatorSize, loc, kLocatorSize);
         if (le(loc, 4) == kEnd64Locator) {
             const uint64_t e64 = begin + le(loc + 8, 8);
             if (e64 < begin || e64 > endOffset - kLocatorSize ||
@@ -83,7 +90,7 @@ ZipArchive::ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end)
                 fail(source, K::Truncated, endOffset - kLocatorSize,
                      "the ZIP64 end record lies outside the archive");
             uint8_t r[kEnd64Size];
-            source.read(e64, r, kEnd64Size);
+            readAt(e64, r, kEnd64Size);
             if (le(r, 4) != kEnd64)
                 fail(source, K::Invalid, e64, "expected the ZIP64 end of central directory record");
             entries = le(r + 32, 8);
@@ -106,7 +113,7 @@ ZipArchive::ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end)
 void ZipArchive::readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64_t entries) {
     using K = CheckpointError::Kind;
     std::vector<uint8_t> cd(cdSize);
-    m_source.read(cdOffset, cd.data(), cdSize);
+    readAt(cdOffset, cd.data(), cdSize);
     m_records.reserve(entries);
     size_t p = 0;
     for (uint64_t i = 0; i < entries; ++i) {
@@ -153,7 +160,7 @@ void ZipArchive::readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64
             fail(m_source, K::Truncated, here,
                  "truncated zip archive: record \"" + r.name + "\"'s header lies past the end");
         uint8_t lh[kLocalSize];
-        m_source.read(m_begin + local, lh, kLocalSize);
+        readAt(m_begin + local, lh, kLocalSize);
         if (le(lh, 4) != kLocalHeader)
             fail(m_source, K::Invalid, m_begin + local,
                  "expected the local header of record \"" + r.name + "\"");
@@ -182,8 +189,19 @@ std::string ZipArchive::read(const ZipRecord& record, uint64_t limit) const {
              "record \"" + record.name + "\" holds " + std::to_string(record.size) +
                  " bytes, more than the " + std::to_string(limit) + " read whole");
     std::string bytes(record.size, '\0');
-    m_source.read(record.dataOffset, bytes.data(), bytes.size());
+    readAt(record.dataOffset, bytes.data(), bytes.size());
     return bytes;
+}
+
+void ZipArchive::readAt(uint64_t offset, void* dst, uint64_t n) const {
+    if (offset >= m_begin && offset - m_begin <= m_head.size() &&
+        n <= m_head.size() - (offset - m_begin))
+        std::memcpy(dst, m_head.data() + (offset - m_begin), size_t(n));
+    else if (offset >= m_tailAt && offset - m_tailAt <= m_tail.size() &&
+             n <= m_tail.size() - (offset - m_tailAt))
+        std::memcpy(dst, m_tail.data() + (offset - m_tailAt), size_t(n));
+    else
+        m_source.read(offset, dst, size_t(n));
 }
 
 } // namespace ckptscope::pytorch

@@ -35,8 +35,12 @@ public:
 
 private:
     void readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64_t entries);
+    // Reads from the head or tail window when the bytes lie in one.
+    void readAt(uint64_t offset, void* dst, uint64_t n) const;
     const ByteSource& m_source;
     uint64_t m_begin, m_end;
+    std::vector<uint8_t> m_head, m_tail; // the archive's first and last bytes
+    uint64_t m_tailAt = 0;
     std::vector<ZipRecord> m_records;
     std::unordered_map<std::string, size_t> m_byName;
 };
