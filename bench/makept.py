@@ -352,7 +352,7 @@ def dcp_checkpoint(folder, size, ranks, count):
                 c._StorageInfo("__%d_0.distcp" % r, f.tell(), len(data))
             f.write(data)
         items[name] = c.TensorStorageMetadata(c.TensorProperties(), c.Size((rows, 256)), chunks)
-        planner[name] = tuple(name.split(".", 0))
+        planner[name] = ("model", name[len("model."):])  # get_state_dict's key path
     for f in files:
         f.close()
     meta = c.Metadata(items, planner, storage_data)

@@ -115,7 +115,7 @@ DiffArgs diffArgs(const ParsedArgs& p) {
 
 ordered_json sideJson(const Document& doc) {
     return {{"path", doc.path()},
-            {"format", formatName(doc.format())},
+            {"format", doc.formatModule().name},
             {"file_size", doc.fileSize()},
             {"warnings", warningsJson(doc)}};
 }

@@ -245,7 +245,7 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
 
 ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
-    j["format"] = formatName(doc.format());
+    j["format"] = doc.formatModule().name; // "dcp", "deepspeed" for a folder format
     j["file_size"] = doc.fileSize();
     const bool gguf = doc.format() == Format::Gguf;
     if (doc.format() == Format::Oxck) {

@@ -3,6 +3,7 @@
 // tree, totals), unsafe imports as warnings with the file still opened, and
 // statistics of strided views from the values torch gives.
 #include "clirunner.h"
+#include "dcpfixture.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -237,6 +238,48 @@ private Q_SLOTS:
     }
 
     // A file whose pickle is damaged is a one-line error naming it (exit 1).
+    // A DCP folder through the CLI: info --json lists each tensor's chunks
+    // (file, offsets, sizes, the archive's byte range), convert writes the
+    // model and with --include-optimizer the optimizer's state, a missing
+    // rank file is one error line, exit 1.
+    void dcpFolder() {
+        QTemporaryDir dir;
+        const testsupport::DcpFixture f = testsupport::DcpFixture::make(3, {{5, 3}, {7}});
+        const QString folder = dir.filePath(QStringLiteral("step-10"));
+        f.write(folder.toStdString());
+        const json info =
+            parseOut(runCli({QStringLiteral("info"), QStringLiteral("--json"), folder}));
+        QCOMPARE(info["format"].get<std::string>(), "dcp");
+        const json& t0 = info["tensors"][0];
+        QCOMPARE(t0["name"].get<std::string>(), f.tensors[0].fqn);
+        QCOMPARE(t0["chunks"].size(), f.tensors[0].chunks.size());
+        for (size_t c = 0; c < f.tensors[0].chunks.size(); ++c) {
+            const json& chunk = t0["chunks"][c];
+            QVERIFY(chunk["offsets"] == f.tensors[0].chunks[c].offsets);
+            QVERIFY(chunk["sizes"] == f.tensors[0].chunks[c].sizes);
+            QCOMPARE(chunk["file"].get<std::string>(),
+                     "__" + std::to_string(f.tensors[0].chunks[c].rank) + "_0.distcp");
+            QVERIFY(chunk["length"].get<uint64_t>() > 0);
+        }
+        const QString out = dir.filePath(QStringLiteral("model.safetensors"));
+        Run r = runCli({QStringLiteral("convert"), folder, out});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(r.errText().contains(QStringLiteral("optim.*")), qPrintable(describe(r)));
+        const auto model = ckptscope::Document::open(out.toStdString());
+        QCOMPARE(model->tensors().size(), size_t(3)); // two layers and the grid
+        const QString all = dir.filePath(QStringLiteral("all.safetensors"));
+        r = runCli({QStringLiteral("convert"), QStringLiteral("--include-optimizer"), folder, all});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QCOMPARE(ckptscope::Document::open(all.toStdString())->tensors().size(), f.tensors.size());
+        QVERIFY(QFile::remove(dir.filePath(QStringLiteral("step-10/__2_0.distcp"))));
+        r = runCli({QStringLiteral("stats"), folder});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.errText().contains(QStringLiteral("__2_0.distcp")) &&
+                     r.errText().contains(QStringLiteral("missing")),
+                 qPrintable(describe(r)));
+        QCOMPARE(lines(r.errText()).size(), 1);
+    }
+
     void damagedFileIsAnError() {
         REQUIRE_CONFORMANCE();
         const QString file = pt(QStringLiteral("invalid/memo-unset.pt"));

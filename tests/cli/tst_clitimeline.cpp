@@ -1,6 +1,7 @@
 // `ckptscope-cli timeline` run as a process: exit codes, the JSON contract
 // (keys, order, nulls, the same statistics as `stats --json`), --tensor,
 // the cache across runs and --no-cache, gradient runs, the text report.
+#include "dcpfixture.h"
 #include "deepspeedfixture.h"
 #include "optimizerfixture.h"
 #include "testsupport.h"
@@ -376,6 +377,31 @@ private Q_SLOTS:
                 cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")}).parsed();
             QCOMPARE(again["cache"]["hits"].get<int>(), 3);
             QVERIFY(jsonEq(again["optimizer_outliers"], j["optimizer_outliers"]));
+        });
+    }
+
+    // A folder of step-N/ DCP folders is a run: the step from each name,
+    // the optimizer's figures from each folder's optim.state, cached.
+    void dcpRun() {
+        guarded([&] {
+            for (int i = 1; i <= 3; ++i)
+                testsupport::DcpFixture::make(2, {{8, 4}, {10}})
+                    .write(at("step-" + std::to_string(100 * i)));
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const json j = r.parsed();
+            QCOMPARE(j["checkpoints"].size(), size_t(3));
+            QVERIFY2(j["skipped"].empty(), j["skipped"].dump().c_str());
+            for (size_t c = 0; c < 3; ++c)
+                QCOMPARE(j["checkpoints"][c]["step"].get<int>(), int(100 * (c + 1)));
+            bool carried = false;
+            for (const json& t : j["tensors"])
+                if (t["name"] == "model.layers.0.weight")
+                    carried = t["series"][2]["optimizer"]["step"].get<double>() == 10.0;
+            QVERIFY(carried);
+            const json again =
+                cli({QStringLiteral("timeline"), m_run, QStringLiteral("--json")}).parsed();
+            QCOMPARE(again["cache"]["hits"].get<int>(), 3);
         });
     }
 

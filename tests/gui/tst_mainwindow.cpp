@@ -2,6 +2,7 @@
 #include "browser/overviewpage.h"
 #include "common/helpdialogs.h"
 #include "common/windowregistry.h"
+#include "dcpfixture.h"
 #include "deepspeedfixture.h"
 #include "dropsupport.h"
 #include "graph/graphpage.h"
@@ -345,6 +346,32 @@ private Q_SLOTS:
                 piecesNamed || (l->text().contains(QStringLiteral("Made of 2 pieces")) &&
                                 l->text().contains(QStringLiteral("zero_pp_rank_1_mp_rank_00")));
         QVERIFY(piecesNamed);
+    }
+
+    // A DCP folder opens as one model (a dropped folder is not a run); the
+    // Tensor page lists each chunk's box and file, and the optimizer's
+    // figures of a parameter come from optim.state.
+    void dcpFolderOpensAsOneModel() {
+        QTemporaryDir dir;
+        const testsupport::DcpFixture f = testsupport::DcpFixture::make(2, {{4, 6}, {5}});
+        f.write(dir.path().toStdString());
+        QVERIFY(!RunLauncher::isRunFolder(dir.path()));
+        MainWindow w;
+        w.show();
+        w.openFile(dir.path());
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(w.document()->formatModule().name, "dcp");
+        TensorPage* page = w.tensorPage();
+        QVERIFY(w.selectTensor(QStringLiteral("model.layers.0.weight")));
+        QTRY_VERIFY_WITH_TIMEOUT(!page->optimizerText(QStringLiteral("update_rms")).isEmpty(),
+                                 10000);
+        bool chunksListed = false;
+        for (const QLabel* l : page->findChildren<QLabel*>())
+            chunksListed =
+                chunksListed ||
+                (l->text().contains(QStringLiteral("Made of 2 pieces")) &&
+                 l->text().contains(QStringLiteral("at [2, 0], sizes [2, 6]: __1_0.distcp")));
+        QVERIFY(chunksListed);
     }
 
     void droppedFileOpensAndDamagedDropKeepsDocument() {

@@ -259,6 +259,24 @@ QStringList viewNotes(const ckptscope::Document& doc, size_t tensor) {
         notes << QObject::tr("Made of %1, read from %2")
                      .arg(countNoun(pieces.size(), QObject::tr("piece"), QObject::tr("pieces")),
                           files.join(QStringLiteral(", ")));
+        // Each box (a DCP chunk): where in the tensor, from which file. A
+        // run of the flattened tensor (a ZeRO partition) is said by the line above.
+        const auto list = [](const std::vector<uint64_t>& v) {
+            QStringList parts;
+            for (uint64_t x : v)
+                parts << groupedNumber(x);
+            return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+        };
+        for (const ckptscope::TensorPiece& p : pieces) {
+            if (p.offsets.size() != t.shape.size())
+                continue;
+            const ckptscope::TensorStorage& s = doc.storages().at(p.storage);
+            notes << QObject::tr("&nbsp;&nbsp;at %1, sizes %2: %3")
+                         .arg(list(p.offsets), list(p.sizes),
+                              doc.shards().empty()
+                                  ? shownText(s.key).toHtmlEscaped()
+                                  : shownText(doc.shards().at(s.shard).name).toHtmlEscaped());
+        }
     }
     if (t.view != ckptscope::kNoView && doc.views().at(t.view).pieces.empty()) {
         const ckptscope::TensorView& v = doc.views()[t.view];
@@ -348,8 +366,12 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
                        QStringLiteral(" (%1 stored)")
                            .arg(humanBytes(ckptscope::dtypeBytes(t.dtype, t.dataLen).value_or(0)))
                  : missingText());
-    // A sharded model's offset is within the tensor's shard: name it.
-    setInfoRow(4, document->isSharded()
+    // A sharded model's offset is within the tensor's shard: name it. A
+    // tensor made of pieces has one place per piece, listed above.
+    const bool pieces =
+        t.view != ckptscope::kNoView && !document->views().at(t.view).pieces.empty();
+    setInfoRow(4, pieces ? tr("in its pieces (listed above)")
+                  : document->isSharded()
                       ? tr("%1 in %2")
                             .arg(groupedNumber(t.dataOffset),
                                  QString::fromStdString(document->shardName(size_t(tensor))))

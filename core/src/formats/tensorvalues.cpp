@@ -151,12 +151,19 @@ void readGathered(const TensorSources& from, const TensorEntry& tensor, const Te
     checkDecodable(from.main, tensor);
     const size_t size = dtypeSize(tensor.dtype);
     constexpr uint64_t kChunk = uint64_t(1) << 16;
+    // Values stored as the caller wants them (F32 into float, F64 into
+    // double) are gathered in place: no copy through a buffer.
+    const bool asStored = tensor.dtype == (std::is_same_v<Out, float> ? Dtype::F32 : Dtype::F64);
     std::vector<uint8_t> raw;
     for (uint64_t done = 0; done < count;) {
         const uint64_t n = std::min(kChunk, count - done);
-        raw.resize(size_t(n * size));
-        gatherRaw(from, tensor, view, first + done, n, raw.data());
-        convert(tensor.dtype, raw.data(), size_t(n), out + done);
+        if (asStored) {
+            gatherRaw(from, tensor, view, first + done, n, reinterpret_cast<uint8_t*>(out + done));
+        } else {
+            raw.resize(size_t(n * size));
+            gatherRaw(from, tensor, view, first + done, n, raw.data());
+            convert(tensor.dtype, raw.data(), size_t(n), out + done);
+        }
         done += n;
     }
 }
