@@ -69,7 +69,8 @@ fuzz-smoke:
 # Micro-benchmarks (Google Benchmark), then each target side by side with its
 # reference (bench/compare.sh; docs/PERFORMANCE.md), then the run targets of
 # issue 12 (bench/runbench.sh). Inputs are generated once into
-# build/release/bench-data (or $$CKPTSCOPE_BENCH_DATA): about 5.6 GB (2.1 GB of it the PyTorch pair).
+# build/release/bench-data (or $$CKPTSCOPE_BENCH_DATA): about 9.9 GB (2.1 GB of it the PyTorch pair,
+# 4.3 GB the DCP folders and their single files).
 bench:
 	$(MAKE) PRESET=release build
 	./build/release/bench/ckptscope-bench
@@ -80,6 +81,7 @@ bench:
 	./bench/ggufbench.sh build/release
 	./bench/pytorchbench.sh build/release
 	./bench/optimizerbench.sh build/release
+	./bench/dcpbench.sh build/release
 
 # A Release build of what the package holds, the .deb, then the checks a
 # distribution runs: lintian and desktop-file-validate fail on any error or

@@ -194,6 +194,8 @@ std::string ZipArchive::read(const ZipRecord& record, uint64_t limit) const {
 }
 
 void ZipArchive::readAt(uint64_t offset, void* dst, uint64_t n) const {
+    if (n == 0) // an empty record: its buffer may be null
+        return;
     if (offset >= m_begin && offset - m_begin <= m_head.size() &&
         n <= m_head.size() - (offset - m_begin))
         std::memcpy(dst, m_head.data() + (offset - m_begin), size_t(n));
