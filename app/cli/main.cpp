@@ -18,10 +18,14 @@ file name:
 A sharded model opens by its index (NAME.safetensors.index.json,
 pytorch_model.bin.index.json) or by the folder holding it, as one model; so
 does a DeepSpeed ZeRO folder (holding latest, or a global_stepN folder),
-assembled from its ranks' partitions. A FILE may be an http:// or
-https:// URL: only the bytes needed are read, by range requests (the Hugging
-Face token in HF_TOKEN or ~/.cache/huggingface/token goes to huggingface.co
-or HF_ENDPOINT's host only).
+assembled from its ranks' partitions, and a PyTorch distributed checkpoint
+(DCP: the folder holding .metadata and the ranks' .distcp files). A FILE may
+be an http:// or https:// URL: only the bytes needed are read, by range
+requests (the Hugging Face token in HF_TOKEN or ~/.cache/huggingface/token
+goes to huggingface.co or HF_ENDPOINT's host only); or s3://BUCKET/KEY, read
+the same way, signed with the credentials the AWS CLI would use
+(AWS_ACCESS_KEY_ID…, AWS_PROFILE in ~/.aws/credentials and ~/.aws/config;
+AWS_REGION; AWS_ENDPOINT_URL_S3 for an S3-compatible store).
 
 Commands:
   info FILE [--json]        header, metadata, tensors (OXCK, safetensors: with

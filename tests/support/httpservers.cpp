@@ -369,4 +369,72 @@ bool FaultServer::answer(int fd, const Request& request) {
     return sendAll(fd, head + body);
 }
 
+S3Server::S3Server(std::string bucket) : m_bucket(std::move(bucket)) {}
+
+S3Server::~S3Server() {
+    if (m_process.state() != QProcess::NotRunning) {
+        m_process.kill();
+        m_process.waitForFinished(5000);
+    }
+}
+
+bool S3Server::start() {
+    const QString bin =
+        qEnvironmentVariableIsSet("CKPTSCOPE_S3RVER")
+            ? qEnvironmentVariable("CKPTSCOPE_S3RVER")
+            : QStringLiteral(CKPTSCOPE_SOURCE_DIR "/build/node/node_modules/.bin/s3rver");
+    if (!QFile::exists(bin)) {
+        m_why = QStringLiteral("s3rver is not installed at ") + bin +
+                QStringLiteral(" (packaging/install-deps.sh installs it)");
+        return false;
+    }
+    m_port = freePort();
+    m_process.setProcessChannelMode(QProcess::MergedChannels);
+    m_process.start(bin, {QStringLiteral("--directory"), m_dir.path(), QStringLiteral("--address"),
+                          QStringLiteral("127.0.0.1"), QStringLiteral("--port"),
+                          QString::number(m_port), QStringLiteral("--configure-bucket"),
+                          QString::fromStdString(m_bucket), QStringLiteral("--silent")});
+    if (!m_process.waitForStarted(10000)) {
+        m_why = QStringLiteral("s3rver did not start: ") + m_process.errorString();
+        return false;
+    }
+    for (int i = 0; i < 200; ++i) {
+        if (accepting(m_port))
+            return true;
+        if (m_process.state() == QProcess::NotRunning)
+            break;
+        QThread::msleep(50);
+    }
+    m_why = QStringLiteral("s3rver did not listen: ") + QString::fromUtf8(m_process.readAll());
+    return false;
+}
+
+std::string S3Server::endpoint() const {
+    return "http://127.0.0.1:" + std::to_string(m_port);
+}
+
+bool S3Server::put(const std::string& key, const std::string& bytes) {
+    const QString file = m_dir.filePath(QStringLiteral("upload.bin"));
+    QFile f(file);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes.data(), qint64(bytes.size())) < 0) {
+        m_why = QStringLiteral("cannot write the upload");
+        return false;
+    }
+    f.close();
+    QProcess curl;
+    curl.setProcessChannelMode(QProcess::MergedChannels);
+    curl.start(QStringLiteral("curl"),
+               {QStringLiteral("-sS"), QStringLiteral("-f"), QStringLiteral("--aws-sigv4"),
+                QStringLiteral("aws:amz:us-east-1:s3"), QStringLiteral("--user"),
+                QStringLiteral("S3RVER:S3RVER"), QStringLiteral("-H"),
+                QStringLiteral("x-amz-content-sha256: UNSIGNED-PAYLOAD"), QStringLiteral("-T"),
+                file, QString::fromStdString(endpoint() + "/" + m_bucket + "/" + key)});
+    if (!curl.waitForFinished(30000) || curl.exitCode() != 0) {
+        m_why = QStringLiteral("curl PUT failed: ") + QString::fromUtf8(curl.readAll());
+        return false;
+    }
+    QFile::remove(file);
+    return true;
+}
+
 } // namespace testsupport

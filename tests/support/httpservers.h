@@ -102,4 +102,29 @@ private:
     std::thread m_acceptor;
 };
 
+// s3rver (npm; packaging/install-deps.sh installs it into build/node) on a
+// free port, serving a folder of its own, with one bucket. Objects are put
+// with the curl command's own SigV4 signer, as the AWS CLI would upload
+// them. s3rver checks the access key id, not the signature (its V4
+// verifier is not written): the signature's form is checked against
+// FaultServer's record of headers instead.
+class S3Server {
+public:
+    static constexpr const char* kKey = "S3RVER"; // its built-in account
+    explicit S3Server(std::string bucket);
+    ~S3Server();
+    bool start();
+    QString why() const { return m_why; }
+    std::string endpoint() const; // http://127.0.0.1:PORT
+    // PUTs bytes as s3://BUCKET/KEY; false with why() on failure.
+    bool put(const std::string& key, const std::string& bytes);
+
+private:
+    std::string m_bucket;
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    int m_port = 0;
+    QString m_why;
+};
+
 } // namespace testsupport

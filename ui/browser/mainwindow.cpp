@@ -356,7 +356,8 @@ void MainWindow::openUrlDialog() {
     bool ok = false;
     const QString text = QInputDialog::getText(
         this, tr("Open URL"),
-        tr("The http:// or https:// address of a checkpoint. Only its header is read now; "
+        tr("The http://, https:// or s3:// address of a checkpoint (s3:// signed with the "
+           "credentials the AWS CLI would use). Only its header is read now; "
            "values are fetched when shown. Several addresses (separated by spaces) open as "
            "the checkpoints of one run."),
         QLineEdit::Normal, filelocation::isRemote(clip) ? clip : QString(), &ok);
@@ -367,7 +368,8 @@ void MainWindow::openUrlDialog() {
     for (const QString& url : urls)
         if (!filelocation::isRemote(url)) {
             m_bar->showMessage(NotificationBar::Kind::Error,
-                               tr("<b>Not a URL.</b> An address starts with http:// or https://."));
+                               tr("<b>Not a URL.</b> An address starts with http://, https:// or "
+                                  "s3://."));
             return;
         }
     if (urls.size() == 1)

@@ -13,7 +13,7 @@
 namespace filelocation {
 
 bool isBundled(const QString& path);
-bool isRemote(const QString& path); // http:// or https://
+bool isRemote(const QString& path); // http://, https:// or s3://
 
 // One spelling per file, for "is it open already?" and the recent list:
 // symbolic links and "." resolved for local files, URLs as given.

@@ -10,11 +10,11 @@ namespace ckptscope {
 std::shared_ptr<const ByteSource> openByteSource(const std::string& pathOrUrl) {
     if (isUrl(pathOrUrl))
         return std::make_shared<HttpSource>(pathOrUrl);
-    // Another scheme (ftp://, s3:// before it is read) is not a local path.
+    // Another scheme (ftp://, gs://) is not a local path.
     const size_t scheme = pathOrUrl.find("://");
     if (scheme != std::string::npos && scheme > 0 &&
         pathOrUrl.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+.-") == scheme)
-        throw IoError("only http:// and https:// URLs are read (and local paths); " +
+        throw IoError("only http://, https:// and s3:// URLs are read (and local paths); " +
                       pathOrUrl.substr(0, scheme + 3) + " is not supported");
     return std::make_shared<FileSource>(pathOrUrl);
 }

@@ -6,9 +6,7 @@
 
 namespace ckptscope::http {
 
-namespace {
-
-std::string env(const char* name) {
+std::string environment(const char* name) {
     const char* v = std::getenv(name);
     return v ? std::string(v) : std::string();
 }
@@ -19,6 +17,8 @@ std::string trimmed(std::string s) {
     s.erase(0, s.find_first_not_of(space));
     return s;
 }
+
+namespace {
 
 std::string firstLineOf(const std::string& path) {
     std::ifstream in(path);
@@ -45,16 +45,16 @@ std::string endpointHost(const std::string& url) {
 } // namespace
 
 std::string huggingFaceToken() {
-    if (std::string token = trimmed(env("HF_TOKEN")); !token.empty())
+    if (std::string token = trimmed(environment("HF_TOKEN")); !token.empty())
         return token;
-    if (const std::string path = env("HF_TOKEN_PATH"); !path.empty())
+    if (const std::string path = environment("HF_TOKEN_PATH"); !path.empty())
         return firstLineOf(path);
-    if (const std::string home = env("HF_HOME"); !home.empty())
+    if (const std::string home = environment("HF_HOME"); !home.empty())
         return firstLineOf(home + "/token");
-    const std::string cache = env("XDG_CACHE_HOME");
+    const std::string cache = environment("XDG_CACHE_HOME");
     if (!cache.empty())
         return firstLineOf(cache + "/huggingface/token");
-    if (const std::string home = env("HOME"); !home.empty())
+    if (const std::string home = environment("HOME"); !home.empty())
         return firstLineOf(home + "/.cache/huggingface/token");
     return {};
 }
@@ -62,7 +62,7 @@ std::string huggingFaceToken() {
 bool isHuggingFaceHost(const std::string& hostPort) {
     if (hostPort == "huggingface.co:443")
         return true;
-    const std::string endpoint = env("HF_ENDPOINT");
+    const std::string endpoint = environment("HF_ENDPOINT");
     return !endpoint.empty() && endpointHost(endpoint) == hostPort;
 }
 

@@ -4,6 +4,11 @@
 
 namespace ckptscope::http {
 
+// An environment variable's value, "" when unset.
+std::string environment(const char* name);
+// Without leading and trailing blanks (spaces, tabs, CR, LF).
+std::string trimmed(std::string s);
+
 // The Hugging Face token, as Hugging Face's own tools find it: HF_TOKEN, else
 // the file HF_TOKEN_PATH names, else $HF_HOME/token, else
 // ~/.cache/huggingface/token; empty when there is none.

@@ -263,10 +263,23 @@ Response Client::performOnce(const std::string& url, bool sendCredentials, uint6
     }
     // Byte ranges address the stored bytes: no compression.
     headers = lib.slist_append(headers, "Accept-Encoding: identity");
-    std::string bearer;
+    std::string bearer, securityToken, sigv4;
     if (sendCredentials) {
         for (const std::string& h : m_options.headers)
             headers = lib.slist_append(headers, h.c_str());
+        if (const auto& aws = m_options.aws) {
+            // S3 signs a read without hashing its (empty) body; libcurl makes
+            // the signature (Authorization, x-amz-date) from these.
+            headers = lib.slist_append(headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+            if (!aws->sessionToken.empty()) {
+                securityToken = "x-amz-security-token: " + aws->sessionToken;
+                headers = lib.slist_append(headers, securityToken.c_str());
+            }
+            sigv4 = "aws:amz:" + aws->region + ":s3";
+            lib.easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4.c_str());
+            lib.easy_setopt(c, CURLOPT_USERNAME, aws->accessKey.c_str());
+            lib.easy_setopt(c, CURLOPT_PASSWORD, aws->secretKey.c_str());
+        }
         if (isHuggingFaceHost(hostOf(url))) {
             const std::string token = huggingFaceToken();
             if (!token.empty()) {

@@ -3,6 +3,7 @@
 #include "ckptscope/io/filesource.h"
 #include "io/httpclient.h"
 #include "io/httptask.h"
+#include "io/s3location.h"
 
 #include <algorithm>
 #include <cctype>
@@ -196,7 +197,7 @@ bool isUrl(std::string_view path) {
                 return false;
         return true;
     };
-    return startsWith("http://") || startsWith("https://");
+    return startsWith("http://") || startsWith("https://") || startsWith("s3://");
 }
 
 struct HttpSource::State {
@@ -322,7 +323,27 @@ HttpSource::HttpSource(std::string url, HttpOptions options)
     State& s = *m_state;
     s.options = std::move(options);
     s.task = currentHttpTask();
-    s.client = std::make_unique<http::Client>(m_url, s.options, s.task);
+    // s3://BUCKET/KEY: an HTTPS URL of the bucket's endpoint, signed with the
+    // credentials the AWS CLI would use; the name stays the s3:// URL.
+    std::string httpUrl = m_url;
+    std::string s3Source;
+    if (const auto location = s3::parseUrl(m_url)) {
+        const s3::Access access = s3::resolve(*location);
+        httpUrl = access.httpUrl;
+        s.options.aws = access.signing;
+        s3Source = access.source;
+    }
+    s.client = std::make_unique<http::Client>(httpUrl, s.options, s.task);
+    try {
+        probeFirst(s);
+    } catch (const IoError& e) {
+        if (s3Source.empty())
+            throw;
+        throw IoError(m_url + ": " + e.what() + " (with " + s3Source + ")");
+    }
+}
+
+void HttpSource::probeFirst(State& s) {
     ProbeSink probe(m_url, s.options.readAhead, s.options.wholeFileLimit);
     const http::Response r = s.client->get(0, s.options.readAhead, probe);
     s.bytes += probe.received();

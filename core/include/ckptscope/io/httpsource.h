@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,14 @@ struct HttpTraffic {
 
 // How files behind http(s) URLs are read. The defaults are the documented
 // behaviour; tests shorten the timeouts.
+// An AWS Signature Version 4 for S3 requests (s3:// URLs), made by
+// libcurl's own signer. Held in memory only: never in a message, a log or
+// the summary cache.
+struct AwsSigning {
+    std::string region = "us-east-1";
+    std::string accessKey, secretKey, sessionToken;
+};
+
 struct HttpOptions {
     // "Name: value" headers sent to the URL's own host (CLI --header); like
     // the Hugging Face token, dropped when a redirect leaves that host.
@@ -35,6 +44,9 @@ struct HttpOptions {
     // Certificates to trust for https instead of the system's (a team's own
     // CA, or a test server's), a PEM file; empty: the system's.
     std::string caFile;
+    // Requests to the URL's own host are signed (an s3:// URL; set by
+    // HttpSource from the AWS credentials, never by hand).
+    std::optional<AwsSigning> aws;
     // A server that ignores Range is read whole only up to this size.
     uint64_t wholeFileLimit = uint64_t(64) << 20;
     // Small reads fetch this much at once (a header parsed field by field
@@ -86,7 +98,8 @@ private:
 // --header and the GUI set them once at start-up.
 HttpOptions& defaultHttpOptions();
 
-// True for "http://…" and "https://…" (case-insensitive scheme).
+// True for "http://…", "https://…" and "s3://…" (case-insensitive
+// scheme): a file read over the network.
 bool isUrl(std::string_view path);
 
 // A file on an HTTP server read by Range requests through libcurl: opening
@@ -119,6 +132,8 @@ public:
 
 private:
     struct State;
+    // The first request: size, ETag, the first bytes.
+    void probeFirst(State& s);
     std::string m_url;
     std::unique_ptr<State> m_state;
 };
