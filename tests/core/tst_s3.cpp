@@ -3,6 +3,7 @@
 // server of our own); a model read from a real S3-compatible server
 // (s3rver) by range requests, values as from the local file; errors name the
 // URL and where the credentials came from, never the secret.
+#include "dcpfixture.h"
 #include "httpservers.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
@@ -18,6 +19,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 using namespace ckptscope;
@@ -230,6 +232,33 @@ private Q_SLOTS:
                          w.find("the credentials of the environment") != std::string::npos &&
                          w.find("top-secret") == std::string::npos,
                      e.what());
+        }
+    }
+
+    // A DCP folder on the server opens by its .metadata (a prefix cannot be
+    // listed yet): the ranks' files named by the plan, chunks read on demand.
+    void dcpByItsMetadata() {
+        testsupport::S3Server server("ckpts");
+        QVERIFY2(server.start(), qPrintable(server.why()));
+        const testsupport::DcpFixture f = testsupport::DcpFixture::make(2, {{5, 3}, {7}});
+        QTemporaryDir dir;
+        f.write(dir.path().toStdString());
+        for (const auto& e : std::filesystem::directory_iterator(dir.path().toStdString())) {
+            std::ifstream in(e.path(), std::ios::binary);
+            const std::string bytes((std::istreambuf_iterator<char>(in)),
+                                    std::istreambuf_iterator<char>());
+            QVERIFY2(server.put("run/step-10/" + e.path().filename().string(), bytes),
+                     qPrintable(server.why()));
+        }
+        AwsEnv env({{"AWS_ACCESS_KEY_ID", testsupport::S3Server::kKey},
+                    {"AWS_SECRET_ACCESS_KEY", "S3RVER"},
+                    {"AWS_ENDPOINT_URL_S3", server.endpoint()}});
+        const auto doc = Document::open("s3://ckpts/run/step-10/.metadata");
+        QCOMPARE(doc->formatModule().name, "dcp");
+        QCOMPARE(doc->tensors().size(), f.tensors.size());
+        for (size_t i = 0; i < f.tensors.size(); ++i) {
+            QCOMPARE(doc->tensors()[i].name, f.tensors[i].fqn);
+            QCOMPARE(valuesOf(*doc, i), f.tensors[i].values);
         }
     }
 };

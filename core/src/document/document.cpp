@@ -18,10 +18,13 @@ std::shared_ptr<const Document> Document::open(const std::string& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         return openFolder(path);
-    // A distributed checkpoint's plan stands for its folder.
+    // A folder format's entry file (a DCP's .metadata) stands for its folder,
+    // on a server too.
     const std::filesystem::path file(path);
-    if (file.filename() == ".metadata" && isModelFolder(file.parent_path().string()))
-        return openFolder(file.parent_path().string());
+    for (const FolderFormat& f : folderFormats())
+        if (f.entryFile && file.filename() == f.entryFile &&
+            (isUrl(path) || isModelFolder(file.parent_path().string())))
+            return openFolderAs(f, file.parent_path().string(), file.parent_path().string());
     std::shared_ptr<const ByteSource> source;
     try {
         source = openByteSource(path);
@@ -80,20 +83,8 @@ std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
         } catch (const std::exception& e) {
             throw OpenError(path, e.what());
         }
-        if (located.empty())
-            continue;
-        std::shared_ptr<Document> doc(new Document);
-        doc->m_path = path;
-        try {
-            doc->m_module = &f.module;
-            doc->keepIndex(f.open(located));
-            doc->m_source = doc->m_index.shards.front().source;
-        } catch (const std::bad_alloc&) {
-            throw OpenError(path, "not enough memory to open this checkpoint");
-        } catch (const std::exception& e) {
-            throw OpenError(path, e.what());
-        }
-        return doc;
+        if (!located.empty())
+            return openFolderAs(f, path, located);
     }
     // A safetensors model first, as transformers prefers it; else torch.save shards.
     ShardedFolder found = findShardedModelIn(path);
@@ -118,6 +109,23 @@ std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
         doc->m_source = doc->m_index.shards.front().source;
     } catch (const std::bad_alloc&) {
         throw OpenError(path, "not enough memory to open this model");
+    } catch (const std::exception& e) {
+        throw OpenError(path, e.what());
+    }
+    return doc;
+}
+
+std::shared_ptr<const Document> Document::openFolderAs(const FolderFormat& format,
+                                                       const std::string& path,
+                                                       const std::string& located) {
+    std::shared_ptr<Document> doc(new Document);
+    doc->m_path = path;
+    try {
+        doc->m_module = &format.module;
+        doc->keepIndex(format.open(located));
+        doc->m_source = doc->m_index.shards.front().source;
+    } catch (const std::bad_alloc&) {
+        throw OpenError(path, "not enough memory to open this checkpoint");
     } catch (const std::exception& e) {
         throw OpenError(path, e.what());
     }

@@ -40,7 +40,8 @@ const std::vector<FolderFormat>& folders() {
         {deepspeed, deepSpeedStepFolder, openDeepSpeed,
          [](const std::string& name) { return name.ends_with(".pt"); }},
         {dcp, [](const std::string& f) { return isDcpFolder(f) ? f : std::string(); }, openDcp,
-         [](const std::string& name) { return name == ".metadata" || name.ends_with(".distcp"); }},
+         [](const std::string& name) { return name == ".metadata" || name.ends_with(".distcp"); },
+         ".metadata"},
     };
     return kFolders;
 }

@@ -133,6 +133,9 @@ public:
 private:
     Document() = default;
     static std::shared_ptr<const Document> openFolder(const std::string& path);
+    // A folder format's model in `located` (the folder `path` leads to).
+    static std::shared_ptr<const Document>
+    openFolderAs(const FolderFormat& format, const std::string& path, const std::string& located);
     void keepIndex(FormatIndex index);
     const ByteSource& sourceOf(const TensorEntry& t) const;
 

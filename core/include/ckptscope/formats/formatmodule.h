@@ -85,6 +85,10 @@ struct FolderFormat {
     // True for the name of one of the model's files (a run's checkpoint
     // lists them, and its summary is cached against them).
     bool (*holds)(const std::string& fileName);
+    // The file that names all the others (DCP's .metadata), null where
+    // there is none: opening it opens its folder, on a server too (a
+    // folder there cannot be listed, so `locate` is not asked).
+    const char* entryFile = nullptr;
 };
 
 // The module of a folder format: Format::Pytorch (its files are torch.save

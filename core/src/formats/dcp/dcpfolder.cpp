@@ -3,6 +3,7 @@
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/safetensors/shardset.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/httpsource.h"
 
 #include "formats/pytorch/pickleimports.h"
 #include "formats/pytorch/pytorchformat.h"
@@ -341,7 +342,9 @@ uint16_t Builder::shardOf(const std::string& file, const std::string& item) {
     if (const std::string problem = shardNameProblem(file); !problem.empty())
         fail(where, "its file " + quotedName(file) + " " + problem);
     const std::string path = (fs::path(m_folder) / file).string();
-    if (const std::string outside = pathLeavingFolder(m_folder, path); !outside.empty())
+    // A folder on a server (s3://, https://) has no symbolic links to follow.
+    if (const std::string outside = isUrl(m_folder) ? "" : pathLeavingFolder(m_folder, path);
+        !outside.empty())
         fail(where, "its file " + quotedName(file) +
                         " leads outside the checkpoint's folder (a symbolic link to " +
                         quotedName(outside) + ")");
