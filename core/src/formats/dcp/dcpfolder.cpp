@@ -35,6 +35,12 @@ constexpr uint64_t kMaxItemBytes = uint64_t(64) << 20;
     throw CheckpointError(CheckpointError::Kind::Invalid, where + ": " + what);
 }
 
+// An error of a file's reader, without the file's name it starts with
+// (the caller's message names it already).
+std::string after(const std::string& message, const std::string& file) {
+    return message.starts_with(file + ": ") ? message.substr(file.size() + 2) : message;
+}
+
 std::string sizesText(const std::vector<uint64_t>& v) {
     std::string s = "[";
     for (size_t i = 0; i < v.size(); ++i)
@@ -122,7 +128,7 @@ private:
         try {
             part = openPytorchArchive(file, p.offset, p.offset + p.containerBytes);
         } catch (const CheckpointError& e) {
-            fail(where, e.what());
+            fail(where, after(e.what(), file.name()));
         }
         if (part.tensors.size() != 1 || part.objects.empty() ||
             part.objects.at(part.objects.root).kind != ObjectKind::Tensor)
@@ -198,7 +204,7 @@ void Builder::readMetadata() {
     try {
         source = openByteSource(m_metaPath);
     } catch (const IoError& e) {
-        fail(m_metaPath, e.what());
+        fail(m_metaPath, after(e.what(), m_metaPath));
     }
     if (source->size() > kMaxMetadataBytes)
         fail(m_metaPath, "a plan of " + std::to_string(source->size()) +
@@ -390,7 +396,8 @@ FormatIndex Builder::openArchive(const Where& w, const std::string& what, uint16
             m_out.warnings.push_back({w.file + " (" + what + "): " + x.message, std::nullopt});
         return part;
     } catch (const CheckpointError& e) {
-        fail(source.name(), what + ", saved at byte " + std::to_string(w.offset) + ": " + e.what());
+        fail(source.name(), what + ", saved at byte " + std::to_string(w.offset) + ": " +
+                                after(e.what(), source.name()));
     }
 }
 
