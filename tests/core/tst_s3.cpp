@@ -230,6 +230,8 @@ private Q_SLOTS:
             const std::string w = e.what();
             QVERIFY2(w.find("403") != std::string::npos &&
                          w.find("the credentials of the environment") != std::string::npos &&
+                         w.find("were refused") != std::string::npos &&
+                         w.find("--header") == std::string::npos &&
                          w.find("top-secret") == std::string::npos,
                      e.what());
         }

@@ -393,7 +393,9 @@ std::string Client::statusMessage(const Response& r) const {
     else if (!r.reason.empty())
         text += " " + r.reason;
     if (r.status == 401 || r.status == 403) {
-        if (isHuggingFaceHost(hostOf(m_url)))
+        if (!m_options.credentialHint.empty())
+            text += ": " + m_options.credentialHint;
+        else if (isHuggingFaceHost(hostOf(m_url)))
             text += huggingFaceToken().empty() ? ": set HF_TOKEN" : ": the token was refused";
         else
             text += ": pass credentials with --header 'Authorization: …'";

@@ -331,6 +331,10 @@ HttpSource::HttpSource(std::string url, HttpOptions options)
         const s3::Access access = s3::resolve(*location);
         httpUrl = access.httpUrl;
         s.options.aws = access.signing;
+        s.options.credentialHint =
+            access.signing ? "the credentials were refused (AccessDenied or an unknown key)"
+                           : "set AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
+                             "AWS_PROFILE) for a bucket that is not public";
         s3Source = access.source;
     }
     s.client = std::make_unique<http::Client>(httpUrl, s.options, s.task);

@@ -47,6 +47,9 @@ struct HttpOptions {
     // Requests to the URL's own host are signed (an s3:// URL; set by
     // HttpSource from the AWS credentials, never by hand).
     std::optional<AwsSigning> aws;
+    // What a 401 or 403 tells the user to do ("" : pass a header); an
+    // s3:// object's says which AWS credentials to set.
+    std::string credentialHint;
     // A server that ignores Range is read whole only up to this size.
     uint64_t wholeFileLimit = uint64_t(64) << 20;
     // Small reads fetch this much at once (a header parsed field by field
