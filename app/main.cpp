@@ -21,8 +21,10 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
+#include <unistd.h>
 
 namespace {
 
@@ -117,11 +119,22 @@ void answerHelpWithoutDisplay(int argc, char** argv) {
 }
 
 // Rendering needs no display: choose the offscreen platform before Qt starts.
+// Where no session set XDG_RUNTIME_DIR (a CI job, ssh, cron), a private one
+// (0700, removed at exit) spares `ckptscope-cli render` Qt's notice about it.
 void renderOffscreenIfAsked(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::string_view(argv[i]) == "--render" &&
-            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) != "--render")
+            continue;
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
+        if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+            static char dir[] = "/tmp/ckptscope-runtime-XXXXXX";
+            if (::mkdtemp(dir)) {
+                qputenv("XDG_RUNTIME_DIR", dir);
+                std::atexit([] { ::rmdir(dir); });
+            }
+        }
+    }
 }
 
 // What the command line asks for, once parsed.

@@ -43,11 +43,18 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("cli.png"));
         QProcess p;
+        // Where no session sets XDG_RUNTIME_DIR (a CI job, ssh, cron): only
+        // what render itself says reaches stderr, no Qt notice.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
+        p.setProcessEnvironment(env);
         p.start(QStringLiteral(CKPTSCOPE_CLI_PATH),
                 {QStringLiteral("render"), kSample, QStringLiteral("-o"), out});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 0);
         QVERIFY(!QImage(out).isNull());
+        const QByteArray said = p.readAllStandardError();
+        QVERIFY2(!said.contains("XDG_RUNTIME_DIR"), said.constData());
         // An OXCK file has no graph: exit 1 with the contract's message.
         p.start(QStringLiteral(CKPTSCOPE_CLI_PATH),
                 {QStringLiteral("render"),
