@@ -126,6 +126,9 @@ Options:
   --header 'NAME: VALUE'
                 an HTTP header sent with every request for a URL (repeatable,
                 any command; not sent on when a redirect leaves the host)
+  --no-sign-request
+                read s3:// objects unsigned (a public bucket), whatever
+                credentials are set (any command)
   -h, --help    this help; after a command (ckptscope-cli diff --help),
                 that command's usage and options
   --version     the version
@@ -146,8 +149,8 @@ into the output: "warnings" of info, stats and layout, "a"/"b" "warnings" of
 diff.
 )";
 
-// Takes every "--header V" / "--header=V" out of args (they apply to all
-// URLs, whatever the command) into the HTTP options.
+// Takes every "--header V" / "--header=V" and "--no-sign-request" out of
+// args (they apply to all URLs, whatever the command) into the HTTP options.
 std::vector<std::string> takeHeaders(std::vector<std::string> args) {
     std::vector<std::string> rest;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -155,6 +158,10 @@ std::vector<std::string> takeHeaders(std::vector<std::string> args) {
         if (args[i] == "--") {
             rest.insert(rest.end(), args.begin() + long(i), args.end());
             break;
+        }
+        if (args[i] == "--no-sign-request") {
+            ckptscope::defaultHttpOptions().noSignRequest = true;
+            continue;
         }
         if (args[i] == "--header") {
             if (i + 1 == args.size())

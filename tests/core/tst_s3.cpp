@@ -189,6 +189,19 @@ private Q_SLOTS:
         QVERIFY(h.count("x-amz-date"));
         for (const auto& [k, v] : h)
             QVERIFY(v.find("never-sent") == std::string::npos);
+        // --no-sign-request: the same object asked for without a signature.
+        HttpOptions unsignedOptions;
+        unsignedOptions.noSignRequest = true;
+        try {
+            HttpSource source("s3://bucket/file", unsignedOptions);
+        } catch (const IoError& e) {
+            QVERIFY2(std::string(e.what()).find("--no-sign-request") != std::string::npos,
+                     e.what());
+        }
+        const auto again = server.requests();
+        QVERIFY(again.size() > requests.size());
+        QVERIFY(!again.back().headers.count("authorization"));
+        QVERIFY(!again.back().headers.count("x-amz-security-token"));
     }
 
     // A real S3-compatible server: a model put there opens by s3:// in every

@@ -328,7 +328,11 @@ HttpSource::HttpSource(std::string url, HttpOptions options)
     std::string httpUrl = m_url;
     std::string s3Source;
     if (const auto location = s3::parseUrl(m_url)) {
-        const s3::Access access = s3::resolve(*location);
+        s3::Access access = s3::resolve(*location);
+        if (s.options.noSignRequest) {
+            access.signing.reset();
+            access.source = "no signature (--no-sign-request)";
+        }
         httpUrl = access.httpUrl;
         s.options.aws = access.signing;
         s.options.credentialHint =

@@ -47,6 +47,9 @@ struct HttpOptions {
     // Requests to the URL's own host are signed (an s3:// URL; set by
     // HttpSource from the AWS credentials, never by hand).
     std::optional<AwsSigning> aws;
+    // s3:// requests go unsigned (a public bucket), credentials or not: the
+    // AWS CLI's --no-sign-request.
+    bool noSignRequest = false;
     // What a 401 or 403 tells the user to do ("" : pass a header); an
     // s3:// object's says which AWS credentials to set.
     std::string credentialHint;
