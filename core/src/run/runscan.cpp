@@ -185,8 +185,10 @@ private:
             }
         std::string error;
         std::vector<fs::path> files = entries(folder, error);
-        if (std::error_code ec; fs::is_regular_file(fs::path(folder) / ".metadata", ec))
-            files.insert(files.begin(), fs::path(folder) / ".metadata"); // DCP's plan
+        // The format's entry file (DCP's .metadata) is a dot file the listing skips.
+        if (std::error_code ec; format && format->entryFile &&
+                                fs::is_regular_file(fs::path(folder) / format->entryFile, ec))
+            files.insert(files.begin(), fs::path(folder) / format->entryFile);
         for (const fs::path& p : files)
             if (format && format->holds(p.filename().string()))
                 c.files.push_back({p.string(), Format::Pytorch, nullptr});

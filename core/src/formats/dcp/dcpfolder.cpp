@@ -175,6 +175,8 @@ private:
     void readStorageData(uint32_t data);
     void readPlannerData(uint32_t planner);
     uint16_t shardOf(const std::string& file, const std::string& item);
+    // The shard holding w's bytes, checked to lie inside its file.
+    uint16_t placed(const Where& w, const std::string& what);
     FormatIndex openArchive(const Where& w, const std::string& what, uint16_t& shard);
     void addTensor(const Item& item);
     uint32_t itemValue(const Item& item);
@@ -382,13 +384,19 @@ uint16_t Builder::shardOf(const std::string& file, const std::string& item) {
     return shard;
 }
 
-FormatIndex Builder::openArchive(const Where& w, const std::string& what, uint16_t& shard) {
-    shard = shardOf(w.file, what);
+uint16_t Builder::placed(const Where& w, const std::string& what) {
+    const uint16_t shard = shardOf(w.file, what);
     const ByteSource& source = *m_out.shards[shard].source;
     if (w.offset > source.size() || w.length > source.size() - w.offset)
         fail(source.name(), what + ": its bytes " + std::to_string(w.offset) + "+" +
                                 std::to_string(w.length) + " reach past the end of the file (" +
                                 std::to_string(source.size()) + " bytes)");
+    return shard;
+}
+
+FormatIndex Builder::openArchive(const Where& w, const std::string& what, uint16_t& shard) {
+    shard = placed(w, what);
+    const ByteSource& source = *m_out.shards[shard].source;
     try {
         FormatIndex part = openPytorchArchive(source, w.offset, w.offset + w.length);
         mergeImports(part.imports);
@@ -458,12 +466,7 @@ void Builder::addTensor(const Item& item) {
             fail(m_metaPath, piece + ": storage_data does not say where it lies");
         // The chunk's archive is read when a read first needs it
         // (DcpStorages); its place in the file is checked now.
-        const uint16_t shard = shardOf(w->file, piece);
-        const ByteSource& file = *m_out.shards[shard].source;
-        if (w->offset > file.size() || w->length > file.size() - w->offset)
-            fail(file.name(), piece + ": its bytes " + std::to_string(w->offset) + "+" +
-                                  std::to_string(w->length) + " reach past the end of the file (" +
-                                  std::to_string(file.size()) + " bytes)");
+        const uint16_t shard = placed(*w, piece);
         TensorStorage st;
         st.key = w->file + " @" + std::to_string(w->offset);
         st.shard = shard;

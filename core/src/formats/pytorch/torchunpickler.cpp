@@ -809,24 +809,23 @@ uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, const std::vector<
     // was bytes), a typed one must already hold it.
     if (fn == "torch._utils._rebuild_tensor_v3" && args.size() > 6) {
         const ObjectNode& d = m_tree.at(args[6]);
-        const TorchDtype* found = nullptr;
-        for (const TorchDtype& x : kTorchDtypes)
-            if (d.kind == ObjectKind::Global && d.text == std::string("torch.") + x.name)
-                found = &x;
+        const std::optional<Dtype> found =
+            d.kind == ObjectKind::Global ? torchDtypeNamed(d.text) : std::nullopt;
         if (!found)
             fail("a dtype torch does not have: " +
                  (d.kind == ObjectKind::Global ? d.text : std::string("(not a dtype)")));
+        const std::string name = d.text.substr(6); // "bfloat16", as torch spells it
         PickledStorage& s = storages[t.storage];
-        if (s.type == "torch.UntypedStorage" && s.dtype == Dtype::U8 && found->dtype != Dtype::U8) {
-            const size_t item = dtypeSize(found->dtype);
+        if (s.type == "torch.UntypedStorage" && s.dtype == Dtype::U8 && *found != Dtype::U8) {
+            const size_t item = dtypeSize(*found);
             if (s.numel % item != 0)
                 fail("storage \"" + s.key + "\" of " + std::to_string(s.numel) +
-                     " bytes is not a whole number of " + found->name + " elements");
-            s.dtype = found->dtype;
+                     " bytes is not a whole number of " + name + " elements");
+            s.dtype = *found;
             s.numel /= item;
-        } else if (s.dtype != found->dtype) {
+        } else if (s.dtype != *found) {
             fail("storage \"" + s.key + "\": dtype conflict: it holds " + dtypeName(s.dtype) +
-                 ", the tensor says " + found->name);
+                 ", the tensor says " + name);
         }
     }
     t.offset = count(args[1], "storage offset");
