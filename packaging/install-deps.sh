@@ -8,7 +8,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
   libqt6svg6 libgl-dev libxkbcommon-dev
   nlohmann-json3-dev libbenchmark-dev zlib1g-dev python3-numpy
-  libcurl4-openssl-dev nginx-light curl
+  libcurl4-openssl-dev libexpat1-dev nginx-light curl
   clang libclang-rt-14-dev
   xvfb xauth imagemagick fonts-dejavu-core
   file dpkg-dev lintian desktop-file-utils help2man

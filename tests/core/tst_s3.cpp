@@ -3,17 +3,22 @@
 // server of our own); a model read from a real S3-compatible server
 // (s3rver) by range requests, values as from the local file; errors name the
 // URL and where the credentials came from, never the secret.
+#include "awsenv.h"
+#include "clirunner.h"
 #include "dcpfixture.h"
-#include "httpservers.h"
+#include "s3servers.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/openerror.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/folderlisting.h"
 #include "ckptscope/io/httpsource.h"
 #include "io/s3location.h"
 
+#include <QDirIterator>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -26,48 +31,6 @@ using namespace ckptscope;
 
 namespace {
 
-const char* const kVars[] = {"AWS_ACCESS_KEY_ID",
-                             "AWS_SECRET_ACCESS_KEY",
-                             "AWS_SESSION_TOKEN",
-                             "AWS_PROFILE",
-                             "AWS_SHARED_CREDENTIALS_FILE",
-                             "AWS_CONFIG_FILE",
-                             "AWS_REGION",
-                             "AWS_DEFAULT_REGION",
-                             "AWS_ENDPOINT_URL_S3",
-                             "AWS_ENDPOINT_URL",
-                             "HOME"};
-
-// Sets exactly these AWS variables (the rest unset) for one scope; HOME
-// points to an empty folder unless given.
-class AwsEnv {
-public:
-    using Vars = std::map<std::string, std::string>;
-    explicit AwsEnv(const Vars& vars) {
-        for (const char* v : kVars) {
-            m_saved[v] = qgetenv(v);
-            m_was[v] = qEnvironmentVariableIsSet(v);
-            qunsetenv(v);
-        }
-        qputenv("HOME", m_home.path().toUtf8());
-        for (const auto& [k, v] : vars)
-            qputenv(k.c_str(), QByteArray::fromStdString(v));
-    }
-    ~AwsEnv() {
-        for (const char* v : kVars)
-            if (m_was[v])
-                qputenv(v, m_saved[v]);
-            else
-                qunsetenv(v);
-    }
-    std::string home() const { return m_home.path().toStdString(); }
-
-private:
-    QTemporaryDir m_home;
-    std::map<std::string, QByteArray> m_saved;
-    std::map<std::string, bool> m_was;
-};
-
 void writeFile(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
@@ -78,12 +41,74 @@ std::vector<float> valuesOf(const Document& doc, size_t i) {
     return v;
 }
 
+const std::vector<float> kValues{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+
+// A server with one model at s3://signed/m/model.safetensors, behind a
+// proxy that checks signatures.
+struct SignedBucket {
+    testsupport::S3Server server{"signed"};
+    std::unique_ptr<testsupport::SigV4Proxy> proxy;
+    bool start() {
+        testsupport::StTensor a;
+        a.name = "a";
+        a.dtype = "F32";
+        a.shape = {3, 4};
+        a.bytes = testsupport::leBytes(kValues);
+        if (!server.start() || !server.put("m/model.safetensors", testsupport::stFile({a})))
+            return false;
+        proxy = std::make_unique<testsupport::SigV4Proxy>(server.port());
+        return true;
+    }
+    // The key AKSIGN, known to the proxy, in the environment.
+    std::unique_ptr<testsupport::AwsEnv> signedEnv() const {
+        proxy->addKey("AKSIGN", "right-secret");
+        return std::make_unique<testsupport::AwsEnv>(
+            testsupport::AwsEnv::Vars{{"AWS_ACCESS_KEY_ID", "AKSIGN"},
+                                      {"AWS_SECRET_ACCESS_KEY", "right-secret"},
+                                      {"AWS_ENDPOINT_URL_S3", proxy->endpoint()}});
+    }
+};
+
+std::string openError(const std::string& url) {
+    try {
+        Document::open(url);
+    } catch (const OpenError& e) {
+        return e.what();
+    }
+    return "(opened)";
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+// The status the proxy gives a listing signed by curl's own SigV4 signer
+// with the query exactly as written.
+int curlStatus(const testsupport::SigV4Proxy& proxy, const std::string& target) {
+    QProcess curl;
+    curl.start(QStringLiteral("curl"),
+               {QStringLiteral("-sS"), QStringLiteral("-o"), QStringLiteral("/dev/null"),
+                QStringLiteral("-w"), QStringLiteral("%{http_code}"), QStringLiteral("--aws-sigv4"),
+                QStringLiteral("aws:amz:us-east-1:s3"), QStringLiteral("--user"),
+                QStringLiteral("AKSIGN:right-secret"), QStringLiteral("-H"),
+                QStringLiteral("x-amz-content-sha256: UNSIGNED-PAYLOAD"),
+                QString::fromStdString(proxy.endpoint() + "/" + target)});
+    curl.waitForFinished(30000);
+    return curl.readAllStandardOutput().toInt();
+}
+
 } // namespace
 
 class TestS3 : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() {
+        // 503 SlowDown is retried as any 5xx: here without the waits.
+        defaultHttpOptions().retryDelays = {std::chrono::milliseconds(5),
+                                            std::chrono::milliseconds(5)};
+    }
+
     void urlsAndKeys() {
         const auto l = s3::parseUrl("S3://my-bucket/runs/step 1/model+x.safetensors");
         QVERIFY(l);
@@ -101,10 +126,10 @@ private Q_SLOTS:
     void credentialsAsTheAwsCliFindsThem() {
         const s3::Location loc{"bucket", "a/b.safetensors"};
         {
-            AwsEnv env({{"AWS_ACCESS_KEY_ID", "AKENV"},
-                        {"AWS_SECRET_ACCESS_KEY", "secret-env"},
-                        {"AWS_SESSION_TOKEN", "tok"},
-                        {"AWS_REGION", "eu-west-3"}});
+            testsupport::AwsEnv env({{"AWS_ACCESS_KEY_ID", "AKENV"},
+                                     {"AWS_SECRET_ACCESS_KEY", "secret-env"},
+                                     {"AWS_SESSION_TOKEN", "tok"},
+                                     {"AWS_REGION", "eu-west-3"}});
             const s3::Access a = s3::resolve(loc);
             QVERIFY(a.signing);
             QCOMPARE(a.signing->accessKey, std::string("AKENV"));
@@ -116,7 +141,7 @@ private Q_SLOTS:
             QVERIFY(a.source.find("secret-env") == std::string::npos);
         }
         {
-            AwsEnv env(AwsEnv::Vars{{"AWS_PROFILE", "train"}});
+            testsupport::AwsEnv env(testsupport::AwsEnv::Vars{{"AWS_PROFILE", "train"}});
             writeFile(env.home() + "/credentials", "[default]\naws_access_key_id = AKDEF\n"
                                                    "aws_secret_access_key = s0\n"
                                                    "[train]\naws_access_key_id = AKTRAIN\n"
@@ -137,7 +162,7 @@ private Q_SLOTS:
                      a.source.c_str());
         }
         { // ~/.aws by default; a bucket with dots is addressed path-style
-            AwsEnv env(AwsEnv::Vars{});
+            testsupport::AwsEnv env(testsupport::AwsEnv::Vars{});
             std::filesystem::create_directories(env.home() + "/.aws");
             writeFile(env.home() + "/.aws/config",
                       "[default]\nregion = us-west-2\naws_access_key_id = AKCFG\n"
@@ -148,13 +173,13 @@ private Q_SLOTS:
             QCOMPARE(a.httpUrl, std::string("https://s3.us-west-2.amazonaws.com/my.bucket/k"));
         }
         { // no credentials: unsigned, said so
-            AwsEnv env(AwsEnv::Vars{});
+            testsupport::AwsEnv env(testsupport::AwsEnv::Vars{});
             const s3::Access a = s3::resolve(loc);
             QVERIFY(!a.signing);
             QVERIFY(a.source.find("unsigned") != std::string::npos);
         }
         { // a profile named but absent
-            AwsEnv env(AwsEnv::Vars{{"AWS_PROFILE", "nowhere"}});
+            testsupport::AwsEnv env(testsupport::AwsEnv::Vars{{"AWS_PROFILE", "nowhere"}});
             QVERIFY_THROWS_EXCEPTION(IoError, s3::resolve(loc));
         }
     }
@@ -164,11 +189,12 @@ private Q_SLOTS:
     // never the secret.
     void requestsAreSigned() {
         testsupport::FaultServer server(std::string(100, 'x'), "");
-        AwsEnv env({{"AWS_ACCESS_KEY_ID", "AKWIRE"},
-                    {"AWS_SECRET_ACCESS_KEY", "never-sent"},
-                    {"AWS_SESSION_TOKEN", "session-tok"},
-                    {"AWS_REGION", "eu-central-1"},
-                    {"AWS_ENDPOINT_URL_S3", "http://127.0.0.1:" + std::to_string(server.port())}});
+        testsupport::AwsEnv env(
+            {{"AWS_ACCESS_KEY_ID", "AKWIRE"},
+             {"AWS_SECRET_ACCESS_KEY", "never-sent"},
+             {"AWS_SESSION_TOKEN", "session-tok"},
+             {"AWS_REGION", "eu-central-1"},
+             {"AWS_ENDPOINT_URL_S3", "http://127.0.0.1:" + std::to_string(server.port())}});
         try {
             HttpSource source("s3://bucket/file");
         } catch (const IoError& e) { // the server knows no /bucket/file
@@ -217,9 +243,9 @@ private Q_SLOTS:
               testsupport::leBytes(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})},
              {"b", "F32", {2}, testsupport::leBytes(std::vector<float>{-1.5f, 0.25f})}});
         QVERIFY2(server.put("run/step-1/model.safetensors", bytes), qPrintable(server.why()));
-        AwsEnv env({{"AWS_ACCESS_KEY_ID", testsupport::S3Server::kKey},
-                    {"AWS_SECRET_ACCESS_KEY", "S3RVER"},
-                    {"AWS_ENDPOINT_URL_S3", server.endpoint()}});
+        testsupport::AwsEnv env({{"AWS_ACCESS_KEY_ID", testsupport::S3Server::kKey},
+                                 {"AWS_SECRET_ACCESS_KEY", "S3RVER"},
+                                 {"AWS_ENDPOINT_URL_S3", server.endpoint()}});
         const auto doc = Document::open("s3://models/run/step-1/model.safetensors");
         QCOMPARE(doc->path(), std::string("s3://models/run/step-1/model.safetensors"));
         QCOMPARE(doc->tensors().size(), size_t(2));
@@ -250,6 +276,171 @@ private Q_SLOTS:
         }
     }
 
+    // Signatures computed as S3 computes them (the proxy): the right secret
+    // passes for objects and listings; a wrong one is refused with S3's
+    // code in the message and never the secret; a query signed as sent but
+    // not in canonical form is refused too — why ours sends it sorted.
+    void signaturesCheckedAsS3ChecksThem() {
+        SignedBucket b;
+        QVERIFY2(b.start(), qPrintable(b.server.why()));
+        const auto env = b.signedEnv();
+        const auto doc = Document::open("s3://signed/m/model.safetensors");
+        QCOMPARE(valuesOf(*doc, 0), kValues);
+        QCOMPARE(listFolder("s3://signed/m").front().name, std::string("model.safetensors"));
+        for (const auto& l : b.proxy->requests())
+            QVERIFY2(l.status == 200 || l.status == 206, l.request.path.c_str());
+
+        qputenv("AWS_SECRET_ACCESS_KEY", "wrong-secret");
+        const std::string refused = openError("s3://signed/m/model.safetensors");
+        QVERIFY2(refused.starts_with("s3://signed/m/model.safetensors: ") &&
+                     has(refused, "HTTP 403 Forbidden (SignatureDoesNotMatch: ") &&
+                     has(refused, "the credentials of the environment") &&
+                     !has(refused, "wrong-secret") && !has(refused, "right-secret"),
+                 refused.c_str());
+        try {
+            listFolder("s3://signed/m");
+            QFAIL("a listing with a wrong secret was let through");
+        } catch (const IoError& e) {
+            QVERIFY2(has(e.what(), "s3://signed/m/: HTTP 403 Forbidden (SignatureDoesNotMatch"),
+                     e.what());
+        }
+        QCOMPARE(curlStatus(*b.proxy, "signed?delimiter=%2F&list-type=2&prefix=m%2F"), 200);
+        QCOMPARE(curlStatus(*b.proxy, "signed?prefix=m%2F&list-type=2"), 403);
+        QCOMPARE(curlStatus(*b.proxy, "signed?delimiter=/&list-type=2&prefix=m/"), 403);
+    }
+
+    // Temporary credentials: the token goes along (and is checked), else
+    // S3's InvalidToken.
+    void sessionTokens() {
+        SignedBucket b;
+        QVERIFY2(b.start(), qPrintable(b.server.why()));
+        b.proxy->addKey("AKTEMP", "temp-secret", "the-session-token");
+        testsupport::AwsEnv env({{"AWS_ACCESS_KEY_ID", "AKTEMP"},
+                                 {"AWS_SECRET_ACCESS_KEY", "temp-secret"},
+                                 {"AWS_ENDPOINT_URL_S3", b.proxy->endpoint()}});
+        const std::string refused = openError("s3://signed/m/model.safetensors");
+        QVERIFY2(has(refused, "InvalidToken"), refused.c_str());
+        qputenv("AWS_SESSION_TOKEN", "the-session-token");
+        QCOMPARE(valuesOf(*Document::open("s3://signed/m/model.safetensors"), 0), kValues);
+        QVERIFY(!listFolder("s3://signed/m").empty());
+    }
+
+    // A profile's keys from the credentials file and its endpoint from the
+    // config file's `s3 =` block; a refusal names the profile and the file.
+    void profileFromTheConfigFiles() {
+        SignedBucket b;
+        QVERIFY2(b.start(), qPrintable(b.server.why()));
+        b.proxy->addKey("AKPROFILE", "profile-secret");
+        testsupport::AwsEnv env(testsupport::AwsEnv::Vars{{"AWS_PROFILE", "train"}});
+        const std::string credentials = env.home() + "/credentials";
+        qputenv("AWS_SHARED_CREDENTIALS_FILE", QByteArray::fromStdString(credentials));
+        qputenv("AWS_CONFIG_FILE", QByteArray::fromStdString(env.home() + "/config"));
+        writeFile(env.home() + "/config",
+                  "[profile train]\nregion = us-east-1\ns3 =\n  endpoint_url = " +
+                      b.proxy->endpoint() + "\n");
+        writeFile(
+            credentials,
+            "[train]\naws_access_key_id = AKPROFILE\naws_secret_access_key = profile-secret\n");
+        QCOMPARE(valuesOf(*Document::open("s3://signed/m/model.safetensors"), 0), kValues);
+        writeFile(credentials,
+                  "[train]\naws_access_key_id = AKPROFILE\naws_secret_access_key = stale-secret\n");
+        const std::string refused = openError("s3://signed/m/model.safetensors");
+        QVERIFY2(
+            has(refused, "SignatureDoesNotMatch") &&
+                has(refused, "with the credentials of profile \"train\" from " + credentials) &&
+                !has(refused, "stale-secret"),
+            refused.c_str());
+    }
+
+    // A bucket in another region than the one signed for: S3 says where it
+    // is (400 AuthorizationHeaderMalformed with <Region>), and the request
+    // is made again there, once — for an object and for a listing.
+    void bucketInAnotherRegion() {
+        SignedBucket b;
+        QVERIFY2(b.start(), qPrintable(b.server.why()));
+        b.proxy->setBucketRegion("signed", "eu-west-1");
+        const auto env = b.signedEnv();
+        QCOMPARE(valuesOf(*Document::open("s3://signed/m/model.safetensors"), 0), kValues);
+        auto log = b.proxy->requests();
+        QVERIFY(log.size() >= 2);
+        QCOMPARE(log[0].status, 400);
+        QVERIFY(has(log[0].request.headers.at("authorization"), "/us-east-1/s3/"));
+        QCOMPARE(log[1].status, 206);
+        QVERIFY(has(log[1].request.headers.at("authorization"), "/eu-west-1/s3/"));
+        b.proxy->clear();
+        QVERIFY(!listFolder("s3://signed/m").empty());
+        log = b.proxy->requests();
+        QCOMPARE(log.size(), size_t(2));
+        QCOMPARE(log[1].status, 200);
+    }
+
+    // 503 SlowDown is retried with backoff as any 5xx; past the retries the
+    // error names it.
+    void slowDownIsRetried() {
+        SignedBucket b;
+        QVERIFY2(b.start(), qPrintable(b.server.why()));
+        const auto env = b.signedEnv();
+        b.proxy->failNext(2, 503, "SlowDown");
+        QCOMPARE(valuesOf(*Document::open("s3://signed/m/model.safetensors"), 0), kValues);
+        QCOMPARE(b.proxy->requests().front().status, 503);
+        b.proxy->failNext(2, 503, "SlowDown");
+        QVERIFY(!listFolder("s3://signed/m").empty());
+        b.proxy->failNext(10, 503, "SlowDown");
+        const std::string refused = openError("s3://signed/m/model.safetensors");
+        QVERIFY2(has(refused, "HTTP 503 Service Unavailable (SlowDown: "), refused.c_str());
+    }
+
+    // The secret and the token appear nowhere: not in the CLI's output or
+    // errors (refused or not), not in the summary cache a timeline writes.
+    void noSecretAnywhere() {
+        clirunner::requireCli();
+        SignedBucket b;
+        QVERIFY2(b.start(), qPrintable(b.server.why()));
+        b.proxy->addKey("AKSIGN", "right-secret-0xC0FFEE", "token-0xBADC0DE");
+        QTemporaryDir cache;
+        testsupport::AwsEnv env({{"AWS_ACCESS_KEY_ID", "AKSIGN"},
+                                 {"AWS_SECRET_ACCESS_KEY", "right-secret-0xC0FFEE"},
+                                 {"AWS_SESSION_TOKEN", "token-0xBADC0DE"},
+                                 {"AWS_ENDPOINT_URL_S3", b.proxy->endpoint()}});
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        std::string seen;
+        const auto cli = [](std::initializer_list<const char*> words) {
+            QStringList out;
+            for (const char* w : words)
+                out << QString::fromUtf8(w);
+            return out;
+        };
+        for (const QStringList& args : {cli({"info", "s3://signed/m/model.safetensors"}),
+                                        cli({"info", "--json", "s3://signed/m/model.safetensors"}),
+                                        cli({"stats", "s3://signed/m/model.safetensors"}),
+                                        cli({"timeline", "s3://signed/m/model.safetensors"}),
+                                        cli({"info", "s3://signed/m/none.safetensors"})}) {
+            const clirunner::Run r = clirunner::runCli(args);
+            QVERIFY2(args.last().contains(QStringLiteral("none")) ? r.exitCode == 1
+                                                                  : r.exitCode == 0,
+                     qPrintable(clirunner::describe(r)));
+            seen += r.out.toStdString() + r.err.toStdString();
+        }
+        qputenv("AWS_SECRET_ACCESS_KEY", "wrong-secret-0xFACADE");
+        const clirunner::Run refused = clirunner::runCli(cli({"info", "s3://signed/m/"}));
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.errText().contains(QStringLiteral("SignatureDoesNotMatch")),
+                 qPrintable(refused.errText()));
+        seen += refused.out.toStdString() + refused.err.toStdString();
+        qunsetenv("XDG_CACHE_HOME");
+        size_t cacheFiles = 0;
+        for (QDirIterator it(cache.path(), QDir::Files, QDirIterator::Subdirectories);
+             it.hasNext();) {
+            QFile f(it.next());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            seen += f.readAll().toStdString();
+            ++cacheFiles;
+        }
+        QVERIFY(cacheFiles > 0); // the timeline did write its summary
+        for (const char* secret : {"0xC0FFEE", "0xBADC0DE", "0xFACADE"})
+            QVERIFY2(!has(seen, secret), secret);
+    }
+
     // A DCP folder on the server opens by its .metadata (a prefix cannot be
     // listed yet): the ranks' files named by the plan, chunks read on demand.
     void dcpByItsMetadata() {
@@ -265,9 +456,9 @@ private Q_SLOTS:
             QVERIFY2(server.put("run/step-10/" + e.path().filename().string(), bytes),
                      qPrintable(server.why()));
         }
-        AwsEnv env({{"AWS_ACCESS_KEY_ID", testsupport::S3Server::kKey},
-                    {"AWS_SECRET_ACCESS_KEY", "S3RVER"},
-                    {"AWS_ENDPOINT_URL_S3", server.endpoint()}});
+        testsupport::AwsEnv env({{"AWS_ACCESS_KEY_ID", testsupport::S3Server::kKey},
+                                 {"AWS_SECRET_ACCESS_KEY", "S3RVER"},
+                                 {"AWS_ENDPOINT_URL_S3", server.endpoint()}});
         const auto doc = Document::open("s3://ckpts/run/step-10/.metadata");
         QCOMPARE(doc->formatModule().name, "dcp");
         QCOMPARE(doc->tensors().size(), f.tensors.size());

@@ -16,8 +16,6 @@
 
 namespace testsupport {
 
-namespace {
-
 // A port nothing listens on now (the kernel's pick for an ephemeral bind).
 int freePort() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -33,16 +31,69 @@ int freePort() {
     return port;
 }
 
-bool accepting(int port) {
+int connectLocal(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = htons(uint16_t(port));
-    const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    ::close(fd);
-    return ok;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
 }
+
+bool accepting(int port) {
+    const int fd = connectLocal(port);
+    if (fd >= 0)
+        ::close(fd);
+    return fd >= 0;
+}
+
+std::optional<HttpRequest> readRequest(int fd, std::string& buffer) {
+    char chunk[4096];
+    size_t end;
+    while ((end = buffer.find("\r\n\r\n")) == std::string::npos) {
+        const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+        if (n <= 0)
+            return std::nullopt;
+        buffer.append(chunk, size_t(n));
+    }
+    HttpRequest request;
+    std::istringstream in(buffer.substr(0, end));
+    buffer.erase(0, end + 4);
+    std::string line;
+    std::getline(in, line);
+    std::istringstream(line) >> request.method >> request.path;
+    while (std::getline(in, line)) {
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos)
+            continue;
+        std::string key = line.substr(0, colon);
+        std::transform(key.begin(), key.end(), key.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        std::string value = line.substr(colon + 1);
+        value.erase(0, value.find_first_not_of(' '));
+        value.erase(value.find_last_not_of("\r ") + 1);
+        request.headers[key] = value;
+    }
+    const auto length = request.headers.find("content-length");
+    const size_t want = length == request.headers.end() ? 0 : std::stoul(length->second);
+    while (buffer.size() < want) {
+        const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+        if (n <= 0)
+            return std::nullopt;
+        buffer.append(chunk, size_t(n));
+    }
+    request.body = buffer.substr(0, want);
+    buffer.erase(0, want);
+    return request;
+}
+
+namespace {
 
 QString nginxBinary() {
     for (const QString& p : {QStringLiteral("/usr/sbin/nginx"), QStringLiteral("/usr/bin/nginx")})
@@ -50,6 +101,8 @@ QString nginxBinary() {
             return p;
     return QStandardPaths::findExecutable(QStringLiteral("nginx"));
 }
+
+} // namespace
 
 bool sendAll(int fd, const std::string& data) {
     size_t sent = 0;
@@ -61,8 +114,6 @@ bool sendAll(int fd, const std::string& data) {
     }
     return true;
 }
-
-} // namespace
 
 NginxServer::NginxServer(const QString& root, bool tls) : m_root(root), m_tls(tls) {}
 
@@ -167,19 +218,12 @@ constexpr const char* kSentinelPath = "/.ckptscope-log-sentinel";
 
 // One HTTP/1.0 request on a connection of its own, its answer read to the end.
 void roundTrip(int port, const std::string& path) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int fd = connectLocal(port);
     if (fd < 0)
         return;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(uint16_t(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-        const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
-        if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == ssize_t(request.size())) {
-            char buffer[4096];
-            while (::recv(fd, buffer, sizeof buffer, 0) > 0) {
-            }
+    if (sendAll(fd, "GET " + path + " HTTP/1.0\r\n\r\n")) {
+        char buffer[4096];
+        while (::recv(fd, buffer, sizeof buffer, 0) > 0) {
         }
     }
     ::close(fd);
@@ -217,8 +261,7 @@ void NginxServer::clearLog() const {
         f.close();
 }
 
-FaultServer::FaultServer(std::string content, std::string token)
-    : m_content(std::move(content)), m_token(std::move(token)) {
+LoopbackListener::LoopbackListener(std::function<void(int)> serve) : m_serve(std::move(serve)) {
     m_listen = ::socket(AF_INET, SOCK_STREAM, 0);
     const int one = 1;
     ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -230,11 +273,25 @@ FaultServer::FaultServer(std::string content, std::string token)
     ::listen(m_listen, 16);
     ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&addr), &len);
     m_port = ntohs(addr.sin_port);
-    m_acceptor = std::thread([this] { acceptLoop(); });
+    m_acceptor = std::thread([this] {
+        while (!stopping()) {
+            const int fd = ::accept(m_listen, nullptr, nullptr);
+            if (fd < 0)
+                return;
+            std::lock_guard lock(m_mutex);
+            m_clients.push_back(fd);
+            m_threads.emplace_back([this, fd] { m_serve(fd); });
+        }
+    });
 }
 
-FaultServer::~FaultServer() {
-    m_stop = true;
+LoopbackListener::~LoopbackListener() {
+    stop();
+}
+
+void LoopbackListener::stop() {
+    if (m_stop.exchange(true))
+        return;
     ::shutdown(m_listen, SHUT_RDWR);
     ::close(m_listen);
     m_acceptor.join();
@@ -247,8 +304,16 @@ FaultServer::~FaultServer() {
         t.join();
 }
 
+FaultServer::FaultServer(std::string content, std::string token)
+    : m_content(std::move(content)), m_token(std::move(token)),
+      m_listener(std::make_unique<LoopbackListener>([this](int fd) { serve(fd); })) {}
+
+FaultServer::~FaultServer() {
+    m_listener->stop();
+}
+
 std::string FaultServer::url(const std::string& path, const std::string& host) const {
-    return "http://" + host + ":" + std::to_string(m_port) + path;
+    return "http://" + host + ":" + std::to_string(port()) + path;
 }
 
 std::vector<FaultServer::Request> FaultServer::requests() const {
@@ -256,52 +321,17 @@ std::vector<FaultServer::Request> FaultServer::requests() const {
     return m_requests;
 }
 
-void FaultServer::acceptLoop() {
-    while (!m_stop) {
-        const int fd = ::accept(m_listen, nullptr, nullptr);
-        if (fd < 0)
-            return;
-        std::lock_guard lock(m_mutex);
-        m_clients.push_back(fd);
-        m_threads.emplace_back([this, fd] { serve(fd); });
-    }
-}
-
 void FaultServer::serve(int fd) {
     std::string buffer;
-    char chunk[4096];
-    while (!m_stop) {
-        const size_t end = buffer.find("\r\n\r\n");
-        if (end == std::string::npos) {
-            const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-            if (n <= 0)
-                break;
-            buffer.append(chunk, size_t(n));
-            continue;
-        }
-        Request request;
-        std::istringstream in(buffer.substr(0, end));
-        buffer.erase(0, end + 4);
-        std::string line, method;
-        std::getline(in, line);
-        std::istringstream(line) >> method >> request.path;
-        while (std::getline(in, line)) {
-            const size_t colon = line.find(':');
-            if (colon == std::string::npos)
-                continue;
-            std::string key = line.substr(0, colon);
-            std::transform(key.begin(), key.end(), key.begin(),
-                           [](unsigned char c) { return char(std::tolower(c)); });
-            std::string value = line.substr(colon + 1);
-            value.erase(0, value.find_first_not_of(' '));
-            value.erase(value.find_last_not_of("\r ") + 1);
-            request.headers[key] = value;
-        }
+    while (!stopping()) {
+        const std::optional<Request> request = readRequest(fd, buffer);
+        if (!request)
+            break;
         {
             std::lock_guard lock(m_mutex);
-            m_requests.push_back(request);
+            m_requests.push_back(*request);
         }
-        if (!answer(fd, request))
+        if (!answer(fd, *request))
             break;
     }
     ::close(fd);
@@ -354,12 +384,12 @@ bool FaultServer::answer(int fd, const Request& request) {
     head += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
     if (p == "/slow") {
         sendAll(fd, head);
-        while (!m_stop)
+        while (!stopping())
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         return false;
     }
     if (p == "/delayed" && m_delayedCount++ > 0) // the index at once, values late
-        for (int waited = 0; waited < kDelayMs && !m_stop; waited += 20)
+        for (int waited = 0; waited < kDelayMs && !stopping(); waited += 20)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const bool drop = p == "/always-drop" || (p == "/drop-once" && m_dropOnceCount++ == 0);
     if (drop) {
@@ -367,74 +397,6 @@ bool FaultServer::answer(int fd, const Request& request) {
         return false;
     }
     return sendAll(fd, head + body);
-}
-
-S3Server::S3Server(std::string bucket) : m_bucket(std::move(bucket)) {}
-
-S3Server::~S3Server() {
-    if (m_process.state() != QProcess::NotRunning) {
-        m_process.kill();
-        m_process.waitForFinished(5000);
-    }
-}
-
-bool S3Server::start() {
-    const QString bin =
-        qEnvironmentVariableIsSet("CKPTSCOPE_S3RVER")
-            ? qEnvironmentVariable("CKPTSCOPE_S3RVER")
-            : QStringLiteral(CKPTSCOPE_SOURCE_DIR "/build/node/node_modules/.bin/s3rver");
-    if (!QFile::exists(bin)) {
-        m_why = QStringLiteral("s3rver is not installed at ") + bin +
-                QStringLiteral(" (packaging/install-deps.sh installs it)");
-        return false;
-    }
-    m_port = freePort();
-    m_process.setProcessChannelMode(QProcess::MergedChannels);
-    m_process.start(bin, {QStringLiteral("--directory"), m_dir.path(), QStringLiteral("--address"),
-                          QStringLiteral("127.0.0.1"), QStringLiteral("--port"),
-                          QString::number(m_port), QStringLiteral("--configure-bucket"),
-                          QString::fromStdString(m_bucket), QStringLiteral("--silent")});
-    if (!m_process.waitForStarted(10000)) {
-        m_why = QStringLiteral("s3rver did not start: ") + m_process.errorString();
-        return false;
-    }
-    for (int i = 0; i < 200; ++i) {
-        if (accepting(m_port))
-            return true;
-        if (m_process.state() == QProcess::NotRunning)
-            break;
-        QThread::msleep(50);
-    }
-    m_why = QStringLiteral("s3rver did not listen: ") + QString::fromUtf8(m_process.readAll());
-    return false;
-}
-
-std::string S3Server::endpoint() const {
-    return "http://127.0.0.1:" + std::to_string(m_port);
-}
-
-bool S3Server::put(const std::string& key, const std::string& bytes) {
-    const QString file = m_dir.filePath(QStringLiteral("upload.bin"));
-    QFile f(file);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes.data(), qint64(bytes.size())) < 0) {
-        m_why = QStringLiteral("cannot write the upload");
-        return false;
-    }
-    f.close();
-    QProcess curl;
-    curl.setProcessChannelMode(QProcess::MergedChannels);
-    curl.start(QStringLiteral("curl"),
-               {QStringLiteral("-sS"), QStringLiteral("-f"), QStringLiteral("--aws-sigv4"),
-                QStringLiteral("aws:amz:us-east-1:s3"), QStringLiteral("--user"),
-                QStringLiteral("S3RVER:S3RVER"), QStringLiteral("-H"),
-                QStringLiteral("x-amz-content-sha256: UNSIGNED-PAYLOAD"), QStringLiteral("-T"),
-                file, QString::fromStdString(endpoint() + "/" + m_bucket + "/" + key)});
-    if (!curl.waitForFinished(30000) || curl.exitCode() != 0) {
-        m_why = QStringLiteral("curl PUT failed: ") + QString::fromUtf8(curl.readAll());
-        return false;
-    }
-    QFile::remove(file);
-    return true;
 }
 
 } // namespace testsupport

@@ -9,13 +9,57 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace testsupport {
+
+// Sockets of the servers here, on 127.0.0.1.
+int freePort();             // a port nothing listens on now
+bool accepting(int port);   // something listens there
+int connectLocal(int port); // a connected socket, or -1
+bool sendAll(int fd, const std::string& data);
+
+struct HttpRequest {
+    std::string method, path;                   // path with its query, as sent
+    std::map<std::string, std::string> headers; // names lower case
+    std::string body;
+};
+// The next request on the connection (its Content-Length body read too);
+// nullopt when the connection ends. `buffer` keeps what was read beyond.
+std::optional<HttpRequest> readRequest(int fd, std::string& buffer);
+
+// A socket listening on a free 127.0.0.1 port; each connection is served
+// by `serve(fd)` on a thread of its own (which closes fd). stop() (the
+// destructor too) stops accepting, shuts the open connections down and
+// joins the threads: a server stops it first, while what `serve` uses is
+// still there.
+class LoopbackListener {
+public:
+    explicit LoopbackListener(std::function<void(int)> serve);
+    ~LoopbackListener();
+    LoopbackListener(const LoopbackListener&) = delete;
+    LoopbackListener& operator=(const LoopbackListener&) = delete;
+    int port() const { return m_port; }
+    bool stopping() const { return m_stop; }
+    void stop();
+
+private:
+    std::function<void(int)> m_serve;
+    int m_listen = -1;
+    int m_port = 0;
+    std::atomic<bool> m_stop{false};
+    std::mutex m_mutex;
+    std::vector<int> m_clients;
+    std::vector<std::thread> m_threads;
+    std::thread m_acceptor;
+};
 
 // nginx serving `root` with a config written here; no root privileges needed.
 // Its access log records, per request, the status, the body bytes sent, the
@@ -71,60 +115,27 @@ public:
     static constexpr int kDelayMs = 1500;
     FaultServer(std::string content, std::string token);
     ~FaultServer();
-    int port() const { return m_port; }
+    int port() const { return m_listener->port(); }
     std::string url(const std::string& path, const std::string& host = "127.0.0.1") const;
 
-    struct Request {
-        std::string path;
-        std::map<std::string, std::string> headers; // names lower case
-    };
+    using Request = HttpRequest;
     std::vector<Request> requests() const;
     // What every path serves from now on (a file changed on the server).
     void setContent(std::string content);
 
 private:
-    void acceptLoop();
     void serve(int fd);
     bool answer(int fd, const Request& request);
+    bool stopping() const { return m_listener->stopping(); }
 
     std::string m_content;
     std::string m_token;
-    int m_listen = -1;
-    int m_port = 0;
-    std::atomic<bool> m_stop{false};
     std::atomic<int> m_dropOnceCount{0};
     std::atomic<int> m_etagCounter{0};
     std::atomic<int> m_delayedCount{0};
     mutable std::mutex m_mutex;
     std::vector<Request> m_requests;
-    std::vector<int> m_clients;
-    std::vector<std::thread> m_threads;
-    std::thread m_acceptor;
-};
-
-// s3rver (npm; packaging/install-deps.sh installs it into build/node) on a
-// free port, serving a folder of its own, with one bucket. Objects are put
-// with the curl command's own SigV4 signer, as the AWS CLI would upload
-// them. s3rver checks the access key id, not the signature (its V4
-// verifier is not written): the signature's form is checked against
-// FaultServer's record of headers instead.
-class S3Server {
-public:
-    static constexpr const char* kKey = "S3RVER"; // its built-in account
-    explicit S3Server(std::string bucket);
-    ~S3Server();
-    bool start();
-    QString why() const { return m_why; }
-    std::string endpoint() const; // http://127.0.0.1:PORT
-    // PUTs bytes as s3://BUCKET/KEY; false with why() on failure.
-    bool put(const std::string& key, const std::string& bytes);
-
-private:
-    std::string m_bucket;
-    QTemporaryDir m_dir;
-    QProcess m_process;
-    int m_port = 0;
-    QString m_why;
+    std::unique_ptr<LoopbackListener> m_listener; // last: made when all else is
 };
 
 } // namespace testsupport

@@ -3,6 +3,7 @@
 #include "ckptscope/common/saturating.h"
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/folderlisting.h"
 #include "ckptscope/io/httpsource.h"
 
 #include "formats/safetensors/shardedmodel.h"
@@ -15,9 +16,12 @@
 namespace ckptscope {
 
 std::shared_ptr<const Document> Document::open(const std::string& path) {
+    // A prefix in a bucket is listed once, whichever readers ask about it.
+    const ListingScope listings;
+    const bool s3 = isS3Url(path);
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return openFolder(path);
+    if (s3 ? path.back() == '/' : std::filesystem::is_directory(path, ec))
+        return openFolder(folderPath(path));
     // A folder format's entry file (a DCP's .metadata) stands for its folder,
     // on a server too.
     const std::filesystem::path file(path);
@@ -29,6 +33,9 @@ std::shared_ptr<const Document> Document::open(const std::string& path) {
     try {
         source = openByteSource(path);
     } catch (const IoError& e) {
+        // s3://bucket/run/checkpoint-50: a prefix named without its '/'.
+        if (s3 && isFolder(path))
+            return openFolder(path);
         throw OpenError(path, e.what());
     }
     return open(std::move(source));
@@ -58,8 +65,7 @@ std::shared_ptr<const Document> Document::open(std::shared_ptr<const ByteSource>
 }
 
 bool Document::isModelFolder(const std::string& folder) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(folder, ec))
+    if (!isFolder(folder))
         return false;
     for (const FolderFormat& f : folderFormats()) {
         try {
@@ -76,6 +82,16 @@ bool Document::isModelFolder(const std::string& folder) {
 // a sharded model by its index, else by its one complete shard set (shards
 // in number order).
 std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
+    if (isS3Url(path)) {
+        // A prefix is listed before any reader asks: its trouble (403, no
+        // such bucket) is said as it is, and an empty one as empty.
+        try {
+            if (listFolder(path).empty())
+                throw OpenError(path, "nothing is stored under this prefix");
+        } catch (const IoError& e) {
+            throw OpenError(path, e.what());
+        }
+    }
     for (const FolderFormat& f : folderFormats()) {
         std::string located;
         try {
@@ -92,7 +108,7 @@ std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
         if (ShardedFolder bin = findShardedModelIn(path, ".bin"); bin.isModel())
             found = std::move(bin);
     if (!found.index.empty())
-        return open((std::filesystem::path(path) / found.index).string());
+        return open(pathInFolder(path, found.index));
     if (!found.set)
         throw OpenError(path, found.problem.empty()
                                   ? "a folder holding no sharded model (no "

@@ -1,10 +1,12 @@
 #include "io/httpclient.h"
 
+#include "ckptscope/common/printable.h"
 #include "ckptscope/common/taskcontrol.h"
 #include "ckptscope/io/filesource.h"
 #include "io/curllib.h"
 #include "io/httpauth.h"
 #include "io/httptask.h"
+#include "io/s3xml.h"
 
 #include <algorithm>
 #include <cctype>
@@ -130,6 +132,8 @@ std::string resolve(const std::string& base, const std::string& location) {
     return out;
 }
 
+constexpr size_t kErrorBodyLimit = 64 << 10;
+
 struct Transfer {
     Response response;
     BodySink* sink = nullptr;
@@ -175,6 +179,8 @@ size_t onHeader(char* data, size_t size, size_t count, void* user) {
         r.location = value;
     else if (key == "content-length")
         r.contentLength = parseU64(value);
+    else if (key == "x-amz-bucket-region")
+        r.bucketRegion = value;
     return n;
 }
 
@@ -182,8 +188,13 @@ size_t onBody(char* data, size_t size, size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
     const size_t n = size * count;
     const long status = t->response.status;
-    if (status < 200 || status >= 300)
-        return n; // an error page or a redirect's body: not the file
+    if (status < 200 || status >= 300) {
+        // An error page or a redirect's body: not the file; its start says
+        // what went wrong (S3's XML error).
+        std::string& body = t->response.errorBody;
+        body.append(data, std::min(n, kErrorBodyLimit - std::min(kErrorBodyLimit, body.size())));
+        return n;
+    }
     if (!t->sink->accept(t->response, data, n)) {
         t->aborted = true;
         return 0;
@@ -230,16 +241,17 @@ struct Client::Handle {
     }
 };
 
-Client::Client(std::string url, const HttpOptions& options, std::shared_ptr<HttpTask::Shared> task)
-    : m_url(std::move(url)), m_options(options), m_task(std::move(task)),
-      m_handle(std::make_unique<Handle>()), m_effectiveUrl(m_url) {
+Client::Client(std::string url, const HttpOptions& options, std::shared_ptr<HttpTask::Shared> task,
+               std::string name)
+    : m_url(std::move(url)), m_name(name.empty() ? m_url : std::move(name)), m_options(options),
+      m_task(std::move(task)), m_handle(std::make_unique<Handle>()), m_effectiveUrl(m_url) {
     try {
         m_handle->curl = curlLib().easy_init();
     } catch (const IoError& e) {
-        throw IoError(m_url + ": " + e.what());
+        throw IoError(m_name + ": " + e.what());
     }
     if (!m_handle->curl)
-        throw IoError(m_url + ": cannot start an HTTP client (libcurl)");
+        throw IoError(m_name + ": cannot start an HTTP client (libcurl)");
 }
 
 Client::~Client() = default;
@@ -251,7 +263,7 @@ Response Client::performOnce(const std::string& url, bool sendCredentials, uint6
     lib.easy_reset(c);
     // Checked: a libcurl that ignored it would follow a redirect anywhere.
     if (lib.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK)
-        throw IoError(m_url + ": libcurl cannot keep requests to http and https");
+        throw IoError(m_name + ": libcurl cannot keep requests to http and https");
     Transfer transfer;
     transfer.sink = &sink;
     transfer.task = m_task.get();
@@ -342,11 +354,11 @@ Response Client::followRedirects(uint64_t first, uint64_t length, BodySink& sink
             return r;
         }
         if (hop >= m_options.maxRedirects)
-            throw IoError(m_url + ": more than " + std::to_string(m_options.maxRedirects) +
+            throw IoError(m_name + ": more than " + std::to_string(m_options.maxRedirects) +
                           " redirects");
         const std::string next = resolve(url, r.location);
         if (next.empty())
-            throw IoError(m_url + ": the server redirected to an invalid address");
+            throw IoError(m_name + ": the server redirected to an invalid address");
         // Once a redirect leaves the host, credentials stay behind for good.
         sameHost = sameHost && hostOf(next) == home;
         url = next;
@@ -357,7 +369,7 @@ Response Client::get(uint64_t first, uint64_t length, BodySink& sink) {
     for (size_t attempt = 0;; ++attempt) {
         const uint64_t done = sink.received();
         if (length > 0 && done >= length)
-            throw IoError(m_url + ": internal error: range already complete");
+            throw IoError(m_name + ": internal error: range already complete");
         int code = CURLE_OK;
         Response r = length > 0 ? followRedirects(first + done, length - done, sink, code)
                                 : followRedirects(first, 0, sink, code);
@@ -374,11 +386,11 @@ Response Client::get(uint64_t first, uint64_t length, BodySink& sink) {
                        " s (timed out)";
             if (isRetryable(CURLcode(code), r.status))
                 what = "connection lost " + std::to_string(attempt + 1) + " times (" + what + ")";
-            throw IoError(m_url + ": " + what);
+            throw IoError(m_name + ": " + what);
         }
         // A whole-file read restarts from zero; a range resumes.
         if (length == 0 && sink.received() > 0)
-            throw IoError(m_url + ": connection lost while reading the whole file");
+            throw IoError(m_name + ": connection lost while reading the whole file");
         std::this_thread::sleep_for(m_options.retryDelays[attempt]);
         if (m_task && m_task->cancelled())
             throw Cancelled{};
@@ -387,11 +399,17 @@ Response Client::get(uint64_t first, uint64_t length, BodySink& sink) {
 
 std::string Client::statusMessage(const Response& r) const {
     const char* standard = standardReason(r.status);
-    std::string text = m_url + ": HTTP " + std::to_string(r.status);
+    std::string text = m_name + ": HTTP " + std::to_string(r.status);
     if (standard)
         text += std::string(" ") + standard;
     else if (!r.reason.empty())
-        text += " " + r.reason;
+        text += " " + printable(r.reason);
+    if (const auto s3 = s3::parseError(r.errorBody)) {
+        text += " (" + printable(s3->code);
+        if (!s3->message.empty())
+            text += ": " + printable(s3->message);
+        text += ")";
+    }
     if (r.status == 401 || r.status == 403) {
         if (!m_options.credentialHint.empty())
             text += ": " + m_options.credentialHint;

@@ -17,6 +17,9 @@ struct Response {
     std::string contentRange;
     std::string location;
     std::optional<uint64_t> contentLength;
+    std::string bucketRegion; // x-amz-bucket-region: where an S3 bucket lives
+    // The body of a non-2xx answer (an S3 error's XML), its first 64 KiB.
+    std::string errorBody;
 };
 
 // "bytes FIRST-LAST/TOTAL" (TOTAL may be "*"); also "bytes */TOTAL" of a 416.
@@ -46,7 +49,10 @@ public:
 class Client {
 public:
     // `task`, when set, can cancel transfers (io/httptask.h).
-    Client(std::string url, const HttpOptions& options, std::shared_ptr<HttpTask::Shared> task);
+    // `name` is what messages call the file (an s3:// URL); the URL itself
+    // when empty.
+    Client(std::string url, const HttpOptions& options, std::shared_ptr<HttpTask::Shared> task,
+           std::string name = {});
     ~Client();
     Client(const Client&) = delete;
     Client& operator=(const Client&) = delete;
@@ -56,7 +62,8 @@ public:
     // of non-2xx answers are dropped.
     Response get(uint64_t first, uint64_t length, BodySink& sink);
 
-    // "URL: HTTP 404 Not Found" with a hint for 401/403.
+    // "URL: HTTP 404 Not Found" with a hint for 401/403; an S3 error's code
+    // and message from its XML body ("HTTP 404 Not Found (NoSuchKey: …)").
     std::string statusMessage(const Response& response) const;
     uint64_t requests() const { return m_requests; }
 
@@ -67,6 +74,7 @@ private:
     Response followRedirects(uint64_t first, uint64_t length, BodySink& sink, int& curlCode);
 
     std::string m_url;
+    std::string m_name;
     const HttpOptions& m_options;
     std::shared_ptr<HttpTask::Shared> m_task;
     std::unique_ptr<Handle> m_handle;

@@ -188,16 +188,23 @@ HttpOptions& defaultHttpOptions() {
     return options;
 }
 
-bool isUrl(std::string_view path) {
-    auto startsWith = [&](std::string_view scheme) {
-        if (path.size() < scheme.size())
+namespace {
+bool hasScheme(std::string_view path, std::string_view scheme) {
+    if (path.size() < scheme.size())
+        return false;
+    for (size_t i = 0; i < scheme.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(path[i])) != scheme[i])
             return false;
-        for (size_t i = 0; i < scheme.size(); ++i)
-            if (std::tolower(static_cast<unsigned char>(path[i])) != scheme[i])
-                return false;
-        return true;
-    };
-    return startsWith("http://") || startsWith("https://") || startsWith("s3://");
+    return true;
+}
+} // namespace
+
+bool isUrl(std::string_view path) {
+    return hasScheme(path, "http://") || hasScheme(path, "https://") || isS3Url(path);
+}
+
+bool isS3Url(std::string_view path) {
+    return hasScheme(path, "s3://");
 }
 
 struct HttpSource::State {
@@ -326,34 +333,40 @@ HttpSource::HttpSource(std::string url, HttpOptions options)
     // s3://BUCKET/KEY: an HTTPS URL of the bucket's endpoint, signed with the
     // credentials the AWS CLI would use; the name stays the s3:// URL.
     std::string httpUrl = m_url;
-    std::string s3Source;
-    if (const auto location = s3::parseUrl(m_url)) {
-        s3::Access access = s3::resolve(*location);
-        if (s.options.noSignRequest) {
-            access.signing.reset();
-            access.source = "no signature (--no-sign-request)";
+    std::optional<s3::Access> access;
+    const auto location = s3::parseUrl(m_url);
+    const auto connect = [&](const std::string& region) {
+        if (location) {
+            access = s3::resolve(*location, region);
+            s.options = s3::requestOptions(std::move(s.options), *access);
+            httpUrl = access->httpUrl;
         }
-        httpUrl = access.httpUrl;
-        s.options.aws = access.signing;
-        s.options.credentialHint =
-            access.signing ? "the credentials were refused (AccessDenied or an unknown key)"
-                           : "set AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
-                             "AWS_PROFILE) for a bucket that is not public";
-        s3Source = access.source;
-    }
-    s.client = std::make_unique<http::Client>(httpUrl, s.options, s.task);
+        s.client = std::make_unique<http::Client>(httpUrl, s.options, s.task, m_url);
+    };
+    connect({});
     try {
-        probeFirst(s);
+        // A bucket in another region than the one asked says where it is:
+        // asked again there, once.
+        if (const auto region = probeFirst(s, access ? &access->region : nullptr)) {
+            const std::string first = access->region;
+            connect(*region);
+            if (probeFirst(s, &access->region))
+                throw IoError(m_url + ": the bucket is in neither " + first + " nor " + *region +
+                              ", where it said it was");
+        }
     } catch (const IoError& e) {
-        if (s3Source.empty())
+        if (!access)
             throw;
-        throw IoError(m_url + ": " + e.what() + " (with " + s3Source + ")");
+        throw IoError(e.what() + (" (with " + access->source + ")"));
     }
 }
 
-void HttpSource::probeFirst(State& s) {
+std::optional<std::string> HttpSource::probeFirst(State& s, const std::string* region) {
     ProbeSink probe(m_url, s.options.readAhead, s.options.wholeFileLimit);
     const http::Response r = s.client->get(0, s.options.readAhead, probe);
+    if (region)
+        if (auto to = s3::redirectRegion(r.status, r.bucketRegion, r.errorBody, *region))
+            return to;
     s.bytes += probe.received();
     s.report();
     s.etag = r.etag;
@@ -363,7 +376,7 @@ void HttpSource::probeFirst(State& s) {
         const auto range = http::parseContentRange(r.contentRange);
         if (!range || range->total != uint64_t(0))
             throw IoError(s.client->statusMessage(r));
-        return;
+        return std::nullopt;
     }
     if (r.status == 200) {
         s.whole = true;
@@ -383,6 +396,7 @@ void HttpSource::probeFirst(State& s) {
     }
     if (!probe.m_bytes.empty())
         s.store(0, std::move(probe.m_bytes));
+    return std::nullopt;
 }
 
 HttpSource::~HttpSource() = default;

@@ -2,7 +2,9 @@
 
 #include "ckptscope/io/filesource.h"
 #include "io/httpauth.h"
+#include "io/s3xml.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -71,11 +73,13 @@ std::optional<Location> parseUrl(std::string_view url) {
     return l;
 }
 
-std::string encodeKey(std::string_view key) {
+namespace {
+std::string encoded(std::string_view text, bool keepSlash) {
     static const char* hex = "0123456789ABCDEF";
     std::string out;
-    for (unsigned char c : key) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+    for (unsigned char c : text) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+            (keepSlash && c == '/')) {
             out += char(c);
         } else {
             out += '%';
@@ -85,8 +89,56 @@ std::string encodeKey(std::string_view key) {
     }
     return out;
 }
+} // namespace
 
-Access resolve(const Location& location) {
+std::string encodeKey(std::string_view key) {
+    return encoded(key, true);
+}
+
+std::string canonicalQuery(std::vector<std::pair<std::string, std::string>> parameters) {
+    for (auto& [name, value] : parameters) {
+        name = encoded(name, false);
+        value = encoded(value, false);
+    }
+    std::sort(parameters.begin(), parameters.end());
+    std::string out;
+    for (const auto& [name, value] : parameters)
+        out += (out.empty() ? "" : "&") + name + "=" + value;
+    return out;
+}
+
+std::optional<std::string> redirectRegion(long status, const std::string& bucketRegion,
+                                          const std::string& errorBody, const std::string& region) {
+    if (status != 301 && status != 307 && status != 400)
+        return std::nullopt;
+    std::string to = bucketRegion;
+    if (to.empty())
+        if (const auto reply = parseError(errorBody))
+            to = reply->region;
+    // A region is a plain name (eu-west-1): it becomes part of a host name.
+    const bool plain =
+        !to.empty() && to.size() < 64 && std::all_of(to.begin(), to.end(), [](unsigned char c) {
+            return std::islower(c) || std::isdigit(c) || c == '-';
+        });
+    if (!plain || to == region)
+        return std::nullopt;
+    return to;
+}
+
+HttpOptions requestOptions(HttpOptions base, Access& access) {
+    if (base.noSignRequest) {
+        access.signing.reset();
+        access.source = "no signature (--no-sign-request)";
+    }
+    base.aws = access.signing;
+    base.credentialHint =
+        access.signing ? "the credentials were refused (AccessDenied or an unknown key)"
+                       : "set AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
+                         "AWS_PROFILE) for a bucket that is not public";
+    return base;
+}
+
+Access resolve(const Location& location, const std::string& region) {
     const std::string profile =
         environment("AWS_PROFILE").empty() ? "default" : environment("AWS_PROFILE");
     const std::string credentialsFile = environment("AWS_SHARED_CREDENTIALS_FILE").empty()
@@ -137,7 +189,8 @@ Access resolve(const Location& location) {
             a.source = "no credentials (unsigned, as for a public bucket)";
         }
     }
-    signing.region = !environment("AWS_REGION").empty() ? environment("AWS_REGION")
+    signing.region = !region.empty()                      ? region
+                     : !environment("AWS_REGION").empty() ? environment("AWS_REGION")
                      : !environment("AWS_DEFAULT_REGION").empty()
                          ? environment("AWS_DEFAULT_REGION")
                      : !value(fromConfig, "region").empty() ? value(fromConfig, "region")
@@ -151,18 +204,18 @@ Access resolve(const Location& location) {
         endpoint.pop_back();
     const std::string key = encodeKey(location.key);
     if (!endpoint.empty()) // an S3-compatible store: path-style addressing
-        a.httpUrl = endpoint + "/" + location.bucket + "/" + key;
+        a.bucketUrl = endpoint + "/" + location.bucket + "/";
     else if (location.bucket.find('.') != std::string::npos) // dots break the TLS name
-        a.httpUrl =
-            "https://s3." + signing.region + ".amazonaws.com/" + location.bucket + "/" + key;
+        a.bucketUrl = "https://s3." + signing.region + ".amazonaws.com/" + location.bucket + "/";
     else
-        a.httpUrl =
-            "https://" + location.bucket + ".s3." + signing.region + ".amazonaws.com/" + key;
+        a.bucketUrl = "https://" + location.bucket + ".s3." + signing.region + ".amazonaws.com/";
+    a.httpUrl = a.bucketUrl + key;
+    a.region = signing.region;
     if (!signing.accessKey.empty())
         a.signing = std::move(signing);
     else
         a.signing = std::nullopt;
-    a.source += ", region " + (a.signing ? a.signing->region : signing.region);
+    a.source += ", region " + a.region;
     if (!endpoint.empty())
         a.source += ", endpoint " + endpoint;
     return a;

@@ -2,9 +2,13 @@
 
 #include "ckptscope/io/httpsource.h"
 
+#include <cstdint>
+
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ckptscope::s3 {
 
@@ -24,7 +28,10 @@ std::optional<Location> parseUrl(std::string_view url);
 // never the secret.
 struct Access {
     std::string httpUrl;
+    std::string bucketUrl; // where a listing goes: the URL above, without its key
+
     std::optional<AwsSigning> signing;
+    std::string region;
     std::string source;
 };
 
@@ -35,8 +42,26 @@ struct Access {
 // (~/.aws/config, "[profile NAME]"); region from AWS_REGION,
 // AWS_DEFAULT_REGION, the profile, else us-east-1; endpoint from
 // AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's `s3 = endpoint_url`
-// or `endpoint_url`. Throws IoError for a profile named but not found.
-Access resolve(const Location& location);
+// or `endpoint_url`. `region`, when given, replaces the region found (the
+// one a bucket answered that it lives in). Throws IoError for a profile
+// named but not found.
+Access resolve(const Location& location, const std::string& region = {});
+
+// The options a request to `access` goes with: `base`'s, signed with the
+// access's credentials unless base.noSignRequest (then `access` says so), and
+// what a 401/403 should tell the user.
+HttpOptions requestOptions(HttpOptions base, Access& access);
+
+// The region an S3 answer redirects to (a 301 PermanentRedirect, a 400
+// AuthorizationHeaderMalformed; from x-amz-bucket-region or the XML's
+// <Region>) when it differs from `region`; nullopt otherwise.
+std::optional<std::string> redirectRegion(long status, const std::string& bucketRegion,
+                                          const std::string& errorBody, const std::string& region);
+
+// The canonical query S3 signs: parameters sorted by name, names and values
+// encoded as RFC 3986 with upper-case hex ('/' too). Sent in this form,
+// libcurl's signature (over the query as sent) is the one S3 computes.
+std::string canonicalQuery(std::vector<std::pair<std::string, std::string>> parameters);
 
 // RFC 3986 encoding of a key as S3 signs it: every byte but A-Z a-z 0-9
 // - _ . ~ and '/' as %XX (upper-case hex).

@@ -4,6 +4,7 @@
 #include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/safetensors/shardset.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/folderlisting.h"
 #include "ckptscope/run/trainerfiles.h"
 
 #include <algorithm>
@@ -44,7 +45,13 @@ class Scanner {
 public:
     Discovery result;
 
-    void addPath(const std::string& path) {
+    void addPath(const std::string& pathIn) {
+        // A prefix in a bucket is a folder like a local one.
+        if (isS3Url(pathIn) && isFolder(pathIn)) {
+            addFolderOfAnyKind(folderPath(pathIn));
+            return;
+        }
+        const std::string& path = pathIn;
         if (isUrl(path)) {
             addUrl(path);
             return;
@@ -55,15 +62,10 @@ public:
             return;
         }
         if (S_ISDIR(st.st_mode)) {
-            if (isTrainerCheckpointFolder(folderName(path)))
-                addTrainerFolder(path);
-            else if (isModelStepFolder(path))
-                addModelFolder(path);
-            else
-                addFolder(path);
+            addFolderOfAnyKind(path);
             return;
         }
-        if (auto f = byName(path, st, result.sideFiles))
+        if (auto f = byName(path, &st, result.sideFiles))
             m_loose.push_back(*f);
     }
 
@@ -79,41 +81,70 @@ public:
     }
 
 private:
-    // Files in name order, so the order inside a checkpoint and of `skipped`
-    // does not depend on the directory listing.
-    static std::vector<fs::path> entries(const std::string& folder, std::string& error) {
-        std::vector<fs::path> out;
-        std::error_code ec;
-        for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-            const std::string name = it->path().filename().string();
-            if (!name.empty() && name[0] != '.')
-                out.push_back(it->path());
+    // One entry of a folder: a local one's stat (null on a server, where
+    // there are no devices, links or FIFOs), or why it cannot be read.
+    struct Entry {
+        std::string path, name;
+        bool folder = false;
+        std::optional<struct stat> st;
+        std::string problem;
+    };
+
+    // Entries in name order, so the order inside a checkpoint and of
+    // `skipped` does not depend on the listing. Dot files are left out.
+    static std::vector<Entry> entries(const std::string& folder, std::string& error) {
+        std::vector<Entry> out;
+        std::vector<FolderEntry> listed;
+        try {
+            listed = listFolder(folder);
+        } catch (const IoError& e) {
+            error = e.what();
+            return out;
         }
-        if (ec)
-            error = ec.message();
-        std::sort(out.begin(), out.end());
+        const bool local = !isUrl(folder);
+        for (FolderEntry& f : listed) {
+            if (f.name.empty() || f.name[0] == '.')
+                continue;
+            Entry e{pathInFolder(folder, f.name), std::move(f.name), f.folder, std::nullopt, {}};
+            if (local) {
+                struct stat st {};
+                if (::stat(e.path.c_str(), &st) != 0)
+                    e.problem = "cannot be read (dangling link?)";
+                e.folder = S_ISDIR(st.st_mode);
+                e.st = st;
+            }
+            out.push_back(std::move(e));
+        }
         return out;
+    }
+
+    void addFolderOfAnyKind(const std::string& path) {
+        if (isTrainerCheckpointFolder(folderName(path)))
+            addTrainerFolder(path);
+        else if (isModelStepFolder(path))
+            addModelFolder(path);
+        else
+            addFolder(path);
     }
 
     void addFolder(const std::string& folder) {
         std::string error;
-        const std::vector<fs::path> files = entries(folder, error);
+        const std::vector<Entry> files = entries(folder, error);
         const bool safetensors = hasSafetensors(files);
-        for (const fs::path& p : files) {
-            struct stat st {};
-            if (::stat(p.c_str(), &st) != 0) {
-                result.skipped.push_back({p.string(), "cannot be read (dangling link?)"});
+        for (const Entry& e : files) {
+            if (!e.problem.empty()) {
+                result.skipped.push_back({e.path, e.problem});
                 continue;
             }
-            if (S_ISDIR(st.st_mode)) {
-                if (isTrainerCheckpointFolder(p.filename().string()))
-                    addTrainerFolder(p.string());
-                else if (isModelStepFolder(p.string()))
-                    addModelFolder(p.string());
+            if (e.folder) {
+                if (isTrainerCheckpointFolder(e.name))
+                    addTrainerFolder(e.path);
+                else if (isModelStepFolder(e.path))
+                    addModelFolder(e.path);
                 continue; // other subfolders are not part of the run
             }
             m_safetensorsBeside = safetensors; // a Trainer folder above set its own
-            if (auto f = byName(p.string(), st, result.sideFiles))
+            if (auto f = byName(e.path, e.st ? &*e.st : nullptr, result.sideFiles))
                 m_loose.push_back(*f);
         }
         if (!error.empty())
@@ -129,14 +160,13 @@ private:
         const size_t skippedBefore = result.skipped.size();
         std::string error;
         std::map<std::string, CandidateFile> probed; // by name
-        const std::vector<fs::path> files = entries(c.path, error);
+        const std::vector<Entry> files = entries(c.path, error);
         m_safetensorsBeside = hasSafetensors(files);
-        for (const fs::path& p : files) {
-            struct stat st {};
-            if (::stat(p.c_str(), &st) != 0 || S_ISDIR(st.st_mode))
+        for (const Entry& e : files) {
+            if (!e.problem.empty() || e.folder)
                 continue;
-            if (auto f = byName(p.string(), st, c.sideFiles))
-                probed.emplace(p.filename().string(), *f);
+            if (auto f = byName(e.path, e.st ? &*e.st : nullptr, c.sideFiles))
+                probed.emplace(e.name, *f);
         }
         std::vector<std::string> names;
         for (const auto& [name, f] : probed)
@@ -184,16 +214,19 @@ private:
             } catch (const std::exception&) {
             }
         std::string error;
-        std::vector<fs::path> files = entries(folder, error);
+        std::vector<Entry> files = entries(folder, error);
         // The format's entry file (DCP's .metadata) is a dot file the listing skips.
-        if (std::error_code ec; format && format->entryFile &&
-                                fs::is_regular_file(fs::path(folder) / format->entryFile, ec))
-            files.insert(files.begin(), fs::path(folder) / format->entryFile);
-        for (const fs::path& p : files)
-            if (format && format->holds(p.filename().string()))
-                c.files.push_back({p.string(), Format::Pytorch, nullptr});
-            else if (fs::is_regular_file(p))
-                c.sideFiles.push_back(p.string());
+        if (format && format->entryFile && folderHoldsFile(folder, format->entryFile))
+            files.insert(files.begin(), Entry{pathInFolder(folder, format->entryFile),
+                                              format->entryFile,
+                                              false,
+                                              std::nullopt,
+                                              {}});
+        for (const Entry& e : files)
+            if (format && format->holds(e.name))
+                c.files.push_back({e.path, Format::Pytorch, nullptr});
+            else if (e.problem.empty() && !e.folder)
+                c.sideFiles.push_back(e.path);
         if (!error.empty())
             result.skipped.push_back({c.path, "cannot list the folder: " + error});
         else if (!c.files.empty())
@@ -202,11 +235,12 @@ private:
 
     // By name first (runFileRole): a side file is listed in `sideFiles`, a
     // PyTorch pickle skipped; any other file is probed.
-    std::optional<CandidateFile> byName(const std::string& path, const struct stat& st,
+    std::optional<CandidateFile> byName(const std::string& path, const struct stat* st,
                                         std::vector<std::string>& sideFiles) {
         switch (runFileRole(fs::path(path).filename().string())) {
         case RunFileRole::SideFile:
-            if (const std::string problem = fileKindProblem(st); !problem.empty())
+            if (const std::string problem = st ? fileKindProblem(*st) : std::string();
+                !problem.empty())
                 result.skipped.push_back({path, problem});
             else
                 sideFiles.push_back(path);
@@ -225,14 +259,18 @@ private:
         return probeFile(path, st);
     }
 
-    static bool hasSafetensors(const std::vector<fs::path>& files) {
+    static bool hasSafetensors(const std::vector<Entry>& files) {
         return std::any_of(files.begin(), files.end(),
-                           [](const fs::path& p) { return p.extension() == ".safetensors"; });
+                           [](const Entry& e) { return e.name.ends_with(".safetensors"); });
     }
 
-    // The file's format from its first bytes, or a skipped entry. A file
-    // already seen (same device and inode) is passed over silently.
-    std::optional<CandidateFile> probeFile(const std::string& path, const struct stat& st) {
+    // The file's format from its first bytes, or a skipped entry. A local
+    // file already seen (same device and inode) is passed over silently; a
+    // file in a bucket is probed through the source reading it later reuses.
+    std::optional<CandidateFile> probeFile(const std::string& path, const struct stat* stp) {
+        if (!stp)
+            return probeUrl(path);
+        const struct stat& st = *stp;
         if (const std::string problem = fileKindProblem(st); !problem.empty()) {
             result.skipped.push_back({path, problem});
             return std::nullopt;
@@ -263,15 +301,21 @@ private:
         case RunFileRole::Probe:
             break;
         }
+        if (auto f = probeUrl(url))
+            m_loose.push_back(std::move(*f));
+    }
+
+    std::optional<CandidateFile> probeUrl(const std::string& url) {
         try {
             auto source = std::make_shared<const HttpSource>(url);
             const Format format = detectFormat(*source).format;
-            m_loose.push_back({url, format, std::move(source)});
+            return CandidateFile{url, format, std::move(source)};
         } catch (const OpenError& e) {
             result.skipped.push_back({url, e.detail()});
         } catch (const std::exception& e) {
             result.skipped.push_back({url, OpenError(url, e.what()).detail()});
         }
+        return std::nullopt;
     }
 
     // Shards of one set (same folder, stem, count and extension) become one
@@ -292,10 +336,9 @@ private:
             // A file inside a Trainer checkpoint folder, given by itself,
             // takes that checkpoint's trainer_state.json (its step).
             std::vector<std::string> state;
-            std::error_code ec;
             if (isTrainerCheckpointFolder(fs::path(folder).filename().string()) &&
-                fs::is_regular_file(fs::path(folder) / kTrainerStateName, ec))
-                state.push_back((fs::path(folder) / kTrainerStateName).string());
+                (isS3Url(folder) || !isUrl(folder)) && folderHoldsFile(folder, kTrainerStateName))
+                state.push_back(pathInFolder(folder, kTrainerStateName));
             for (const std::string& name : groups.others) {
                 const CandidateFile& f = files.at(name);
                 result.candidates.push_back({f.path, name, {f}, state, {}});
@@ -386,6 +429,7 @@ bool isModelStepFolder(const std::string& path) {
 }
 
 Discovery discoverCheckpoints(const std::vector<std::string>& paths) {
+    const ListingScope listings; // each prefix of a bucket listed once
     Scanner s;
     for (const std::string& p : paths)
         s.addPath(p);

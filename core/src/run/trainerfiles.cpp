@@ -29,11 +29,12 @@ bool endsWith(std::string_view s, std::string_view p) {
 // The whole file, refused beyond `maxBytes` before anything is read.
 std::string readSmallFile(const std::string& path, uint64_t maxBytes) {
     try {
-        const FileSource source(path);
-        if (source.size() > maxBytes)
-            throw OpenError(path, "too large to read (" + std::to_string(source.size()) +
+        // A side file in a bucket (a run under an s3:// prefix) too.
+        const auto source = openByteSource(path);
+        if (source->size() > maxBytes)
+            throw OpenError(path, "too large to read (" + std::to_string(source->size()) +
                                       " bytes; at most " + std::to_string(maxBytes) + ")");
-        return readAll(source);
+        return readAll(*source);
     } catch (const OpenError&) {
         throw;
     } catch (const std::exception& e) {

@@ -107,6 +107,8 @@ HttpOptions& defaultHttpOptions();
 // True for "http://…", "https://…" and "s3://…" (case-insensitive
 // scheme): a file read over the network.
 bool isUrl(std::string_view path);
+// True for "s3://…" (case-insensitive): an object or a prefix in a bucket.
+bool isS3Url(std::string_view path);
 
 // A file on an HTTP server read by Range requests through libcurl: opening
 // asks for the first readAhead bytes (which also gives the size, ETag and
@@ -138,8 +140,10 @@ public:
 
 private:
     struct State;
-    // The first request: size, ETag, the first bytes.
-    void probeFirst(State& s);
+    // The first request: size, ETag, the first bytes. With `region` (an
+    // s3:// object), a bucket's answer that it lives in another region
+    // returns that region instead.
+    std::optional<std::string> probeFirst(State& s, const std::string* region);
     std::string m_url;
     std::unique_ptr<State> m_state;
 };

@@ -3,6 +3,7 @@
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/safetensors/shardset.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/folderlisting.h"
 #include "ckptscope/io/httpsource.h"
 
 #include "formats/pytorch/pickleimports.h"
@@ -201,7 +202,7 @@ private:
 };
 
 void Builder::readMetadata() {
-    m_metaPath = (fs::path(m_folder) / kMetadataFile).string();
+    m_metaPath = pathInFolder(m_folder, kMetadataFile);
     std::shared_ptr<const ByteSource> source;
     try {
         source = openByteSource(m_metaPath);
@@ -349,7 +350,7 @@ uint16_t Builder::shardOf(const std::string& file, const std::string& item) {
     const std::string where = m_metaPath + ": " + item;
     if (const std::string problem = shardNameProblem(file); !problem.empty())
         fail(where, "its file " + quotedName(file) + " " + problem);
-    const std::string path = (fs::path(m_folder) / file).string();
+    const std::string path = pathInFolder(m_folder, file);
     // A folder on a server (s3://, https://) has no symbolic links to follow.
     if (const std::string outside = isUrl(m_folder) ? "" : pathLeavingFolder(m_folder, path);
         !outside.empty())
@@ -649,8 +650,7 @@ std::vector<std::pair<uint32_t, std::string>> modelTensors(const FormatIndex& in
 } // namespace
 
 bool isDcpFolder(const std::string& folder) {
-    std::error_code ec;
-    return fs::is_regular_file(fs::path(folder) / kMetadataFile, ec);
+    return folderHoldsFile(folder, kMetadataFile);
 }
 
 FormatIndex openDcp(const std::string& folder) {

@@ -2,6 +2,7 @@
 
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/folderlisting.h"
 
 #include "formats/pytorch/pytorchformat.h"
 
@@ -55,7 +56,7 @@ struct Part {
 Part readPart(const std::string& folder, const std::string& name) {
     Part p;
     p.name = name;
-    const std::string path = (fs::path(folder) / name).string();
+    const std::string path = pathInFolder(folder, name);
     try {
         p.source = openByteSource(path);
     } catch (const IoError& e) {
@@ -174,9 +175,14 @@ void Builder::findFiles() {
     static const std::regex rank(R"(^(bf16_)?zero_pp_rank_(\d+)_mp_rank_(\d+)_optim_states\.pt$)");
     static const std::regex layer(R"(^layer_\d+-model_states\.pt$)");
     std::map<uint64_t, std::string> ranks;
-    std::error_code ec;
-    for (const fs::directory_entry& e : fs::directory_iterator(m_folder, ec)) {
-        const std::string name = e.path().filename().string();
+    std::vector<FolderEntry> entries;
+    try {
+        entries = listFolder(m_folder);
+    } catch (const IoError& e) {
+        fail(m_folder, e.what());
+    }
+    for (const FolderEntry& e : entries) {
+        const std::string& name = e.name;
         std::smatch m;
         if (std::regex_match(name, layer))
             fail(m_folder, "pipeline parallelism is not read: found " + name);
@@ -201,8 +207,7 @@ void Builder::findFiles() {
         m_rankNames.push_back(name);
         ++expected;
     }
-    m_modelName =
-        fs::exists(fs::path(m_folder) / kModelStates, ec) ? kModelStates : kStage3ModelStates;
+    m_modelName = folderHoldsFile(m_folder, kModelStates) ? kModelStates : kStage3ModelStates;
 }
 
 void Builder::addModule(Part& model) {
@@ -595,17 +600,14 @@ FormatIndex Builder::build() {
 } // namespace
 
 std::string deepSpeedStepFolder(const std::string& folder) {
-    std::error_code ec;
-    const fs::path dir(folder);
-    if (fs::is_regular_file(dir / kModelStates, ec) ||
-        fs::is_regular_file(dir / kStage3ModelStates, ec))
+    if (folderHoldsFile(folder, kModelStates) || folderHoldsFile(folder, kStage3ModelStates))
         return folder;
-    const fs::path latest = dir / "latest";
-    if (!fs::is_regular_file(latest, ec))
+    if (!folderHoldsFile(folder, "latest"))
         return {};
-    const auto source = openByteSource(latest.string());
+    const std::string latest = pathInFolder(folder, "latest");
+    const auto source = openByteSource(latest);
     if (source->size() > 256)
-        fail(latest.string(), "more than 256 bytes: not a DeepSpeed tag");
+        fail(latest, "more than 256 bytes: not a DeepSpeed tag");
     std::string tag(size_t(source->size()), '\0');
     source->read(0, tag.data(), tag.size());
     while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.back())))
@@ -613,10 +615,10 @@ std::string deepSpeedStepFolder(const std::string& folder) {
     // A plain name of a folder beside `latest`: never a path leaving it.
     if (tag.empty() || tag == "." || tag == ".." || tag.find_first_of("/\\") != std::string::npos ||
         tag.find('\0') != std::string::npos)
-        fail(latest.string(), "the tag " + quotedName(tag) + " is not a folder name");
-    if (!fs::is_directory(dir / tag, ec))
-        fail(latest.string(), "names " + quotedName(tag) + ", which is not a folder beside it");
-    return (dir / tag).string();
+        fail(latest, "the tag " + quotedName(tag) + " is not a folder name");
+    if (!isFolder(pathInFolder(folder, tag)))
+        fail(latest, "names " + quotedName(tag) + ", which is not a folder beside it");
+    return pathInFolder(folder, tag);
 }
 
 FormatIndex openDeepSpeed(const std::string& stepFolder) {

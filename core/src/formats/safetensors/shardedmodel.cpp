@@ -8,6 +8,7 @@
 #include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/safetensors/safetensorsindex.h"
 #include "ckptscope/io/filesource.h"
+#include "ckptscope/io/folderlisting.h"
 #include "ckptscope/io/httpsource.h"
 
 #include <nlohmann/json.hpp>
@@ -466,7 +467,7 @@ FormatIndex openShardSet(const std::string& folder, const ShardSet& set) {
     const bool pytorch = set.extension != ".safetensors";
     ShardMerger merger(folder, folder, nullptr, pytorch ? readPytorchShard : readSafetensorsShard);
     for (const std::string& shard : set.files)
-        merger.add(shard, [&] { return openByteSource((fs::path(folder) / shard).string()); });
+        merger.add(shard, [&] { return openByteSource(pathInFolder(folder, shard)); });
     return merger.finish();
 }
 

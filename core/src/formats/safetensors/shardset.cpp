@@ -1,5 +1,8 @@
 #include "ckptscope/formats/safetensors/shardset.h"
 
+#include "ckptscope/io/filesource.h"
+#include "ckptscope/io/folderlisting.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -162,18 +165,14 @@ ShardedFolder findShardedModel(const std::vector<std::string>& fileNames,
 }
 
 ShardedFolder findShardedModelIn(const std::string& folder, std::string_view extension) {
-    namespace fs = std::filesystem;
     std::vector<std::string> names;
-    std::error_code ec;
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-        std::string name = it->path().filename().string();
-        std::error_code typeError;
-        if (!name.empty() && name[0] != '.' && it->is_regular_file(typeError))
-            names.push_back(std::move(name));
-    }
-    if (ec) {
+    try {
+        for (FolderEntry& e : listFolder(folder))
+            if (!e.folder && !e.name.empty() && e.name[0] != '.')
+                names.push_back(std::move(e.name));
+    } catch (const IoError& e) {
         ShardedFolder failed;
-        failed.problem = folder + ": cannot list the folder: " + ec.message();
+        failed.problem = e.what();
         return failed;
     }
     return findShardedModel(names, extension);
