@@ -9,6 +9,7 @@
 #include "ckptscope/formats/oxck/metadatacodec.h"
 #include "ckptscope/formats/pytorch/numpyarrays.h"
 #include "ckptscope/formats/pytorch/picklescan.h"
+#include "ckptscope/io/httpsource.h"
 
 #include <algorithm>
 #include <iostream>
@@ -243,10 +244,18 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
     w.endObject();
 }
 
+// Where an s3:// file's credentials, region and endpoint came from; "".
+std::string accessOf(const Document& doc) {
+    const auto* http = dynamic_cast<const HttpSource*>(&doc.source());
+    return http ? http->access() : std::string();
+}
+
 ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
     j["format"] = doc.formatModule().name; // "dcp", "deepspeed" for a folder format
     j["file_size"] = doc.fileSize();
+    if (const std::string access = accessOf(doc); !access.empty())
+        j["access"] = access; // an s3:// file's credentials' source, never a secret
     const bool gguf = doc.format() == Format::Gguf;
     if (doc.format() == Format::Oxck) {
         j["version"] = doc.version();
@@ -356,6 +365,8 @@ ordered_json gradientJson(const GradientInfo& info) {
 void printTensorFile(const Document& doc) {
     const bool oxck = doc.format() == Format::Oxck;
     std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n";
+    if (const std::string access = accessOf(doc); !access.empty())
+        std::cout << "Access      " << printable(access) << "\n";
     const bool gguf = doc.format() == Format::Gguf;
     if (oxck)
         std::cout << "Format      OXCK version " << doc.version() << ", flags " << doc.flags()

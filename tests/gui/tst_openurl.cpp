@@ -1,21 +1,24 @@
 // Opening checkpoints by URL in the browser: File ▸ Open URL…, a pasted
 // URL, a link dropped from a web browser, the recent list, several URLs as a
-// run — against nginx on 127.0.0.1.
+// run — against nginx on 127.0.0.1; s3:// objects and prefixes (a public
+// bucket, a training run) against s3rver.
+#include "awsenv.h"
 #include "browser/mainwindow.h"
+#include "browser/openurldialog.h"
 #include "browser/recentfiles.h"
 #include "common/filelocation.h"
-#include "httpservers.h"
 #include "mainwindowsupport.h"
 #include "run/runloader.h"
 #include "run/runwindow.h"
+#include "s3servers.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QDialogButtonBox>
 #include <QElapsedTimer>
-#include <QInputDialog>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QSettings>
@@ -39,6 +42,33 @@ QAction* actionNamed(QWidget& w, const QString& text) {
     return nullptr;
 }
 
+// Answers File ▸ Open URL… as a user would: types the text, ticks the
+// public-bucket box if asked, presses OK.
+void answerOpenUrl(QObject* context, const QString& text, bool publicBucket = false) {
+    QTimer::singleShot(50, context, [text, publicBucket] {
+        auto* dialog = qobject_cast<OpenUrlDialog*>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        dialog->findChild<QLineEdit*>(QStringLiteral("urlEdit"))->setText(text);
+        auto* box = dialog->findChild<QCheckBox*>(QStringLiteral("publicBucket"));
+        QCOMPARE(box->isEnabled(), text.startsWith(QStringLiteral("s3://")));
+        box->setChecked(publicBucket);
+        dialog->accept();
+    });
+}
+
+RunWindow* waitForRunWindow() {
+    RunWindow* run = nullptr;
+    const bool found = QTest::qWaitFor(
+        [&] {
+            for (QWidget* top : QApplication::topLevelWidgets())
+                if (auto* r = qobject_cast<RunWindow*>(top); r && r->run())
+                    run = r;
+            return run != nullptr;
+        },
+        10000);
+    return found ? run : nullptr;
+}
+
 } // namespace
 
 class TestOpenUrl : public QObject {
@@ -53,6 +83,8 @@ private Q_SLOTS:
     void cancelStopsAStalledOpen();
     void severalUrlsOpenAsARun();
     void cancelledRunStopsAStalledUrl();
+    void publicBucketOpensUnsigned();
+    void s3PrefixOfARunOpensTheRunWindow();
 
 private:
     QTemporaryDir m_dir;
@@ -88,13 +120,7 @@ void TestOpenUrl::openUrlDialogOpensTheModel() {
     QAction* open = actionNamed(w, QStringLiteral("Open &URL…"));
     QVERIFY(open);
     QCOMPARE(open->shortcut(), QKeySequence(QStringLiteral("Ctrl+L")));
-    // Answer the dialog as a user would: type the URL, press Enter.
-    QTimer::singleShot(50, this, [this] {
-        auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
-        QVERIFY(dialog);
-        dialog->setTextValue(m_url);
-        dialog->accept();
-    });
+    answerOpenUrl(this, m_url);
     open->trigger();
     QVERIFY(waitLoaded(w));
     QCOMPARE(w.currentPath(), m_url);
@@ -168,22 +194,10 @@ void TestOpenUrl::severalUrlsOpenAsARun() {
     const QString secondUrl = qstr(m_nginx->url("ckpt-30.safetensors"));
     MainWindow w;
     w.show();
-    QTimer::singleShot(50, this, [&] {
-        auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
-        QVERIFY(dialog);
-        dialog->setTextValue(m_url + QStringLiteral("  ") + secondUrl);
-        dialog->accept();
-    });
+    answerOpenUrl(this, m_url + QStringLiteral("  ") + secondUrl);
     actionNamed(w, QStringLiteral("Open &URL…"))->trigger();
-    RunWindow* run = nullptr;
-    QVERIFY(QTest::qWaitFor(
-        [&] {
-            for (QWidget* top : QApplication::topLevelWidgets())
-                if (auto* r = qobject_cast<RunWindow*>(top); r && r->run())
-                    run = r;
-            return run != nullptr;
-        },
-        10000));
+    RunWindow* run = waitForRunWindow();
+    QVERIFY(run);
     ckptscope::RunOptions uncached;
     uncached.useCache = false;
     const ckptscope::Run local = ckptscope::readRun(
@@ -211,6 +225,63 @@ void TestOpenUrl::cancelledRunStopsAStalledUrl() {
         clock.start();
     } // waits for its worker: stopped by the cancel, not by the 20 s stall timeout
     QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+}
+
+// A public bucket read with credentials it does not know: refused while
+// requests are signed, opened once the box says the bucket is public (and
+// the box remembers it for that bucket).
+void TestOpenUrl::publicBucketOpensUnsigned() {
+    S3Server server("open-data");
+    QVERIFY2(server.start(), qPrintable(server.why()));
+    QVERIFY(server.put("m/model.safetensors",
+                       stFile({{"w", "F32", {2, 2}, leBytes(std::vector<float>{1, 2, 3, 4})}})));
+    AwsEnv env({{"AWS_ACCESS_KEY_ID", "NOT-A-KEY-OF-THIS-SERVER"},
+                {"AWS_SECRET_ACCESS_KEY", "x"},
+                {"AWS_ENDPOINT_URL_S3", server.endpoint()}});
+    const QString url = QStringLiteral("s3://open-data/m/model.safetensors");
+    MainWindow w;
+    w.show();
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    answerOpenUrl(this, url);
+    actionNamed(w, QStringLiteral("Open &URL…"))->trigger();
+    QVERIFY(failed.wait(10000));
+    QVERIFY2(failed.first().at(1).toString().contains(QStringLiteral("403")),
+             qPrintable(failed.first().at(1).toString()));
+    answerOpenUrl(this, url, true);
+    actionNamed(w, QStringLiteral("Open &URL…"))->trigger();
+    QVERIFY(waitLoaded(w));
+    QCOMPARE(w.currentPath(), url);
+    QCOMPARE(w.document()->tensors().size(), size_t(1));
+    OpenUrlDialog again(&w, url);
+    QVERIFY(again.findChild<QCheckBox*>(QStringLiteral("publicBucket"))->isChecked());
+    ckptscope::setPublicBucket("open-data", false);
+}
+
+// An s3:// prefix holding checkpoint-N/ folders is a run: listed off the
+// GUI thread, shown in a run window with each checkpoint's step.
+void TestOpenUrl::s3PrefixOfARunOpensTheRunWindow() {
+    S3Server server("runs");
+    QVERIFY2(server.start(), qPrintable(server.why()));
+    for (int step : {100, 200})
+        QVERIFY(
+            server.put("exp/checkpoint-" + std::to_string(step) + "/model.safetensors",
+                       stFile({{"w", "F32", {2}, leBytes(std::vector<float>{1, float(step)})}})));
+    AwsEnv env({{"AWS_ACCESS_KEY_ID", S3Server::kKey},
+                {"AWS_SECRET_ACCESS_KEY", "S3RVER"},
+                {"AWS_ENDPOINT_URL_S3", server.endpoint()}});
+    qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("s3cache")).toUtf8());
+    MainWindow w;
+    w.show();
+    answerOpenUrl(this, QStringLiteral("s3://runs/exp/"));
+    actionNamed(w, QStringLiteral("Open &URL…"))->trigger();
+    RunWindow* run = waitForRunWindow();
+    QVERIFY(run);
+    QVERIFY(!w.document()); // the browser window stays as it was
+    QCOMPARE(run->run()->checkpoints.size(), size_t(2));
+    QCOMPARE(run->run()->checkpoints[0].step, std::optional<uint64_t>(100));
+    QCOMPARE(run->run()->checkpoints[1].files.front(),
+             std::string("s3://runs/exp/checkpoint-200/model.safetensors"));
+    delete run;
 }
 
 QTEST_MAIN(TestOpenUrl)

@@ -1,6 +1,7 @@
 #include "browser/documentloader.h"
 
 #include "ckptscope/io/bytesource.h"
+#include "ckptscope/io/folderlisting.h"
 #include "ckptscope/io/httpsource.h"
 
 #include <QFile>
@@ -30,6 +31,14 @@ void DocumentLoader::load(const QString& path) {
             ckptscope::HttpTask http(run.cancelFlag(), [this, &run, path](const auto& t) {
                 run.post([this, path, t] { Q_EMIT traffic(path, t.requests, t.bytes); });
             });
+            // A prefix is listed here, off the GUI thread, and once.
+            const ckptscope::ListingScope listings;
+            const std::string name = QFile::encodeName(path).toStdString();
+            if (ckptscope::isS3Url(name) && ckptscope::isFolder(name) &&
+                !Document::isModelFolder(ckptscope::folderPath(name))) {
+                run.finish([this, path] { Q_EMIT runFolder(path); });
+                return;
+            }
             std::shared_ptr<const Document> document = open(path);
             run.finish([this, path, document] { Q_EMIT loaded(path, document); });
         },

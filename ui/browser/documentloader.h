@@ -29,6 +29,9 @@ public:
 Q_SIGNALS:
     void loaded(const QString& path, std::shared_ptr<const ckptscope::Document> document);
     void failed(const QString& path, const QString& message);
+    // An s3:// prefix holding a training run (checkpoint-N/ folders, …), not
+    // one model: for a run window to open.
+    void runFolder(const QString& path);
     // A URL being opened: requests made and bytes received so far.
     void traffic(const QString& path, quint64 requests, quint64 bytes);
 

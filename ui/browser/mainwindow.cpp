@@ -6,6 +6,7 @@
 #include "export/exportactions.h"
 #include "launch/comparelauncher.h"
 
+#include "browser/openurldialog.h"
 #include "browser/optimizerfigures.h"
 #include "browser/optimizerstateview.h"
 #include "browser/overviewpage.h"
@@ -38,12 +39,10 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QGuiApplication>
-#include <QInputDialog>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QRegularExpression>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -69,6 +68,13 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_loader, &DocumentLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &DocumentLoader::failed, this, &MainWindow::onLoadFailed);
+    // An s3:// prefix of a training run: the run window, as for a local run folder.
+    connect(m_loader, &DocumentLoader::runFolder, this, [this](const QString& path) {
+        endLoad();
+        statusBar()->showMessage(tr("%1 is a training run: opened in a run window").arg(path),
+                                 5000);
+        WindowRegistry::instance().openRun({path});
+    });
     connect(m_loader, &DocumentLoader::traffic, this,
             [this](const QString& path, quint64 requests, quint64 bytes) {
                 if (path != m_requestedPath || !m_loader->isLoading())
@@ -353,17 +359,9 @@ void MainWindow::openDialog() {
 void MainWindow::openUrlDialog() {
     // A URL on the clipboard is the likely answer: offer it.
     const QString clip = QGuiApplication::clipboard()->text().trimmed();
-    bool ok = false;
-    const QString text = QInputDialog::getText(
-        this, tr("Open URL"),
-        tr("The http://, https:// or s3:// address of a checkpoint (s3:// signed with the "
-           "credentials the AWS CLI would use). Only its header is read now; "
-           "values are fetched when shown. Several addresses (separated by spaces) open as "
-           "the checkpoints of one run."),
-        QLineEdit::Normal, filelocation::isRemote(clip) ? clip : QString(), &ok);
     const QStringList urls =
-        text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
-    if (!ok || urls.isEmpty())
+        OpenUrlDialog::ask(this, filelocation::isRemote(clip) ? clip : QString());
+    if (urls.isEmpty())
         return;
     for (const QString& url : urls)
         if (!filelocation::isRemote(url)) {

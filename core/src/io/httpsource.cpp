@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 namespace ckptscope {
 
@@ -207,6 +208,27 @@ bool isS3Url(std::string_view path) {
     return hasScheme(path, "s3://");
 }
 
+namespace {
+std::mutex g_publicMutex;
+std::set<std::string>& publicBuckets() {
+    static std::set<std::string> buckets;
+    return buckets;
+}
+} // namespace
+
+void setPublicBucket(const std::string& bucket, bool isPublic) {
+    std::lock_guard lock(g_publicMutex);
+    if (isPublic)
+        publicBuckets().insert(bucket);
+    else
+        publicBuckets().erase(bucket);
+}
+
+bool isPublicBucket(const std::string& bucket) {
+    std::lock_guard lock(g_publicMutex);
+    return publicBuckets().count(bucket) > 0;
+}
+
 struct HttpSource::State {
     HttpOptions options;
     std::unique_ptr<http::Client> client;
@@ -359,6 +381,8 @@ HttpSource::HttpSource(std::string url, HttpOptions options)
             throw;
         throw IoError(e.what() + (" (with " + access->source + ")"));
     }
+    if (access)
+        m_access = access->source;
 }
 
 std::optional<std::string> HttpSource::probeFirst(State& s, const std::string* region) {

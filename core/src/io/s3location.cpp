@@ -126,10 +126,16 @@ std::optional<std::string> redirectRegion(long status, const std::string& bucket
 }
 
 HttpOptions requestOptions(HttpOptions base, Access& access) {
-    if (base.noSignRequest) {
+    const auto unsignedBecause = [&](const char* why) {
         access.signing.reset();
-        access.source = "no signature (--no-sign-request)";
-    }
+        const size_t where = access.source.find(", region ");
+        access.source = std::string("no signature (") + why + ")" +
+                        (where == std::string::npos ? "" : access.source.substr(where));
+    };
+    if (base.noSignRequest)
+        unsignedBecause("--no-sign-request");
+    else if (isPublicBucket(access.bucket))
+        unsignedBecause("a public bucket");
     base.aws = access.signing;
     base.credentialHint =
         access.signing ? "the credentials were refused (AccessDenied or an unknown key)"
@@ -162,6 +168,7 @@ Access resolve(const Location& location, const std::string& region) {
     };
 
     Access a;
+    a.bucket = location.bucket;
     AwsSigning signing;
     if (!environment("AWS_ACCESS_KEY_ID").empty() &&
         !environment("AWS_SECRET_ACCESS_KEY").empty()) {

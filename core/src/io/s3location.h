@@ -27,6 +27,7 @@ std::optional<Location> parseUrl(std::string_view url);
 // where the credentials, region and endpoint came from, for messages —
 // never the secret.
 struct Access {
+    std::string bucket;
     std::string httpUrl;
     std::string bucketUrl; // where a listing goes: the URL above, without its key
 
@@ -48,7 +49,8 @@ struct Access {
 Access resolve(const Location& location, const std::string& region = {});
 
 // The options a request to `access` goes with: `base`'s, signed with the
-// access's credentials unless base.noSignRequest (then `access` says so), and
+// access's credentials unless base.noSignRequest or the bucket is marked
+// public (isPublicBucket; then `access` says so), and
 // what a 401/403 should tell the user.
 HttpOptions requestOptions(HttpOptions base, Access& access);
 

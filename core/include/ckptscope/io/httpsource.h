@@ -110,6 +110,12 @@ bool isUrl(std::string_view path);
 // True for "s3://…" (case-insensitive): an object or a prefix in a bucket.
 bool isS3Url(std::string_view path);
 
+// Buckets read unsigned whatever credentials are set (public ones: the GUI's
+// "public bucket" box), as --no-sign-request does for every bucket. Safe
+// from any thread.
+void setPublicBucket(const std::string& bucket, bool isPublic);
+bool isPublicBucket(const std::string& bucket);
+
 // A file on an HTTP server read by Range requests through libcurl: opening
 // asks for the first readAhead bytes (which also gives the size, ETag and
 // Last-Modified); later reads fetch only the bytes asked for (small ones
@@ -137,6 +143,10 @@ public:
     const std::string& lastModified() const;
 
     HttpTraffic traffic() const;
+    // For an s3:// object, where its credentials, region and endpoint came
+    // from ("the credentials of profile \"train\" from ~/.aws/credentials,
+    // region eu-west-1"), never a secret; "" for http(s).
+    const std::string& access() const { return m_access; }
 
 private:
     struct State;
@@ -145,6 +155,7 @@ private:
     // returns that region instead.
     std::optional<std::string> probeFirst(State& s, const std::string* region);
     std::string m_url;
+    std::string m_access;
     std::unique_ptr<State> m_state;
 };
 
