@@ -2,6 +2,7 @@
 
 #include "ckptscope/io/httpsource.h"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -65,7 +66,7 @@ public:
     // "URL: HTTP 404 Not Found" with a hint for 401/403; an S3 error's code
     // and message from its XML body ("HTTP 404 Not Found (NoSuchKey: …)").
     std::string statusMessage(const Response& response) const;
-    uint64_t requests() const { return m_requests; }
+    uint64_t requests() const { return m_requests.load(std::memory_order_relaxed); }
 
 private:
     struct Handle;
@@ -82,7 +83,9 @@ private:
     // file to the same CDN URL), and whether credentials may go there.
     std::string m_effectiveUrl;
     bool m_effectiveSameHost = true;
-    uint64_t m_requests = 0;
+    // Read by the source's traffic report while this client works on
+    // another thread.
+    std::atomic<uint64_t> m_requests{0};
 };
 
 } // namespace ckptscope::http

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <future>
@@ -242,7 +243,32 @@ struct HttpSource::State {
     uint64_t clock = 0;
     uint64_t bytes = 0;
 
-    void fetch(const std::string& url, uint64_t first, uint8_t* dst, uint64_t length);
+    std::string httpUrl; // what requests go to (an s3:// object's endpoint URL)
+    // Fetches [first, first + length) into dst on a connection of its own,
+    // with `lock` (on `mutex`) released meanwhile: several threads reading
+    // one file (statistics, a tensor each) keep several requests in flight,
+    // and one's latency hides behind another's transfer.
+    void fetch(std::unique_lock<std::mutex>& lock, const std::string& name, uint64_t first,
+               uint8_t* dst, uint64_t length);
+    // The range on one client; returns the bytes received.
+    void fetchOn(http::Client& c, const std::string& name, uint64_t first, uint8_t* dst,
+                 uint64_t length) const;
+    std::vector<std::unique_ptr<http::Client>> readers; // made as threads need them
+    std::vector<http::Client*> idleReaders;
+    // Blocks being fetched for the cache (start → end): a thread that needs
+    // bytes of one waits for it instead of asking the server twice.
+    std::map<uint64_t, uint64_t> inFlight;
+    std::condition_variable fetched;
+    // The in-flight block holding pos, or the start of the next one (else
+    // `limit`), for a new fetch to stop at.
+    bool inFlightAt(uint64_t pos) const {
+        auto it = inFlight.upper_bound(pos);
+        return it != inFlight.begin() && pos < std::prev(it)->second;
+    }
+    uint64_t nextInFlight(uint64_t pos, uint64_t limit) const {
+        const auto it = inFlight.upper_bound(pos);
+        return it == inFlight.end() ? limit : std::min(limit, it->first);
+    }
     void store(uint64_t offset, std::vector<uint8_t> bytes);
     // A buffer of n bytes, reusing an evicted block's memory: a scan of a
     // large tensor then touches the same pages again instead of faulting in
@@ -254,6 +280,8 @@ struct HttpSource::State {
         uint64_t n = client->requests();
         for (const auto& c : prefetchClients)
             n += c ? c->requests() : 0;
+        for (const auto& c : readers)
+            n += c->requests();
         return n;
     }
     std::shared_ptr<HttpTask::Shared> task; // the opening task, while it lasts
@@ -299,7 +327,7 @@ void HttpSource::State::startPrefetch(const std::string& url, uint64_t offset, u
             ++free;
         auto& fetcher = prefetchClients[free];
         if (!fetcher)
-            fetcher = std::make_unique<http::Client>(url, options, task);
+            fetcher = std::make_unique<http::Client>(httpUrl, options, task, url);
         Prefetch& q = prefetches.emplace_back();
         q.offset = offset;
         q.wantedEnd = wantedEnd;
@@ -357,12 +385,15 @@ HttpSource::HttpSource(std::string url, HttpOptions options)
     std::string httpUrl = m_url;
     std::optional<s3::Access> access;
     const auto location = s3::parseUrl(m_url);
+    if (location) // S3's own advice: ranges of 8–16 MiB (a request has a cost and a latency)
+        s.options.blockBytes = std::max(s.options.blockBytes, uint64_t(16) << 20);
     const auto connect = [&](const std::string& region) {
         if (location) {
             access = s3::resolve(*location, region);
             s.options = s3::requestOptions(std::move(s.options), *access);
             httpUrl = access->httpUrl;
         }
+        s.httpUrl = httpUrl;
         s.client = std::make_unique<http::Client>(httpUrl, s.options, s.task, m_url);
     };
     connect({});
@@ -449,20 +480,40 @@ void HttpSource::State::report() {
     reported = now;
 }
 
-void HttpSource::State::fetch(const std::string& url, uint64_t first, uint8_t* dst,
-                              uint64_t length) {
+void HttpSource::State::fetch(std::unique_lock<std::mutex>& lock, const std::string& name,
+                              uint64_t first, uint8_t* dst, uint64_t length) {
+    if (idleReaders.empty()) {
+        readers.push_back(std::make_unique<http::Client>(httpUrl, options, task, name));
+        idleReaders.push_back(readers.back().get());
+    }
+    http::Client* c = idleReaders.back();
+    idleReaders.pop_back();
+    lock.unlock();
+    try {
+        fetchOn(*c, name, first, dst, length);
+    } catch (...) {
+        lock.lock();
+        idleReaders.push_back(c);
+        throw;
+    }
+    lock.lock();
+    idleReaders.push_back(c);
+    bytes += length;
+    report();
+}
+
+void HttpSource::State::fetchOn(http::Client& c, const std::string& name, uint64_t first,
+                                uint8_t* dst, uint64_t length) const {
     // A server may answer a range with fewer bytes than asked (HTTP allows
     // it): ask again for the rest.
     uint64_t got = 0;
     while (got < length) {
-        RangeSink sink(url, first + got, dst + got, length - got, etag, size);
-        const http::Response r = client->get(first + got, length - got, sink);
-        bytes += sink.received();
-        report();
+        RangeSink sink(name, first + got, dst + got, length - got, etag, size);
+        const http::Response r = c.get(first + got, length - got, sink);
         if (r.status != 206)
-            throw IoError(client->statusMessage(r));
+            throw IoError(c.statusMessage(r));
         if (sink.received() == 0)
-            throw IoError(url + ": the server sent no bytes for a range");
+            throw IoError(name + ": the server sent no bytes for a range");
         got += sink.received();
     }
 }
@@ -479,6 +530,9 @@ std::vector<uint8_t> HttpSource::State::buffer(uint64_t n) {
 }
 
 void HttpSource::State::store(uint64_t offset, std::vector<uint8_t> bytesIn) {
+    // Another thread may have stored a block here while this one fetched.
+    if (const auto old = cache.find(offset); old != cache.end())
+        cached -= old->second.bytes.size();
     cached += bytesIn.size();
     cache[offset] = Segment{std::move(bytesIn), ++clock};
     // Least recently used first; the segment just stored stays.
@@ -501,7 +555,7 @@ void HttpSource::read(uint64_t offset, void* dst, size_t n) const {
 
 void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wantedEnd) const {
     State& s = *m_state;
-    std::lock_guard lock(s.mutex);
+    std::unique_lock lock(s.mutex);
     if (offset > s.size || n > s.size - offset)
         throw SourceChangedError(m_url + ": read past the end of the file (" +
                                      std::to_string(s.size) + " bytes)",
@@ -521,11 +575,16 @@ void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wanted
                 continue;
             }
         }
-        const uint64_t nextStart = next == s.cache.end() ? s.size : next->first;
+        if (s.inFlightAt(pos)) {
+            s.fetched.wait(lock);
+            continue;
+        }
+        const uint64_t nextStart =
+            s.nextInFlight(pos, next == s.cache.end() ? s.size : next->first);
         const uint64_t gapEnd = std::min(end, nextStart);
         if (gapEnd - pos >= s.options.blockBytes) {
             // A bulk read: straight into the caller's buffer.
-            s.fetch(m_url, pos, out + (pos - offset), gapEnd - pos);
+            s.fetch(lock, m_url, pos, out + (pos - offset), gapEnd - pos);
             pos = gapEnd;
             continue;
         }
@@ -537,8 +596,17 @@ void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wanted
         if (s.takePrefetch(m_url, pos))
             continue;
         std::vector<uint8_t> bytes = s.buffer(fetchEnd - pos);
-        s.fetch(m_url, pos, bytes.data(), bytes.size());
+        s.inFlight.emplace(pos, fetchEnd);
+        try {
+            s.fetch(lock, m_url, pos, bytes.data(), bytes.size());
+        } catch (...) {
+            s.inFlight.erase(pos);
+            s.fetched.notify_all();
+            throw;
+        }
+        s.inFlight.erase(pos);
         s.store(pos, std::move(bytes));
+        s.fetched.notify_all();
         if (wantedEnd > fetchEnd)
             s.startPrefetch(m_url, fetchEnd, wantedEnd);
     }
