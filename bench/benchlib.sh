@@ -24,6 +24,29 @@ require_exe() {
 PYTHON=${PYTHON:-/usr/bin/python3}
 [ -x "$PYTHON" ] || PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 
+# nginx_conf PORT DIRECTIVES...: $TMP/nginx.conf for nginx run in the
+# foreground from $TMP (no root needed), logging each request's status and
+# body bytes to $TMP/access.log, serving 127.0.0.1:PORT with the directives
+# given (a root, or a proxy_pass location).
+nginx_conf() {
+    local port=$1
+    shift
+    mkdir -p "$TMP/tmp"
+    cat >"$TMP/nginx.conf" <<CONF
+daemon off; master_process off; worker_processes 1;
+pid $TMP/nginx.pid; error_log $TMP/error.log;
+events { worker_connections 64; }
+http {
+  log_format counted '\$status \$body_bytes_sent';
+  access_log $TMP/access.log counted;
+  client_body_temp_path $TMP/tmp; proxy_temp_path $TMP/tmp; fastcgi_temp_path $TMP/tmp;
+  uwsgi_temp_path $TMP/tmp; scgi_temp_path $TMP/tmp;
+  default_type application/octet-stream; gzip off; sendfile on;
+  server { listen 127.0.0.1:$port; $* }
+}
+CONF
+}
+
 # --- measuring ---------------------------------------------------------------
 
 # Median of the numbers on stdin (the mean of the middle two for an even count).

@@ -26,20 +26,7 @@ if [ ! -s "$MODEL" ]; then
     "$C" convert "$("$T" path oxck-1G)" "$MODEL" >/dev/null
 fi
 PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$TMP/tmp"
-cat >"$TMP/nginx.conf" <<CONF
-daemon off; master_process off; worker_processes 1;
-pid $TMP/nginx.pid; error_log $TMP/error.log;
-events { worker_connections 64; }
-http {
-  log_format counted '\$status \$body_bytes_sent';
-  access_log $TMP/access.log counted;
-  client_body_temp_path $TMP/tmp; proxy_temp_path $TMP/tmp; fastcgi_temp_path $TMP/tmp;
-  uwsgi_temp_path $TMP/tmp; scgi_temp_path $TMP/tmp;
-  default_type application/octet-stream; gzip off; sendfile on;
-  server { listen 127.0.0.1:$PORT; root $ROOT; }
-}
-CONF
+nginx_conf "$PORT" "root $ROOT;"
 "$NGINX" -p "$TMP" -c "$TMP/nginx.conf" &
 NGINX_PID=$!
 trap 'kill $NGINX_PID 2>/dev/null; wait $NGINX_PID 2>/dev/null; rm -rf "$TMP"' EXIT

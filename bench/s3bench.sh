@@ -45,29 +45,13 @@ fi
 free_port() { "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 S3PORT=$(free_port)
 PROXYPORT=$(free_port)
-mkdir -p "$TMP/s3" "$TMP/tmp"
+mkdir -p "$TMP/s3"
 NODE_OPTIONS=--openssl-legacy-provider "$S3RVER" --directory "$TMP/s3" --address 127.0.0.1 \
     --port "$S3PORT" --configure-bucket bench --silent &
 S3_PID=$!
-cat >"$TMP/nginx.conf" <<CONF
-daemon off; master_process off; worker_processes 1;
-pid $TMP/nginx.pid; error_log $TMP/error.log;
-events { worker_connections 64; }
-http {
-  log_format counted '\$status \$body_bytes_sent';
-  access_log $TMP/access.log counted;
-  client_body_temp_path $TMP/tmp; proxy_temp_path $TMP/tmp; fastcgi_temp_path $TMP/tmp;
-  uwsgi_temp_path $TMP/tmp; scgi_temp_path $TMP/tmp;
-  server {
-    listen 127.0.0.1:$PROXYPORT;
-    location / {
-      proxy_pass http://127.0.0.1:$S3PORT; proxy_http_version 1.1;
-      proxy_set_header Host \$http_host; proxy_set_header Connection "";
-      proxy_buffering off; proxy_request_buffering off;
-    }
-  }
-}
-CONF
+nginx_conf "$PROXYPORT" "location / { proxy_pass http://127.0.0.1:$S3PORT; proxy_http_version 1.1;" \
+    "proxy_set_header Host \$http_host; proxy_set_header Connection \"\";" \
+    "proxy_buffering off; proxy_request_buffering off; }"
 "$NGINX" -p "$TMP" -c "$TMP/nginx.conf" &
 NGINX_PID=$!
 trap 'kill $NGINX_PID $S3_PID 2>/dev/null; wait $NGINX_PID $S3_PID 2>/dev/null; rm -rf "$TMP"' EXIT
