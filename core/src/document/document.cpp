@@ -1,5 +1,6 @@
 #include "ckptscope/document/document.h"
 
+#include "ckptscope/common/printable.h"
 #include "ckptscope/common/saturating.h"
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
@@ -14,6 +15,40 @@
 #include <new>
 
 namespace ckptscope {
+
+namespace {
+
+// "; it holds 2 files (a.json, b.txt) and 1 folder (logs)": what a folder
+// that is no model holds, its first names, for the error to say.
+std::string whatFolderHolds(const std::string& folder) {
+    std::vector<FolderEntry> entries;
+    try {
+        entries = listFolder(folder);
+    } catch (const IoError&) {
+        return {};
+    }
+    std::string files, folders;
+    size_t nFiles = 0, nFolders = 0;
+    for (const FolderEntry& e : entries) {
+        size_t& n = e.folder ? nFolders : nFiles;
+        std::string& names = e.folder ? folders : files;
+        if (++n <= 3)
+            names += (n > 1 ? ", " : "") + printable(e.name);
+        else if (n == 4)
+            names += ", …";
+    }
+    if (nFiles + nFolders == 0)
+        return "; it is empty";
+    const auto part = [](size_t n, const char* one, const char* many, const std::string& names) {
+        return n == 0 ? std::string()
+                      : std::to_string(n) + " " + (n == 1 ? one : many) + " (" + names + ")";
+    };
+    const std::string a = part(nFiles, "file", "files", files);
+    const std::string b = part(nFolders, "folder", "folders", folders);
+    return "; it holds " + a + (a.empty() || b.empty() ? "" : " and ") + b;
+}
+
+} // namespace
 
 std::shared_ptr<const Document> Document::open(const std::string& path) {
     // A prefix in a bucket is listed once, whichever readers ask about it.
@@ -113,7 +148,9 @@ std::shared_ptr<const Document> Document::openFolder(const std::string& path) {
         throw OpenError(path, found.problem.empty()
                                   ? "a folder holding no sharded model (no "
                                     "*.safetensors.index.json, no NAME-00001-of-0000M.safetensors "
-                                    "set); open a file, or the folder as a run"
+                                    "set" +
+                                        whatFolderHolds(path) +
+                                        "); open a file, or the folder as a run"
                                   : found.problem);
     std::shared_ptr<Document> doc(new Document);
     doc->m_path = path;
