@@ -55,7 +55,7 @@ std::shared_ptr<const Document> Document::open(const std::string& path) {
     const ListingScope listings;
     const bool s3 = isS3Url(path);
     std::error_code ec;
-    if (s3 ? path.back() == '/' : std::filesystem::is_directory(path, ec))
+    if (s3 ? namesS3Prefix(path) : std::filesystem::is_directory(path, ec))
         return openFolder(folderPath(path));
     // A folder format's entry file (a DCP's .metadata) stands for its folder,
     // on a server too.

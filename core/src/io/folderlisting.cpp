@@ -84,6 +84,15 @@ ListingScope::~ListingScope() {
         t_cache.reset();
 }
 
+bool namesS3Prefix(const std::string& path) {
+    try {
+        const auto location = s3::parseUrl(path);
+        return location && (location->key.empty() || path.back() == '/');
+    } catch (const IoError&) {
+        return false; // no bucket: opening it says so
+    }
+}
+
 std::string folderPath(const std::string& path) {
     if (!isS3Url(path))
         return path;

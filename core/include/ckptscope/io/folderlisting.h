@@ -34,6 +34,10 @@ std::string pathInFolder(const std::string& folder, const std::string& name);
 // file counts). Never throws.
 bool folderHoldsFile(const std::string& folder, const std::string& name);
 
+// An s3:// URL that can only be a prefix: it ends in '/', or names a
+// bucket and no key ("s3://bucket").
+bool namesS3Prefix(const std::string& path);
+
 // "s3://b/p/" → "s3://b/p"; a local path as it is. Folders are named
 // without a trailing '/' so that their names join and compare alike.
 std::string folderPath(const std::string& path);
