@@ -25,7 +25,9 @@ requests (the Hugging Face token in HF_TOKEN or ~/.cache/huggingface/token
 goes to huggingface.co or HF_ENDPOINT's host only); or s3://BUCKET/KEY, read
 the same way, signed with the credentials the AWS CLI would use
 (AWS_ACCESS_KEY_ID…, AWS_PROFILE in ~/.aws/credentials and ~/.aws/config;
-AWS_REGION; AWS_ENDPOINT_URL_S3 for an S3-compatible store).
+AWS_REGION; AWS_ENDPOINT_URL_S3 for an S3-compatible store); and
+s3://BUCKET/PREFIX/ wherever a folder goes (a sharded model, a DCP or
+DeepSpeed folder, a run), listed with ListObjectsV2.
 
 Commands:
   info FILE [--json]        header, metadata, tensors (OXCK, safetensors: with
