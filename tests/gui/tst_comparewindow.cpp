@@ -3,6 +3,7 @@
 // histogram of B − A, "differences only", sorting, swap, a damaged side, a
 // tensor file against a gradient checkpoint, gradient changes, and a drop
 // that chooses Compare.
+#include "ggufbuilder.h"
 #include "testsupport.h"
 
 #include "browser/mainwindow.h"
@@ -16,6 +17,7 @@
 #include "compare/comparevaluesmodel.h"
 #include "compare/comparewindow.h"
 #include "dropsupport.h"
+#include "ggufbuilder.h"
 #include "guisupport.h"
 #include "safetensorsbuilder.h"
 #include "shardedfixture.h"
@@ -1002,6 +1004,101 @@ private Q_SLOTS:
         // Room for I64's widest value, not only for those on screen.
         QVERIFY(page->columnWidth(CompareValuesModel::ValueA) >=
                 page->fontMetrics().horizontalAdvance(QStringLiteral("-9223372036854775808")));
+    }
+
+    // A grouped-query Llama (8 heads, 4 KV heads) against its GGUF with q
+    // and k rows in llama.cpp's rotary order: the Values page reads B
+    // through the same row mapping as the statistics — every row of B is
+    // A's value at that index (Δ 0), not B's row as stored.
+    void valuesPageReadsBInAsRowOrder() {
+        const uint64_t cols = 16, headDim = 8;
+        const auto rowsOf = [&](uint64_t heads) { return heads * headDim; };
+        const auto valuesOf = [&](uint64_t rows, float base) {
+            std::vector<float> v(rows * cols);
+            for (size_t i = 0; i < v.size(); ++i)
+                v[i] = base + float(i) * 0.5f;
+            return v;
+        };
+        // GGUF row g holds Hugging Face row held[g] (reshape to [heads, 2,
+        // half], swap the middle axes): llama.cpp's permutation.
+        const auto permuted = [&](const std::vector<float>& v, uint64_t heads) {
+            const uint64_t rows = rowsOf(heads), half = headDim / 2;
+            std::vector<float> out(v.size());
+            for (uint64_t g = 0; g < rows; ++g) {
+                const uint64_t head = g / headDim, within = g % headDim;
+                const uint64_t held = head * headDim + (within % 2) * half + within / 2;
+                std::copy_n(v.begin() + long(held * cols), cols, out.begin() + long(g * cols));
+            }
+            return out;
+        };
+        const std::vector<float> q = valuesOf(rowsOf(8), 0), k = valuesOf(rowsOf(4), 1000);
+        const QString pa = m_dir.filePath(QStringLiteral("gqa.safetensors")),
+                      pb = m_dir.filePath(QStringLiteral("gqa.gguf"));
+        testsupport::writeFile(pa, testsupport::stFile({{"model.layers.0.self_attn.q_proj.weight",
+                                                         "F32",
+                                                         {rowsOf(8), cols},
+                                                         testsupport::leBytes(q)},
+                                                        {"model.layers.0.self_attn.k_proj.weight",
+                                                         "F32",
+                                                         {rowsOf(4), cols},
+                                                         testsupport::leBytes(k)}}));
+        testsupport::GgufBytes g;
+        g.bytes = {'G', 'G', 'U', 'F'};
+        g.u32(3);
+        g.u64(2); // tensors
+        g.u64(3); // metadata
+        g.str("general.architecture");
+        g.u32(8); // GGUF_TYPE_STRING
+        g.str("llama");
+        for (const auto& [key, n] : {std::pair{"llama.attention.head_count", 8},
+                                     std::pair{"llama.attention.head_count_kv", 4}}) {
+            g.str(key);
+            g.u32(4); // GGUF_TYPE_UINT32
+            g.u32(uint32_t(n));
+        }
+        const std::vector<float> gq = permuted(q, 8), gk = permuted(k, 4);
+        uint64_t offset = 0;
+        for (const auto& [name, v] :
+             {std::pair{"blk.0.attn_q.weight", &gq}, std::pair{"blk.0.attn_k.weight", &gk}}) {
+            g.str(name);
+            g.u32(2);
+            g.u64(cols); // ne[0]: a row's length
+            g.u64(v->size() / cols);
+            g.u32(0); // GGML_TYPE_F32
+            g.u64(offset);
+            offset += (v->size() * 4 + 31) / 32 * 32;
+        }
+        g.pad32();
+        for (const std::vector<float>* v : {&gq, &gk}) {
+            for (float x : *v)
+                g.u32(std::bit_cast<uint32_t>(x));
+            g.pad32();
+        }
+        testsupport::writeFile(pb, std::string(g.bytes.begin(), g.bytes.end()));
+
+        CompareWindow w;
+        w.show();
+        for (const auto& [name, values] :
+             {std::pair{"model.layers.0.self_attn.q_proj.weight", &q},
+              std::pair{"model.layers.0.self_attn.k_proj.weight", &k}}) {
+            const int r = detailOf(w, pa, pb, name);
+            QVERIFY(r >= 0);
+            QVERIFY(!w.tensorModel()->entry(r)->rowOrderB.same());
+            QCOMPARE(*w.tensorModel()->entry(r)->elements->relL2, 0.0);
+            const CompareValuesModel* page = w.valuesModel();
+            QVERIFY(settled(page));
+            QCOMPARE(uint64_t(page->rowCount()), uint64_t(values->size()));
+            for (int i = 0; i < page->rowCount(); ++i) {
+                const QString b = page->index(i, CompareValuesModel::ValueB).data().toString();
+                QVERIFY2(b.toFloat() == (*values)[size_t(i)],
+                         qPrintable(QStringLiteral("%1 at %2: B shows %3")
+                                        .arg(QString::fromLatin1(name))
+                                        .arg(i)
+                                        .arg(b)));
+                QCOMPARE(page->index(i, CompareValuesModel::Delta).data().toString(),
+                         QStringLiteral("0"));
+            }
+        }
     }
 
     // The menu bar every window has (issue 22, item 9): File, View, Help;

@@ -50,6 +50,16 @@ void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
         side->values->cancelPending();
         side->tensor = index;
         side->count = index && *doc ? (*doc)->tensors()[*index].dataLen : 0;
+        side->order = {};
+    }
+    // B read in A's order, as the comparison's statistics read it.
+    if (entry && entry->indexA && entry->indexB && !entry->rowOrderB.same() && a) {
+        const TensorEntry& t = a->tensors()[*entry->indexA];
+        if (!t.shape.empty() && entry->rowOrderB.fits(t.shape.front()) && t.shape.front() > 0) {
+            m_b.order = entry->rowOrderB;
+            m_b.rows = t.shape.front();
+            m_b.rowLength = t.dataLen / m_b.rows;
+        }
     }
     if (entry) {
         // A view addresses at most INT_MAX rows.
@@ -61,7 +71,7 @@ void CompareValuesModel::setTensor(std::shared_ptr<const Document> a,
 const ValueChunk* CompareValuesModel::pageOf(const Side& side, uint64_t row) const {
     if (!side.tensor || row >= side.count)
         return nullptr;
-    return side.values->chunk(*side.tensor, row / kPage);
+    return side.values->chunk(*side.tensor, side.element(row) / kPage);
 }
 
 bool CompareValuesModel::reading(const Side& side, uint64_t row) const {
@@ -74,12 +84,12 @@ size_t CompareValuesModel::pendingReads() const {
 
 std::optional<double> CompareValuesModel::value(const Side& side, uint64_t row) const {
     const ValueChunk* p = pageOf(side, row);
-    return p ? std::optional(p->value(size_t(row % kPage))) : std::nullopt;
+    return p ? std::optional(p->value(size_t(side.element(row) % kPage))) : std::nullopt;
 }
 
 QVariant CompareValuesModel::text(const Side& side, uint64_t row) const {
     if (const ValueChunk* p = pageOf(side, row))
-        return q(p->text(size_t(row % kPage)));
+        return q(p->text(size_t(side.element(row) % kPage)));
     return reading(side, row) ? QVariant(QStringLiteral("…")) : QVariant();
 }
 
@@ -87,7 +97,8 @@ std::optional<std::string> CompareValuesModel::integerDelta(uint64_t row) const 
     const ValueChunk *pa = pageOf(m_a, row), *pb = pageOf(m_b, row);
     if (!pa || !pb)
         return std::nullopt;
-    return ValueChunk::integerDifference(*pa, size_t(row % kPage), *pb, size_t(row % kPage));
+    return ValueChunk::integerDifference(*pa, size_t(m_a.element(row) % kPage), *pb,
+                                         size_t(m_b.element(row) % kPage));
 }
 
 std::optional<Dtype> CompareValuesModel::dtypeOf(const Side& side) const {

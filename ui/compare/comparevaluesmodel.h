@@ -59,6 +59,11 @@ private:
         ValueCache* values = nullptr;
         std::optional<size_t> tensor;
         uint64_t count = 0;
+        // B's rows against A's (a Llama GGUF's q/k): row r of the page is
+        // element element(r) of this side.
+        ckptscope::RowOrder order;
+        uint64_t rows = 0, rowLength = 0;
+        uint64_t element(uint64_t row) const { return order.elementOfB(row, rows, rowLength); }
     };
     // The chunk holding `row` of a side, or null (no such value, not read
     // yet, or a read error).

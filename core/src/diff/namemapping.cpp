@@ -188,6 +188,12 @@ uint64_t RowOrder::rowOfB(uint64_t aRow, uint64_t rows) const {
     return head * 2 * half + (within % 2) * half + within / 2;
 }
 
+uint64_t RowOrder::elementOfB(uint64_t aElement, uint64_t rows, uint64_t rowLength) const {
+    if (same() || rowLength == 0)
+        return aElement;
+    return rowOfB(aElement / rowLength, rows) * rowLength + aElement % rowLength;
+}
+
 NamePairing pairTensorNames(const Document& a, const Document& b, const NameMapOptions& options) {
     NamePairing p;
     for (const auto& t : a.tensors())
@@ -250,10 +256,8 @@ void readValuesInOrder(const Document& b, size_t index, const RowOrder& order, u
     // Row by row (a piece of one at either end of the range).
     for (uint64_t done = 0; done < count;) {
         const uint64_t element = first + done;
-        const uint64_t row = element / rowLength;
-        const uint64_t column = element % rowLength;
-        const uint64_t take = std::min(rowLength - column, count - done);
-        b.readValues(index, order.rowOfB(row, rows) * rowLength + column, take, out + done);
+        const uint64_t take = std::min(rowLength - element % rowLength, count - done);
+        b.readValues(index, order.elementOfB(element, rows, rowLength), take, out + done);
         done += take;
     }
 }

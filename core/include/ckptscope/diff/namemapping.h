@@ -25,6 +25,10 @@ struct RowOrder {
     // The row of B that holds what row `aRow` of A holds (rows: the count
     // of the tensor's first dimension). Needs rows % (2 * heads) == 0.
     uint64_t rowOfB(uint64_t aRow, uint64_t rows) const;
+    // The element of B that holds what element `aElement` of A holds
+    // (rowLength: elements per row) — the one mapping every view of a pair
+    // reads B through.
+    uint64_t elementOfB(uint64_t aElement, uint64_t rows, uint64_t rowLength) const;
     // Whether the tensor's row count fits the permutation.
     bool fits(uint64_t rows) const;
 };
