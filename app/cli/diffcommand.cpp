@@ -72,7 +72,10 @@ const CommandSpec kDiff = {
                   "B's (repeatable)"),
      binsOption("bins of --json's histogram of B - A, 1 to 100000\n"
                 "(default 64: differences are read finer than values)"),
-     {"--no-map", "", "pair tensors by their own names only (no llama.cpp name map)"},
+     {"--no-map", "",
+      "pair tensors by their own names only (no llama.cpp name map; a GGUF's\n"
+      "q/k rows are then compared as stored, in llama.cpp's rotary order,\n"
+      "whatever --rename pairs them with)"},
      {"--rename", "REGEX=REPLACEMENT",
       "rewrite B's tensor names before pairing (ECMAScript regex, $1 in the\n"
       "replacement; after the built-in map; repeatable)",

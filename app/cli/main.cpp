@@ -54,17 +54,20 @@ Commands:
                             .csv (rows x last dimension, exact float text)
                             or raw little-endian bytes; -o - writes to
                             standard output and needs --format
-  convert IN OUT [--shard-size SIZE]
+  convert IN OUT [--shard-size SIZE] [--include-optimizer] [--weights KIND]
                             OXCK, GGUF or PyTorch -> OUT.safetensors or
                             OUT.npz; safetensors, GGUF or PyTorch -> OUT.oxck
                             (values converted to f32; GGUF block types
                             dequantized, F16 and BF16 kept in safetensors;
                             a PyTorch view written contiguous, a pickle's
                             values that are not tensors left out, each
-                            named); the format from OUT's extension; a sharded model or GGUF split ->
-                            one OUT.safetensors, or with --shard-size Hugging
+                            named); the format from OUT's extension; a
+                            sharded model or GGUF split -> one
+                            OUT.safetensors, or with --shard-size Hugging
                             Face shards and their index; a DeepSpeed folder
                             -> its fp32 master weights by parameter name
+                            (--weights module: as saved), a DCP folder -> its
+                            model (--include-optimizer: optim.* too)
   layout FILE [--json]      layered drawing of a gradient checkpoint's graph:
                             a summary (nodes, edges, ranks, crossings, edges
                             reversed to break cycles, size), or with --json

@@ -21,6 +21,7 @@ class TestCliUsage : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void help();
+    void everyOptionInHelpSynopsisAndReadme();
     void commandHelp_data();
     void commandHelp();
     void version();
@@ -56,6 +57,72 @@ void TestCliUsage::help() {
         QVERIFY(!text.contains(QStringLiteral("two OXCK")));
         QVERIFY(!text.contains(QStringLiteral("(OXCK, safetensors)")));
     }
+}
+
+// Every option of every command — as its --help lists them, from the
+// option parser's table — is in the main help's synopsis of that command
+// and in a README synopsis line of it (its long or its short name).
+void TestCliUsage::everyOptionInHelpSynopsisAndReadme() {
+    const QString main = runCli({QStringLiteral("--help")}).outText();
+    const QString commands = main.mid(main.indexOf(QStringLiteral("\nCommands:\n")));
+    const QString readme = QString::fromStdString(
+        testsupport::readFile(QStringLiteral(CKPTSCOPE_SOURCE_DIR "/README.md")));
+    const qsizetype cliAt = readme.indexOf(QStringLiteral("## The command line"));
+    QVERIFY(cliAt >= 0);
+    const QString cliSection =
+        readme.mid(cliAt, readme.indexOf(QStringLiteral("\n## "), cliAt + 1) - cliAt);
+    const QRegularExpression commandLine(QStringLiteral("^  ([a-z]+) "));
+    QStringList names;
+    for (const QString& line : commands.split(QLatin1Char('\n')))
+        if (const auto m = commandLine.match(line); m.hasMatch() && !names.contains(m.captured(1)))
+            names << m.captured(1);
+    QVERIFY(names.size() >= 10);
+    size_t checked = 0;
+    for (const QString& name : names) {
+        const Run r = runCli({name, QStringLiteral("--help")});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QString help = r.outText();
+        const QString options = help.mid(help.indexOf(QStringLiteral("\nOptions:\n")));
+        // The command's lines of the main help (generate has three synopses).
+        QString block;
+        QString current;
+        for (const QString& line : commands.split(QLatin1Char('\n'))) {
+            if (const auto m = commandLine.match(line); m.hasMatch())
+                current = m.captured(1);
+            if (current == name)
+                block += line + QLatin1Char('\n');
+        }
+        QVERIFY2(!block.isEmpty(), qPrintable(name));
+        // The README's synopsis lines of the command (and their continuations).
+        QString readmeLines;
+        bool inCommand = false;
+        for (const QString& line : cliSection.split(QLatin1Char('\n'))) {
+            if (line.startsWith(QStringLiteral("    ckptscope-cli ")))
+                inCommand =
+                    line.startsWith(QStringLiteral("    ckptscope-cli ") + name + QLatin1Char(' '));
+            else if (!line.startsWith(QStringLiteral("        ")))
+                inCommand = false;
+            if (inCommand)
+                readmeLines += line + QLatin1Char('\n');
+        }
+        const QRegularExpression option(QStringLiteral("^  (?:(-[a-z]), )?(--[a-z0-9-]+)"));
+        for (const QString& line : options.split(QLatin1Char('\n'))) {
+            const auto m = option.match(line);
+            if (!m.hasMatch() || m.captured(2) == QStringLiteral("--help"))
+                continue;
+            const QString longName = m.captured(2), shortName = m.captured(1);
+            const auto named = [&](const QString& text) {
+                return text.contains(longName) ||
+                       (!shortName.isEmpty() && text.contains(shortName + QLatin1Char(' ')));
+            };
+            QVERIFY2(named(block), qPrintable(name + QLatin1Char(' ') + longName +
+                                              QStringLiteral(": not in the main help")));
+            QVERIFY2(named(readmeLines), qPrintable(name + QLatin1Char(' ') + longName +
+                                                    QStringLiteral(": not in the README")));
+            ++checked;
+        }
+    }
+    QVERIFY(checked >= 30);
 }
 
 void TestCliUsage::commandHelp_data() {
