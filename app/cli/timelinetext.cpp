@@ -120,14 +120,32 @@ std::string findings(const TimelineReport& r) {
 std::string trainerLogText(const Run& run) {
     TextTable table({"key", "logged", "last", "lowest", "highest", "NaN/Inf"},
                     {false, true, true, true, true, true});
-    const auto at = [](const std::pair<uint64_t, double>& e) {
-        return fmt::exact(e.second) + " at " + std::to_string(e.first);
-    };
-    for (const auto& [key, logged] : run.trainerHistory) {
-        const LoggedSummary l = summarizeLogged(logged);
-        table.addRow({key, fmt::grouped(l.logged), l.last ? at(*l.last) : "–",
-                      l.lowest ? at(*l.lowest) : "–", l.highest ? at(*l.highest) : "–",
-                      l.nonFinite ? fmt::grouped(l.nonFinite) : ""});
+    std::vector<LoggedSummary> rows;
+    for (const auto& entry : run.trainerHistory)
+        rows.push_back(summarizeLogged(entry.second));
+    // The value columns in one notation (fmt::exactColumn): "0.0005" beside
+    // "0.00097", never "5e-04", in a column and along a row.
+    using Pick = std::optional<LoggedSummary::Entry> LoggedSummary::*;
+    const Pick picks[] = {&LoggedSummary::last, &LoggedSummary::lowest, &LoggedSummary::highest};
+    std::vector<double> values;
+    for (const LoggedSummary& l : rows)
+        for (Pick pick : picks)
+            if (l.*pick)
+                values.push_back((l.*pick)->second);
+    const std::vector<std::string> texts = fmt::exactColumn(values);
+    std::vector<std::vector<std::string>> columns(3);
+    size_t next = 0;
+    for (const LoggedSummary& l : rows)
+        for (size_t c = 0; c < 3; ++c)
+            columns[c].push_back(l.*picks[c]
+                                     ? texts[next++] + " at " + std::to_string((l.*picks[c])->first)
+                                     : std::string("–"));
+    size_t i = 0;
+    for (const auto& entry : run.trainerHistory) {
+        const LoggedSummary& l = rows[i];
+        table.addRow({entry.first, fmt::grouped(l.logged), columns[0][i], columns[1][i],
+                      columns[2][i], l.nonFinite ? fmt::grouped(l.nonFinite) : ""});
+        ++i;
     }
     return table.render("  ");
 }

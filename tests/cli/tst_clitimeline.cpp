@@ -499,6 +499,35 @@ private Q_SLOTS:
         });
     }
 
+    // The Trainer's log in one notation: a learning rate of 5e-4 beside
+    // 0.0009666… reads as its neighbours do — here all scientific, as a
+    // loss of 2e-05 is (fixed would need five zeros).
+    void loggedValuesOneNotationPerColumn() {
+        guarded([&] {
+            for (int step : {10, 20}) {
+                const std::string dir = "checkpoint-" + std::to_string(step);
+                QVERIFY(QDir().mkpath(qstr(at(dir))));
+                Checkpoint c;
+                c.addTensor({"w", {1}, {float(step)}});
+                c.save(at(dir + "/model.oxck"));
+            }
+            testsupport::writeFile(qstr(at("checkpoint-20/trainer_state.json")),
+                                   R"({"global_step": 20, "log_history": [
+                    {"learning_rate": 0.0005, "loss": 2e-05, "step": 10},
+                    {"learning_rate": 0.0009666666666666667, "loss": 3.25, "step": 20}]})");
+            const Result r = cli({QStringLiteral("timeline"), m_run, QStringLiteral("--no-cache")});
+            QCOMPARE(r.exitCode, 0);
+            const QString logged = r.text().section(QStringLiteral("Logged by the Trainer ("), 1);
+            const QStringList rows = logged.split(QLatin1Char('\n'));
+            QVERIFY2(rows.size() > 3, qPrintable(r.text()));
+            QCOMPARE(rows[2].simplified(),
+                     QStringLiteral("learning_rate 2 9.666666666666667e-04 at 20 5e-04 at 10 "
+                                    "9.666666666666667e-04 at 20"));
+            QCOMPARE(rows[3].simplified(),
+                     QStringLiteral("loss 2 3.25e+00 at 20 2e-05 at 10 3.25e+00 at 20"));
+        });
+    }
+
     void tensorOptionLimitsTensorsAndFirstNonfinite() {
         guarded([&] {
             writeRun();

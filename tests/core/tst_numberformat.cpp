@@ -105,6 +105,32 @@ private Q_SLOTS:
         QCOMPARE(fmt::exact(0.1f), std::string("0.1"));
         QCOMPARE(fmt::exact(16777217.0f), std::string("16777216"));
     }
+    // A column of a table in one notation, every value read back exactly.
+    void exactColumnKeepsOneNotation() {
+        const std::vector<double> rates{5e-4, 0.0009666666666666667, 0.00047368421052631577};
+        QCOMPARE(fmt::exactColumn(rates),
+                 (std::vector<std::string>{"0.0005", "0.0009666666666666667",
+                                           "0.00047368421052631577"}));
+        QCOMPARE(fmt::exact(5e-4), std::string("5e-04")); // what a column must not mix in
+        const std::vector<double> small{2e-5, 0.0009666666666666667, 0.0, -3.5,
+                                        std::numeric_limits<double>::quiet_NaN()};
+        QCOMPARE(fmt::exactColumn(small),
+                 (std::vector<std::string>{"2e-05", "9.666666666666667e-04", "0e+00", "-3.5e+00",
+                                           "nan"}));
+        QCOMPARE(fmt::exactColumn({1e16, 1.5}), (std::vector<std::string>{"1e+16", "1.5e+00"}));
+        QCOMPARE(fmt::exactColumn({0.0, 100.25, -7}),
+                 (std::vector<std::string>{"0", "100.25", "-7"}));
+        std::mt19937_64 rng(11);
+        std::vector<double> random;
+        for (int i = 0; i < 2000; ++i)
+            random.push_back(
+                std::ldexp(double(rng() >> 11) / 9007199254740992.0, int(rng() % 80) - 40));
+        for (const std::vector<double>& column :
+             {random, std::vector<double>(random.begin(), random.begin() + 3)})
+            for (size_t i = 0; const std::string& text : fmt::exactColumn(column))
+                QCOMPARE(std::strtod(text.c_str(), nullptr), column[i++]);
+    }
+
     void exactDoubleRoundTrips() {
         std::mt19937_64 rng(7);
         for (int i = 0; i < 100000; ++i) {

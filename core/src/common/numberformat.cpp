@@ -1,5 +1,6 @@
 #include "ckptscope/common/numberformat.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -89,6 +90,26 @@ std::string exact(float v) {
 
 std::string exact(double v) {
     return shortest(v);
+}
+
+std::vector<std::string> exactColumn(const std::vector<double>& values) {
+    const bool scientific = std::any_of(values.begin(), values.end(), [](double v) {
+        return std::isfinite(v) && v != 0 && (std::fabs(v) < 1e-4 || std::fabs(v) >= 1e16);
+    });
+    std::vector<std::string> out;
+    out.reserve(values.size());
+    for (double v : values) {
+        if (const char* s = nonFinite(v)) {
+            out.emplace_back(s);
+            continue;
+        }
+        char buf[64]; // fixed: below 1e16, at most 4 zeros after the point, 17 digits
+        const auto r =
+            std::to_chars(buf, buf + sizeof buf, v,
+                          scientific ? std::chars_format::scientific : std::chars_format::fixed);
+        out.emplace_back(buf, r.ptr);
+    }
+    return out;
 }
 
 } // namespace ckptscope::fmt

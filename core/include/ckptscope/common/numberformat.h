@@ -40,5 +40,11 @@ std::string figure(std::optional<double> v); // "-" when empty, as display
 std::string exact(float v);
 // The same for a double (statistics computed in double).
 std::string exact(double v);
+// Exact mode for a column of a table: every value in one notation —
+// scientific ("5e-04", "9.666666666666667e-04") when a finite non-zero one
+// lies below 1e-4 or at 1e16 and beyond in magnitude, else fixed
+// ("0.0005", "0.0009666666666666667") — each with the fewest digits that
+// read back, so a column never mixes "5e-04" with "0.00097".
+std::vector<std::string> exactColumn(const std::vector<double>& values);
 
 } // namespace ckptscope::fmt
