@@ -23,7 +23,8 @@ const CommandSpec kTimeline = {
 PATH is a folder (the checkpoint files directly in it, recognised by content;
 its Hugging Face "checkpoint-N" subfolders, one checkpoint each, with the
 Trainer's trainer_state.json, config.json and optimizer.pt; DeepSpeed's
-"global_stepN" subfolders, one model each) or a file.
+"global_stepN" and DCP's "step-N" subfolders, one model each) or a file; a
+folder may be an s3:// prefix, a file any URL.
 Shards (NAME-00001-of-00004.EXT) form one checkpoint; a file given twice
 counts once. The first readable file in name order decides the kind of the
 run (tensor files or gradient checkpoints); other files are listed as skipped,
