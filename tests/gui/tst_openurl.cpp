@@ -19,7 +19,9 @@
 #include <QClipboard>
 #include <QDialogButtonBox>
 #include <QElapsedTimer>
+#include <QFileDialog>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
@@ -112,6 +114,16 @@ void TestOpenUrl::locationsOfUrlsAreNotPaths() {
     QVERIFY(filelocation::container(m_url).startsWith(QStringLiteral("http://127.0.0.1:")));
     QVERIFY(!filelocation::container(m_url).contains(QStringLiteral("sig=")));
     QVERIFY(!filelocation::isRemote(QStringLiteral("/tmp/http://x")));
+    // Where a file is, for lists of files from anywhere (Open Recent).
+    QVERIFY(filelocation::place(m_url).startsWith(QStringLiteral("http://127.0.0.1:")));
+    QVERIFY(!filelocation::place(m_url).contains(QStringLiteral("model")));
+    QCOMPARE(filelocation::place(QStringLiteral("s3://bucket/run/step-1/")),
+             QStringLiteral("s3://bucket"));
+    QCOMPARE(filelocation::displayName(QStringLiteral("s3://bucket/run/step-1/")),
+             QStringLiteral("step-1"));
+    QCOMPARE(filelocation::place(QDir::homePath() + QStringLiteral("/models/m.safetensors")),
+             QStringLiteral("~/models"));
+    QCOMPARE(filelocation::place(QStringLiteral("/srv/m.gguf")), QStringLiteral("/srv"));
 }
 
 void TestOpenUrl::openUrlDialogOpensTheModel() {
@@ -126,8 +138,34 @@ void TestOpenUrl::openUrlDialogOpensTheModel() {
     QCOMPARE(w.currentPath(), m_url);
     QCOMPARE(w.document()->tensors().size(), size_t(1));
     QCOMPARE(w.windowTitle(), QStringLiteral("model.safetensors — Ckptscope"));
-    // The recent list keeps the URL as given, not a path made of it.
+    // The recent list keeps the URL as given, not a path made of it, and
+    // shows where it is: a URL and a local file of one name look apart.
     QCOMPARE(RecentFiles().files().value(0), m_url);
+    QMenu* recent = nullptr;
+    for (QMenu* m : w.findChildren<QMenu*>())
+        if (m->title() == QStringLiteral("Open &Recent"))
+            recent = m;
+    QVERIFY(recent && !recent->actions().isEmpty());
+    QCOMPARE(recent->actions().first()->text(),
+             QStringLiteral("model.safetensors — ") + filelocation::place(m_url));
+    // File ▸ Open starts in no folder made of the URL ("…/127.0.0.1:8765"),
+    // even where one of that name exists under the current folder.
+    const QString cwd = QDir::currentPath();
+    QDir::setCurrent(m_dir.path());
+    const QString madeOfUrl = QFileInfo(m_url).absolutePath();
+    QVERIFY(QDir().mkpath(madeOfUrl));
+    QString startedIn;
+    QTimer::singleShot(50, this, [&startedIn] {
+        if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+            startedIn = dialog->directory().absolutePath();
+            dialog->reject();
+        }
+    });
+    actionNamed(w, QStringLiteral("&Open…"))->trigger();
+    QDir(madeOfUrl).removeRecursively();
+    QDir::setCurrent(cwd);
+    QVERIFY(!startedIn.isEmpty());
+    QVERIFY2(!startedIn.contains(QStringLiteral("127.0.0.1")), qPrintable(startedIn));
 }
 
 void TestOpenUrl::pastedUrlOpens() {

@@ -334,9 +334,11 @@ void MainWindow::defaultLayout(const QString& kind) {
 
 void MainWindow::updateRecentMenu() {
     m_recentMenu->clear();
+    // The name and where it is: a URL and a local file of one name apart.
     for (const QString& path : m_recent->files())
         m_recentMenu
-            ->addAction(QString(filelocation::displayName(path))
+            ->addAction(QString(filelocation::displayName(path) + QStringLiteral(" — ") +
+                                filelocation::place(path))
                             .replace(QLatin1Char('&'), QStringLiteral("&&")),
                         this, [this, path] { openFile(path); }) // '&' is no mnemonic here
             ->setToolTip(plainToolTip(path));
@@ -346,9 +348,11 @@ void MainWindow::updateRecentMenu() {
 }
 
 void MainWindow::openDialog() {
-    const QString dir = m_path.isEmpty() || m_path.startsWith(QStringLiteral(":/"))
-                            ? QString()
-                            : QFileInfo(m_path).absolutePath();
+    // Beside the open file; a URL's has no folder here.
+    const QString dir =
+        m_path.isEmpty() || filelocation::isBundled(m_path) || filelocation::isRemote(m_path)
+            ? QString()
+            : QFileInfo(m_path).absolutePath();
     const QStringList paths = RunLauncher::askForCheckpoints(this, dir);
     if (paths.size() == 1)
         openFile(paths.first());

@@ -4,6 +4,7 @@
 #include "ckptscope/io/httpsource.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QUrl>
@@ -30,8 +31,27 @@ QString displayName(const QString& path) {
     if (!isRemote(path))
         return QFileInfo(path).fileName();
     const QUrl url(path);
-    const QString name = url.fileName(QUrl::FullyDecoded);
+    QString name = url.fileName(QUrl::FullyDecoded);
+    if (name.isEmpty()) { // a folder's URL ("s3://bucket/run/"): its last segment
+        const QStringList parts =
+            url.path(QUrl::FullyDecoded).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+        name = parts.isEmpty() ? QString() : parts.last();
+    }
     return name.isEmpty() ? url.host() : name;
+}
+
+QString place(const QString& path) {
+    if (isRemote(path)) {
+        const QUrl url(path);
+        return url.scheme() + QStringLiteral("://") + url.host() +
+               (url.port() > 0 ? QLatin1Char(':') + QString::number(url.port()) : QString());
+    }
+    const QString folder = QFileInfo(path).absolutePath();
+    const QString home = QDir::homePath();
+    if (folder == home)
+        return QStringLiteral("~");
+    return folder.startsWith(home + QLatin1Char('/')) ? QLatin1Char('~') + folder.mid(home.size())
+                                                      : folder;
 }
 
 QString container(const QString& path) {

@@ -26,6 +26,11 @@ QString displayName(const QString& path);
 // The folder, or a URL's scheme and host, shown beside the name.
 QString container(const QString& path);
 
+// Where a file is, short, for a list of files from anywhere (Open Recent):
+// a URL's scheme and host ("https://huggingface.co", "s3://bucket"), a
+// local file's folder with the home folder as "~".
+QString place(const QString& path);
+
 // The local files among `names` (a document's sourceNames()), to watch
 // for a writer: bundled samples and URLs left out.
 QStringList localFiles(const std::vector<std::string>& names);
