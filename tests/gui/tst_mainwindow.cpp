@@ -1,4 +1,5 @@
 #include "browser/mainwindow.h"
+#include "common/filelocation.h"
 #include "browser/overviewpage.h"
 #include "common/helpdialogs.h"
 #include "common/windowregistry.h"
@@ -789,10 +790,10 @@ private Q_SLOTS:
         });
         QVERIFY(recent != menus.end());
         QVERIFY(!(*recent)->actions().isEmpty());
-        // What QAction shows: "&&" is a literal '&'.
+        // What QAction shows: "&&" is a literal '&'; then where the file is.
         QCOMPARE(
             (*recent)->actions().first()->text().replace(QStringLiteral("&&"), QStringLiteral("&")),
-            QStringLiteral("odd%2&name.json"));
+            QStringLiteral("odd%2&name.json — ") + filelocation::place(path));
     }
 
     void failedOpenKeepsTheStatusLineOfTheFileShown() {
