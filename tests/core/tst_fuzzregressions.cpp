@@ -49,6 +49,7 @@ void TestFuzzRegressions::corpusHoldsFuzzInvariants() {
                 fuzzchecks::checkLayout(view.substr(0, 1024));
                 fuzzchecks::checkPickle(view);
                 fuzzchecks::checkPytorch(view);
+                fuzzchecks::checkS3Xml(view);
             } catch (const fuzzchecks::InvariantViolation& e) {
                 QFAIL(qPrintable(path + QStringLiteral(": ") + QString::fromUtf8(e.what())));
             }
@@ -99,6 +100,8 @@ void TestFuzzRegressions::regressionInputs() {
         check = fuzzchecks::checkPickle;
     else if (target == QStringLiteral("pytorch"))
         check = fuzzchecks::checkPytorch;
+    else if (target == QStringLiteral("s3xml"))
+        check = fuzzchecks::checkS3Xml;
     QVERIFY2(check, qPrintable(name + QStringLiteral(": name must start with a fuzz target")));
     try {
         check(bytes);

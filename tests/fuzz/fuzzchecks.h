@@ -54,6 +54,10 @@ void checkPytorch(std::string_view bytes);
 // countCrossings. Defined in fuzzlayout.cpp.
 void checkLayout(std::string_view bytes);
 
+// The bytes as S3's XML answers (a ListObjectsV2 page, an <Error>): parsed,
+// or refused naming the prefix; a cut page carries its token. In fuzzs3.cpp.
+void checkS3Xml(std::string_view bytes);
+
 // Runs one check for a libFuzzer entry point: an InvariantViolation aborts
 // with its message, so libFuzzer records the input as a crash.
 int runForFuzzer(void (*check)(std::string_view), const unsigned char* data, size_t size);

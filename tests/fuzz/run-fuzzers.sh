@@ -20,7 +20,7 @@ conformance=$(sed -n 's/^CKPTSCOPE_CONFORMANCE_DIR:[A-Z]*=//p' "$build/CMakeCach
 conformance="${conformance:-${CKPTSCOPE_CONFORMANCE_DIR:-$root/../shared/conformance}}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(oxck metadata gradient document layout safetensors gguf pickle pytorch)
+    targets=(oxck metadata gradient document layout safetensors gguf pickle pytorch s3xml)
 fi
 
 # Per target: max input length and dictionary.
@@ -41,6 +41,7 @@ dict() {
     safetensors) echo "$root/tests/fuzz/safetensors.dict" ;;
     pickle | pytorch) echo "$root/tests/fuzz/pickle.dict" ;;
     gguf) echo "$root/tests/fuzz/gguf.dict" ;;
+    s3xml) echo "$root/tests/fuzz/xml.dict" ;;
     esac
 }
 
