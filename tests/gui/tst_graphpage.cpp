@@ -585,7 +585,15 @@ private Q_SLOTS:
         GraphPage& page = *shown;
         const GraphScene* scene = page.scene();
         QCOMPARE(page.groupActions().size(), 2);
+        // A node selected far from the start stays selected and in view.
+        const int chosen = int(page.index()->listOrder()[size_t(kLarge * 3 / 4)]);
+        page.selectNode(chosen);
         page.groupActions().at(0)->trigger(); // View ▸ Expand All
+        QCOMPARE(page.selectedNode(), chosen);
+        QVERIFY(page.view()
+                    ->mapToScene(page.view()->viewport()->rect())
+                    .boundingRect()
+                    .contains(scene->nodeRect(chosen)));
         for (int i = 0; i < kLarge; ++i)
             QVERIFY(!scene->nodeRect(i).isEmpty());
         QCOMPARE(size_t(scene->edgeCount()), page.layout()->edges.size());
@@ -599,6 +607,11 @@ private Q_SLOTS:
         page.groupActions().at(1)->trigger(); // Collapse All
         for (int g = 0; g < page.groupCount(); ++g)
             QVERIFY(!page.isGroupExpanded(g));
+        // Its group, now a box, in view.
+        QVERIFY(page.view()
+                    ->mapToScene(page.view()->viewport()->rect())
+                    .boundingRect()
+                    .intersects(scene->groupRect(page.groupOf(chosen))));
         for (int i = 0; i < kLarge; ++i)
             QVERIFY(scene->nodeRect(i).isEmpty());
         // Export draws what the view shows: the boxes.

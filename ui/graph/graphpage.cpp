@@ -521,7 +521,15 @@ void GraphPage::collapseAll() {
 void GraphPage::setAllExpanded(bool expanded) {
     if (!m_collapsed)
         return;
+    const int selected = m_inspector->node();
     m_collapsed->setAllExpanded(expanded);
     redrawGroups();
     m_view->showInitial();
+    // The node selected stays selected and in view; collapsed, its group.
+    if (selected < 0)
+        return;
+    if (expanded)
+        selectNode(selected);
+    else if (const int group = groupOf(selected); group >= 0)
+        m_view->centerOnRect(m_scene->groupRect(group));
 }

@@ -98,7 +98,13 @@ private:
         try {
             listed = listFolder(folder);
         } catch (const IoError& e) {
+            // What went wrong, without the folder's name (the skipped entry
+            // names it) or the words the caller puts before it.
             error = e.what();
+            for (const std::string& prefix :
+                 {folder + "/: ", folder + ": ", std::string("cannot list the folder: ")})
+                if (error.starts_with(prefix))
+                    error.erase(0, prefix.size());
             return out;
         }
         const bool local = !isUrl(folder);
