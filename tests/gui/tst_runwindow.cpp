@@ -278,6 +278,22 @@ private Q_SLOTS:
         QVERIFY(bad);
         QCOMPARE(bad->count(), 2);
         QCOMPARE(bad->at(0).y(), 1.0);
+        // Every marker whole inside the plot, the first and last steps' and
+        // a count of 0 included (the plot clips what reaches past it).
+        const QRectF plot = norms->plotArea();
+        const double half = bad->markerSize() / 2;
+        for (int i = 0; i < bad->count(); ++i) {
+            const QPointF at = norms->mapToPosition(bad->at(i), bad);
+            QVERIFY2(plot.adjusted(half, half, -half, -half).contains(at),
+                     qPrintable(QStringLiteral("marker %1 at %2,%3 in %4,%5 %6x%7")
+                                    .arg(i)
+                                    .arg(at.x())
+                                    .arg(at.y())
+                                    .arg(plot.x())
+                                    .arg(plot.y())
+                                    .arg(plot.width())
+                                    .arg(plot.height())));
+        }
         // One set of grid lines on the lower chart: the NaN/Inf axis on the
         // right draws none of its own.
         for (QAbstractAxis* axis : w->chartView()->normChart()->axes(Qt::Vertical))

@@ -178,6 +178,12 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
         xMin -= half;
         xMax += half;
     }
+    // Room for half a marker at either end: the first and last steps'
+    // points (the NaN/Inf count at the last step) drawn whole, not cut by
+    // the plot's edge. The ticks stay on the round steps inside.
+    const double xPad = (xMax - xMin) * 0.02;
+    xMin -= xPad;
+    xMax += xPad;
     // A single point draws no line: show every point as a marker then.
     if (m_x.size() == 1)
         for (QLineSeries* line : {mean, minS, maxS, l2})
@@ -257,10 +263,15 @@ void RunChartView::attachNorms(QChart* norms, QLineSeries* l2, QScatterSeries* b
     // never below a value drawn (5.04 on an axis labelled 0-5).
     const double l2Top = r.l2Max > 0 ? r.l2Max * 1.05 : 1;
     const double l2Step = roundTickStep(l2Top, 6);
-    QCategoryAxis* yL2 = axis(norms, roundValueAxis(0, std::ceil(l2Top / l2Step) * l2Step),
-                              tr("L2 norm"), Qt::AlignLeft);
+    // Both axes a little below zero, alike so their zeros stay level: a
+    // count of 0 is drawn as a whole marker on the plot, not half of one.
+    constexpr double kBelowZero = 0.04;
+    const double l2Max = std::ceil(l2Top / l2Step) * l2Step;
+    QCategoryAxis* yL2 =
+        axis(norms, roundValueAxis(-kBelowZero * l2Max, l2Max), tr("L2 norm"), Qt::AlignLeft);
     QCategoryAxis* yBad =
         axis(norms, roundCountAxis(std::max(r.badMax * 1.1, 5.0)), tr("NaN/Inf"), Qt::AlignRight);
+    yBad->setMin(-kBelowZero * yBad->max());
     // One grid: the right axis's ticks fall between the left's and would
     // draw a second, unevenly spaced set of lines.
     yBad->setGridLineVisible(false);
