@@ -1,6 +1,6 @@
 #include "browser/mainwindow.h"
-#include "common/filelocation.h"
 #include "browser/overviewpage.h"
+#include "common/filelocation.h"
 #include "common/helpdialogs.h"
 #include "common/windowregistry.h"
 #include "dcpfixture.h"
@@ -538,6 +538,29 @@ private Q_SLOTS:
         QCOMPARE(metadata, expected);
         const QString overview = w.findChild<OverviewPage*>()->toPlainText();
         QVERIFY2(overview.contains(expected), qPrintable(overview));
+    }
+
+    // At 1024 × 700 the Graph tab fits the window: its status and legend
+    // wrap rather than widen it to 1180 px, and the Nodes panel keeps its
+    // "#" and Op columns whole.
+    void graphTabFitsA1024PxWindow() {
+        MainWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QSignalSpy laidOut(w.graphPage(), &GraphPage::layoutFinished);
+        w.openFile(QStringLiteral(":/samples/gradient_sample.json"));
+        QVERIFY(waitLoaded(w));
+        w.tabs()->setCurrentWidget(w.graphPage());
+        QVERIFY(QTest::qWaitFor([&] { return !laidOut.isEmpty(); }, 20000));
+        QTest::qWait(50);
+        QVERIFY2(w.minimumSizeHint().width() <= 1024,
+                 qPrintable(QString::number(w.minimumSizeHint().width())));
+        QCOMPARE(w.width(), 1024);
+        NodeList* list = w.nodeList();
+        for (int c = 0; c < 2; ++c)
+            QVERIFY2(list->columnViewportPosition(c) + list->columnWidth(c) <=
+                         list->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1 cut").arg(c)));
     }
 
     void nodeListIsTheWindowsAndFollowsTheGraph() {

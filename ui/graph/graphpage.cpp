@@ -57,16 +57,22 @@ QLayout* GraphPage::buildStatusRow() {
     auto* statusRow = new QHBoxLayout;
     m_status = new QLabel;
     m_status->setTextFormat(Qt::PlainText); // may quote ids from the file
+    // Both labels wrap on a narrow window (1024 px with the Nodes panel)
+    // rather than widen it: their one-line widths add up to about 1000 px.
+    m_status->setWordWrap(true);
     statusRow->addWidget(m_status, 1);
     // Legend: op family colours, and what the outlines mean.
     QStringList legend;
     for (OpFamily f :
          {OpFamily::MatMul, OpFamily::Elementwise, OpFamily::Activation, OpFamily::Normalisation,
           OpFamily::Reduction, OpFamily::Loss, OpFamily::Other})
+        // A word joiner after '/': "data/other" is never broken in two.
         legend << QStringLiteral("<span style='color:%1'>■</span>&nbsp;%2")
-                      .arg(opFamilyColor(f).name(), opFamilyName(f));
+                      .arg(opFamilyColor(f).name(),
+                           opFamilyName(f).replace(QLatin1Char('/'), QStringLiteral("/\u2060")));
     auto* legendLabel = new QLabel(legend.join(QStringLiteral("&nbsp;&nbsp;")));
     legendLabel->setTextFormat(Qt::RichText);
+    legendLabel->setWordWrap(true);
     legendLabel->setToolTip(tr("Outline: solid = backward done, dashed = forward done, dotted = "
                                "pending; red = loss node; red dash-dot = on a cycle. Red dashed "
                                "edges were reversed to break a cycle."));
@@ -107,6 +113,9 @@ void GraphPage::fillToolBar(QToolBar* bar) {
     m_search->setPlaceholderText(tr("Search op, id or CID prefix"));
     m_search->setClearButtonEnabled(true);
     m_search->setMaximumWidth(260);
+    // Room to type in at any width: the buttons after it go to the bar's »
+    // menu first.
+    m_search->setMinimumWidth(m_search->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 18);
     bar->addWidget(m_search);
     bar->addAction(tr("Previous"), this, [this] { findNext(-1); })
         ->setShortcut(QKeySequence::FindPrevious);
