@@ -34,8 +34,7 @@ void DocumentLoader::load(const QString& path) {
             // A prefix is listed here, off the GUI thread, and once.
             const ckptscope::ListingScope listings;
             const std::string name = QFile::encodeName(path).toStdString();
-            if (ckptscope::isS3Url(name) && ckptscope::isFolder(name) &&
-                !Document::isModelFolder(ckptscope::folderPath(name))) {
+            if (ckptscope::isS3Url(name) && Document::isRunFolder(name)) {
                 run.finish([this, path] { Q_EMIT runFolder(path); });
                 return;
             }

@@ -1,5 +1,6 @@
 #include "launch/runlauncher.h"
 
+#include "common/filelocation.h"
 #include "common/windowregistry.h"
 
 #include "ckptscope/document/document.h"
@@ -7,7 +8,6 @@
 
 #include <QFile>
 #include <QFileDialog>
-#include <QFileInfo>
 
 QStringList RunLauncher::openFolders(const QStringList& paths) {
     QStringList rest;
@@ -20,8 +20,9 @@ QStringList RunLauncher::openFolders(const QStringList& paths) {
 }
 
 bool RunLauncher::isRunFolder(const QString& path) {
-    return QFileInfo(path).isDir() &&
-           !ckptscope::Document::isModelFolder(QFile::encodeName(path).toStdString());
+    // A prefix in a bucket is listed by the loader, off the GUI thread.
+    return !filelocation::isRemote(path) &&
+           ckptscope::Document::isRunFolder(QFile::encodeName(path).toStdString());
 }
 
 RunWindow* RunLauncher::openFolderDialog(QWidget* parent) {

@@ -113,6 +113,10 @@ bool Document::isModelFolder(const std::string& folder) {
     return findShardedModelIn(folder).isModel() || findShardedModelIn(folder, ".bin").isModel();
 }
 
+bool Document::isRunFolder(const std::string& path) {
+    return isFolder(path) && !isModelFolder(folderPath(path));
+}
+
 // A folder is the model it holds: a folder format's (DeepSpeed, DCP), else
 // a sharded model by its index, else by its one complete shard set (shards
 // in number order).

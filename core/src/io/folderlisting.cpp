@@ -68,6 +68,13 @@ std::vector<FolderEntry> listS3(const s3::Location& location, const std::string&
     return out;
 }
 
+// Listed in byte order of the names, whatever order the source gave.
+std::vector<FolderEntry> sortedByName(std::vector<FolderEntry> entries) {
+    std::sort(entries.begin(), entries.end(),
+              [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; });
+    return entries;
+}
+
 } // namespace
 
 ListingScope::ListingScope() {
@@ -104,13 +111,8 @@ std::string folderPath(const std::string& path) {
 
 std::vector<FolderEntry> listFolder(const std::string& folderIn) {
     const std::string folder = folderPath(folderIn);
-    const auto location = s3::parseUrl(folder);
-    if (!location) {
-        std::vector<FolderEntry> out = listLocal(folder);
-        std::sort(out.begin(), out.end(),
-                  [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; });
-        return out;
-    }
+    if (!isS3Url(folder))
+        return sortedByName(listLocal(folder));
     if (t_cache) {
         if (const auto it = t_cache->listed.find(folder); it != t_cache->listed.end())
             return it->second;
@@ -119,14 +121,12 @@ std::vector<FolderEntry> listFolder(const std::string& folderIn) {
     }
     std::vector<FolderEntry> out;
     try {
-        out = listS3(*location, folder);
+        out = sortedByName(listS3(*s3::parseUrl(folder), folder));
     } catch (const IoError& e) {
         if (t_cache)
             t_cache->failed.emplace(folder, e.what());
         throw;
     }
-    std::sort(out.begin(), out.end(),
-              [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; });
     if (t_cache)
         t_cache->listed.emplace(folder, out);
     return out;
@@ -134,12 +134,11 @@ std::vector<FolderEntry> listFolder(const std::string& folderIn) {
 
 bool isFolder(const std::string& pathIn) {
     const std::string path = folderPath(pathIn);
-    const auto location = s3::parseUrl(path);
-    if (!location) {
+    if (!isS3Url(path)) {
         std::error_code ec;
         return fs::is_directory(path, ec);
     }
-    if (location->key.empty())
+    if (namesS3Prefix(path))
         return true; // the bucket's root
     // The parent's listing, when one was made, already says.
     if (t_cache) {
@@ -158,13 +157,13 @@ bool isFolder(const std::string& pathIn) {
 }
 
 std::string pathInFolder(const std::string& folder, const std::string& name) {
-    if (s3::parseUrl(folder))
+    if (isS3Url(folder))
         return folderPath(folder) + "/" + name;
     return (fs::path(folder) / name).string();
 }
 
 bool folderHoldsFile(const std::string& folder, const std::string& name) {
-    if (!s3::parseUrl(folder)) {
+    if (!isS3Url(folder)) {
         std::error_code ec;
         return fs::is_regular_file(fs::path(folder) / name, ec);
     }

@@ -250,7 +250,7 @@ struct HttpSource::State {
     // and one's latency hides behind another's transfer.
     void fetch(std::unique_lock<std::mutex>& lock, const std::string& name, uint64_t first,
                uint8_t* dst, uint64_t length);
-    // The range on one client; returns the bytes received.
+    // The range on one client, asked again for what a short answer left.
     void fetchOn(http::Client& c, const std::string& name, uint64_t first, uint8_t* dst,
                  uint64_t length) const;
     std::vector<std::unique_ptr<http::Client>> readers; // made as threads need them
@@ -259,6 +259,21 @@ struct HttpSource::State {
     // bytes of one waits for it instead of asking the server twice.
     std::map<uint64_t, uint64_t> inFlight;
     std::condition_variable fetched;
+    // A block marked in flight while it lives (the lock held at both ends),
+    // announced to the waiting threads however its fetch ends.
+    struct InFlight {
+        State& s;
+        uint64_t start;
+        InFlight(State& state, uint64_t first, uint64_t end) : s(state), start(first) {
+            s.inFlight.emplace(first, end);
+        }
+        ~InFlight() {
+            s.inFlight.erase(start);
+            s.fetched.notify_all();
+        }
+        InFlight(const InFlight&) = delete;
+        InFlight& operator=(const InFlight&) = delete;
+    };
     // The in-flight block holding pos, or the start of the next one (else
     // `limit`), for a new fetch to stop at.
     bool inFlightAt(uint64_t pos) const {
@@ -387,10 +402,12 @@ HttpSource::HttpSource(std::string url, HttpOptions options)
     const auto location = s3::parseUrl(m_url);
     if (location) // S3's own advice: ranges of 8–16 MiB (a request has a cost and a latency)
         s.options.blockBytes = std::max(s.options.blockBytes, uint64_t(16) << 20);
+    const HttpOptions base = s.options;
     const auto connect = [&](const std::string& region) {
         if (location) {
-            access = s3::resolve(*location, region);
-            s.options = s3::requestOptions(std::move(s.options), *access);
+            s3::Connection c = s3::connect(*location, base, region);
+            access = std::move(c.access);
+            s.options = std::move(c.options);
             httpUrl = access->httpUrl;
         }
         s.httpUrl = httpUrl;
@@ -404,8 +421,7 @@ HttpSource::HttpSource(std::string url, HttpOptions options)
             const std::string first = access->region;
             connect(*region);
             if (probeFirst(s, &access->region))
-                throw IoError(m_url + ": the bucket is in neither " + first + " nor " + *region +
-                              ", where it said it was");
+                throw IoError(s3::regionLostMessage(m_url, first, *region));
         }
     } catch (const IoError& e) {
         if (!access)
@@ -596,17 +612,11 @@ void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wanted
         if (s.takePrefetch(m_url, pos))
             continue;
         std::vector<uint8_t> bytes = s.buffer(fetchEnd - pos);
-        s.inFlight.emplace(pos, fetchEnd);
-        try {
+        {
+            const State::InFlight marked(s, pos, fetchEnd);
             s.fetch(lock, m_url, pos, bytes.data(), bytes.size());
-        } catch (...) {
-            s.inFlight.erase(pos);
-            s.fetched.notify_all();
-            throw;
+            s.store(pos, std::move(bytes));
         }
-        s.inFlight.erase(pos);
-        s.store(pos, std::move(bytes));
-        s.fetched.notify_all();
         if (wantedEnd > fetchEnd)
             s.startPrefetch(m_url, fetchEnd, wantedEnd);
     }

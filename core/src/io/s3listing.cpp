@@ -40,40 +40,35 @@ private:
 } // namespace
 
 ListPage listFolder(const Location& location, const HttpOptions& base, const std::string& name) {
-    Access access = resolve(location);
-    HttpOptions options = requestOptions(base, access);
+    Connection c = connect(location, base);
+    const std::string asked = c.access.region;
     const auto task = currentHttpTask();
     ListPage all;
     std::set<std::string> tokens;
     bool moved = false;
     std::string token;
-    for (size_t page = 0;; ++page) {
-        if (page >= kMaxPages)
-            throw IoError(name + ": more than " + std::to_string(kMaxPages) + " listing pages");
+    for (;;) {
         std::vector<std::pair<std::string, std::string>> query = {
             {"delimiter", "/"}, {"list-type", "2"}, {"prefix", location.key}};
         if (!token.empty())
             query.emplace_back("continuation-token", token);
-        http::Client client(access.bucketUrl + "?" + canonicalQuery(std::move(query)), options,
+        http::Client client(c.access.bucketUrl + "?" + canonicalQuery(std::move(query)), c.options,
                             task, name);
         PageSink sink(name);
         const http::Response r = client.get(0, 0, sink);
         if (task)
             task->add({client.requests(), sink.received()});
+        // A bucket in another region says where it is: asked again there, once.
         if (const auto region =
-                redirectRegion(r.status, r.bucketRegion, r.errorBody, access.region)) {
+                redirectRegion(r.status, r.bucketRegion, r.errorBody, c.access.region)) {
             if (moved)
-                throw IoError(name + ": the bucket is not in " + access.region +
-                              " (where it said "
-                              "it was) either");
+                throw IoError(regionLostMessage(name, asked, c.access.region));
             moved = true;
-            access = resolve(location, *region);
-            options = requestOptions(base, access);
-            --page;
+            c = connect(location, base, *region);
             continue;
         }
         if (r.status != 200)
-            throw IoError(client.statusMessage(r) + " (with " + access.source + ")");
+            throw IoError(client.statusMessage(r) + " (with " + c.access.source + ")");
         ListPage got = parseListPage(sink.body(), name);
         for (Object& o : got.objects)
             all.objects.push_back(std::move(o));
@@ -81,6 +76,8 @@ ListPage listFolder(const Location& location, const HttpOptions& base, const std
             all.prefixes.push_back(std::move(p));
         if (!got.truncated)
             return all;
+        if (tokens.size() + 1 >= kMaxPages)
+            throw IoError(name + ": more than " + std::to_string(kMaxPages) + " listing pages");
         if (!tokens.insert(got.nextToken).second)
             throw IoError(name + ": the listing repeats a continuation token");
         token = std::move(got.nextToken);

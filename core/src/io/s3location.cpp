@@ -125,6 +125,17 @@ std::optional<std::string> redirectRegion(long status, const std::string& bucket
     return to;
 }
 
+Connection connect(const Location& location, const HttpOptions& base, const std::string& region) {
+    Connection c{resolve(location, region), {}};
+    c.options = requestOptions(base, c.access);
+    return c;
+}
+
+std::string regionLostMessage(const std::string& name, const std::string& asked,
+                              const std::string& said) {
+    return name + ": the bucket is in neither " + asked + " nor " + said + ", where it said it was";
+}
+
 HttpOptions requestOptions(HttpOptions base, Access& access) {
     const auto unsignedBecause = [&](const char* why) {
         access.signing.reset();

@@ -54,6 +54,20 @@ Access resolve(const Location& location, const std::string& region = {});
 // what a 401/403 should tell the user.
 HttpOptions requestOptions(HttpOptions base, Access& access);
 
+// An object's or a prefix's access and the options its requests go with
+// (resolve, then requestOptions): what every request to S3 starts from.
+struct Connection {
+    Access access;
+    HttpOptions options;
+};
+Connection connect(const Location& location, const HttpOptions& base,
+                   const std::string& region = {});
+
+// "NAME: the bucket is in neither ASKED nor SAID, where it said it was":
+// a bucket that answers again from another region after one redirect.
+std::string regionLostMessage(const std::string& name, const std::string& asked,
+                              const std::string& said);
+
 // The region an S3 answer redirects to (a 301 PermanentRedirect, a 400
 // AuthorizationHeaderMalformed; from x-amz-bucket-region or the XML's
 // <Region>) when it differs from `region`; nullopt otherwise.

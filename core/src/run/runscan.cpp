@@ -45,13 +45,12 @@ class Scanner {
 public:
     Discovery result;
 
-    void addPath(const std::string& pathIn) {
+    void addPath(const std::string& path) {
         // A prefix in a bucket is a folder like a local one.
-        if (isS3Url(pathIn) && isFolder(pathIn)) {
-            addFolderOfAnyKind(folderPath(pathIn));
+        if (isS3Url(path) && isFolder(path)) {
+            addFolderOfAnyKind(folderPath(path));
             return;
         }
-        const std::string& path = pathIn;
         if (isUrl(path)) {
             addUrl(path);
             return;

@@ -27,6 +27,9 @@ public:
     // True when open(folder) reads the folder as one model (a sharded model,
     // a DeepSpeed checkpoint) rather than it being a run of checkpoints.
     static bool isModelFolder(const std::string& folder);
+    // A folder (local, or an s3:// prefix: listed) that holds no one model:
+    // a run of checkpoints, for timeline and the run window.
+    static bool isRunFolder(const std::string& path);
     // Same, over bytes already in hand (fuzzers, tests).
     static std::shared_ptr<const Document> open(std::shared_ptr<const ByteSource> source);
 
