@@ -24,6 +24,7 @@
 
 using namespace ckptscope;
 using testsupport::DcpFixture;
+using testsupport::openError;
 
 namespace {
 
@@ -43,15 +44,6 @@ std::vector<float> valuesOf(const Document& doc, const std::string& name) {
     std::vector<float> v(doc.tensors()[i].dataLen);
     doc.readValues(i, 0, v.size(), v.data());
     return v;
-}
-
-std::string openError(const std::string& path) {
-    try {
-        Document::open(path);
-    } catch (const OpenError& e) {
-        return e.what();
-    }
-    return {};
 }
 
 bool contains(const std::string& s, const std::string& part) {

@@ -22,6 +22,7 @@
 
 using namespace ckptscope;
 using testsupport::DeepSpeedFixture;
+using testsupport::openError;
 
 namespace {
 
@@ -37,16 +38,6 @@ std::vector<float> valuesOf(const Document& doc, const std::string& name) {
 
 const std::vector<std::vector<std::vector<uint64_t>>> kShapes = {
     {{5, 3}, {7}, {4, 4}}, {{3}, {2, 5}}}; // two groups; sizes that split unevenly
-
-// The error message opening `dir` gives ("" when it opens).
-std::string openError(const std::string& dir) {
-    try {
-        Document::open(dir);
-    } catch (const OpenError& e) {
-        return e.what();
-    }
-    return {};
-}
 
 } // namespace
 

@@ -28,6 +28,7 @@
 #include <map>
 
 using namespace ckptscope;
+using testsupport::openError;
 
 namespace {
 
@@ -68,15 +69,6 @@ struct SignedBucket {
                                       {"AWS_ENDPOINT_URL_S3", proxy->endpoint()}});
     }
 };
-
-std::string openError(const std::string& url) {
-    try {
-        Document::open(url);
-    } catch (const OpenError& e) {
-        return e.what();
-    }
-    return "(opened)";
-}
 
 bool has(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;

@@ -24,19 +24,11 @@
 
 using namespace ckptscope;
 using nlohmann::ordered_json;
+using testsupport::openError;
 using testsupport::ShardedFixture;
 using testsupport::StTensor;
 
 namespace {
-
-std::string openError(const std::string& path) {
-    try {
-        Document::open(path);
-    } catch (const OpenError& e) {
-        return e.what();
-    }
-    return "(opened)";
-}
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;

@@ -53,6 +53,17 @@ bool accepting(int port) {
     return fd >= 0;
 }
 
+bool waitListening(QProcess& process, int port, int tries) {
+    for (int i = 0; i < tries; ++i) {
+        if (accepting(port))
+            return true;
+        if (process.state() == QProcess::NotRunning)
+            return false;
+        QThread::msleep(50);
+    }
+    return false;
+}
+
 std::optional<HttpRequest> readRequest(int fd, std::string& buffer) {
     char chunk[4096];
     size_t end;
@@ -196,13 +207,8 @@ http {
         m_why = QStringLiteral("nginx did not start: ") + m_process.errorString();
         return false;
     }
-    for (int i = 0; i < 100; ++i) {
-        if (accepting(m_port))
-            return true;
-        if (m_process.state() == QProcess::NotRunning)
-            break;
-        QThread::msleep(50);
-    }
+    if (waitListening(m_process, m_port, 100))
+        return true;
     m_why = QStringLiteral("nginx did not listen: ") + QString::fromUtf8(m_process.readAll());
     return false;
 }

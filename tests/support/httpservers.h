@@ -24,6 +24,9 @@ namespace testsupport {
 int freePort();             // a port nothing listens on now
 bool accepting(int port);   // something listens there
 int connectLocal(int port); // a connected socket, or -1
+// Waits (up to `tries` × 50 ms) until `process` listens on `port`; false
+// when it ended or never did.
+bool waitListening(QProcess& process, int port, int tries);
 bool sendAll(int fd, const std::string& data);
 
 struct HttpRequest {

@@ -4,7 +4,6 @@
 #include <QFile>
 #include <QMessageAuthenticationCode>
 #include <QProcessEnvironment>
-#include <QThread>
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -130,13 +129,8 @@ bool S3Server::start() {
         m_why = QStringLiteral("s3rver did not start: ") + m_process.errorString();
         return false;
     }
-    for (int i = 0; i < 200; ++i) {
-        if (accepting(m_port))
-            return true;
-        if (m_process.state() == QProcess::NotRunning)
-            break;
-        QThread::msleep(50);
-    }
+    if (waitListening(m_process, m_port, 200))
+        return true;
     m_why = QStringLiteral("s3rver did not listen: ") + QString::fromUtf8(m_process.readAll());
     return false;
 }

@@ -1,5 +1,8 @@
 #include "testsupport.h"
 
+#include "ckptscope/document/document.h"
+#include "ckptscope/formats/openerror.h"
+
 #include <bit>
 
 #include <nlohmann/json.hpp>
@@ -79,6 +82,15 @@ std::string readFile(const QString& path) {
         qFatal("cannot read %s", qPrintable(path));
     const QByteArray bytes = f.readAll();
     return std::string(bytes.constData(), size_t(bytes.size()));
+}
+
+std::string openError(const std::string& path) {
+    try {
+        ckptscope::Document::open(path);
+    } catch (const ckptscope::OpenError& e) {
+        return e.what();
+    }
+    return "(opened)";
 }
 
 void writeFile(const QString& path, const std::string& bytes) {

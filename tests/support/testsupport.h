@@ -61,6 +61,9 @@ void forEachGgufReading(const std::function<void(const QString& file, const nloh
                                                  const QString& expected)>& fn);
 
 std::string readFile(const QString& path);
+// What Document::open says of `path` (its OpenError's message), or
+// "(opened)" when it opens.
+std::string openError(const std::string& path);
 // A file parsed as JSON (throws nlohmann's exceptions; run inside guarded()).
 nlohmann::json loadJson(const QString& path);
 
