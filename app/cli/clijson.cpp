@@ -17,6 +17,13 @@ std::string utf8Replaced(const std::string& text) {
     const auto* p = reinterpret_cast<const unsigned char*>(text.data());
     const size_t n = text.size();
     for (size_t i = 0; i < n;) {
+        // ASCII runs, nearly all of a JSON text, are copied whole.
+        size_t ascii = i;
+        while (ascii < n && p[ascii] < 0x80)
+            ++ascii;
+        out.append(text, i, ascii - i);
+        if ((i = ascii) == n)
+            break;
         const unsigned char c = p[i];
         size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
         bool ok = len > 0 && i + len <= n;

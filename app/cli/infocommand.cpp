@@ -46,10 +46,12 @@ void addShardsJson(ordered_json& j, const Document& doc) {
 std::string oneLevelDeep(const std::string& text) {
     std::string indented;
     indented.reserve(text.size() + text.size() / 4);
-    for (char c : text) {
-        indented += c;
-        if (c == '\n')
+    for (size_t at = 0; at < text.size();) {
+        const size_t nl = std::min(text.find('\n', at), text.size() - 1);
+        indented.append(text, at, nl + 1 - at);
+        if (text[nl] == '\n')
             indented += "  ";
+        at = nl + 1;
     }
     return indented;
 }

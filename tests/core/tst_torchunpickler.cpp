@@ -333,6 +333,10 @@ private Q_SLOTS:
         row("memo", Pickle().proto(2).binget(3).stop(), "memo 3 read before it is set");
         row("truncated", Pickle().proto(2).unicode("abc").raw("").le(0, 0), "truncated");
         row("long claim", Pickle().proto(2).op('X').le(1000000, 4).raw("ab"), "truncated");
+        // Escapes Python's unpickler refuses (its escape decoders).
+        row("bad \\x", Pickle().raw("S'a\\xZZ'\n."), "\\x escape of no two hex digits");
+        row("bad \\u", Pickle().raw("Vcaf\\uZZ\n."), "escape of no hex code point");
+        row("past U+10FFFF", Pickle().raw("V\\U00110000\n."), "escape of no hex code point");
     }
     void refusedByName() {
         QFETCH(QByteArray, pickle);

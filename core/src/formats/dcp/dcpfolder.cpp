@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -175,9 +176,9 @@ private:
     void readItems(uint32_t items);
     void readStorageData(uint32_t data);
     void readPlannerData(uint32_t planner);
-    uint16_t shardOf(const std::string& file, const std::string& item);
+    uint16_t shardOf(const std::string& file, const std::function<std::string()>& item);
     // The shard holding w's bytes, checked to lie inside its file.
-    uint16_t placed(const Where& w, const std::string& what);
+    uint16_t placed(const Where& w, const std::function<std::string()>& what);
     FormatIndex openArchive(const Where& w, const std::string& what, uint16_t& shard);
     void addTensor(const Item& item);
     uint32_t itemValue(const Item& item);
@@ -344,10 +345,10 @@ void Builder::readPlannerData(uint32_t planner) {
 
 // The shard holding `file`: a plain relative name inside the folder, opened
 // once.
-uint16_t Builder::shardOf(const std::string& file, const std::string& item) {
+uint16_t Builder::shardOf(const std::string& file, const std::function<std::string()>& item) {
     if (const auto s = m_shardOf.find(file); s != m_shardOf.end())
         return s->second;
-    const std::string where = m_metaPath + ": " + item;
+    const std::string where = m_metaPath + ": " + item();
     if (const std::string problem = shardNameProblem(file); !problem.empty())
         fail(where, "its file " + quotedName(file) + " " + problem);
     const std::string path = pathInFolder(m_folder, file);
@@ -385,18 +386,18 @@ uint16_t Builder::shardOf(const std::string& file, const std::string& item) {
     return shard;
 }
 
-uint16_t Builder::placed(const Where& w, const std::string& what) {
+uint16_t Builder::placed(const Where& w, const std::function<std::string()>& what) {
     const uint16_t shard = shardOf(w.file, what);
     const ByteSource& source = *m_out.shards[shard].source;
     if (w.offset > source.size() || w.length > source.size() - w.offset)
-        fail(source.name(), what + ": its bytes " + std::to_string(w.offset) + "+" +
+        fail(source.name(), what() + ": its bytes " + std::to_string(w.offset) + "+" +
                                 std::to_string(w.length) + " reach past the end of the file (" +
                                 std::to_string(source.size()) + " bytes)");
     return shard;
 }
 
 FormatIndex Builder::openArchive(const Where& w, const std::string& what, uint16_t& shard) {
-    shard = placed(w, what);
+    shard = placed(w, [&] { return what; });
     const ByteSource& source = *m_out.shards[shard].source;
     try {
         FormatIndex part = openPytorchArchive(source, w.offset, w.offset + w.length);
@@ -437,14 +438,15 @@ void Builder::addTensor(const Item& item) {
     uint64_t firstByte = 0;
     for (size_t c = 0; c < item.chunks.size(); ++c) {
         const Chunk& chunk = item.chunks[c];
-        const std::string piece = what + " chunk at " + sizesText(chunk.offsets);
+        // Messages only: built when one is given.
+        const auto piece = [&] { return what + " chunk at " + sizesText(chunk.offsets); };
         if (chunk.offsets.size() != rank || chunk.sizes.size() != rank)
-            fail(m_metaPath, piece + ": " + std::to_string(chunk.sizes.size()) +
+            fail(m_metaPath, piece() + ": " + std::to_string(chunk.sizes.size()) +
                                  " sizes for a tensor of " + std::to_string(rank) + " dimensions");
         uint64_t volume = 1;
         for (size_t k = 0; k < rank; ++k) {
             if (chunk.offsets[k] > item.size[k] || chunk.sizes[k] > item.size[k] - chunk.offsets[k])
-                fail(m_metaPath, piece + " of sizes " + sizesText(chunk.sizes) +
+                fail(m_metaPath, piece() + " of sizes " + sizesText(chunk.sizes) +
                                      " reaches outside the tensor's size " + sizesText(item.size));
             volume *= chunk.sizes[k]; // ≤ the tensor's count, checked above
         }
@@ -456,7 +458,7 @@ void Builder::addTensor(const Item& item) {
                           item.chunks[o].offsets[k] < chunk.offsets[k] + chunk.sizes[k];
             if (overlap && volume > 0)
                 fail(m_metaPath,
-                     piece + " overlaps its chunk at " + sizesText(item.chunks[o].offsets));
+                     piece() + " overlaps its chunk at " + sizesText(item.chunks[o].offsets));
         }
         covered += volume;
         const auto w = located == m_where.end() ? nullptr : [&]() -> const Where* {
@@ -464,7 +466,7 @@ void Builder::addTensor(const Item& item) {
             return it == located->second.end() ? nullptr : &it->second;
         }();
         if (!w)
-            fail(m_metaPath, piece + ": storage_data does not say where it lies");
+            fail(m_metaPath, piece() + ": storage_data does not say where it lies");
         // The chunk's archive is read when a read first needs it
         // (DcpStorages); its place in the file is checked now.
         const uint16_t shard = placed(*w, piece);
@@ -518,7 +520,7 @@ uint32_t Builder::itemValue(const Item& item) {
     const Where& at = w->second.begin()->second;
     ObjectNode n;
     if (at.length > kMaxItemBytes) {
-        shardOf(at.file, what);
+        shardOf(at.file, [&] { return what; });
         n.kind = ObjectKind::String;
         n.text = "(" + std::to_string(at.length) + " bytes in " + at.file + ", not read)";
         return m_out.objects.add(std::move(n));

@@ -73,6 +73,7 @@ private:
     std::string m_where;
     std::unordered_map<std::string, uint32_t> m_storageByKey;
     std::unordered_map<uint32_t, uint32_t> m_storageOfNode;
+    std::unordered_map<uint32_t, GlobalUse*> m_useOfGlobal; // Global node → globals' entry
 };
 
 // The globals named by the opcodes of `data` from byte `from` on, read

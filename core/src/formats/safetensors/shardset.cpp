@@ -210,6 +210,13 @@ std::string shardNameProblem(std::string_view name) {
 std::string pathLeavingFolder(const std::string& folder, const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    // A name straight inside the folder that is no symbolic link stays
+    // inside whatever the folder's own path resolves to: one lstat, not a
+    // readlink per component of both paths (a DCP folder's files are many).
+    if (fs::path(path).parent_path() == fs::path(folder) &&
+        !fs::is_symlink(fs::symlink_status(path, ec)))
+        return {};
+    ec.clear();
     const fs::path base = fs::weakly_canonical(fs::absolute(folder.empty() ? "." : folder, ec), ec);
     const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
     const fs::path rel = target.lexically_relative(base);
