@@ -136,6 +136,84 @@ void addPickleJson(ordered_json& j, const Document& doc) {
 // writes it here), as kObjectsMarker for the tree.
 constexpr const char* kTensorsMarker = "@@ckptscope:tensors@@";
 
+void writeNumbers(JsonStreamWriter& w, const char* key, const std::vector<uint64_t>& values) {
+    w.key(key);
+    w.beginArray();
+    for (uint64_t x : values)
+        w.value(x);
+    w.endArray();
+}
+
+// A piece of a tensor made of pieces: its box, its storage and where its
+// bytes are — its file, first byte and length (a DCP chunk: its torch.save
+// archive's, not read at open).
+void writePieceJson(JsonStreamWriter& w, const Document& doc, const TensorPiece& p) {
+    w.beginObject();
+    writeNumbers(w, "offsets", p.offsets);
+    writeNumbers(w, "sizes", p.sizes);
+    const TensorStorage& st = doc.storages().at(p.storage);
+    w.key("storage_key");
+    w.value(st.key);
+    w.key("storage_offset");
+    w.value(p.elementOffset);
+    uint64_t elements = 1;
+    for (uint64_t x : p.sizes)
+        elements *= x;
+    const size_t size = dtypeSize(st.dtype);
+    if (!doc.shards().empty()) {
+        w.key("file");
+        w.value(doc.shards().at(st.shard).name);
+    }
+    w.key("offset");
+    w.value(st.deferred ? st.offset : st.offset + p.elementOffset * size);
+    w.key("length");
+    w.value(st.deferred ? st.containerBytes : elements * size);
+    w.endObject();
+}
+
+// A view's storage, offset and strides, or its pieces.
+void writeViewJson(JsonStreamWriter& w, const Document& doc, const TensorView& v) {
+    if (!v.pieces.empty()) {
+        w.key("chunks");
+        w.beginArray();
+        for (const TensorPiece& p : v.pieces)
+            writePieceJson(w, doc, p);
+        w.endArray();
+        return;
+    }
+    w.key("storage_key");
+    w.value(doc.storages().at(v.storage).key);
+    w.key("storage_offset");
+    w.value(v.elementOffset);
+    w.key("stride");
+    if (v.strides.empty()) {
+        w.null();
+    } else {
+        w.beginArray();
+        for (int64_t x : v.strides)
+            w.value(x);
+        w.endArray();
+    }
+}
+
+// What a pickled tensor is beyond its view.
+void writeTraitsJson(JsonStreamWriter& w, const Document& doc, const TensorTraits& traits) {
+    if (traits.sameAs != UINT32_MAX) {
+        w.key("same_as");
+        w.value(doc.tensors().at(traits.sameAs).name);
+    }
+    w.key("requires_grad");
+    w.value(traits.requiresGrad);
+    w.key("is_parameter");
+    w.value(traits.isParameter);
+    if (!traits.parameter.empty()) {
+        w.key("parameter");
+        w.value(traits.parameter);
+        w.key("parameter_inferred");
+        w.value(true);
+    }
+}
+
 // One tensor's entry of info --json, in nlohmann's dump(2) layout.
 void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
     const TensorEntry& t = doc.tensors()[i];
@@ -149,11 +227,7 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
     w.beginObject();
     w.key("name");
     w.value(t.name);
-    w.key("shape");
-    w.beginArray();
-    for (uint64_t d : t.shape)
-        w.value(d);
-    w.endArray();
+    writeNumbers(w, "shape", t.shape);
     w.key("data_len");
     w.value(t.dataLen);
     optional("element_count", t.elementCount);
@@ -162,7 +236,7 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
     w.value(t.dataOffset);
     w.key("dtype");
     w.value(dtypeName(t.dtype));
-    if (doc.format() == Format::Gguf) {
+    if (doc.formatModule().quantized) {
         w.key("bits_per_weight");
         if (const auto bpw = tensorBitsPerWeight(t))
             w.number(*bpw);
@@ -173,76 +247,10 @@ void writeTensorJson(JsonStreamWriter& w, const Document& doc, size_t i) {
         w.key("file");
         w.value(doc.shards().at(t.shard).name);
     }
-    if (t.view != kNoView) {
-        const TensorView& v = doc.views().at(t.view);
-        if (v.pieces.empty()) {
-            w.key("storage_key");
-            w.value(doc.storages().at(v.storage).key);
-            w.key("storage_offset");
-            w.value(v.elementOffset);
-            w.key("stride");
-            if (v.strides.empty()) {
-                w.null();
-            } else {
-                w.beginArray();
-                for (int64_t x : v.strides)
-                    w.value(x);
-                w.endArray();
-            }
-        } else {
-            w.key("chunks");
-            w.beginArray();
-            for (const TensorPiece& p : v.pieces) {
-                w.beginObject();
-                for (const auto& [key, values] :
-                     {std::pair{"offsets", &p.offsets}, std::pair{"sizes", &p.sizes}}) {
-                    w.key(key);
-                    w.beginArray();
-                    for (uint64_t x : *values)
-                        w.value(x);
-                    w.endArray();
-                }
-                const TensorStorage& st = doc.storages().at(p.storage);
-                w.key("storage_key");
-                w.value(st.key);
-                w.key("storage_offset");
-                w.value(p.elementOffset);
-                // Where the piece's bytes are: its file, first byte and length
-                // (a DCP chunk: its torch.save archive's, not read at open).
-                uint64_t elements = 1;
-                for (uint64_t x : p.sizes)
-                    elements *= x;
-                const size_t size = dtypeSize(st.dtype);
-                if (!doc.shards().empty()) {
-                    w.key("file");
-                    w.value(doc.shards().at(st.shard).name);
-                }
-                w.key("offset");
-                w.value(st.deferred ? st.offset : st.offset + p.elementOffset * size);
-                w.key("length");
-                w.value(st.deferred ? st.containerBytes : elements * size);
-                w.endObject();
-            }
-            w.endArray();
-        }
-    }
-    if (!doc.traits().empty()) {
-        const TensorTraits& traits = doc.traits().at(i);
-        if (traits.sameAs != UINT32_MAX) {
-            w.key("same_as");
-            w.value(doc.tensors().at(traits.sameAs).name);
-        }
-        w.key("requires_grad");
-        w.value(traits.requiresGrad);
-        w.key("is_parameter");
-        w.value(traits.isParameter);
-        if (!traits.parameter.empty()) {
-            w.key("parameter");
-            w.value(traits.parameter);
-            w.key("parameter_inferred");
-            w.value(true);
-        }
-    }
+    if (t.view != kNoView)
+        writeViewJson(w, doc, doc.views().at(t.view));
+    if (!doc.traits().empty())
+        writeTraitsJson(w, doc, doc.traits().at(i));
     w.endObject();
 }
 

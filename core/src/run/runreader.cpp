@@ -349,92 +349,135 @@ Run readRun(const std::vector<std::string>& paths, const RunOptions& options) {
     return readCandidates(discoverCheckpoints(paths), options);
 }
 
-Run readCandidates(Discovery found, const RunOptions& options) {
-    Run run;
-    run.skipped = std::move(found.skipped);
-    run.sideFiles = std::move(found.sideFiles);
-    std::optional<SummaryCache> cache;
-    if (options.useCache && !options.cacheDir.empty())
-        cache.emplace(options.cacheDir, options.cacheMaxBytes);
+namespace {
 
-    RunProgress progress;
-    for (const CheckpointCandidate& c : found.candidates)
-        progress.filesTotal += c.files.size();
-    if (options.progress)
-        options.progress(progress);
+// One pass of readCandidates over the candidates: the run it fills, the
+// summary cache and the progress it reports.
+class CandidateReader {
+public:
+    CandidateReader(Run& run, const RunOptions& options) : m_run(run), m_options(options) {
+        if (options.useCache && !options.cacheDir.empty())
+            m_cache.emplace(options.cacheDir, options.cacheMaxBytes);
+    }
 
-    for (CheckpointCandidate& c : found.candidates) {
+    void read(std::vector<CheckpointCandidate>& candidates) {
+        for (const CheckpointCandidate& c : candidates)
+            m_progress.filesTotal += c.files.size();
+        report();
+        for (CheckpointCandidate& c : candidates)
+            readOne(c);
+        if (!m_cache)
+            m_run.cacheHits = m_run.cacheMisses = 0;
+    }
+
+private:
+    using Placement = std::optional<std::map<std::string, std::string>>;
+
+    SummaryCache* cache() { return m_cache ? &*m_cache : nullptr; }
+    void report() {
+        if (m_options.progress)
+            m_options.progress(m_progress);
+    }
+
+    void readOne(CheckpointCandidate& c) {
         RunCheckpoint cp;
         cp.path = c.path;
         cp.name = c.name;
         cp.sideFiles = c.sideFiles;
         cp.index = c.index;
-        // A shard set with its index is opened as info opens it (the one way
-        // to open a sharded model): refused as info refuses it, and each
-        // tensor taken from the shard the model takes it from.
-        std::optional<std::map<std::string, std::string>> placement;
-        if (c.files.size() > 1 && !c.index.empty() && !isUrl(c.index)) {
-            try {
-                const auto model = Document::open(c.index);
-                // (an index that maps no tensor places none: each shard's own)
-                if (!model->tensors().empty())
-                    placement.emplace();
-                for (size_t i = 0; placement && i < model->tensors().size(); ++i)
-                    placement->emplace(model->tensors()[i].name, model->shardName(i));
-            } catch (const OpenError& e) {
-                run.skipped.push_back({c.path, e.what()});
-                progress.filesDone += c.files.size();
-                continue;
-            }
+        Placement placement;
+        if (!placementOf(c, placement))
+            return;
+        bool allHits = true;
+        if (c.folderModel)
+            readFolderModel(c, cp, allHits);
+        if (!readFiles(c, cp, placement, allHits) || cp.files.empty())
+            return;
+        std::tie(cp.step, cp.stepSource) = checkpointStep(cp.summary, cp.name);
+        readOwnTrainerState(cp, m_run.warnings);
+        if (!cp.summary.updates.empty()) // a Lightning checkpoint holds its own, DeepSpeed's folder
+            cp.optimizerFile = c.folderModel ? cp.path : cp.files.front();
+        else
+            addTrainerOptimizer(cp, cache(), m_options, m_run.warnings);
+        cp.fromCache = allHits;
+        ++(allHits ? m_run.cacheHits : m_run.cacheMisses);
+        m_run.checkpoints.push_back(std::move(cp));
+    }
+
+    // A shard set with its index is opened as info opens it (the one way to
+    // open a sharded model): refused as info refuses it, and each tensor
+    // taken from the shard the model takes it from. False when refused.
+    bool placementOf(const CheckpointCandidate& c, Placement& placement) {
+        if (c.files.size() <= 1 || c.index.empty() || isUrl(c.index))
+            return true;
+        try {
+            const auto model = Document::open(c.index);
+            // (an index that maps no tensor places none: each shard's own)
+            if (!model->tensors().empty())
+                placement.emplace();
+            for (size_t i = 0; placement && i < model->tensors().size(); ++i)
+                placement->emplace(model->tensors()[i].name, model->shardName(i));
+            return true;
+        } catch (const OpenError& e) {
+            m_run.skipped.push_back({c.path, e.what()});
+            m_progress.filesDone += c.files.size();
+            return false;
         }
-        bool allHits = true, failed = false;
-        if (c.folderModel) {
-            try {
-                FileResult r =
-                    summarizeModelFolder(c, cache ? &*cache : nullptr, options, progress);
-                if (run.kind && runKindOf(r.summary.format) != *run.kind) {
-                    run.skipped.push_back({c.path, otherKindReason(r.summary.format, *run.kind)});
-                } else {
-                    run.kind = runKindOf(r.summary.format);
-                    allHits = r.hit;
-                    cp.fileSize = r.id.size;
-                    cp.mtimeNs = r.mtimeNs;
-                    for (const CandidateFile& f : c.files)
-                        cp.files.push_back(f.path);
-                    if (!options.keepHistograms)
-                        r.summary.dropHistograms();
-                    cp.summary = std::move(r.summary);
-                }
-            } catch (const NotCached&) {
-                ++run.notCached;
-            } catch (const OpenError& e) {
-                run.skipped.push_back({c.path, e.detail()});
+    }
+
+    // A folder read as one model (DeepSpeed, DCP): its files are read here,
+    // none is left for readFiles.
+    void readFolderModel(CheckpointCandidate& c, RunCheckpoint& cp, bool& allHits) {
+        try {
+            FileResult r = summarizeModelFolder(c, cache(), m_options, m_progress);
+            if (m_run.kind && runKindOf(r.summary.format) != *m_run.kind) {
+                m_run.skipped.push_back({c.path, otherKindReason(r.summary.format, *m_run.kind)});
+            } else {
+                m_run.kind = runKindOf(r.summary.format);
+                allHits = r.hit;
+                cp.fileSize = r.id.size;
+                cp.mtimeNs = r.mtimeNs;
+                for (const CandidateFile& f : c.files)
+                    cp.files.push_back(f.path);
+                if (!m_options.keepHistograms)
+                    r.summary.dropHistograms();
+                cp.summary = std::move(r.summary);
             }
-            progress.filesDone += c.files.size();
-            if (options.progress)
-                options.progress(progress);
-            c.files.clear(); // read: the loop below has nothing left
+        } catch (const NotCached&) {
+            ++m_run.notCached;
+        } catch (const OpenError& e) {
+            m_run.skipped.push_back({c.path, e.detail()});
         }
+        m_progress.filesDone += c.files.size();
+        report();
+        c.files.clear();
+    }
+
+    // Each file of the checkpoint summarized and merged; false when one
+    // spoils the checkpoint (or is not cached).
+    bool readFiles(CheckpointCandidate& c, RunCheckpoint& cp, const Placement& placement,
+                   bool& allHits) {
+        bool failed = false;
         for (CandidateFile& f : c.files) {
             // A URL's connection is let go once read (a run may hold many).
             const auto source = std::move(f.source);
-            if (failed || (run.kind && runKindOf(f.format) != *run.kind)) {
+            if (failed || (m_run.kind && runKindOf(f.format) != *m_run.kind)) {
                 if (!failed)
-                    run.skipped.push_back({f.path, otherKindReason(f.format, *run.kind)});
-                ++progress.filesDone;
+                    m_run.skipped.push_back({f.path, otherKindReason(f.format, *m_run.kind)});
+                ++m_progress.filesDone;
                 continue;
             }
             try {
-                FileResult r = summarizeFile({f.path, f.format, source}, cache ? &*cache : nullptr,
-                                             options, progress);
-                if (!run.kind)
-                    run.kind = runKindOf(r.summary.format);
+                FileResult r =
+                    summarizeFile({f.path, f.format, source}, cache(), m_options, m_progress);
+                if (!m_run.kind)
+                    m_run.kind = runKindOf(r.summary.format);
                 allHits = allHits && r.hit;
                 cp.fileSize += r.id.size;
                 if (r.mtimeNs) // the latest known
                     cp.mtimeNs = std::max(cp.mtimeNs.value_or(*r.mtimeNs), *r.mtimeNs);
                 cp.files.push_back(f.path);
-                if (!options.keepHistograms)
+                if (!m_options.keepHistograms)
                     r.summary.dropHistograms();
                 if (placement) {
                     const std::string shard = std::filesystem::path(f.path).filename().string();
@@ -447,35 +490,35 @@ Run readCandidates(Discovery found, const RunOptions& options) {
             } catch (const NotCached&) {
                 failed = true; // left out silently; the full read takes it
                 cp.files.clear();
-                ++run.notCached;
+                ++m_run.notCached;
             } catch (const OpenError& e) {
                 // Before the kind is known a damaged file is just left out;
                 // after, it spoils the checkpoint it belongs to.
-                const bool alone = c.files.size() == 1 || !run.kind;
-                run.skipped.push_back({alone ? f.path : c.path, alone ? e.detail() : e.what()});
-                failed = run.kind.has_value();
-                if (failed) {
+                const bool alone = c.files.size() == 1 || !m_run.kind;
+                m_run.skipped.push_back({alone ? f.path : c.path, alone ? e.detail() : e.what()});
+                failed = m_run.kind.has_value();
+                if (failed)
                     cp.files.clear();
-                }
             }
-            ++progress.filesDone;
-            if (options.progress)
-                options.progress(progress);
+            ++m_progress.filesDone;
+            report();
         }
-        if (failed || cp.files.empty())
-            continue;
-        std::tie(cp.step, cp.stepSource) = checkpointStep(cp.summary, cp.name);
-        readOwnTrainerState(cp, run.warnings);
-        if (!cp.summary.updates.empty()) // a Lightning checkpoint holds its own, DeepSpeed's folder
-            cp.optimizerFile = c.folderModel ? cp.path : cp.files.front();
-        else
-            addTrainerOptimizer(cp, cache ? &*cache : nullptr, options, run.warnings);
-        cp.fromCache = allHits;
-        ++(allHits ? run.cacheHits : run.cacheMisses);
-        run.checkpoints.push_back(std::move(cp));
+        return !failed;
     }
-    if (!cache)
-        run.cacheHits = run.cacheMisses = 0;
+
+    Run& m_run;
+    const RunOptions& m_options;
+    std::optional<SummaryCache> m_cache;
+    RunProgress m_progress;
+};
+
+} // namespace
+
+Run readCandidates(Discovery found, const RunOptions& options) {
+    Run run;
+    run.skipped = std::move(found.skipped);
+    run.sideFiles = std::move(found.sideFiles);
+    CandidateReader(run, options).read(found.candidates);
     std::stable_sort(run.checkpoints.begin(), run.checkpoints.end(), checkpointBefore);
     addRunTrainerLog(run, run.sideFiles);
     readRunModelConfig(run, run.sideFiles);

@@ -53,6 +53,9 @@ struct FormatModule {
     const char* mimeType = nullptr;
     // the bytes at offset 0 that mark it, null where it has none.
     const char* magic = nullptr;
+    // True where tensors may be block-quantized (GGUF): `info --json` gives
+    // each one's bits per weight.
+    bool quantized = false;
 
     // Per-format hooks, null where the format has no such thing:
     // the first `count` items of a metadata array left in the file, with

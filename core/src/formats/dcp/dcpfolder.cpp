@@ -1,4 +1,5 @@
 #include "formats/dcp/dcpfolder.h"
+#include "formats/dcp/dcpstorages.h"
 
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/safetensors/shardset.h"
@@ -33,22 +34,10 @@ constexpr size_t kMaxChunks = 16384;
 // A non-tensor item larger than this is listed, not unpickled.
 constexpr uint64_t kMaxItemBytes = uint64_t(64) << 20;
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-    throw CheckpointError(CheckpointError::Kind::Invalid, where + ": " + what);
-}
-
-// An error of a file's reader, without the file's name it starts with
-// (the caller's message names it already).
-std::string after(const std::string& message, const std::string& file) {
-    return message.starts_with(file + ": ") ? message.substr(file.size() + 2) : message;
-}
-
-std::string sizesText(const std::vector<uint64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
+using dcp::after;
+using dcp::DcpStorages;
+using dcp::fail;
+using dcp::sizesText;
 
 // The fields of the pickled dataclasses: an Object whose BUILD state is a
 // dict (or, for TensorProperties, a tuple).
@@ -95,75 +84,6 @@ struct Item {
 struct Where {
     std::string file;
     uint64_t offset = 0, length = 0;
-};
-
-// The chunks' storages, found on first read: each chunk's torch.save
-// archive must hold one contiguous tensor of the planned dtype and sizes.
-class DcpStorages final : public StorageResolver {
-public:
-    struct Chunk {
-        std::string tensor;
-        std::vector<uint64_t> sizes;
-        std::string at; // its offsets, for messages
-    };
-    std::vector<Chunk> chunks;                            // per storage of the index
-    std::vector<TensorStorage> planned;                   // the index's storages
-    std::vector<std::shared_ptr<const ByteSource>> files; // the index's shards
-
-    const TensorStorage& resolve(uint32_t storage) const override {
-        const std::lock_guard lock(m_mutex);
-        if (m_found.size() != planned.size())
-            m_found.resize(planned.size());
-        if (!m_found.at(storage))
-            m_found[storage] = find(storage);
-        return *m_found[storage];
-    }
-
-private:
-    TensorStorage find(uint32_t storage) const {
-        const TensorStorage& p = planned.at(storage);
-        const Chunk& c = chunks.at(storage);
-        const ByteSource& file = *files.at(p.shard);
-        const std::string where = file.name() + ": tensor " + quotedName(c.tensor) + " chunk at " +
-                                  c.at + ", saved at byte " + std::to_string(p.offset);
-        FormatIndex part;
-        try {
-            part = openPytorchArchive(file, p.offset, p.offset + p.containerBytes);
-        } catch (const CheckpointError& e) {
-            fail(where, after(e.what(), file.name()));
-        }
-        if (part.tensors.size() != 1 || part.objects.empty() ||
-            part.objects.at(part.objects.root).kind != ObjectKind::Tensor)
-            fail(where, "not a torch.save of one tensor");
-        const TensorEntry& t = part.tensors[0];
-        if (t.dtype != p.dtype)
-            fail(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
-                            dtypeName(p.dtype));
-        if (t.shape != c.sizes)
-            fail(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
-                            sizesText(c.sizes));
-        const TensorView& saved = part.views.at(t.view);
-        // torch clones a chunk that views part of a larger storage: a chunk
-        // is contiguous, unless a whole tensor was saved as a view.
-        uint64_t stride = 1;
-        for (size_t k = t.shape.size(); k-- > 0 && !saved.strides.empty();) {
-            if (t.shape[k] > 1 && uint64_t(saved.strides[k]) != stride)
-                fail(where, "a chunk saved as a non-contiguous view, which is not read");
-            stride *= t.shape[k];
-        }
-        TensorStorage s = part.storages.at(saved.storage);
-        const size_t size = dtypeSize(p.dtype);
-        if (saved.elementOffset > s.bytes / size || p.bytes > s.bytes - saved.elementOffset * size)
-            fail(where, "its storage holds fewer elements than the chunk");
-        s.offset += saved.elementOffset * size;
-        s.bytes = p.bytes;
-        s.key = p.key;
-        s.shard = p.shard;
-        return s;
-    }
-
-    mutable std::mutex m_mutex;
-    mutable std::vector<std::optional<TensorStorage>> m_found;
 };
 
 class Builder {

@@ -4,6 +4,7 @@
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/io/folderlisting.h"
 
+#include "formats/deepspeed/deepspeedparts.h"
 #include "formats/pytorch/pytorchformat.h"
 
 #include <algorithm>
@@ -21,110 +22,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-    throw CheckpointError(CheckpointError::Kind::Invalid, where + ": " + what);
-}
+using deepspeed::fail;
+using deepspeed::Param;
+using deepspeed::Part;
 
 const char* const kModelStates = "mp_rank_00_model_states.pt";
 const char* const kStage3ModelStates = "zero_pp_rank_0_mp_rank_00_model_states.pt";
-
-// One of the checkpoint's files, indexed by the PyTorch module.
-struct Part {
-    std::string name; // in the step folder
-    std::shared_ptr<const ByteSource> source;
-    FormatIndex index;
-    std::unordered_map<std::string, size_t> tensorOf; // name → index
-
-    // The node at a path of dict keys from the root, kNoNode when absent.
-    uint32_t at(std::initializer_list<const char*> path) const {
-        const ObjectTree& t = index.objects;
-        uint32_t n = t.root;
-        for (const char* key : path) {
-            if (n == kNoNode || t.at(n).kind != ObjectKind::Dict)
-                return kNoNode;
-            n = t.find(n, key);
-        }
-        return n;
-    }
-    std::optional<int64_t> integer(uint32_t n) const {
-        if (n == kNoNode || index.objects.at(n).kind != ObjectKind::Int)
-            return std::nullopt;
-        return index.objects.at(n).integer;
-    }
-};
-
-Part readPart(const std::string& folder, const std::string& name) {
-    Part p;
-    p.name = name;
-    const std::string path = pathInFolder(folder, name);
-    try {
-        p.source = openByteSource(path);
-    } catch (const IoError& e) {
-        fail(path, e.what());
-    }
-    p.index = openPytorchFile(*p.source);
-    for (size_t i = 0; i < p.index.tensors.size(); ++i)
-        p.tensorOf.emplace(p.index.tensors[i].name, i);
-    return p;
-}
-
-// ZeroStageEnum pickled as getattr(ZeroStageEnum, 'gradients') (Python
-// 3.11), or a plain int.
-std::optional<int64_t> zeroStage(const Part& p) {
-    const uint32_t n = p.at({"optimizer_state_dict", "zero_stage"});
-    if (const auto i = p.integer(n))
-        return i;
-    if (n == kNoNode)
-        return std::nullopt;
-    const ObjectTree& t = p.index.objects;
-    const ObjectNode& o = t.at(n);
-    if (o.kind != ObjectKind::Object || o.items.size() != 2 ||
-        t.at(o.items[1]).kind != ObjectKind::String)
-        return std::nullopt;
-    static const std::map<std::string, int64_t> members = {
-        {"disabled", 0}, {"optimizer_states", 1}, {"gradients", 2}, {"weights", 3}};
-    const auto m = members.find(t.at(o.items[1]).text);
-    return m == members.end() ? std::nullopt : std::optional(m->second);
-}
-
-// A parameter as param_shapes lists it: name, shape, group.
-struct Param {
-    std::string name;
-    std::vector<uint64_t> shape;
-    uint64_t numel = 1;
-    size_t group = 0;
-};
-
-std::vector<Param> paramShapes(const Part& model) {
-    const uint32_t list = model.at({"param_shapes"});
-    const ObjectTree& t = model.index.objects;
-    if (list == kNoNode || t.at(list).kind != ObjectKind::List)
-        fail(model.name, "no param_shapes list (the parameters' names and shapes by group)");
-    std::vector<Param> out;
-    for (size_t g = 0; g < t.at(list).items.size(); ++g) {
-        const ObjectNode& d = t.at(t.at(list).items[g]);
-        if (d.kind != ObjectKind::Dict)
-            fail(model.name, "param_shapes[" + std::to_string(g) + "] is not a dict");
-        for (size_t k = 0; k + 1 < d.items.size(); k += 2) {
-            Param p;
-            p.name = objectKeyText(t, d.items[k]);
-            const auto shape = objectSizes(t, d.items[k + 1]);
-            p.shape = shape.value_or(std::vector<uint64_t>{});
-            p.group = g;
-            if (!shape)
-                fail(model.name, "param_shapes: parameter " + quotedName(p.name) +
-                                     ": its shape is not a list of sizes");
-            for (uint64_t s : p.shape) {
-                if (s != 0 && p.numel > UINT64_MAX / s)
-                    fail(model.name, "param_shapes: parameter " + quotedName(p.name) +
-                                         ": its shape holds more than 2^64 elements");
-                p.numel *= s;
-            }
-            out.push_back(std::move(p));
-        }
-    }
-    return out;
-}
 
 // A run of elements of one rank's flat fp32 vector, in the merged index.
 struct Segment {
@@ -155,7 +58,9 @@ private:
     void addTensor(const std::string& name, const std::vector<uint64_t>& shape,
                    std::vector<TensorPiece> pieces, const std::string& parameter);
     void addTied(const Part& model);
-    void addTree(const Part& model, const std::vector<Param>& params, const std::string& base);
+    // Group g's step, a one-element tensor of rank 0, as a node of the
+    // merged tree; kNoNode where it holds none in F32.
+    uint32_t stepOf(size_t group, const std::string& base);
 
     std::string m_folder;
     std::string m_modelName;
@@ -398,140 +303,34 @@ void Builder::addTied(const Part& model) {
     }
 }
 
-// What the optimizer's figures need, as a tree: zero_stage, world_size and
-// rank 0's parameter groups, each with its parameters' names and step.
-void Builder::addTree(const Part& model, const std::vector<Param>& params,
-                      const std::string& base) {
-    ObjectTree& out = m_out.objects;
-    const auto node = [](ObjectKind kind) {
-        ObjectNode n;
-        n.kind = kind;
-        return n;
-    };
-    const auto text = [&](const std::string& value) {
-        ObjectNode n = node(ObjectKind::String);
-        n.text = value;
-        return out.add(std::move(n));
-    };
-    const auto integer = [&](int64_t value) {
-        ObjectNode n = node(ObjectKind::Int);
-        n.integer = value;
-        return out.add(std::move(n));
-    };
-    ObjectNode root = node(ObjectKind::Dict);
-    const auto put = [&root](uint32_t key, uint32_t value) {
-        root.items.push_back(key);
-        root.items.push_back(value);
-    };
-    put(text("zero_stage"), integer(m_stage));
-    // The module's tensors a consolidation carries as they are: its buffers
-    // and frozen parameters (no optimizer state holds them).
-    ObjectNode kept = node(ObjectKind::List);
-    for (const char* key : {"buffer_names", "frozen_param_shapes"}) {
-        const uint32_t n = model.at({key});
-        if (n == kNoNode)
-            continue;
-        const ObjectNode& o = model.index.objects.at(n);
-        const bool dict = o.kind == ObjectKind::Dict;
-        if (!dict && o.kind != ObjectKind::List)
-            continue;
-        for (size_t k = 0; k < o.items.size(); k += dict ? 2 : 1)
-            if (model.index.objects.at(o.items[k]).kind == ObjectKind::String)
-                kept.items.push_back(text(model.index.objects.at(o.items[k]).text));
-    }
-    put(text("module_kept"), out.add(std::move(kept)));
-    put(text("world_size"), integer(int64_t(m_ranks.size())));
-    const ObjectTree& mt = model.index.objects;
-    if (const uint32_t v = model.at({"ds_version"});
-        v != kNoNode && mt.at(v).kind == ObjectKind::String)
-        put(text("ds_version"), text(mt.at(v).text));
-    if (const auto steps = model.integer(model.at({"global_steps"})))
-        put(text("global_steps"), integer(*steps));
-    // Rank 0's groups: their numbers and flags copied (one level of tuple).
+uint32_t Builder::stepOf(size_t group, const std::string& base) {
     const Part& r0 = m_ranks[0];
-    const ObjectTree& rt = r0.index.objects;
-    std::function<uint32_t(uint32_t)> copy = [&](uint32_t n) -> uint32_t {
-        const ObjectNode& o = rt.at(n);
-        switch (o.kind) {
-        case ObjectKind::None:
-        case ObjectKind::Bool:
-        case ObjectKind::Int:
-        case ObjectKind::Float:
-        case ObjectKind::String: {
-            ObjectNode c = node(o.kind);
-            c.integer = o.integer;
-            c.real = o.real;
-            c.text = o.text;
-            return out.add(std::move(c));
-        }
-        case ObjectKind::Tuple:
-        case ObjectKind::List: {
-            ObjectNode c = node(o.kind);
-            for (uint32_t i : o.items)
-                if (const ObjectKind k = rt.at(i).kind;
-                    k == ObjectKind::Int || k == ObjectKind::Float)
-                    c.items.push_back(copy(i));
-            return out.add(std::move(c));
-        }
-        default:
-            return kNoNode;
-        }
-    };
-    const uint32_t groups = r0.at({"optimizer_state_dict", base.c_str(), "param_groups"});
-    ObjectNode list = node(ObjectKind::List);
-    if (groups != kNoNode && rt.at(groups).kind == ObjectKind::List) {
-        const std::vector<uint32_t> items = rt.at(groups).items;
-        for (size_t g = 0; g < items.size(); ++g) {
-            if (rt.at(items[g]).kind != ObjectKind::Dict)
-                continue;
-            ObjectNode group = node(ObjectKind::Dict);
-            const ObjectNode& src = rt.at(items[g]);
-            for (size_t k = 0; k + 1 < src.items.size(); k += 2) {
-                if (rt.at(src.items[k]).kind != ObjectKind::String ||
-                    rt.at(src.items[k]).text == "params")
-                    continue;
-                if (const uint32_t v = copy(src.items[k + 1]); v != kNoNode) {
-                    group.items.push_back(text(rt.at(src.items[k]).text));
-                    group.items.push_back(v);
-                }
-            }
-            ObjectNode names = node(ObjectKind::List);
-            for (const Param& p : params)
-                if (p.group == g)
-                    names.items.push_back(text(p.name));
-            group.items.push_back(text("params"));
-            group.items.push_back(out.add(std::move(names)));
-            // The step of the group's state, a one-element tensor of rank 0.
-            const std::string step =
-                "optimizer_state_dict." + base + ".state." + std::to_string(g) + ".step";
-            if (const auto t = r0.tensorOf.find(step); t != r0.tensorOf.end()) {
-                const TensorEntry& e = r0.index.tensors[t->second];
-                if (e.view != kNoView && e.dataLen == 1) {
-                    const TensorView& v = r0.index.views[e.view];
-                    TensorPiece piece{{0}, {1}, storageOf(0, v.storage), v.elementOffset};
-                    if (e.dtype == Dtype::F32) {
-                        addTensor("optimizer.step." + std::to_string(g), {1}, {piece}, "");
-                        ObjectNode tn = node(ObjectKind::Tensor);
-                        tn.tensor = uint32_t(m_out.tensors.size() - 1);
-                        group.items.push_back(text("step"));
-                        group.items.push_back(out.add(std::move(tn)));
-                    }
-                }
-            }
-            list.items.push_back(out.add(std::move(group)));
-        }
-    }
-    put(text("param_groups"), out.add(std::move(list)));
-    out.root = out.add(std::move(root));
+    const std::string step =
+        "optimizer_state_dict." + base + ".state." + std::to_string(group) + ".step";
+    const auto t = r0.tensorOf.find(step);
+    if (t == r0.tensorOf.end())
+        return kNoNode;
+    const TensorEntry& e = r0.index.tensors[t->second];
+    if (e.view == kNoView || e.dataLen != 1)
+        return kNoNode;
+    const TensorView& v = r0.index.views[e.view];
+    TensorPiece piece{{0}, {1}, storageOf(0, v.storage), v.elementOffset};
+    if (e.dtype != Dtype::F32)
+        return kNoNode;
+    addTensor("optimizer.step." + std::to_string(group), {1}, {piece}, "");
+    ObjectNode n;
+    n.kind = ObjectKind::Tensor;
+    n.tensor = uint32_t(m_out.tensors.size() - 1);
+    return m_out.objects.add(std::move(n));
 }
 
 void Builder::checkRanks() {
-    const auto stage = zeroStage(m_ranks[0]);
+    const auto stage = deepspeed::zeroStage(m_ranks[0]);
     if (!stage || *stage < 1 || *stage > 3)
         fail(m_rankNames[0], "no ZeRO stage 1, 2 or 3 in optimizer_state_dict.zero_stage");
     m_stage = *stage;
     for (const Part& p : m_ranks) {
-        if (zeroStage(p) != stage)
+        if (deepspeed::zeroStage(p) != stage)
             fail(p.name, "its zero_stage differs from rank 0's");
         const uint32_t counts = p.at({"optimizer_state_dict", "partition_count"});
         const ObjectTree& t = p.index.objects;
@@ -551,14 +350,14 @@ void Builder::checkRanks() {
 
 FormatIndex Builder::build() {
     findFiles();
-    Part model = readPart(m_folder, m_modelName);
+    Part model = deepspeed::readPart(m_folder, m_modelName);
     addModule(model);
     for (const std::string& name : m_rankNames) {
-        m_ranks.push_back(readPart(m_folder, name));
+        m_ranks.push_back(deepspeed::readPart(m_folder, name));
         addShard(m_ranks.back());
     }
     checkRanks();
-    const std::vector<Param> params = paramShapes(model);
+    const std::vector<Param> params = deepspeed::paramShapes(model);
     const bool stage3 = m_stage == 3;
     const std::string fp32 = stage3 ? "fp32_flat_groups" : "single_partition_of_fp32_groups";
     const std::string base = stage3 ? "optimizer_state_dict" : "base_optimizer_state";
@@ -591,7 +390,8 @@ FormatIndex Builder::build() {
                                   std::nullopt});
     }
     addTied(model);
-    addTree(model, params, base);
+    deepspeed::addOptimizerTree(m_out.objects, model, m_ranks[0], m_stage, m_ranks.size(), params,
+                                base, [&](size_t group) { return stepOf(group, base); });
     for (IndexWarning& w : model.index.warnings)
         m_out.warnings.push_back({model.name + ": " + w.message, std::nullopt});
     return std::move(m_out);

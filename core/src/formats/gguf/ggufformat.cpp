@@ -122,6 +122,7 @@ FormatModule ggufFormat() {
     m.patterns = "*.gguf";
     m.mimeType = "application/x-gguf";
     m.magic = "GGUF";
+    m.quantized = true;
     m.arrayRun = gguf::readGgufArrayRun;
     m.arrayItems = gguf::readGgufArrayItems;
     return m;

@@ -1,0 +1,65 @@
+#pragma once
+
+// A DCP folder's chunk storages, each a torch.save archive inside a rank's
+// file, found when a read first needs one (dcpfolder.cpp plans them).
+
+#include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/formats/formatindex.h"
+#include "ckptscope/io/bytesource.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckptscope::dcp {
+
+[[noreturn]] inline void fail(const std::string& where, const std::string& what) {
+    throw CheckpointError(CheckpointError::Kind::Invalid, where + ": " + what);
+}
+
+// An error of a file's reader, without the file's name it starts with
+// (the caller's message names it already).
+inline std::string after(const std::string& message, const std::string& file) {
+    return message.starts_with(file + ": ") ? message.substr(file.size() + 2) : message;
+}
+
+inline std::string sizesText(const std::vector<uint64_t>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+// The chunks' storages, found on first read: each chunk's torch.save
+// archive must hold one contiguous tensor of the planned dtype and sizes.
+class DcpStorages final : public StorageResolver {
+public:
+    struct Chunk {
+        std::string tensor;
+        std::vector<uint64_t> sizes;
+        std::string at; // its offsets, for messages
+    };
+    std::vector<Chunk> chunks;                            // per storage of the index
+    std::vector<TensorStorage> planned;                   // the index's storages
+    std::vector<std::shared_ptr<const ByteSource>> files; // the index's shards
+
+    const TensorStorage& resolve(uint32_t storage) const override {
+        const std::lock_guard lock(m_mutex);
+        if (m_found.size() != planned.size())
+            m_found.resize(planned.size());
+        if (!m_found.at(storage))
+            m_found[storage] = find(storage);
+        return *m_found[storage];
+    }
+
+private:
+    TensorStorage find(uint32_t storage) const;
+
+    mutable std::mutex m_mutex;
+    mutable std::vector<std::optional<TensorStorage>> m_found;
+};
+
+} // namespace ckptscope::dcp
