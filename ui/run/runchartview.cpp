@@ -132,24 +132,34 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
         allSteps = allSteps && c.step.has_value();
     const QString xTitle = allSteps ? tr("step") : tr("checkpoint (in step order)");
 
-    auto* mean = new QLineSeries;
-    mean->setName(tr("mean"));
-    auto* upper = new QLineSeries;
-    auto* lower = new QLineSeries;
-    auto* minS = new QLineSeries;
-    minS->setName(tr("min"));
-    auto* maxS = new QLineSeries;
-    maxS->setName(tr("max"));
-    auto* l2 = new QLineSeries;
-    l2->setName(tr("L2 norm"));
-    auto* bad = new QScatterSeries;
-    bad->setName(tr("NaN/Inf count"));
-    bad->setMarkerSize(8);
-    double lo = 0, hi = 0, l2Max = 0, badMax = 0, xMin = 0, xMax = 0;
+    const Plot plot = plotPoints(*run, *series, allSteps);
+    attachValues(values, plot, xTitle);
+    attachNorms(norms, plot.l2, plot.bad, plot.ranges, xTitle);
+    m_optimizer->setVisible(showOptimizer(name, xTitle, plot.ranges.xMin, plot.ranges.xMax));
+}
+
+RunChartView::Plot RunChartView::plotPoints(const Run& run, const TensorSeries& series,
+                                            bool allSteps) {
+    Plot p;
+    p.mean = new QLineSeries;
+    p.mean->setName(tr("mean"));
+    p.upper = new QLineSeries;
+    p.lower = new QLineSeries;
+    p.min = new QLineSeries;
+    p.min->setName(tr("min"));
+    p.max = new QLineSeries;
+    p.max->setName(tr("max"));
+    p.l2 = new QLineSeries;
+    p.l2->setName(tr("L2 norm"));
+    p.bad = new QScatterSeries;
+    p.bad->setName(tr("NaN/Inf count"));
+    p.bad->setMarkerSize(8);
+    double& xMin = p.ranges.xMin;
+    double& xMax = p.ranges.xMax;
     bool any = false;
-    for (size_t c = 0; c < run->checkpoints.size(); ++c) {
-        const TensorSummary* t = series->point(*run, c);
-        const double x = allSteps ? double(*run->checkpoints[c].step) : double(c);
+    for (size_t c = 0; c < run.checkpoints.size(); ++c) {
+        const TensorSummary* t = series.point(run, c);
+        const double x = allSteps ? double(*run.checkpoints[c].step) : double(c);
         xMin = c == 0 ? x : std::min(xMin, x);
         xMax = c == 0 ? x : std::max(xMax, x);
         m_x.push_back(x);
@@ -157,20 +167,20 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
             continue;
         const TensorStats& s = t->stats;
         const double nonFinite = double(s.nan + s.posInf + s.negInf);
-        bad->append(x, nonFinite);
-        badMax = std::max(badMax, nonFinite);
-        l2->append(x, s.l2);
-        l2Max = std::max(l2Max, s.l2);
+        p.bad->append(x, nonFinite);
+        p.ranges.badMax = std::max(p.ranges.badMax, nonFinite);
+        p.l2->append(x, s.l2);
+        p.ranges.l2Max = std::max(p.ranges.l2Max, s.l2);
         if (!s.mean)
             continue;
-        mean->append(x, *s.mean);
-        upper->append(x, *s.mean + *s.std);
-        lower->append(x, *s.mean - *s.std);
-        minS->append(x, *s.min);
-        maxS->append(x, *s.max);
+        p.mean->append(x, *s.mean);
+        p.upper->append(x, *s.mean + *s.std);
+        p.lower->append(x, *s.mean - *s.std);
+        p.min->append(x, *s.min);
+        p.max->append(x, *s.max);
         // The band can reach past min (many zeros and a few large values).
-        lo = std::min(any ? lo : *s.min, std::min(*s.min, *s.mean - *s.std));
-        hi = std::max(any ? hi : *s.max, std::max(*s.max, *s.mean + *s.std));
+        p.lo = std::min(any ? p.lo : *s.min, std::min(*s.min, *s.mean - *s.std));
+        p.hi = std::max(any ? p.hi : *s.max, std::max(*s.max, *s.mean + *s.std));
         any = true;
     }
     if (xMax == xMin) { // one checkpoint: an axis around its step
@@ -186,28 +196,30 @@ void RunChartView::show(const Run* run, const TensorSeries* series) {
     xMax += xPad;
     // A single point draws no line: show every point as a marker then.
     if (m_x.size() == 1)
-        for (QLineSeries* line : {mean, minS, maxS, l2})
+        for (QLineSeries* line : {p.mean, p.min, p.max, p.l2})
             line->setPointsVisible(true);
+    return p;
+}
 
-    QCategoryAxis* x1 = axis(values, roundValueAxis(xMin, xMax), xTitle, Qt::AlignBottom);
+void RunChartView::attachValues(QChart* values, const Plot& p, const QString& xTitle) {
+    const double lo = p.lo, hi = p.hi;
+    QCategoryAxis* x1 =
+        axis(values, roundValueAxis(p.ranges.xMin, p.ranges.xMax), xTitle, Qt::AlignBottom);
     QCategoryAxis* y1 =
         axis(values,
              roundValueAxis(lo - (hi - lo) * 0.05 - (hi == lo), hi + (hi - lo) * 0.05 + (hi == lo)),
              tr("value"), Qt::AlignLeft);
-    auto* band = new QAreaSeries(upper, lower);
-    upper->setParent(band); // the area series does not own its edges
-    lower->setParent(band);
+    auto* band = new QAreaSeries(p.upper, p.lower);
+    p.upper->setParent(band); // the area series does not own its edges
+    p.lower->setParent(band);
     band->setName(tr("mean ± std"));
     QColor fill(70, 130, 180, 70);
     band->setBrush(fill);
     band->setPen(QPen(fill));
     attach(values, band, x1, y1);
-    attach(values, mean, x1, y1);
-    attach(values, minS, x1, y1);
-    attach(values, maxS, x1, y1);
-
-    attachNorms(norms, l2, bad, {xMin, xMax, l2Max, badMax}, xTitle);
-    m_optimizer->setVisible(showOptimizer(name, xTitle, xMin, xMax));
+    attach(values, p.mean, x1, y1);
+    attach(values, p.min, x1, y1);
+    attach(values, p.max, x1, y1);
 }
 
 bool RunChartView::showOptimizer(const QString& name, const QString& xTitle, double xMin,

@@ -57,6 +57,19 @@ private:
     struct NormRanges {
         double xMin, xMax, l2Max, badMax;
     };
+    // One tensor's series over the run, made by plotPoints and not yet on a
+    // chart, with the ranges their axes need.
+    struct Plot {
+        QLineSeries *mean, *upper, *lower, *min, *max, *l2; // upper, lower: mean ± std
+        QScatterSeries* bad;                                // the NaN/Inf count
+        double lo = 0, hi = 0; // the values' range, the ±std band included
+        NormRanges ranges{};   // x padded for the markers at either end
+    };
+    // A point per checkpoint holding the tensor; each checkpoint's x in m_x.
+    Plot plotPoints(const ckptscope::Run& run, const ckptscope::TensorSeries& series,
+                    bool allSteps);
+    // The value chart's axes, its mean ± std band and its lines.
+    static void attachValues(QChart* values, const Plot& p, const QString& xTitle);
     // The norm chart's axes (L2 left, NaN/Inf count right) and its series.
     static void attachNorms(QChart* norms, QLineSeries* l2, QScatterSeries* bad,
                             const NormRanges& r, const QString& xTitle);
