@@ -460,10 +460,10 @@ int runDiff(const std::vector<std::string>& args) {
         const auto b = openDocument(d.b);
         // Any two tensor files compare (formats beyond OXCK included); a
         // gradient checkpoint only with another.
-        if ((a->format() == Format::Gradient) != (b->format() == Format::Gradient)) {
+        if (a->hasTensors() != b->hasTensors()) {
             auto kind = [](const Document& doc) {
-                return doc.format() == Format::Gradient
-                           ? std::string("a gradient checkpoint")
+                return !doc.hasTensors()
+                           ? std::string("a ") + doc.formatModule().description
                            : std::string("a tensor file (") + formatName(doc.format()) + ")";
             };
             std::cerr << b->path() << ": error: is " << kind(*b) << " but " << a->path() << " is "
@@ -472,7 +472,7 @@ int runDiff(const std::vector<std::string>& args) {
             return kTrouble;
         }
         bool differs = false;
-        if (a->format() == Format::Gradient) {
+        if (!a->hasTensors()) {
             const GradientDiff g =
                 diffGradients(*a->gradient(), *b->gradient(), d.options, d.tensors);
             differs = g.differs();

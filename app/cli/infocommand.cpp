@@ -5,7 +5,6 @@
 
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/common/numberformat.h"
-#include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/formats/oxck/metadatacodec.h"
 #include "ckptscope/formats/pytorch/numpyarrays.h"
 #include "ckptscope/formats/pytorch/picklescan.h"
@@ -14,6 +13,8 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <type_traits>
+#include <variant>
 
 namespace cli {
 
@@ -260,28 +261,56 @@ std::string accessOf(const Document& doc) {
     return http ? http->access() : std::string();
 }
 
+std::vector<HeaderField> headerFields(const Document& doc) {
+    const FormatModule& m = doc.formatModule();
+    return m.headerFields ? m.headerFields(doc.index()) : std::vector<HeaderField>{};
+}
+
+// What follows "Format" in `info`: the format's title and its header's
+// fields ("GGUF version 3, alignment 32, data from byte 1,088"); for a model
+// in several files, how many (the header's fields are the first file's).
+std::string formatLine(const Document& doc) {
+    const FormatModule& m = doc.formatModule();
+    const size_t parts = doc.isSharded() ? doc.shards().size() : 0;
+    std::vector<std::string> fields;
+    for (const HeaderField& f : headerFields(doc))
+        if (!f.line && !f.text.empty())
+            fields.push_back(f.label + " " + f.text);
+    if (fields.empty()) {
+        if (parts)
+            return std::string(m.description) + " (" +
+                   fmt::counted(parts, m.partWord, m.partWords) + ")";
+        return m.title ? m.title : m.description;
+    }
+    std::string line = std::string(m.title ? m.title : m.description) + " " + fields[0];
+    std::string rest;
+    for (size_t i = 1; i < fields.size(); ++i)
+        rest += (i > 1 ? ", " : "") + fields[i];
+    if (parts)
+        return line + " " + m.partWord + " model (" + fmt::counted(parts, m.partWord, m.partWords) +
+               "; the first's " + rest + ")";
+    return rest.empty() ? line : line + ", " + rest;
+}
+
 ordered_json tensorFileJson(const Document& doc) {
     ordered_json j;
     j["format"] = doc.formatModule().name; // "dcp", "deepspeed" for a folder format
     j["file_size"] = doc.fileSize();
     if (const std::string access = accessOf(doc); !access.empty())
         j["access"] = access; // an s3:// file's credentials' source, never a secret
-    const bool gguf = doc.format() == Format::Gguf;
-    if (doc.format() == Format::Oxck) {
-        j["version"] = doc.version();
-        j["flags"] = doc.flags();
-    } else if (gguf) {
-        j["version"] = doc.version();
-        j["alignment"] = doc.alignment();
-        j["data_offset"] = doc.dataStart();
-        // llama.cpp's name of general.file_type; null where it names none.
-        const std::string_view type = gguf::fileTypeName(doc.metadataRows());
-        j["file_type"] = type.empty() ? ordered_json() : ordered_json(type);
-    }
+    for (const HeaderField& f : headerFields(doc))
+        j[f.key] = std::visit(
+            [](const auto& v) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
+                    return ordered_json();
+                else
+                    return ordered_json(v);
+            },
+            f.value);
     j["metadata"] = ordered_json::object();
     for (const auto& [k, v] : doc.metadata())
         j["metadata"][k] = v;
-    if (gguf) { // each key's GGUF type, as ggml names it ("u32", "arr[str]")
+    if (doc.formatModule().typedMetadata) { // each key's own type ("u32", "arr[str]")
         j["metadata_types"] = ordered_json::object();
         for (const MetadataRow& row : doc.metadataRows())
             j["metadata_types"][row.key] = row.type;
@@ -300,7 +329,7 @@ ordered_json tensorFileJson(const Document& doc) {
     j["tensors"] = kTensorsMarker;
     if (!doc.storages().empty())
         j["tensors_sharing_storage"] = doc.tensorsSharingStorage();
-    if (doc.format() == Format::Pytorch)
+    if (doc.formatModule().pickled)
         addPickleJson(j, doc);
     if (!doc.objects().empty())
         j["objects"] = kObjectsMarker; // printTensorFileJson writes the tree here
@@ -373,37 +402,15 @@ ordered_json gradientJson(const GradientInfo& info) {
 }
 
 void printTensorFile(const Document& doc) {
-    const bool oxck = doc.format() == Format::Oxck;
+    const FormatModule& m = doc.formatModule();
     std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n";
     if (const std::string access = accessOf(doc); !access.empty())
         std::cout << "Access      " << printable(access) << "\n";
-    const bool gguf = doc.format() == Format::Gguf;
-    if (oxck)
-        std::cout << "Format      OXCK version " << doc.version() << ", flags " << doc.flags()
-                  << "\n";
-    else if (gguf) {
-        const std::string header = "alignment " + std::to_string(doc.alignment()) +
-                                   ", data from byte " + fmt::grouped(doc.dataStart());
-        std::cout << "Format      GGUF version " << doc.version();
-        if (doc.isSharded()) // llama.cpp's gguf-split: the header is the first split's
-            std::cout << " split model (" << fmt::counted(doc.shards().size(), "split", "splits")
-                      << "; the first's " << header << ")\n";
-        else
-            std::cout << ", " << header << "\n";
-        if (const std::string type = gguf::fileTypeText(doc.metadataRows()); !type.empty())
-            std::cout << "File type   " << printable(type) << "\n";
-    } else if (doc.isSharded()) {
-        // A folder format's files are its ranks' and its plan, not shards.
-        const bool folder = std::string_view(doc.formatModule().extension) == "/";
-        std::cout << "Format      " << doc.formatModule().description << " ("
-                  << fmt::counted(doc.shards().size(), folder ? "file" : "shard",
-                                  folder ? "files" : "shards")
-                  << ")\n";
-    } else
-        std::cout << "Format      "
-                  << (doc.format() == Format::Safetensors ? "safetensors"
-                                                          : formatModule(doc.format()).description)
-                  << "\n";
+    std::cout << "Format      " << formatLine(doc) << "\n";
+    for (const HeaderField& f : headerFields(doc))
+        if (f.line && !f.text.empty())
+            std::cout << f.label << std::string(f.label.size() < 12 ? 12 - f.label.size() : 1, ' ')
+                      << printable(f.text) << "\n";
     // The sums saturate: a shape whose count overflows has no true total.
     const uint64_t params = doc.numParams(), stored = doc.totalBytes();
     std::cout << "Tensors     " << fmt::grouped(doc.tensors().size()) << "\n"
@@ -412,11 +419,12 @@ void printTensorFile(const Document& doc) {
               << (stored == UINT64_MAX ? "overflows 64 bits" : fmt::bytes(stored)) << ")\n";
     if (!doc.metadata().empty()) {
         std::cout << "\nMetadata\n";
-        TextTable table(gguf ? std::vector<std::string>{"key", "type", "value"}
-                             : std::vector<std::string>{"key", "value"});
+        const bool typed = m.typedMetadata;
+        TextTable table(typed ? std::vector<std::string>{"key", "type", "value"}
+                              : std::vector<std::string>{"key", "value"});
         for (const MetadataRow& row : doc.metadataRows())
-            table.addRow(gguf ? std::vector<std::string>{row.key, row.type, row.value}
-                              : std::vector<std::string>{row.key, row.value});
+            table.addRow(typed ? std::vector<std::string>{row.key, row.type, row.value}
+                               : std::vector<std::string>{row.key, row.value});
         std::cout << table.render("  ");
     }
     if (!doc.indexMetadata().empty()) {
@@ -431,11 +439,11 @@ void printTensorFile(const Document& doc) {
         std::vector<std::string> header = {"#",      "name", "shape", "elements",
                                            "stored", "size", "offset"};
         std::vector<bool> right = {true, false, false, true, true, true, true};
-        if (!oxck) { // OXCK is all F32: its table stays as it was
+        if (!m.f32Only) {
             header.insert(header.begin() + 2, "dtype");
             right.insert(right.begin() + 2, false);
         }
-        if (gguf) {
+        if (m.quantized) {
             header.push_back("bpw");
             right.push_back(true);
         }
@@ -453,9 +461,9 @@ void printTensorFile(const Document& doc) {
                 fmt::shape(t.shape),       known ? fmt::grouped(*t.elementCount) : "overflow",
                 fmt::grouped(t.dataLen),   bytes ? fmt::bytes(*bytes) : std::string(fmt::kMissing),
                 fmt::grouped(t.dataOffset)};
-            if (!oxck)
+            if (!m.f32Only)
                 row.insert(row.begin() + 2, dtypeName(t.dtype));
-            if (gguf) {
+            if (m.quantized) {
                 const auto bpw = tensorBitsPerWeight(t);
                 row.push_back(bpw ? fmt::display(*bpw) : std::string(fmt::kMissing));
             }

@@ -11,7 +11,6 @@
 #include "metadata/metadatatext.h"
 
 #include "ckptscope/common/numberformat.h"
-#include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/io/httpsource.h"
 #include "ckptscope/run/trainerfiles.h"
 
@@ -37,19 +36,18 @@ QString esc(const std::string& s) {
     return shownText(s).toHtmlEscaped();
 }
 
-// A GGUF model's facts: what it is (general.architecture, general.name),
-// its bits per weight overall and per ggml type, and how much of the file its
-// tensor data is.
-QString ggufRows(const ckptscope::Document& doc) {
+// What the format's module says of the model (a GGUF model's architecture,
+// name and file type), then, where tensors may be block-quantized, the bits
+// per weight overall and per type, and how much of the file the tensor data
+// is.
+QString modelRows(const ckptscope::Document& doc) {
     QString html;
-    for (const ckptscope::MetadataRow& r : doc.metadataRows()) {
-        if (r.key == "general.architecture")
-            html += row(QObject::tr("Architecture"), esc(r.value));
-        else if (r.key == "general.name")
-            html += row(QObject::tr("Model name"), esc(r.value));
-    }
-    if (const std::string type = ckptscope::gguf::fileTypeText(doc.metadataRows()); !type.empty())
-        html += row(QObject::tr("File type"), esc(type));
+    const ckptscope::FormatModule& m = doc.formatModule();
+    if (m.summary)
+        for (const auto& [label, text] : m.summary(doc.index()))
+            html += row(QString::fromStdString(label), esc(text));
+    if (!m.quantized)
+        return html;
     struct PerType {
         uint64_t tensors = 0, elements = 0, bytes = 0;
     };
@@ -217,8 +215,7 @@ void OverviewPage::render() {
                     params == UINT64_MAX ? tr("overflows 64 bits") : groupedNumber(params));
         html += row(tr("Parameter bytes"),
                     bytes == UINT64_MAX ? tr("overflows 64 bits") : humanBytes(bytes));
-        if (doc->format() == ckptscope::Format::Gguf)
-            html += ggufRows(*doc);
+        html += modelRows(*doc);
         html += shardsHtml();
         // A Hugging Face model's config.json beside it: what the model is.
         if (!ckptscope::isUrl(doc->path()))
@@ -301,10 +298,12 @@ QString OverviewPage::shardsHtml() const {
     QStringList names;
     for (const ckptscope::IndexShard& s : m_doc->shards())
         names << esc(s.name);
-    // llama.cpp calls a GGUF model's files splits (gguf-split).
-    const bool gguf = m_doc->format() == ckptscope::Format::Gguf;
+    // As the format calls them: a GGUF model's splits (gguf-split), a
+    // folder format's files.
+    QString words = QString::fromUtf8(m_doc->formatModule().partWords);
+    words[0] = words[0].toUpper();
     QString html = row(
-        gguf ? tr("Splits") : tr("Shards"),
+        words,
         QStringLiteral("%1: %2").arg(m_doc->shards().size()).arg(names.join(QStringLiteral(", "))));
     for (const ckptscope::MetadataRow& r : m_doc->indexMetadata())
         html += row(tr("Index %1").arg(shownText(r.key)), metadataValueText(r).toHtmlEscaped());

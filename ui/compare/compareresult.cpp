@@ -20,18 +20,18 @@ std::shared_ptr<CompareResult> runComparison(const std::string& pathA, const std
     r->a = openSide('A', pathA);
     r->b = openSide('B', pathB);
     auto kind = [](const Document& doc) {
-        return doc.format() == Format::Gradient ? std::string("a gradient checkpoint")
-                                                : std::string("a tensor file");
+        return !doc.hasTensors() ? std::string("a ") + doc.formatModule().description
+                                 : std::string("a tensor file");
     };
     // Any two tensor files compare; a gradient checkpoint only with another.
-    const bool gradientA = r->a->format() == Format::Gradient;
-    if (gradientA != (r->b->format() == Format::Gradient))
+    const bool gradientA = !r->a->hasTensors();
+    if (gradientA != !r->b->hasTensors())
         throw CompareFailure(
             gradientA ? 'A' : 'B',
             "a tensor file and a gradient checkpoint cannot be compared: " + pathA + " is " +
                 kind(*r->a) + ", " + pathB + " is " + kind(*r->b));
     try {
-        if (r->a->format() == Format::Gradient)
+        if (gradientA)
             r->gradient = diffGradients(*r->a->gradient(), *r->b->gradient(), options);
         else
             r->tensors = diffTensors(*r->a, *r->b, options);

@@ -95,12 +95,13 @@ ExportActions::ExportActions(ExportContext* context, QObject* parent)
         const auto doc = m_context->document();
         if (!doc || !doc->hasTensors())
             return;
-        const bool oxck = doc->format() == Format::Oxck;
+        const bool toSafetensors = suggestedTarget(*doc) == ConvertTarget::Safetensors;
         const QString base = QFileInfo(m_context->currentPath()).completeBaseName();
         const QString path = askPath(
-            tr("Convert"), base + (oxck ? QStringLiteral(".safetensors") : QStringLiteral(".oxck")),
-            oxck ? tr("safetensors (*.safetensors);;NumPy archive (*.npz)")
-                 : tr("OXCK checkpoint (*.oxck);;NumPy archive (*.npz)"));
+            tr("Convert"),
+            base + (toSafetensors ? QStringLiteral(".safetensors") : QStringLiteral(".oxck")),
+            toSafetensors ? tr("safetensors (*.safetensors);;NumPy archive (*.npz)")
+                          : tr("OXCK checkpoint (*.oxck);;NumPy archive (*.npz)"));
         if (!path.isEmpty())
             convert(path);
     });

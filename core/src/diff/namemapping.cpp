@@ -81,8 +81,9 @@ std::string metadataValue(const Document& doc, const std::string& key) {
     return {};
 }
 
+// Named as llama.cpp names tensors (GGUF).
 bool isGguf(const Document& doc) {
-    return doc.format() == Format::Gguf;
+    return doc.formatModule().llamaNames;
 }
 
 std::string stripped(const std::string& name, const std::string& prefix) {

@@ -135,6 +135,23 @@ std::optional<ConvertTarget> convertTargetFor(const std::string& path) {
     return std::nullopt;
 }
 
+std::optional<Format> formatOf(ConvertTarget target) {
+    switch (target) {
+    case ConvertTarget::Oxck:
+        return Format::Oxck;
+    case ConvertTarget::Safetensors:
+        return Format::Safetensors;
+    case ConvertTarget::Npz:
+        break;
+    }
+    return std::nullopt;
+}
+
+ConvertTarget suggestedTarget(const Document& doc) {
+    return doc.format() == formatOf(ConvertTarget::Oxck) ? ConvertTarget::Safetensors
+                                                         : ConvertTarget::Oxck;
+}
+
 bool sameFile(const std::string& a, const std::string& b) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -147,12 +164,12 @@ std::string conversionRefusal(const Document& doc, ConvertTarget target,
                               const std::string& outPath) {
     if (!doc.hasTensors())
         return doc.path() + " is a gradient checkpoint; convert reads OXCK and safetensors files";
-    if ((target == ConvertTarget::Oxck && doc.format() == Format::Oxck) ||
-        (target == ConvertTarget::Safetensors && doc.format() == Format::Safetensors &&
-         !doc.isSharded()))
-        return doc.path() + " is already " +
-               (doc.format() == Format::Oxck ? std::string("an OXCK checkpoint")
-                                             : std::string("a safetensors file"));
+    // (a sharded model converts into one file of its own format)
+    if (doc.format() == formatOf(target) && !doc.isSharded()) {
+        const std::string what = doc.formatModule().description; // "OXCK checkpoint"
+        const bool vowel = std::string_view("AEIOUaeiou").find(what.front()) != std::string::npos;
+        return doc.path() + " is already " + (vowel ? "an " : "a ") + what;
+    }
     for (const std::string& input : inputFiles(doc))
         if (sameFile(input, outPath))
             return outPath + " is an input file; a conversion never writes over its input";

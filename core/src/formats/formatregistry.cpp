@@ -81,6 +81,9 @@ FormatModule folderModule(const char* name, const char* description, const char*
                               CheckpointError::Kind::Invalid,
                               source.name() + ": a checkpoint folder's file: open the folder");
                       }};
+    m.pickled = true; // its files are torch.save archives
+    m.partWord = "file";
+    m.partWords = "files";
     return m;
 }
 

@@ -97,9 +97,9 @@ void merge(FileSummary& into, FileSummary&& part, bool first) {
 }
 
 std::string otherKindReason(Format format, RunKind kind) {
-    const std::string what = format == Format::Gradient
-                                 ? "a JSON file (gradient checkpoint format)"
-                                 : std::string("a tensor file (") + formatName(format) + ")";
+    const FormatModule& m = formatModule(format);
+    const std::string what = m.graph ? std::string("a JSON file (") + m.description + " format)"
+                                     : std::string("a tensor file (") + m.name + ")";
     return what + " in a run of " +
            (kind == RunKind::Gradient ? "gradient checkpoints" : "tensor checkpoints");
 }
@@ -330,13 +330,13 @@ const char* runKindName(RunKind kind) {
 }
 
 RunKind runKindOf(Format format) {
-    // Every format but the gradient JSON yields tensors through Document.
-    return format == Format::Gradient ? RunKind::Gradient : RunKind::Tensors;
+    // Every format but a graph yields tensors through Document.
+    return formatModule(format).graph ? RunKind::Gradient : RunKind::Tensors;
 }
 
 std::pair<std::optional<uint64_t>, StepSource> checkpointStep(const FileSummary& merged,
                                                               const std::string& name) {
-    if (merged.format == Format::Gradient)
+    if (formatModule(merged.format).graph)
         return {merged.gradientStep, StepSource::GradientStep};
     if (const auto s = stepFromMetadata(merged.metadata))
         return {s, StepSource::MetadataKey};

@@ -229,7 +229,7 @@ private:
                                               {}});
         for (const Entry& e : files)
             if (format && format->holds(e.name))
-                c.files.push_back({e.path, Format::Pytorch, nullptr});
+                c.files.push_back({e.path, format->module.format, nullptr});
             else if (e.problem.empty() && !e.folder)
                 c.sideFiles.push_back(e.path);
         if (!error.empty())

@@ -327,6 +327,31 @@ private Q_SLOTS:
         QVERIFY(out.str().empty()); // refused before writing anything
     }
 
+    // A conversion into the format a file already has is refused in the
+    // words of that format's module; the other way is suggested.
+    void sameFormatRefusedByItsModule() {
+        guarded([] {
+            Checkpoint c;
+            c.addTensor({"w", {2}, {1, 2}});
+            const auto oxck = openBytes(c.encode(), "c.oxck");
+            std::ostringstream st;
+            writeSafetensors(st, *oxck);
+            const std::string bytes = st.str();
+            const auto safetensors = openBytes(bytes, "c.safetensors");
+            QCOMPARE(conversionRefusal(*oxck, ConvertTarget::Oxck, "out.oxck"),
+                     std::string("c.oxck is already an OXCK checkpoint"));
+            QCOMPARE(conversionRefusal(*safetensors, ConvertTarget::Safetensors, "o.safetensors"),
+                     std::string("c.safetensors is already a safetensors file"));
+            QCOMPARE(conversionRefusal(*oxck, ConvertTarget::Safetensors, "o.safetensors"),
+                     std::string());
+            QCOMPARE(conversionRefusal(*safetensors, ConvertTarget::Oxck, "out.oxck"),
+                     std::string());
+            QVERIFY(suggestedTarget(*oxck) == ConvertTarget::Safetensors);
+            QVERIFY(suggestedTarget(*safetensors) == ConvertTarget::Oxck);
+            QVERIFY(formatOf(ConvertTarget::Npz) == std::nullopt);
+        });
+    }
+
     // safetensors → OXCK: non-F32 converted with a warning; a finite F64
     // beyond f32 is an error naming the tensor; NaN and ±Inf pass.
     void toOxckConversions() {

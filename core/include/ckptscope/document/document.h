@@ -36,6 +36,8 @@ public:
     Format format() const { return m_module->format; }
     // The module that read the file: its name and description for front ends.
     const FormatModule& formatModule() const { return *m_module; }
+    // What the module indexed, for its own hooks (FormatModule::headerFields…).
+    const FormatIndex& index() const { return m_index; }
     // The file opened (for a sharded model its index), or the folder.
     const std::string& path() const { return m_path; }
     // The file's size; for a multi-file model the sum of its shards' sizes.

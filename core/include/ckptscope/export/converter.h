@@ -15,6 +15,13 @@ enum class ConvertTarget { Oxck, Safetensors, Npz };
 // any other extension.
 std::optional<ConvertTarget> convertTargetFor(const std::string& path);
 
+// The format a target writes; nullopt for one no reader reads back (NPZ).
+std::optional<Format> formatOf(ConvertTarget target);
+
+// What a conversion of `doc` writes unless told: safetensors from an OXCK
+// checkpoint, OXCK from anything else.
+ConvertTarget suggestedTarget(const Document& doc);
+
 // Why `doc` cannot be converted to `target` ("" when it can): the same
 // format, a gradient checkpoint, or `outPath` naming the input file.
 std::string conversionRefusal(const Document& doc, ConvertTarget target,

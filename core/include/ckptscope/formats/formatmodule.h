@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace ckptscope {
@@ -21,6 +23,16 @@ enum class Format : uint8_t { Oxck = 0, Gradient = 1, Safetensors = 2, Gguf = 3,
 struct ConvertChoice {
     bool includeOptimizer = false; // the optimizer's state tensors too
     bool moduleWeights = false;    // DeepSpeed: the module as saved, not the fp32 master weights
+};
+
+// One field of a file's own header as front ends give it: `info --json`
+// under `key`, `info`'s Format line as "label text" (or a line of its own).
+struct HeaderField {
+    std::string key;   // "alignment"
+    std::string label; // "alignment", "data from byte"; for a line: "File type"
+    std::variant<std::monostate, uint64_t, std::string> value; // JSON: null, a number, a string
+    std::string text;  // as text ("1,234"); "" leaves it out of the text
+    bool line = false; // a line of its own in `info`, not on the Format line
 };
 
 // A file format: how to recognise it from its bytes and how to index it.
@@ -53,9 +65,32 @@ struct FormatModule {
     const char* mimeType = nullptr;
     // the bytes at offset 0 that mark it, null where it has none.
     const char* magic = nullptr;
+    // True where every tensor is F32 (OXCK): `info`'s table has no dtype
+    // column.
+    bool f32Only = false;
     // True where tensors may be block-quantized (GGUF): `info --json` gives
-    // each one's bits per weight.
+    // each one's bits per weight, the Overview a table of them by type.
     bool quantized = false;
+    // What a file of a multi-file model is called ("shard"; llama.cpp's
+    // "split"; a folder format's "file").
+    const char* partWord = "shard";
+    const char* partWords = "shards";
+    // The name `info` gives before the header's fields ("OXCK version 1");
+    // null: its description.
+    const char* title = nullptr;
+    // True where metadata rows carry the file's own type names (GGUF's
+    // "u32", "arr[str]"): `info --json` gives them as metadata_types.
+    bool typedMetadata = false;
+    // True where tensors are pickled objects (torch.save files and the
+    // folders made of them): `info --json` lists storages, imports, arrays.
+    bool pickled = false;
+    // True for a computation graph rather than tensors (gradient
+    // checkpoints): compared and charted as graphs.
+    bool graph = false;
+    // True where tensors are named as llama.cpp names them
+    // ("blk.0.attn_q.weight"): a comparison with a Hugging Face model maps
+    // the names (and q/k rows) between the two.
+    bool llamaNames = false;
 
     // Per-format hooks, null where the format has no such thing:
     // the first `count` items of a metadata array left in the file, with
@@ -72,6 +107,13 @@ struct FormatModule {
     // every tensor as it is named.
     std::vector<std::pair<uint32_t, std::string>> (*converted)(
         const FormatIndex& index, const ConvertChoice& choice) = nullptr;
+    // The header's own fields in the order `info` gives them (OXCK: version
+    // and flags; GGUF: version, alignment, data offset, file type); null
+    // where it has none.
+    std::vector<HeaderField> (*headerFields)(const FormatIndex& index) = nullptr;
+    // What the Overview says of the model beyond the common rows
+    // (GGUF: architecture, model name, file type), label and text.
+    std::vector<std::pair<std::string, std::string>> (*summary)(const FormatIndex& index) = nullptr;
 };
 
 // A format whose model is a folder of files read as one (DeepSpeed ZeRO,

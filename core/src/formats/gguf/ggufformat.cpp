@@ -1,5 +1,6 @@
 #include "formats/gguf/ggufformat.h"
 
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/formats/safetensors/shardset.h"
@@ -114,6 +115,29 @@ FormatIndex open(const ByteSource& source) {
     return index;
 }
 
+std::vector<HeaderField> headerFields(const FormatIndex& index) {
+    // llama.cpp's name of general.file_type; null where it names none.
+    const std::string_view type = gguf::fileTypeName(index.metadata);
+    return {{"version", "version", uint64_t(index.version), std::to_string(index.version)},
+            {"alignment", "alignment", uint64_t(index.alignment), std::to_string(index.alignment)},
+            {"data_offset", "data from byte", index.dataStart, fmt::grouped(index.dataStart)},
+            {"file_type", "File type", type.empty() ? HeaderField{}.value : std::string(type),
+             gguf::fileTypeText(index.metadata), true}};
+}
+
+std::vector<std::pair<std::string, std::string>> summary(const FormatIndex& index) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const MetadataRow& r : index.metadata) {
+        if (r.key == "general.architecture")
+            rows.emplace_back("Architecture", r.value);
+        else if (r.key == "general.name")
+            rows.emplace_back("Model name", r.value);
+    }
+    if (std::string type = gguf::fileTypeText(index.metadata); !type.empty())
+        rows.emplace_back("File type", std::move(type));
+    return rows;
+}
+
 } // namespace
 
 FormatModule ggufFormat() {
@@ -123,6 +147,13 @@ FormatModule ggufFormat() {
     m.mimeType = "application/x-gguf";
     m.magic = "GGUF";
     m.quantized = true;
+    m.title = "GGUF";
+    m.partWord = "split"; // llama.cpp's gguf-split
+    m.partWords = "splits";
+    m.typedMetadata = true;
+    m.llamaNames = true;
+    m.headerFields = headerFields;
+    m.summary = summary;
     m.arrayRun = gguf::readGgufArrayRun;
     m.arrayItems = gguf::readGgufArrayItems;
     return m;

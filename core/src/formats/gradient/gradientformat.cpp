@@ -54,6 +54,7 @@ FormatModule gradientFormat() {
         Format::Gradient, "gradient", "gradient checkpoint", ".json", "a JSON object", probe,
         nullptr,          open};
     m.patterns = "*.json"; // JSON claims no MIME type of ours
+    m.graph = true;
     return m;
 }
 

@@ -37,6 +37,13 @@ FormatModule oxckFormat() {
     m.patterns = "*.oxck";
     m.mimeType = "application/x-oxck-checkpoint";
     m.magic = "OXCK";
+    m.title = "OXCK";
+    m.f32Only = true;
+    m.headerFields = [](const FormatIndex& index) {
+        return std::vector<HeaderField>{
+            {"version", "version", uint64_t(index.version), std::to_string(index.version)},
+            {"flags", "flags", index.flags, std::to_string(index.flags)}};
+    };
     return m;
 }
 

@@ -373,6 +373,7 @@ FormatModule pytorchFormat() {
                    "a torch.save archive", probe,     probeFailure,         open};
     m.patterns = "*.pt *.pth *.ckpt";
     m.mimeType = "application/x-pytorch";
+    m.pickled = true;
     // No magic: a zip's "PK\3\4" is every zip's (detected by its data.pkl).
     return m;
 }

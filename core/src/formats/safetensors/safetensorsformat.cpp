@@ -30,6 +30,7 @@ FormatModule safetensorsFormat() {
         "a safetensors header", looksLikeSafetensors, safetensorsProbeFailure, open};
     m.patterns = "*.safetensors";
     m.mimeType = "application/x-safetensors"; // no magic: a header length, then '{'
+    m.title = "safetensors";
     return m;
 }
 
