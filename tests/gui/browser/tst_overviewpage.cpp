@@ -1,6 +1,7 @@
 #include "browser/mainwindow.h"
 #include "browser/overviewpage.h"
 #include "common/windowregistry.h"
+#include "dcpfixture.h"
 #include "dropsupport.h"
 #include "ggufbuilder.h"
 #include "shardedfixture.h"
@@ -287,6 +288,19 @@ private Q_SLOTS:
         const QString text = page.toPlainText();
         QVERIFY2(text.contains(
                      QStringLiteral("Splits\n2: m-00001-of-00002.gguf, m-00002-of-00002.gguf")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("Shards")), qPrintable(text));
+    }
+
+    // A folder format's files are named as its module names them (a DCP
+    // checkpoint's rank files), not shards.
+    void folderFormatFilesListed() {
+        QTemporaryDir dir;
+        testsupport::DcpFixture::make(2, {{4, 3}}, false).write(dir.path().toStdString());
+        OverviewPage page;
+        page.setDocument(Document::open(dir.path().toStdString()));
+        const QString text = page.toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Files\n2: __0_0.distcp, __1_0.distcp")),
                  qPrintable(text));
         QVERIFY2(!text.contains(QStringLiteral("Shards")), qPrintable(text));
     }
