@@ -29,7 +29,7 @@ PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0));
 nginx_conf "$PORT" "root $ROOT;"
 "$NGINX" -p "$TMP" -c "$TMP/nginx.conf" &
 NGINX_PID=$!
-trap 'kill $NGINX_PID 2>/dev/null; wait $NGINX_PID 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $NGINX_PID 2>/dev/null; wait $NGINX_PID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.1; done
 URL=http://127.0.0.1:$PORT/model-1G.safetensors
 cat "$MODEL" >/dev/null # page cache warm, for both sides

@@ -54,7 +54,9 @@ nginx_conf "$PROXYPORT" "location / { proxy_pass http://127.0.0.1:$S3PORT; proxy
     "proxy_buffering off; proxy_request_buffering off; }"
 "$NGINX" -p "$TMP" -c "$TMP/nginx.conf" &
 NGINX_PID=$!
-trap 'kill $NGINX_PID $S3_PID 2>/dev/null; wait $NGINX_PID $S3_PID 2>/dev/null; rm -rf "$TMP"' EXIT
+# (a server killed by the trap makes wait return 143, which set -e would
+# turn into the script's exit status)
+trap 'kill $NGINX_PID $S3_PID 2>/dev/null; wait $NGINX_PID $S3_PID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$S3PORT/" && break; sleep 0.1; done
 export AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER AWS_REGION=us-east-1
 SIGN=(--aws-sigv4 aws:amz:us-east-1:s3 --user S3RVER:S3RVER -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
