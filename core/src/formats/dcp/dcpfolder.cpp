@@ -36,7 +36,6 @@ constexpr uint64_t kMaxItemBytes = uint64_t(64) << 20;
 
 using dcp::after;
 using dcp::DcpStorages;
-using dcp::fail;
 using dcp::sizesText;
 
 // The fields of the pickled dataclasses: an Object whose BUILD state is a
@@ -128,11 +127,11 @@ void Builder::readMetadata() {
     try {
         source = openByteSource(m_metaPath);
     } catch (const IoError& e) {
-        fail(m_metaPath, after(e.what(), m_metaPath));
+        failInvalid(m_metaPath, after(e.what(), m_metaPath));
     }
     if (source->size() > kMaxMetadataBytes)
-        fail(m_metaPath, "a plan of " + std::to_string(source->size()) +
-                             " bytes, more than the 1 GiB read whole");
+        failInvalid(m_metaPath, "a plan of " + std::to_string(source->size()) +
+                                    " bytes, more than the 1 GiB read whole");
     std::string bytes(size_t(source->size()), '\0');
     source->read(0, bytes.data(), bytes.size());
     pytorch::TorchUnpickler u(m_meta, m_metaPath);
@@ -141,13 +140,13 @@ void Builder::readMetadata() {
     const Fields f{m_meta};
     const uint32_t root = m_meta.root;
     if (!f.isObject(root, ".Metadata") && m_meta.at(root).kind != ObjectKind::Dict)
-        fail(m_metaPath, "the pickle holds no torch.distributed.checkpoint Metadata object");
+        failInvalid(m_metaPath, "the pickle holds no torch.distributed.checkpoint Metadata object");
     const uint32_t items = f.field(root, "state_dict_metadata");
     const uint32_t data = f.field(root, "storage_data");
     if (items == kNoNode || m_meta.at(items).kind != ObjectKind::Dict)
-        fail(m_metaPath, "Metadata has no state_dict_metadata dict");
+        failInvalid(m_metaPath, "Metadata has no state_dict_metadata dict");
     if (data == kNoNode || m_meta.at(data).kind != ObjectKind::Dict)
-        fail(m_metaPath, "Metadata has no storage_data dict (where each chunk lies)");
+        failInvalid(m_metaPath, "Metadata has no storage_data dict (where each chunk lies)");
     readItems(items);
     readStorageData(data);
     readPlannerData(f.field(root, "planner_data"));
@@ -162,7 +161,7 @@ void Builder::readItems(uint32_t items) {
         Item item;
         const auto fqn = f.text(kv[k]);
         if (!fqn)
-            fail(m_metaPath, "state_dict_metadata has a key that is not a string");
+            failInvalid(m_metaPath, "state_dict_metadata has a key that is not a string");
         item.fqn = *fqn;
         const uint32_t v = kv[k + 1];
         const std::string where = m_metaPath + ": " + quotedName(item.fqn);
@@ -171,7 +170,7 @@ void Builder::readItems(uint32_t items) {
             continue;
         }
         if (!f.isObject(v, ".TensorStorageMetadata"))
-            fail(where, "neither TensorStorageMetadata nor BytesStorageMetadata");
+            failInvalid(where, "neither TensorStorageMetadata nor BytesStorageMetadata");
         item.tensor = true;
         // TensorProperties pickles its state as (dtype, layout, requires_grad,
         // memory format, pin_memory); a dict in case a writer keeps fields.
@@ -189,26 +188,27 @@ void Builder::readItems(uint32_t items) {
                            ? pytorch::torchDtypeNamed(m_meta.at(dtype).text)
                            : std::nullopt;
         if (!d)
-            fail(where, "its properties name no dtype torch has" +
-                            (dtype != kNoNode && m_meta.at(dtype).kind == ObjectKind::Global
-                                 ? " (" + m_meta.at(dtype).text + ")"
-                                 : std::string()));
+            failInvalid(where, "its properties name no dtype torch has" +
+                                   (dtype != kNoNode && m_meta.at(dtype).kind == ObjectKind::Global
+                                        ? " (" + m_meta.at(dtype).text + ")"
+                                        : std::string()));
         item.dtype = *d;
         const auto size = objectSizes(m_meta, f.field(v, "size"));
         if (!size)
-            fail(where, "its size is not a torch.Size of sizes");
+            failInvalid(where, "its size is not a torch.Size of sizes");
         item.size = *size;
         const uint32_t chunks = f.field(v, "chunks");
         if (chunks == kNoNode || m_meta.at(chunks).kind != ObjectKind::List)
-            fail(where, "its chunks are not a list");
+            failInvalid(where, "its chunks are not a list");
         if (m_meta.at(chunks).items.size() > kMaxChunks)
-            fail(where, std::to_string(m_meta.at(chunks).items.size()) + " chunks, more than the " +
-                            std::to_string(kMaxChunks) + " read");
+            failInvalid(where, std::to_string(m_meta.at(chunks).items.size()) +
+                                   " chunks, more than the " + std::to_string(kMaxChunks) +
+                                   " read");
         for (uint32_t c : m_meta.at(chunks).items) {
             const auto offsets = objectSizes(m_meta, f.field(c, "offsets"));
             const auto sizes = objectSizes(m_meta, f.field(c, "sizes"));
             if (!f.isObject(c, ".ChunkStorageMetadata") || !offsets || !sizes)
-                fail(where, "a chunk is not a ChunkStorageMetadata(offsets, sizes)");
+                failInvalid(where, "a chunk is not a ChunkStorageMetadata(offsets, sizes)");
             item.chunks.push_back({*offsets, *sizes});
         }
         m_items.push_back(std::move(item));
@@ -222,14 +222,14 @@ void Builder::readStorageData(uint32_t data) {
         const uint32_t key = kv[k], info = kv[k + 1];
         const auto fqn = f.text(f.field(key, "fqn"));
         if (!f.isObject(key, ".MetadataIndex") || !fqn)
-            fail(m_metaPath, "storage_data has a key that is not a MetadataIndex(fqn, …)");
+            failInvalid(m_metaPath, "storage_data has a key that is not a MetadataIndex(fqn, …)");
         const std::string where = m_metaPath + ": storage_data of " + quotedName(*fqn);
         const uint32_t at = f.field(key, "offset");
         std::vector<uint64_t> offsets;
         if (!f.none(at)) {
             const auto o = objectSizes(m_meta, at);
             if (!o)
-                fail(where, "its offset is not a torch.Size");
+                failInvalid(where, "its offset is not a torch.Size");
             offsets = *o;
         }
         Where w;
@@ -237,11 +237,11 @@ void Builder::readStorageData(uint32_t data) {
         const auto offset = f.count(f.field(info, "offset"));
         const auto length = f.count(f.field(info, "length"));
         if (!file || !offset || !length)
-            fail(where, "not a _StorageInfo(relative_path, offset, length)");
+            failInvalid(where, "not a _StorageInfo(relative_path, offset, length)");
         const uint32_t transforms = f.field(info, "transform_descriptors");
         if (!f.none(transforms) && !m_meta.at(transforms).items.empty())
-            fail(where, "written through stream transforms (transform_descriptors, e.g. "
-                        "compression), which are not read");
+            failInvalid(where, "written through stream transforms (transform_descriptors, e.g. "
+                               "compression), which are not read");
         w.file = *file;
         w.offset = *offset;
         w.length = *length;
@@ -270,22 +270,22 @@ uint16_t Builder::shardOf(const std::string& file, const std::function<std::stri
         return s->second;
     const std::string where = m_metaPath + ": " + item();
     if (const std::string problem = shardNameProblem(file); !problem.empty())
-        fail(where, "its file " + quotedName(file) + " " + problem);
+        failInvalid(where, "its file " + quotedName(file) + " " + problem);
     const std::string path = pathInFolder(m_folder, file);
     // A folder on a server (s3://, https://) has no symbolic links to follow.
     if (const std::string outside = isUrl(m_folder) ? "" : pathLeavingFolder(m_folder, path);
         !outside.empty())
-        fail(where, "its file " + quotedName(file) +
-                        " leads outside the checkpoint's folder (a symbolic link to " +
-                        quotedName(outside) + ")");
+        failInvalid(where, "its file " + quotedName(file) +
+                               " leads outside the checkpoint's folder (a symbolic link to " +
+                               quotedName(outside) + ")");
     if (m_out.shards.size() >= kMaxShards)
-        fail(m_metaPath, "more than " + std::to_string(kMaxShards) + " files");
+        failInvalid(m_metaPath, "more than " + std::to_string(kMaxShards) + " files");
     std::shared_ptr<const ByteSource> source;
     try {
         source = openByteSource(path);
     } catch (const IoError& e) {
-        fail(where, "its file " + quotedName(file) + " cannot be read (" + e.what() +
-                        "): a rank's file is missing");
+        failInvalid(where, "its file " + quotedName(file) + " cannot be read (" + e.what() +
+                               "): a rank's file is missing");
     }
     // DCP's other serialization: one safetensors file per rank.
     if (source->size() >= 9) {
@@ -295,7 +295,8 @@ uint16_t Builder::shardOf(const std::string& file, const std::function<std::stri
         for (int i = 7; i >= 0; --i)
             length = length << 8 | head[i];
         if (head[8] == '{' && length >= 2 && length <= source->size() - 8)
-            fail(where, "its file " + quotedName(file) +
+            failInvalid(where,
+                        "its file " + quotedName(file) +
                             " is a safetensors file (DCP's SerializationFormat.SAFETENSORS), "
                             "which is not read: open it on its own");
     }
@@ -310,9 +311,10 @@ uint16_t Builder::placed(const Where& w, const std::function<std::string()>& wha
     const uint16_t shard = shardOf(w.file, what);
     const ByteSource& source = *m_out.shards[shard].source;
     if (w.offset > source.size() || w.length > source.size() - w.offset)
-        fail(source.name(), what() + ": its bytes " + std::to_string(w.offset) + "+" +
-                                std::to_string(w.length) + " reach past the end of the file (" +
-                                std::to_string(source.size()) + " bytes)");
+        failInvalid(source.name(), what() + ": its bytes " + std::to_string(w.offset) + "+" +
+                                       std::to_string(w.length) +
+                                       " reach past the end of the file (" +
+                                       std::to_string(source.size()) + " bytes)");
     return shard;
 }
 
@@ -326,8 +328,8 @@ FormatIndex Builder::openArchive(const Where& w, const std::string& what, uint16
             m_out.warnings.push_back({w.file + " (" + what + "): " + x.message, std::nullopt});
         return part;
     } catch (const CheckpointError& e) {
-        fail(source.name(), what + ", saved at byte " + std::to_string(w.offset) + ": " +
-                                after(e.what(), source.name()));
+        failInvalid(source.name(), what + ", saved at byte " + std::to_string(w.offset) + ": " +
+                                       after(e.what(), source.name()));
     }
 }
 
@@ -348,7 +350,8 @@ void Builder::addTensor(const Item& item) {
     const std::string what = "tensor " + quotedName(item.fqn);
     const auto numel = shapeElementCount(item.size);
     if (!numel && !item.size.empty())
-        fail(m_metaPath, what + ": its size " + sizesText(item.size) + " overflows 2^64 elements");
+        failInvalid(m_metaPath,
+                    what + ": its size " + sizesText(item.size) + " overflows 2^64 elements");
     const uint64_t count = item.size.empty() ? 1 : *numel;
     const size_t rank = item.size.size();
     const auto located = m_where.find(item.fqn);
@@ -361,13 +364,15 @@ void Builder::addTensor(const Item& item) {
         // Messages only: built when one is given.
         const auto piece = [&] { return what + " chunk at " + sizesText(chunk.offsets); };
         if (chunk.offsets.size() != rank || chunk.sizes.size() != rank)
-            fail(m_metaPath, piece() + ": " + std::to_string(chunk.sizes.size()) +
-                                 " sizes for a tensor of " + std::to_string(rank) + " dimensions");
+            failInvalid(m_metaPath, piece() + ": " + std::to_string(chunk.sizes.size()) +
+                                        " sizes for a tensor of " + std::to_string(rank) +
+                                        " dimensions");
         uint64_t volume = 1;
         for (size_t k = 0; k < rank; ++k) {
             if (chunk.offsets[k] > item.size[k] || chunk.sizes[k] > item.size[k] - chunk.offsets[k])
-                fail(m_metaPath, piece() + " of sizes " + sizesText(chunk.sizes) +
-                                     " reaches outside the tensor's size " + sizesText(item.size));
+                failInvalid(m_metaPath, piece() + " of sizes " + sizesText(chunk.sizes) +
+                                            " reaches outside the tensor's size " +
+                                            sizesText(item.size));
             volume *= chunk.sizes[k]; // ≤ the tensor's count, checked above
         }
         // Chunks may not overlap: checked pairwise (kMaxChunks bounds it).
@@ -377,8 +382,8 @@ void Builder::addTensor(const Item& item) {
                 overlap = chunk.offsets[k] < item.chunks[o].offsets[k] + item.chunks[o].sizes[k] &&
                           item.chunks[o].offsets[k] < chunk.offsets[k] + chunk.sizes[k];
             if (overlap && volume > 0)
-                fail(m_metaPath,
-                     piece() + " overlaps its chunk at " + sizesText(item.chunks[o].offsets));
+                failInvalid(m_metaPath, piece() + " overlaps its chunk at " +
+                                            sizesText(item.chunks[o].offsets));
         }
         covered += volume;
         const auto w = located == m_where.end() ? nullptr : [&]() -> const Where* {
@@ -386,7 +391,7 @@ void Builder::addTensor(const Item& item) {
             return it == located->second.end() ? nullptr : &it->second;
         }();
         if (!w)
-            fail(m_metaPath, piece() + ": storage_data does not say where it lies");
+            failInvalid(m_metaPath, piece() + ": storage_data does not say where it lies");
         // The chunk's archive is read when a read first needs it
         // (DcpStorages); its place in the file is checked now.
         const uint16_t shard = placed(*w, piece);
@@ -413,9 +418,9 @@ void Builder::addTensor(const Item& item) {
             view.pieces.push_back({chunk.offsets, chunk.sizes, storage, 0});
     }
     if (covered != count)
-        fail(m_metaPath, what + ": its chunks hold " + std::to_string(covered) + " of its " +
-                             std::to_string(count) + " elements (a hole" +
-                             (item.chunks.empty() ? ": no chunk" : "") + ")");
+        failInvalid(m_metaPath, what + ": its chunks hold " + std::to_string(covered) + " of its " +
+                                    std::to_string(count) + " elements (a hole" +
+                                    (item.chunks.empty() ? ": no chunk" : "") + ")");
     TensorEntry e;
     e.name = item.fqn;
     e.shape = item.size;
@@ -436,7 +441,7 @@ uint32_t Builder::itemValue(const Item& item) {
     const std::string what = "item " + quotedName(item.fqn);
     const auto w = m_where.find(item.fqn);
     if (w == m_where.end() || w->second.size() != 1 || !w->second.begin()->first.empty())
-        fail(m_metaPath, what + ": storage_data does not say where it lies");
+        failInvalid(m_metaPath, what + ": storage_data does not say where it lies");
     const Where& at = w->second.begin()->second;
     ObjectNode n;
     if (at.length > kMaxItemBytes) {
@@ -448,8 +453,8 @@ uint32_t Builder::itemValue(const Item& item) {
     uint16_t shard = 0;
     const FormatIndex part = openArchive(at, what, shard);
     if (!part.tensors.empty())
-        fail(m_out.shards[shard].source->name(),
-             what + ": a non-tensor item holding tensors, which is not read");
+        failInvalid(m_out.shards[shard].source->name(),
+                    what + ": a non-tensor item holding tensors, which is not read");
     return appendTree(m_out.objects, part.objects);
 }
 
@@ -483,8 +488,8 @@ void Builder::place(const Item& item, uint32_t value) {
             t.nodes[dict].items.push_back(keys[i]);
             t.nodes[dict].items.push_back(it->second);
         } else if (t.at(it->second).kind != ObjectKind::Dict) {
-            fail(m_metaPath,
-                 "planner_data puts " + quotedName(item.fqn) + " under a value that is not a dict");
+            failInvalid(m_metaPath, "planner_data puts " + quotedName(item.fqn) +
+                                        " under a value that is not a dict");
         }
         dict = it->second;
     }

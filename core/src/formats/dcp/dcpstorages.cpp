@@ -14,31 +14,31 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
     try {
         part = openPytorchArchive(file, p.offset, p.offset + p.containerBytes);
     } catch (const CheckpointError& e) {
-        fail(where, after(e.what(), file.name()));
+        failInvalid(where, after(e.what(), file.name()));
     }
     if (part.tensors.size() != 1 || part.objects.empty() ||
         part.objects.at(part.objects.root).kind != ObjectKind::Tensor)
-        fail(where, "not a torch.save of one tensor");
+        failInvalid(where, "not a torch.save of one tensor");
     const TensorEntry& t = part.tensors[0];
     if (t.dtype != p.dtype)
-        fail(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
-                        dtypeName(p.dtype));
+        failInvalid(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
+                               dtypeName(p.dtype));
     if (t.shape != c.sizes)
-        fail(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
-                        sizesText(c.sizes));
+        failInvalid(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
+                               sizesText(c.sizes));
     const TensorView& saved = part.views.at(t.view);
     // torch clones a chunk that views part of a larger storage: a chunk
     // is contiguous, unless a whole tensor was saved as a view.
     uint64_t stride = 1;
     for (size_t k = t.shape.size(); k-- > 0 && !saved.strides.empty();) {
         if (t.shape[k] > 1 && uint64_t(saved.strides[k]) != stride)
-            fail(where, "a chunk saved as a non-contiguous view, which is not read");
+            failInvalid(where, "a chunk saved as a non-contiguous view, which is not read");
         stride *= t.shape[k];
     }
     TensorStorage s = part.storages.at(saved.storage);
     const size_t size = dtypeSize(p.dtype);
     if (saved.elementOffset > s.bytes / size || p.bytes > s.bytes - saved.elementOffset * size)
-        fail(where, "its storage holds fewer elements than the chunk");
+        failInvalid(where, "its storage holds fewer elements than the chunk");
     s.offset += saved.elementOffset * size;
     s.bytes = p.bytes;
     s.key = p.key;

@@ -6,6 +6,7 @@
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/formatindex.h"
 #include "ckptscope/io/bytesource.h"
+#include "formats/invalidfile.h"
 
 #include <cstdint>
 #include <memory>
@@ -15,10 +16,6 @@
 #include <vector>
 
 namespace ckptscope::dcp {
-
-[[noreturn]] inline void fail(const std::string& where, const std::string& what) {
-    throw CheckpointError(CheckpointError::Kind::Invalid, where + ": " + what);
-}
 
 // An error of a file's reader, without the file's name it starts with
 // (the caller's message names it already).

@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using deepspeed::fail;
 using deepspeed::Param;
 using deepspeed::Part;
 
@@ -84,31 +83,31 @@ void Builder::findFiles() {
     try {
         entries = listFolder(m_folder);
     } catch (const IoError& e) {
-        fail(m_folder, e.what());
+        failInvalid(m_folder, e.what());
     }
     for (const FolderEntry& e : entries) {
         const std::string& name = e.name;
         std::smatch m;
         if (std::regex_match(name, layer))
-            fail(m_folder, "pipeline parallelism is not read: found " + name);
+            failInvalid(m_folder, "pipeline parallelism is not read: found " + name);
         if (name.starts_with("mp_rank_") && name != kModelStates)
-            fail(m_folder, "tensor parallelism is not read: found " + name);
+            failInvalid(m_folder, "tensor parallelism is not read: found " + name);
         if (!std::regex_match(name, m, rank))
             continue;
         if (m[3] != "00")
-            fail(m_folder, "tensor parallelism is not read: found " + name);
+            failInvalid(m_folder, "tensor parallelism is not read: found " + name);
         if (m[2].length() > 6)
-            fail(m_folder, "rank number too large: " + name);
+            failInvalid(m_folder, "rank number too large: " + name);
         if (!ranks.emplace(std::stoull(m[2]), name).second)
-            fail(m_folder, "two optimizer files of rank " + std::string(m[2]));
+            failInvalid(m_folder, "two optimizer files of rank " + std::string(m[2]));
     }
     if (ranks.empty())
-        fail(m_folder, "no zero_pp_rank_R_mp_rank_00_optim_states.pt: no rank's partition");
+        failInvalid(m_folder, "no zero_pp_rank_R_mp_rank_00_optim_states.pt: no rank's partition");
     uint64_t expected = 0;
     for (const auto& [r, name] : ranks) {
         if (r != expected)
-            fail(m_folder, "the optimizer file of rank " + std::to_string(expected) +
-                               " is missing (found " + name + ")");
+            failInvalid(m_folder, "the optimizer file of rank " + std::to_string(expected) +
+                                      " is missing (found " + name + ")");
         m_rankNames.push_back(name);
         ++expected;
     }
@@ -152,12 +151,13 @@ std::vector<std::vector<Segment>> Builder::segments(const std::vector<std::strin
         for (const std::string& name : names) {
             const auto t = p.tensorOf.find(name);
             if (t == p.tensorOf.end())
-                fail(p.name, "tensor " + quotedName(name) + " is missing");
+                failInvalid(p.name, "tensor " + quotedName(name) + " is missing");
             const TensorEntry& e = p.index.tensors[t->second];
             if (e.view == kNoView || !p.index.views[e.view].strides.empty() ||
                 !p.index.views[e.view].pieces.empty() || e.dtype != Dtype::F32 ||
                 e.shape.size() != 1)
-                fail(p.name, "tensor " + quotedName(name) + " is not a contiguous F32 vector");
+                failInvalid(p.name,
+                            "tensor " + quotedName(name) + " is not a contiguous F32 vector");
             const TensorView& v = p.index.views[e.view];
             segments.push_back({storageOf(r, v.storage), v.elementOffset, e.dataLen});
         }
@@ -197,9 +197,9 @@ void Builder::cut(const std::vector<Segment>& flat, size_t rank, uint64_t from, 
         start += s.length;
     }
     if (count != 0)
-        fail(m_rankNames[rank], "tensor " + quotedName(tensor) +
-                                    ": its partition ends at element " + std::to_string(start) +
-                                    ", before the elements the parameter needs");
+        failInvalid(m_rankNames[rank],
+                    "tensor " + quotedName(tensor) + ": its partition ends at element " +
+                        std::to_string(start) + ", before the elements the parameter needs");
 }
 
 void Builder::addTensor(const std::string& name, const std::vector<uint64_t>& shape,
@@ -236,9 +236,11 @@ void Builder::addLogical(const std::string& prefix, const std::vector<Param>& pa
     for (const Param& p : params) {
         const std::string name = prefix + p.name;
         if (p.group >= groupTensors.size())
-            fail(m_modelName, "param_shapes has more groups than " + m_rankNames[0] + " holds");
+            failInvalid(m_modelName,
+                        "param_shapes has more groups than " + m_rankNames[0] + " holds");
         if (p.shape.empty())
-            fail(m_modelName, "parameter " + quotedName(p.name) + " has no dimensions: not read");
+            failInvalid(m_modelName,
+                        "parameter " + quotedName(p.name) + " has no dimensions: not read");
         std::vector<TensorPiece> pieces;
         if (m_stage == 3) { // each parameter split over the ranks, ceil(n / world) each
             const uint64_t part = (p.numel + world - 1) / world;
@@ -253,9 +255,9 @@ void Builder::addLogical(const std::string& prefix, const std::vector<Param>& pa
             const uint64_t size = flat[0][g].length;
             for (uint64_t r = 0; r < world && size > 0; ++r) {
                 if (flat[r][g].length != size)
-                    fail(m_rankNames[r], quotedName(groupTensors[g]) + " holds " +
-                                             std::to_string(flat[r][g].length) +
-                                             " elements, rank 0's " + std::to_string(size));
+                    failInvalid(m_rankNames[r], quotedName(groupTensors[g]) + " holds " +
+                                                    std::to_string(flat[r][g].length) +
+                                                    " elements, rank 0's " + std::to_string(size));
                 const uint64_t lo = std::max(offset[g], r * size);
                 const uint64_t hi = std::min(offset[g] + p.numel, (r + 1) * size);
                 if (lo < hi)
@@ -266,9 +268,10 @@ void Builder::addLogical(const std::string& prefix, const std::vector<Param>& pa
             for (const TensorPiece& piece : pieces)
                 got += piece.sizes[0];
             if (got != p.numel)
-                fail(m_folder, "tensor " + quotedName(name) + ": the ranks' partitions of group " +
-                                   std::to_string(g) + " hold " + std::to_string(world * size) +
-                                   " elements, fewer than its parameters need");
+                failInvalid(m_folder, "tensor " + quotedName(name) +
+                                          ": the ranks' partitions of group " + std::to_string(g) +
+                                          " hold " + std::to_string(world * size) +
+                                          " elements, fewer than its parameters need");
             offset[g] += p.numel;
         }
         addTensor(name, p.shape, std::move(pieces), moment ? p.name : "");
@@ -327,11 +330,11 @@ uint32_t Builder::stepOf(size_t group, const std::string& base) {
 void Builder::checkRanks() {
     const auto stage = deepspeed::zeroStage(m_ranks[0]);
     if (!stage || *stage < 1 || *stage > 3)
-        fail(m_rankNames[0], "no ZeRO stage 1, 2 or 3 in optimizer_state_dict.zero_stage");
+        failInvalid(m_rankNames[0], "no ZeRO stage 1, 2 or 3 in optimizer_state_dict.zero_stage");
     m_stage = *stage;
     for (const Part& p : m_ranks) {
         if (deepspeed::zeroStage(p) != stage)
-            fail(p.name, "its zero_stage differs from rank 0's");
+            failInvalid(p.name, "its zero_stage differs from rank 0's");
         const uint32_t counts = p.at({"optimizer_state_dict", "partition_count"});
         const ObjectTree& t = p.index.objects;
         std::vector<uint32_t> each;
@@ -341,10 +344,10 @@ void Builder::checkRanks() {
             each = {counts};
         for (uint32_t c : each)
             if (const auto n = p.integer(c); !n || uint64_t(*n) != m_ranks.size())
-                fail(p.name, "partition_count says " +
-                                 (n ? std::to_string(*n) : std::string("nothing readable")) +
-                                 " ranks, but " + std::to_string(m_ranks.size()) +
-                                 " rank files are here");
+                failInvalid(p.name, "partition_count says " +
+                                        (n ? std::to_string(*n) : std::string("nothing readable")) +
+                                        " ranks, but " + std::to_string(m_ranks.size()) +
+                                        " rank files are here");
     }
 }
 
@@ -363,7 +366,7 @@ FormatIndex Builder::build() {
     const std::string base = stage3 ? "optimizer_state_dict" : "base_optimizer_state";
     const uint32_t list = m_ranks[0].at({"optimizer_state_dict", fp32.c_str()});
     if (list == kNoNode || m_ranks[0].index.objects.at(list).kind != ObjectKind::List)
-        fail(m_rankNames[0], "no optimizer_state_dict." + fp32);
+        failInvalid(m_rankNames[0], "no optimizer_state_dict." + fp32);
     const size_t groups = m_ranks[0].index.objects.at(list).items.size();
     std::vector<std::string> weights, expAvg, expAvgSq;
     for (size_t g = 0; g < groups; ++g) {
@@ -407,7 +410,7 @@ std::string deepSpeedStepFolder(const std::string& folder) {
     const std::string latest = pathInFolder(folder, "latest");
     const auto source = openByteSource(latest);
     if (source->size() > 256)
-        fail(latest, "more than 256 bytes: not a DeepSpeed tag");
+        failInvalid(latest, "more than 256 bytes: not a DeepSpeed tag");
     std::string tag(size_t(source->size()), '\0');
     source->read(0, tag.data(), tag.size());
     while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.back())))
@@ -415,9 +418,9 @@ std::string deepSpeedStepFolder(const std::string& folder) {
     // A plain name of a folder beside `latest`: never a path leaving it.
     if (tag.empty() || tag == "." || tag == ".." || tag.find_first_of("/\\") != std::string::npos ||
         tag.find('\0') != std::string::npos)
-        fail(latest, "the tag " + quotedName(tag) + " is not a folder name");
+        failInvalid(latest, "the tag " + quotedName(tag) + " is not a folder name");
     if (!isFolder(pathInFolder(folder, tag)))
-        fail(latest, "names " + quotedName(tag) + ", which is not a folder beside it");
+        failInvalid(latest, "names " + quotedName(tag) + ", which is not a folder beside it");
     return pathInFolder(folder, tag);
 }
 

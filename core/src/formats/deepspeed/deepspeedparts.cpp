@@ -16,7 +16,7 @@ Part readPart(const std::string& folder, const std::string& name) {
     try {
         p.source = openByteSource(path);
     } catch (const IoError& e) {
-        fail(path, e.what());
+        failInvalid(path, e.what());
     }
     p.index = openPytorchFile(*p.source);
     for (size_t i = 0; i < p.index.tensors.size(); ++i)
@@ -45,12 +45,12 @@ std::vector<Param> paramShapes(const Part& model) {
     const uint32_t list = model.at({"param_shapes"});
     const ObjectTree& t = model.index.objects;
     if (list == kNoNode || t.at(list).kind != ObjectKind::List)
-        fail(model.name, "no param_shapes list (the parameters' names and shapes by group)");
+        failInvalid(model.name, "no param_shapes list (the parameters' names and shapes by group)");
     std::vector<Param> out;
     for (size_t g = 0; g < t.at(list).items.size(); ++g) {
         const ObjectNode& d = t.at(t.at(list).items[g]);
         if (d.kind != ObjectKind::Dict)
-            fail(model.name, "param_shapes[" + std::to_string(g) + "] is not a dict");
+            failInvalid(model.name, "param_shapes[" + std::to_string(g) + "] is not a dict");
         for (size_t k = 0; k + 1 < d.items.size(); k += 2) {
             Param p;
             p.name = objectKeyText(t, d.items[k]);
@@ -58,12 +58,12 @@ std::vector<Param> paramShapes(const Part& model) {
             p.shape = shape.value_or(std::vector<uint64_t>{});
             p.group = g;
             if (!shape)
-                fail(model.name, "param_shapes: parameter " + quotedName(p.name) +
-                                     ": its shape is not a list of sizes");
+                failInvalid(model.name, "param_shapes: parameter " + quotedName(p.name) +
+                                            ": its shape is not a list of sizes");
             for (uint64_t s : p.shape) {
                 if (s != 0 && p.numel > UINT64_MAX / s)
-                    fail(model.name, "param_shapes: parameter " + quotedName(p.name) +
-                                         ": its shape holds more than 2^64 elements");
+                    failInvalid(model.name, "param_shapes: parameter " + quotedName(p.name) +
+                                                ": its shape holds more than 2^64 elements");
                 p.numel *= s;
             }
             out.push_back(std::move(p));

@@ -7,6 +7,7 @@
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/formatindex.h"
 #include "ckptscope/io/bytesource.h"
+#include "formats/invalidfile.h"
 
 #include <cstdint>
 #include <functional>
@@ -18,10 +19,6 @@
 #include <vector>
 
 namespace ckptscope::deepspeed {
-
-[[noreturn]] inline void fail(const std::string& where, const std::string& what) {
-    throw CheckpointError(CheckpointError::Kind::Invalid, where + ": " + what);
-}
 
 // One of the checkpoint's files, indexed by the PyTorch module.
 struct Part {
