@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 using namespace ckptscope;
 
@@ -83,8 +84,10 @@ Side blobSide(const std::vector<uint8_t>* bytes) {
 CompareDetail computeCompareDetail(const Document& a, const Document& b,
                                    const TensorDiffEntry& entry, int bins,
                                    const std::atomic<bool>* cancel,
-                                   const std::function<void(double)>& progress) {
-    auto side = [](const Document& doc, std::optional<size_t> index) {
+                                   const std::function<void(double)>& progress,
+                                   uint64_t keptBytes) {
+    const uint64_t keptValues = keptBytes / sizeof(float);
+    auto side = [keptValues](const Document& doc, std::optional<size_t> index) {
         Side s;
         if (!index)
             return s;
@@ -94,6 +97,26 @@ CompareDetail computeCompareDetail(const Document& a, const Document& b,
         // Each dtype's own statistics (F64 in double, integers exact), as
         // on the main window's Statistics page; the overlay in double where
         // f32 would round or overflow.
+        if (statsDecodeF32(doc, i) && s.count <= keptValues) {
+            // The statistics' pass keeps what it decodes, and the overlay
+            // bins that: one decode of the tensor, not two (quantized types).
+            auto kept = std::make_shared<std::vector<float>>();
+            const ValueReader decodeAndKeep = [&doc, i, kept](uint64_t first, uint64_t n,
+                                                              float* out) {
+                float* at = kept->data() + first;
+                doc.readValues(i, first, n, at);
+                std::memcpy(out, at, size_t(n) * sizeof(float));
+            };
+            s.stats = [kept, decodeAndKeep, n = s.count](const StatsOptions& o) {
+                kept->resize(size_t(n));
+                return computeStats(n, decodeAndKeep, o);
+            };
+            const ValueReader fromKept = [kept](uint64_t first, uint64_t n, float* out) {
+                std::memcpy(out, kept->data() + first, size_t(n) * sizeof(float));
+            };
+            s.overlay = overlayOver(s.count, fromKept);
+            return s;
+        }
         s.stats = [&doc, i](const StatsOptions& o) { return computeTensorStats(doc, i, o); };
         if (dtype == Dtype::F64 || isInteger(dtype))
             s.overlay = overlayOver(s.count, tensorReaderF64(doc, i));

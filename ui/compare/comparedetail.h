@@ -26,12 +26,22 @@ private:
     }
 };
 
+// Decoded values the detail keeps of one side, at most (see below): 64 Mi
+// f32 values, an 8B model's largest layer matrix (4096 x 14336) but not its
+// embedding. Both sides: 512 MiB at most, freed when the detail is done.
+constexpr uint64_t kDetailKeptBytes = uint64_t(256) << 20;
+
 // Reads the tensor's values of each side block by block (statistics, then
-// the shared bins). Throws Cancelled, and OpenError naming the side's file.
+// the shared bins). A side whose statistics decode every value (quantized
+// types, BF16, F16…) is decoded once: its values are kept from the first
+// pass for the bins when they take at most `keptBytes` as f32, and decoded
+// again only above that. Throws Cancelled, and OpenError naming the side's
+// file.
 CompareDetail computeCompareDetail(const ckptscope::Document& a, const ckptscope::Document& b,
                                    const ckptscope::TensorDiffEntry& entry, int bins,
                                    const std::atomic<bool>* cancel,
-                                   const std::function<void(double)>& progress);
+                                   const std::function<void(double)>& progress,
+                                   uint64_t keptBytes = kDetailKeptBytes);
 
 // The same for two optimizer blobs read as f32 little-endian (a blob that is
 // absent, or whose length is no multiple of 4, is an empty side). The bytes

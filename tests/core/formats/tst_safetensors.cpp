@@ -2,6 +2,7 @@
 // Hugging Face's reader saw, invalid ones refused), every dtype against
 // values computed here, hostile headers, the content probe, values read on
 // demand and F64 statistics in double.
+#include "countingsource.h"
 #include "fuzzchecks.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
@@ -108,23 +109,6 @@ double expectedValue(const json& v) {
     }
     return v.get<double>();
 }
-
-// Counts the bytes read from it.
-class CountingSource final : public ByteSource {
-public:
-    CountingSource(std::vector<uint8_t> bytes, std::string name)
-        : m_inner(std::move(bytes), std::move(name)) {}
-    uint64_t size() const override { return m_inner.size(); }
-    void read(uint64_t offset, void* dst, size_t n) const override {
-        m_read += n;
-        m_inner.read(offset, dst, n);
-    }
-    const std::string& name() const override { return m_inner.name(); }
-    mutable std::atomic<uint64_t> m_read{0};
-
-private:
-    MemorySource m_inner;
-};
 
 } // namespace
 
@@ -536,11 +520,11 @@ private Q_SLOTS:
             const std::string data(16 << 20, '\x01');
             const std::string file =
                 stFile({{"big", "U8", {uint64_t(data.size())}, data}}, {{"k", "v"}});
-            auto source = std::make_shared<CountingSource>(
+            auto source = std::make_shared<testsupport::CountingSource>(
                 std::vector<uint8_t>(file.begin(), file.end()), "big.safetensors");
             const auto doc = Document::open(source);
-            QVERIFY2(source->m_read < 64 * 1024,
-                     qPrintable(QString::number(source->m_read.load())));
+            QVERIFY2(source->bytesRead < 64 * 1024,
+                     qPrintable(QString::number(source->bytesRead.load())));
             QCOMPARE(doc->metadata().size(), size_t(1));
             float v[3];
             doc->readValues(0, 100, 3, v);

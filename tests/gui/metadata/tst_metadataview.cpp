@@ -6,6 +6,7 @@
 #include "ckptscope/formats/gguf/ggufreader.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "ckptscope/io/bytesource.h"
+#include "countingsource.h"
 #include "testsupport.h"
 
 #include <nlohmann/json.hpp>
@@ -74,22 +75,6 @@ QList<QStringList> parseTsv(const QString& text) {
     rows.last() << field;
     return rows;
 }
-
-// Bytes in memory that count the reads made of them.
-class CountingSource final : public ByteSource {
-public:
-    explicit CountingSource(std::vector<uint8_t> bytes) : m_inner(std::move(bytes), "built.gguf") {}
-    uint64_t size() const override { return m_inner.size(); }
-    void read(uint64_t offset, void* dst, size_t n) const override {
-        ++reads;
-        m_inner.read(offset, dst, n);
-    }
-    const std::string& name() const override { return m_inner.name(); }
-    mutable std::atomic<int> reads{0};
-
-private:
-    MemorySource m_inner;
-};
 
 // A metadata-only GGUF v3: a 2 500-token vocabulary, an array of two i32
 // arrays ([7, -8, 9] and [1, 2]) and a u32.
@@ -205,7 +190,8 @@ private Q_SLOTS:
     // time with a "… N more" row that reads the next; nested arrays expand
     // the same way; Copy Array Items copies a nested one whole.
     void arraysExpandItemByItem() {
-        const auto source = std::make_shared<CountingSource>(ggufWithArrays());
+        const auto source =
+            std::make_shared<testsupport::CountingSource>(ggufWithArrays(), "built.gguf");
         const auto doc = Document::open(source);
         MetadataView view;
         QAbstractItemModelTester tester(view.metadataModel(),

@@ -20,6 +20,13 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
 // every other dtype converted to f32.
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options);
 
+// Whether computeTensorStats of tensor `index` gets its values from
+// Document::readValues as f32 (each value decoded; not F64, not integers,
+// not scanned in place, not counted from codes or levels). A caller that
+// needs the values again (the compare view's overlay) can then keep what
+// that pass decoded rather than decode the tensor twice.
+bool statsDecodeF32(const Document& doc, size_t index);
+
 // computeTensorStats of each of `indices`, in that order, with the same
 // results. Tensors of up to kWholeTensorBytes stored bytes are computed
 // whole, one per thread at a time; larger ones one after another, each
