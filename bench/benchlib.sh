@@ -1,9 +1,9 @@
 # shellcheck shell=bash
-# Helpers shared by the bench scripts (compare.sh, compare-export.sh,
-# runbench.sh, diffbench.sh); sourced, not run:
+# Helpers shared by the bench scripts (bench/*.sh); sourced, not run:
 #   . "$(dirname "$0")/benchlib.sh"
-# The caller sets RUNS (runs per side of a pair) and TMP (a scratch folder it
-# removes); HYPERFINE, when set, times pairs with hyperfine instead of date.
+# The caller sets BUILD (the build folder) and RUNS (runs per side of a pair)
+# before sourcing it, and TMP (a scratch folder it removes: bench_scratch
+# below); HYPERFINE, when set, times pairs with hyperfine instead of date.
 
 # --- setup -------------------------------------------------------------------
 
@@ -18,6 +18,19 @@ require_exe() {
         fi
     done
 }
+
+# bench_scratch: TMP, a scratch folder removed when the script exits (the
+# scripts that start servers set their own trap instead).
+bench_scratch() {
+    TMP=$(mktemp -d)
+    trap 'rm -rf "$TMP"' EXIT
+}
+
+# Generated inputs, written once: CKPTSCOPE_BENCH_DATA as given, else
+# BUILD/bench-data; exported, as the bench tools read it.
+if [ -n "${BUILD:-}" ]; then
+    export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
+fi
 
 # PYTHON: as given, else /usr/bin/python3 (Debian's, with NumPy), else the
 # python3 on PATH resolved past any pyenv shim.

@@ -18,12 +18,10 @@ BUILD=${1:-build/release}
 RUNS=${RUNS:-7}
 CLI=$BUILD/app/ckptscope-cli
 TOOL=$BUILD/bench/ckptscope-benchtool
-export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
 HYPERFINE=$(command -v hyperfine || true)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=benchlib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/benchlib.sh"
+bench_scratch
 require_exe compare.sh "$CLI" "$TOOL"
 
 # --- measuring (more in benchlib.sh) -----------------------------------------

@@ -14,12 +14,9 @@ set -euo pipefail
 BUILD=${1:-build/release}
 RUNS=${RUNS:-5}
 C=$BUILD/app/ckptscope-cli
-PYTHON=${PYTHON:-/usr/bin/python3}
-export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=benchlib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/benchlib.sh"
+bench_scratch
 require_exe dcpbench.sh "$C"
 HERE=$(dirname "$0")
 

@@ -10,11 +10,9 @@ BUILD=${1:-build/release}
 RUNS=${RUNS:-7}
 C=$BUILD/app/ckptscope-cli
 T=$BUILD/bench/ckptscope-benchtool
-export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=benchlib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/benchlib.sh"
+bench_scratch
 require_exe diffbench.sh "$C" "$T"
 A=$("$T" path oxck-1G)
 B=$("$T" path oxck-1G-b)

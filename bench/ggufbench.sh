@@ -15,11 +15,9 @@ BUILD=${1:-build/release}
 RUNS=${RUNS:-5}
 unset HYPERFINE # diff_b below is a shell function (exit 1 is "dtypes differ")
 C=$BUILD/app/ckptscope-cli
-export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=benchlib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/benchlib.sh"
+bench_scratch
 require_exe ggufbench.sh "$C"
 
 DATA=$CKPTSCOPE_BENCH_DATA/gguf

@@ -16,10 +16,9 @@ RUNS=${RUNS:-5}
 C=$BUILD/app/ckptscope-cli
 G=$BUILD/app/ckptscope
 GUI=$BUILD/bench/ckptscope-guibench
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=benchlib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/benchlib.sh"
+bench_scratch
 require_exe graphbench.sh "$C" "$G"
 DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
 mkdir -p "$DATA"

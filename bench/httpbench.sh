@@ -10,7 +10,6 @@ BUILD=${1:-build/release}
 RUNS=${RUNS:-5}
 C=$BUILD/app/ckptscope-cli
 T=$BUILD/bench/ckptscope-benchtool
-export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
 TMP=$(mktemp -d)
 # shellcheck source=benchlib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/benchlib.sh"

@@ -20,11 +20,9 @@ RUNS=${RUNS:-5}
 CLI=$BUILD/app/ckptscope-cli
 TOOL=$BUILD/bench/ckptscope-benchtool
 GUI=$BUILD/bench/ckptscope-guibench
-export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=benchlib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/benchlib.sh"
+bench_scratch
 require_exe runbench.sh "$CLI" "$TOOL"
 unset CKPTSCOPE_CACHE_MAX_BYTES
 

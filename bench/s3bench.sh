@@ -11,7 +11,6 @@ set -euo pipefail
 BUILD=${1:-build/release}
 RUNS=${RUNS:-5}
 C=$BUILD/app/ckptscope-cli
-export CKPTSCOPE_BENCH_DATA=${CKPTSCOPE_BENCH_DATA:-$BUILD/bench-data}
 TMP=$(mktemp -d)
 # shellcheck source=benchlib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/benchlib.sh"

@@ -15,11 +15,11 @@ the export layer's map from its targets to the formats they write
     tools/check-format-branches.py [--root DIR]   exit 1, one line per branch
     tools/check-format-branches.py --self-test    plants branches in a scratch tree
 """
-import argparse
 import os
 import re
-import sys
 import tempfile
+
+import treecheck
 
 SCANNED = ["core", "app", "ui"]
 MODULES = [os.path.join("core", "src", "formats"), os.path.join("core", "include", "ckptscope", "formats")]
@@ -30,22 +30,16 @@ BRANCH = re.compile(r"(==|!=)\s*(ckptscope::)?Format::\w|(ckptscope::)?Format::\
 
 def branches(root):
     found = []
-    for top in SCANNED:
-        for folder, _, files in os.walk(os.path.join(root, top)):
-            rel = os.path.relpath(folder, root)
-            if any(rel == m or rel.startswith(m + os.sep) for m in MODULES):
-                continue
-            for name in sorted(files):
-                if not name.endswith((".cpp", ".h")):
-                    continue
-                path = os.path.join(rel, name)
-                if path in ALLOWED:
-                    continue
-                with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
-                    for number, line in enumerate(f, 1):
-                        code = line.split("//", 1)[0]
-                        if BRANCH.search(code):
-                            found.append(f"{path}:{number}: branches on a format: {line.strip()}")
+    for source in treecheck.sources(root, SCANNED):
+        path = os.path.relpath(source, root)
+        folder = os.path.dirname(path)
+        if path in ALLOWED or any(folder == m or folder.startswith(m + os.sep) for m in MODULES):
+            continue
+        with open(source, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                code = line.split("//", 1)[0]
+                if BRANCH.search(code):
+                    found.append(f"{path}:{number}: branches on a format: {line.strip()}")
     return found
 
 
@@ -61,10 +55,7 @@ def self_test():
             os.path.join("core", "include", "ckptscope", "run", "e.h"): "Format format = Format::Oxck;\n",
             os.path.join("app", "cli", "f.cpp"): "// a comment: doc.format() == Format::Gguf\n",
         }
-        for path, text in {**planted, **quiet}.items():
-            os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
-            with open(os.path.join(root, path), "w") as f:
-                f.write(text)
+        treecheck.plant(root, {**planted, **quiet})
         found = {line.split(":", 1)[0] for line in branches(root)}
         if found != set(planted):
             print("self-test failed; found", sorted(found), "expected", sorted(planted))
@@ -73,22 +64,7 @@ def self_test():
     return 0
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
-    parser.add_argument("--self-test", action="store_true")
-    args = parser.parse_args()
-    if args.self_test:
-        return self_test()
-    found = branches(os.path.abspath(args.root))
-    for line in found:
-        print(line)
-    if found:
-        print(f"{len(found)} branch(es) on a format outside its module: add a FormatModule field or hook")
-        return 1
-    print("format branches: none outside the modules")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    treecheck.main(__doc__, branches, self_test,
+                   lambda n: f"{n} branch(es) on a format outside its module: add a FormatModule field or hook",
+                   "format branches: none outside the modules")

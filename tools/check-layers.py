@@ -13,11 +13,11 @@ folder first, then core/include, core/src and ui/), so "../stats/x.h",
     tools/check-layers.py [--root DIR]   exit 1 and one line per back edge
     tools/check-layers.py --self-test    plants back edges in a scratch tree
 """
-import argparse
 import os
 import re
-import sys
 import tempfile
+
+import treecheck
 
 # Lowest layer first. A folder not listed here is an error: a new folder
 # takes its place in the stack when it is made.
@@ -43,14 +43,6 @@ def folder_of(root, path):
     return None
 
 
-def sources(root):
-    for top in ("core", "ui"):
-        for folder, _, names in os.walk(os.path.join(root, top)):
-            for name in sorted(names):
-                if name.endswith((".h", ".cpp")):
-                    yield os.path.normpath(os.path.join(folder, name))
-
-
 def resolve(root, including, name):
     candidates = [os.path.join(os.path.dirname(including), name),
                   os.path.join(root, "core", "include", name),
@@ -72,7 +64,7 @@ def rank(side, folder):
 
 def check(root):
     errors = []
-    for path in sources(root):
+    for path in treecheck.sources(root, ("core", "ui")):
         here = folder_of(root, path)
         if here is None:
             continue
@@ -108,22 +100,19 @@ def check(root):
 def self_test():
     """Back edges in each spelling are found; a clean tree passes."""
     with tempfile.TemporaryDirectory() as root:
-        def write(rel, text):
-            p = os.path.join(root, rel)
-            os.makedirs(os.path.dirname(p), exist_ok=True)
-            with open(p, "w") as f:
-                f.write(text)
-        write("core/include/ckptscope/stats/s.h", "#pragma once\n")
-        write("core/src/io/a.cpp", '#include "ckptscope/stats/s.h"\n')
-        write("core/src/io/b.cpp", '#include "../stats/p.h"\n')
-        write("core/src/stats/p.h", "#pragma once\n")
-        write("core/src/run/c.cpp", '#include "diff/d.h"\n')
-        write("core/src/diff/d.h", "#pragma once\n")
-        write("core/src/common/q.cpp", "#include <QString>\n")
-        write("ui/common/w.cpp", '#include "shell/x.h"\n')
-        write("ui/shell/x.h", "#pragma once\n")
-        write("ui/tensor/ok.cpp", '#include "common/y.h"\n#include "ckptscope/stats/s.h"\n')
-        write("ui/common/y.h", "#pragma once\n")
+        treecheck.plant(root, {
+            "core/include/ckptscope/stats/s.h": "#pragma once\n",
+            "core/src/io/a.cpp": '#include "ckptscope/stats/s.h"\n',
+            "core/src/io/b.cpp": '#include "../stats/p.h"\n',
+            "core/src/stats/p.h": "#pragma once\n",
+            "core/src/run/c.cpp": '#include "diff/d.h"\n',
+            "core/src/diff/d.h": "#pragma once\n",
+            "core/src/common/q.cpp": "#include <QString>\n",
+            "ui/common/w.cpp": '#include "shell/x.h"\n',
+            "ui/shell/x.h": "#pragma once\n",
+            "ui/tensor/ok.cpp": '#include "common/y.h"\n#include "ckptscope/stats/s.h"\n',
+            "ui/common/y.h": "#pragma once\n",
+        })
         found = check(root)
         expected = ["core/src/io/a.cpp:1", "core/src/io/b.cpp:1", "core/src/run/c.cpp:1",
                     "core/src/common/q.cpp:1", "ui/common/w.cpp:1"]
@@ -136,22 +125,7 @@ def self_test():
     return 0
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
-    parser.add_argument("--self-test", action="store_true")
-    args = parser.parse_args()
-    if args.self_test:
-        return self_test()
-    errors = check(os.path.abspath(args.root))
-    for e in errors:
-        print(e)
-    if errors:
-        print(f"{len(errors)} include(s) against the layers of tools/check-layers.py")
-        return 1
-    print("layers: every include points down")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    treecheck.main(__doc__, check, self_test,
+                   lambda n: f"{n} include(s) against the layers of tools/check-layers.py",
+                   "layers: every include points down")

@@ -269,11 +269,11 @@ std::vector<HeaderField> headerFields(const Document& doc) {
 // What follows "Format" in `info`: the format's title and its header's
 // fields ("GGUF version 3, alignment 32, data from byte 1,088"); for a model
 // in several files, how many (the header's fields are the first file's).
-std::string formatLine(const Document& doc) {
+std::string formatLine(const Document& doc, const std::vector<HeaderField>& header) {
     const FormatModule& m = doc.formatModule();
     const size_t parts = doc.isSharded() ? doc.shards().size() : 0;
     std::vector<std::string> fields;
-    for (const HeaderField& f : headerFields(doc))
+    for (const HeaderField& f : header)
         if (!f.line && !f.text.empty())
             fields.push_back(f.label + " " + f.text);
     if (fields.empty()) {
@@ -406,8 +406,9 @@ void printTensorFile(const Document& doc) {
     std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n";
     if (const std::string access = accessOf(doc); !access.empty())
         std::cout << "Access      " << printable(access) << "\n";
-    std::cout << "Format      " << formatLine(doc) << "\n";
-    for (const HeaderField& f : headerFields(doc))
+    const std::vector<HeaderField> fields = headerFields(doc);
+    std::cout << "Format      " << formatLine(doc, fields) << "\n";
+    for (const HeaderField& f : fields)
         if (f.line && !f.text.empty())
             std::cout << f.label << std::string(f.label.size() < 12 ? 12 - f.label.size() : 1, ' ')
                       << printable(f.text) << "\n";
