@@ -40,13 +40,13 @@ TensorValuesView::TensorValuesView(QWidget* parent)
     m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
     rowheight::followFont(m_table, 6);
     m_blockPanel = new BlockPanel;
-    auto* body = new QSplitter;
-    body->addWidget(m_table);
-    body->addWidget(m_blockPanel);
-    body->setStretchFactor(0, 1);
-    body->setStretchFactor(1, 0);
-    body->setChildrenCollapsible(false);
-    layout->addWidget(body, 1);
+    m_body = new QSplitter;
+    m_body->addWidget(m_table);
+    m_body->addWidget(m_blockPanel);
+    m_body->setStretchFactor(0, 1);
+    m_body->setStretchFactor(1, 0);
+    m_body->setChildrenCollapsible(false);
+    layout->addWidget(m_body, 1);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) {
                 m_blockPanel->showElement(current.isValid() ? std::optional(m_model->linearIndex(
@@ -74,6 +74,7 @@ void TensorValuesView::setTensor(std::shared_ptr<const ckptscope::Document> docu
     m_model->setTensor(std::move(document), tensor);
     m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
     rebuildSelectors();
+    placeBlockPanel();
     // The Block panel starts at the first element (current, not selected).
     if (m_blockPanel->applies() && m_model->rowCount() > 0)
         m_table->selectionModel()->setCurrentIndex(m_model->index(0, 0),
@@ -118,8 +119,32 @@ int TensorValuesView::valueColumnWidth() const {
 
 void TensorValuesView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) {
         m_table->horizontalHeader()->setDefaultSectionSize(valueColumnWidth());
+        placeBlockPanel();
+    }
+}
+
+void TensorValuesView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    placeBlockPanel();
+}
+
+void TensorValuesView::placeBlockPanel() {
+    // The panel's width from its widest usual row, not from its sizeHint:
+    // that changes as each element's block arrives, and the layout must not
+    // flip with the selection.
+    const QFontMetrics fm(m_blockPanel->font());
+    const int panel = fm.horizontalAdvance(QStringLiteral("super-block min dmin: ")) +
+                      fm.horizontalAdvance(QStringLiteral("0.004220724 · 15 − 0.031207085")) +
+                      4 * style()->pixelMetric(QStyle::PM_LayoutLeftMargin);
+    const int table = m_table->verticalHeader()->sizeHint().width() +
+                      3 * m_table->horizontalHeader()->defaultSectionSize() +
+                      style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * m_table->frameWidth();
+    const int margins = contentsMargins().left() + contentsMargins().right() +
+                        layout()->contentsMargins().left() + layout()->contentsMargins().right();
+    m_body->setOrientation(
+        width() - margins >= table + m_body->handleWidth() + panel ? Qt::Horizontal : Qt::Vertical);
 }
 
 QString TensorValuesView::selectionText() const {

@@ -9,6 +9,7 @@
 class BlockPanel;
 class QHBoxLayout;
 class QLabel;
+class QSplitter;
 class QTableView;
 class TensorValuesModel;
 
@@ -37,13 +38,18 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuildSelectors();
+    // The Block panel beside the table while the table keeps three value
+    // columns beside it, else below the table (a 1024 px window).
+    void placeBlockPanel();
 
     TensorValuesModel* m_model;
     QTableView* m_table;
     BlockPanel* m_blockPanel;
+    QSplitter* m_body;
     QHBoxLayout* m_selectors;
     QLabel* m_note;
 };

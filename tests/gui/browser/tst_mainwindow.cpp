@@ -6,6 +6,7 @@
 #include "dcpfixture.h"
 #include "deepspeedfixture.h"
 #include "dropsupport.h"
+#include "gguf/blockpanel.h"
 #include "graph/graphpage.h"
 #include "graph/nodelist.h"
 #include "graph/nodetablemodel.h"
@@ -16,6 +17,7 @@
 #include "metadata/metadatatext.h"
 #include "optimizerfixture.h"
 #include "shardedfixture.h"
+#include "testsupport.h"
 #include "tensor/histogramview.h"
 #include "tensor/tensorpage.h"
 #include "tensor/tensortreemodel.h"
@@ -561,6 +563,42 @@ private Q_SLOTS:
             QVERIFY2(list->columnViewportPosition(c) + list->columnWidth(c) <=
                          list->viewport()->width(),
                      qPrintable(QStringLiteral("column %1 cut").arg(c)));
+    }
+
+    // At 1024 × 700 the Values tab of a Q4_K tensor shows three value
+    // columns or more whole, with the Block panel below them, every row of
+    // it whole; at 1400 px the panel stands beside the table.
+    void valuesAndBlockPanelAtA1024PxWindow() {
+        REQUIRE_CONFORMANCE();
+        MainWindow w;
+        w.resize(1024, 700);
+        w.show();
+        w.openFile(testsupport::corpus(QStringLiteral("gguf/valid/tiny-llama-Q4_K_M.gguf")));
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.selectTensor(QStringLiteral("blk.0.attn_q.weight")));
+        w.tabs()->setCurrentWidget(w.valuesView());
+        BlockPanel* panel = w.valuesView()->blockPanel();
+        QTRY_VERIFY(panel->isVisible() && !panel->fieldText(QStringLiteral("value")).isEmpty());
+        QTest::qWait(50);
+        QCOMPARE(w.width(), 1024);
+        const QTableView* table = w.valuesView()->table();
+        int whole = 0;
+        for (int c = 0; c < table->model()->columnCount(); ++c)
+            if (table->columnViewportPosition(c) >= 0 &&
+                table->columnViewportPosition(c) + table->columnWidth(c) <=
+                    table->viewport()->width())
+                ++whole;
+        QVERIFY2(whole >= 3, qPrintable(QStringLiteral("%1 whole columns").arg(whole)));
+        const QRect inWindow(panel->mapTo(&w, QPoint(0, 0)), panel->size());
+        QVERIFY(table->mapTo(&w, QPoint(0, table->height())).y() <= inWindow.top());
+        for (const QLabel* label : panel->findChildren<QLabel*>())
+            if (label->isVisible())
+                QVERIFY2(label->width() >= label->sizeHint().width() &&
+                             label->height() >= label->sizeHint().height(),
+                         qPrintable(label->text()));
+        w.resize(1400, 860);
+        QTRY_VERIFY(panel->mapTo(&w, QPoint(0, 0)).x() >=
+                    table->mapTo(&w, QPoint(table->width(), 0)).x());
     }
 
     void nodeListIsTheWindowsAndFollowsTheGraph() {
