@@ -23,7 +23,7 @@ const CommandSpec kConvert = {
     "comes from OUT's extension. A PyTorch file (torch.save, read without running its pickle)\n"
     "converts to any of them: each tensor written contiguous, whole (tensors\n"
     "that shared a storage each get their own bytes), its values that are not\n"
-    "tensors and its complex128 tensors (complex ones for .oxck and .npz) left\n"
+    "tensors and its complex128 tensors (complex ones for .oxck) left\n"
     "out, each named in a warning. A sharded model (its index or folder)\n"
     "converts to one OUT.safetensors. A DeepSpeed ZeRO folder (holding latest,\n"
     "or a global_stepN folder) converts to its fp32 master weights under the\n"

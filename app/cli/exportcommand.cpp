@@ -23,7 +23,9 @@ const CommandSpec kExport = {
     {"FILE"},
     "Writes one tensor's values: .npy (its dtype and shape), .csv (rows x last\n"
     "dimension, exact float text) or raw little-endian bytes; -o - writes to\n"
-    "standard output and needs --format.\n",
+    "standard output and needs --format. Complex values go to .npy as <c8 or\n"
+    "<c16 and to .csv as Python writes them (1.5-2j), which NumPy's\n"
+    "loadtxt(dtype=complex) reads back.\n",
     {tensorOption("the tensor (exactly one)"),
      outputOption("the file to write, or - for standard output"),
      {"--format", "FORMAT", "npy, csv or raw (default: from OUT's extension)"}},

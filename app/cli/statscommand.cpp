@@ -29,7 +29,10 @@ struct Target {
     std::function<StatsResult(const StatsOptions&)> compute;
     size_t tensor = 0;     // the tensor's index, in a file of tensors
     bool f32Values = true; // every value a float32 (extremeText)
+    bool complex = false; // (real, imaginary) pairs: no statistics (hasStatistics), a row saying so
 };
+
+constexpr const char* kComplexNote = "statistics are not computed for complex values";
 
 std::vector<Target> targets(const Document& doc, const std::vector<std::string>& names) {
     std::vector<Target> all;
@@ -39,7 +42,8 @@ std::vector<Target> targets(const Document& doc, const std::vector<std::string>&
                            [&doc, i](const StatsOptions& options) {
                                return computeTensorStats(doc, i, options);
                            },
-                           i, exactInF32(doc.tensors()[i].dtype)});
+                           i, exactInF32(doc.tensors()[i].dtype),
+                           !hasStatistics(doc.tensors()[i].dtype)});
     } else {
         for (const auto& [name, bytes] : doc.gradient()->optimizerState) {
             if (bytes.size() % 4 != 0)
@@ -91,7 +95,9 @@ const CommandSpec kStats = {
     "zeros, min, max, mean, std (population), L2 norm; with --json also a\n"
     "histogram over the finite range. For gradient checkpoints, optimizer-state\n"
     "blobs whose length is a multiple of 4 are read as f32 little-endian. The\n"
-    "file's warnings go to stderr and, with --json, into \"warnings\".\n"
+    "file's warnings go to stderr and, with --json, into \"warnings\". Complex\n"
+    "tensors (C64, C128) have none: each gets its count and a note (--json:\n"
+    "null figures and \"note\"; --csv: empty cells).\n"
     "\n"
     "With --optimizer, FILE is a checkpoint with its optimizer state (a Trainer\n"
     "checkpoint folder, its optimizer.pt with the model beside it, a Lightning\n"
@@ -226,14 +232,23 @@ int runStats(const std::vector<std::string>& args) {
         {"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
         {false, true, true, true, true, true, true, true, true, true, true});
     const std::vector<Target> chosen = targets(*doc, p->values("--tensor"));
-    std::vector<StatsResult> results;
+    std::vector<StatsResult> results(chosen.size());
     try {
         if (doc->hasTensors()) { // all at once: small tensors one per core
-            std::vector<size_t> indices;
-            for (const Target& t : chosen)
-                indices.push_back(t.tensor);
-            results = computeTensorStats(*doc, indices, options);
+            std::vector<size_t> indices, rows;
+            for (size_t k = 0; k < chosen.size(); ++k) {
+                if (chosen[k].complex) {
+                    results[k].stats.count = doc->tensors()[chosen[k].tensor].dataLen;
+                    continue;
+                }
+                indices.push_back(chosen[k].tensor);
+                rows.push_back(k);
+            }
+            std::vector<StatsResult> computed = computeTensorStats(*doc, indices, options);
+            for (size_t k = 0; k < rows.size(); ++k)
+                results[rows[k]] = std::move(computed[k]);
         } else {
+            results.clear();
             for (const Target& t : chosen)
                 results.push_back(t.compute(options));
         }
@@ -247,9 +262,30 @@ int runStats(const std::vector<std::string>& args) {
     if (csv)
         std::cout << csvLine(statsCsvHeader());
     ordered_json warnings = json ? warningsJson(*doc) : ordered_json();
+    std::string complexNames; // the table's note
     for (size_t k = 0; k < chosen.size(); ++k) {
         const Target& t = chosen[k];
         const StatsResult& r = results[k];
+        if (t.complex) {
+            if (json) {
+                ordered_json j = {{"name", t.name}, {"count", r.stats.count}};
+                for (const char* field :
+                     {"finite", "nan", "inf", "pos_inf", "neg_inf", "zeros", "min", "max", "mean",
+                      "std", "l2", "finite_sum", "histogram"})
+                    j[field] = nullptr;
+                j["note"] = kComplexNote;
+                list.push_back(std::move(j));
+            } else if (csv) {
+                std::cout << csvLine(statsCsvRowWithout(t.name, r.stats.count));
+                std::cerr << doc->path() << ": note: " << printable(t.name) << ": " << kComplexNote
+                          << "\n";
+            } else {
+                table.addRow({t.name, fmt::grouped(r.stats.count), "-", "-", "-", "-", "-", "-",
+                              "-", "-", "-"});
+                complexNames += (complexNames.empty() ? "" : ", ") + printable(t.name);
+            }
+            continue;
+        }
         for (const std::string& field : overflowedFields(r.stats, true)) {
             std::cerr << doc->path() << ": warning: " << printable(t.name) << ": " << field << "\n";
             if (json)
@@ -276,6 +312,9 @@ int runStats(const std::vector<std::string>& args) {
         printJson(std::cout, out);
     } else if (!csv) {
         std::cout << table.render();
+        if (!complexNames.empty())
+            std::cout << "\nnote: " << complexNames << ": " << kComplexNote
+                      << " (each is a (real, imaginary) pair)\n";
     }
     return kOk;
 }

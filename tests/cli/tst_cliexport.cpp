@@ -231,6 +231,46 @@ private Q_SLOTS:
                  2);
     }
 
+    // Complex tensors (torch's complex64 and complex128) export as NumPy's
+    // <c8 and <c16, bit for bit as torch.load gives them, and as CSV text
+    // that NumPy's loadtxt(dtype=complex) reads back to the same values.
+    void exportComplexReadByNumpy() {
+        REQUIRE_CONFORMANCE();
+        REQUIRE_NUMPY();
+        const QString dir = testsupport::corpus(QStringLiteral("pytorch/"));
+        const QString in = dir + QStringLiteral("valid/dtypes.pt");
+        const char* check = R"(
+import sys, numpy as np
+npy, csv, expected, descr = sys.argv[1:5]
+want = np.fromfile(expected, dtype=descr)
+a = np.load(npy, allow_pickle=False)
+assert a.dtype.str == descr, a.dtype.str
+assert a.tobytes() == want.tobytes(), (a, want)
+t = np.loadtxt(csv, dtype=complex, delimiter=',', ndmin=1).astype(descr).reshape(-1)
+w = want.reshape(-1)
+for part in (np.real, np.imag):
+    x, y = part(t), part(w)
+    same = (np.isnan(x) & np.isnan(y)) | ((x == y) & (np.signbit(x) == np.signbit(y)))
+    assert same.all(), (t, w)
+print('ok', a.shape)
+)";
+        for (const auto& [tensor, descr, bin] :
+             {std::tuple{"complex64", "<c8", "dtypes.pt.10.bin"},
+              std::tuple{"complex128", "<c16", "dtypes.pt.11.bin"}}) {
+            const QString npy = path("c.npy"), csv = path("c.csv");
+            for (const QString& out : {npy, csv}) {
+                const Result r = cli({QStringLiteral("export"), in, QStringLiteral("--tensor"),
+                                      QString::fromLatin1(tensor), QStringLiteral("-o"), out});
+                QVERIFY2(r.code == 0, r.err.constData());
+            }
+            const Result py = run(QStringLiteral("/usr/bin/python3"),
+                                  {QStringLiteral("-c"), QString::fromUtf8(check), npy, csv,
+                                   dir + QStringLiteral("expected/") + QString::fromLatin1(bin),
+                                   QString::fromLatin1(descr)});
+            QVERIFY2(py.code == 0 && py.out.startsWith("ok"), (py.err + py.out).constData());
+        }
+    }
+
     void exportNpyReadByNumpy() {
         REQUIRE_NUMPY();
         const Checkpoint c = sample();

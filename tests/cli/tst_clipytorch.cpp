@@ -204,6 +204,46 @@ private Q_SLOTS:
         QCOMPARE(doc->tensors().size(), written);
     }
 
+    // Complex tensors have no statistics: `stats` gives each its count and
+    // says so (a note under the table, "note" in --json with null figures,
+    // empty cells in --csv) and computes every other tensor; exit 0. The
+    // text and JSON rows of the other tensors are those of `stats --tensor`.
+    void statsSayComplexValuesHaveNone() {
+        REQUIRE_CONFORMANCE();
+        const QString file = pt(QStringLiteral("valid/dtypes.pt"));
+        const Run text = runCli({QStringLiteral("stats"), file});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY2(text.outText().contains(QStringLiteral(
+                     "note: complex64, complex128: statistics are not computed for complex "
+                     "values")),
+                 qPrintable(describe(text)));
+        const Run j = runCli({QStringLiteral("stats"), file, QStringLiteral("--json")});
+        QVERIFY2(j.exitCode == 0, qPrintable(describe(j)));
+        const json tensors = parseOut(j)["tensors"];
+        QCOMPARE(tensors.size(), size_t(12));
+        for (const json& t : tensors) {
+            const std::string name = t["name"];
+            if (name.rfind("complex", 0) == 0) {
+                QCOMPARE(t["count"].get<uint64_t>(), uint64_t(name == "complex64" ? 5 : 4));
+                QVERIFY(t["mean"].is_null() && t["finite"].is_null() && t["histogram"].is_null());
+                QCOMPARE(t["note"].get<std::string>(),
+                         std::string("statistics are not computed for complex values"));
+            } else {
+                QVERIFY2(!t.contains("note") && t["finite"].is_number(), name.c_str());
+                const Run one = runCli({QStringLiteral("stats"), file, QStringLiteral("--json"),
+                                        QStringLiteral("--tensor"), QString::fromStdString(name)});
+                QVERIFY2(parseOut(one)["tensors"][0] == t, t.dump().c_str());
+            }
+        }
+        const Run csv = runCli({QStringLiteral("stats"), file, QStringLiteral("--csv")});
+        QVERIFY2(csv.exitCode == 0, qPrintable(describe(csv)));
+        QVERIFY2(csv.outText().contains(QStringLiteral("\r\ncomplex64,5,,,,,,,,,,,,\r\n")),
+                 qPrintable(describe(csv)));
+        QVERIFY2(csv.errText().contains(QStringLiteral(
+                     "note: complex128: statistics are not computed for complex values")),
+                 qPrintable(describe(csv)));
+    }
+
     // NumPy arrays are not tensors: rng_state.pth's MT19937 state is listed
     // apart with its dtype, shape and values — the 624 words the pickle's
     // bytes hold.

@@ -89,8 +89,8 @@ CompareDetail computeCompareDetail(const Document& a, const Document& b,
     const uint64_t keptValues = keptBytes / sizeof(float);
     auto side = [keptValues](const Document& doc, std::optional<size_t> index) {
         Side s;
-        if (!index)
-            return s;
+        if (!index || !hasStatistics(doc.tensors()[*index].dtype))
+            return s; // complex values: no statistics, no overlay (the diff has |b − a|)
         const size_t i = *index;
         const Dtype dtype = doc.tensors()[i].dtype;
         s.count = doc.tensors()[i].dataLen;

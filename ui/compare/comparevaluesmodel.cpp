@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <complex>
 
 using namespace ckptscope;
 
@@ -125,6 +126,9 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
         return {};
     if (index.column() == Index)
         return role == Qt::BackgroundRole ? QVariant() : QVariant(QString::number(row));
+    for (const Side* side : {&m_a, &m_b})
+        if (const ValueChunk* p = pageOf(*side, row); p && p->isComplex())
+            return complexData(index.column(), role, row);
     const std::optional<double> a = value(m_a, row), b = value(m_b, row);
     const bool both = a && b;
     // A side still being read: no tint and no Δ until its values arrive.
@@ -144,11 +148,7 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
             both && (delta && exact ? *delta == "0" : !elementsDiffer(*a, *b, m_atol, m_rtol));
         if (same)
             return {};
-        QColor c = CompareTensorModel::statusColor(!a   ? DiffStatus::Added
-                                                   : !b ? DiffStatus::Removed
-                                                        : DiffStatus::Changed);
-        c.setAlpha(40);
-        return c;
+        return changedTint(bool(a), bool(b));
     }
     // Exact everywhere: what the cell shows is what a copy pastes.
     switch (index.column()) {
@@ -160,6 +160,40 @@ QVariant CompareValuesModel::data(const QModelIndex& index, int role) const {
         if (delta)
             return q(*delta);
         return both ? QVariant(q(fmt::exact(*b - *a))) : QVariant();
+    }
+    return {};
+}
+
+QColor CompareValuesModel::changedTint(bool inA, bool inB) {
+    QColor c = CompareTensorModel::statusColor(!inA   ? DiffStatus::Added
+                                               : !inB ? DiffStatus::Removed
+                                                      : DiffStatus::Changed);
+    c.setAlpha(40);
+    return c;
+}
+
+QVariant CompareValuesModel::complexData(int column, int role, uint64_t row) const {
+    const ValueChunk *pa = pageOf(m_a, row), *pb = pageOf(m_b, row);
+    std::optional<std::complex<double>> a, b; // empty: no such value, or not complex
+    if (pa && pa->isComplex())
+        a = pa->complexValue(size_t(m_a.element(row) % kPage));
+    if (pb && pb->isComplex())
+        b = pb->complexValue(size_t(m_b.element(row) % kPage));
+    if (role == Qt::BackgroundRole)
+        return a && b && !elementsDiffer(*a, *b, m_atol, m_rtol)
+                   ? QVariant()
+                   : QVariant(changedTint(pa != nullptr, pb != nullptr));
+    switch (column) {
+    case ValueA:
+        return text(m_a, row);
+    case ValueB:
+        return text(m_b, row);
+    case Delta:
+        if (a && b) {
+            const std::complex<double> d = *b - *a;
+            return q(fmt::exactComplex(d.real(), d.imag(), false));
+        }
+        return {};
     }
     return {};
 }

@@ -5,6 +5,7 @@
 #include "ckptscope/export/valuechunk.h"
 
 #include <QAbstractTableModel>
+#include <QColor>
 
 class ValueCache;
 
@@ -76,6 +77,11 @@ private:
     // B − A at `row` in decimal when both sides are integers, exact (none
     // otherwise).
     std::optional<std::string> integerDelta(uint64_t row) const;
+    // A row where a side holds complex values: A, B and Δ as pairs, the
+    // tint by the complex elementsDiffer.
+    QVariant complexData(int column, int role, uint64_t row) const;
+    // The tint of a row whose values differ (or that only one side holds).
+    static QColor changedTint(bool inA, bool inB);
     // The dtype of a side's tensor (none: the side lacks it).
     std::optional<ckptscope::Dtype> dtypeOf(const Side& side) const;
 

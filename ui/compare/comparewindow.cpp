@@ -21,6 +21,7 @@
 #include "widgets/valuewidth.h"
 
 #include "ckptscope/common/numberformat.h"
+#include "ckptscope/stats/documentstats.h"
 
 #include <QCheckBox>
 #include <QFileInfo>
@@ -355,6 +356,14 @@ void CompareWindow::showTensor(int sourceRow) {
             .arg(shownText(e->name).toHtmlEscaped(), CompareTensorModel::statusText(e->status));
     if (const QString inB = CompareTensorModel::nameInB(*e); !inB.isEmpty())
         title += QStringLiteral("<br>") + inB.toHtmlEscaped();
+    const auto complexSide = [](const std::shared_ptr<const Document>& doc,
+                                std::optional<size_t> i) {
+        return doc && i && !hasStatistics(doc->tensors()[*i].dtype);
+    };
+    if (complexSide(m_result->a, e->indexA) || complexSide(m_result->b, e->indexB))
+        title += QStringLiteral("<br>") +
+                 tr("Complex values: statistics and value histograms are not computed for "
+                    "them; Δ's figures and histogram are of |b − a|.");
     if (e->elements) {
         m_delta->setHistogram(e->elements->histogram);
         for (const std::string& w : overflowedFigures(*e->elements)) // F64 near ±max

@@ -136,11 +136,15 @@ void CompareWindow::fitValuesColumns() {
     const auto width = [view](std::optional<Dtype> dtype) {
         return valuewidth::ofDtype(view, dtype ? *dtype : Dtype::F32);
     };
+    const auto complex = [](std::optional<Dtype> dtype) { return dtype && isComplex(*dtype); };
+    const bool pairs = complex(m_valuesModel->dtypeA()) && complex(m_valuesModel->dtypeB());
     const int widths[] = {
         valuewidth::ofIndex(view, uint64_t(std::max(1, m_valuesModel->rowCount()) - 1)),
         width(m_valuesModel->dtypeA()), width(m_valuesModel->dtypeB()),
-        // A difference of two 64-bit integers has up to 20 digits.
-        std::max(valuewidth::ofDouble(view), width(Dtype::U64))};
+        // A difference of two 64-bit integers has up to 20 digits; of two
+        // complex values, two doubles.
+        pairs ? valuewidth::ofComplexDouble(view)
+              : std::max(valuewidth::ofDouble(view), width(Dtype::U64))};
     for (int c = 0; c < CompareValuesModel::ColumnCount; ++c)
         view->setColumnWidth(c, std::max(widths[c], view->horizontalHeader()->sectionSizeHint(c)));
     fitValuesWidth();

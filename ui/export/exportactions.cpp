@@ -258,8 +258,10 @@ ExportJob* ExportActions::exportStatistics(const QString& path) {
             options.progress = [&](double p) {
                 control.report(done + uint64_t(p * double(n)), total);
             };
-            text +=
-                csvLine(statsCsvRow(doc->tensors()[i].name, computeTensorStats(*doc, i, options)));
+            const TensorEntry& t = doc->tensors()[i];
+            text += csvLine(hasStatistics(t.dtype)
+                                ? statsCsvRow(t.name, computeTensorStats(*doc, i, options))
+                                : statsCsvRowWithout(t.name, t.dataLen));
             done += n;
         }
         control.throwIfCancelled();

@@ -347,7 +347,14 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     };
     m_f32Values = ckptscope::exactInF32(t.dtype);
     const QString dtype = QString::fromLatin1(ckptscope::dtypeName(t.dtype));
-    if (t.dtype == ckptscope::Dtype::F64)
+    const bool statistics = ckptscope::hasStatistics(t.dtype);
+    if (!statistics)
+        notes << tr("%1: each value is a (real, imaginary) pair of %2; statistics and the "
+                    "histogram are not computed for complex values. The Values tab shows them "
+                    "exactly.")
+                     .arg(dtype, t.dtype == ckptscope::Dtype::C64 ? QStringLiteral("float32")
+                                                                  : QStringLiteral("float64"));
+    else if (t.dtype == ckptscope::Dtype::F64)
         notes << tr("F64: statistics and the histogram are computed in double; the values "
                     "view shows each value rounded to f32.");
     else if (t.dtype != ckptscope::Dtype::F32)
@@ -377,6 +384,16 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
                                  QString::fromStdString(document->shardName(size_t(tensor))))
                       : groupedNumber(t.dataOffset));
     setInfoRow(5, dtype);
+    if (!statistics) { // nothing to compute: say so in every figure
+        m_reader = nullptr;
+        m_runner->cancel();
+        m_progress->setVisible(false);
+        m_cancel->setVisible(false);
+        m_specials->clear();
+        for (QLabel* l : std::as_const(m_stats))
+            l->setText(tr("not computed"));
+        return;
+    }
     startStats();
 }
 

@@ -17,6 +17,10 @@ void ValueScanner::start(std::shared_ptr<const ckptscope::Document> document) {
             options.cancel = run.cancelFlag();
             for (size_t i = 0; i < document->tensors().size(); ++i) {
                 const uint64_t n = document->tensors()[i].dataLen;
+                if (!ckptscope::hasStatistics(document->tensors()[i].dtype)) {
+                    done += n; // complex: no statistics, so no scan (its values are shown)
+                    continue;
+                }
                 // The statistics `stats` computes: F64 in double, so a finite
                 // 1e300 is not an f32 Inf; no histogram.
                 const auto r = ckptscope::computeTensorStats(*document, i, options);

@@ -13,7 +13,7 @@ namespace valuewidth {
 namespace {
 
 struct Glyphs {
-    int digit = 0, sign = 0, point = 0, e = 0, margins = 0;
+    int digit = 0, sign = 0, point = 0, e = 0, j = 0, margins = 0;
 };
 
 Glyphs glyphsOf(const QWidget* view) {
@@ -25,6 +25,7 @@ Glyphs glyphsOf(const QWidget* view) {
         std::max(fm.horizontalAdvance(QLatin1Char('-')), fm.horizontalAdvance(QLatin1Char('+')));
     g.point = fm.horizontalAdvance(QLatin1Char('.'));
     g.e = fm.horizontalAdvance(QLatin1Char('e'));
+    g.j = fm.horizontalAdvance(QLatin1Char('j'));
     // The delegate's text margins, as QStyledItemDelegate lays a cell out.
     g.margins =
         2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1) + 6;
@@ -42,6 +43,12 @@ int floatWidth(const Glyphs& g, int significant, int exponent) {
     return std::max(scientific, fixed) + g.margins;
 }
 
+// A complex value (fmt::exactComplex): two parts, the second's sign the
+// separator, and "j".
+int complexWidth(const Glyphs& g, int significant, int exponent) {
+    return 2 * floatWidth(g, significant, exponent) - g.margins + g.j;
+}
+
 } // namespace
 
 int ofDtype(const QWidget* view, Dtype dtype) {
@@ -50,6 +57,10 @@ int ofDtype(const QWidget* view, Dtype dtype) {
     switch (dtype) {
     case Dtype::F64:
         return floatWidth(g, 17, 3);
+    case Dtype::C64:
+        return complexWidth(g, 9, 2);
+    case Dtype::C128:
+        return complexWidth(g, 17, 3);
     case Dtype::I64:
         return std::max(f32, g.sign + 19 * g.digit + g.margins);
     case Dtype::U64:
@@ -64,6 +75,10 @@ int ofDtype(const QWidget* view, Dtype dtype) {
 
 int ofDouble(const QWidget* view) {
     return floatWidth(glyphsOf(view), 17, 3);
+}
+
+int ofComplexDouble(const QWidget* view) {
+    return complexWidth(glyphsOf(view), 17, 3);
 }
 
 int ofIndex(const QWidget* view, unsigned long long largest) {

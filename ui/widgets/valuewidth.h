@@ -15,6 +15,8 @@ namespace valuewidth {
 int ofDtype(const QWidget* view, ckptscope::Dtype dtype);
 // fmt::exact of a double (a difference B − A): 24 characters.
 int ofDouble(const QWidget* view);
+// fmt::exactComplex of a pair of doubles (a complex B − A).
+int ofComplexDouble(const QWidget* view);
 // A row number up to `largest`.
 int ofIndex(const QWidget* view, unsigned long long largest);
 

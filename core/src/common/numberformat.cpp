@@ -92,6 +92,13 @@ std::string exact(double v) {
     return shortest(v);
 }
 
+std::string exactComplex(double re, double im, bool f32Parts) {
+    const auto part = [f32Parts](double v) { return f32Parts ? exact(float(v)) : exact(v); };
+    // The imaginary part's sign as its own: -0 and NaN with the sign bit set
+    // included, as Python's repr.
+    return part(re) + (std::signbit(im) ? "-" : "+") + part(std::fabs(im)) + "j";
+}
+
 std::vector<std::string> exactColumn(const std::vector<double>& values) {
     const bool scientific = std::any_of(values.begin(), values.end(), [](double v) {
         return std::isfinite(v) && v != 0 && (std::fabs(v) < 1e-4 || std::fabs(v) >= 1e16);

@@ -32,6 +32,17 @@ bool elementsDiffer(double a, double b, double atol, double rtol) {
     return std::fabs(b - a) > atol + rtol * std::fabs(a);
 }
 
+bool elementsDiffer(std::complex<double> a, std::complex<double> b, double atol, double rtol) {
+    const bool nanA = std::isnan(a.real()) || std::isnan(a.imag());
+    const bool nanB = std::isnan(b.real()) || std::isnan(b.imag());
+    if (nanA || nanB)
+        return nanA != nanB;
+    if (std::isinf(a.real()) || std::isinf(a.imag()) || std::isinf(b.real()) ||
+        std::isinf(b.imag()))
+        return a != b;
+    return std::abs(b - a) > atol + rtol * std::abs(a);
+}
+
 std::optional<double> parseTolerance(std::string_view text) {
     if (text.empty())
         return std::nullopt;

@@ -27,26 +27,47 @@ struct ScaledSums {
     double sumAbs = 0, sumSq = 0, aa = 0, bb = 0, ab = 0;
 };
 
+// Element i of values with `Parts` parts each (1: real, 2: complex).
+template <int Parts> struct Element {
+    const double* p;
+    bool hasNan() const { return std::isnan(p[0]) || (Parts == 2 && std::isnan(p[1])); }
+    bool finite() const { return std::isfinite(p[0]) && (Parts == 1 || std::isfinite(p[1])); }
+    bool operator==(const Element& o) const {
+        return p[0] == o.p[0] && (Parts == 1 || p[1] == o.p[1]);
+    }
+    double magnitude() const { return Parts == 1 ? std::fabs(p[0]) : std::hypot(p[0], p[1]); }
+    double largestPart() const {
+        return Parts == 1 ? std::fabs(p[0]) : std::max(std::fabs(p[0]), std::fabs(p[1]));
+    }
+};
+
+// What the histogram bins for a pair of finite values: b − a, or for
+// complex values |b − a|.
+template <int Parts> double binned(const double* a, const double* b) {
+    return Parts == 1 ? b[0] - a[0] : std::hypot(b[0] - a[0], b[1] - a[1]);
+}
+
+template <int Parts>
 void firstPass(const double* a, const double* b, uint64_t n, const DiffOptions& o, Extremes& e) {
     for (uint64_t i = 0; i < n; ++i) {
-        const double da = a[i], db = b[i];
-        if (!std::isfinite(da) || !std::isfinite(db)) {
-            const bool nanA = std::isnan(da), nanB = std::isnan(db);
+        const Element<Parts> x{a + i * Parts}, y{b + i * Parts};
+        if (!x.finite() || !y.finite()) {
+            const bool nanA = x.hasNan(), nanB = y.hasNan();
             if (nanA != nanB) {
                 ++e.differing;
                 ++e.nanMismatch;
-            } else if (!nanA && da != db) { // an infinity against anything but itself
+            } else if (!nanA && !(x == y)) { // an infinity against anything but itself
                 ++e.differing;
                 ++e.infMismatch;
             }
             continue;
         }
         ++e.finite;
-        const double diff = db - da; // infinite only when it passes the range
+        const double diff = binned<Parts>(x.p, y.p); // infinite only when it passes the range
         const double ad = std::fabs(diff);
-        e.differing += ad > o.atol + o.rtol * std::fabs(da);
+        e.differing += ad > o.atol + o.rtol * x.magnitude();
         e.maxAbs = std::max(e.maxAbs, ad);
-        e.maxValue = std::max({e.maxValue, std::fabs(da), std::fabs(db)});
+        e.maxValue = std::max({e.maxValue, x.largestPart(), y.largestPart()});
         if (std::isfinite(diff)) {
             ++e.finiteDiffs;
             e.lo = std::min(e.lo, diff);
@@ -61,28 +82,34 @@ struct Scales {
     bool diffsOverflow = false; // some b - a passes the range: scaled as the values
 };
 
+template <int Parts>
 void secondPass(const double* a, const double* b, uint64_t n, const Scales& scale, ScaledSums& s,
                 std::vector<double>& diffs) {
     for (uint64_t i = 0; i < n; ++i) {
-        const double da = a[i], db = b[i];
-        diffs[size_t(i)] = db - da; // non-finite ones are not binned
-        if (!std::isfinite(da) || !std::isfinite(db))
+        const double *pa = a + i * Parts, *pb = b + i * Parts;
+        const bool finite = Element<Parts>{pa}.finite() && Element<Parts>{pb}.finite();
+        // Non-finite differences are not binned.
+        diffs[size_t(i)] =
+            finite || Parts == 1 ? binned<Parts>(pa, pb) : std::numeric_limits<double>::quiet_NaN();
+        if (!finite)
             continue;
-        const double x = da * scale.values, y = db * scale.values;
-        const double d = scale.diffsOverflow ? y - x : (db - da) * scale.diffs;
-        s.sumAbs += std::fabs(d);
-        s.sumSq += d * d;
-        s.aa += x * x;
-        s.bb += y * y;
-        s.ab += x * y;
+        double d[Parts];
+        for (int k = 0; k < Parts; ++k) {
+            const double x = pa[k] * scale.values, y = pb[k] * scale.values;
+            d[k] = scale.diffsOverflow ? y - x : (pb[k] - pa[k]) * scale.diffs;
+            s.sumSq += d[k] * d[k];
+            s.aa += x * x;
+            s.bb += y * y;
+            s.ab += x * y;
+        }
+        s.sumAbs += Parts == 1 ? std::fabs(d[0]) : std::hypot(d[0], d[Parts - 1]);
     }
 }
 
-} // namespace
-
-ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& readA,
-                             const ValueReaderF64& readB, const DiffOptions& options) {
-    std::vector<double> a(size_t(std::min(count, kBlock))), b(a.size());
+template <int Parts>
+ElementDiff compareInDouble(uint64_t count, const ValueReaderF64& readA,
+                            const ValueReaderF64& readB, const DiffOptions& options) {
+    std::vector<double> a(size_t(std::min(count, kBlock)) * Parts), b(a.size());
     const bool histogram = options.bins > 0;
     const auto pass = [&](double from, const auto& step) {
         for (uint64_t first = 0; first < count; first += kBlock) {
@@ -95,7 +122,7 @@ ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& readA,
         }
     };
     Extremes e;
-    pass(0.0, [&](uint64_t n) { firstPass(a.data(), b.data(), n, options, e); });
+    pass(0.0, [&](uint64_t n) { firstPass<Parts>(a.data(), b.data(), n, options, e); });
     ElementDiff r;
     r.count = count;
     r.differing = e.differing;
@@ -124,9 +151,9 @@ ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& readA,
     stats::BinCounter<double> counter(h);
     const bool bin = histogram && e.hi > e.lo;
     ScaledSums s;
-    std::vector<double> diffs(a.size());
+    std::vector<double> diffs(a.size() / Parts);
     pass(0.5, [&](uint64_t n) {
-        secondPass(a.data(), b.data(), n, scale, s, diffs);
+        secondPass<Parts>(a.data(), b.data(), n, scale, s, diffs);
         if (bin)
             counter.add(diffs.data(), n);
     });
@@ -143,6 +170,18 @@ ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& readA,
         r.cosine = s.ab / (normA * normB);
     options.report(1.0);
     return r;
+}
+
+} // namespace
+
+ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& a, const ValueReaderF64& b,
+                             const DiffOptions& options) {
+    return compareInDouble<1>(count, a, b, options);
+}
+
+ElementDiff compareComplex(uint64_t count, const ValueReaderF64& a, const ValueReaderF64& b,
+                           const DiffOptions& options) {
+    return compareInDouble<2>(count, a, b, options);
 }
 
 std::vector<std::string> overflowedFigures(const ElementDiff& d) {

@@ -257,6 +257,12 @@ ValueReaderF64 tensorReaderF64(const Document& doc, size_t index) {
     return readerOf<double>(doc, index);
 }
 
+ValueReaderF64 complexReader(const Document& doc, size_t index) {
+    return [&doc, index](uint64_t first, uint64_t n, double* out) {
+        namingFile(doc, [&] { doc.readComplexValues(index, first, n, out); });
+    };
+}
+
 namespace {
 
 // Keeps the pairs named in `only` (all when empty), by A's name or (a
@@ -343,6 +349,8 @@ uint64_t describeEntries(std::vector<TensorDiffEntry>& all, const Document& a, c
                  (!e.rowOrderB.same() &&
                   (ta->shape.empty() || !e.rowOrderB.fits(ta->shape.front()))))
             e.status = DiffStatus::ShapeChanged;
+        else if (isComplex(ta->dtype) != isComplex(tb->dtype)) // pairs against numbers
+            e.status = DiffStatus::DtypeChanged;
         else
             total += ta->dataLen;
     }
@@ -391,7 +399,12 @@ private:
 void EntryComparer::compareEntry(TensorDiffEntry& e, ValueComparer& with,
                                  const std::function<void(double)>& progress) {
     const uint64_t n = pairs(e);
-    if (!e.rowOrderB.same()) {
+    if (isComplex(m_a.tensors()[*e.indexA].dtype)) { // B too: else DtypeChanged, not compared
+        DiffOptions o = with.options();
+        o.progress = progress;
+        e.elements =
+            compareComplex(n, complexReader(m_a, *e.indexA), complexReader(m_b, *e.indexB), o);
+    } else if (!e.rowOrderB.same()) {
         // B's rows in A's order (a Llama GGUF's q/k against the original).
         const uint64_t rows = m_a.tensors()[*e.indexA].shape.front();
         const uint64_t rowLength = rows ? n / rows : 0;

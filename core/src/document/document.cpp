@@ -302,6 +302,11 @@ void Document::readValues(size_t index, uint64_t first, uint64_t count, double* 
                      out);
 }
 
+void Document::readComplexValues(size_t index, uint64_t first, uint64_t count, double* out) const {
+    ckptscope::readComplexValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index),
+                                 first, count, out);
+}
+
 std::optional<MappedValues> Document::mappedValues(size_t index, ScanUse use) const {
     const TensorEntry& t = m_index.tensors.at(index);
     if (t.dtype != Dtype::F32)

@@ -79,6 +79,13 @@ std::vector<std::string> statsCsvHeader() {
             "zeros", "min",   "max",    "mean", "std", "l2",      "finite_sum"};
 }
 
+std::vector<std::string> statsCsvRowWithout(const std::string& name, uint64_t count) {
+    std::vector<std::string> row(statsCsvHeader().size());
+    row[0] = name;
+    row[1] = std::to_string(count);
+    return row;
+}
+
 std::vector<std::string> statsCsvRow(const std::string& name, const StatsResult& r) {
     const TensorStats& s = r.stats;
     // A figure past the double range is null in --json: an empty cell here

@@ -5,6 +5,7 @@
 #include "stats/integerstats.h"
 
 #include <cstring>
+#include <limits>
 
 namespace ckptscope {
 
@@ -67,6 +68,11 @@ std::string ValueChunk::text(size_t i) const {
         std::memcpy(&v, p, 8);
         return fmt::exact(v);
     }
+    case Dtype::C64:
+    case Dtype::C128: {
+        const std::complex<double> z = complexValue(i);
+        return fmt::exactComplex(z.real(), z.imag(), m_dtype == Dtype::C64);
+    }
     default: {
         double v; // exact for every other dtype
         convertToF64(m_dtype, p, 1, &v);
@@ -83,9 +89,23 @@ std::optional<std::string> ValueChunk::integerDifference(const ValueChunk& a, si
                    integerAt(a.m_dtype, a.m_raw.data() + ia * a.m_width));
 }
 
+std::complex<double> ValueChunk::complexValue(size_t i) const {
+    const uint8_t* p = m_raw.data() + i * m_width;
+    if (m_dtype == Dtype::C64) {
+        float parts[2];
+        std::memcpy(parts, p, 8);
+        return {double(parts[0]), double(parts[1])};
+    }
+    double parts[2];
+    std::memcpy(parts, p, 16);
+    return {parts[0], parts[1]};
+}
+
 double ValueChunk::value(size_t i) const {
     if (m_width == 0)
         return double(m_decoded[i]);
+    if (isComplex())
+        return std::numeric_limits<double>::quiet_NaN();
     double v;
     convertToF64(m_dtype, m_raw.data() + i * m_width, 1, &v);
     return v;

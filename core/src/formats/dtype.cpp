@@ -80,8 +80,8 @@ constexpr Info kInfo[] = {
     {Dtype::NVFP4, nullptr, 0, nullptr, 40},
     {Dtype::Q1_0, nullptr, 0, nullptr, 41},
     {Dtype::Q2_0, nullptr, 0, nullptr, 42},
-    {Dtype::C64, "C64", 8, nullptr, kNoGgml},
-    {Dtype::C128, "C128", 16, nullptr, kNoGgml},
+    {Dtype::C64, "C64", 8, "<c8", kNoGgml},
+    {Dtype::C128, "C128", 16, "<c16", kNoGgml},
 };
 
 const Info& info(Dtype d) {
@@ -329,6 +329,10 @@ bool dtypeDecodable(Dtype dtype) {
 
 bool isComplex(Dtype dtype) {
     return dtype == Dtype::C64 || dtype == Dtype::C128;
+}
+
+Dtype complexPart(Dtype dtype) {
+    return dtype == Dtype::C64 ? Dtype::F32 : dtype == Dtype::C128 ? Dtype::F64 : dtype;
 }
 
 bool exactInF32(Dtype dtype) {

@@ -41,8 +41,10 @@ void readStorage(const TensorSources& from, const TensorEntry& t, const TensorSt
              "elements " + std::to_string(at) + "+" + std::to_string(n) + " of storage " +
                  quotedName(s.key) + " are outside the " + std::to_string(held) + " it holds");
     from.shard(s.shard).readAhead(s.offset + at * size, out, size_t(n * size), s.offset + s.bytes);
-    if (s.bigEndian)
-        swapElements(out, n, size);
+    if (s.bigEndian) { // a complex value's parts each on their own
+        const size_t part = dtypeSize(complexPart(t.dtype));
+        swapElements(out, n * (size / part), part);
+    }
 }
 
 // Storage positions of outputs [first, first + n) of a strided view, in

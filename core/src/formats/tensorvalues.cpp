@@ -36,7 +36,8 @@ void checkDecodable(const ByteSource& source, const TensorEntry& tensor) {
             source.name() + ": tensor " + quotedName(tensor.name) + ": " + dtypeName(tensor.dtype) +
                 " values cannot be read (" +
                 (isComplex(tensor.dtype)
-                     ? std::string("complex values are not read yet")
+                     ? std::string("complex: each value is a (real, imaginary) pair, and "
+                                   "statistics are not computed for complex values")
                      : "ggml defines no decoder for " + std::string(dtypeName(tensor.dtype))) +
                 ")");
 }
@@ -210,6 +211,26 @@ void readRawValues(const TensorSources& from, const TensorEntry& tensor, uint64_
     } else {
         checkRange(from.main, tensor, first, count);
         gatherRaw(from, tensor, *view, first, count, static_cast<uint8_t*>(out));
+    }
+}
+
+void readComplexValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
+                       uint64_t count, double* out) {
+    if (!isComplex(tensor.dtype))
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              from.main.name() + ": tensor " + quotedName(tensor.name) + ": " +
+                                  dtypeName(tensor.dtype) + " values are not complex");
+    if (tensor.dtype == Dtype::C128) { // stored as the doubles wanted
+        readRawValues(from, tensor, first, count, out);
+        return;
+    }
+    constexpr uint64_t kBlock = uint64_t(1) << 15;
+    std::vector<float> parts(size_t(std::min(count, kBlock)) * 2);
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t n = std::min(kBlock, count - done);
+        readRawValues(from, tensor, first + done, n, parts.data());
+        std::copy(parts.begin(), parts.begin() + ptrdiff_t(2 * n), out + 2 * done);
+        done += n;
     }
 }
 

@@ -123,15 +123,17 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
     }
     // Tensor formats: the statistics `stats --json` gives (F64 in double,
     // every other dtype through f32), small tensors one per core.
-    std::vector<size_t> indices(doc.tensors().size());
-    for (size_t i = 0; i < indices.size(); ++i)
-        indices[i] = i;
+    // Complex tensors have no statistics (hasStatistics): not in the series.
+    std::vector<size_t> indices;
+    for (size_t i = 0; i < doc.tensors().size(); ++i)
+        if (hasStatistics(doc.tensors()[i].dtype))
+            indices.push_back(i);
     std::vector<StatsResult> results = statsOf(
         doc, options, [&](const StatsOptions& so) { return computeTensorStats(doc, indices, so); });
     s.tensors.reserve(results.size());
-    for (size_t i = 0; i < results.size(); ++i)
+    for (size_t k = 0; k < results.size(); ++k)
         s.tensors.push_back(
-            {doc.tensors()[i].name, results[i].stats, std::move(results[i].histogram)});
+            {doc.tensors()[indices[k]].name, results[k].stats, std::move(results[k].histogram)});
     // A file holding its model and optimizer state (Lightning): the updates
     // too. (A non-owning pointer: the caller holds the document.)
     const std::shared_ptr<const Document> self(std::shared_ptr<const Document>(), &doc);

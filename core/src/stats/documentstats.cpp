@@ -168,10 +168,14 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
     return computeStats(t.dataLen, decoded, options);
 }
 
+bool hasStatistics(Dtype dtype) {
+    return !isComplex(dtype);
+}
+
 bool statsDecodeF32(const Document& doc, size_t index) {
     const Dtype dtype = doc.tensors().at(index).dtype;
-    return dtype != Dtype::F64 && !exactInteger(dtype) && !stats::countsLevels(dtype) &&
-           !stats::sumsCodes(dtype) && !doc.mappedValues(index);
+    return hasStatistics(dtype) && dtype != Dtype::F64 && !exactInteger(dtype) &&
+           !stats::countsLevels(dtype) && !stats::sumsCodes(dtype) && !doc.mappedValues(index);
 }
 
 bool computedWhole(const TensorEntry& tensor) {

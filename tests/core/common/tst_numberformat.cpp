@@ -145,6 +145,22 @@ private Q_SLOTS:
         QCOMPARE(fmt::exact(0.1), std::string("0.1"));
         QCOMPARE(fmt::exact(-std::numeric_limits<double>::infinity()), std::string("-inf"));
     }
+    // A complex value as Python writes it (without the parentheses): each
+    // part exact, the imaginary part's sign its own (-0 and a negative NaN
+    // included), float32 parts as float32.
+    void exactComplexSpellsAsPython() {
+        const double inf = std::numeric_limits<double>::infinity();
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        QCOMPARE(fmt::exactComplex(1.5, -2.25, false), std::string("1.5-2.25j"));
+        QCOMPARE(fmt::exactComplex(-0.0, 0.0, false), std::string("-0+0j"));
+        QCOMPARE(fmt::exactComplex(0.0, -0.0, false), std::string("0-0j"));
+        QCOMPARE(fmt::exactComplex(nan, inf, false), std::string("nan+infj"));
+        QCOMPARE(fmt::exactComplex(-inf, -nan, false), std::string("-inf-nanj"));
+        QCOMPARE(fmt::exactComplex(0.1, 0.1, false), std::string("0.1+0.1j"));
+        QCOMPARE(fmt::exactComplex(double(0.1f), double(3.4028235e38f), true),
+                 std::string("0.1+3.4028235e+38j"));
+        QCOMPARE(fmt::exactComplex(5e-324, 1e300, false), std::string("5e-324+1e+300j"));
+    }
     void displayUsesSevenSignificantDigits() {
         QCOMPARE(fmt::display(0.1), std::string("0.1"));
         QCOMPARE(fmt::display(1.0 / 3), std::string("0.3333333"));

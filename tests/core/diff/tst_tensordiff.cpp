@@ -323,6 +323,13 @@ private Q_SLOTS:
     void f64OverflowIsNamed() {
         testsupport::guarded([] { f64OverflowIsNamedImpl(); });
     }
+    // Complex values element by element, as torch.isclose: a value is NaN
+    // when a part is, the tolerance applies to the modulus |b − a|, the
+    // figures and the histogram are of |b − a|, the norms over both parts;
+    // complex against real values is a dtype change, not compared.
+    void complexElementByElement() {
+        testsupport::guarded([] { complexElementByElementImpl(); });
+    }
     // Integers compared as integers: through f32, I32 values above 2^24
     // (and through double I64 above 2^53) that differ by one compared equal.
     void integersComparedExactly() {
@@ -421,6 +428,63 @@ private:
         testsupport::writeFile(pa, testsupport::stFile(a));
         testsupport::writeFile(pb, testsupport::stFile(b));
         return diffTensors(*Document::open(str(pa)), *Document::open(str(pb)), o);
+    }
+
+    static void complexElementByElementImpl() {
+        using testsupport::leBytes;
+        const float nan = kNaN;
+        DiffOptions o;
+        o.bins = 2;
+        // (3+4j, 1, nan, inf+1j, nan, 1+infj) against (0, 1+0.5j, nan+1j,
+        // inf+1j, 1+1j, 1-infj): |b − a| 5 and 0.5, NaN = NaN, inf = inf, a
+        // NaN mismatch and an infinity mismatch.
+        const std::vector<testsupport::StTensor> a = {
+            {"z", "C64", {6}, leBytes<float>({3, 4, 1, 0, nan, 0, kInf, 1, nan, 0, 1, kInf})},
+            {"reshaped", "C64", {1}, leBytes<float>({1, 0})},
+            {"wide", "C64", {1}, leBytes<float>({1, 2})}};
+        const std::vector<testsupport::StTensor> b = {
+            {"z", "C64", {6}, leBytes<float>({0, 0, 1, 0.5f, nan, 1, kInf, 1, 1, 1, 1, -kInf})},
+            {"reshaped", "F64", {2}, leBytes<double>({1, 0})},
+            {"wide", "C128", {1}, leBytes<double>({1, 2})}};
+        const TensorDiff d = diffOfFiles(a, b, o);
+        QCOMPARE(d.tensors.size(), size_t(3));
+        const ElementDiff& z = *d.tensors[0].elements;
+        QCOMPARE(d.tensors[0].status, DiffStatus::Changed);
+        QCOMPARE(z.count, uint64_t(6));
+        QCOMPARE(z.finitePairs, uint64_t(2));
+        QCOMPARE(z.differing, uint64_t(4));
+        QCOMPARE(z.nanMismatch, uint64_t(1));
+        QCOMPARE(z.infMismatch, uint64_t(1));
+        QCOMPARE(*z.maxAbsDiff, 5.0);
+        QCOMPARE(*z.meanAbsDiff, 2.75);
+        QCOMPARE(z.normA, std::sqrt(26.0));
+        QCOMPARE(z.normB, std::sqrt(1.25));
+        QVERIFY(std::fabs(*z.relL2 - std::sqrt(25.25) / std::sqrt(26.0)) <= 1e-15);
+        QVERIFY(std::fabs(*z.cosine - 1.0 / (std::sqrt(26.0) * std::sqrt(1.25))) <= 1e-15);
+        QCOMPARE(z.histogram.lo, 0.5);
+        QCOMPARE(z.histogram.hi, 5.0);
+        QCOMPARE(z.histogram.counts, (std::vector<uint64_t>{1, 1}));
+        QCOMPARE(d.tensors[1].status, DiffStatus::ShapeChanged); // [1] against [2]
+        QCOMPARE(d.tensors[2].status, DiffStatus::DtypeChanged); // equal pairs, C64 vs C128
+        QCOMPARE(d.tensors[2].elements->differing, uint64_t(0));
+        // The tolerance on the modulus: 0.5 passes atol 0.5, and rtol 0.5 of
+        // |3+4j| = 5 lets 2.5 pass, not 5.
+        o.atol = 0.5;
+        QCOMPARE(diffOfFiles(a, b, o).tensors[0].elements->differing, uint64_t(3));
+        o.atol = 0;
+        o.rtol = 0.5;
+        QCOMPARE(diffOfFiles(a, b, o).tensors[0].elements->differing, uint64_t(3));
+        // Pairs against numbers of the same shape: a dtype change, not compared.
+        const TensorDiff m = diffOfFiles({{"m", "C64", {2}, leBytes<float>({1, 0, 2, 0})}},
+                                         {{"m", "F32", {2}, leBytes<float>({1, 2})}}, o);
+        QCOMPARE(m.tensors.at(0).status, DiffStatus::DtypeChanged);
+        QVERIFY(!m.tensors.at(0).elements);
+        // The view's tint follows the same rule.
+        QVERIFY(!elementsDiffer(std::complex<double>(NAN, 0), std::complex<double>(1, NAN), 0, 0));
+        QVERIFY(elementsDiffer(std::complex<double>(1, 0), std::complex<double>(1, NAN), 1, 1));
+        QVERIFY(!elementsDiffer(std::complex<double>(3, 4), std::complex<double>(0, 0), 5, 0));
+        QVERIFY(elementsDiffer(std::complex<double>(3, 4), std::complex<double>(0, 0),
+                               std::nextafter(5.0, 0.0), 0));
     }
 
     static void f64OverflowIsNamedImpl() {

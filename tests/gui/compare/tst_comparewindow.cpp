@@ -1006,6 +1006,42 @@ private Q_SLOTS:
                 page->fontMetrics().horizontalAdvance(QStringLiteral("-9223372036854775808")));
     }
 
+    // Complex values (C64 against C128): each side as Python writes it, Δ
+    // the complex difference b − a, the tint by the complex rule; every cell
+    // whole; the title says statistics are not computed, and the detail
+    // shows none (no error).
+    void complexValuesComparedAsPairs() {
+        const QString pa = m_dir.filePath(QStringLiteral("cx-a.safetensors")),
+                      pb = m_dir.filePath(QStringLiteral("cx-b.safetensors"));
+        testsupport::writeFile(
+            pa, testsupport::stFile(
+                    {{"z", "C64", {2}, testsupport::leBytes<float>({1.5f, -2.0f, 3.0f, 4.0f})}}));
+        testsupport::writeFile(
+            pb, testsupport::stFile(
+                    {{"z", "C128", {2}, testsupport::leBytes<double>({1.5, -2.0, 0.1, 1e300})}}));
+        CompareWindow w;
+        w.show();
+        QVERIFY(detailOf(w, pa, pb, "z") >= 0); // the detail shown: no error
+        const CompareValuesModel* values = w.valuesModel();
+        QVERIFY(settled(values));
+        const auto cell = [values](int r, int c) { return values->index(r, c).data().toString(); };
+        QCOMPARE(cell(0, CompareValuesModel::ValueA), QStringLiteral("1.5-2j"));
+        QCOMPARE(cell(0, CompareValuesModel::ValueB), QStringLiteral("1.5-2j"));
+        QCOMPARE(cell(0, CompareValuesModel::Delta), QStringLiteral("0+0j"));
+        QVERIFY(!values->index(0, CompareValuesModel::Delta).data(Qt::BackgroundRole).isValid());
+        QCOMPARE(cell(1, CompareValuesModel::ValueB), QStringLiteral("0.1+1e+300j"));
+        QCOMPARE(cell(1, CompareValuesModel::Delta),
+                 QString::fromStdString(fmt::exactComplex(0.1 - 3.0, 1e300 - 4.0, false)));
+        QVERIFY(values->index(1, CompareValuesModel::Delta).data(Qt::BackgroundRole).isValid());
+        auto* page = qobject_cast<QTableView*>(w.tabs()->widget(1));
+        QVERIFY(page && page->model() == values);
+        const QStringList cut = guisupport::cutCells(page);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+        const auto* title = w.findChild<QLabel*>(QStringLiteral("tensorTitle"));
+        QVERIFY2(title->text().contains(QStringLiteral("Complex values: statistics")),
+                 qPrintable(title->text()));
+    }
+
     // A grouped-query Llama (8 heads, 4 KV heads) against its GGUF with q
     // and k rows in llama.cpp's rotary order: the Values page reads B
     // through the same row mapping as the statistics — every row of B is

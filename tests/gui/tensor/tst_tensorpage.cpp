@@ -128,6 +128,33 @@ private Q_SLOTS:
         for (const QString& l : labels)
             QVERIFY2(!l.contains(QStringLiteral("0.00%")), qPrintable(l));
     }
+    // A complex tensor: every statistic says "not computed", no statistics
+    // run (none fails), no histogram, and the page says why (after a real
+    // tensor whose figures must not stay).
+    void complexTensorSaysStatisticsAreNotComputed() {
+        REQUIRE_CONFORMANCE();
+        const auto doc = Document::open(
+            testsupport::corpus(QStringLiteral("pytorch/valid/dtypes.pt")).toStdString());
+        TensorPage page;
+        QSignalSpy ready(&page, &TensorPage::statsReady);
+        QSignalSpy failed(&page, &TensorPage::statsFailed);
+        page.setTensor(doc, tensorIndex(*doc, "float32"));
+        QVERIFY(QTest::qWaitFor([&] { return !ready.isEmpty(); }, 10000));
+        QVERIFY(!page.histogramView()->histogram().counts.empty());
+        page.setTensor(doc, tensorIndex(*doc, "complex64"));
+        QTest::qWait(100);
+        QCOMPARE(ready.size(), 1);
+        QVERIFY(failed.isEmpty());
+        QVERIFY(page.histogramView()->histogram().counts.empty());
+        for (const char* key : {"min", "max", "mean", "std", "l2", "zeros", "nan", "+inf", "-inf"})
+            QCOMPARE(page.statText(QString::fromLatin1(key)), QStringLiteral("not computed"));
+        const QStringList shown = shownLabels(&page);
+        QVERIFY2(anyContains(shown, QStringLiteral("C64: each value is a (real, imaginary) pair "
+                                                   "of float32; statistics and the histogram "
+                                                   "are not computed for complex values.")),
+                 qPrintable(shown.join(QLatin1Char('|'))));
+    }
+
     void failedReadClearsHistogramAndStatistics() {
         REQUIRE_CONFORMANCE();
         QTemporaryDir dir;

@@ -103,6 +103,41 @@ private Q_SLOTS:
             QVERIFY(copied.contains(QString::fromStdString(fmt::exact(v))));
     }
 
+    // Complex values (torch's complex64 and complex128) as Python writes
+    // them, every part exact, each cell whole in a column as wide as the
+    // dtype's widest pair.
+    void complexValuesExactAndWhole() {
+        REQUIRE_CONFORMANCE();
+        const auto doc = Document::open(
+            testsupport::corpus(QStringLiteral("pytorch/valid/dtypes.pt")).toStdString());
+        const auto indexOf = [&doc](const std::string& name) {
+            for (size_t i = 0; i < doc->tensors().size(); ++i)
+                if (doc->tensors()[i].name == name)
+                    return int(i);
+            return -1;
+        };
+        TensorValuesView view;
+        view.resize(1000, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setTensor(doc, indexOf("complex128"));
+        QVERIFY(settle(view));
+        const QAbstractItemModel* m = view.table()->model();
+        QCOMPARE(m->index(0, 0).data().toString(), QStringLiteral("1-1j"));
+        QCOMPARE(m->index(0, 1).data().toString(), QStringLiteral("nan-infj"));
+        QCOMPARE(m->index(1, 0).data().toString(), QStringLiteral("-0+5e-324j"));
+        QCOMPARE(m->index(1, 1).data().toString(),
+                 QStringLiteral("1.7976931348623157e+308+2.2250738585072014e-308j"));
+        QStringList cut = guisupport::cutCells(view.table());
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+        view.setTensor(doc, indexOf("complex64"));
+        QVERIFY(settle(view));
+        QCOMPARE(m->index(3, 0).data().toString(), QStringLiteral("3.4028235e+38+1e-45j"));
+        QCOMPARE(m->index(4, 0).data().toString(), QStringLiteral("-inf+nanj"));
+        cut = guisupport::cutCells(view.table());
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+    }
+
     // 64-bit integers and F64 exactly as the file holds them (they were
     // shown through a float: 16777217 as 16777216, 2^53 + 1 as
     // 9.007199e+15), each in a column as wide as its dtype's widest text.

@@ -40,6 +40,11 @@ std::string figure(std::optional<double> v); // "-" when empty, as display
 std::string exact(float v);
 // The same for a double (statistics computed in double).
 std::string exact(double v);
+// A complex value as Python writes one, without the parentheses, each part
+// exact as above (a float32 pair when `f32Parts`): "1.5-2.25j", "-0+0j",
+// "nan+infj". Python's complex() and NumPy's loadtxt(dtype=complex) read it
+// back.
+std::string exactComplex(double re, double im, bool f32Parts);
 // Exact mode for a column of a table: every value in one notation —
 // scientific ("5e-04", "9.666666666666667e-04") when a finite non-zero one
 // lies below 1e-4 or at 1e16 and beyond in magnitude, else fixed

@@ -3,6 +3,7 @@
 #include "ckptscope/stats/tensorstats.h"
 
 #include <atomic>
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,6 +35,10 @@ std::optional<double> parseTolerance(std::string_view text);
 // |b − a| > atol + rtol |a|, in double). The views tint by it, so a tint and
 // the counts never disagree.
 bool elementsDiffer(double a, double b, double atol, double rtol);
+// The same for complex values, as torch.isclose: a value is NaN when a part
+// is, infinite when a part is and none is NaN; finite ones differ when
+// |b − a| > atol + rtol |a|, moduli in double.
+bool elementsDiffer(std::complex<double> a, std::complex<double> b, double atol, double rtol);
 
 // What comparing values a (the reference) with values b found. Element i
 // differs when exactly one of a_i, b_i is NaN (also counted in nanMismatch),
@@ -99,6 +104,15 @@ ElementDiff compareValues(uint64_t count, const ValueReader& a, const ValueReade
 // so only a figure that itself passes the double range is infinite.
 ElementDiff compareValuesF64(uint64_t count, const ValueReaderF64& a, const ValueReaderF64& b,
                              const DiffOptions& options);
+
+// The same for complex values (C64, C128), element by element: each reader
+// gives a value's (real, imaginary) parts, 2 n doubles for n values.
+// Elements differ by the complex elementsDiffer; max_abs_diff, mean_abs_diff
+// and the histogram are of |b − a|; the norms are over both parts
+// (||a||² = Σ |a_i|²), rel_l2 = ||b − a|| / ||a||, and the cosine is the real
+// part of Σ a_i conj(b_i) over ||a|| ||b||.
+ElementDiff compareComplex(uint64_t count, const ValueReaderF64& a, const ValueReaderF64& b,
+                           const DiffOptions& options);
 
 // Convenience over values in memory (tests, optimizer blobs).
 ElementDiff compareValues(const float* a, const float* b, uint64_t count,

@@ -97,6 +97,8 @@ private:
 ValueReader tensorReader(const Document& doc, size_t index);
 // The same in double (F64 and integer tensors: exact up to 2^53).
 ValueReaderF64 tensorReaderF64(const Document& doc, size_t index);
+// A complex tensor's values as (real, imaginary) doubles, 2 n for n values.
+ValueReaderF64 complexReader(const Document& doc, size_t index);
 
 // Compares two tensor documents; `only` (when not empty) limits the tensors
 // compared to those names (every occurrence, A's names), metadata is always

@@ -99,6 +99,9 @@ public:
     void readValues(size_t index, uint64_t first, uint64_t count, double* out) const;
     // The stored little-endian bytes of count elements in the tensor's dtype.
     void readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const;
+    // count values of a complex tensor as (real, imaginary) doubles, 2 count
+    // of them (exact); throws for a tensor that is not complex.
+    void readComplexValues(size_t index, uint64_t first, uint64_t count, double* out) const;
     // Items [first, first + count) of a metadata array (a GGUF tokenizer's
     // strings), as text, read from the file when asked: an array is one row
     // (MetadataRow::array) however long it is.

@@ -35,6 +35,9 @@ std::vector<std::string> valueTexts(const Document& doc, size_t index, uint64_t 
 // histogram; an empty cell for a missing value.
 std::vector<std::string> statsCsvHeader();
 std::vector<std::string> statsCsvRow(const std::string& name, const StatsResult& result);
+// The row of a tensor without statistics (complex values): its name and
+// count, every other cell empty.
+std::vector<std::string> statsCsvRowWithout(const std::string& name, uint64_t count);
 
 // Histogram bins: lo, hi, count per bin (then NaN/Inf apart as rows).
 void writeHistogramCsv(std::ostream& out, const StatsResult& result);

@@ -3,6 +3,7 @@
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/dtype.h"
 
+#include <complex>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,8 +14,9 @@ namespace ckptscope {
 // A run of one tensor's values, read once as stored: the raw bytes of an
 // element dtype, or the decoded f32 of a block type. Each value is spelled
 // exactly (the shortest text that reads back to the same float32 — double
-// for F64 —, integers in full digits, nan, inf, -inf) and read as a double
-// (exact but for 64-bit integers beyond 2^53). A text is made when asked:
+// for F64 —, integers in full digits, nan, inf, -inf; a complex value as
+// fmt::exactComplex) and read as a double (exact but for 64-bit integers
+// beyond 2^53; a complex one only as its pair). A text is made when asked:
 // views that show a few cells of a chunk format only those.
 class ValueChunk {
 public:
@@ -25,7 +27,11 @@ public:
 
     size_t size() const { return m_count; }
     std::string text(size_t i) const;
+    // Value i; NaN for a complex one, which is no single number (complexValue).
     double value(size_t i) const;
+    bool isComplex() const { return ckptscope::isComplex(m_dtype); }
+    // Value i of a complex chunk, exact in double.
+    std::complex<double> complexValue(size_t i) const;
     // b[ib] − a[ia] exactly, in decimal ("-1"), when both chunks hold
     // integers (the difference of two 64-bit integers can pass 2^64 and a
     // double's 2^53); none otherwise.

@@ -86,16 +86,22 @@ std::optional<Dtype> parseDtype(std::string_view name);
 // does not define.
 std::optional<Dtype> dtypeFromGgml(uint32_t ggmlType);
 // False for a type whose values cannot be decoded to one number each (Q8_1,
-// complex): readTensorValues refuses it, naming the type.
+// complex): readTensorValues refuses it, naming the type. Complex values are
+// read as stored (readRawValues: (real, imaginary) pairs).
 bool dtypeDecodable(Dtype dtype);
 // True when every value of the type is exactly an f32 (F64, 32- and 64-bit
 // integers may be rounded).
 bool exactInF32(Dtype dtype);
 bool isInteger(Dtype dtype); // BOOL and the integer types
 bool isComplex(Dtype dtype); // C64, C128
+// The type of each of a complex type's two parts (C64: F32, C128: F64): what
+// a big-endian storage swaps, part by part, as torch does. Any other type
+// is its own part.
+Dtype complexPart(Dtype dtype);
 
-// NumPy's type string for .npy headers ("<f4", "|b1"…); nullptr for BF16,
-// F8 and the block types, which NumPy has no type for (written as '<f4').
+// NumPy's type string for .npy headers ("<f4", "|b1", "<c8"…); nullptr for
+// BF16, F8 and the block types, which NumPy has no type for (written as
+// '<f4').
 const char* npyDescr(Dtype dtype);
 
 // Decoders of single elements, exact (every value is representable).

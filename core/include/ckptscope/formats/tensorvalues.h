@@ -36,6 +36,10 @@ void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint
 // (whole blocks: first and count must be multiples of the dtype's block).
 void readRawValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
                    uint64_t count, void* out);
+// count values of a complex tensor (C64, C128) from `first` as their
+// (real, imaginary) parts in double, exactly: 2 count doubles.
+void readComplexValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
+                       uint64_t count, double* out);
 
 // The same for a tensor that owns its bytes in `source` (no view): a single
 // file's index, fuzzers.

@@ -17,8 +17,13 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
 // Statistics of tensor `index` of a document, whatever its dtype: F64 in
 // double; integers (but BOOL) from exact integer sums, min and max also as
 // stored (TensorStats::intMin, intMax), the histogram over their doubles;
-// every other dtype converted to f32.
+// every other dtype converted to f32. Complex values have none (below):
+// computeTensorStats refuses them, naming the tensor.
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options);
+
+// Whether values of this dtype have statistics: not complex ones, whose
+// values are pairs (a tensor of them shows its count and says so).
+bool hasStatistics(Dtype dtype);
 
 // Whether computeTensorStats of tensor `index` gets its values from
 // Document::readValues as f32 (each value decoded; not F64, not integers,
