@@ -391,6 +391,10 @@ void CompareWindow::showDetail(int sourceRow, const CompareDetail& detail) {
         return;
     m_statsModel->setValues(detail.statsA(), detail.statsB(), e->elements);
     fitStats();
+    // The widths fitted to the detail can bring the tree a horizontal scroll
+    // bar, which would cover a selected row at its foot: back into view.
+    if (const QModelIndex current = m_tensorView->currentIndex(); current.isValid())
+        m_tensorView->scrollTo(current);
     m_overlay->setHistograms(detail.overlayA, detail.overlayB);
     Q_EMIT detailShown(sourceRow);
 }

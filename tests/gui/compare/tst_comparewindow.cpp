@@ -1006,6 +1006,31 @@ private Q_SLOTS:
                 page->fontMetrics().horizontalAdvance(QStringLiteral("-9223372036854775808")));
     }
 
+    // At 1024 × 700 a tensor selected at the foot of the tree (by --select,
+    // or a click) ends fully in view once its detail is laid out: the tree's
+    // horizontal scroll bar, which comes with the detail's widths, no longer
+    // covers half of its row.
+    void selectedTensorFullyInView() {
+        REQUIRE_CONFORMANCE();
+        const QString dir = testsupport::conformanceDir() + QStringLiteral("/gguf/valid/");
+        CompareWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(detailOf(w, dir + QStringLiteral("tiny-llama-f32.safetensors"),
+                         dir + QStringLiteral("tiny-llama-Q4_K_M.gguf"), "model.norm.weight") >= 0);
+        QTest::qWait(50);
+        QTreeView* tree = w.tensorView();
+        const QRect row = tree->visualRect(tree->currentIndex());
+        QVERIFY2(!row.isEmpty() && tree->viewport()->rect().contains(row),
+                 qPrintable(QStringLiteral("row %1,%2 %3x%4 in a viewport %5 high")
+                                .arg(row.x())
+                                .arg(row.y())
+                                .arg(row.width())
+                                .arg(row.height())
+                                .arg(tree->viewport()->height())));
+    }
+
     // Complex values (C64 against C128): each side as Python writes it, Δ
     // the complex difference b − a, the tint by the complex rule; every cell
     // whole; the title says statistics are not computed, and the detail
