@@ -135,6 +135,10 @@ void MetadataView::setDocument(const std::shared_ptr<const ckptscope::Document>&
         connect(selectionModel(), &QItemSelectionModel::currentChanged, this,
                 &MetadataView::updateTreeActions, Qt::UniqueConnection);
         updateTreeActions();
+        // One row at the top (a pickled object's state: a Trainer's
+        // TrainingArguments): its fields shown at once, as a table.
+        if (m_objects->rowCount() == 1 && m_objects->hasChildren(m_objects->index(0, 0)))
+            expand(m_objects->index(0, 0));
         resizeColumnToContents(ObjectTreeModel::Key);
         return;
     }

@@ -204,20 +204,34 @@ QString ObjectTreeModel::valueText(const ObjectNode& n) const {
                                                : tr("tensor");
     case ObjectKind::Global:
         return q(n.text);
-    case ObjectKind::Object:
-        // An enum member as Python 3.11 pickles one, getattr(Class, 'NAME'):
-        // by its name (IntervalStrategy.STEPS).
-        if ((n.text == "__builtin__.getattr" || n.text == "builtins.getattr") &&
-            n.items.size() == 2 && m_tree->at(n.items[0]).kind == ObjectKind::Global &&
-            m_tree->at(n.items[1]).kind == ObjectKind::String) {
-            const std::string& cls = m_tree->at(n.items[0]).text;
-            return q(cls.substr(cls.rfind('.') + 1) + "." + m_tree->at(n.items[1]).text);
-        }
+    case ObjectKind::Object: {
+        if (const QString member = enumMember(n); !member.isEmpty())
+            return member;
+        // A call with a few short scalar arguments and nothing else
+        // (torch.device('cpu')): as Python writes it.
+        const auto shortScalar = [this](uint32_t item) {
+            const ObjectNode& a = m_tree->at(item);
+            return !objectHasChildren(a) && a.text.size() <= 64 && a.kind != ObjectKind::Tensor;
+        };
+        if (n.state == kNoNode && n.listItems == kNoNode && n.dictItems == kNoNode &&
+            n.items.size() <= 4 && std::all_of(n.items.begin(), n.items.end(), shortScalar))
+            return q(objectKeyText(*m_tree, uint32_t(&n - m_tree->nodes.data())));
         return q(n.text) + QStringLiteral("(…)");
+    }
     case ObjectKind::Call:
         return tr("a call of a call's result");
     }
     return {};
+}
+
+QString ObjectTreeModel::enumMember(const ObjectNode& n) const {
+    if (n.kind != ObjectKind::Object ||
+        (n.text != "__builtin__.getattr" && n.text != "builtins.getattr") || n.items.size() != 2 ||
+        m_tree->at(n.items[0]).kind != ObjectKind::Global ||
+        m_tree->at(n.items[1]).kind != ObjectKind::String)
+        return {};
+    const std::string& cls = m_tree->at(n.items[0]).text;
+    return q(cls.substr(cls.rfind('.') + 1) + "." + m_tree->at(n.items[1]).text);
 }
 
 QString ObjectTreeModel::json(uint32_t node) const {
@@ -256,7 +270,7 @@ QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
                        .arg(countOf(n.text.size(), "character", "characters"));
         break;
     case Type:
-        text = q(objectKeyType(*m_tree, r.node));
+        text = enumMember(n).isEmpty() ? q(objectKeyType(*m_tree, r.node)) : QStringLiteral("enum");
         break;
     }
     if (role == Qt::EditRole) // copies take the text as stored

@@ -62,6 +62,9 @@ private:
     void build(int id) const; // makes a row's children
     int rowId(const QModelIndex& index) const;
     QString valueText(const ckptscope::ObjectNode& n) const;
+    // An enum member as Python 3.11 pickles one, getattr(Class, 'NAME'), by
+    // its name (IntervalStrategy.STEPS); empty for any other node.
+    QString enumMember(const ckptscope::ObjectNode& n) const;
     bool isSecret(const Row& r, const ckptscope::ObjectNode& n) const;
     QString json(uint32_t node) const;
 

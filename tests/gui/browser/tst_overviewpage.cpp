@@ -147,6 +147,23 @@ private Q_SLOTS:
         QVERIFY(!page->toPlainText().contains(QStringLiteral("unsafe")));
     }
 
+    // A pickle whose object is a class's instance (a Trainer's
+    // training_args.bin) names that class; a state dict names none.
+    void pickledObjectNamesItsClass() {
+        REQUIRE_CONFORMANCE();
+        OverviewPage page;
+        page.setDocument(Document::open(
+            testsupport::corpus(QStringLiteral("pytorch/valid/checkpoint-50/training_args.bin"))
+                .toStdString()));
+        QVERIFY2(page.toPlainText().contains(
+                     QStringLiteral("Object\ntransformers.training_args.TrainingArguments")),
+                 qPrintable(page.toPlainText()));
+        page.setDocument(Document::open(
+            testsupport::corpus(QStringLiteral("pytorch/valid/dtypes.pt")).toStdString()));
+        QVERIFY2(!page.toPlainText().contains(QStringLiteral("Object")),
+                 qPrintable(page.toPlainText()));
+    }
+
     // Op names, ids, CIDs and metadata read exactly as in the file: escaped
     // once, and never taken for a placeholder ("%2") of the page's text.
     void fileTextShownExactly() {

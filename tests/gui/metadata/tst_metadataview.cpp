@@ -186,6 +186,29 @@ private Q_SLOTS:
         QVERIFY(view.isColumnHidden(MetadataModel::Type));
     }
 
+    // A Trainer's training_args.bin: the object's fields at once, as a
+    // table (its one top row, the state, expanded), enums by name.
+    void pickledObjectFieldsShownAtOnce() {
+        REQUIRE_CONFORMANCE();
+        MetadataView view;
+        view.setDocument(Document::open(
+            testsupport::corpus(QStringLiteral("pytorch/valid/checkpoint-50/training_args.bin"))
+                .toStdString()));
+        const QAbstractItemModel* m = view.model();
+        QCOMPARE(m->rowCount(), 1);
+        const QModelIndex state = m->index(0, 0);
+        QVERIFY(view.isExpanded(state));
+        QCOMPARE(m->rowCount(state), 31);
+        QStringList fields;
+        for (int r = 0; r < m->rowCount(state); ++r)
+            fields << m->index(r, 0, state).data().toString() + QLatin1Char('=') +
+                          m->index(r, 1, state).data().toString();
+        QVERIFY2(fields.contains(QStringLiteral("learning_rate=0.0005")) &&
+                     fields.contains(QStringLiteral("eval_strategy=IntervalStrategy.STEPS")) &&
+                     fields.contains(QStringLiteral("_setup_devices=torch.device('cpu')")),
+                 qPrintable(fields.join(QLatin1Char('|'))));
+    }
+
     // Arrays expand to their items, read only when expanded, a thousand at a
     // time with a "… N more" row that reads the next; nested arrays expand
     // the same way; Copy Array Items copies a nested one whole.

@@ -182,9 +182,15 @@ private Q_SLOTS:
         enumMember.text = "__builtin__.getattr";
         enumMember.items = {cls, b.str("STEPS")};
         const uint32_t member = b.tree.add(enumMember);
-        b.tree.root = b.container(ObjectKind::Dict,
-                                  {b.str("eval_strategy"), member, b.str("hub_token"),
-                                   b.str("hf_secret123"), b.str("push_to_hub_token"), b.str("")});
+        ObjectNode device; // torch.device('cpu'), as a Trainer's _setup_devices
+        device.kind = ObjectKind::Object;
+        device.text = "torch.device";
+        device.items = {b.str("cpu")};
+        const uint32_t deviceNode = b.tree.add(device);
+        b.tree.root =
+            b.container(ObjectKind::Dict, {b.str("eval_strategy"), member, b.str("hub_token"),
+                                           b.str("hf_secret123"), b.str("push_to_hub_token"),
+                                           b.str(""), b.str("_setup_devices"), deviceNode});
         ObjectTreeModel model;
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -193,6 +199,8 @@ private Q_SLOTS:
             return model.index(row, ObjectTreeModel::Value).data(role).toString();
         };
         QCOMPARE(value(0, Qt::DisplayRole), QStringLiteral("IntervalStrategy.STEPS"));
+        QCOMPARE(model.index(0, ObjectTreeModel::Type).data().toString(), QStringLiteral("enum"));
+        QCOMPARE(value(3, Qt::DisplayRole), QStringLiteral("torch.device('cpu')"));
         QVERIFY2(!value(1, Qt::DisplayRole).contains(QStringLiteral("secret")),
                  qPrintable(value(1, Qt::DisplayRole)));
         QVERIFY(value(1, Qt::DisplayRole).contains(QStringLiteral("hidden: 12 characters")));

@@ -368,12 +368,29 @@ PickleScan scanPickle(const ByteSource& source) {
     return scan;
 }
 
+namespace {
+
+// The Overview's row for a pickle whose object is a class's instance, not a
+// container of tensors: the class torch.load would rebuild (a Trainer's
+// TrainingArguments, a whole nn.Module saved by torch.save(model)).
+std::vector<std::pair<std::string, std::string>> summary(const FormatIndex& index) {
+    if (index.objects.empty())
+        return {};
+    const ObjectNode& root = index.objects.at(index.objects.root);
+    if (root.kind != ObjectKind::Object)
+        return {};
+    return {{"Object", root.text}};
+}
+
+} // namespace
+
 FormatModule pytorchFormat() {
     FormatModule m{Format::Pytorch,        "pytorch", "PyTorch checkpoint", ".pt",
                    "a torch.save archive", probe,     probeFailure,         open};
     m.patterns = "*.pt *.pth *.ckpt";
     m.mimeType = "application/x-pytorch";
     m.pickled = true;
+    m.summary = summary;
     // No magic: a zip's "PK\3\4" is every zip's (detected by its data.pkl).
     return m;
 }
