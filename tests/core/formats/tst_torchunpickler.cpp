@@ -262,6 +262,41 @@ private Q_SLOTS:
         QCOMPARE(col, (std::vector<float>{-2.0f, 4.0f}));
     }
 
+    // A quantized tensor (torch.save of a quantized model's state dict):
+    // its QInt8/QUInt8/QInt32 storage is a storage torch has (the file was
+    // refused as "unknown storage type"), the tensor an object of its
+    // rebuild call with its quantization scheme, which is data (no warning);
+    // the file's other tensors read as ever.
+    void quantizedTensorsOpen() {
+        for (const char* type : {"QInt8Storage", "QUInt8Storage", "QInt32Storage",
+                                 "QUInt4x2Storage", "QUInt2x4Storage"}) {
+            Pickle p;
+            p.proto(2).emptyDict().mark();
+            p.unicode("q").global("torch._utils", "_rebuild_qtensor").mark();
+            p.mark().unicode("storage").global("torch", type).unicode("0").unicode("cpu");
+            p.binint(4).tuple().op('Q');
+            p.binint(0).mark().binint(2).binint(2).tuple().mark().binint(2).binint(1).tuple();
+            p.mark().global("torch", "per_tensor_affine").binfloat(0.1).binint(0).tuple();
+            p.boolean(false).orderedDict().tuple().reduce();
+            p.unicode("plain").tensor("1", "FloatStorage", 2, 0, {2}, {1});
+            p.setitems().stop();
+            const std::string floats("\0\0\x80\x3f\0\0\0\x40", 8); // 1, 2
+            const auto doc = openPickle(p, {{"0", std::string(16, '\x07')}, {"1", floats}});
+            QCOMPARE(doc->tensors().size(), size_t(1));
+            QCOMPARE(doc->tensors()[0].name, std::string("plain"));
+            std::vector<float> plain(2);
+            doc->readValues(0, 0, 2, plain.data());
+            QCOMPARE(plain, (std::vector<float>{1.0f, 2.0f}));
+            const json o = objects(*doc);
+            QCOMPARE(o["q"]["object"].get<std::string>(),
+                     std::string("torch._utils._rebuild_qtensor"));
+            QCOMPARE(o["q"]["args"][4]["tuple"][0]["global"].get<std::string>(),
+                     std::string("torch.per_tensor_affine"));
+            for (const auto& w : doc->warnings()) // the scheme and the storage are data
+                QFAIL(w.message.c_str());
+        }
+    }
+
     // A big-endian complex storage is swapped part by part, as torch swaps
     // it (each float of a (real, imaginary) pair), never the pair whole;
     // complex values read as pairs, through a view too.

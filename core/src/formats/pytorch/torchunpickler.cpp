@@ -28,6 +28,14 @@ constexpr StorageType kStorageTypes[] = {
     {"BoolStorage", Dtype::Bool},
     {"ComplexFloatStorage", Dtype::C64},
     {"ComplexDoubleStorage", Dtype::C128},
+    // Quantized tensors' integers (torch._utils._rebuild_qtensor, kept as an
+    // object: its values need its scales): the bytes are these integers,
+    // 4-bit and 2-bit ones packed two and four to a byte.
+    {"QInt8Storage", Dtype::I8},
+    {"QUInt8Storage", Dtype::U8},
+    {"QInt32Storage", Dtype::I32},
+    {"QUInt4x2Storage", Dtype::U8},
+    {"QUInt2x4Storage", Dtype::U8},
     // torch >= 2.1 for dtypes with no typed storage class (float8, uint16…):
     // bytes, typed by the _rebuild_tensor_v3 that views them.
     {"UntypedStorage", Dtype::U8},
