@@ -297,6 +297,72 @@ private Q_SLOTS:
         }
     }
 
+    // A sparse tensor is listed by its parts, named as torch names them
+    // (emb.indices, emb.values; for CSR crow_indices, col_indices, values),
+    // each a dense tensor read as ever; the sparse tensor itself stays its
+    // rebuild call in the object tree, with its layout and size.
+    void sparseTensorsListedByTheirParts() {
+        const auto sparse = [](Pickle& p, const char* fn, const char* layout) {
+            p.global("torch._utils", fn).mark().global("torch", layout).mark();
+        };
+        const auto size = [](Pickle& p, int rows, int cols) {
+            p.global("torch", "Size")
+                .mark()
+                .mark()
+                .binint(rows)
+                .binint(cols)
+                .tuple()
+                .tuple()
+                .reduce();
+        };
+        Pickle p;
+        p.proto(2).emptyDict().mark();
+        p.unicode("emb");
+        sparse(p, "_rebuild_sparse_tensor", "sparse_coo");
+        p.tensor("0", "LongStorage", 4, 0, {2, 2}, {2, 1}); // indices [[0, 2], [1, 3]]
+        p.tensor("1", "FloatStorage", 2, 0, {2}, {1});      // values [1.5, -2]
+        size(p, 3, 4);
+        p.boolean(false).tuple().tuple().reduce();
+        p.unicode("m");
+        sparse(p, "_rebuild_sparse_compressed_tensor", "sparse_csr");
+        p.tensor("2", "LongStorage", 3, 0, {3}, {1});  // crow_indices [0, 1, 2]
+        p.tensor("3", "LongStorage", 2, 0, {2}, {1});  // col_indices [1, 0]
+        p.tensor("1", "FloatStorage", 2, 0, {2}, {1}); // values, the same storage
+        size(p, 2, 2);
+        p.tuple().tuple().reduce();
+        p.setitems().stop();
+        const auto longs = [](std::initializer_list<int64_t> v) {
+            std::string s(v.size() * 8, '\0');
+            std::memcpy(s.data(), std::data(v), s.size());
+            return s;
+        };
+        std::string floats(8, '\0');
+        const float fv[] = {1.5f, -2.0f};
+        std::memcpy(floats.data(), fv, 8);
+        const auto doc = openPickle(p, {{"0", longs({0, 2, 1, 3})},
+                                        {"1", floats},
+                                        {"2", longs({0, 1, 2})},
+                                        {"3", longs({1, 0})}});
+        std::vector<std::string> names;
+        for (const TensorEntry& t : doc->tensors())
+            names.push_back(t.name);
+        QCOMPARE(names, (std::vector<std::string>{"emb.indices", "emb.values", "m.crow_indices",
+                                                  "m.col_indices", "m.values"}));
+        std::vector<double> indices(4), values(2);
+        doc->readValues(0, 0, 4, indices.data());
+        doc->readValues(1, 0, 2, values.data());
+        QCOMPARE(indices, (std::vector<double>{0, 2, 1, 3}));
+        QCOMPARE(values, (std::vector<double>{1.5, -2.0}));
+        QCOMPARE(doc->tensors()[2].shape, (std::vector<uint64_t>{3}));
+        const json o = objects(*doc);
+        QCOMPARE(o["emb"]["object"].get<std::string>(),
+                 std::string("torch._utils._rebuild_sparse_tensor"));
+        QCOMPARE(o["emb"]["args"][1]["tuple"][1]["tensor"].get<std::string>(),
+                 std::string("emb.values"));
+        for (const auto& w : doc->warnings()) // layouts and rebuilds are data
+            QFAIL(w.message.c_str());
+    }
+
     // A big-endian complex storage is swapped part by part, as torch swaps
     // it (each float of a (real, imaginary) pair), never the pair whole;
     // complex values read as pairs, through a view too.

@@ -14,8 +14,10 @@ namespace ckptscope::pytorch {
 // reached by several paths is listed once per path, each after the first
 // with TensorTraits::sameAs (its node is copied so each place names its own
 // entry). Fills index.tensors, views and traits; `storageOf` maps the
-// unpickler's storages to index.storages. Tensors held inside other objects
-// are not named. Throws CheckpointError for a tensor whose element count
+// unpickler's storages to index.storages. A sparse tensor is listed by its
+// parts, as torch names them (NAME.indices and NAME.values for COO;
+// NAME.crow_indices, NAME.col_indices, NAME.values for CSR…). Tensors held
+// inside other objects are not named. Throws CheckpointError for a tensor whose element count
 // passes 64 bits.
 void nameTensors(FormatIndex& index, const TorchUnpickler& u,
                  const std::vector<uint32_t>& storageOf);
