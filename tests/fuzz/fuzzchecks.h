@@ -54,6 +54,12 @@ void checkPytorch(std::string_view bytes);
 // countCrossings. Defined in fuzzlayout.cpp.
 void checkLayout(std::string_view bytes);
 
+// The bytes laid over the plan (.metadata) of a PyTorch DCP folder written
+// once per process (each byte XORed onto the plan's at its place, the rest
+// appended: an empty input is the valid folder): refused naming the folder,
+// or its tensors read the same in pieces as whole. In fuzzdcp.cpp.
+void checkDcp(std::string_view bytes);
+
 // The bytes as S3's XML answers (a ListObjectsV2 page, an <Error>): parsed,
 // or refused naming the prefix; a cut page carries its token. In fuzzs3.cpp.
 void checkS3Xml(std::string_view bytes);

@@ -18,6 +18,7 @@ class TestFuzzRegressions : public QObject {
 
 private Q_SLOTS:
     void corpusHoldsFuzzInvariants();
+    void dcpPlanAndItsMutations();
     void regressionInputs_data();
     void regressionInputs();
 };
@@ -57,6 +58,23 @@ void TestFuzzRegressions::corpusHoldsFuzzInvariants() {
         }
     }
     QVERIFY(files > 100);
+}
+
+void TestFuzzRegressions::dcpPlanAndItsMutations() {
+    // fuzz_dcp's starting point: no input is the valid folder, which opens
+    // and reads (checkDcp requires tensors then); mutations of its plan (a
+    // byte flipped at every 7th place of its first kilobyte) are refused
+    // naming the folder or read the same in pieces as whole.
+    try {
+        fuzzchecks::checkDcp({});
+        for (size_t at = 0; at < 1024; at += 7) {
+            std::string flip(at + 1, '\0');
+            flip[at] = '\x5a';
+            fuzzchecks::checkDcp(flip);
+        }
+    } catch (const fuzzchecks::InvariantViolation& e) {
+        QFAIL(e.what());
+    }
 }
 
 void TestFuzzRegressions::regressionInputs_data() {
@@ -102,6 +120,8 @@ void TestFuzzRegressions::regressionInputs() {
         check = fuzzchecks::checkPytorch;
     else if (target == QStringLiteral("s3xml"))
         check = fuzzchecks::checkS3Xml;
+    else if (target == QStringLiteral("dcp"))
+        check = fuzzchecks::checkDcp;
     QVERIFY2(check, qPrintable(name + QStringLiteral(": name must start with a fuzz target")));
     try {
         check(bytes);
