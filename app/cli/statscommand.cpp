@@ -29,10 +29,36 @@ struct Target {
     std::function<StatsResult(const StatsOptions&)> compute;
     size_t tensor = 0;     // the tensor's index, in a file of tensors
     bool f32Values = true; // every value a float32 (extremeText)
-    bool complex = false; // (real, imaginary) pairs: no statistics (hasStatistics), a row saying so
+    // Why the tensor has no statistics (statisticsNote: complex, quantized
+    // values), its row saying so; null when it has them.
+    const char* without = nullptr;
 };
 
-constexpr const char* kComplexNote = "statistics are not computed for complex values";
+// A row for a tensor without statistics: its count, and why (the table's
+// notes, grouped by reason, are printed under it).
+void addRowWithout(const Target& t, uint64_t count, bool json, bool csv, const Document& doc,
+                   ordered_json& list, TextTable& table,
+                   std::vector<std::pair<std::string, std::string>>& notes) {
+    if (json) {
+        ordered_json j = {{"name", t.name}, {"count", count}};
+        for (const char* field : {"finite", "nan", "inf", "pos_inf", "neg_inf", "zeros", "min",
+                                  "max", "mean", "std", "l2", "finite_sum", "histogram"})
+            j[field] = nullptr;
+        j["note"] = t.without;
+        list.push_back(std::move(j));
+    } else if (csv) {
+        std::cout << csvLine(statsCsvRowWithout(t.name, count));
+        std::cerr << doc.path() << ": note: " << printable(t.name) << ": " << t.without << "\n";
+    } else {
+        table.addRow({t.name, fmt::grouped(count), "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+        auto it = std::find_if(notes.begin(), notes.end(),
+                               [&](const auto& n) { return n.first == t.without; });
+        if (it == notes.end())
+            notes.push_back({t.without, printable(t.name)});
+        else
+            it->second += ", " + printable(t.name);
+    }
+}
 
 std::vector<Target> targets(const Document& doc, const std::vector<std::string>& names) {
     std::vector<Target> all;
@@ -43,7 +69,7 @@ std::vector<Target> targets(const Document& doc, const std::vector<std::string>&
                                return computeTensorStats(doc, i, options);
                            },
                            i, exactInF32(doc.tensors()[i].dtype),
-                           !hasStatistics(doc.tensors()[i].dtype)});
+                           statisticsNote(doc.tensors()[i].dtype)});
     } else {
         for (const auto& [name, bytes] : doc.gradient()->optimizerState) {
             if (bytes.size() % 4 != 0)
@@ -237,7 +263,7 @@ int runStats(const std::vector<std::string>& args) {
         if (doc->hasTensors()) { // all at once: small tensors one per core
             std::vector<size_t> indices, rows;
             for (size_t k = 0; k < chosen.size(); ++k) {
-                if (chosen[k].complex) {
+                if (chosen[k].without) {
                     results[k].stats.count = doc->tensors()[chosen[k].tensor].dataLen;
                     continue;
                 }
@@ -262,28 +288,12 @@ int runStats(const std::vector<std::string>& args) {
     if (csv)
         std::cout << csvLine(statsCsvHeader());
     ordered_json warnings = json ? warningsJson(*doc) : ordered_json();
-    std::string complexNames; // the table's note
+    std::vector<std::pair<std::string, std::string>> notes; // the table's: reason, names
     for (size_t k = 0; k < chosen.size(); ++k) {
         const Target& t = chosen[k];
         const StatsResult& r = results[k];
-        if (t.complex) {
-            if (json) {
-                ordered_json j = {{"name", t.name}, {"count", r.stats.count}};
-                for (const char* field :
-                     {"finite", "nan", "inf", "pos_inf", "neg_inf", "zeros", "min", "max", "mean",
-                      "std", "l2", "finite_sum", "histogram"})
-                    j[field] = nullptr;
-                j["note"] = kComplexNote;
-                list.push_back(std::move(j));
-            } else if (csv) {
-                std::cout << csvLine(statsCsvRowWithout(t.name, r.stats.count));
-                std::cerr << doc->path() << ": note: " << printable(t.name) << ": " << kComplexNote
-                          << "\n";
-            } else {
-                table.addRow({t.name, fmt::grouped(r.stats.count), "-", "-", "-", "-", "-", "-",
-                              "-", "-", "-"});
-                complexNames += (complexNames.empty() ? "" : ", ") + printable(t.name);
-            }
+        if (t.without) {
+            addRowWithout(t, r.stats.count, json, csv, *doc, list, table, notes);
             continue;
         }
         for (const std::string& field : overflowedFields(r.stats, true)) {
@@ -312,9 +322,8 @@ int runStats(const std::vector<std::string>& args) {
         printJson(std::cout, out);
     } else if (!csv) {
         std::cout << table.render();
-        if (!complexNames.empty())
-            std::cout << "\nnote: " << complexNames << ": " << kComplexNote
-                      << " (each is a (real, imaginary) pair)\n";
+        for (const auto& [note, names] : notes)
+            std::cout << "\nnote: " << names << ": " << note << "\n";
     }
     return kOk;
 }

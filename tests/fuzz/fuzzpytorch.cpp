@@ -114,7 +114,7 @@ void checkPytorch(std::string_view bytes) {
     const TensorSources from{*source, index};
     for (const TensorEntry& t : index.tensors) {
         const uint64_t n = std::min(t.dataLen, kMaxValues);
-        if (n == 0 || isComplex(t.dtype))
+        if (n == 0 || !dtypeDecodable(t.dtype))
             continue;
         std::vector<float> all(n), parts(n);
         readTensorValues(from, t, 0, n, all.data());

@@ -312,6 +312,11 @@ QStringList viewNotes(const ckptscope::Document& doc, size_t tensor) {
         if (traits.isParameter)
             notes << (traits.requiresGrad ? QObject::tr("An nn.Parameter (requires_grad).")
                                           : QObject::tr("An nn.Parameter (requires_grad False)."));
+        if (!traits.quantization.empty())
+            notes << QObject::tr("Quantized: its values are the stored integers with the "
+                                 "quantizer's parameters %1 (scheme, scale, zero point…); they "
+                                 "are not read as values.")
+                         .arg(shownText(traits.quantization).toHtmlEscaped());
         if (!traits.parameter.empty())
             notes << QObject::tr("Optimizer state of the parameter %1 (inferred from the "
                                  "parameter groups' order and the shapes).")
@@ -348,12 +353,15 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     m_f32Values = ckptscope::exactInF32(t.dtype);
     const QString dtype = QString::fromLatin1(ckptscope::dtypeName(t.dtype));
     const bool statistics = ckptscope::hasStatistics(t.dtype);
-    if (!statistics)
+    if (ckptscope::isComplex(t.dtype))
         notes << tr("%1: each value is a (real, imaginary) pair of %2; statistics and the "
                     "histogram are not computed for complex values. The Values tab shows them "
                     "exactly.")
                      .arg(dtype, t.dtype == ckptscope::Dtype::C64 ? QStringLiteral("float32")
                                                                   : QStringLiteral("float64"));
+    else if (!statistics)
+        notes << tr("%1: statistics and the histogram are not computed for quantized values.")
+                     .arg(dtype);
     else if (t.dtype == ckptscope::Dtype::F64)
         notes << tr("F64: statistics and the histogram are computed in double; the values "
                     "view shows each value rounded to f32.");

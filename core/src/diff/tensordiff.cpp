@@ -349,7 +349,8 @@ uint64_t describeEntries(std::vector<TensorDiffEntry>& all, const Document& a, c
                  (!e.rowOrderB.same() &&
                   (ta->shape.empty() || !e.rowOrderB.fits(ta->shape.front()))))
             e.status = DiffStatus::ShapeChanged;
-        else if (isComplex(ta->dtype) != isComplex(tb->dtype)) // pairs against numbers
+        else if (isComplex(ta->dtype) != isComplex(tb->dtype) ||   // pairs against numbers
+                 isQuantized(ta->dtype) != isQuantized(tb->dtype)) // codes against values
             e.status = DiffStatus::DtypeChanged;
         else
             total += ta->dataLen;
@@ -404,6 +405,14 @@ void EntryComparer::compareEntry(TensorDiffEntry& e, ValueComparer& with,
         o.progress = progress;
         e.elements =
             compareComplex(n, complexReader(m_a, *e.indexA), complexReader(m_b, *e.indexB), o);
+    } else if (isQuantized(m_a.tensors()[*e.indexA].dtype)) { // B too, as for complex
+        // The stored integers, exactly: the scales and zero points are in
+        // the object trees, compared as metadata.
+        DiffOptions o = with.options();
+        o.progress = progress;
+        e.elements = compareIntegers(storedInteger(m_a.tensors()[*e.indexA].dtype),
+                                     storedInteger(m_b.tensors()[*e.indexB].dtype), n,
+                                     rawReader(m_a, *e.indexA), rawReader(m_b, *e.indexB), o);
     } else if (!e.rowOrderB.same()) {
         // B's rows in A's order (a Llama GGUF's q/k against the original).
         const uint64_t rows = m_a.tensors()[*e.indexA].shape.front();

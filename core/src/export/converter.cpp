@@ -78,9 +78,8 @@ std::vector<std::string> convertToShards(const Document& whole, const std::strin
     std::vector<std::string> names, warnings = pickleConversionNotes(doc);
     if (!leftOut.empty())
         warnings.push_back(leftOut);
-    const auto shards = splitIntoShards(
-        doc, tensorsKept(doc, safetensorsHolds, "safetensors has no C128 dtype", warnings),
-        maxShardBytes);
+    const auto shards =
+        splitIntoShards(doc, tensorsKept(doc, safetensorsLeavesOut, warnings), maxShardBytes);
     for (size_t k = 0; k < shards.size(); ++k)
         names.push_back(shardFileName(stem, k + 1, shards.size(), ".safetensors"));
     for (const std::string& target : [&] {

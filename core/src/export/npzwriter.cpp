@@ -1,4 +1,5 @@
 #include "ckptscope/export/npzwriter.h"
+#include "export/tensorskept.h"
 
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/export/npywriter.h"
@@ -187,11 +188,12 @@ std::vector<std::string> writeNpz(std::ostream& out, const Document& doc,
         warnings.push_back("the metadata (" +
                            fmt::counted(doc.metadataRows().size(), "entry", "entries") +
                            ") is not carried over: .npz holds arrays only");
+    const std::vector<size_t> kept = tensorsKept(doc, quantizedLeftOut, warnings);
     std::vector<Entry> entries;
     uint64_t position = 0, totalValues = 0, doneValues = 0;
-    for (size_t i = 0; i < doc.tensors().size(); ++i)
+    for (const size_t i : kept)
         totalValues += doc.tensors()[i].dataLen;
-    for (size_t i = 0; i < doc.tensors().size(); ++i) {
+    for (const size_t i : kept) {
         const TensorEntry& t = doc.tensors()[i];
         const NpyLayout layout = npyLayout(doc, i);
         warnings.insert(warnings.end(), layout.notes.begin(), layout.notes.end());

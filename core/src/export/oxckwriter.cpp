@@ -21,8 +21,12 @@ std::vector<std::string> writeOxck(std::ostream& out, const Document& doc,
         throw ExportError(doc.path() + ": the metadata take " + std::to_string(metaText.size()) +
                           " bytes; OXCK holds at most 4 GiB of metadata");
     const std::vector<size_t> kept = tensorsKept(
-        doc, [](Dtype d) { return !isComplex(d); },
-        "OXCK stores one f32 per element; complex values are pairs", warnings);
+        doc,
+        [](Dtype d) {
+            return isComplex(d) ? "OXCK stores one f32 per element; complex values are pairs"
+                                : quantizedLeftOut(d);
+        },
+        warnings);
     uint64_t total = 0;
     for (const size_t i : kept) {
         const TensorEntry& t = doc.tensors()[i];

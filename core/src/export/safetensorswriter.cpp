@@ -36,8 +36,8 @@ bool dequantized(Dtype dtype) {
 
 } // namespace
 
-bool safetensorsHolds(Dtype dtype) {
-    return dtype != Dtype::C128;
+const char* safetensorsLeavesOut(Dtype dtype) {
+    return dtype == Dtype::C128 ? "safetensors has no C128 dtype" : quantizedLeftOut(dtype);
 }
 
 void checkExportNames(const Document& doc, bool reserved) {
@@ -57,8 +57,7 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
                                           const TaskControl& control) {
     checkExportNames(doc, true);
     std::vector<std::string> warnings;
-    const std::vector<size_t> kept =
-        tensorsKept(doc, safetensorsHolds, "safetensors has no C128 dtype", warnings);
+    const std::vector<size_t> kept = tensorsKept(doc, safetensorsLeavesOut, warnings);
     for (std::string& w : writeSafetensors(out, doc, kept, control))
         warnings.push_back(std::move(w));
     return warnings;

@@ -2,26 +2,43 @@
 
 #include "ckptscope/formats/objectchildren.h"
 
+#include <algorithm>
 #include <array>
+#include <string_view>
 
 namespace ckptscope {
 
-std::vector<size_t> tensorsKept(const Document& doc, bool (*holds)(Dtype), const char* why,
+std::vector<size_t> tensorsKept(const Document& doc, const char* (*leftOutWhy)(Dtype),
                                 std::vector<std::string>& warnings) {
     std::vector<size_t> kept;
-    std::string left;
-    size_t count = 0;
+    struct Left {
+        const char* why;
+        std::string names;
+        size_t count = 0;
+    };
+    std::vector<Left> left; // by reason, in order of first use
     for (size_t i = 0; i < doc.tensors().size(); ++i) {
-        if (holds(doc.tensors()[i].dtype)) {
+        const char* why = leftOutWhy(doc.tensors()[i].dtype);
+        if (!why) {
             kept.push_back(i);
             continue;
         }
-        left += (count++ ? ", " : "") + doc.tensors()[i].name;
+        auto it = std::find_if(left.begin(), left.end(),
+                               [why](const Left& l) { return std::string_view(l.why) == why; });
+        if (it == left.end())
+            it = left.insert(left.end(), Left{why, {}, 0});
+        it->names += (it->count++ ? ", " : "") + doc.tensors()[i].name;
     }
-    if (count > 0)
-        warnings.push_back(std::to_string(count) + (count == 1 ? " tensor" : " tensors") +
-                           " left out (" + why + "): " + left);
+    for (const Left& l : left)
+        warnings.push_back(std::to_string(l.count) + (l.count == 1 ? " tensor" : " tensors") +
+                           " left out (" + l.why + "): " + l.names);
     return kept;
+}
+
+const char* quantizedLeftOut(Dtype dtype) {
+    return isQuantized(dtype) ? "quantized values need their scale and zero point, which are in "
+                                "the object tree"
+                              : nullptr;
 }
 
 namespace {

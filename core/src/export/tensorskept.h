@@ -8,10 +8,14 @@
 namespace ckptscope {
 
 // The tensors a written format can hold, in order; the others left out and
-// named in one warning ("2 tensors left out: safetensors has no C128
-// dtype: a, b").
-std::vector<size_t> tensorsKept(const Document& doc, bool (*holds)(Dtype), const char* why,
+// named in one warning per reason ("2 tensors left out (safetensors has no
+// C128 dtype): a, b"). `leftOutWhy` gives the reason a dtype is left out,
+// or null for a dtype the format holds.
+std::vector<size_t> tensorsKept(const Document& doc, const char* (*leftOutWhy)(Dtype),
                                 std::vector<std::string>& warnings);
+// Quantized values are written by no format: they need their scale and zero
+// point (a reason for leftOutWhy), null for any other dtype.
+const char* quantizedLeftOut(Dtype dtype);
 
 // What a conversion of a pickled checkpoint (PyTorch) cannot carry over, as
 // warnings: tensors that share a storage are each written whole (a file of

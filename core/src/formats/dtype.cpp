@@ -82,6 +82,9 @@ constexpr Info kInfo[] = {
     {Dtype::Q2_0, nullptr, 0, nullptr, 42},
     {Dtype::C64, "C64", 8, "<c8", kNoGgml},
     {Dtype::C128, "C128", 16, "<c16", kNoGgml},
+    {Dtype::QI8, "QINT8", 1, nullptr, kNoGgml},
+    {Dtype::QU8, "QUINT8", 1, nullptr, kNoGgml},
+    {Dtype::QI32, "QINT32", 4, nullptr, kNoGgml},
 };
 
 const Info& info(Dtype d) {
@@ -272,6 +275,11 @@ template <typename Out> void convert(Dtype d, const void* src, size_t n, Out* ou
     case Dtype::C128:
         throw std::invalid_argument(std::string(dtypeName(d)) +
                                     " values are pairs, not one number each");
+    case Dtype::QI8:
+    case Dtype::QU8:
+    case Dtype::QI32:
+        throw std::invalid_argument(std::string(dtypeName(d)) +
+                                    " values need their scale and zero point");
     }
 }
 
@@ -296,7 +304,7 @@ static_assert(
         for (size_t i = 0; i < std::size(kInfo); ++i)
             if (size_t(kInfo[i].dtype) != i)
                 return false;
-        return std::size(kInfo) == size_t(Dtype::C128) + 1;
+        return std::size(kInfo) == size_t(Dtype::QI32) + 1;
     }(),
     "kInfo lists every dtype, in enum order");
 
@@ -309,7 +317,7 @@ std::optional<uint64_t> dtypeBytes(Dtype dtype, uint64_t elements) {
 
 std::optional<Dtype> parseDtype(std::string_view name) {
     for (const Info& i : kInfo)
-        if (i.name && name == i.name)
+        if (i.name && name == i.name && !isQuantized(i.dtype)) // torch's own, no safetensors dtype
             return i.dtype;
     return std::nullopt;
 }
@@ -322,13 +330,30 @@ std::optional<Dtype> dtypeFromGgml(uint32_t ggmlType) {
 }
 
 bool dtypeDecodable(Dtype dtype) {
-    if (isComplex(dtype))
+    if (isComplex(dtype) || isQuantized(dtype))
         return false;
     return info(dtype).size != 0 ? true : ggml(dtype).dequantizable;
 }
 
 bool isComplex(Dtype dtype) {
     return dtype == Dtype::C64 || dtype == Dtype::C128;
+}
+
+bool isQuantized(Dtype dtype) {
+    return dtype == Dtype::QI8 || dtype == Dtype::QU8 || dtype == Dtype::QI32;
+}
+
+Dtype storedInteger(Dtype dtype) {
+    switch (dtype) {
+    case Dtype::QI8:
+        return Dtype::I8;
+    case Dtype::QU8:
+        return Dtype::U8;
+    case Dtype::QI32:
+        return Dtype::I32;
+    default:
+        return dtype;
+    }
 }
 
 Dtype complexPart(Dtype dtype) {

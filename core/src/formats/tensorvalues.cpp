@@ -38,6 +38,9 @@ void checkDecodable(const ByteSource& source, const TensorEntry& tensor) {
                 (isComplex(tensor.dtype)
                      ? std::string("complex: each value is a (real, imaginary) pair, and "
                                    "statistics are not computed for complex values")
+                 : isQuantized(tensor.dtype)
+                     ? std::string("quantized: stored integers whose scale and zero point are "
+                                   "in the pickle; not read as values")
                      : "ggml defines no decoder for " + std::string(dtypeName(tensor.dtype))) +
                 ")");
 }

@@ -169,7 +169,16 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
 }
 
 bool hasStatistics(Dtype dtype) {
-    return !isComplex(dtype);
+    return !isComplex(dtype) && !isQuantized(dtype);
+}
+
+const char* statisticsNote(Dtype dtype) {
+    if (isComplex(dtype))
+        return "statistics are not computed for complex values";
+    if (isQuantized(dtype))
+        return "statistics are not computed for quantized values (their scale and zero point "
+               "are in the object tree)";
+    return nullptr;
 }
 
 bool statsDecodeF32(const Document& doc, size_t index) {

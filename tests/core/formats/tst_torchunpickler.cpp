@@ -9,6 +9,7 @@
 #include "testsupport.h"
 
 #include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/diff/tensordiff.h"
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/openerror.h"
@@ -18,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -262,39 +264,75 @@ private Q_SLOTS:
         QCOMPARE(col, (std::vector<float>{-2.0f, 4.0f}));
     }
 
-    // A quantized tensor (torch.save of a quantized model's state dict):
-    // its QInt8/QUInt8/QInt32 storage is a storage torch has (the file was
-    // refused as "unknown storage type"), the tensor an object of its
-    // rebuild call with its quantization scheme, which is data (no warning);
-    // the file's other tensors read as ever.
-    void quantizedTensorsOpen() {
-        for (const char* type : {"QInt8Storage", "QUInt8Storage", "QInt32Storage",
-                                 "QUInt4x2Storage", "QUInt2x4Storage"}) {
-            Pickle p;
-            p.proto(2).emptyDict().mark();
-            p.unicode("q").global("torch._utils", "_rebuild_qtensor").mark();
-            p.mark().unicode("storage").global("torch", type).unicode("0").unicode("cpu");
-            p.binint(4).tuple().op('Q');
-            p.binint(0).mark().binint(2).binint(2).tuple().mark().binint(2).binint(1).tuple();
-            p.mark().global("torch", "per_tensor_affine").binfloat(0.1).binint(0).tuple();
-            p.boolean(false).orderedDict().tuple().reduce();
-            p.unicode("plain").tensor("1", "FloatStorage", 2, 0, {2}, {1});
-            p.setitems().stop();
-            const std::string floats("\0\0\x80\x3f\0\0\0\x40", 8); // 1, 2
-            const auto doc = openPickle(p, {{"0", std::string(16, '\x07')}, {"1", floats}});
+    // A quantized tensor (torch.save of a quantized model's state dict): its
+    // QInt8/QUInt8/QInt32 storage is a storage torch has (the file was
+    // refused as "unknown storage type"). The tensor is listed with its
+    // dtype (QINT8…), shape and quantizer parameters; its values are refused
+    // by name (they need the scale), its stored integers read as stored. Over
+    // a packed 4- or 2-bit storage it stays its rebuild call. The scheme is
+    // data (no warning); the file's other tensors read as ever.
+    void quantizedTensorsListed_data() {
+        QTest::addColumn<QString>("storage");
+        QTest::addColumn<QString>("dtype"); // empty: not listed
+        QTest::newRow("qint8") << QStringLiteral("QInt8Storage") << QStringLiteral("QINT8");
+        QTest::newRow("quint8") << QStringLiteral("QUInt8Storage") << QStringLiteral("QUINT8");
+        QTest::newRow("qint32") << QStringLiteral("QInt32Storage") << QStringLiteral("QINT32");
+        QTest::newRow("quint4x2") << QStringLiteral("QUInt4x2Storage") << QString();
+        QTest::newRow("quint2x4") << QStringLiteral("QUInt2x4Storage") << QString();
+    }
+    void quantizedTensorsListed() {
+        QFETCH(QString, storage);
+        QFETCH(QString, dtype);
+        Pickle p;
+        p.proto(2).emptyDict().mark();
+        p.unicode("q").global("torch._utils", "_rebuild_qtensor").mark();
+        p.mark().unicode("storage").global("torch", storage.toStdString()).unicode("0");
+        p.unicode("cpu").binint(4).tuple().op('Q');
+        p.binint(0).mark().binint(2).binint(2).tuple().mark().binint(2).binint(1).tuple();
+        p.mark().global("torch", "per_tensor_affine").binfloat(0.1).binint(3).tuple();
+        p.boolean(false).orderedDict().tuple().reduce();
+        p.unicode("plain").tensor("1", "FloatStorage", 2, 0, {2}, {1});
+        p.setitems().stop();
+        const std::string floats("\0\0\x80\x3f\0\0\0\x40", 8); // 1, 2
+        const auto doc = openPickle(p, {{"0", std::string(16, '\x07')}, {"1", floats}});
+        for (const auto& w : doc->warnings()) // the scheme and the storage are data
+            QFAIL(w.message.c_str());
+        const size_t plain = doc->tensors().size() - 1;
+        QCOMPARE(doc->tensors()[plain].name, std::string("plain"));
+        std::vector<float> two(2);
+        doc->readValues(plain, 0, 2, two.data());
+        QCOMPARE(two, (std::vector<float>{1.0f, 2.0f}));
+        if (dtype.isEmpty()) {
             QCOMPARE(doc->tensors().size(), size_t(1));
-            QCOMPARE(doc->tensors()[0].name, std::string("plain"));
-            std::vector<float> plain(2);
-            doc->readValues(0, 0, 2, plain.data());
-            QCOMPARE(plain, (std::vector<float>{1.0f, 2.0f}));
-            const json o = objects(*doc);
-            QCOMPARE(o["q"]["object"].get<std::string>(),
+            QCOMPARE(objects(*doc)["q"]["object"].get<std::string>(),
                      std::string("torch._utils._rebuild_qtensor"));
-            QCOMPARE(o["q"]["args"][4]["tuple"][0]["global"].get<std::string>(),
-                     std::string("torch.per_tensor_affine"));
-            for (const auto& w : doc->warnings()) // the scheme and the storage are data
-                QFAIL(w.message.c_str());
+            return;
         }
+        QCOMPARE(doc->tensors().size(), size_t(2));
+        const TensorEntry& q = doc->tensors()[0];
+        QCOMPARE(q.name, std::string("q"));
+        QCOMPARE(QString::fromLatin1(dtypeName(q.dtype)), dtype);
+        QCOMPARE(q.shape, (std::vector<uint64_t>{2, 2}));
+        QCOMPARE(doc->traits()[0].quantization, std::string("(torch.per_tensor_affine, 0.1, 3)"));
+        float f = 0;
+        try {
+            doc->readValues(0, 0, 1, &f);
+            QFAIL("a quantized tensor's values were read");
+        } catch (const CheckpointError& e) {
+            QVERIFY2(std::string(e.what()).find("quantized") != std::string::npos, e.what());
+        }
+        std::vector<uint8_t> raw(dtypeSize(q.dtype) * 4);
+        doc->readRawValues(0, 0, 4, raw.data());
+        QVERIFY(std::all_of(raw.begin(), raw.end(), [](uint8_t b) { return b == 7; }));
+        // diff compares the stored integers exactly (the scales are metadata).
+        std::string other(16, '\x07');
+        other[0] = '\x08';
+        const auto changed = openPickle(p, {{"0", other}, {"1", floats}});
+        DiffOptions o;
+        const TensorDiff d = diffTensors(*doc, *changed, o);
+        QCOMPARE(d.tensors.at(0).status, DiffStatus::Changed);
+        QCOMPARE(d.tensors.at(0).elements->differing, uint64_t(1));
+        QCOMPARE(*d.tensors.at(0).elements->maxAbsDiff, 1.0); // the low byte of the first code
     }
 
     // A sparse tensor is listed by its parts, named as torch names them

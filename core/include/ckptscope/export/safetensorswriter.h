@@ -25,9 +25,10 @@ void checkExportNames(const Document& doc, bool reserved);
 // starts at a multiple of 8. Returns the warnings. Throws ExportError.
 std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc,
                                           const TaskControl& control = {});
-// False for a dtype safetensors has no name for (C128): such tensors are
-// left out of a conversion, named in a warning.
-bool safetensorsHolds(Dtype dtype);
+// Why safetensors cannot hold a dtype (it has no name for C128; quantized
+// values need their scale and zero point), or null when it can: such
+// tensors are left out of a conversion, named in a warning.
+const char* safetensorsLeavesOut(Dtype dtype);
 // The same for the tensors at `tensors` (indexes into doc.tensors(), in that
 // order), with the document's metadata: one shard of a sharded model. The
 // caller has checked the names (checkExportNames).

@@ -59,6 +59,12 @@ enum class Dtype : uint8_t {
     // listed with their shape; their values are not decoded to one number.
     C64,
     C128,
+    // Quantized integers (PyTorch's qint8, quint8, qint32: each value is
+    // scale × (q − zero point), the scale and zero point beside them in the
+    // pickle): listed with their shape; their values are not decoded.
+    QI8,
+    QU8,
+    QI32,
 };
 
 // "F32", "BF16", "F8_E4M3"… as safetensors spells them; "Q4_K", "IQ2_XXS"…
@@ -92,8 +98,12 @@ bool dtypeDecodable(Dtype dtype);
 // True when every value of the type is exactly an f32 (F64, 32- and 64-bit
 // integers may be rounded).
 bool exactInF32(Dtype dtype);
-bool isInteger(Dtype dtype); // BOOL and the integer types
-bool isComplex(Dtype dtype); // C64, C128
+bool isInteger(Dtype dtype);   // BOOL and the integer types
+bool isComplex(Dtype dtype);   // C64, C128
+bool isQuantized(Dtype dtype); // QI8, QU8, QI32
+// The integer type a quantized type's stored codes are (QI8: I8, QU8: U8,
+// QI32: I32); any other type is its own.
+Dtype storedInteger(Dtype dtype);
 // The type of each of a complex type's two parts (C64: F32, C128: F64): what
 // a big-endian storage swaps, part by part, as torch does. Any other type
 // is its own part.

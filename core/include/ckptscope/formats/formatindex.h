@@ -121,6 +121,9 @@ struct TensorTraits {
     // An optimizer's state tensor: the name of the parameter it belongs to,
     // inferred from the parameter groups' order ("" when not known).
     std::string parameter;
+    // A quantized tensor's quantizer parameters as Python writes them
+    // ("(torch.per_tensor_affine, 0.1, 0)"); "" for any other tensor.
+    std::string quantization;
 };
 
 struct IndexWarning {

@@ -22,8 +22,12 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options);
 
 // Whether values of this dtype have statistics: not complex ones, whose
-// values are pairs (a tensor of them shows its count and says so).
+// values are pairs, nor quantized ones, whose values need their scale (a
+// tensor of them shows its count and says so: statisticsNote).
 bool hasStatistics(Dtype dtype);
+// Why a dtype has no statistics ("statistics are not computed for complex
+// values"); null when it has them.
+const char* statisticsNote(Dtype dtype);
 
 // Whether computeTensorStats of tensor `index` gets its values from
 // Document::readValues as f32 (each value decoded; not F64, not integers,

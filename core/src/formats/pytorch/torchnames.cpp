@@ -201,6 +201,7 @@ private:
         traits.sameAs = sameAs;
         traits.requiresGrad = t.requiresGrad;
         traits.isParameter = t.isParameter;
+        traits.quantization = t.quantization;
         m_index.traits.push_back(std::move(traits));
         m_pickledOf.push_back(pickled);
         return uint32_t(m_index.tensors.size() - 1);

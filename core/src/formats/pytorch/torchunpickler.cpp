@@ -28,12 +28,12 @@ constexpr StorageType kStorageTypes[] = {
     {"BoolStorage", Dtype::Bool},
     {"ComplexFloatStorage", Dtype::C64},
     {"ComplexDoubleStorage", Dtype::C128},
-    // Quantized tensors' integers (torch._utils._rebuild_qtensor, kept as an
-    // object: its values need its scales): the bytes are these integers,
-    // 4-bit and 2-bit ones packed two and four to a byte.
-    {"QInt8Storage", Dtype::I8},
-    {"QUInt8Storage", Dtype::U8},
-    {"QInt32Storage", Dtype::I32},
+    // Quantized tensors' integers (torch._utils._rebuild_qtensor). 4-bit and
+    // 2-bit ones are packed two and four to a byte: their bytes, and their
+    // tensors stay the rebuild call's object.
+    {"QInt8Storage", Dtype::QI8},
+    {"QUInt8Storage", Dtype::QU8},
+    {"QInt32Storage", Dtype::QI32},
     {"QUInt4x2Storage", Dtype::U8},
     {"QUInt2x4Storage", Dtype::U8},
     // torch >= 2.1 for dtypes with no typed storage class (float8, uint16…):
@@ -248,6 +248,20 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
     if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor" ||
         fn == "torch._utils._rebuild_tensor_v3")
         return rebuildTensor(fn, a, at);
+    if (fn == "torch._utils._rebuild_qtensor" && a.size() > 4) {
+        // (storage, offset, size, stride, quantizer parameters, requires_grad,
+        // hooks): a tensor of stored integers, its parameters kept as text.
+        const auto storage = m_storageOfNode.find(a[0]);
+        if (storage != m_storageOfNode.end() && isQuantized(storages[storage->second].dtype)) {
+            const std::string params = objectKeyText(m_tree, a[4]);
+            const uint32_t node = rebuildTensor(fn, a, at);
+            PickledTensor& t = tensors.back();
+            t.quantization = params;
+            if (a.size() > 5 && m_tree.at(a[5]).kind == ObjectKind::Bool)
+                t.requiresGrad = m_tree.at(a[5]).integer != 0;
+            return node;
+        }
+    }
     if ((fn == "torch._utils._rebuild_parameter" ||
          fn == "torch._utils._rebuild_parameter_with_state") &&
         !a.empty() && m_tree.at(a[0]).kind == ObjectKind::Tensor) {

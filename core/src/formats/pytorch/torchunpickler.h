@@ -33,6 +33,7 @@ struct PickledTensor {
     std::vector<uint64_t> stride;
     bool requiresGrad = false;
     bool isParameter = false;
+    std::string quantization; // a quantized tensor's quantizer parameters, as Python writes them
 };
 
 // How often a pickle names a global, and the nodes its calls made.
