@@ -90,7 +90,7 @@ CompareDetail computeCompareDetail(const Document& a, const Document& b,
     auto side = [keptValues](const Document& doc, std::optional<size_t> index) {
         Side s;
         if (!index || !hasStatistics(doc.tensors()[*index].dtype))
-            return s; // complex values: no statistics, no overlay (the diff has |b − a|)
+            return s; // complex or quantized values: no statistics, no overlay (the diff has Δ)
         const size_t i = *index;
         const Dtype dtype = doc.tensors()[i].dtype;
         s.count = doc.tensors()[i].dataLen;

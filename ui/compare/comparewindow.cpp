@@ -21,7 +21,7 @@
 #include "widgets/valuewidth.h"
 
 #include "ckptscope/common/numberformat.h"
-#include "ckptscope/stats/documentstats.h"
+#include "ckptscope/formats/dtype.h"
 
 #include <QCheckBox>
 #include <QFileInfo>
@@ -356,14 +356,21 @@ void CompareWindow::showTensor(int sourceRow) {
             .arg(shownText(e->name).toHtmlEscaped(), CompareTensorModel::statusText(e->status));
     if (const QString inB = CompareTensorModel::nameInB(*e); !inB.isEmpty())
         title += QStringLiteral("<br>") + inB.toHtmlEscaped();
-    const auto complexSide = [](const std::shared_ptr<const Document>& doc,
-                                std::optional<size_t> i) {
-        return doc && i && !hasStatistics(doc->tensors()[*i].dtype);
+    // Values without statistics of their own (hasStatistics): say what Δ's
+    // figures are of instead.
+    const auto sideIs = [](const std::shared_ptr<const Document>& doc, std::optional<size_t> i,
+                           bool (*is)(Dtype)) { return doc && i && is(doc->tensors()[*i].dtype); };
+    const auto eitherIs = [&](bool (*is)(Dtype)) {
+        return sideIs(m_result->a, e->indexA, is) || sideIs(m_result->b, e->indexB, is);
     };
-    if (complexSide(m_result->a, e->indexA) || complexSide(m_result->b, e->indexB))
+    if (eitherIs(isComplex))
         title += QStringLiteral("<br>") +
                  tr("Complex values: statistics and value histograms are not computed for "
                     "them; Δ's figures and histogram are of |b − a|.");
+    else if (eitherIs(isQuantized))
+        title += QStringLiteral("<br>") +
+                 tr("Quantized values: statistics and value histograms are not computed for "
+                    "them; Δ's figures are of their stored integers.");
     if (e->elements) {
         m_delta->setHistogram(e->elements->histogram);
         for (const std::string& w : overflowedFigures(*e->elements)) // F64 near ±max

@@ -18,7 +18,7 @@ void ValueScanner::start(std::shared_ptr<const ckptscope::Document> document) {
             for (size_t i = 0; i < document->tensors().size(); ++i) {
                 const uint64_t n = document->tensors()[i].dataLen;
                 if (!ckptscope::hasStatistics(document->tensors()[i].dtype)) {
-                    done += n; // complex: no statistics, so no scan (its values are shown)
+                    done += n; // complex, quantized: no statistics, so no scan
                     continue;
                 }
                 // The statistics `stats` computes: F64 in double, so a finite

@@ -123,7 +123,8 @@ FileSummary summarizeDocument(const Document& doc, const SummaryOptions& options
     }
     // Tensor formats: the statistics `stats --json` gives (F64 in double,
     // every other dtype through f32), small tensors one per core.
-    // Complex tensors have no statistics (hasStatistics): not in the series.
+    // Complex and quantized tensors have no statistics (hasStatistics): not
+    // in the series.
     std::vector<size_t> indices;
     for (size_t i = 0; i < doc.tensors().size(); ++i)
         if (hasStatistics(doc.tensors()[i].dtype))

@@ -168,10 +168,6 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
     return computeStats(t.dataLen, decoded, options);
 }
 
-bool hasStatistics(Dtype dtype) {
-    return !isComplex(dtype) && !isQuantized(dtype);
-}
-
 const char* statisticsNote(Dtype dtype) {
     if (isComplex(dtype))
         return "statistics are not computed for complex values";
@@ -179,6 +175,10 @@ const char* statisticsNote(Dtype dtype) {
         return "statistics are not computed for quantized values (their scale and zero point "
                "are in the object tree)";
     return nullptr;
+}
+
+bool hasStatistics(Dtype dtype) {
+    return statisticsNote(dtype) == nullptr;
 }
 
 bool statsDecodeF32(const Document& doc, size_t index) {

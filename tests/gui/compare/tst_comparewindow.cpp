@@ -4,6 +4,7 @@
 // tensor file against a gradient checkpoint, gradient changes, and a drop
 // that chooses Compare.
 #include "ggufbuilder.h"
+#include "picklewriter.h"
 #include "testsupport.h"
 
 #include "browser/mainwindow.h"
@@ -1029,6 +1030,40 @@ private Q_SLOTS:
                                 .arg(row.width())
                                 .arg(row.height())
                                 .arg(tree->viewport()->height())));
+    }
+
+    // Quantized tensors (torch.save of a quantized model): compared by their
+    // stored integers, and the title says what Δ is of — not the complex
+    // note, which it gave before.
+    void quantizedValuesComparedByTheirIntegers() {
+        const auto save = [this](const QString& name, char code) {
+            picklewriter::Pickle p;
+            p.proto(2).emptyDict().mark();
+            p.unicode("q").global("torch._utils", "_rebuild_qtensor").mark();
+            p.mark().unicode("storage").global("torch", "QInt8Storage").unicode("0");
+            p.unicode("cpu").binint(2).tuple().op('Q');
+            p.binint(0).mark().binint(2).tuple().mark().binint(1).tuple();
+            p.mark().global("torch", "per_tensor_affine").binfloat(0.1).binint(0).tuple();
+            p.boolean(false).orderedDict().tuple().reduce();
+            p.setitems().stop();
+            const QString path = m_dir.filePath(name);
+            testsupport::writeFile(
+                path,
+                picklewriter::torchZip("archive", p.bytes, {{"0", std::string{'\x05', code}}}));
+            return path;
+        };
+        CompareWindow w;
+        w.show();
+        QVERIFY(detailOf(w, save(QStringLiteral("qa.pt"), '\x06'),
+                         save(QStringLiteral("qb.pt"), '\x09'), "q") >= 0);
+        const TensorDiffEntry* e = w.tensorModel()->entry(rowOf(w.tensorModel(), "q"));
+        QVERIFY(e && e->elements);
+        QCOMPARE(e->elements->differing, uint64_t(1));
+        QCOMPARE(*e->elements->maxAbsDiff, 3.0);
+        const auto* title = w.findChild<QLabel*>(QStringLiteral("tensorTitle"));
+        QVERIFY2(title->text().contains(QStringLiteral("Quantized values: statistics")) &&
+                     !title->text().contains(QStringLiteral("Complex")),
+                 qPrintable(title->text()));
     }
 
     // Complex values (C64 against C128): each side as Python writes it, Δ
