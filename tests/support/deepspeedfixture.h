@@ -46,6 +46,19 @@ struct DeepSpeedFixture {
     double step = 10;
     std::string tag = "global_step10";
 
+    // The saved module's fp16 (truncated: exact for values fp16 holds).
+    static std::vector<uint16_t> halves(const std::vector<float>& values) {
+        std::vector<uint16_t> half;
+        for (float x : values) {
+            uint32_t bits;
+            std::memcpy(&bits, &x, 4);
+            const uint32_t sign = (bits >> 16) & 0x8000, exp = (bits >> 23) & 0xff;
+            const uint32_t mant = (bits >> 13) & 0x3ff;
+            half.push_back(uint16_t(exp < 113 ? sign : sign | ((exp - 112) << 10) | mant));
+        }
+        return half;
+    }
+
     // Parameters of these shapes, group by group, values from a fixed sequence.
     static DeepSpeedFixture make(int stage, uint64_t world,
                                  const std::vector<std::vector<std::vector<uint64_t>>>& shapes) {
@@ -148,22 +161,14 @@ private:
                 storages.emplace_back(key, std::string());
                 continue;
             }
-            std::vector<uint16_t> half;
-            for (float x : p.w) { // the saved module: fp16 (truncated: not under test)
-                uint32_t bits;
-                std::memcpy(&bits, &x, 4);
-                const uint32_t sign = (bits >> 16) & 0x8000, exp = (bits >> 23) & 0xff;
-                const uint32_t mant = (bits >> 13) & 0x3ff;
-                half.push_back(uint16_t(exp < 113 ? sign : sign | ((exp - 112) << 10) | mant));
-            }
             const std::string key = std::to_string(storages.size());
             pk.unicode(p.name).tensor(key, "HalfStorage", p.numel(), 0, p.shape, strides(p.shape));
-            storages.emplace_back(key, picklewriter::leBytes(half));
+            storages.emplace_back(key, picklewriter::leBytes(halves(p.w)));
         }
-        for (const auto& [name, values] : buffers) {
+        for (const auto& [name, values] : buffers) { // fp16, as the module is
             const std::string key = std::to_string(storages.size());
-            pk.unicode(name).tensor(key, "FloatStorage", values.size(), 0, {values.size()}, {1});
-            storages.emplace_back(key, picklewriter::leBytes(values));
+            pk.unicode(name).tensor(key, "HalfStorage", values.size(), 0, {values.size()}, {1});
+            storages.emplace_back(key, picklewriter::leBytes(halves(values)));
         }
         pk.setitems();
         pk.unicode("buffer_names").emptyList().mark();

@@ -193,8 +193,7 @@ std::shared_ptr<const Document> Document::convertedModel(std::string& leftOut,
                                                          const ConvertChoice& choice) const {
     if (!m_module->converted)
         return nullptr;
-    const std::vector<std::pair<uint32_t, std::string>> chosen =
-        m_module->converted(m_index, choice);
+    const std::vector<ConvertedTensor> chosen = m_module->converted(m_index, choice);
     std::shared_ptr<Document> doc(new Document);
     doc->m_module = m_module;
     doc->m_path = m_path;
@@ -208,12 +207,13 @@ std::shared_ptr<const Document> Document::convertedModel(std::string& leftOut,
     index.metadata = m_index.metadata;
     std::vector<bool> kept(m_index.tensors.size());
     std::vector<uint32_t> renumbered(m_index.tensors.size(), kNoNode);
-    for (const auto& [i, name] : chosen) {
-        TensorEntry t = m_index.tensors.at(i);
-        t.name = name;
-        renumbered.at(i) = uint32_t(index.tensors.size());
+    for (const ConvertedTensor& c : chosen) {
+        TensorEntry t = m_index.tensors.at(c.tensor);
+        t.name = c.name;
+        renumbered.at(c.tensor) = uint32_t(index.tensors.size());
         index.tensors.push_back(std::move(t));
-        kept[i] = true;
+        doc->m_asF32.push_back(c.asF32);
+        kept[c.tensor] = true;
     }
     // The tree stays, so that the values that are not tensors are named as
     // left out; a tensor left out is still a tensor there (counted below).

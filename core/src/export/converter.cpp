@@ -35,7 +35,7 @@ splitIntoShards(const Document& doc, const std::vector<size_t>& tensors, uint64_
     std::vector<std::vector<size_t>> shards(1);
     uint64_t bytes = 0;
     for (const size_t i : tensors) {
-        const uint64_t size = tensorSizeBytes(doc.tensors()[i]).value_or(0); // fits the file
+        const uint64_t size = safetensorsBytes(doc, i);
         if (!shards.back().empty() && (bytes > maxShardBytes || size > maxShardBytes - bytes)) {
             shards.emplace_back();
             bytes = 0;
@@ -106,11 +106,12 @@ std::vector<std::string> convertToShards(const Document& whole, const std::strin
             map[doc.tensors()[i].name] = names[k];
     }
     // The index last: a reader never finds it naming shards not yet written.
-    // The bytes the shards hold (a shared storage's viewers each whole).
+    // The bytes the shards' values take (a shared storage's viewers each
+    // whole; a dequantized tensor as F32).
     uint64_t totalSize = 0;
     for (const auto& shard : shards)
         for (size_t i : shard)
-            totalSize += tensorSizeBytes(doc.tensors()[i]).value_or(0);
+            totalSize += safetensorsBytes(doc, i);
     const nlohmann::ordered_json json = {{"metadata", {{"total_size", totalSize}}},
                                          {"weight_map", std::move(map)}};
     writeFileAtomically(indexPath, [&](std::ostream& out) { out << json.dump(2) << "\n"; });

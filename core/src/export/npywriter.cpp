@@ -25,14 +25,14 @@ void streamOne(std::ostream& out, const Document& doc, size_t index, StreamAs as
 NpyLayout npyLayout(const Document& doc, size_t index) {
     const TensorEntry& t = doc.tensors().at(index);
     NpyLayout l;
-    if (const char* d = npyDescr(t.dtype)) {
+    if (const char* d = npyDescr(t.dtype); d && !doc.writtenAsF32(index)) {
         l.descr = d;
     } else {
         l.descr = "<f4";
         l.converted = true;
         // (a type with no decoder, Q8_1, fails at its first read: no note
         // promising values first)
-        if (dtypeDecodable(t.dtype))
+        if (dtypeDecodable(t.dtype) && !doc.writtenAsF32(index))
             l.notes.push_back("tensor \"" + t.name + "\": " + dtypeName(t.dtype) +
                               " has no NumPy type; written as float32 ('<f4'), exactly");
     }

@@ -36,6 +36,16 @@ bool dequantized(Dtype dtype) {
 
 } // namespace
 
+bool safetensorsAsF32(const Document& doc, size_t index) {
+    return dequantized(doc.tensors().at(index).dtype) || doc.writtenAsF32(index);
+}
+
+uint64_t safetensorsBytes(const Document& doc, size_t index) {
+    // dataLen fits the file (and 4 bytes per value of a block type fit 64 bits)
+    const TensorEntry& t = doc.tensors().at(index);
+    return t.dataLen * (safetensorsAsF32(doc, index) ? 4 : dtypeSize(t.dtype));
+}
+
 const char* safetensorsLeavesOut(Dtype dtype) {
     return dtype == Dtype::C128 ? "safetensors has no C128 dtype" : quantizedLeftOut(dtype);
 }
@@ -78,13 +88,11 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
     uint64_t offset = 0, total = 0;
     for (const size_t i : tensors) {
         const TensorEntry& t = doc.tensors().at(i);
-        const bool toF32 = dequantized(t.dtype);
-        if (toF32)
+        if (dequantized(t.dtype))
             warnings.push_back("tensor \"" + t.name + "\": " + dtypeName(t.dtype) +
                                " is not a safetensors dtype; written as F32, dequantized");
-        // dataLen fits the file (and 4 bytes per value of a block type fit 64 bits)
-        const uint64_t bytes = t.dataLen * (toF32 ? 4 : dtypeSize(t.dtype));
-        header[t.name] = {{"dtype", toF32 ? "F32" : dtypeName(t.dtype)},
+        const uint64_t bytes = safetensorsBytes(doc, i);
+        header[t.name] = {{"dtype", safetensorsAsF32(doc, i) ? "F32" : dtypeName(t.dtype)},
                           {"shape", exportShape(doc, i, &warnings)},
                           {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
@@ -106,8 +114,7 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
 
     uint64_t done = 0;
     for (const size_t i : tensors)
-        streamValues(out, doc, i,
-                     dequantized(doc.tensors()[i].dtype) ? StreamAs::F32 : StreamAs::Stored,
+        streamValues(out, doc, i, safetensorsAsF32(doc, i) ? StreamAs::F32 : StreamAs::Stored,
                      control, [&](uint64_t n) { control.report(done += n, total); });
     control.report(1, 1);
     return warnings;

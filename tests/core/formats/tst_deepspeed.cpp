@@ -184,8 +184,14 @@ private Q_SLOTS:
             for (const auto& p : f.params)
                 QCOMPARE(valuesOf(*out, p.name), p.w);
             QCOMPARE(valuesOf(*out, "head.weight"), f.params[1].w);
-            // A buffer, as the module saved it (zero_to_fp32.py carries them).
+            // A buffer, saved in fp16, written in F32 as zero_to_fp32.py's
+            // `.float()` gives it; the shard index counts its 4-byte values.
             QCOMPARE(valuesOf(*out, "norm.running_mean"), (std::vector<float>{0.5f, -1.25f, 3.f}));
+            const auto buffer =
+                std::find_if(out->tensors().begin(), out->tensors().end(),
+                             [](const TensorEntry& t) { return t.name == "norm.running_mean"; });
+            QVERIFY(buffer != out->tensors().end());
+            QCOMPARE(dtypeName(buffer->dtype), "F32");
         }
     }
 

@@ -11,6 +11,7 @@
 #include "ckptscope/export/converter.h"
 #include "ckptscope/export/safetensorswriter.h"
 #include "ckptscope/formats/formatmodule.h"
+#include "ckptscope/formats/gguf/syntheticgguf.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/stats/documentstats.h"
 
@@ -20,6 +21,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 using namespace ckptscope;
@@ -435,6 +437,40 @@ private Q_SLOTS:
         QVERIFY(!conversionRefusal(*back, ConvertTarget::Safetensors,
                                    out + "/model-00001-of-00002.safetensors")
                      .empty());
+    }
+
+    // A quantized GGUF into shards: its tensors are written dequantized, as
+    // F32, so the split and the index's total_size count 4 bytes a value
+    // (they counted the stored blocks: 891,976 for 5,452,800 written).
+    void dequantizedTensorsCountedAsWritten() {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString();
+        gguf::SyntheticGgufSpec spec;
+        spec.type = Dtype::Q4_K;
+        spec.totalBytes = 64 << 10;
+        gguf::writeSyntheticGguf(dir + "/q.gguf", spec);
+        const auto doc = Document::open(dir + "/q.gguf");
+        const uint64_t limit = 32 << 10;
+        convertToShards(*doc, dir + "/model.safetensors", limit);
+        const auto index = nlohmann::json::parse(readText(dir + "/model.safetensors.index.json"));
+        const auto back = Document::open(dir + "/model.safetensors.index.json");
+        uint64_t written = 0;
+        std::map<std::string, uint64_t> perShard;
+        for (size_t i = 0; i < back->tensors().size(); ++i) {
+            const TensorEntry& t = back->tensors()[i];
+            QCOMPARE(dtypeName(t.dtype), "F32");
+            written += 4 * t.dataLen;
+            perShard[back->shardName(i)] += 4 * t.dataLen;
+        }
+        QCOMPARE(index["metadata"]["total_size"].get<uint64_t>(), written);
+        QVERIFY(perShard.size() > 2);
+        for (const auto& [shard, bytes] : perShard) // one tensor may pass it alone
+            QVERIFY2(bytes <= limit || std::count_if(back->tensors().begin(), back->tensors().end(),
+                                                     [&](const TensorEntry& t) {
+                                                         return back->shards()[t.shard].name ==
+                                                                shard;
+                                                     }) == 1,
+                     (shard + ": " + std::to_string(bytes)).c_str());
     }
 };
 

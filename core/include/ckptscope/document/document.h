@@ -137,6 +137,9 @@ public:
     // is this document itself. `leftOut` names what it leaves out.
     std::shared_ptr<const Document> convertedModel(std::string& leftOut,
                                                    const ConvertChoice& choice = {}) const;
+    // True for a converted model's tensor that a conversion writes as F32
+    // whatever its dtype (ConvertedTensor::asF32).
+    bool writtenAsF32(size_t index) const { return index < m_asF32.size() && m_asF32[index]; }
 
 private:
     Document() = default;
@@ -152,6 +155,7 @@ private:
     std::shared_ptr<const ByteSource> m_source;
     FormatIndex m_index;
     std::vector<std::pair<std::string, std::string>> m_metadata;
+    std::vector<bool> m_asF32; // per tensor of a converted model
 };
 
 } // namespace ckptscope

@@ -29,6 +29,11 @@ std::vector<std::string> writeSafetensors(std::ostream& out, const Document& doc
 // values need their scale and zero point), or null when it can: such
 // tensors are left out of a conversion, named in a warning.
 const char* safetensorsLeavesOut(Dtype dtype);
+// Whether tensor `index` is written as F32 (a GGUF block type dequantized,
+// a DeepSpeed buffer widened: Document::writtenAsF32), and the bytes its
+// values take in the file (what a shard index's total_size counts).
+bool safetensorsAsF32(const Document& doc, size_t index);
+uint64_t safetensorsBytes(const Document& doc, size_t index);
 // The same for the tensors at `tensors` (indexes into doc.tensors(), in that
 // order), with the document's metadata: one shard of a sharded model. The
 // caller has checked the names (checkExportNames).

@@ -25,6 +25,15 @@ struct ConvertChoice {
     bool moduleWeights = false;    // DeepSpeed: the module as saved, not the fp32 master weights
 };
 
+// A tensor a conversion writes (FormatModule::converted).
+struct ConvertedTensor {
+    uint32_t tensor = 0; // FormatIndex::tensors
+    std::string name;    // as written
+    // Written as F32 whatever its dtype: a DeepSpeed buffer, as
+    // zero_to_fp32.py writes it (`.float()`).
+    bool asF32 = false;
+};
+
 // One field of a file's own header as front ends give it: `info --json`
 // under `key`, `info`'s Format line as "label text" (or a line of its own).
 struct HeaderField {
@@ -105,8 +114,8 @@ struct FormatModule {
     // master weights under the parameters' names, not the moments; DCP: the
     // model without the optimizer's state); null where a conversion writes
     // every tensor as it is named.
-    std::vector<std::pair<uint32_t, std::string>> (*converted)(
-        const FormatIndex& index, const ConvertChoice& choice) = nullptr;
+    std::vector<ConvertedTensor> (*converted)(const FormatIndex& index,
+                                              const ConvertChoice& choice) = nullptr;
     // The header's own fields in the order `info` gives them (OXCK: version
     // and flags; GGUF: version, alignment, data offset, file type); null
     // where it has none.

@@ -562,14 +562,13 @@ FormatIndex Builder::build() {
 
 // A conversion writes the model; the optimizer's state (optim.*, as
 // get_state_dict names it) only when asked.
-std::vector<std::pair<uint32_t, std::string>> modelTensors(const FormatIndex& index,
-                                                           const ConvertChoice& choice) {
-    std::vector<std::pair<uint32_t, std::string>> out;
+std::vector<ConvertedTensor> modelTensors(const FormatIndex& index, const ConvertChoice& choice) {
+    std::vector<ConvertedTensor> out;
     for (size_t i = 0; i < index.tensors.size(); ++i) {
         const std::string& name = index.tensors[i].name;
         if (choice.includeOptimizer ||
             !(name.starts_with("optim.") || name.starts_with("optimizer.")))
-            out.emplace_back(uint32_t(i), name);
+            out.push_back({uint32_t(i), name});
     }
     return out;
 }

@@ -433,41 +433,44 @@ namespace {
 // A conversion writes the fp32 master weights under the parameters' names,
 // as zero_to_fp32.py consolidates them (or the module as saved), and with
 // the optimizer's state the moments under their own names.
-std::vector<std::pair<uint32_t, std::string>> masterWeights(const FormatIndex& index,
-                                                            const ConvertChoice& choice) {
-    std::vector<std::pair<uint32_t, std::string>> out;
+std::vector<ConvertedTensor> masterWeights(const FormatIndex& index, const ConvertChoice& choice) {
+    std::vector<ConvertedTensor> out;
     const std::string weights = choice.moduleWeights ? "module." : "fp32.";
     for (size_t i = 0; i < index.tensors.size(); ++i) {
         const std::string& name = index.tensors[i].name;
         if (name.starts_with(weights))
-            out.emplace_back(uint32_t(i), name.substr(weights.size()));
+            out.push_back({uint32_t(i), name.substr(weights.size())});
         else if (choice.includeOptimizer && !name.starts_with("fp32.") &&
                  !name.starts_with("module."))
-            out.emplace_back(uint32_t(i), name);
+            out.push_back({uint32_t(i), name});
     }
     if (choice.moduleWeights) {
         // Stage 3 saves placeholders in the module: no weights to write.
-        for (const auto& [i, name] : out)
+        for (const ConvertedTensor& c : out)
             for (const TensorEntry& t : index.tensors)
-                if (t.name == "fp32." + name && t.shape != index.tensors[i].shape)
+                if (t.name == "fp32." + c.name && t.shape != index.tensors[c.tensor].shape)
                     throw CheckpointError(
                         CheckpointError::Kind::Invalid,
-                        "the module holds " + quotedName(index.tensors[i].name) +
+                        "the module holds " + quotedName(index.tensors[c.tensor].name) +
                             " as a placeholder (ZeRO stage 3 partitions the weights): only the "
                             "fp32 master weights can be written");
         return out; // the module holds its buffers and frozen parameters
     }
-    // Buffers and frozen parameters, from the module as saved.
+    // Buffers (in F32, as zero_to_fp32.py's `.float()` gives them) and
+    // frozen parameters (as saved), from the module.
     const ObjectTree& t = index.objects;
-    const uint32_t kept = t.empty() ? kNoNode : t.find(t.root, "module_kept");
-    if (kept == kNoNode)
-        return out;
-    for (uint32_t n : t.at(kept).items)
-        for (size_t i = 0; i < index.tensors.size(); ++i)
-            if (index.tensors[i].name == "module." + t.at(n).text) {
-                out.emplace_back(uint32_t(i), t.at(n).text);
-                break;
-            }
+    const std::pair<const char*, bool> kept[] = {{"buffer_names", true}, {"frozen_params", false}};
+    for (const auto& [key, asF32] : kept) {
+        const uint32_t names = t.empty() ? kNoNode : t.find(t.root, key);
+        if (names == kNoNode)
+            continue;
+        for (uint32_t n : t.at(names).items)
+            for (size_t i = 0; i < index.tensors.size(); ++i)
+                if (index.tensors[i].name == "module." + t.at(n).text) {
+                    out.push_back({uint32_t(i), t.at(n).text, asF32});
+                    break;
+                }
+    }
     return out;
 }
 

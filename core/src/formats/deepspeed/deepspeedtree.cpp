@@ -59,23 +59,20 @@ private:
     ObjectTree& m_out;
 };
 
-// The module's tensors a consolidation carries as they are: its buffers and
-// frozen parameters (no optimizer state holds them).
-uint32_t moduleKept(TreeWriter& w, const Part& model) {
-    ObjectNode kept = TreeWriter::node(ObjectKind::List);
-    for (const char* key : {"buffer_names", "frozen_param_shapes"}) {
-        const uint32_t n = model.at({key});
-        if (n == kNoNode)
-            continue;
+// The names of the module's tensors a consolidation carries from it (no
+// optimizer state holds them): `key` is buffer_names (a list) or
+// frozen_param_shapes (a dict of name → shape).
+uint32_t moduleNames(TreeWriter& w, const Part& model, const char* key) {
+    ObjectNode names = TreeWriter::node(ObjectKind::List);
+    if (const uint32_t n = model.at({key}); n != kNoNode) {
         const ObjectNode& o = model.index.objects.at(n);
         const bool dict = o.kind == ObjectKind::Dict;
-        if (!dict && o.kind != ObjectKind::List)
-            continue;
-        for (size_t k = 0; k < o.items.size(); k += dict ? 2 : 1)
-            if (model.index.objects.at(o.items[k]).kind == ObjectKind::String)
-                kept.items.push_back(w.text(model.index.objects.at(o.items[k]).text));
+        if (dict || o.kind == ObjectKind::List)
+            for (size_t k = 0; k < o.items.size(); k += dict ? 2 : 1)
+                if (model.index.objects.at(o.items[k]).kind == ObjectKind::String)
+                    names.items.push_back(w.text(model.index.objects.at(o.items[k]).text));
     }
-    return w.add(std::move(kept));
+    return w.add(std::move(names));
 }
 
 // Rank 0's group `g`: its numbers and flags copied (one level of tuple), its
@@ -117,7 +114,8 @@ void addOptimizerTree(ObjectTree& out, const Part& model, const Part& rank0, int
         root.items.push_back(value);
     };
     put(w.text("zero_stage"), w.integer(stage));
-    put(w.text("module_kept"), moduleKept(w, model));
+    put(w.text("buffer_names"), moduleNames(w, model, "buffer_names"));
+    put(w.text("frozen_params"), moduleNames(w, model, "frozen_param_shapes"));
     put(w.text("world_size"), w.integer(int64_t(worldSize)));
     const ObjectTree& mt = model.index.objects;
     if (const uint32_t v = model.at({"ds_version"});
