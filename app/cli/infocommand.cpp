@@ -203,6 +203,10 @@ void writeTraitsJson(JsonStreamWriter& w, const Document& doc, const TensorTrait
         w.key("same_as");
         w.value(doc.tensors().at(traits.sameAs).name);
     }
+    if (traits.meta) { // a dtype and a shape, no values
+        w.key("meta");
+        w.value(true);
+    }
     w.key("requires_grad");
     w.value(traits.requiresGrad);
     w.key("is_parameter");

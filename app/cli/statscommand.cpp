@@ -68,8 +68,7 @@ std::vector<Target> targets(const Document& doc, const std::vector<std::string>&
                            [&doc, i](const StatsOptions& options) {
                                return computeTensorStats(doc, i, options);
                            },
-                           i, exactInF32(doc.tensors()[i].dtype),
-                           statisticsNote(doc.tensors()[i].dtype)});
+                           i, exactInF32(doc.tensors()[i].dtype), statisticsNote(doc, i)});
     } else {
         for (const auto& [name, bytes] : doc.gradient()->optimizerState) {
             if (bytes.size() % 4 != 0)

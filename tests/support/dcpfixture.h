@@ -60,6 +60,11 @@ struct DcpFixture {
     std::map<std::string, std::string> fileOverride; // fqn → relative_path
     bool transforms = false;
     std::string planDtype; // when set, the dtype the plan names for every tensor
+    // Every 2-D chunk saved as torch saves a transposed whole tensor: its
+    // storage in column order, strides (1, rows) — plus `strideOverrun` on
+    // the second, reaching past the storage (a damaged set).
+    bool transposedChunks = false;
+    uint64_t strideOverrun = 0;
 
     // The float the bf16 of f (its top 16 bits) stands for. Not inlined:
     // GCC 12 at -O2 dropped the mask when it was, inside make()'s loops.
@@ -215,7 +220,7 @@ struct DcpFixture {
         }
     };
 
-    static std::string chunkArchive(const DcpTensor& t, const DcpChunk& c) {
+    std::string chunkArchive(const DcpTensor& t, const DcpChunk& c) const {
         // The chunk's values in C order of its box.
         std::vector<float> box;
         const size_t rank = t.shape.size();
@@ -237,6 +242,20 @@ struct DcpFixture {
             }
             box.push_back(inside ? t.values[at] : 0.f);
         }
+        std::vector<uint64_t> stride(rank);
+        uint64_t s = 1;
+        for (size_t k = rank; k-- > 0;) {
+            stride[k] = s;
+            s *= c.sizes[k];
+        }
+        if (transposedChunks && rank == 2) {
+            std::vector<float> columns;
+            for (uint64_t j = 0; j < c.sizes[1]; ++j)
+                for (uint64_t i = 0; i < c.sizes[0]; ++i)
+                    columns.push_back(box[i * c.sizes[1] + j]);
+            box = std::move(columns);
+            stride = {1, c.sizes[0] + strideOverrun};
+        }
         std::string data;
         if (t.bf16) {
             std::vector<uint16_t> b;
@@ -248,12 +267,6 @@ struct DcpFixture {
             data = picklewriter::leBytes(b);
         } else {
             data = picklewriter::leBytes(box);
-        }
-        std::vector<uint64_t> stride(rank);
-        uint64_t s = 1;
-        for (size_t k = rank; k-- > 0;) {
-            stride[k] = s;
-            s *= c.sizes[k];
         }
         picklewriter::Pickle p;
         p.proto(2)

@@ -187,6 +187,18 @@ inline std::string torchZip(const std::string& archive, const std::string& pickl
 }
 
 // Little-endian bytes of values.
+// A torch.save archive of {"w": a meta tensor of torch.DTYPE, sizes [2, 3]}:
+// what a model saved while on the meta device holds (no storage, no values).
+inline std::string metaTensorZip(const std::string& dtype = "bfloat16") {
+    Pickle p;
+    p.proto(2).emptyDict().mark();
+    p.unicode("w").global("torch._utils", "_rebuild_meta_tensor_no_storage").mark();
+    p.global("torch", dtype).mark().binint(2).binint(3).tuple();
+    p.mark().binint(3).binint(1).tuple().boolean(false).tuple().reduce();
+    p.setitems().stop();
+    return torchZip("archive", p.bytes, {});
+}
+
 template <typename T> std::string leBytes(const std::vector<T>& values) {
     return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
 }

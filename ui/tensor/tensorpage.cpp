@@ -312,6 +312,9 @@ QStringList viewNotes(const ckptscope::Document& doc, size_t tensor) {
         if (traits.isParameter)
             notes << (traits.requiresGrad ? QObject::tr("An nn.Parameter (requires_grad).")
                                           : QObject::tr("An nn.Parameter (requires_grad False)."));
+        if (traits.meta)
+            notes << QObject::tr("A meta tensor: torch saved its dtype and shape, no values (the "
+                                 "model was on the meta device when saved).");
         if (!traits.quantization.empty())
             notes << QObject::tr("Quantized: its values are the stored integers with the "
                                  "quantizer's parameters %1 (scheme, scale, zero point…); they "
@@ -365,7 +368,7 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     else if (t.dtype == ckptscope::Dtype::F64)
         notes << tr("F64: statistics and the histogram are computed in double; the values "
                     "view shows each value rounded to f32.");
-    else if (t.dtype != ckptscope::Dtype::F32)
+    else if (t.dtype != ckptscope::Dtype::F32 && t.dataLen > 0) // (a meta tensor has none)
         notes << tr("%1 values are shown converted to f32%2.")
                      .arg(dtype, ckptscope::exactInF32(t.dtype)
                                      ? tr(", exactly")

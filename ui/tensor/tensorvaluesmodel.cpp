@@ -90,6 +90,9 @@ QString TensorValuesModel::layoutNote() const {
     const auto& t = m_document->tensors()[size_t(m_tensor)];
     if (t.elementCount && *t.elementCount == t.dataLen)
         return {};
+    if (size_t(m_tensor) < m_document->traits().size() &&
+        m_document->traits()[size_t(m_tensor)].meta)
+        return tr("A meta tensor: torch saved its dtype and shape, no values.");
     const QString holds = t.elementCount
                               ? tr("holds %1 elements").arg(groupedNumber(*t.elementCount))
                               : tr("holds more elements than 64 bits can count");

@@ -2,6 +2,7 @@
 
 #include "ckptscope/common/printable.h"
 #include "ckptscope/common/saturating.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/filesource.h"
 #include "ckptscope/io/folderlisting.h"
@@ -292,17 +293,28 @@ size_t Document::tensorsSharingStorage() const {
     return ckptscope::tensorsSharingStorage(m_index);
 }
 
+void Document::refuseMeta(size_t index, uint64_t count) const {
+    if (count > 0 && index < m_index.traits.size() && m_index.traits[index].meta)
+        throw CheckpointError(CheckpointError::Kind::Invalid,
+                              m_source->name() + ": tensor " +
+                                  quotedName(m_index.tensors.at(index).name) +
+                                  ": a meta tensor: torch saved its dtype and shape, no values");
+}
+
 void Document::readValues(size_t index, uint64_t first, uint64_t count, float* out) const {
+    refuseMeta(index, count);
     readTensorValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first, count,
                      out);
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, double* out) const {
+    refuseMeta(index, count);
     readTensorValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first, count,
                      out);
 }
 
 void Document::readComplexValues(size_t index, uint64_t first, uint64_t count, double* out) const {
+    refuseMeta(index, count);
     ckptscope::readComplexValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index),
                                  first, count, out);
 }
@@ -342,6 +354,7 @@ MetadataArrayRun Document::arrayRun(const MetadataArray& array, uint64_t count) 
 }
 
 void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {
+    refuseMeta(index, count);
     ckptscope::readRawValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first,
                              count, out);
 }

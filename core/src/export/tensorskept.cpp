@@ -18,7 +18,9 @@ std::vector<size_t> tensorsKept(const Document& doc, const char* (*leftOutWhy)(D
     };
     std::vector<Left> left; // by reason, in order of first use
     for (size_t i = 0; i < doc.tensors().size(); ++i) {
-        const char* why = leftOutWhy(doc.tensors()[i].dtype);
+        const char* why = i < doc.traits().size() && doc.traits()[i].meta
+                              ? "meta tensors: torch saved their dtype and shape, no values"
+                              : leftOutWhy(doc.tensors()[i].dtype);
         if (!why) {
             kept.push_back(i);
             continue;

@@ -63,7 +63,10 @@ uint64_t indexBytes(const FormatIndex& index) {
             sum = saturatingAdd(sum, index.storages[s].bytes);
         }
     };
-    for (const auto& t : index.tensors) {
+    for (size_t i = 0; i < index.tensors.size(); ++i) {
+        const TensorEntry& t = index.tensors[i];
+        if (i < index.traits.size() && index.traits[i].meta)
+            continue; // a meta tensor: no bytes
         if (t.view == kNoView) {
             sum = saturatingAdd(sum, tensorSizeBytes(t).value_or(UINT64_MAX));
             continue;

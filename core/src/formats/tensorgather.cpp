@@ -142,12 +142,31 @@ struct Segment {
     uint64_t at;
     uint64_t to;
     uint64_t n;
+    const TensorPiece* piece;
 };
+
+// Elements [at, at + n) (C order of the piece's box) of a storage that holds
+// the box as a strided view (TensorStorage::boxStrides), to out.
+void readStridedBox(const TensorSources& from, const TensorEntry& t, const TensorStorage& s,
+                    const TensorPiece& p, uint64_t at, uint64_t n, size_t size, uint8_t* out,
+                    std::vector<uint64_t>& pos, std::vector<uint8_t>& run) {
+    if (s.boxStrides.size() != p.sizes.size())
+        fail(from, t,
+             "a piece of " + std::to_string(p.sizes.size()) + " dimensions whose storage " +
+                 quotedName(s.key) + " gives " + std::to_string(s.boxStrides.size()) + " strides");
+    const TensorView box{0, 0, s.boxStrides, {}};
+    for (uint64_t done = 0; done < n;) {
+        const uint64_t m = std::min(kChunk, n - done);
+        stridedPositions(p.sizes, box, at + done, m, pos);
+        gatherPositions(from, t, s, pos, size, out + done * size, run);
+        done += m;
+    }
+}
 
 void addSegment(std::vector<Segment>& segments, Segment s) {
     if (!segments.empty()) {
         Segment& b = segments.back();
-        if (b.storage == s.storage && b.at + b.n == s.at && b.to + b.n == s.to) {
+        if (b.piece == s.piece && b.at + b.n == s.at && b.to + b.n == s.to) {
             b.n += s.n;
             return;
         }
@@ -183,7 +202,7 @@ std::vector<Segment> pieceSegments(const TensorSources& from, const TensorEntry&
             const uint64_t hi = std::min(first + count, start + length);
             if (lo < hi)
                 segments.push_back(
-                    {p.storage, p.elementOffset + (lo - start), lo - first, hi - lo});
+                    {p.storage, p.elementOffset + (lo - start), lo - first, hi - lo, &p});
         };
         if (p.offsets.size() == 1 && rank != 1) {
             run(p.offsets[0], p.sizes[0]);
@@ -227,7 +246,7 @@ std::vector<Segment> pieceSegments(const TensorSources& from, const TensorEntry&
                 if (inside && lo < hi)
                     addSegment(segments,
                                {p->storage, p->elementOffset + boxPosition(*p, prefix, lo),
-                                pos + (lo - j) - first, hi - lo});
+                                pos + (lo - j) - first, hi - lo, p});
             }
             pos += run;
         }
@@ -277,9 +296,16 @@ void gatherRaw(const TensorSources& from, const TensorEntry& tensor, const Tenso
         gatherStrided(from, tensor, view, first, count, size, out);
         return;
     }
-    for (const Segment& s : pieceSegments(from, tensor, view, first, count))
-        readStorage(from, tensor, storageOf(from, tensor, s.storage), s.at, s.n, size,
-                    out + s.to * size);
+    std::vector<uint64_t> pos;
+    std::vector<uint8_t> run;
+    for (const Segment& s : pieceSegments(from, tensor, view, first, count)) {
+        const TensorStorage& storage = storageOf(from, tensor, s.storage);
+        if (storage.boxStrides.empty())
+            readStorage(from, tensor, storage, s.at, s.n, size, out + s.to * size);
+        else // (a DCP piece starts at its storage's first element)
+            readStridedBox(from, tensor, storage, *s.piece, s.at - s.piece->elementOffset, s.n,
+                           size, out + s.to * size, pos, run);
+    }
 }
 
 } // namespace ckptscope

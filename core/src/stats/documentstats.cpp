@@ -177,6 +177,12 @@ const char* statisticsNote(Dtype dtype) {
     return nullptr;
 }
 
+const char* statisticsNote(const Document& doc, size_t index) {
+    if (index < doc.traits().size() && doc.traits()[index].meta)
+        return "a meta tensor: torch saved its dtype and shape, no values";
+    return statisticsNote(doc.tensors().at(index).dtype);
+}
+
 bool hasStatistics(Dtype dtype) {
     return statisticsNote(dtype) == nullptr;
 }

@@ -59,14 +59,24 @@ private Q_SLOTS:
     void logicalTensorsEqualWhatWasWritten_data() {
         QTest::addColumn<int>("world");
         QTest::addColumn<bool>("bf16");
+        QTest::addColumn<bool>("transposed");
         for (int world : {1, 2, 3, 8})
             for (bool bf16 : {false, true})
-                QTest::addRow("%d ranks, %s", world, bf16 ? "bf16" : "f32") << world << bf16;
+                QTest::addRow("%d ranks, %s", world, bf16 ? "bf16" : "f32")
+                    << world << bf16 << false;
+        // Chunks saved as transposed views (torch does not make a view of
+        // a whole storage contiguous): read through their strides.
+        for (int world : {1, 3})
+            for (bool bf16 : {false, true})
+                QTest::addRow("%d ranks, %s, chunks transposed", world, bf16 ? "bf16" : "f32")
+                    << world << bf16 << true;
     }
     void logicalTensorsEqualWhatWasWritten() {
         QFETCH(int, world);
         QFETCH(bool, bf16);
-        const DcpFixture f = DcpFixture::make(uint64_t(world), kShapes, bf16);
+        QFETCH(bool, transposed);
+        DcpFixture f = DcpFixture::make(uint64_t(world), kShapes, bf16);
+        f.transposedChunks = transposed;
         QTemporaryDir dir;
         const std::string folder = dir.path().toStdString();
         f.write(folder);
@@ -265,6 +275,17 @@ private Q_SLOTS:
                      e.c_str());
             const auto doc = Document::open(dir.path().toStdString());
             QCOMPARE(valuesOf(*doc, base.tensors[4].fqn), base.tensors[4].values);
+        }
+        { // a chunk saved as a strided view reaching past its storage
+            DcpFixture f = base;
+            f.transposedChunks = true;
+            f.strideOverrun = 1;
+            QTemporaryDir dir;
+            f.write(dir.path().toStdString());
+            const std::string e = readError(dir.path().toStdString(), wq);
+            QVERIFY2(contains(e, wq) && contains(e, "__0_0.distcp") &&
+                         contains(e, "view out of range"),
+                     e.c_str());
         }
         { // the plan says another dtype than the chunks hold
             DcpFixture f = base;

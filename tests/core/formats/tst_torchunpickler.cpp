@@ -11,10 +11,13 @@
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/diff/tensordiff.h"
 #include "ckptscope/document/document.h"
+#include "ckptscope/export/converter.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/openerror.h"
 #include "ckptscope/formats/pytorch/picklescan.h"
+#include "ckptscope/stats/documentstats.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
@@ -333,6 +336,59 @@ private Q_SLOTS:
         QCOMPARE(d.tensors.at(0).status, DiffStatus::Changed);
         QCOMPARE(d.tensors.at(0).elements->differing, uint64_t(1));
         QCOMPARE(*d.tensors.at(0).elements->maxAbsDiff, 1.0); // the low byte of the first code
+    }
+
+    // A meta tensor (a model saved while on the meta device) is listed with
+    // its dtype and shape; it stores no values: reads are refused by name,
+    // stats says why, convert leaves it out saying why, and a plain tensor
+    // beside it reads as ever.
+    void metaTensorsListed() {
+        Pickle p;
+        p.proto(2).emptyDict().mark();
+        p.unicode("w").global("torch._utils", "_rebuild_meta_tensor_no_storage").mark();
+        p.global("torch", "float16").mark().binint(2).binint(3).tuple();
+        p.mark().binint(3).binint(1).tuple().boolean(true).tuple().reduce();
+        p.unicode("plain").tensor("1", "FloatStorage", 2, 0, {2}, {1});
+        p.setitems().stop();
+        const std::string floats("\0\0\x80\x3f\0\0\0\x40", 8); // 1, 2
+        const auto doc = openPickle(p, {{"1", floats}});
+        for (const auto& w : doc->warnings()) // torch._utils' rebuild is data
+            QFAIL(w.message.c_str());
+        QCOMPARE(doc->tensors().size(), size_t(2));
+        const TensorEntry& w = doc->tensors()[0];
+        QCOMPARE(w.name, std::string("w"));
+        QCOMPARE(w.dtype, Dtype::F16);
+        QCOMPARE(w.shape, (std::vector<uint64_t>{2, 3}));
+        QCOMPARE(w.dataLen, uint64_t(0));
+        QCOMPARE(w.view, kNoView);
+        QVERIFY(doc->traits()[0].meta);
+        QVERIFY(doc->traits()[0].requiresGrad);
+        QVERIFY(!doc->traits()[1].meta);
+        QCOMPARE(doc->numParams(), uint64_t(6 + 2));
+        QCOMPARE(doc->totalBytes(), uint64_t(8)); // plain's: the meta tensor holds none
+        float f = 0;
+        try {
+            doc->readValues(0, 0, 1, &f);
+            QFAIL("a meta tensor's values were read");
+        } catch (const CheckpointError& e) {
+            QVERIFY2(std::string(e.what()).find("a meta tensor") != std::string::npos, e.what());
+        }
+        QVERIFY(std::string(statisticsNote(*doc, 0)).find("meta tensor") != std::string::npos);
+        QCOMPARE(statisticsNote(*doc, 1), nullptr);
+        std::vector<float> two(2);
+        doc->readValues(1, 0, 2, two.data());
+        QCOMPARE(two, (std::vector<float>{1.0f, 2.0f}));
+        QTemporaryDir dir;
+        const std::string out = dir.filePath(QStringLiteral("m.safetensors")).toStdString();
+        const std::vector<std::string> warnings =
+            convertDocument(*doc, ConvertTarget::Safetensors, out);
+        QVERIFY(std::any_of(warnings.begin(), warnings.end(), [](const std::string& m) {
+            return m.find("1 tensor left out (meta tensors") != std::string::npos &&
+                   m.ends_with(": w");
+        }));
+        const auto written = Document::open(out);
+        QCOMPARE(written->tensors().size(), size_t(1));
+        QCOMPARE(written->tensors()[0].name, std::string("plain"));
     }
 
     // A sparse tensor is listed by its parts, named as torch names them

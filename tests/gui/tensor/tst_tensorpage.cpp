@@ -1,10 +1,12 @@
 #include "guisupport.h"
+#include "picklewriter.h"
 #include "tensor/histogramview.h"
 #include "tensor/tensorpage.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
+#include "ckptscope/io/bytesource.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -153,6 +155,23 @@ private Q_SLOTS:
                                                    "of float32; statistics and the histogram "
                                                    "are not computed for complex values.")),
                  qPrintable(shown.join(QLatin1Char('|'))));
+    }
+
+    // A meta tensor (saved while on the meta device) says it holds no
+    // values; no note promises values converted to f32.
+    void metaTensorSaysItHoldsNoValues() {
+        const std::string zip = picklewriter::metaTensorZip();
+        const auto doc = Document::open(
+            std::make_shared<MemorySource>(std::vector<uint8_t>(zip.begin(), zip.end()), "m.pt"));
+        TensorPage page;
+        page.setTensor(doc, 0);
+        const QStringList shown = shownLabels(&page);
+        QVERIFY2(anyContains(shown, QStringLiteral("A meta tensor: torch saved its dtype and "
+                                                   "shape, no values")),
+                 qPrintable(shown.join(QLatin1Char('|'))));
+        QVERIFY2(!anyContains(shown, QStringLiteral("converted to f32")),
+                 qPrintable(shown.join(QLatin1Char('|'))));
+        QVERIFY(anyContains(shown, QStringLiteral("(0 B stored)")));
     }
 
     void failedReadClearsHistogramAndStatistics() {

@@ -1,6 +1,9 @@
 #include "tensor/tensorvaluesmodel.h"
 
+#include "picklewriter.h"
+
 #include "ckptscope/formats/oxck/checkpoint.h"
+#include "ckptscope/io/bytesource.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -95,6 +98,22 @@ private Q_SLOTS:
         model.setTensor(m_doc, 3);
         QCOMPARE(model.rowCount(), 4);
         QCOMPARE(model.columnCount(), 1);
+    }
+    // A meta tensor has no values: no rows, and the note says why (not
+    // that the file stores fewer values than the shape holds).
+    void metaTensorHasNoValues() {
+        const std::string zip = picklewriter::metaTensorZip("float32");
+        const auto doc = Document::open(
+            std::make_shared<MemorySource>(std::vector<uint8_t>(zip.begin(), zip.end()), "m.pt"));
+        TensorValuesModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTensor(doc, 0);
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.layoutNote(),
+                 QStringLiteral("A meta tensor: torch saved its dtype and shape, no values."));
+        model.setTensor(m_doc, 3); // a stored count that differs from the shape's
+        QVERIFY(model.layoutNote().contains(QStringLiteral("the file stores 4 values")));
     }
     void anotherTensorDropsTheReadsOfTheLast() {
         TensorValuesModel model;

@@ -148,6 +148,9 @@ private:
     static std::shared_ptr<const Document>
     openFolderAs(const FolderFormat& format, const std::string& path, const std::string& located);
     void keepIndex(FormatIndex index);
+    // Throws, naming the tensor, when `count` values of a meta tensor
+    // (TensorTraits::meta) are asked for: it holds none.
+    void refuseMeta(size_t index, uint64_t count) const;
     const ByteSource& sourceOf(const TensorEntry& t) const;
 
     const FormatModule* m_module = nullptr;

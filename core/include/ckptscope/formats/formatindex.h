@@ -61,6 +61,11 @@ struct TensorStorage {
     // the plan says it holds. Read through storageAt(), never directly.
     bool deferred = false;
     uint64_t containerBytes = 0;
+    // A piece's storage that holds its box as a strided view (a DCP chunk
+    // torch saved without making it contiguous: a transposed tensor): the
+    // element strides of the box's dimensions, from `offset`. Empty when the
+    // box lies in C order.
+    std::vector<int64_t> boxStrides = {};
 };
 
 // Finds deferred storages (TensorStorage::deferred) when a read first needs
@@ -74,10 +79,10 @@ public:
     virtual const TensorStorage& resolve(uint32_t storage) const = 0;
 };
 
-// A box of a tensor kept in a storage of its own, contiguous in C order (a
-// PyTorch DCP chunk). One offset and one size on a tensor of more than one
-// dimension is a run of the flattened tensor instead (a DeepSpeed ZeRO
-// partition, cut anywhere).
+// A box of a tensor kept in a storage of its own, in C order unless the
+// storage gives its strides (a PyTorch DCP chunk). One offset and one size on a tensor of more than
+// one dimension is a run of the flattened tensor instead (a DeepSpeed ZeRO partition, cut
+// anywhere).
 struct TensorPiece {
     std::vector<uint64_t> offsets; // in the tensor's shape
     std::vector<uint64_t> sizes;
@@ -124,6 +129,10 @@ struct TensorTraits {
     // A quantized tensor's quantizer parameters as Python writes them
     // ("(torch.per_tensor_affine, 0.1, 0)"); "" for any other tensor.
     std::string quantization;
+    // A tensor on the meta device (torch._utils._rebuild_meta_tensor_no_storage):
+    // torch saved its dtype and shape, no values; its entry stores 0 and
+    // owns no bytes (no view).
+    bool meta = false;
 };
 
 struct IndexWarning {

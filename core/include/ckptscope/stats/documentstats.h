@@ -28,6 +28,9 @@ bool hasStatistics(Dtype dtype);
 // Why a dtype has no statistics ("statistics are not computed for complex
 // values"); null when it has them.
 const char* statisticsNote(Dtype dtype);
+// The same for tensor `index`, which also has none when it is a meta tensor
+// (TensorTraits::meta: no values saved).
+const char* statisticsNote(const Document& doc, size_t index);
 
 // Whether computeTensorStats of tensor `index` gets its values from
 // Document::readValues as f32 (each value decoded; not F64, not integers,

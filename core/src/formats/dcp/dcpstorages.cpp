@@ -1,6 +1,7 @@
 #include "formats/dcp/dcpstorages.h"
 
 #include "formats/pytorch/pytorchformat.h"
+#include "formats/tensorgather.h"
 
 namespace ckptscope::dcp {
 
@@ -27,20 +28,31 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
         failInvalid(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
                                sizesText(c.sizes));
     const TensorView& saved = part.views.at(t.view);
-    // torch clones a chunk that views part of a larger storage: a chunk
-    // is contiguous, unless a whole tensor was saved as a view.
-    uint64_t stride = 1;
-    for (size_t k = t.shape.size(); k-- > 0 && !saved.strides.empty();) {
-        if (t.shape[k] > 1 && uint64_t(saved.strides[k]) != stride)
-            failInvalid(where, "a chunk saved as a non-contiguous view, which is not read");
-        stride *= t.shape[k];
-    }
     TensorStorage s = part.storages.at(saved.storage);
     const size_t size = dtypeSize(p.dtype);
-    if (saved.elementOffset > s.bytes / size || p.bytes > s.bytes - saved.elementOffset * size)
-        failInvalid(where, "its storage holds fewer elements than the chunk");
+    // torch clones a chunk that views part of a larger storage, but not a
+    // permuted view of a whole one (a transposed weight): that chunk keeps
+    // its strides, and is read through them.
+    bool contiguous = true;
+    uint64_t stride = 1;
+    for (size_t k = t.shape.size(); k-- > 0 && !saved.strides.empty();) {
+        contiguous = contiguous && (t.shape[k] <= 1 || uint64_t(saved.strides[k]) == stride);
+        stride *= t.shape[k];
+    }
+    uint64_t reach = p.bytes / size; // elements from the view's first one
+    if (!contiguous && reach > 0) {
+        const std::optional<uint64_t> last =
+            lastStorageElement(t.shape, TensorView{0, 0, saved.strides, {}});
+        if (!last)
+            failInvalid(where, "its strides reach past 2^64 elements");
+        reach = *last + 1;
+        s.boxStrides = saved.strides;
+    }
+    if (saved.elementOffset > s.bytes / size || reach > s.bytes / size - saved.elementOffset)
+        failInvalid(where, "its storage holds fewer elements than the chunk" +
+                               std::string(s.boxStrides.empty() ? "" : "'s strides reach"));
     s.offset += saved.elementOffset * size;
-    s.bytes = p.bytes;
+    s.bytes = reach * size;
     s.key = p.key;
     s.shard = p.shard;
     return s;

@@ -173,8 +173,6 @@ private:
 
     uint32_t addEntry(uint32_t pickled, const std::string& name, uint32_t sameAs) {
         const PickledTensor& t = m_u.tensors[pickled];
-        const uint32_t storage = m_storageOf[t.storage];
-        const TensorStorage& s = m_index.storages[storage];
         uint64_t numel = 1;
         for (uint64_t d : t.size)
             if (__builtin_mul_overflow(numel, d, &numel))
@@ -184,20 +182,28 @@ private:
         TensorEntry e;
         e.name = name;
         e.shape = t.size;
-        e.dtype = s.dtype;
-        e.dataLen = numel;
         e.elementCount = numel;
-        const uint64_t item = dtypeSize(s.dtype);
-        e.dataOffset = s.offset + std::min(t.offset, s.bytes / item) * item;
-        TensorView v;
-        v.storage = storage;
-        v.elementOffset = t.offset;
-        if (!contiguous(t.size, t.stride))
-            v.strides.assign(t.stride.begin(), t.stride.end());
-        e.view = uint32_t(m_index.views.size());
-        m_index.views.push_back(std::move(v));
+        if (t.meta) { // a dtype and a shape, no bytes: 0 values stored
+            e.dtype = t.dtype;
+            e.dataLen = 0;
+        } else {
+            const uint32_t storage = m_storageOf[t.storage];
+            const TensorStorage& s = m_index.storages[storage];
+            e.dtype = s.dtype;
+            e.dataLen = numel;
+            const uint64_t item = dtypeSize(s.dtype);
+            e.dataOffset = s.offset + std::min(t.offset, s.bytes / item) * item;
+            TensorView v;
+            v.storage = storage;
+            v.elementOffset = t.offset;
+            if (!contiguous(t.size, t.stride))
+                v.strides.assign(t.stride.begin(), t.stride.end());
+            e.view = uint32_t(m_index.views.size());
+            m_index.views.push_back(std::move(v));
+        }
         m_index.tensors.push_back(std::move(e));
         TensorTraits traits;
+        traits.meta = t.meta;
         traits.sameAs = sameAs;
         traits.requiresGrad = t.requiresGrad;
         traits.isParameter = t.isParameter;

@@ -142,36 +142,75 @@ uint32_t TorchUnpickler::storageNode(uint32_t pid, uint64_t at) {
     return id;
 }
 
+void TorchUnpickler::failCall(const std::string& fn, const std::string& what, uint64_t at) const {
+    throw CheckpointError(K::Invalid,
+                          m_where + ": byte " + std::to_string(at) + ": " + fn + ": " + what, at);
+}
+
+uint64_t TorchUnpickler::countArg(uint32_t node, const char* what, const std::string& fn,
+                                  uint64_t at) const {
+    const ObjectNode& n = m_tree.at(node);
+    if (n.kind != ObjectKind::Int)
+        failCall(fn, std::string(what) + " is not an integer", at);
+    if (n.integer < 0)
+        failCall(fn, std::string("negative ") + what + " " + std::to_string(n.integer), at);
+    return uint64_t(n.integer);
+}
+
+std::vector<uint64_t> TorchUnpickler::countsArg(uint32_t node, const char* what,
+                                                const std::string& fn, uint64_t at) const {
+    const ObjectNode* n = &m_tree.at(node);
+    if (n->kind == ObjectKind::Object && n->items.size() == 1) // torch.Size((…))
+        n = &m_tree.at(n->items[0]);
+    if (n->kind != ObjectKind::Tuple && n->kind != ObjectKind::List)
+        failCall(fn, std::string(what) + " is not a tuple", at);
+    std::vector<uint64_t> v;
+    v.reserve(n->items.size());
+    for (uint32_t i : n->items)
+        v.push_back(countArg(i, what, fn, at));
+    return v;
+}
+
+uint32_t TorchUnpickler::metaTensor(const std::string& fn, const std::vector<uint32_t>& args,
+                                    uint64_t at) {
+    // (dtype, size, stride, requires_grad): no storage, no values.
+    if (args.size() < 3)
+        failCall(fn, "expected (dtype, size, stride, …)", at);
+    const ObjectNode& d = m_tree.at(args[0]);
+    const std::optional<Dtype> dtype =
+        d.kind == ObjectKind::Global ? torchDtypeNamed(d.text) : std::nullopt;
+    if (!dtype)
+        failCall(fn,
+                 "a dtype torch does not have: " +
+                     (d.kind == ObjectKind::Global ? d.text : std::string("(not a dtype)")),
+                 at);
+    PickledTensor t;
+    t.meta = true;
+    t.dtype = *dtype;
+    t.size = countsArg(args[1], "size", fn, at);
+    t.stride = countsArg(args[2], "stride", fn, at);
+    if (t.size.size() != t.stride.size())
+        failCall(fn,
+                 std::to_string(t.size.size()) + " sizes but " + std::to_string(t.stride.size()) +
+                     " strides",
+                 at);
+    if (args.size() > 3 && m_tree.at(args[3]).kind == ObjectKind::Bool)
+        t.requiresGrad = m_tree.at(args[3]).integer != 0;
+    ObjectNode n;
+    n.kind = ObjectKind::Tensor;
+    n.tensor = uint32_t(tensors.size());
+    tensors.push_back(std::move(t));
+    return m_tree.add(std::move(n));
+}
+
 uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, const std::vector<uint32_t>& args,
                                        uint64_t at) {
-    const auto fail = [&](const std::string& what) {
-        throw CheckpointError(
-            K::Invalid, m_where + ": byte " + std::to_string(at) + ": " + fn + ": " + what, at);
-    };
+    const auto fail = [&](const std::string& what) { failCall(fn, what, at); };
     if (args.size() < 4)
         fail("expected (storage, offset, size, stride, …)");
     const auto storage = m_storageOfNode.find(args[0]);
     if (storage == m_storageOfNode.end())
         fail("its first argument is not a storage");
-    const auto count = [&](uint32_t id, const char* what) {
-        const ObjectNode& n = m_tree.at(id);
-        if (n.kind != ObjectKind::Int)
-            fail(std::string(what) + " is not an integer");
-        if (n.integer < 0)
-            fail(std::string("negative ") + what + " " + std::to_string(n.integer));
-        return uint64_t(n.integer);
-    };
-    const auto counts = [&](uint32_t id, const char* what) {
-        const ObjectNode* n = &m_tree.at(id);
-        if (n->kind == ObjectKind::Object && n->items.size() == 1) // torch.Size((…))
-            n = &m_tree.at(n->items[0]);
-        if (n->kind != ObjectKind::Tuple && n->kind != ObjectKind::List)
-            fail(std::string(what) + " is not a tuple");
-        std::vector<uint64_t> v;
-        for (uint32_t i : std::vector<uint32_t>(n->items))
-            v.push_back(count(i, what));
-        return v;
-    };
     PickledTensor t;
     t.storage = storage->second;
     // v3 names the tensor's dtype: an untyped storage takes it (its numel
@@ -197,9 +236,9 @@ uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, const std::vector<
                  ", the tensor says " + name);
         }
     }
-    t.offset = count(args[1], "storage offset");
-    t.size = counts(args[2], "size");
-    t.stride = counts(args[3], "stride");
+    t.offset = countArg(args[1], "storage offset", fn, at);
+    t.size = countsArg(args[2], "size", fn, at);
+    t.stride = countsArg(args[3], "stride", fn, at);
     if (t.size.size() != t.stride.size())
         fail(std::to_string(t.size.size()) + " sizes but " + std::to_string(t.stride.size()) +
              " strides");
@@ -248,6 +287,8 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
     if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor" ||
         fn == "torch._utils._rebuild_tensor_v3")
         return rebuildTensor(fn, a, at);
+    if (fn == "torch._utils._rebuild_meta_tensor_no_storage")
+        return metaTensor(fn, a, at);
     if (fn == "torch._utils._rebuild_qtensor" && a.size() > 4) {
         // (storage, offset, size, stride, quantizer parameters, requires_grad,
         // hooks): a tensor of stored integers, its parameters kept as text.

@@ -34,6 +34,10 @@ struct PickledTensor {
     bool requiresGrad = false;
     bool isParameter = false;
     std::string quantization; // a quantized tensor's quantizer parameters, as Python writes them
+    // A tensor on the meta device (_rebuild_meta_tensor_no_storage): its
+    // dtype and shape only, no storage (`storage` and `offset` unused).
+    bool meta = false;
+    Dtype dtype = Dtype::F32;
 };
 
 // How often a pickle names a global, and the nodes its calls made.
@@ -69,6 +73,13 @@ private:
     uint32_t storageNode(uint32_t pid, uint64_t at);
     uint32_t reduce(uint32_t callable, uint32_t args, uint64_t at);
     uint32_t rebuildTensor(const std::string& fn, const std::vector<uint32_t>& args, uint64_t at);
+    uint32_t metaTensor(const std::string& fn, const std::vector<uint32_t>& args, uint64_t at);
+    // A call's argument that must be a count, or a tuple (torch.Size) of
+    // them; throws naming the call and `what`.
+    uint64_t countArg(uint32_t node, const char* what, const std::string& fn, uint64_t at) const;
+    std::vector<uint64_t> countsArg(uint32_t node, const char* what, const std::string& fn,
+                                    uint64_t at) const;
+    [[noreturn]] void failCall(const std::string& fn, const std::string& what, uint64_t at) const;
 
     ObjectTree& m_tree;
     std::string m_where;
