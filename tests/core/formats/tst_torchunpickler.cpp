@@ -457,6 +457,48 @@ private Q_SLOTS:
             QFAIL(w.message.c_str());
     }
 
+    // A nested tensor (torch.nested, strided layout) is listed by the parts
+    // its rebuild call holds, named as its arguments are: the values' buffer
+    // and each component's sizes, strides and offset into it.
+    void nestedTensorsListedByTheirParts() {
+        Pickle p;
+        p.proto(2).emptyDict().mark();
+        p.unicode("nt").global("torch._utils", "_rebuild_nested_tensor").mark();
+        p.tensor("0", "FloatStorage", 5, 0, {5}, {1});      // buffer: [2] then [3]
+        p.tensor("1", "LongStorage", 2, 0, {2, 1}, {1, 1}); // sizes [[2], [3]]
+        p.tensor("2", "LongStorage", 2, 0, {2, 1}, {1, 1}); // strides [[1], [1]]
+        p.tensor("3", "LongStorage", 2, 0, {2}, {1});       // storage_offsets [0, 2]
+        p.tuple().reduce();
+        p.setitems().stop();
+        const auto longs = [](std::initializer_list<int64_t> v) {
+            std::string s(v.size() * 8, '\0');
+            std::memcpy(s.data(), std::data(v), s.size());
+            return s;
+        };
+        std::string floats(20, '\0');
+        const float fv[] = {1, 2, 3, 4, 5};
+        std::memcpy(floats.data(), fv, 20);
+        const auto doc = openPickle(
+            p, {{"0", floats}, {"1", longs({2, 3})}, {"2", longs({1, 1})}, {"3", longs({0, 2})}});
+        std::vector<std::string> names;
+        for (const TensorEntry& t : doc->tensors())
+            names.push_back(t.name);
+        QCOMPARE(names, (std::vector<std::string>{"nt.buffer", "nt.sizes", "nt.strides",
+                                                  "nt.storage_offsets"}));
+        std::vector<double> buffer(5), offsets(2);
+        doc->readValues(0, 0, 5, buffer.data());
+        doc->readValues(3, 0, 2, offsets.data());
+        QCOMPARE(buffer, (std::vector<double>{1, 2, 3, 4, 5}));
+        QCOMPARE(offsets, (std::vector<double>{0, 2}));
+        QCOMPARE(doc->tensors()[1].shape, (std::vector<uint64_t>{2, 1}));
+        const json o = objects(*doc);
+        QCOMPARE(o["nt"]["object"].get<std::string>(),
+                 std::string("torch._utils._rebuild_nested_tensor"));
+        QCOMPARE(o["nt"]["args"][0]["tensor"].get<std::string>(), std::string("nt.buffer"));
+        for (const auto& w : doc->warnings())
+            QFAIL(w.message.c_str());
+    }
+
     // A big-endian complex storage is swapped part by part, as torch swaps
     // it (each float of a (real, imaginary) pair), never the pair whole;
     // complex values read as pairs, through a view too.

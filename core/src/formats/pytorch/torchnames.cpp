@@ -12,25 +12,35 @@ std::string join(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
 }
 
-// The names of a sparse tensor's parts as torch names them (t.indices(),
-// t.crow_indices()…), in the order its rebuild call holds them, when `n` is
-// such a call: _rebuild_sparse_tensor(layout, (indices, values, size…)) or
-// _rebuild_sparse_compressed_tensor(layout, (compressed, plain, values,
-// size)). Empty for any other node.
-std::vector<const char*> sparseParts(const ObjectTree& tree, const ObjectNode& n) {
-    if (n.kind != ObjectKind::Object || n.items.size() != 2 ||
-        tree.at(n.items[0]).kind != ObjectKind::Global ||
+// A tensor torch saves as its parts: the node whose items hold them and the
+// names of those, in order. A sparse tensor's as torch names them
+// (t.indices(), t.crow_indices()…): _rebuild_sparse_tensor(layout,
+// (indices, values, size…)) or _rebuild_sparse_compressed_tensor(layout,
+// (compressed, plain, values, size)); a nested tensor's as its rebuild call
+// names its arguments: _rebuild_nested_tensor(buffer, sizes, strides,
+// storage_offsets). No names for any other node.
+struct TensorParts {
+    uint32_t holder = kNoNode;
+    std::vector<const char*> names;
+};
+
+TensorParts tensorParts(const ObjectTree& tree, const ObjectNode& n) {
+    if (n.kind != ObjectKind::Object)
+        return {};
+    if (n.text == "torch._utils._rebuild_nested_tensor" && n.items.size() == 4)
+        return {kNoNode, {"buffer", "sizes", "strides", "storage_offsets"}};
+    if (n.items.size() != 2 || tree.at(n.items[0]).kind != ObjectKind::Global ||
         tree.at(n.items[1]).kind != ObjectKind::Tuple)
         return {};
     const std::string& layout = tree.at(n.items[0]).text;
     if (n.text == "torch._utils._rebuild_sparse_tensor" && layout == "torch.sparse_coo")
-        return {"indices", "values"};
+        return {n.items[1], {"indices", "values"}};
     if (n.text != "torch._utils._rebuild_sparse_compressed_tensor")
         return {};
     if (layout == "torch.sparse_csr" || layout == "torch.sparse_bsr")
-        return {"crow_indices", "col_indices", "values"};
+        return {n.items[1], {"crow_indices", "col_indices", "values"}};
     if (layout == "torch.sparse_csc" || layout == "torch.sparse_bsc")
-        return {"ccol_indices", "row_indices", "values"};
+        return {n.items[1], {"ccol_indices", "row_indices", "values"}};
     return {};
 }
 
@@ -96,16 +106,15 @@ private:
         } else if (moduleState(node) != kNoNode) {
             if (enter(node))
                 walkModule(node, path);
-        } else if (const std::vector<const char*> parts = sparseParts(m_tree, m_tree.at(node));
-                   !parts.empty()) {
-            // A sparse tensor is listed by its parts (sp.indices, sp.values):
-            // dense tensors torch saves whole.
-            const uint32_t data = m_tree.at(node).items[1];
-            if (!enter(node) || !enter(data))
+        } else if (TensorParts parts = tensorParts(m_tree, m_tree.at(node)); !parts.names.empty()) {
+            // A sparse or nested tensor is listed by its parts (sp.indices,
+            // sp.values; nt.buffer…): dense tensors torch saves whole.
+            const uint32_t holder = parts.holder == kNoNode ? node : parts.holder;
+            if (!enter(node) || (holder != node && !enter(holder)))
                 return;
-            for (size_t i = 0; i < parts.size() && i < m_tree.at(data).items.size(); ++i)
-                if (m_tree.at(m_tree.at(data).items[i]).kind == ObjectKind::Tensor)
-                    visitSlot(data, i, join(path, parts[i]));
+            for (size_t i = 0; i < parts.names.size() && i < m_tree.at(holder).items.size(); ++i)
+                if (m_tree.at(m_tree.at(holder).items[i]).kind == ObjectKind::Tensor)
+                    visitSlot(holder, i, join(path, parts.names[i]));
         }
     }
 
