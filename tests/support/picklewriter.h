@@ -186,7 +186,6 @@ inline std::string torchZip(const std::string& archive, const std::string& pickl
     return out;
 }
 
-// Little-endian bytes of values.
 // A torch.save archive of {"w": a meta tensor of torch.DTYPE, sizes [2, 3]}:
 // what a model saved while on the meta device holds (no storage, no values).
 inline std::string metaTensorZip(const std::string& dtype = "bfloat16") {
@@ -199,6 +198,7 @@ inline std::string metaTensorZip(const std::string& dtype = "bfloat16") {
     return torchZip("archive", p.bytes, {});
 }
 
+// Little-endian bytes of values.
 template <typename T> std::string leBytes(const std::vector<T>& values) {
     return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
 }

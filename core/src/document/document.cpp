@@ -214,6 +214,12 @@ std::shared_ptr<const Document> Document::convertedModel(std::string& leftOut,
         renumbered.at(c.tensor) = uint32_t(index.tensors.size());
         index.tensors.push_back(std::move(t));
         doc->m_asF32.push_back(c.asF32);
+        if (c.tensor < m_index.traits.size()) { // a meta tensor stays one; the optimizer's names
+            TensorTraits traits = m_index.traits[c.tensor];
+            traits.sameAs = UINT32_MAX; // renumbered: each written whole
+            index.traits.resize(index.tensors.size() - 1);
+            index.traits.push_back(std::move(traits));
+        }
         kept[c.tensor] = true;
     }
     // The tree stays, so that the values that are not tensors are named as

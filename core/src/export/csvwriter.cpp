@@ -2,6 +2,7 @@
 
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/export/valuechunk.h"
+#include "export/valuestream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,6 +50,7 @@ std::vector<std::string> valueTexts(const Document& doc, size_t index, uint64_t 
 
 void writeTensorCsv(std::ostream& out, const Document& doc, size_t index,
                     const TaskControl& control) {
+    refuseMetaTensor(doc, index);
     const CsvGrid grid = csvGrid(doc.tensors().at(index));
     const uint64_t rowsPerChunk =
         std::max<uint64_t>(1, (uint64_t(1) << 16) / std::max<uint64_t>(grid.columns, 1));

@@ -14,6 +14,7 @@ namespace ckptscope {
 
 std::vector<uint64_t> exportShape(const Document& doc, size_t index,
                                   std::vector<std::string>* warnings) {
+    refuseMetaTensor(doc, index); // (not an empty array: no values at all)
     const TensorEntry& t = doc.tensors().at(index);
     if (t.shape.empty() && t.dataLen <= 1)
         return t.dataLen == 1 ? std::vector<uint64_t>{} : std::vector<uint64_t>{0};
@@ -41,9 +42,14 @@ bool safetensorsAsF32(const Document& doc, size_t index) {
 }
 
 uint64_t safetensorsBytes(const Document& doc, size_t index) {
-    // dataLen fits the file (and 4 bytes per value of a block type fit 64 bits)
+    // (a view's element count is not bounded by its file: a stride-0 view)
     const TensorEntry& t = doc.tensors().at(index);
-    return t.dataLen * (safetensorsAsF32(doc, index) ? 4 : dtypeSize(t.dtype));
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(t.dataLen, safetensorsAsF32(doc, index) ? 4 : dtypeSize(t.dtype),
+                               &bytes))
+        throw ExportError(doc.path() + ": tensor \"" + t.name + "\": its " +
+                          std::to_string(t.dataLen) + " values take more than 2^64 bytes");
+    return bytes;
 }
 
 const char* safetensorsLeavesOut(Dtype dtype) {

@@ -31,9 +31,16 @@ void narrowF64(const Document& doc, size_t index, uint64_t first, uint64_t n, fl
 
 } // namespace
 
+void refuseMetaTensor(const Document& doc, size_t index) {
+    if (index < doc.traits().size() && doc.traits()[index].meta)
+        throw ExportError(doc.path() + ": tensor \"" + doc.tensors().at(index).name +
+                          "\": a meta tensor: torch saved its dtype and shape, no values to write");
+}
+
 void streamValues(std::ostream& out, const Document& doc, size_t index, StreamAs as,
                   const TaskControl& control, const std::function<void(uint64_t n)>& advanced,
                   const char* why) {
+    refuseMetaTensor(doc, index);
     const TensorEntry& t = doc.tensors()[index];
     const bool toF32 = as == StreamAs::F32;
     const DtypeBlock block = toF32 ? DtypeBlock{1, 4} : dtypeBlock(t.dtype);

@@ -23,4 +23,9 @@ void streamValues(std::ostream& out, const Document& doc, size_t index, StreamAs
                   const TaskControl& control, const std::function<void(uint64_t n)>& advanced,
                   const char* why = "");
 
+// Throws ExportError naming the file and the tensor when tensor `index` is a
+// meta tensor (TensorTraits::meta): it has no values to write, and an empty
+// array would pass for them.
+void refuseMetaTensor(const Document& doc, size_t index);
+
 } // namespace ckptscope

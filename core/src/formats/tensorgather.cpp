@@ -72,12 +72,13 @@ void stridedPositions(const std::vector<uint64_t>& shape, const TensorView& view
     }
 }
 
-// Copies the elements at `pos` (output order) from one storage into out:
-// sorted, then read in runs that bridge small gaps, each element copied to
-// its place. Repeated positions (stride 0) are read once.
+// Copies the elements at `pos` from one storage into out, element i to
+// output position i (or to[i]): sorted, then read in runs that bridge small
+// gaps, each element copied to its place. Repeated positions (stride 0) are
+// read once.
 void gatherPositions(const TensorSources& from, const TensorEntry& t, const TensorStorage& s,
                      const std::vector<uint64_t>& pos, size_t size, uint8_t* out,
-                     std::vector<uint8_t>& run) {
+                     std::vector<uint8_t>& run, const std::vector<uint64_t>* to = nullptr) {
     std::vector<std::pair<uint64_t, uint32_t>> order(pos.size());
     for (size_t i = 0; i < pos.size(); ++i)
         order[i] = {pos[i], uint32_t(i)};
@@ -94,7 +95,7 @@ void gatherPositions(const TensorSources& from, const TensorEntry& t, const Tens
         run.resize(size_t(n * size));
         readStorage(from, t, s, start, n, size, run.data());
         for (size_t i = a; i < b; ++i)
-            std::memcpy(out + size_t(order[i].second) * size,
+            std::memcpy(out + size_t(to ? (*to)[order[i].second] : order[i].second) * size,
                         run.data() + (order[i].first - start) * size, size);
         a = b;
     }
@@ -145,22 +146,26 @@ struct Segment {
     const TensorPiece* piece;
 };
 
-// Elements [at, at + n) (C order of the piece's box) of a storage that holds
-// the box as a strided view (TensorStorage::boxStrides), to out.
-void readStridedBox(const TensorSources& from, const TensorEntry& t, const TensorStorage& s,
-                    const TensorPiece& p, uint64_t at, uint64_t n, size_t size, uint8_t* out,
-                    std::vector<uint64_t>& pos, std::vector<uint8_t>& run) {
+// The segments of one piece whose storage holds its box as a strided view
+// (TensorStorage::boxStrides), gathered together: a row of a transposed box
+// spans its whole storage, so its rows are read in one sorted pass per
+// call, never a pass per row.
+void readStridedPiece(const TensorSources& from, const TensorEntry& t, const TensorStorage& s,
+                      const TensorPiece& p, const std::vector<const Segment*>& segments,
+                      size_t size, uint8_t* out, std::vector<uint8_t>& run) {
     if (s.boxStrides.size() != p.sizes.size())
         fail(from, t,
              "a piece of " + std::to_string(p.sizes.size()) + " dimensions whose storage " +
                  quotedName(s.key) + " gives " + std::to_string(s.boxStrides.size()) + " strides");
-    const TensorView box{0, 0, s.boxStrides, {}};
-    for (uint64_t done = 0; done < n;) {
-        const uint64_t m = std::min(kChunk, n - done);
-        stridedPositions(p.sizes, box, at + done, m, pos);
-        gatherPositions(from, t, s, pos, size, out + done * size, run);
-        done += m;
+    const TensorView box{0, p.elementOffset, s.boxStrides, {}};
+    std::vector<uint64_t> all, to, pos;
+    for (const Segment* g : segments) { // (at counts from the piece's first element)
+        stridedPositions(p.sizes, box, g->at - p.elementOffset, g->n, pos);
+        all.insert(all.end(), pos.begin(), pos.end());
+        for (uint64_t k = 0; k < g->n; ++k)
+            to.push_back(g->to + k);
     }
+    gatherPositions(from, t, s, all, size, out, run, &to);
 }
 
 void addSegment(std::vector<Segment>& segments, Segment s) {
@@ -296,15 +301,29 @@ void gatherRaw(const TensorSources& from, const TensorEntry& tensor, const Tenso
         gatherStrided(from, tensor, view, first, count, size, out);
         return;
     }
-    std::vector<uint64_t> pos;
+    // In windows of kWindow outputs: a strided piece's positions are held
+    // for a window at once (24 bytes each).
+    constexpr uint64_t kWindow = uint64_t(1) << 18;
     std::vector<uint8_t> run;
-    for (const Segment& s : pieceSegments(from, tensor, view, first, count)) {
-        const TensorStorage& storage = storageOf(from, tensor, s.storage);
-        if (storage.boxStrides.empty())
-            readStorage(from, tensor, storage, s.at, s.n, size, out + s.to * size);
-        else // (a DCP piece starts at its storage's first element)
-            readStridedBox(from, tensor, storage, *s.piece, s.at - s.piece->elementOffset, s.n,
-                           size, out + s.to * size, pos, run);
+    for (uint64_t w = 0; w < count; w += kWindow) {
+        const uint64_t n = std::min(kWindow, count - w);
+        const std::vector<Segment> segments = pieceSegments(from, tensor, view, first + w, n);
+        std::vector<const TensorPiece*> strided; // pieces read through their strides
+        for (const Segment& s : segments) {
+            const TensorStorage& storage = storageOf(from, tensor, s.storage);
+            if (storage.boxStrides.empty())
+                readStorage(from, tensor, storage, s.at, s.n, size, out + (w + s.to) * size);
+            else if (std::find(strided.begin(), strided.end(), s.piece) == strided.end())
+                strided.push_back(s.piece);
+        }
+        for (const TensorPiece* p : strided) {
+            std::vector<const Segment*> mine;
+            for (const Segment& s : segments)
+                if (s.piece == p)
+                    mine.push_back(&s);
+            readStridedPiece(from, tensor, storageOf(from, tensor, p->storage), *p, mine, size,
+                             out + w * size, run);
+        }
     }
 }
 

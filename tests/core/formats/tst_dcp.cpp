@@ -123,6 +123,45 @@ private Q_SLOTS:
         }
     }
 
+    // A tensor split by rows and columns whose chunks were saved transposed:
+    // a box row spans its chunk's whole storage, so each storage is read
+    // once per window of 65,536 values read (16 windows here: 8× the
+    // tensor's bytes), never once per row of its box (512×). Bytes counted
+    // by the kernel (/proc/self/io rchar: every read and pread).
+    void transposedChunksReadOnce() {
+        DcpFixture f;
+        f.world = 2;
+        f.transposedChunks = true;
+        testsupport::DcpTensor t;
+        t.fqn = "model.w";
+        t.path = {"model", "w"};
+        t.shape = {1024, 1024};
+        for (uint64_t i = 0; i < t.numel(); ++i)
+            t.values.push_back(float(i % 9973) * 0.5f);
+        for (uint64_t a = 0; a < 2; ++a)
+            for (uint64_t b = 0; b < 2; ++b)
+                t.chunks.push_back({{512 * a, 512 * b}, {512, 512}, (2 * a + b) % 2});
+        f.tensors.push_back(std::move(t));
+        QTemporaryDir dir;
+        f.write(dir.path().toStdString());
+        const auto doc = Document::open(dir.path().toStdString());
+        const auto rchar = [] {
+            std::ifstream io("/proc/self/io");
+            std::string key;
+            uint64_t value = 0;
+            while (io >> key >> value)
+                if (key == "rchar:")
+                    return value;
+            return uint64_t(0);
+        };
+        const uint64_t before = rchar();
+        QCOMPARE(valuesOf(*doc, "model.w"), f.tensors[0].values);
+        const uint64_t read = rchar() - before, bytes = 1024 * 1024 * 4;
+        QVERIFY2(read < 16 * bytes,
+                 (std::to_string(read) + " bytes read for a tensor of " + std::to_string(bytes))
+                     .c_str());
+    }
+
     void convertWritesTheModel() {
         const DcpFixture f = DcpFixture::make(3, kShapes, true);
         QTemporaryDir dir;

@@ -192,6 +192,14 @@ private Q_SLOTS:
                              [](const TensorEntry& t) { return t.name == "norm.running_mean"; });
             QVERIFY(buffer != out->tensors().end());
             QCOMPARE(dtypeName(buffer->dtype), "F32");
+            if (path != one) { // the index's total_size: every value as written
+                uint64_t written = 0;
+                for (const TensorEntry& t : out->tensors())
+                    written += t.dataLen * dtypeSize(t.dtype);
+                QCOMPARE(out->indexMetadata().at(0).key, std::string("total_size"));
+                QCOMPARE(out->indexMetadata().at(0).value, std::to_string(written));
+                QVERIFY(out->warnings().empty());
+            }
         }
     }
 

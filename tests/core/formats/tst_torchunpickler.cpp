@@ -12,6 +12,8 @@
 #include "ckptscope/diff/tensordiff.h"
 #include "ckptscope/document/document.h"
 #include "ckptscope/export/converter.h"
+#include "ckptscope/export/csvwriter.h"
+#include "ckptscope/export/npywriter.h"
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/openerror.h"
 #include "ckptscope/formats/pytorch/picklescan.h"
@@ -25,6 +27,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <sstream>
 
 using namespace ckptscope;
 using nlohmann::json;
@@ -347,14 +350,17 @@ private Q_SLOTS:
         p.proto(2).emptyDict().mark();
         p.unicode("w").global("torch._utils", "_rebuild_meta_tensor_no_storage").mark();
         p.global("torch", "float16").mark().binint(2).binint(3).tuple();
-        p.mark().binint(3).binint(1).tuple().boolean(true).tuple().reduce();
+        p.mark().binint(3).binint(1).tuple().boolean(true).tuple().reduce().binput(0);
         p.unicode("plain").tensor("1", "FloatStorage", 2, 0, {2}, {1});
+        p.unicode("tied").binget(0); // the same meta tensor again
         p.setitems().stop();
         const std::string floats("\0\0\x80\x3f\0\0\0\x40", 8); // 1, 2
         const auto doc = openPickle(p, {{"1", floats}});
         for (const auto& w : doc->warnings()) // torch._utils' rebuild is data
             QFAIL(w.message.c_str());
-        QCOMPARE(doc->tensors().size(), size_t(2));
+        QCOMPARE(doc->tensors().size(), size_t(3));
+        QCOMPARE(doc->tensors()[2].name, std::string("tied"));
+        QCOMPARE(doc->traits()[2].sameAs, 0u);
         const TensorEntry& w = doc->tensors()[0];
         QCOMPARE(w.name, std::string("w"));
         QCOMPARE(w.dtype, Dtype::F16);
@@ -364,8 +370,8 @@ private Q_SLOTS:
         QVERIFY(doc->traits()[0].meta);
         QVERIFY(doc->traits()[0].requiresGrad);
         QVERIFY(!doc->traits()[1].meta);
-        QCOMPARE(doc->numParams(), uint64_t(6 + 2));
-        QCOMPARE(doc->totalBytes(), uint64_t(8)); // plain's: the meta tensor holds none
+        QCOMPARE(doc->numParams(), uint64_t(6 + 2)); // the tied one counted once
+        QCOMPARE(doc->totalBytes(), uint64_t(8));    // plain's: the meta tensor holds none
         float f = 0;
         try {
             doc->readValues(0, 0, 1, &f);
@@ -374,6 +380,20 @@ private Q_SLOTS:
             QVERIFY2(std::string(e.what()).find("a meta tensor") != std::string::npos, e.what());
         }
         QVERIFY(std::string(statisticsNote(*doc, 0)).find("meta tensor") != std::string::npos);
+        // Exported alone, it is refused (an empty array would pass for its values).
+        for (int form = 0; form < 2; ++form) {
+            try {
+                std::ostringstream sink;
+                if (form == 0)
+                    writeNpy(sink, *doc, 0, npyLayout(*doc, 0));
+                else
+                    writeTensorCsv(sink, *doc, 0);
+                QFAIL("a meta tensor was exported");
+            } catch (const ExportError& e) {
+                QVERIFY2(std::string(e.what()).find("\"w\": a meta tensor") != std::string::npos,
+                         e.what());
+            }
+        }
         QCOMPARE(statisticsNote(*doc, 1), nullptr);
         std::vector<float> two(2);
         doc->readValues(1, 0, 2, two.data());
@@ -383,8 +403,8 @@ private Q_SLOTS:
         const std::vector<std::string> warnings =
             convertDocument(*doc, ConvertTarget::Safetensors, out);
         QVERIFY(std::any_of(warnings.begin(), warnings.end(), [](const std::string& m) {
-            return m.find("1 tensor left out (meta tensors") != std::string::npos &&
-                   m.ends_with(": w");
+            return m.find("2 tensors left out (meta tensors") != std::string::npos &&
+                   m.ends_with(": w, tied");
         }));
         const auto written = Document::open(out);
         QCOMPARE(written->tensors().size(), size_t(1));

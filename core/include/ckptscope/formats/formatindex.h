@@ -37,7 +37,8 @@ struct TensorEntry {
     // padding was and an entry costs what it did (104 bytes).
     uint16_t shard = 0;
     // FormatIndex::views: a strided view over a storage or a tensor made of
-    // pieces; kNoView for a tensor that owns its contiguous bytes. A view's
+    // pieces; kNoView for a tensor that owns its contiguous bytes (a meta
+    // tensor owns none: TensorTraits::meta). A view's
     // dataLen is its element count and its dataOffset the byte where its
     // first element lies (used as is when the view is contiguous).
     uint32_t view = kNoView;

@@ -27,6 +27,8 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
     if (t.shape != c.sizes)
         failInvalid(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
                                sizesText(c.sizes));
+    if (t.view == kNoView) // a meta tensor: a dtype and a shape, no bytes
+        failInvalid(where, "it holds a meta tensor, which has no values");
     const TensorView& saved = part.views.at(t.view);
     TensorStorage s = part.storages.at(saved.storage);
     const size_t size = dtypeSize(p.dtype);

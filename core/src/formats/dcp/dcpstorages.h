@@ -31,7 +31,8 @@ inline std::string sizesText(const std::vector<uint64_t>& v) {
 }
 
 // The chunks' storages, found on first read: each chunk's torch.save
-// archive must hold one contiguous tensor of the planned dtype and sizes.
+// archive must hold one tensor of the planned dtype and sizes, contiguous or
+// a permuted view of its whole storage (its strides kept: boxStrides).
 class DcpStorages final : public StorageResolver {
 public:
     struct Chunk {
