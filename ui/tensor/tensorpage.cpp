@@ -355,14 +355,15 @@ void TensorPage::setTensor(std::shared_ptr<const ckptscope::Document> document, 
     };
     m_f32Values = ckptscope::exactInF32(t.dtype);
     const QString dtype = QString::fromLatin1(ckptscope::dtypeName(t.dtype));
-    const bool statistics = ckptscope::hasStatistics(t.dtype);
+    // (none for complex and quantized values, nor for a meta tensor's none)
+    const bool statistics = ckptscope::statisticsNote(*document, size_t(tensor)) == nullptr;
     if (ckptscope::isComplex(t.dtype))
         notes << tr("%1: each value is a (real, imaginary) pair of %2; statistics and the "
                     "histogram are not computed for complex values. The Values tab shows them "
                     "exactly.")
                      .arg(dtype, t.dtype == ckptscope::Dtype::C64 ? QStringLiteral("float32")
                                                                   : QStringLiteral("float64"));
-    else if (!statistics)
+    else if (!ckptscope::hasStatistics(t.dtype))
         notes << tr("%1: statistics and the histogram are not computed for quantized values.")
                      .arg(dtype);
     else if (t.dtype == ckptscope::Dtype::F64)

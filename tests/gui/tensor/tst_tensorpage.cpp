@@ -172,6 +172,9 @@ private Q_SLOTS:
         QVERIFY2(!anyContains(shown, QStringLiteral("converted to f32")),
                  qPrintable(shown.join(QLatin1Char('|'))));
         QVERIFY(anyContains(shown, QStringLiteral("(0 B stored)")));
+        QVERIFY(!anyContains(shown, QStringLiteral("quantized")));
+        for (const char* key : {"min", "max", "mean", "std", "l2", "zeros", "nan", "+inf", "-inf"})
+            QCOMPARE(page.statText(QString::fromLatin1(key)), QStringLiteral("not computed"));
     }
 
     void failedReadClearsHistogramAndStatistics() {
