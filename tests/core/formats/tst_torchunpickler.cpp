@@ -35,6 +35,11 @@ using picklewriter::Pickle;
 
 namespace {
 
+// A LongStorage's bytes.
+std::string longs(const std::vector<int64_t>& values) {
+    return picklewriter::leBytes(values);
+}
+
 std::shared_ptr<const Document>
 openPickle(const Pickle& p, const std::vector<std::pair<std::string, std::string>>& storages = {},
            const std::string& byteorder = {}) {
@@ -445,14 +450,7 @@ private Q_SLOTS:
         size(p, 2, 2);
         p.tuple().tuple().reduce();
         p.setitems().stop();
-        const auto longs = [](std::initializer_list<int64_t> v) {
-            std::string s(v.size() * 8, '\0');
-            std::memcpy(s.data(), std::data(v), s.size());
-            return s;
-        };
-        std::string floats(8, '\0');
-        const float fv[] = {1.5f, -2.0f};
-        std::memcpy(floats.data(), fv, 8);
+        const std::string floats = picklewriter::leBytes(std::vector<float>{1.5f, -2.0f});
         const auto doc = openPickle(p, {{"0", longs({0, 2, 1, 3})},
                                         {"1", floats},
                                         {"2", longs({0, 1, 2})},
@@ -490,14 +488,7 @@ private Q_SLOTS:
         p.tensor("3", "LongStorage", 2, 0, {2}, {1});       // storage_offsets [0, 2]
         p.tuple().reduce();
         p.setitems().stop();
-        const auto longs = [](std::initializer_list<int64_t> v) {
-            std::string s(v.size() * 8, '\0');
-            std::memcpy(s.data(), std::data(v), s.size());
-            return s;
-        };
-        std::string floats(20, '\0');
-        const float fv[] = {1, 2, 3, 4, 5};
-        std::memcpy(floats.data(), fv, 20);
+        const std::string floats = picklewriter::leBytes(std::vector<float>{1, 2, 3, 4, 5});
         const auto doc = openPickle(
             p, {{"0", floats}, {"1", longs({2, 3})}, {"2", longs({1, 1})}, {"3", longs({0, 2})}});
         std::vector<std::string> names;
