@@ -90,8 +90,7 @@ QString TensorValuesModel::layoutNote() const {
     const auto& t = m_document->tensors()[size_t(m_tensor)];
     if (t.elementCount && *t.elementCount == t.dataLen)
         return {};
-    if (size_t(m_tensor) < m_document->traits().size() &&
-        m_document->traits()[size_t(m_tensor)].meta)
+    if (ckptscope::isMetaTensor(m_document->index(), size_t(m_tensor)))
         return tr("A meta tensor: torch saved its dtype and shape, no values.");
     const QString holds = t.elementCount
                               ? tr("holds %1 elements").arg(groupedNumber(*t.elementCount))

@@ -300,11 +300,11 @@ size_t Document::tensorsSharingStorage() const {
 }
 
 void Document::refuseMeta(size_t index, uint64_t count) const {
-    if (count > 0 && index < m_index.traits.size() && m_index.traits[index].meta)
+    if (count > 0 && isMetaTensor(m_index, index))
         throw CheckpointError(CheckpointError::Kind::Invalid,
                               m_source->name() + ": tensor " +
-                                  quotedName(m_index.tensors.at(index).name) +
-                                  ": a meta tensor: torch saved its dtype and shape, no values");
+                                  quotedName(m_index.tensors.at(index).name) + ": " +
+                                  kMetaTensorNote);
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, float* out) const {

@@ -18,7 +18,7 @@ std::vector<size_t> tensorsKept(const Document& doc, const char* (*leftOutWhy)(D
     };
     std::vector<Left> left; // by reason, in order of first use
     for (size_t i = 0; i < doc.tensors().size(); ++i) {
-        const char* why = i < doc.traits().size() && doc.traits()[i].meta
+        const char* why = isMetaTensor(doc.index(), i)
                               ? "meta tensors: torch saved their dtype and shape, no values"
                               : leftOutWhy(doc.tensors()[i].dtype);
         if (!why) {

@@ -32,9 +32,9 @@ void narrowF64(const Document& doc, size_t index, uint64_t first, uint64_t n, fl
 } // namespace
 
 void refuseMetaTensor(const Document& doc, size_t index) {
-    if (index < doc.traits().size() && doc.traits()[index].meta)
+    if (isMetaTensor(doc.index(), index))
         throw ExportError(doc.path() + ": tensor \"" + doc.tensors().at(index).name +
-                          "\": a meta tensor: torch saved its dtype and shape, no values to write");
+                          "\": " + kMetaTensorNote + " to write");
 }
 
 void streamValues(std::ostream& out, const Document& doc, size_t index, StreamAs as,

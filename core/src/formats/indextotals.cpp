@@ -33,7 +33,7 @@ uint64_t indexParams(const FormatIndex& index) {
     uint64_t sum = 0;
     for (size_t i = 0; i < index.tensors.size(); ++i) {
         const TensorEntry& t = index.tensors[i];
-        if (i < index.traits.size() && index.traits[i].meta && index.traits[i].sameAs != UINT32_MAX)
+        if (isMetaTensor(index, i) && index.traits[i].sameAs != UINT32_MAX)
             continue; // a meta tensor reached twice (tied weights): counted once
         if (t.view == kNoView || !index.views.at(t.view).pieces.empty())
             sum = saturatingAdd(sum, t.elementCount.value_or(UINT64_MAX));
@@ -67,8 +67,8 @@ uint64_t indexBytes(const FormatIndex& index) {
     };
     for (size_t i = 0; i < index.tensors.size(); ++i) {
         const TensorEntry& t = index.tensors[i];
-        if (i < index.traits.size() && index.traits[i].meta)
-            continue; // a meta tensor: no bytes
+        if (isMetaTensor(index, i))
+            continue; // no bytes
         if (t.view == kNoView) {
             sum = saturatingAdd(sum, tensorSizeBytes(t).value_or(UINT64_MAX));
             continue;

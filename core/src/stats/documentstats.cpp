@@ -178,8 +178,8 @@ const char* statisticsNote(Dtype dtype) {
 }
 
 const char* statisticsNote(const Document& doc, size_t index) {
-    if (index < doc.traits().size() && doc.traits()[index].meta)
-        return "a meta tensor: torch saved its dtype and shape, no values";
+    if (isMetaTensor(doc.index(), index))
+        return kMetaTensorNote;
     return statisticsNote(doc.tensors().at(index).dtype);
 }
 

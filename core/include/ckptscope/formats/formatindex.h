@@ -244,6 +244,14 @@ uint64_t indexBytes(const FormatIndex& index);
 // Tensors that view a storage some other tensor views too.
 size_t tensorsSharingStorage(const FormatIndex& index);
 
+// Whether tensor `i` is a meta tensor (TensorTraits::meta), and what every
+// reader says of one.
+inline bool isMetaTensor(const FormatIndex& index, size_t i) {
+    return i < index.traits.size() && index.traits[i].meta;
+}
+inline constexpr const char* kMetaTensorNote =
+    "a meta tensor: torch saved its dtype and shape, no values";
+
 // Product of a shape with the reference quirk (empty shape → 0); nullopt on
 // u64 overflow.
 std::optional<uint64_t> shapeElementCount(const std::vector<uint64_t>& shape);
