@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
   libqt6svg6 libgl-dev libxkbcommon-dev
-  nlohmann-json3-dev libbenchmark-dev zlib1g-dev python3-numpy
+  nlohmann-json3-dev libsimdjson-dev libbenchmark-dev zlib1g-dev python3-numpy
   libcurl4-openssl-dev libexpat1-dev nginx-light curl
   clang libclang-rt-14-dev
   xvfb xauth imagemagick fonts-dejavu-core

@@ -514,6 +514,41 @@ private Q_SLOTS:
         });
     }
 
+    // Headers the fast reader (simdjson) leaves to the checked one (nlohmann)
+    // or reads itself where the two could differ: each reads as JSON says.
+    void unusualHeaders() {
+        guarded([] {
+            const auto open = [](const std::string& header, const std::string& data) {
+                return Document::open(memory(stFile(header, data), "u.safetensors"));
+            };
+            // A field given twice: the last one counts, as in every JSON reader.
+            auto doc = open("{\"x\":{\"dtype\":\"F16\",\"shape\":[3],\"dtype\":\"U8\","
+                            "\"data_offsets\":[0,3]}}",
+                            "abc");
+            QCOMPARE(doc->tensors()[0].dtype, Dtype::U8);
+            // Escaped names are read unescaped; -0 is the count 0.
+            doc = open("{\"caf\\u00e9.\\\"w\\\"\\n\":{\"dtype\":\"U8\",\"shape\":[-0],"
+                       "\"data_offsets\":[0,0]},\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"}}",
+                       "");
+            QCOMPARE(doc->tensors()[0].name, std::string("caf\xc3\xa9.\"w\"\n"));
+            QCOMPARE(doc->tensors()[0].shape, std::vector<uint64_t>{0});
+            QCOMPARE(doc->metadata().size(), size_t(1));
+            QCOMPARE(qstr(doc->metadata()[0].second), QStringLiteral("2"));
+            // Nested past simdjson's depth limit, in a field no one reads.
+            doc = open("{\"x\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"deep\":" +
+                           std::string(2000, '[') + std::string(2000, ']') + "}}",
+                       "z");
+            QCOMPARE(doc->tensors().size(), size_t(1));
+            // An offset beyond 64 bits is a number, but not a count.
+            const std::string error =
+                openError(stFile("{\"x\":{\"dtype\":\"U8\",\"shape\":[1],"
+                                 "\"data_offsets\":[0,18446744073709551616]}}",
+                                 "z"));
+            QVERIFY2(qstr(error).contains(QStringLiteral("\"data_offsets\" as [BEGIN, END]")),
+                     error.c_str());
+        });
+    }
+
     // Opening reads the header only, never the data.
     void readsOnDemand() {
         guarded([] {
