@@ -84,6 +84,7 @@ bench:
 	./bench/dcpbench.sh build/release
 	./bench/s3bench.sh build/release
 	./bench/headerbench.sh build/release
+	./bench/binsbench.sh build/release
 
 # A Release build of what the package holds, the .deb, then the checks a
 # distribution runs: lintian and desktop-file-validate fail on any error or

@@ -1,6 +1,6 @@
 #include "stats/bincounter.h"
-#include "stats/slicedbins.h"
 #include "common/simd.h"
+#include "stats/slicedbins.h"
 
 #include <cmath>
 #include <limits>
@@ -188,12 +188,13 @@ CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter<float>& c, const float* v
     const __m512i spare = _mm512_set1_epi32(8 * b);
     uint32_t* const small = c.small.data();
     FloatBins<false> next{c, v, 0, n, lo, scale, guard, twoGuards};
-    alignas(64) uint32_t at[16];
     for (; next.i + 16 <= n;) {
         const SixteenBins x = next();
-        _mm512_store_si512(at, _mm512_mask_add_epi32(spare, x.take, x.bin, laneTable));
-        for (int k = 0; k < 16; ++k)
-            ++small[at[k]];
+        const __m512i at = _mm512_mask_add_epi32(spare, x.take, x.bin, laneTable);
+        count4(small, _mm512_castsi512_si128(at));
+        count4(small, _mm512_extracti32x4_epi32(at, 1));
+        count4(small, _mm512_extracti32x4_epi32(at, 2));
+        count4(small, _mm512_extracti32x4_epi32(at, 3));
     }
     c.addScalar(v, next.i, n);
 }

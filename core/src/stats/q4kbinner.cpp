@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <vector>
 
 namespace ckptscope::stats {
 
@@ -125,6 +126,18 @@ struct Q4KBinner {
             idx[j] = _mm512_load_si512(out);
         }
     }
+
+    // Super-block b's scales and its levels' bins; false when d or dmin is
+    // infinite or NaN (every d1 * q - m1 is then: no finite value to count).
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline bool
+    levelBins(const uint8_t* b, Scales& s, __m512i* idx) const {
+        if (specialScales(b))
+            return false;
+        s = scales(b);
+        if (!bins(s, idx))
+            fix(s, idx);
+        return true;
+    }
 };
 
 // Counts the values of `superBlocks` super-blocks into c (its mode Sliced,
@@ -143,12 +156,10 @@ CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uin
         loadCarries(sliced, g, ones[g], twos[g], fours[g], eights[g]);
     for (uint64_t k = 0; k < superBlocks; ++k) {
         const uint8_t* b = raw + k * kSuperBytes;
-        if (specialScales(b))
-            continue;
-        const Q4KBinner::Scales scales = binner.scales(b);
+        Q4KBinner::Scales scales;
         __m512i idx[8];
-        if (!binner.bins(scales, idx))
-            binner.fix(scales, idx);
+        if (!binner.levelBins(b, scales, idx))
+            continue;
         __m512i four[2][Streams], eight[2][Streams];
 #pragma GCC unroll 4
         for (int p = 0; p < 4; ++p) {
@@ -190,24 +201,123 @@ CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uin
         storeCarries(sliced, g, ones[g], twos[g], fours[g], eights[g]);
 }
 
+// Any number of bins: per super-block, how many codes of each sub-block
+// take each of the sixteen values (a byte compare and a popcount per value
+// and pair of sub-blocks), each count then added to its level's bin: 128
+// additions per 256 values, no value decoded. (Runs of levels sharing a bin,
+// counted at their ends, measured slower: at 65 bins a sub-block's sixteen
+// levels mostly lie in sixteen bins.) A level whose bin is outside the
+// histogram belongs to a code the sub-block does not hold (its level lies
+// outside [min, max]): its count, 0, goes to a spare entry; should a code be
+// there, it is binned by binOf of its level.
+class Q4KCodeCounts {
+public:
+    CKPTSCOPE_AVX512 explicit Q4KCodeCounts(BinCounter<float>& c)
+        : m_binner(c), m_h(c.h), m_out(c.counts), m_bins(uint32_t(c.bins)),
+          m_counts(c.bins + 1, 0) {}
+
+    CKPTSCOPE_AVX512 ~Q4KCodeCounts() {
+        for (uint32_t k = 0; k < m_bins; ++k)
+            m_out[k] += m_counts[k];
+    }
+
+    CKPTSCOPE_AVX512 void add(const uint8_t* raw, uint64_t superBlocks) {
+        const __m512i nibble = _mm512_set1_epi8(0x0f);
+        const __m512i spare = _mm512_set1_epi32(int(m_bins));
+        uint64_t* const counts = m_counts.data();
+        for (uint64_t k = 0; k < superBlocks; ++k) {
+            const uint8_t* b = raw + k * kSuperBytes;
+            Q4KBinner::Scales scales;
+            __m512i idx[8];
+            if (!m_binner.levelBins(b, scales, idx))
+                continue;
+            alignas(64) uint32_t at[8][16];
+            for (int j = 0; j < 8; ++j) // a bin past the last (or below 0): the spare
+                _mm512_store_si512(at[j], _mm512_min_epu32(idx[j], spare));
+            const __m512i z0 = _mm512_loadu_si512(b + 16), z1 = _mm512_loadu_si512(b + 80);
+            const __m512i part[4] = {
+                _mm512_and_si512(z0, nibble), _mm512_and_si512(_mm512_srli_epi16(z0, 4), nibble),
+                _mm512_and_si512(z1, nibble), _mm512_and_si512(_mm512_srli_epi16(z1, 4), nibble)};
+            // Each count is added as it is found: kept in a table first, its
+            // stores and loads cost more than the counting.
+            for (int q = 0; q < 16; ++q) {
+                const __m512i value = _mm512_set1_epi8(char(q));
+#pragma GCC unroll 4
+                for (int r = 0; r < 4; ++r) {
+                    const uint64_t m = _mm512_cmpeq_epi8_mask(part[r], value);
+                    counts[at[kFirst[r]][q]] += uint64_t(std::popcount(uint32_t(m)));
+                    counts[at[kFirst[r] + 2][q]] += uint64_t(std::popcount(m >> 32));
+                }
+            }
+            if (counts[m_bins] != 0) [[unlikely]]
+                outside(scales, part);
+        }
+    }
+
+private:
+    // Bytes 0..63 of the codes hold sub-blocks 0 and 2 (low nibbles), 1 and
+    // 3 (high); bytes 64..127 sub-blocks 4 and 6, 5 and 7: part r holds
+    // sub-block kFirst[r] in its first 32 bytes and kFirst[r] + 2 after.
+    static constexpr int kFirst[4] = {0, 1, 4, 5};
+
+    // The codes of the super-block whose level's bin is outside the
+    // histogram, each by binOf of its level.
+    CKPTSCOPE_AVX512 __attribute__((noinline, cold)) void outside(const Q4KBinner::Scales& s,
+                                                                  const __m512i (&part)[4]) {
+        alignas(64) float dm[16];
+        _mm512_store_ps(dm, s.dm);
+        __m512i idx[8];
+        if (!m_binner.bins(s, idx))
+            m_binner.fix(s, idx);
+        alignas(64) uint32_t at[8][16]; // unclamped: past the last bin is outside
+        for (int j = 0; j < 8; ++j)
+            _mm512_store_si512(at[j], idx[j]);
+        alignas(64) uint8_t codes[4][64];
+        for (int r = 0; r < 4; ++r)
+            _mm512_store_si512(codes[r], part[r]);
+        for (int r = 0; r < 4; ++r)
+            for (int i = 0; i < 64; ++i) {
+                const int j = kFirst[r] + (i < 32 ? 0 : 2), q = codes[r][i];
+                if (at[j][q] >= m_bins)
+                    m_counts[m_h.binOf(level(dm[j], dm[j + 8], q))] += 1;
+            }
+        m_counts[m_bins] = 0;
+    }
+
+    const Q4KBinner m_binner;
+    const Histogram& m_h;
+    std::vector<uint64_t>& m_out;
+    const uint32_t m_bins;
+    std::vector<uint64_t> m_counts; // bins, then the spare
+};
+
 CKPTSCOPE_AVX512_END
 #endif
 
 } // namespace
 
-bool binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks) {
+bool canBinQ4K(const BinCounter<float>& counter) {
+#ifdef CKPTSCOPE_STATS_AVX2
+    return counter.mode == BinMode::Sliced || (counter.kernel == Kernel::Auto && simd::useAvx512());
+#else
+    (void)counter;
+    return false;
+#endif
+}
+
+void binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks) {
 #ifdef CKPTSCOPE_STATS_AVX2
     if (counter.mode == BinMode::Sliced) {
         if (counter.sliced->streams == 1)
             binQ4KSliced<1>(counter, raw, superBlocks);
         else
             binQ4KSliced<2>(counter, raw, superBlocks);
-        return true;
+    } else if (canBinQ4K(counter)) {
+        Q4KCodeCounts(counter).add(raw, superBlocks);
     }
 #else
     (void)counter, (void)raw, (void)superBlocks;
 #endif
-    return false;
 }
 
 } // namespace ckptscope::stats

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "formats/gguf/ggmlblocks.h"
 #include "common/simd.h"
+#include "formats/gguf/ggmlblocks.h"
 
 #include <cstdint>
 

@@ -53,7 +53,6 @@ void scanScalar(const float* v, uint64_t from, uint64_t to, Partial& p, Sums& su
 
 #ifdef CKPTSCOPE_STATS_AVX2
 
-
 // Eight values at a time; a group holding NaN or Inf goes through the scalar
 // loop. Sums in double (exact f32 → f64 widening, FMA for the squares).
 __attribute__((target("avx2,fma"))) void scanAvx2(const float* v, uint64_t n, Partial& p,
@@ -168,7 +167,6 @@ CKPTSCOPE_AVX512_END
 #endif // CKPTSCOPE_STATS_AVX2
 
 } // namespace
-
 
 Partial scanBlock(const float* v, uint64_t n, Kernel kernel) {
     uint64_t i = 0;

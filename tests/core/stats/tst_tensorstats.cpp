@@ -2,6 +2,7 @@
 
 #include <QTest>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -125,6 +126,48 @@ private Q_SLOTS:
         QCOMPARE(
             std::accumulate(one.histogram.counts.begin(), one.histogram.counts.end(), uint64_t(0)),
             n);
+    }
+    // Pass 2 bins the values pass 1 read, kept in memory, up to 64 MiB of
+    // f32: each value is read once (a page-cache copy or a decode saved);
+    // beyond, twice. The bins are those of values given in memory, on one
+    // thread and two, and when a reader itself computes statistics (a
+    // nested computation on the same thread keeps its own values).
+    void passTwoReusesPassOnesValues() {
+        for (const uint64_t count : {uint64_t(3'000'000), uint64_t(17) << 20}) {
+            std::vector<float> v(count);
+            std::mt19937 rng(3);
+            std::normal_distribution<float> d(0.0f, 0.02f);
+            for (auto& f : v)
+                f = d(rng);
+            const StatsResult direct = computeStats(v.data(), count, 100);
+            for (const unsigned threads : {1u, 2u}) {
+                std::atomic<uint64_t> read{0};
+                auto reader = [&](uint64_t first, uint64_t n, float* out) {
+                    std::copy_n(v.data() + first, n, out);
+                    read += n;
+                    // A nested computation while the outer one keeps values.
+                    if (first == 0) {
+                        StatsOptions inner;
+                        inner.bins = 10;
+                        inner.threads = 1;
+                        const std::vector<float> small(1000, 2.0f);
+                        auto innerReader = [&small](uint64_t f, uint64_t k, float* o) {
+                            std::copy_n(small.data() + f, k, o);
+                        };
+                        const StatsResult r = computeStats(small.size(), innerReader, inner);
+                        QCOMPARE(r.histogram.counts[0], uint64_t(1000));
+                    }
+                };
+                StatsOptions o;
+                o.bins = 100;
+                o.threads = threads;
+                const StatsResult got = computeStats(count, reader, o);
+                const bool kept = count * sizeof(float) <= (uint64_t(64) << 20);
+                QCOMPARE(read.load(), kept ? count : 2 * count);
+                QCOMPARE(got.histogram.counts, direct.histogram.counts);
+                QCOMPARE(*got.stats.mean, *direct.stats.mean);
+            }
+        }
     }
     void cancelStops() {
         std::vector<float> v(5'000'000, 1.0f);
