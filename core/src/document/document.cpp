@@ -1,4 +1,5 @@
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/storagecache.h"
 
 #include "ckptscope/common/printable.h"
 #include "ckptscope/common/saturating.h"
@@ -299,6 +300,14 @@ size_t Document::tensorsSharingStorage() const {
     return ckptscope::tensorsSharingStorage(m_index);
 }
 
+Document::Document() : m_storageCache(std::make_unique<StorageCache>()) {}
+
+Document::~Document() = default;
+
+TensorSources Document::sources() const {
+    return TensorSources{*m_source, m_index, m_storageCache.get()};
+}
+
 void Document::refuseMeta(size_t index, uint64_t count) const {
     if (count > 0 && isMetaTensor(m_index, index))
         throw CheckpointError(CheckpointError::Kind::Invalid,
@@ -309,20 +318,29 @@ void Document::refuseMeta(size_t index, uint64_t count) const {
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, float* out) const {
     refuseMeta(index, count);
-    readTensorValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first, count,
-                     out);
+    readTensorValues(sources(), m_index.tensors.at(index), first, count, out);
 }
 
 void Document::readValues(size_t index, uint64_t first, uint64_t count, double* out) const {
     refuseMeta(index, count);
-    readTensorValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first, count,
-                     out);
+    readTensorValues(sources(), m_index.tensors.at(index), first, count, out);
+}
+
+void Document::readValuesInStorageOrder(size_t index, uint64_t first, uint64_t count,
+                                        float* out) const {
+    refuseMeta(index, count);
+    readTensorValuesInStorageOrder(sources(), m_index.tensors.at(index), first, count, out);
+}
+
+void Document::readValuesInStorageOrder(size_t index, uint64_t first, uint64_t count,
+                                        double* out) const {
+    refuseMeta(index, count);
+    readTensorValuesInStorageOrder(sources(), m_index.tensors.at(index), first, count, out);
 }
 
 void Document::readComplexValues(size_t index, uint64_t first, uint64_t count, double* out) const {
     refuseMeta(index, count);
-    ckptscope::readComplexValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index),
-                                 first, count, out);
+    ckptscope::readComplexValues(sources(), m_index.tensors.at(index), first, count, out);
 }
 
 std::optional<MappedValues> Document::mappedValues(size_t index, ScanUse use) const {
@@ -361,8 +379,7 @@ MetadataArrayRun Document::arrayRun(const MetadataArray& array, uint64_t count) 
 
 void Document::readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const {
     refuseMeta(index, count);
-    ckptscope::readRawValues(TensorSources{*m_source, m_index}, m_index.tensors.at(index), first,
-                             count, out);
+    ckptscope::readRawValues(sources(), m_index.tensors.at(index), first, count, out);
 }
 
 } // namespace ckptscope

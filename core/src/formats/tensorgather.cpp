@@ -1,6 +1,7 @@
 #include "formats/tensorgather.h"
 
 #include "ckptscope/formats/checkpointerror.h"
+#include "ckptscope/formats/storagecache.h"
 
 #include <algorithm>
 #include <cstring>
@@ -101,6 +102,20 @@ void gatherPositions(const TensorSources& from, const TensorEntry& t, const Tens
     }
 }
 
+// Whether a window's positions spread over much more of the storage than
+// they take (a transposed view): then the storage is better read whole,
+// once, into the sources' cache, where it fits, than its runs once per
+// window. Spans under 1 MiB are read as runs.
+bool spreadsOut(const TensorSources& from, const TensorStorage& s, const std::vector<uint64_t>& pos,
+                size_t size) {
+    if (!from.cache || pos.empty() || s.bytes > StorageCache::kMaxStorage || s.bytes == 0 ||
+        s.bytes < 4 * pos.size() * size)
+        return false;
+    const auto [lo, hi] = std::minmax_element(pos.begin(), pos.end());
+    const uint64_t span = (*hi - *lo + 1) * size;
+    return span >= (uint64_t(1) << 20) && span > 4 * pos.size() * size;
+}
+
 void gatherStrided(const TensorSources& from, const TensorEntry& t, const TensorView& given,
                    uint64_t first, uint64_t count, size_t size, uint8_t* out) {
     // A contiguous view gathered (a big-endian storage is swapped here):
@@ -128,10 +143,26 @@ void gatherStrided(const TensorSources& from, const TensorEntry& t, const Tensor
                  std::to_string(s.bytes / size));
     std::vector<uint64_t> pos;
     std::vector<uint8_t> run;
+    StorageCache::Bytes whole; // the storage read whole, where a window spreads over it
     for (uint64_t done = 0; done < count;) {
         const uint64_t n = std::min(kChunk, count - done);
         stridedPositions(t.shape, view, first + done, n, pos);
-        gatherPositions(from, t, s, pos, size, out + done * size, run);
+        if (done == 0 && spreadsOut(from, s, pos, size)) {
+            const uint64_t held = s.bytes / size;
+            whole = from.cache->get(view.storage, held * size, [&](uint8_t* bytes) {
+                readStorage(from, t, s, 0, held, size, bytes);
+            });
+            // Kept from an earlier read: the file must still be the one read
+            // (a source checks that on every read).
+            uint8_t probe = 0;
+            from.shard(s.shard).read(s.offset, &probe, 1);
+        }
+        if (whole) {
+            for (size_t i = 0; i < pos.size(); ++i)
+                std::memcpy(out + (done + i) * size, whole->data() + pos[i] * size, size);
+        } else {
+            gatherPositions(from, t, s, pos, size, out + done * size, run);
+        }
         done += n;
     }
 }

@@ -185,6 +185,49 @@ void readAny(const TensorSources& from, const TensorEntry& tensor, uint64_t firs
     }
 }
 
+// A view whose elements are exactly storage elements [offset, offset + n)
+// in another order (a transposed or permuted dense tensor: its strides,
+// sorted, are a C-contiguous layout's; dimensions of size 1 left out): that
+// run, as a contiguous view. nullopt for any other view.
+std::optional<TensorView> denseRun(const TensorEntry& tensor, const TensorView& view) {
+    if (!view.pieces.empty() || view.strides.size() != tensor.shape.size())
+        return std::nullopt;
+    std::vector<std::pair<int64_t, uint64_t>> dims; // stride, size
+    for (size_t k = 0; k < tensor.shape.size(); ++k)
+        if (tensor.shape[k] != 1)
+            dims.emplace_back(view.strides[k], tensor.shape[k]);
+    std::sort(dims.begin(), dims.end());
+    uint64_t expected = 1;
+    for (const auto& [stride, size] : dims) {
+        if (stride < 0 || uint64_t(stride) != expected)
+            return std::nullopt;
+        if (size != 0 && expected > UINT64_MAX / size)
+            return std::nullopt;
+        expected *= size;
+    }
+    TensorView run;
+    run.storage = view.storage;
+    run.elementOffset = view.elementOffset;
+    return run;
+}
+
+template <typename Out>
+void readInStorageOrder(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
+                        uint64_t count, Out* out) {
+    const TensorView* view = viewOf(from, tensor);
+    const std::optional<TensorView> run = view ? denseRun(tensor, *view) : std::nullopt;
+    if (!run) {
+        readAny(from, tensor, first, count, out);
+        return;
+    }
+    TensorEntry flat = tensor;
+    flat.shape = {tensor.dataLen};
+    if (const auto contiguous = viewRun(from, flat, *run))
+        readContiguous(*contiguous, flat, first, count, out);
+    else
+        readGathered(from, flat, *run, first, count, out); // swapped, or past its storage
+}
+
 void requireOwnBytes(const ByteSource& source, const TensorEntry& tensor) {
     if (tensor.view != kNoView)
         throw CheckpointError(CheckpointError::Kind::Invalid,
@@ -197,6 +240,16 @@ void requireOwnBytes(const ByteSource& source, const TensorEntry& tensor) {
 void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
                       uint64_t count, float* out) {
     readAny(from, tensor, first, count, out);
+}
+
+void readTensorValuesInStorageOrder(const TensorSources& from, const TensorEntry& tensor,
+                                    uint64_t first, uint64_t count, float* out) {
+    readInStorageOrder(from, tensor, first, count, out);
+}
+
+void readTensorValuesInStorageOrder(const TensorSources& from, const TensorEntry& tensor,
+                                    uint64_t first, uint64_t count, double* out) {
+    readInStorageOrder(from, tensor, first, count, out);
 }
 
 void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,

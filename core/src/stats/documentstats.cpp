@@ -137,8 +137,10 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
 
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options) {
     const TensorEntry& t = doc.tensors().at(index);
+    // Statistics need no order: a transposed view is read in its storage's
+    // order (one contiguous read a window, not a few values of every column).
     const auto inDouble = [&doc, index](uint64_t first, uint64_t n, double* out) {
-        doc.readValues(index, first, n, out);
+        doc.readValuesInStorageOrder(index, first, n, out);
     };
     const stats::RawReader stored = [&doc, index](uint64_t first, uint64_t n, void* out) {
         doc.readRawValues(index, first, n, out);
@@ -161,7 +163,7 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
     if (const auto mapped = doc.mappedValues(index))
         return computeStats(t.dataLen, *mapped, options); // F32, scanned in place
     const ValueReader decoded = [&doc, index](uint64_t first, uint64_t n, float* out) {
-        doc.readValues(index, first, n, out);
+        doc.readValuesInStorageOrder(index, first, n, out);
     };
     if (stats::sumsCodes(t.dtype)) // pass 1 from sums of the codes
         return stats::codeSumStats(t.dtype, t.dataLen, stored, decoded, options);

@@ -1,16 +1,24 @@
 // Tensors as strided views over storages and as pieces: every layout read
 // through the one reader against a plain gather written here, element by
 // element, from the same bytes.
+#include "countingsource.h"
+
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/formatindex.h"
+#include "ckptscope/formats/storagecache.h"
 #include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/bytesource.h"
+#include "ckptscope/io/filesource.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <thread>
 
 using namespace ckptscope;
 
@@ -190,6 +198,127 @@ private Q_SLOTS:
         const uint32_t s = f.addStorage(300 * 700, 0);
         const size_t t = f.addView("big.T", {700, 300}, {s, 0, {1, 700}, {}});
         checkWhole(f, t, referenceStrided(f, f.index.tensors[t]));
+    }
+
+    // A transposed 1024 × 1024 matrix read 65,536 values at a time, as the
+    // statistics read it: each window wants 64 rows, a few elements of
+    // every column, and its runs bridge the gaps between columns, so each
+    // window read the whole storage. With the sources' cache the storage is
+    // read once (and a byte to check the file is unchanged, per read).
+    void transposedReadOnceThroughCache() {
+        Fixture f;
+        const uint64_t side = 1024, bytes = side * side * 4;
+        const uint32_t s = f.addStorage(side * side, 0);
+        const size_t t = f.addView("w.T", {side, side}, {s, 0, {1, int64_t(side)}, {}});
+        const std::vector<float> want = referenceStrided(f, f.index.tensors[t]);
+        const auto readInWindows = [&](StorageCache* cache, const ByteSource& source) {
+            std::vector<float> got(side * side);
+            for (uint64_t first = 0; first < got.size(); first += 65536)
+                readTensorValues(TensorSources{source, f.index, cache}, f.index.tensors[t], first,
+                                 65536, got.data() + first);
+            return got;
+        };
+        const testsupport::CountingSource plain(f.bytes, "views.bin");
+        QCOMPARE(readInWindows(nullptr, plain), want);
+        QVERIFY2(plain.bytesRead > 8 * bytes, qPrintable(QString::number(plain.bytesRead)));
+        StorageCache cache;
+        const testsupport::CountingSource cached(f.bytes, "views.bin");
+        QCOMPARE(readInWindows(&cache, cached), want);
+        QCOMPARE(cached.bytesRead.load(), bytes + 16); // the storage, then a byte a window
+        QCOMPARE(cache.heldBytes(), bytes);
+        // A view that reads its storage in order never fills the cache.
+        const size_t rows = f.addView("w", {side, side}, {s, 0, {int64_t(side), 1}, {}});
+        StorageCache unused;
+        std::vector<float> row(side);
+        readTensorValues(TensorSources{plain, f.index, &unused}, f.index.tensors[rows], 0, side,
+                         row.data());
+        QCOMPARE(unused.heldBytes(), uint64_t(0));
+    }
+
+    // Values in storage order, for statistics: a transposed or permuted
+    // view of one run of its storage gives that run, read in one pass;
+    // any other view (a strided slice, an expanded one) its C order.
+    void storageOrder() {
+        Fixture f;
+        const uint32_t s = f.addStorage(24 * 700, 0);
+        const size_t transposed = f.addView("t", {700, 24}, {s, 0, {1, 700}, {}});
+        const size_t permuted = f.addView("p", {4, 1, 6, 700}, {s, 0, {6, 99, 1, 24}, {}});
+        const size_t slice = f.addView("x[::2]", {350, 24}, {s, 0, {48, 1}, {}});
+        const size_t expanded = f.addView("e", {3, 5}, {s, 7, {0, 1}, {}});
+        const testsupport::CountingSource source(f.bytes, "views.bin");
+        const TensorSources from{source, f.index};
+        for (const size_t t : {transposed, permuted}) {
+            const TensorEntry& e = f.index.tensors[t];
+            std::vector<float> got(e.dataLen);
+            std::vector<double> wide(e.dataLen);
+            const int before = source.reads;
+            readTensorValuesInStorageOrder(from, e, 0, e.dataLen, got.data());
+            QCOMPARE(source.reads - before, 1);
+            readTensorValuesInStorageOrder(from, e, 5, e.dataLen - 5, wide.data() + 5);
+            for (uint64_t i = 0; i < e.dataLen; ++i) {
+                QCOMPARE(got[i], float(i));
+                if (i >= 5)
+                    QCOMPARE(wide[i], double(i));
+            }
+        }
+        for (const size_t t : {slice, expanded}) {
+            const TensorEntry& e = f.index.tensors[t];
+            std::vector<float> got(e.dataLen);
+            readTensorValuesInStorageOrder(from, e, 0, e.dataLen, got.data());
+            QCOMPARE(got, referenceStrided(f, e));
+        }
+    }
+
+    // The cache keeps at most its budget, the least recently used storage
+    // dropped first; a failed read keeps nothing.
+    void cacheKeepsItsBudget() {
+        StorageCache cache(10);
+        int reads = 0;
+        const auto fill = [&reads](uint8_t* b) {
+            ++reads;
+            b[0] = 7;
+        };
+        QCOMPARE(int(cache.get(0, 6, fill)->at(0)), 7);
+        cache.get(0, 6, fill);
+        QCOMPARE(reads, 1);
+        cache.get(1, 6, fill); // 12 bytes: storage 0 goes
+        QCOMPARE(cache.heldBytes(), uint64_t(6));
+        cache.get(0, 6, fill);
+        QCOMPARE(reads, 3);
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 cache.get(2, 4, [](uint8_t*) { throw std::runtime_error("io"); }));
+        QCOMPARE(cache.heldBytes(), uint64_t(6));
+    }
+
+    // A storage kept from an earlier read is not given once the file has
+    // changed: the read says so, as any read of a changed file does.
+    void cachedStorageOfAChangedFile() {
+        Fixture f;
+        const uint64_t side = 1024;
+        const uint32_t s = f.addStorage(side * side, 0);
+        const size_t t = f.addView("w.T", {side, side}, {s, 0, {1, int64_t(side)}, {}});
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("views.bin")).toStdString();
+        const auto write = [&path](const std::vector<uint8_t>& bytes) {
+            FILE* out = std::fopen(path.c_str(), "wb");
+            QVERIFY(out);
+            QCOMPARE(std::fwrite(bytes.data(), 1, bytes.size(), out), bytes.size());
+            std::fclose(out);
+        };
+        write(f.bytes);
+        const FileSource source(path);
+        StorageCache cache;
+        std::vector<float> got(65536);
+        const TensorSources from{source, f.index, &cache};
+        readTensorValues(from, f.index.tensors[t], 0, got.size(), got.data());
+        QCOMPARE(got[1], 1024.0f);
+        QCOMPARE(cache.heldBytes(), side * side * 4);
+        std::vector<uint8_t> changed = f.bytes;
+        changed[f.index.storages[s].offset + 4] ^= 1;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // a new modification time
+        write(changed);
+        QVERIFY_THROWS_EXCEPTION(SourceChangedError, readTensorValues(from, f.index.tensors[t], 0,
+                                                                      got.size(), got.data()));
     }
 
     void expandedStrideZero() {

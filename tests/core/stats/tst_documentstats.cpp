@@ -3,6 +3,8 @@
 // time, in the order asked for; progress rises to 1; a tensor that cannot
 // be read fails the whole call with its error. (Which failure comes first:
 // tst_blockworkers.)
+#include "countingsource.h"
+#include "picklewriter.h"
 #include "safetensorsbuilder.h"
 #include "testsupport.h"
 
@@ -10,6 +12,7 @@
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/oxck/checkpoint.h"
 #include "ckptscope/stats/documentstats.h"
+#include "ckptscope/stats/tensorstats.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -246,6 +249,52 @@ private Q_SLOTS:
         QVERIFY2(near(*f32.std, 2 * d), qPrintable(QString::number(*f32.std)));
         const TensorStats mixed = computeTensorStats(*doc, 2, {}).stats;
         QVERIFY(near(mixed.l2, 1e300) && near(*mixed.std, 0.5e300) && near(*mixed.mean, 0.5e300));
+    }
+
+    // A tensor torch saved transposed (strides (1, 1024)) is summarised from
+    // its storage in order, read once, not a window at a time across every
+    // column: the figures of the storage's values, the sums in its order.
+    void transposedViewReadInStorageOrder() {
+        const uint64_t side = 1024;
+        std::vector<float> values(side * side);
+        std::mt19937 rng(5);
+        std::normal_distribution<float> d(0.0f, 0.02f);
+        // Magnitudes from 1e-8 to 1e8, so that sums in double round
+        // differently in another order.
+        for (size_t i = 0; i < values.size(); ++i)
+            values[i] = d(rng) * std::pow(10.0f, float(int(i % 17) - 8));
+        picklewriter::Pickle p;
+        p.proto(2).emptyDict().mark().unicode("w.T");
+        p.tensor("0", "FloatStorage", side * side, 0, {side, side}, {1, side});
+        p.setitems().stop();
+        const std::string zip =
+            picklewriter::torchZip("archive", p.bytes, {{"0", picklewriter::leBytes(values)}});
+        auto source = std::make_shared<testsupport::CountingSource>(
+            std::vector<uint8_t>(zip.begin(), zip.end()), "t.pt");
+        const auto doc = Document::open(source);
+        const uint64_t opened = source->bytesRead;
+        StatsOptions o;
+        o.bins = 100;
+        const StatsResult got = computeTensorStats(*doc, 0, o);
+        QVERIFY2(source->bytesRead - opened <= side * side * 4 + 4096,
+                 qPrintable(QString::number(source->bytesRead - opened)));
+        const StatsResult want = computeStats(values.data(), values.size(), 100);
+        QCOMPARE(*got.stats.min, *want.stats.min);
+        QCOMPARE(*got.stats.max, *want.stats.max);
+        QCOMPARE(got.stats.finite, want.stats.finite);
+        QCOMPARE(got.histogram.counts, want.histogram.counts);
+        // Summed in the storage's order: exactly the figures of the
+        // storage's values, which differ in C order in the last digits (so
+        // the comparison is exact: QCOMPARE of doubles is fuzzy).
+        std::vector<float> cOrder(values.size());
+        for (uint64_t r = 0; r < side; ++r)
+            for (uint64_t c = 0; c < side; ++c)
+                cOrder[r * side + c] = values[c * side + r];
+        const double inC = *computeStats(cOrder.data(), cOrder.size(), 100).stats.mean;
+        QVERIFY(inC != *want.stats.mean);
+        QVERIFY2(*got.stats.mean == *want.stats.mean,
+                 qPrintable(QString::number(*got.stats.mean, 'g', 17)));
+        QVERIFY(*got.stats.std == *want.stats.std);
     }
 };
 

@@ -3,6 +3,7 @@
 #include "ckptscope/formats/formatindex.h"
 #include "ckptscope/formats/formatmodule.h"
 #include "ckptscope/formats/openerror.h"
+#include "ckptscope/formats/tensorvalues.h"
 #include "ckptscope/io/bytesource.h"
 #include "ckptscope/io/mappedfile.h"
 
@@ -97,6 +98,11 @@ public:
     // The same in double (F64 statistics; exact for every dtype but 64-bit
     // integers beyond 2^53).
     void readValues(size_t index, uint64_t first, uint64_t count, double* out) const;
+    // The same values in their storage's order where the tensor is a
+    // transposed or permuted view of one run of it (readTensorValuesIn-
+    // StorageOrder), for figures that need no order: statistics.
+    void readValuesInStorageOrder(size_t index, uint64_t first, uint64_t count, float* out) const;
+    void readValuesInStorageOrder(size_t index, uint64_t first, uint64_t count, double* out) const;
     // The stored little-endian bytes of count elements in the tensor's dtype.
     void readRawValues(size_t index, uint64_t first, uint64_t count, void* out) const;
     // count values of a complex tensor as (real, imaginary) doubles, 2 count
@@ -141,8 +147,10 @@ public:
     // whatever its dtype (ConvertedTensor::asF32).
     bool writtenAsF32(size_t index) const { return index < m_asF32.size() && m_asF32[index]; }
 
+    ~Document();
+
 private:
-    Document() = default;
+    Document();
     static std::shared_ptr<const Document> openFolder(const std::string& path);
     // A folder format's model in `located` (the folder `path` leads to).
     static std::shared_ptr<const Document>
@@ -159,6 +167,9 @@ private:
     FormatIndex m_index;
     std::vector<std::pair<std::string, std::string>> m_metadata;
     std::vector<bool> m_asF32; // per tensor of a converted model
+    // Storages that strided views read whole (formats/storagecache.h).
+    std::unique_ptr<StorageCache> m_storageCache;
+    TensorSources sources() const;
 };
 
 } // namespace ckptscope

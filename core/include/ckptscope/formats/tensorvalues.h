@@ -9,9 +9,14 @@ namespace ckptscope {
 
 // Where an index's tensors find their bytes: the file opened, and the index
 // with its shards, storages and views.
+class StorageCache;
+
 struct TensorSources {
     const ByteSource& main;
     const FormatIndex& index;
+    // Where storages read whole are kept for views read out of order (a
+    // transposed matrix); none: each read takes its runs from the file.
+    StorageCache* cache = nullptr;
     // The file of shard `shard` (the file opened when the index has none).
     const ByteSource& shard(uint32_t shard) const {
         return index.shards.empty() ? main : *index.shards.at(shard).source;
@@ -32,6 +37,16 @@ void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint
 // The same in double (exact for every dtype but 64-bit integers past 2^53).
 void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
                       uint64_t count, double* out);
+// The same values in the order their storage holds them, where a view's
+// elements are one run of its storage in another order (a transposed or
+// permuted tensor), else in C order: for figures that need no order
+// (statistics, histograms). A transposed matrix read in C order a window at
+// a time wants a few elements of every column per window; in storage order
+// each window is one contiguous read.
+void readTensorValuesInStorageOrder(const TensorSources& from, const TensorEntry& tensor,
+                                    uint64_t first, uint64_t count, float* out);
+void readTensorValuesInStorageOrder(const TensorSources& from, const TensorEntry& tensor,
+                                    uint64_t first, uint64_t count, double* out);
 // The little-endian stored bytes of count elements from `first`, in C order
 // (whole blocks: first and count must be multiples of the dtype's block).
 void readRawValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
