@@ -1,27 +1,21 @@
 #include "ckptscope/formats/storagecache.h"
 
+#include <new>
+
 namespace ckptscope {
 
-namespace {
-
-template <class List> auto findStorage(List& entries, uint32_t storage) {
-    auto it = entries.begin();
-    while (it != entries.end() && it->storage != storage)
-        ++it;
-    return it;
-}
-
-} // namespace
-
-StorageCache::Bytes StorageCache::get(uint32_t storage, uint64_t bytes,
+StorageCache::Bytes StorageCache::get(uint32_t storage, unsigned elementSize, uint64_t bytes,
                                       const std::function<void(uint8_t*)>& read) {
+    if (bytes > m_budget)
+        return nullptr;
     const auto lookUp = [&]() -> Bytes {
         std::lock_guard lock(m_mutex);
-        const auto it = findStorage(m_entries, storage);
-        if (it == m_entries.end())
-            return nullptr;
-        m_entries.splice(m_entries.begin(), m_entries, it);
-        return it->bytes;
+        for (auto it = m_entries.begin(); it != m_entries.end(); ++it)
+            if (it->storage == storage && it->elementSize == elementSize) {
+                m_entries.splice(m_entries.begin(), m_entries, it);
+                return it->bytes;
+            }
+        return nullptr;
     };
     if (Bytes kept = lookUp())
         return kept;
@@ -30,14 +24,24 @@ StorageCache::Bytes StorageCache::get(uint32_t storage, uint64_t bytes,
     std::lock_guard reading(m_readMutex);
     if (Bytes kept = lookUp())
         return kept;
-    auto fresh = std::make_shared<std::vector<uint8_t>>(size_t(bytes));
+    {
+        // Room first: the new storage never sits beside the ones it replaces
+        // (readers still holding one keep it alive until they are done).
+        std::lock_guard lock(m_mutex);
+        while (!m_entries.empty() && m_held + bytes > m_budget) {
+            m_held -= m_entries.back().bytes->size();
+            m_entries.pop_back();
+        }
+    }
+    std::shared_ptr<std::vector<uint8_t>> fresh;
+    try {
+        fresh = std::make_shared<std::vector<uint8_t>>(size_t(bytes));
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
     read(fresh->data());
     std::lock_guard lock(m_mutex);
-    while (!m_entries.empty() && m_held + bytes > m_budget) {
-        m_held -= m_entries.back().bytes->size();
-        m_entries.pop_back();
-    }
-    m_entries.push_front({storage, fresh});
+    m_entries.push_front({storage, elementSize, fresh});
     m_held += bytes;
     return fresh;
 }

@@ -105,11 +105,13 @@ void gatherPositions(const TensorSources& from, const TensorEntry& t, const Tens
 // Whether a window's positions spread over much more of the storage than
 // they take (a transposed view): then the storage is better read whole,
 // once, into the sources' cache, where it fits, than its runs once per
-// window. Spans under 1 MiB are read as runs.
-bool spreadsOut(const TensorSources& from, const TensorStorage& s, const std::vector<uint64_t>& pos,
-                size_t size) {
+// window. Spans under 1 MiB are read as runs, and so is a view of a small
+// part of its storage (a column of a large matrix: reading all of it for
+// that would cost more than the runs).
+bool spreadsOut(const TensorSources& from, const TensorEntry& t, const TensorStorage& s,
+                const std::vector<uint64_t>& pos, size_t size) {
     if (!from.cache || pos.empty() || s.bytes > StorageCache::kMaxStorage || s.bytes == 0 ||
-        s.bytes < 4 * pos.size() * size)
+        s.bytes < 4 * pos.size() * size || t.dataLen > s.bytes || 4 * t.dataLen * size < s.bytes)
         return false;
     const auto [lo, hi] = std::minmax_element(pos.begin(), pos.end());
     const uint64_t span = (*hi - *lo + 1) * size;
@@ -147,15 +149,17 @@ void gatherStrided(const TensorSources& from, const TensorEntry& t, const Tensor
     for (uint64_t done = 0; done < count;) {
         const uint64_t n = std::min(kChunk, count - done);
         stridedPositions(t.shape, view, first + done, n, pos);
-        if (done == 0 && spreadsOut(from, s, pos, size)) {
+        if (done == 0 && spreadsOut(from, t, s, pos, size)) {
             const uint64_t held = s.bytes / size;
-            whole = from.cache->get(view.storage, held * size, [&](uint8_t* bytes) {
+            whole = from.cache->get(view.storage, unsigned(size), held * size, [&](uint8_t* bytes) {
                 readStorage(from, t, s, 0, held, size, bytes);
             });
-            // Kept from an earlier read: the file must still be the one read
-            // (a source checks that on every read).
+            // Kept from an earlier read: a local file must still be the one
+            // read (FileSource checks that on every read; a URL's source may
+            // answer from its own cache, unchecked).
             uint8_t probe = 0;
-            from.shard(s.shard).read(s.offset, &probe, 1);
+            if (whole)
+                from.shard(s.shard).read(s.offset, &probe, 1);
         }
         if (whole) {
             for (size_t i = 0; i < pos.size(); ++i)

@@ -520,8 +520,9 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
         throw std::logic_error("codeSumStats: a type whose codes are not summed");
     SeenExtremes seen;
     // (Keeping pass 1's stored bytes for pass 2, in a KeptBuffer, measured
-    // slower than reading them again: 471 MiB of Q4_K at 10-64 bins, 168-192
-    // ms against 183-209 ms; the page-cache copy is cheap beside the binning.)
+    // slower than reading them again: 471 MiB of Q4_K at 10-64 bins took
+    // 183-209 ms kept against 168-192 ms read again; the page-cache copy is
+    // cheap beside the binning.)
     const PartialScanner pass1 = [&raw, kernel, &seen](uint64_t first, uint64_t n) {
         return q4KPartial(readSuperBlocks(raw, first, n), n / kSuperValues, kernel, &seen);
     };

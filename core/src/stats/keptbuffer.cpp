@@ -1,5 +1,7 @@
 #include "stats/keptbuffer.h"
 
+#include <new>
+
 namespace ckptscope::stats {
 
 namespace {
@@ -19,13 +21,16 @@ KeptBuffer::KeptBuffer(uint64_t bytes) {
     if (bytes > kKeepBytes)
         return;
     if (t_buffer.busy) {
-        m_own.reset(new uint8_t[size_t(bytes)]);
+        m_own.reset(new (std::nothrow) uint8_t[size_t(bytes)]);
         m_data = m_own.get();
         return;
     }
     if (t_buffer.capacity < bytes) {
         t_buffer.data.reset(); // the old one first: never both held
-        t_buffer.data.reset(new uint8_t[size_t(bytes)]);
+        t_buffer.capacity = 0;
+        t_buffer.data.reset(new (std::nothrow) uint8_t[size_t(bytes)]);
+        if (!t_buffer.data)
+            return;
         t_buffer.capacity = bytes;
     }
     t_buffer.busy = m_usesThreadBuffer = true;

@@ -3,16 +3,16 @@
 #include <cstdint>
 #include <memory>
 
-// Memory for what pass 1 of a tensor's statistics read (values, or a
-// quantized tensor's stored bytes), kept for pass 2: binning them again from
-// memory costs a fraction of reading them again (a page-cache copy, a
-// decode).
+// Memory for the values pass 1 of a tensor's statistics read, kept for pass
+// 2: binning them again from memory costs a fraction of reading them again
+// (a page-cache copy, a decode).
 namespace ckptscope::stats {
 
 // Kept only for a tensor of at most this many bytes.
 constexpr uint64_t kKeepBytes = uint64_t(64) << 20;
 
-// `bytes` of memory, or none (data() null) past kKeepBytes. The calling
+// `bytes` of memory, or none (data() null) past kKeepBytes or when it
+// cannot be had (the values are then read again). The calling
 // thread's buffer is reused from tensor to tensor up to 16 MiB (fresh pages
 // cost their faults on every tensor: that, not the keeping, made an earlier
 // try at keeping slower than reading again); a larger one is freed after

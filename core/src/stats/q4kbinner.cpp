@@ -298,7 +298,10 @@ CKPTSCOPE_AVX512_END
 
 bool canBinQ4K(const BinCounter<float>& counter) {
 #ifdef CKPTSCOPE_STATS_AVX2
-    return counter.mode == BinMode::Sliced || (counter.kernel == Kernel::Auto && simd::useAvx512());
+    // AVX-512 Lanes: the counter has its range and scale (past 4096 bins,
+    // or a range past the float one, it counts by binOf alone, and so must
+    // pass 2: by decoding).
+    return counter.mode == BinMode::Sliced || (counter.mode == BinMode::Lanes && counter.lanes512);
 #else
     (void)counter;
     return false;

@@ -8,12 +8,12 @@
 // from the codes, without decoding a value. Per sub-block the bins of its
 // sixteen levels are found once; up to 64 bins they become one-hot words and
 // each code takes its level's word by a permutation into SlicedBins, beyond
-// that each run of codes sharing a bin is counted and added at once. The
+// that each sub-block's count of each code is added to its level's bin. The
 // bins are binOf's of the values the decoder computes, bit for bit.
 namespace ckptscope::stats {
 
-// Whether binQ4K counts for `counter`: AVX-512 (SlicedBins up to 64 bins,
-// runs of codes beyond). Else pass 2 decodes the values.
+// Whether binQ4K counts for `counter`: AVX-512 and a counter in Sliced or
+// AVX-512 Lanes mode. Else pass 2 decodes the values.
 bool canBinQ4K(const BinCounter<float>& counter);
 // Bins the values of `superBlocks` Q4_K super-blocks at `raw` into counter,
 // which canBinQ4K accepts.

@@ -306,7 +306,8 @@ void StatsPasses::pass2() {
 }
 
 StatsResult StatsPasses::run() {
-    const bool keep = m_reader && !m_scan1 && m_wantHistogram;
+    const bool keep =
+        m_reader && !m_scan1 && m_wantHistogram && m_count <= stats::kKeepBytes / sizeof(float);
     const stats::KeptBuffer kept(keep ? m_count * sizeof(float) : UINT64_MAX);
     m_kept = reinterpret_cast<float*>(kept.data());
     const unsigned n = threads();

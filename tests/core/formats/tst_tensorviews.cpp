@@ -270,7 +270,8 @@ private Q_SLOTS:
     }
 
     // The cache keeps at most its budget, the least recently used storage
-    // dropped first; a failed read keeps nothing.
+    // dropped first; a storage is kept per element size; one past the
+    // budget and a failed read keep nothing.
     void cacheKeepsItsBudget() {
         StorageCache cache(10);
         int reads = 0;
@@ -278,16 +279,37 @@ private Q_SLOTS:
             ++reads;
             b[0] = 7;
         };
-        QCOMPARE(int(cache.get(0, 6, fill)->at(0)), 7);
-        cache.get(0, 6, fill);
+        QCOMPARE(int(cache.get(0, 4, 6, fill)->at(0)), 7);
+        cache.get(0, 4, 6, fill);
         QCOMPARE(reads, 1);
-        cache.get(1, 6, fill); // 12 bytes: storage 0 goes
+        cache.get(0, 2, 6, fill); // another element size: another entry, storage 0 as 4s goes
+        QCOMPARE(reads, 2);
+        cache.get(1, 4, 6, fill); // 12 bytes: storage 0 as 2s goes
         QCOMPARE(cache.heldBytes(), uint64_t(6));
-        cache.get(0, 6, fill);
-        QCOMPARE(reads, 3);
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                                 cache.get(2, 4, [](uint8_t*) { throw std::runtime_error("io"); }));
-        QCOMPARE(cache.heldBytes(), uint64_t(6));
+        cache.get(0, 4, 6, fill);
+        QCOMPARE(reads, 4);
+        QVERIFY(!cache.get(3, 4, 11, fill)); // past the budget: not read, not kept
+        QCOMPARE(reads, 4);
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, cache.get(2, 4, 4, [](uint8_t*) {
+            throw std::runtime_error("io");
+        }));
+        QVERIFY(cache.heldBytes() <= 10);
+    }
+
+    // A view of a small part of its storage (a column of a matrix) is read in
+    // runs: reading the whole storage for it would cost more.
+    void thinViewNotCached() {
+        Fixture f;
+        const uint64_t side = 1024;
+        const uint32_t s = f.addStorage(side * side, 0);
+        const size_t column = f.addView("w[:, 3]", {side}, {s, 3, {int64_t(side)}, {}});
+        StorageCache cache;
+        const testsupport::CountingSource source(f.bytes, "views.bin");
+        std::vector<float> got(side);
+        readTensorValues(TensorSources{source, f.index, &cache}, f.index.tensors[column], 0, side,
+                         got.data());
+        QCOMPARE(got, referenceStrided(f, f.index.tensors[column]));
+        QCOMPARE(cache.heldBytes(), uint64_t(0));
     }
 
     // A storage kept from an earlier read is not given once the file has

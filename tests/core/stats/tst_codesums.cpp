@@ -44,10 +44,11 @@ QString kernelName(stats::Kernel k) {
 // computeStats of their decoding.
 void checkBlocks(const std::vector<uint8_t>& raw, const QString& what, int bins);
 
-// By 64 and 5 bins (SlicedBins from the codes), by 65, 100 and 1000 (runs
-// of codes with AVX-512, else decoded).
+// By 64 and 5 bins (SlicedBins from the codes), by 65, 100 and 1000 (each
+// code's count per sub-block, with AVX-512; else decoded), by 5000 (past
+// the vector counters: decoded).
 void checkBlocks(const std::vector<uint8_t>& raw, const QString& what) {
-    for (const int bins : {64, 5, 65, 100, 1000}) {
+    for (const int bins : {64, 5, 65, 100, 1000, 5000}) {
         checkBlocks(raw, QStringLiteral("%1 bins, %2").arg(bins).arg(what), bins);
         if (QTest::currentTestFailed())
             return;

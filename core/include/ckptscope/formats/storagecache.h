@@ -14,9 +14,11 @@ namespace ckptscope {
 // 65,536 values at a time wants a few elements of every column per window,
 // so each window read the whole storage again (17 GB read for the
 // statistics of a 64 MiB tensor). A storage of at most kMaxStorage bytes is
-// read once and kept; the cache holds at most kBudget bytes, the least
-// recently used storage dropped first. One per document; thread-safe (two
-// readers of one storage wait for a single read).
+// read once and kept; the cache holds at most its budget, the least
+// recently used storage dropped before a new one is read. One per
+// document; thread-safe (two readers of one storage wait for a single
+// read). Kept bytes are little-endian elements of one size (a big-endian
+// storage swapped as read): a storage is kept per element size.
 class StorageCache {
 public:
     static constexpr uint64_t kMaxStorage = uint64_t(256) << 20;
@@ -26,10 +28,13 @@ public:
 
     explicit StorageCache(uint64_t budget = kBudget) : m_budget(budget) {}
 
-    // Storage `storage`'s `bytes` bytes, read into the buffer by `read` when
-    // they are not kept (then kept). Throws what `read` throws, keeping
-    // nothing.
-    Bytes get(uint32_t storage, uint64_t bytes, const std::function<void(uint8_t*)>& read);
+    // Storage `storage`'s `bytes` bytes as elements of `elementSize`, read
+    // into the buffer by `read` when they are not kept (then kept). Null
+    // when they would pass the budget or the memory cannot be had: the
+    // caller reads as it would without a cache. Throws what `read` throws,
+    // keeping nothing.
+    Bytes get(uint32_t storage, unsigned elementSize, uint64_t bytes,
+              const std::function<void(uint8_t*)>& read);
 
     // Bytes held (for tests).
     uint64_t heldBytes() const;
@@ -37,6 +42,7 @@ public:
 private:
     struct Entry {
         uint32_t storage;
+        unsigned elementSize;
         Bytes bytes;
     };
     const uint64_t m_budget;

@@ -132,14 +132,14 @@ Entry checkedTensor(const std::string& file, std::string name, Dtype dtype,
     return e;
 }
 
-// A JSON integer that is a count: unsigned, or -0 (which Python's and
-// simdjson's readers take as 0).
+// A JSON integer that is a count: unsigned (-0 is not, as Hugging Face's
+// reader, serde_json, reads it as the float -0.0).
 bool isCount(const json& d) {
-    return d.is_number_unsigned() || (d.is_number_integer() && d.get<int64_t>() == 0);
+    return d.is_number_unsigned();
 }
 
 uint64_t count(const json& d) {
-    return d.is_number_unsigned() ? d.get<uint64_t>() : 0;
+    return d.get<uint64_t>();
 }
 
 Entry parseTensor(const std::string& file, const std::string& name, const json& v) {
@@ -338,6 +338,10 @@ bool anyRepeated(const std::vector<std::string_view>& names) {
 
 std::optional<HeaderContent> readFast(const std::string& file, std::string_view text) {
     namespace dom = simdjson::dom;
+    // simdjson reads -0 as the integer 0, where the reference refuses it as
+    // a count: any "-0" (in a string too) is left to the reader below.
+    if (text.find("-0") != std::string_view::npos)
+        return std::nullopt;
     dom::parser parser;
     dom::object top;
     if (parser.parse(text.data(), text.size(), false).get_object().get(top) != simdjson::SUCCESS)
@@ -388,8 +392,9 @@ std::optional<HeaderContent> readFast(const std::string& file, std::string_view 
         }
         if (!dtype || !shape || !offsets || offsets->size() != 2)
             return std::nullopt;
-        // simdjson keeps a non-negative integer that fits as int64: take
-        // counts as u64 either way, anything else to the reader below.
+        // simdjson keeps a non-negative integer that fits as int64 (and -0,
+        // excluded above): take counts as u64 either way, anything else to
+        // the reader below.
         const auto countOf = [](dom::element e) -> std::optional<uint64_t> {
             uint64_t n = 0;
             if (e.get_uint64().get(n) != simdjson::SUCCESS)
