@@ -205,7 +205,7 @@ private Q_SLOTS:
 
     // A whole pickled nn.Module: its tensors take the names state_dict()
     // gives (parameters, persistent buffers, then submodules), a
-    // non-persistent buffer left out.
+    // non-persistent buffer left out, a nested tensor buffer by its parts.
     void pickledModuleNamesItsTensors() {
         const auto module = [](Pickle& p, const std::string& cls, auto params, auto buffers,
                                auto modules, const std::string& nonPersistent) {
@@ -232,6 +232,12 @@ private Q_SLOTS:
             [&] {
                 p.unicode("running_mean").tensor("1", "FloatStorage", 2, 0, {2}, {1});
                 p.unicode("cache").tensor("2", "FloatStorage", 2, 0, {2}, {1});
+                p.unicode("lengths").global("torch._utils", "_rebuild_nested_tensor").mark();
+                p.tensor("4", "FloatStorage", 3, 0, {3}, {1});
+                p.tensor("5", "LongStorage", 2, 0, {2, 1}, {1, 1});
+                p.tensor("6", "LongStorage", 2, 0, {2, 1}, {1, 1});
+                p.tensor("7", "LongStorage", 2, 0, {2}, {1});
+                p.tuple().reduce();
             },
             [&] {
                 p.unicode("fc");
@@ -246,14 +252,24 @@ private Q_SLOTS:
             "cache");
         p.stop();
         const auto f = [](std::vector<float> v) { return picklewriter::leBytes(v); };
-        const auto doc = openPickle(
-            p, {{"0", f({2})}, {"1", f({0, 1})}, {"2", f({5, 5})}, {"3", f({1, 2, 3, 4, 5, 6})}});
+        const auto doc = openPickle(p, {{"0", f({2})},
+                                        {"1", f({0, 1})},
+                                        {"2", f({5, 5})},
+                                        {"3", f({1, 2, 3, 4, 5, 6})},
+                                        {"4", f({7, 8, 9})},
+                                        {"5", longs({1, 2})},
+                                        {"6", longs({1, 1})},
+                                        {"7", longs({0, 1})}});
         std::vector<std::string> names;
         for (const TensorEntry& t : doc->tensors())
             names.push_back(t.name);
-        QCOMPARE(names, (std::vector<std::string>{"scale", "running_mean", "fc.weight"}));
-        std::vector<float> w(6);
-        doc->readValues(2, 0, 6, w.data());
+        QCOMPARE(names, (std::vector<std::string>{"scale", "running_mean", "lengths.buffer",
+                                                  "lengths.sizes", "lengths.strides",
+                                                  "lengths.storage_offsets", "fc.weight"}));
+        std::vector<float> w(6), buffer(3);
+        doc->readValues(2, 0, 3, buffer.data());
+        QCOMPARE(buffer, (std::vector<float>{7, 8, 9}));
+        doc->readValues(6, 0, 6, w.data());
         QCOMPARE(w, (std::vector<float>{1, 2, 3, 4, 5, 6}));
         QVERIFY(doc->traits()[0].requiresGrad);
     }

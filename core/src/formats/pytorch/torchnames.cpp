@@ -138,8 +138,12 @@ private:
                 continue;
             for (size_t i = 0; i + 1 < m_tree.at(dict).items.size(); i += 2) {
                 const uint32_t key = m_tree.at(dict).items[i];
-                if (m_tree.at(m_tree.at(dict).items[i + 1]).kind == ObjectKind::Tensor &&
-                    !(part[1] == 'b' && nonPersistent(key)))
+                const uint32_t value = m_tree.at(dict).items[i + 1];
+                if (part[1] == 'b' && nonPersistent(key))
+                    continue;
+                // A tensor, or a sparse or nested one listed by its parts.
+                if (m_tree.at(value).kind == ObjectKind::Tensor ||
+                    !tensorParts(m_tree, m_tree.at(value)).names.empty())
                     visitSlot(dict, i + 1, join(path, objectKeyText(m_tree, key)));
             }
         }
