@@ -242,6 +242,11 @@ void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint
     readAny(from, tensor, first, count, out);
 }
 
+void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
+                      uint64_t count, double* out) {
+    readAny(from, tensor, first, count, out);
+}
+
 void readTensorValuesInStorageOrder(const TensorSources& from, const TensorEntry& tensor,
                                     uint64_t first, uint64_t count, float* out) {
     readInStorageOrder(from, tensor, first, count, out);
@@ -250,11 +255,6 @@ void readTensorValuesInStorageOrder(const TensorSources& from, const TensorEntry
 void readTensorValuesInStorageOrder(const TensorSources& from, const TensorEntry& tensor,
                                     uint64_t first, uint64_t count, double* out) {
     readInStorageOrder(from, tensor, first, count, out);
-}
-
-void readTensorValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,
-                      uint64_t count, double* out) {
-    readAny(from, tensor, first, count, out);
 }
 
 void readRawValues(const TensorSources& from, const TensorEntry& tensor, uint64_t first,

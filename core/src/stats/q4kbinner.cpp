@@ -250,7 +250,7 @@ public:
                 }
             }
             if (counts[m_bins] != 0) [[unlikely]]
-                outside(scales, part);
+                outside(scales, idx, part);
         }
     }
 
@@ -260,16 +260,13 @@ private:
     // sub-block kFirst[r] in its first 32 bytes and kFirst[r] + 2 after.
     static constexpr int kFirst[4] = {0, 1, 4, 5};
 
-    // The codes of the super-block whose level's bin is outside the
-    // histogram, each by binOf of its level.
-    CKPTSCOPE_AVX512 __attribute__((noinline, cold)) void outside(const Q4KBinner::Scales& s,
-                                                                  const __m512i (&part)[4]) {
+    // The codes of the super-block whose level's bin (idx, unclamped) is
+    // outside the histogram, each by binOf of its level.
+    CKPTSCOPE_AVX512 __attribute__((noinline, cold)) void
+    outside(const Q4KBinner::Scales& s, const __m512i (&idx)[8], const __m512i (&part)[4]) {
         alignas(64) float dm[16];
         _mm512_store_ps(dm, s.dm);
-        __m512i idx[8];
-        if (!m_binner.bins(s, idx))
-            m_binner.fix(s, idx);
-        alignas(64) uint32_t at[8][16]; // unclamped: past the last bin is outside
+        alignas(64) uint32_t at[8][16];
         for (int j = 0; j < 8; ++j)
             _mm512_store_si512(at[j], idx[j]);
         alignas(64) uint8_t codes[4][64];

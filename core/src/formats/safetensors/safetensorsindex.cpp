@@ -132,16 +132,6 @@ Entry checkedTensor(const std::string& file, std::string name, Dtype dtype,
     return e;
 }
 
-// A JSON integer that is a count: unsigned (-0 is not, as Hugging Face's
-// reader, serde_json, reads it as the float -0.0).
-bool isCount(const json& d) {
-    return d.is_number_unsigned();
-}
-
-uint64_t count(const json& d) {
-    return d.get<uint64_t>();
-}
-
 Entry parseTensor(const std::string& file, const std::string& name, const json& v) {
     const std::string where = "header (byte 8): tensor " + quotedName(name) + ": ";
     if (!v.is_object())
@@ -157,15 +147,15 @@ Entry parseTensor(const std::string& file, const std::string& name, const json& 
     std::vector<uint64_t> dims;
     dims.reserve(shape->size());
     for (const json& d : *shape) {
-        if (!isCount(d))
+        if (!d.is_number_unsigned()) // -0 too, as Hugging Face's reader (a float to serde_json)
             fail(file, where + "shape " + shape->dump() + ": expected non-negative integers", 8);
-        dims.push_back(count(d));
+        dims.push_back(d.get<uint64_t>());
     }
     const auto offsets = v.find("data_offsets");
     std::optional<std::pair<uint64_t, uint64_t>> range;
     if (offsets != v.end() && offsets->is_array() && offsets->size() == 2 &&
-        isCount((*offsets)[0]) && isCount((*offsets)[1]))
-        range.emplace(count((*offsets)[0]), count((*offsets)[1]));
+        (*offsets)[0].is_number_unsigned() && (*offsets)[1].is_number_unsigned())
+        range.emplace((*offsets)[0].get<uint64_t>(), (*offsets)[1].get<uint64_t>());
     return checkedTensor(file, name, parsed, dtypeText, std::move(dims), range);
 }
 
@@ -228,8 +218,8 @@ ParsedHeader parseHeader(const std::string& file, std::string_view text) {
         parsed.order.push_back(key);
         return true;
     });
-    json::sax_parse(text.begin(), text.end(),
-                    &keys); // a parse error: the DOM parse above reported it
+    // A parse error: the DOM parse above reported it.
+    json::sax_parse(text.begin(), text.end(), &keys);
     if (parsed.order.size() != parsed.object.size()) {
         // Fewer keys kept than read: find the first one read twice.
         std::unordered_set<std::string_view> seen;
@@ -291,15 +281,7 @@ std::vector<uint32_t> checkTiling(const std::string& file, const std::vector<Ent
     return order;
 }
 
-// The header read by simdjson, which validates the whole text (UTF-8
-// included) at gigabytes a second, where nlohmann's DOM took most of the
-// time to open a model of many tensors (issue 38). `text` has
-// simdjson::SIMDJSON_PADDING readable bytes past its end. Only the types a
-// well-formed header has are read here; at anything else (a parse error, a
-// name or field given twice, a value of another type) this gives up
-// (nullopt) and the nlohmann reader below reads the header again, so that
-// every type and syntax error is found and worded by one reader. The checks
-// of a tensor's values (checkedDtype, checkedTensor) are shared.
+// What a header holds: its tensors in header order and its metadata.
 struct HeaderContent {
     std::vector<Entry> entries;
     std::vector<std::pair<std::string, std::string>> metadata;
@@ -336,6 +318,15 @@ bool anyRepeated(const std::vector<std::string_view>& names) {
     return false;
 }
 
+// The header read by simdjson, which validates the whole text (UTF-8
+// included) at gigabytes a second, where nlohmann's DOM took most of the
+// time to open a model of many tensors (issue 38). `text` has
+// simdjson::SIMDJSON_PADDING readable bytes past its end. Only the types a
+// well-formed header has are read here; at anything else (a parse error, a
+// name or field given twice, a value of another type) this gives up
+// (nullopt) and the nlohmann reader below reads the header again, so that
+// every type and syntax error is found and worded by one reader. The checks
+// of a tensor's values (checkedDtype, checkedTensor) are shared.
 std::optional<HeaderContent> readFast(const std::string& file, std::string_view text) {
     namespace dom = simdjson::dom;
     // simdjson reads -0 as the integer 0, where the reference refuses it as
