@@ -72,6 +72,11 @@ void printWarnings(const ckptscope::Document& doc, const std::string& path) {
         std::cerr << path << ": warning: " << w.message << "\n";
 }
 
+void keepUntilExit(std::shared_ptr<const ckptscope::Document> doc) {
+    static auto* kept = new std::vector<std::shared_ptr<const ckptscope::Document>>;
+    kept->push_back(std::move(doc));
+}
+
 std::shared_ptr<const ckptscope::Document> openDocument(const std::string& path) {
     auto doc = ckptscope::Document::open(path);
     printWarnings(*doc, path);

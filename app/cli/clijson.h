@@ -22,10 +22,6 @@ template <typename T> nlohmann::ordered_json orNull(const std::optional<T>& v) {
 // j as every --json output is laid out (nlohmann's dump(2): two-space indent)
 // and a newline; invalid UTF-8 becomes U+FFFD instead of an exception.
 void printJson(std::ostream& out, const nlohmann::ordered_json& j);
-// Text written by JsonStreamWriter (which writes names as they are) with
-// each byte that is not part of valid UTF-8 replaced by U+FFFD, as
-// printJson's nlohmann does.
-std::string utf8Replaced(const std::string& text);
 
 // The document's warnings as every --json output lists them: an array of
 // messages (a message about one tensor names it).

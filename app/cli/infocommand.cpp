@@ -11,6 +11,7 @@
 #include "ckptscope/io/httpsource.h"
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <type_traits>
@@ -41,60 +42,44 @@ void addShardsJson(ordered_json& j, const Document& doc) {
 // OXCK, safetensors and GGUF: the same fields (safetensors has no
 // version/flags; GGUF adds its data section and each key's type).
 
-// JSON text written at depth 0, laid out as a member of the top-level object
-// (each line after the first indented by two more spaces), for the parts
-// printTensorFileJson writes straight into nlohmann's dump.
-std::string oneLevelDeep(const std::string& text) {
-    std::string indented;
-    indented.reserve(text.size() + text.size() / 4);
-    for (size_t at = 0; at < text.size();) {
-        const size_t nl = std::min(text.find('\n', at), text.size() - 1);
-        indented.append(text, at, nl + 1 - at);
-        if (text[nl] == '\n')
-            indented += "  ";
-        at = nl + 1;
-    }
-    return indented;
-}
-
-// Stands for the object tree in tensorFileJson's result: the tree is written
-// by the core's one writer straight into the text (printTensorFileJson), as
-// parsing it into an ordered_json costs time quadratic in a dict's keys (an
-// optimizer's 100 000 states).
-constexpr const char* kObjectsMarker = "@@ckptscope:objects@@";
-
-// The metadata tree as the PyTorch corpus renders `objects`, laid out one
-// level deep (each line after the first indented by two more spaces).
-std::string objectsText(const Document& doc) {
-    std::vector<std::string> names;
-    for (const TensorEntry& t : doc.tensors())
-        names.push_back(t.name);
-    std::string text;
-    JsonStreamWriter w(text);
-    writeObjectJson(w, doc.objects(), names);
-    w.flush();
-    return oneLevelDeep(text);
-}
+// Stands for a part of tensorFileJson's result that printTensorFileJson
+// writes straight to the output with the core's stream writer (the tensor
+// list, a pickle's storages, its object tree): 200 000 ordered_json objects
+// cost seconds and gigabytes, and parsing the tree back costs time
+// quadratic in a dict's keys (an optimizer's 100 000 states).
+constexpr const char* kSpliced = "@@ckptscope:spliced@@";
 
 // A pickle's storages (one row each, with how many tensors view it: never
 // their names, so 200 000 tensors on one storage stay small) and imports
 // (each unsafe call with its arguments, as `objects` writes them).
-void addPickleJson(ordered_json& j, const Document& doc) {
-    std::vector<size_t> viewers(doc.storages().size(), 0);
+void writeStoragesJson(JsonStreamWriter& w, const Document& doc) {
+    std::vector<uint64_t> viewers(doc.storages().size(), 0);
     for (const TensorEntry& t : doc.tensors())
         if (t.view != kNoView && doc.views().at(t.view).pieces.empty())
             ++viewers.at(doc.views()[t.view].storage);
-    ordered_json storages = ordered_json::array();
+    w.beginArray();
     for (size_t i = 0; i < doc.storages().size(); ++i) {
         const TensorStorage& s = doc.storages()[i];
-        storages.push_back({{"key", s.key},
-                            {"dtype", dtypeName(s.dtype)},
-                            {"numel", s.bytes / std::max<size_t>(dtypeSize(s.dtype), 1)},
-                            {"nbytes", s.bytes},
-                            {"offset", s.offset},
-                            {"tensors", viewers[i]}});
+        w.beginObject();
+        w.key("key");
+        w.value(s.key);
+        w.key("dtype");
+        w.value(dtypeName(s.dtype));
+        w.key("numel");
+        w.value(uint64_t(s.bytes / std::max<size_t>(dtypeSize(s.dtype), 1)));
+        w.key("nbytes");
+        w.value(uint64_t(s.bytes));
+        w.key("offset");
+        w.value(uint64_t(s.offset));
+        w.key("tensors");
+        w.value(viewers[i]);
+        w.endObject();
     }
-    j["storages"] = std::move(storages);
+    w.endArray();
+}
+
+void addPickleJson(ordered_json& j, const Document& doc) {
+    j["storages"] = kSpliced; // writeStoragesJson
     std::vector<std::string> names;
     for (const TensorEntry& t : doc.tensors())
         names.push_back(t.name);
@@ -132,10 +117,6 @@ void addPickleJson(ordered_json& j, const Document& doc) {
     }
     j["arrays"] = std::move(arrays);
 }
-
-// Stands for the tensor list in tensorFileJson's result (printTensorFileJson
-// writes it here), as kObjectsMarker for the tree.
-constexpr const char* kTensorsMarker = "@@ckptscope:tensors@@";
 
 void writeNumbers(JsonStreamWriter& w, const char* key, const std::vector<uint64_t>& values) {
     w.key(key);
@@ -330,46 +311,55 @@ ordered_json tensorFileJson(const Document& doc) {
     j["total_bytes"] = bytesOverflow ? ordered_json() : ordered_json(doc.totalBytes());
     // Each tensor's entry is written straight into the text
     // (printTensorFileJson): 200 000 ordered_json objects cost seconds.
-    j["tensors"] = kTensorsMarker;
+    j["tensors"] = kSpliced;
     if (!doc.storages().empty())
         j["tensors_sharing_storage"] = doc.tensorsSharingStorage();
     if (doc.formatModule().pickled)
         addPickleJson(j, doc);
     if (!doc.objects().empty())
-        j["objects"] = kObjectsMarker; // printTensorFileJson writes the tree here
+        j["objects"] = kSpliced;
     j["warnings"] = warningsJson(doc);
     return j;
 }
 
-// The tensor list, laid out one level deep.
-std::string tensorsText(const Document& doc) {
-    std::string text;
-    JsonStreamWriter w(text);
-    w.beginArray();
-    for (size_t i = 0; i < doc.tensors().size(); ++i)
-        writeTensorJson(w, doc, i);
-    w.endArray();
-    w.flush();
-    return oneLevelDeep(text);
-}
-
 void printTensorFileJson(const Document& doc) {
-    std::string text =
+    const std::string text =
         tensorFileJson(doc).dump(2, ' ', false, ordered_json::error_handler_t::replace);
-    {
-        const std::string marker = "\n  \"tensors\": \"" + std::string(kTensorsMarker) + "\"";
-        const size_t at = text.find(marker);
-        if (at != std::string::npos)
-            text.replace(at, marker.size(), "\n  \"tensors\": " + utf8Replaced(tensorsText(doc)));
+    const auto tensors = [&](JsonStreamWriter& w) {
+        w.beginArray();
+        for (size_t i = 0; i < doc.tensors().size(); ++i)
+            writeTensorJson(w, doc, i);
+        w.endArray();
+    };
+    const auto objects = [&](JsonStreamWriter& w) {
+        std::vector<std::string> names;
+        names.reserve(doc.tensors().size());
+        for (const TensorEntry& t : doc.tensors())
+            names.push_back(t.name);
+        writeObjectJson(w, doc.objects(), names);
+    };
+    const auto storages = [&](JsonStreamWriter& w) { writeStoragesJson(w, doc); };
+    // In the order tensorFileJson puts them; each written where its marker
+    // stands, one level deep.
+    const std::pair<const char*, std::function<void(JsonStreamWriter&)>> parts[] = {
+        {"tensors", tensors}, {"storages", storages}, {"objects", objects}};
+    size_t from = 0;
+    for (const auto& [key, write] : parts) {
+        const std::string value = '"' + std::string(kSpliced) + '"';
+        const std::string marker = std::string("\n  \"") + key + "\": " + value;
+        const size_t at = text.find(marker, from);
+        if (at == std::string::npos)
+            continue;
+        const size_t valueAt = at + marker.size() - value.size();
+        std::cout.write(text.data() + from, std::streamsize(valueAt - from));
+        JsonStreamWriter w(std::cout);
+        w.nestIn(1);
+        write(w);
+        w.flush();
+        from = at + marker.size();
     }
-    if (!doc.objects().empty()) {
-        const std::string marker = "\n  \"objects\": \"" + std::string(kObjectsMarker) + "\"";
-        const size_t at = text.rfind(marker);
-        if (at != std::string::npos)
-            text.replace(at, marker.size(), "\n  \"objects\": " + utf8Replaced(objectsText(doc)));
-    }
-    text += '\n';
-    std::cout.write(text.data(), std::streamsize(text.size()));
+    std::cout.write(text.data() + from, std::streamsize(text.size() - from));
+    std::cout << '\n';
 }
 
 std::map<std::string, size_t> opCounts(const ComputationGraphStore& graph) {
@@ -542,6 +532,7 @@ int runInfo(const std::vector<std::string>& args) {
     } else {
         printGradient(*doc);
     }
+    keepUntilExit(doc);
     return kOk;
 }
 

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 namespace ckptscope {
 
@@ -129,52 +130,63 @@ public:
     ObjectJson(JsonStreamWriter& json, const ObjectTree& tree,
                const std::vector<std::string>& tensorNames, bool expandShared)
         : m_json(json), m_tree(tree), m_names(tensorNames), m_expandShared(expandShared),
-          m_firstPath(tree.nodes.size()), m_written(tree.nodes.size(), false),
-          m_onPath(tree.nodes.size(), false) {}
+          m_written(tree.nodes.size(), false), m_onPath(tree.nodes.size(), false) {}
 
-    void write(uint32_t node, const std::string& path) {
+    // Writes `node` at the path m_path holds.
+    void write(uint32_t node) {
         const ObjectNode& n = m_tree.at(node);
         if (objectHasChildren(n)) {
             if (m_onPath[node] || (m_written[node] && !m_expandShared)) {
                 m_json.beginObject(JsonStreamWriter::Layout::Inline);
                 m_json.key("ref");
-                m_json.value(m_firstPath[node]);
+                m_json.value(m_firstPath.at(node));
                 m_json.endObject();
                 m_refs = true;
                 return;
             }
             if (!m_written[node]) {
                 m_written[node] = true;
-                m_firstPath[node] = path;
+                m_firstPath.emplace(node, m_path);
             }
             m_onPath[node] = true;
         }
-        writeNode(n, path);
+        writeNode(n);
         m_onPath[node] = false;
     }
 
     bool wroteReferences() const { return m_refs; }
 
 private:
-    static std::string child(const std::string& path, const std::string& key) {
-        return path.empty() ? key : path + "." + key;
+    // Writes `node` at the path m_path holds with `key` added, as objectPath
+    // joins them. One buffer for the whole walk: a path is copied only for a
+    // value that has children (a later place may refer to it).
+    void writeAt(std::string_view key, uint32_t node) {
+        const size_t size = m_path.size();
+        if (!m_path.empty())
+            m_path += '.';
+        m_path += key;
+        write(node);
+        m_path.resize(size);
     }
 
-    void writeItems(const std::vector<uint32_t>& items, const std::string& path) {
+    void writeItems(const std::vector<uint32_t>& items) {
         m_json.beginArray();
-        for (size_t i = 0; i < items.size(); ++i)
-            write(items[i], child(path, std::to_string(i)));
+        char digits[24];
+        for (size_t i = 0; i < items.size(); ++i) {
+            const auto r = std::to_chars(digits, digits + sizeof digits, i);
+            writeAt(std::string_view(digits, size_t(r.ptr - digits)), items[i]);
+        }
         m_json.endArray();
     }
 
-    void tagged(const char* tag, const std::vector<uint32_t>& items, const std::string& path) {
+    void tagged(const char* tag, const std::vector<uint32_t>& items) {
         m_json.beginObject();
         m_json.key(tag);
-        writeItems(items, path);
+        writeItems(items);
         m_json.endObject();
     }
 
-    void writeDict(const ObjectNode& n, const std::string& path) {
+    void writeDict(const ObjectNode& n) {
         bool plain = true;
         for (size_t i = 0; i < n.items.size(); i += 2)
             plain = plain && m_tree.at(n.items[i]).kind == ObjectKind::String;
@@ -184,9 +196,15 @@ private:
         }
         m_json.beginObject();
         for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
+            const ObjectNode& k = m_tree.at(n.items[i]);
+            if (k.kind == ObjectKind::String) { // the text itself, not a copy
+                m_json.key(k.text);
+                writeAt(k.text, n.items[i + 1]);
+                continue;
+            }
             const std::string key = objectKeyText(m_tree, n.items[i]);
             m_json.key(key);
-            write(n.items[i + 1], child(path, key));
+            writeAt(key, n.items[i + 1]);
         }
         m_json.endObject();
         if (!plain) {
@@ -202,23 +220,28 @@ private:
         }
     }
 
-    void writeObject(const ObjectNode& n, const std::string& path) {
+    void writeObject(const ObjectNode& n) {
         m_json.beginObject();
         if (n.kind == ObjectKind::Call) {
             m_json.key("call");
-            write(n.callee, child(path, "call"));
+            writeAt("call", n.callee);
         } else {
             m_json.key("object");
             m_json.value(n.text);
         }
         m_json.key("args");
-        writeItems(n.items, child(path, "args"));
+        {
+            const size_t size = m_path.size();
+            m_path += m_path.empty() ? "args" : ".args";
+            writeItems(n.items);
+            m_path.resize(size);
+        }
         const std::pair<const char*, uint32_t> parts[] = {
             {"state", n.state}, {"listitems", n.listItems}, {"dictitems", n.dictItems}};
         for (const auto& [name, node] : parts)
             if (node != kNoNode) {
                 m_json.key(name);
-                write(node, child(path, name));
+                writeAt(name, node);
             }
         m_json.endObject();
     }
@@ -230,7 +253,7 @@ private:
         m_json.endObject();
     }
 
-    void writeNode(const ObjectNode& n, const std::string& path) {
+    void writeNode(const ObjectNode& n) {
         switch (n.kind) {
         case ObjectKind::None:
             m_json.null();
@@ -264,19 +287,19 @@ private:
             break;
         }
         case ObjectKind::List:
-            writeItems(n.items, path);
+            writeItems(n.items);
             break;
         case ObjectKind::Tuple:
-            tagged("tuple", n.items, path);
+            tagged("tuple", n.items);
             break;
         case ObjectKind::Set:
-            tagged("set", n.items, path);
+            tagged("set", n.items);
             break;
         case ObjectKind::FrozenSet:
-            tagged("frozenset", n.items, path);
+            tagged("frozenset", n.items);
             break;
         case ObjectKind::Dict:
-            writeDict(n, path);
+            writeDict(n);
             break;
         case ObjectKind::Tensor:
             single("tensor", n.tensor < m_names.size() ? m_names[n.tensor] : std::string());
@@ -286,7 +309,7 @@ private:
             break;
         case ObjectKind::Object:
         case ObjectKind::Call:
-            writeObject(n, path);
+            writeObject(n);
             break;
         }
     }
@@ -295,7 +318,8 @@ private:
     const ObjectTree& m_tree;
     const std::vector<std::string>& m_names;
     bool m_expandShared;
-    std::vector<std::string> m_firstPath;
+    std::string m_path;                                    // where write() is
+    std::unordered_map<uint32_t, std::string> m_firstPath; // of each value with children written
     std::vector<bool> m_written, m_onPath;
     bool m_refs = false;
 };
@@ -457,7 +481,7 @@ bool writeObjectJson(JsonStreamWriter& json, const ObjectTree& tree,
     std::vector<bool> onPath(tree.nodes.size(), false);
     const bool expand = expandedSize(tree, root, nodeBudget, memo, onPath) <= nodeBudget;
     ObjectJson writer(json, tree, tensorNames, expand);
-    writer.write(root, "");
+    writer.write(root);
     return writer.wroteReferences();
 }
 

@@ -8,6 +8,9 @@
 #include "picklewriter.h"
 #include "testsupport.h"
 
+#include "formats/objectsize.h"
+#include "formats/pytorch/torchunpickler.h"
+
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/diff/tensordiff.h"
 #include "ckptscope/document/document.h"
@@ -606,6 +609,73 @@ private Q_SLOTS:
             said = said ||
                    (w.rfind("unsafe import os.system after the damaged spot at byte ", 0) == 0);
         QVERIFY(said);
+    }
+
+    // The depth and expanded size the machine keeps as it makes nodes are
+    // what the walks over the finished tree count, and are given up (the
+    // walks run) where a value gains a child after another holds it.
+    void keptFiguresMatchTheWalks_data() {
+        QTest::addColumn<QByteArray>("pickle");
+        QTest::addColumn<bool>("kept");
+        const auto row = [](const char* tag, const Pickle& p, bool kept) {
+            QTest::newRow(tag) << QByteArray::fromStdString(p.bytes) << kept;
+        };
+        Pickle flat;
+        flat.proto(2).emptyDict().mark().unicode("a").binint1(1).unicode("b").binint1(2);
+        row("flat dict", flat.setitems().stop(), true);
+        Pickle nested; // the inner dict filled before the outer holds it
+        nested.proto(2).emptyDict().mark().unicode("x").emptyDict().mark().unicode("y");
+        nested.emptyList().mark().binint1(1).binint1(2).appends().setitems().setitems();
+        row("nested", nested.stop(), true);
+        Pickle shared; // one memoized tuple at two places
+        shared.proto(2).mark().binint1(1).binint1(2).tuple().binput(0).op('0');
+        row("shared", shared.emptyList().mark().binget(0).binget(0).appends().stop(), true);
+        Pickle laughs; // ten lists of ten of the one below, seven levels: 10^7 values
+        laughs.proto(2).binint1(7).binput(0).op('0');
+        for (uint8_t level = 1; level <= 7; ++level) {
+            laughs.emptyList().mark();
+            for (int i = 0; i < 10; ++i)
+                laughs.binget(uint8_t(level - 1));
+            laughs.appends().binput(level).op('0');
+        }
+        row("billion laughs", laughs.binget(7).stop(), true);
+        Pickle deep; // tuples 1 200 deep: past the limit, counted exactly
+        deep.proto(2).binint1(1);
+        for (int i = 0; i < 1200; ++i)
+            deep.op(uint8_t(0x85));
+        row("deep", deep.stop(), true);
+        Pickle built;
+        built.proto(2).global("m", "C").emptyTuple().reduce().emptyDict().mark().unicode("w");
+        built.emptyList().setitems().build();
+        row("build", built.stop(), true);
+        Pickle cycle; // l.append(l)
+        row("cycle", cycle.proto(2).emptyList().binput(0).binget(0).op('a').stop(), false);
+        Pickle late; // ([],) whose list gains 1 after the tuple holds it
+        late.proto(2).emptyList().binput(0).op(uint8_t(0x85)).binput(1).op('0');
+        late.binget(0).binint1(1).op('a').op('0').binget(1);
+        row("filled after held", late.stop(), false);
+        Pickle rebuilt; // BUILD twice: the first state no longer counts
+        rebuilt.proto(2).global("m", "C").emptyTuple().reduce().emptyList().build();
+        row("state replaced", rebuilt.binint1(1).build().stop(), false);
+    }
+    void keptFiguresMatchTheWalks() {
+        QFETCH(QByteArray, pickle);
+        QFETCH(bool, kept);
+        ObjectTree tree;
+        pytorch::TorchUnpickler u(tree, "t.pkl");
+        const uint32_t root = u.run(pickle.toStdString(), 0);
+        const std::optional<uint32_t> depth = u.depth();
+        constexpr uint32_t kLimit = 1000;
+        constexpr uint64_t kBudget = 1000000;
+        const std::optional<uint64_t> size = u.expandedSize(root, kBudget);
+        QCOMPARE(depth.has_value(), kept);
+        QCOMPARE(size.has_value(), kept);
+        if (!kept)
+            return;
+        const uint32_t walked = pytorch::objectDepth(tree, kLimit);
+        QCOMPARE(std::min(*depth, kLimit + 1), std::min(walked, kLimit + 1));
+        if (walked <= kLimit) // the size walk recurses: only within the limit
+            QCOMPARE(*size, objectExpandedSize(tree, root, kBudget));
     }
 
     // What a file cannot hold, or no reader knows, is refused by name.

@@ -15,8 +15,8 @@ namespace ckptscope {
 // nlohmann's dump(2) share: two-space indent, one element per line,
 // `"key": value`, `{}` / `[]` when empty. A container begun Inline stays on
 // one line (`{"a": 1, "b": [1, 2]}`), as does everything inside it.
-// Strings are written by appendJsonString (valid UTF-8 is the caller's
-// concern). With an ostream, text goes out in chunks of about 1 MiB at
+// Strings are written by appendJsonString (bytes that are not UTF-8 become
+// U+FFFD). With an ostream, text goes out in chunks of about 1 MiB at
 // chunkDone() and flush(), so a large file never sits in memory whole.
 class JsonStreamWriter {
 public:
@@ -26,6 +26,11 @@ public:
     explicit JsonStreamWriter(std::ostream& out);
     JsonStreamWriter(const JsonStreamWriter&) = delete;
     JsonStreamWriter& operator=(const JsonStreamWriter&) = delete;
+
+    // Writes as if already inside `levels` containers: a part spliced into a
+    // larger text at that depth (every line after the first indented by two
+    // more spaces per level). Call before the first value.
+    void nestIn(size_t levels) { m_base = levels; }
 
     void beginObject(Layout layout = Layout::Pretty) { open('{', layout); }
     void endObject() { close('}'); }
@@ -77,12 +82,13 @@ private:
     void element(); // before a value: separator and line break of its container
     void open(char bracket, Layout layout);
     void close(char bracket);
-    void indent(size_t levels) { m_s.append(levels * 2, ' '); }
+    void indent(size_t levels) { m_s.append((m_base + levels) * 2, ' '); }
 
     std::string m_own; // the buffer when streaming
     std::string& m_s;
     std::ostream* m_os = nullptr;
     std::vector<Level> m_levels;
+    size_t m_base = 0;    // nestIn
     bool m_keyed = false; // a key was just written: its value follows on the line
 };
 

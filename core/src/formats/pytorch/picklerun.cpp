@@ -324,8 +324,10 @@ bool TorchUnpickler::Run::calls(uint8_t code) {
         const uint32_t kwargs = code == 0x92 ? pop() : kNoNode;
         const uint32_t args = pop(), cls = pop();
         const uint32_t v = u.reduce(cls, args, base + op);
-        if (kwargs != kNoNode && !node(kwargs).items.empty())
+        if (kwargs != kNoNode && !node(kwargs).items.empty()) {
             node(v).items.push_back(kwargs);
+            u.gained(v, kwargs);
+        }
         stack.push_back(v);
         break;
     }
@@ -338,7 +340,7 @@ bool TorchUnpickler::Run::calls(uint8_t code) {
         ObjectNode t;
         t.kind = ObjectKind::Tuple;
         t.items = std::move(args);
-        stack.push_back(u.reduce(cls, u.m_tree.add(std::move(t)), base + op));
+        stack.push_back(u.reduce(cls, u.add(std::move(t)), base + op));
         break;
     }
     case 'o': { // OBJ: class and arguments since the mark
@@ -348,14 +350,19 @@ bool TorchUnpickler::Run::calls(uint8_t code) {
         ObjectNode t;
         t.kind = ObjectKind::Tuple;
         t.items.assign(items.begin() + 1, items.end());
-        stack.push_back(u.reduce(items[0], u.m_tree.add(std::move(t)), base + op));
+        stack.push_back(u.reduce(items[0], u.add(std::move(t)), base + op));
         break;
     }
     case 'b': { // BUILD: an object's state
         const uint32_t state = pop();
-        ObjectNode& t = node(top());
-        if (t.kind == ObjectKind::Object || t.kind == ObjectKind::Call)
+        const uint32_t target = top();
+        ObjectNode& t = node(target);
+        if (t.kind == ObjectKind::Object || t.kind == ObjectKind::Call) {
+            if (t.state != kNoNode)
+                u.m_exact = false; // a state replaced: the old one's figures would stay
             t.state = state;
+            u.gained(target, state);
+        }
         // A dict's BUILD is the _metadata state_dict() attaches: not part of the tree.
         break;
     }

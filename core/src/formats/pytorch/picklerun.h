@@ -88,7 +88,7 @@ private:
         return items;
     }
     uint32_t push(ObjectNode n) {
-        const uint32_t id = u.m_tree.add(std::move(n));
+        const uint32_t id = u.add(std::move(n));
         stack.push_back(id);
         return id;
     }
@@ -154,6 +154,8 @@ private:
             (!dict && (t.kind == ObjectKind::List || t.kind == ObjectKind::Set ||
                        t.kind == ObjectKind::FrozenSet))) {
             t.items.insert(t.items.end(), items.begin(), items.end());
+            for (uint32_t i : items)
+                u.gained(target, i);
             return;
         }
         if (t.kind == ObjectKind::Object || t.kind == ObjectKind::Call) {
@@ -161,13 +163,16 @@ private:
             if (part == kNoNode) {
                 ObjectNode c;
                 c.kind = dict ? ObjectKind::Dict : ObjectKind::List;
-                const uint32_t id = u.m_tree.add(std::move(c));
+                const uint32_t id = u.add(std::move(c));
                 node(target).*(dict ? &ObjectNode::dictItems : &ObjectNode::listItems) = id;
+                u.gained(target, id);
             }
             const uint32_t id =
                 node(target).*(dict ? &ObjectNode::dictItems : &ObjectNode::listItems);
             auto& dst = node(id).items;
             dst.insert(dst.end(), items.begin(), items.end());
+            for (uint32_t i : items)
+                u.gained(id, i);
             return;
         }
         fail(CheckpointError::Kind::Invalid,

@@ -92,7 +92,8 @@ Storages fileOrder(std::vector<TensorStorage> byPickle) {
 // the depth check, the tensors by name, the imports and their warnings.
 void finish(const ByteSource& source, FormatIndex& index, TorchUnpickler& u, uint32_t root,
             std::vector<TensorStorage> storages) {
-    if (pytorch::objectDepth(index.objects, kMaxDepth) > kMaxDepth)
+    const std::optional<uint32_t> depth = u.depth();
+    if ((depth ? *depth : pytorch::objectDepth(index.objects, kMaxDepth)) > kMaxDepth)
         fail(source, K::Invalid,
              "the pickled object nests more than " + std::to_string(kMaxDepth) +
                  " levels deep (too deep to show)");
@@ -107,7 +108,8 @@ void finish(const ByteSource& source, FormatIndex& index, TorchUnpickler& u, uin
         names.push_back(t.name);
     for (std::string& w : pytorch::importWarnings(index.objects, index.imports, names))
         index.warnings.push_back({std::move(w), std::nullopt});
-    const uint64_t expanded = objectExpandedSize(index.objects, root, kObjectBudget);
+    const std::optional<uint64_t> kept = u.expandedSize(root, kObjectBudget);
+    const uint64_t expanded = kept ? *kept : objectExpandedSize(index.objects, root, kObjectBudget);
     if (expanded > kObjectBudget)
         index.warnings.push_back(
             {"shared references: the object tree expands to more than " +

@@ -12,33 +12,33 @@ using K = CheckpointError::Kind;
 
 // torch's storage classes and the element types they hold.
 struct StorageType {
-    const char* name;
+    const char* name; // as the pickle names it
     Dtype dtype;
 };
 constexpr StorageType kStorageTypes[] = {
-    {"FloatStorage", Dtype::F32},
-    {"DoubleStorage", Dtype::F64},
-    {"HalfStorage", Dtype::F16},
-    {"BFloat16Storage", Dtype::BF16},
-    {"CharStorage", Dtype::I8},
-    {"ShortStorage", Dtype::I16},
-    {"IntStorage", Dtype::I32},
-    {"LongStorage", Dtype::I64},
-    {"ByteStorage", Dtype::U8},
-    {"BoolStorage", Dtype::Bool},
-    {"ComplexFloatStorage", Dtype::C64},
-    {"ComplexDoubleStorage", Dtype::C128},
+    {"torch.FloatStorage", Dtype::F32},
+    {"torch.DoubleStorage", Dtype::F64},
+    {"torch.HalfStorage", Dtype::F16},
+    {"torch.BFloat16Storage", Dtype::BF16},
+    {"torch.CharStorage", Dtype::I8},
+    {"torch.ShortStorage", Dtype::I16},
+    {"torch.IntStorage", Dtype::I32},
+    {"torch.LongStorage", Dtype::I64},
+    {"torch.ByteStorage", Dtype::U8},
+    {"torch.BoolStorage", Dtype::Bool},
+    {"torch.ComplexFloatStorage", Dtype::C64},
+    {"torch.ComplexDoubleStorage", Dtype::C128},
     // Quantized tensors' integers (torch._utils._rebuild_qtensor). 4-bit and
     // 2-bit ones are packed two and four to a byte: their bytes, and their
     // tensors stay the rebuild call's object.
-    {"QInt8Storage", Dtype::QI8},
-    {"QUInt8Storage", Dtype::QU8},
-    {"QInt32Storage", Dtype::QI32},
-    {"QUInt4x2Storage", Dtype::U8},
-    {"QUInt2x4Storage", Dtype::U8},
+    {"torch.QInt8Storage", Dtype::QI8},
+    {"torch.QUInt8Storage", Dtype::QU8},
+    {"torch.QInt32Storage", Dtype::QI32},
+    {"torch.QUInt4x2Storage", Dtype::U8},
+    {"torch.QUInt2x4Storage", Dtype::U8},
     // torch >= 2.1 for dtypes with no typed storage class (float8, uint16…):
     // bytes, typed by the _rebuild_tensor_v3 that views them.
-    {"UntypedStorage", Dtype::U8},
+    {"torch.UntypedStorage", Dtype::U8},
 };
 
 // The dtypes _rebuild_tensor_v3 names (torch.<name>).
@@ -77,12 +77,73 @@ bool isBuiltin(std::string_view name, std::string_view fn) {
 } // namespace
 
 TorchUnpickler::TorchUnpickler(ObjectTree& tree, std::string where)
-    : m_tree(tree), m_where(std::move(where)) {}
+    : m_tree(tree), m_where(std::move(where)), m_first(uint32_t(tree.nodes.size())) {}
+
+uint32_t TorchUnpickler::add(ObjectNode n) {
+    uint32_t depth = 1;
+    uint64_t size = 1;
+    const auto child = [&](uint32_t c) {
+        if (c == kNoNode)
+            return;
+        if (c < m_first || c - m_first >= m_depth.size()) {
+            m_exact = false; // a node this unpickler did not make
+            return;
+        }
+        m_held[c - m_first] = 1;
+        depth = std::max(depth, m_depth[c - m_first] + 1);
+        size = std::min(size + m_size[c - m_first], uint64_t(1) << 62);
+    };
+    for (uint32_t c : n.items)
+        child(c);
+    for (uint32_t c : {n.callee, n.state, n.listItems, n.dictItems})
+        child(c);
+    const uint32_t id = m_tree.add(std::move(n));
+    if (id - m_first != m_depth.size())
+        m_exact = false; // another writer added nodes in between
+    m_depth.push_back(depth);
+    m_size.push_back(size);
+    m_held.push_back(0);
+    m_deepest = std::max(m_deepest, depth);
+    return id;
+}
+
+void TorchUnpickler::gained(uint32_t node, uint32_t child) {
+    if (child == kNoNode)
+        return;
+    const uint64_t n = uint64_t(node) - m_first, c = uint64_t(child) - m_first;
+    if (node < m_first || child < m_first || n >= m_depth.size() || c >= m_depth.size()) {
+        m_exact = false;
+        return;
+    }
+    m_held[c] = 1; // first: a node given itself is then held
+    if (m_held[n]) {
+        m_exact = false;
+        return;
+    }
+    m_depth[n] = std::max(m_depth[n], m_depth[c] + 1);
+    m_size[n] = std::min(m_size[n] + m_size[c], uint64_t(1) << 62);
+    m_deepest = std::max(m_deepest, m_depth[n]);
+}
+
+std::optional<uint32_t> TorchUnpickler::depth() const {
+    if (!m_exact || m_first != 0)
+        return std::nullopt;
+    return m_deepest;
+}
+
+std::optional<uint64_t> TorchUnpickler::expandedSize(uint32_t node, uint64_t limit) const {
+    if (node == kNoNode)
+        return 0;
+    if (!m_exact || node < m_first || node - m_first >= m_size.size())
+        return std::nullopt;
+    return std::min(m_size[node - m_first], limit + 1);
+}
 
 uint32_t TorchUnpickler::run(std::string_view data, uint64_t fileOffset, uint64_t* consumed) {
     // Up to one value per 4 bytes of pickle (a DCP plan: one per 5; a state
     // dict: one per 12): reserved once, not regrown.
     m_tree.nodes.reserve(m_tree.nodes.size() + data.size() / 4);
+    m_storageByKey.reserve(m_storageByKey.size() + data.size() / 64);
     Run r(*this, data, fileOffset);
     return r.go(consumed);
 }
@@ -91,7 +152,7 @@ uint32_t TorchUnpickler::storageNode(uint32_t pid, uint64_t at) {
     const auto fail = [&](K kind, const std::string& what) {
         throw CheckpointError(kind, m_where + ": byte " + std::to_string(at) + ": " + what, at);
     };
-    const ObjectNode p = m_tree.at(pid);
+    const ObjectNode& p = m_tree.at(pid); // no node is added before its last use
     const auto item = [&](size_t i) -> const ObjectNode& { return m_tree.at(p.items[i]); };
     if (p.kind != ObjectKind::Tuple || p.items.size() < 5 || item(0).kind != ObjectKind::String ||
         item(0).text != "storage")
@@ -101,7 +162,7 @@ uint32_t TorchUnpickler::storageNode(uint32_t pid, uint64_t at) {
     const std::string& type = item(1).text;
     const StorageType* st = nullptr;
     for (const StorageType& s : kStorageTypes)
-        if (type == std::string("torch.") + s.name)
+        if (type == s.name)
             st = &s;
     if (!st)
         fail(K::Invalid, "unknown storage type " + type);
@@ -114,32 +175,35 @@ uint32_t TorchUnpickler::storageNode(uint32_t pid, uint64_t at) {
     if (numel > uint64_t(INT64_MAX) / dtypeSize(st->dtype))
         fail(K::Invalid, "storage \"" + key + "\": " + std::to_string(numel) + " elements of " +
                              std::to_string(dtypeSize(st->dtype)) + " bytes overflow 2^63 bytes");
-    uint32_t index;
-    const auto found = m_storageByKey.find(key);
-    if (found == m_storageByKey.end()) {
-        index = uint32_t(storages.size());
-        m_storageByKey.emplace(key, index);
+    const auto [found, added] = m_storageByKey.try_emplace(key, uint32_t(storages.size()));
+    const uint32_t index = found->second;
+    if (added) {
         PickledStorage s;
         s.key = key;
-        s.type = type;
+        s.type = st->name;
         s.dtype = st->dtype;
         s.numel = numel;
         s.location = item(3).kind == ObjectKind::String ? item(3).text : std::string();
         storages.push_back(std::move(s));
     } else {
-        index = found->second;
         if (storages[index].dtype != st->dtype)
             fail(K::Invalid, "storage \"" + key + "\": dtype conflict: named as " +
-                                 storages[index].type + " and as " + type);
+                                 std::string(storages[index].type) + " and as " + type);
         storages[index].numel = std::max(storages[index].numel, numel);
     }
     ObjectNode n;
     n.kind = ObjectKind::Object;
-    n.text = type;
+    n.text = st->name;
     n.items = {p.items[2]};
-    const uint32_t id = m_tree.add(std::move(n));
-    m_storageOfNode.emplace(id, index);
+    const uint32_t id = add(std::move(n));
+    m_storageOfNode.emplace_back(id, index);
     return id;
+}
+
+uint32_t TorchUnpickler::storageOf(uint32_t node) const {
+    const auto it = std::lower_bound(m_storageOfNode.begin(), m_storageOfNode.end(),
+                                     std::pair<uint32_t, uint32_t>(node, 0));
+    return it != m_storageOfNode.end() && it->first == node ? it->second : kNoNode;
 }
 
 void TorchUnpickler::failCall(const std::string& fn, const std::string& what, uint64_t at) const {
@@ -171,7 +235,7 @@ std::vector<uint64_t> TorchUnpickler::countsArg(uint32_t node, const char* what,
     return v;
 }
 
-uint32_t TorchUnpickler::metaTensor(const std::string& fn, const std::vector<uint32_t>& args,
+uint32_t TorchUnpickler::metaTensor(const std::string& fn, std::span<const uint32_t> args,
                                     uint64_t at) {
     // (dtype, size, stride, requires_grad): no storage, no values.
     if (args.size() < 3)
@@ -200,19 +264,19 @@ uint32_t TorchUnpickler::metaTensor(const std::string& fn, const std::vector<uin
     n.kind = ObjectKind::Tensor;
     n.tensor = uint32_t(tensors.size());
     tensors.push_back(std::move(t));
-    return m_tree.add(std::move(n));
+    return add(std::move(n));
 }
 
-uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, const std::vector<uint32_t>& args,
+uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, std::span<const uint32_t> args,
                                        uint64_t at) {
     const auto fail = [&](const std::string& what) { failCall(fn, what, at); };
     if (args.size() < 4)
         fail("expected (storage, offset, size, stride, …)");
-    const auto storage = m_storageOfNode.find(args[0]);
-    if (storage == m_storageOfNode.end())
+    const uint32_t storage = storageOf(args[0]);
+    if (storage == kNoNode)
         fail("its first argument is not a storage");
     PickledTensor t;
-    t.storage = storage->second;
+    t.storage = storage;
     // v3 names the tensor's dtype: an untyped storage takes it (its numel
     // was bytes), a typed one must already hold it.
     if (fn == "torch._utils._rebuild_tensor_v3" && args.size() > 6) {
@@ -263,27 +327,34 @@ uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, const std::vector<
     n.kind = ObjectKind::Tensor;
     n.tensor = uint32_t(tensors.size());
     tensors.push_back(std::move(t));
-    return m_tree.add(std::move(n));
+    return add(std::move(n));
 }
 
 uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
-    // Copied out of the tree, which each add below may move.
+    // The arguments stay where they are: a tuple's items are a heap buffer
+    // that adding nodes (moving the tree's nodes) does not move.
     const ObjectKind kind = m_tree.at(callable).kind;
-    std::vector<uint32_t> a;
-    if (m_tree.at(args).kind == ObjectKind::Tuple)
-        a = m_tree.at(args).items;
-    else
-        a = {args};
+    const ObjectNode& argsNode = m_tree.at(args);
+    const std::span<const uint32_t> a = argsNode.kind == ObjectKind::Tuple
+                                            ? std::span<const uint32_t>(argsNode.items)
+                                            : std::span<const uint32_t>(&args, 1);
     ObjectNode n;
     if (kind != ObjectKind::Global) { // a call of what a call gave
         n.kind = ObjectKind::Call;
         n.callee = callable;
-        n.items = std::move(a);
-        const uint32_t id = m_tree.add(std::move(n));
+        n.items.assign(a.begin(), a.end());
+        const uint32_t id = add(std::move(n));
         calledResults.push_back(id);
         return id;
     }
-    std::string fn = m_tree.at(callable).text;
+    // The global's name from `globals`, whose keys do not move (a node's
+    // text may: adding a node can move the tree); a global is one node
+    // however often the memo fetches it, looked up once (a DCP plan makes
+    // thousands of calls).
+    auto*& use = m_useOfGlobal[callable];
+    if (!use)
+        use = &*globals.try_emplace(m_tree.at(callable).text).first;
+    const std::string& fn = use->first;
     if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor" ||
         fn == "torch._utils._rebuild_tensor_v3")
         return rebuildTensor(fn, a, at);
@@ -292,8 +363,8 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
     if (fn == "torch._utils._rebuild_qtensor" && a.size() > 4) {
         // (storage, offset, size, stride, quantizer parameters, requires_grad,
         // hooks): a tensor of stored integers, its parameters kept as text.
-        const auto storage = m_storageOfNode.find(a[0]);
-        if (storage != m_storageOfNode.end() && isQuantized(storages[storage->second].dtype)) {
+        const uint32_t storage = storageOf(a[0]);
+        if (storage != kNoNode && isQuantized(storages[storage].dtype)) {
             const std::string params = objectKeyText(m_tree, a[4]);
             const uint32_t node = rebuildTensor(fn, a, at);
             PickledTensor& t = tensors.back();
@@ -314,7 +385,7 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
     }
     if (fn == "collections.OrderedDict" && a.empty()) {
         n.kind = ObjectKind::Dict;
-        return m_tree.add(std::move(n));
+        return add(std::move(n));
     }
     if (fn == "_codecs.encode" && a.size() == 2 && m_tree.at(a[0]).kind == ObjectKind::String &&
         m_tree.at(a[1]).kind == ObjectKind::String &&
@@ -323,30 +394,25 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
         if (latin1Bytes(m_tree.at(a[0]).text, bytes)) {
             n.kind = ObjectKind::Bytes;
             n.text = std::move(bytes);
-            return m_tree.add(std::move(n));
+            return add(std::move(n));
         }
     }
     if (isBuiltin(fn, "bytes") && a.empty()) {
         n.kind = ObjectKind::Bytes;
-        return m_tree.add(std::move(n));
+        return add(std::move(n));
     }
     if ((isBuiltin(fn, "set") || isBuiltin(fn, "frozenset")) &&
         (a.empty() || (a.size() == 1 && m_tree.at(a[0]).kind == ObjectKind::List))) {
         n.kind = isBuiltin(fn, "set") ? ObjectKind::Set : ObjectKind::FrozenSet;
         if (!a.empty())
             n.items = m_tree.at(a[0]).items;
-        return m_tree.add(std::move(n));
+        return add(std::move(n));
     }
     n.kind = ObjectKind::Object;
-    n.items = std::move(a);
-    // A global is one node however often the memo fetches it: its entry in
-    // `globals` is looked up once (a DCP plan makes thousands of calls).
-    GlobalUse*& use = m_useOfGlobal[callable];
-    if (!use)
-        use = &globals[fn];
-    n.text = std::move(fn);
-    const uint32_t id = m_tree.add(std::move(n));
-    use->calls.push_back(id);
+    n.items.assign(a.begin(), a.end());
+    n.text = fn;
+    const uint32_t id = add(std::move(n));
+    use->second.calls.push_back(id);
     return id;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,7 +19,7 @@ namespace ckptscope::pytorch {
 // pickles (legacy).
 struct PickledStorage {
     std::string key;
-    std::string type; // "torch.FloatStorage", as the pickle names it
+    std::string_view type; // "torch.FloatStorage", as the pickle names it (a static name)
     Dtype dtype = Dtype::F32;
     uint64_t numel = 0;
     std::string location; // "cpu", "cuda:0": not used to read
@@ -63,6 +64,12 @@ public:
     // "dtype conflict", "negative"…), naming the byte.
     uint32_t run(std::string_view data, uint64_t fileOffset, uint64_t* consumed = nullptr);
 
+    // objectDepth of the tree and objectExpandedSize of one of its nodes, as
+    // the runs left them, without a walk of its (millions of) nodes; nullopt
+    // when a run could not keep them exact and a walk must count.
+    std::optional<uint32_t> depth() const;
+    std::optional<uint64_t> expandedSize(uint32_t node, uint64_t limit) const;
+
     std::vector<PickledStorage> storages;
     std::vector<PickledTensor> tensors; // ObjectNode::tensor indexes these
     std::map<std::string, GlobalUse> globals;
@@ -70,10 +77,19 @@ public:
 
 private:
     class Run;
+    // Adds a node to the tree, noting its depth and expanded size.
+    uint32_t add(ObjectNode n);
+    // A child given to a node after it was made (APPENDS, SETITEMS, BUILD):
+    // its figures stay exact while no other node holds it yet, as a pickle
+    // fills a container before putting it in its parent. Any other case (a
+    // cycle can only be made so) gives the figures up.
+    void gained(uint32_t node, uint32_t child);
     uint32_t storageNode(uint32_t pid, uint64_t at);
     uint32_t reduce(uint32_t callable, uint32_t args, uint64_t at);
-    uint32_t rebuildTensor(const std::string& fn, const std::vector<uint32_t>& args, uint64_t at);
-    uint32_t metaTensor(const std::string& fn, const std::vector<uint32_t>& args, uint64_t at);
+    uint32_t rebuildTensor(const std::string& fn, std::span<const uint32_t> args, uint64_t at);
+    uint32_t metaTensor(const std::string& fn, std::span<const uint32_t> args, uint64_t at);
+    // The storage a storage node stands for, kNoNode for any other node.
+    uint32_t storageOf(uint32_t node) const;
     // A call's argument that must be a count, or a tuple (torch.Size) of
     // them; throws naming the call and `what`.
     uint64_t countArg(uint32_t node, const char* what, const std::string& fn, uint64_t at) const;
@@ -83,9 +99,20 @@ private:
 
     ObjectTree& m_tree;
     std::string m_where;
+    // Per node from m_first on: the longest chain of values it heads (itself
+    // included), its size with every shared value written out in full
+    // (saturated), whether another node holds it.
+    uint32_t m_first = 0;
+    std::vector<uint32_t> m_depth;
+    std::vector<uint64_t> m_size;
+    std::vector<uint8_t> m_held;
+    uint32_t m_deepest = 0;
+    bool m_exact = true;
     std::unordered_map<std::string, uint32_t> m_storageByKey;
-    std::unordered_map<uint32_t, uint32_t> m_storageOfNode;
-    std::unordered_map<uint32_t, GlobalUse*> m_useOfGlobal; // Global node → globals' entry
+    // (storage node, storage) in node order: nodes are made in increasing order.
+    std::vector<std::pair<uint32_t, uint32_t>> m_storageOfNode;
+    // Global node → its entry in `globals` (whose key is a stable name).
+    std::unordered_map<uint32_t, std::pair<const std::string, GlobalUse>*> m_useOfGlobal;
 };
 
 // The globals named by the opcodes of `data` from byte `from` on, read

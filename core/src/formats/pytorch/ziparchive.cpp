@@ -115,6 +115,7 @@ void ZipArchive::readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64
     std::vector<uint8_t> cd(cdSize);
     readAt(cdOffset, cd.data(), cdSize);
     m_records.reserve(entries);
+    m_byName.reserve(entries);
     size_t p = 0;
     for (uint64_t i = 0; i < entries; ++i) {
         const uint64_t here = cdOffset + p;
@@ -159,22 +160,60 @@ void ZipArchive::readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64
         if (local > span || span - local < kLocalSize)
             fail(m_source, K::Truncated, here,
                  "truncated zip archive: record \"" + r.name + "\"'s header lies past the end");
-        uint8_t lh[kLocalSize];
-        readAt(m_begin + local, lh, kLocalSize);
-        if (le(lh, 4) != kLocalHeader)
-            fail(m_source, K::Invalid, m_begin + local,
-                 "expected the local header of record \"" + r.name + "\"");
-        const uint64_t dataAt = local + kLocalSize + le(lh + 26, 2) + le(lh + 28, 2);
-        if (dataAt > span || span - dataAt < usize)
-            fail(m_source, K::Truncated, m_begin + local,
-                 "truncated zip archive: record \"" + r.name + "\" (" + std::to_string(usize) +
-                     " bytes) runs past the end");
-        r.dataOffset = m_begin + dataAt;
+        r.dataOffset = local; // the local header's, until resolveLocalHeaders
         r.size = usize;
         if (!m_byName.emplace(r.name, m_records.size()).second)
             fail(m_source, K::Invalid, here, "duplicate record \"" + r.name + "\"");
         m_records.push_back(std::move(r));
         p += kCentralSize + nameLen + extraLen + commentLen;
+    }
+    resolveLocalHeaders();
+}
+
+void ZipArchive::resolveLocalHeaders() {
+    using K = CheckpointError::Kind;
+    // Each record's data starts after its local header, whose name and extra
+    // field may differ in length from the central directory's. An optimizer
+    // state holds a storage per tensor (200 000 records of a few hundred
+    // bytes): one read per header was 200 000 system calls. Headers are read
+    // in file order, as many at once as lie within one window, so dense
+    // archives take a read per window and sparse ones a read per header.
+    constexpr uint64_t kBatch = 64 * 1024;
+    std::vector<uint32_t> order(m_records.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return m_records[a].dataOffset < m_records[b].dataOffset;
+    });
+    const uint64_t span = m_end - m_begin;
+    std::vector<uint8_t> window;
+    uint64_t windowAt = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+        ZipRecord& r = m_records[order[k]];
+        const uint64_t local = r.dataOffset; // checked: local + kLocalSize <= span
+        if (window.empty() || local < windowAt || local + kLocalSize > windowAt + window.size()) {
+            // Extend the window over the following headers while they fit.
+            uint64_t last = local + kLocalSize;
+            for (size_t j = k + 1; j < order.size(); ++j) {
+                const uint64_t next = m_records[order[j]].dataOffset + kLocalSize;
+                if (next - local > kBatch)
+                    break;
+                last = next;
+            }
+            windowAt = local;
+            window.resize(size_t(last - local));
+            readAt(m_begin + local, window.data(), window.size());
+        }
+        const uint8_t* lh = window.data() + (local - windowAt);
+        if (le(lh, 4) != kLocalHeader)
+            fail(m_source, K::Invalid, m_begin + local,
+                 "expected the local header of record \"" + r.name + "\"");
+        const uint64_t dataAt = local + kLocalSize + le(lh + 26, 2) + le(lh + 28, 2);
+        if (dataAt > span || span - dataAt < r.size)
+            fail(m_source, K::Truncated, m_begin + local,
+                 "truncated zip archive: record \"" + r.name + "\" (" + std::to_string(r.size) +
+                     " bytes) runs past the end");
+        r.dataOffset = m_begin + dataAt;
     }
 }
 

@@ -35,6 +35,7 @@ public:
 
 private:
     void readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64_t entries);
+    void resolveLocalHeaders();
     // Reads from the head or tail window when the bytes lie in one.
     void readAt(uint64_t offset, void* dst, uint64_t n) const;
     const ByteSource& m_source;
