@@ -1,31 +1,8 @@
 #include "ckptscope/common/jsonstring.h"
 
-#include <cstdint>
+#include "ckptscope/common/printable.h"
 
 namespace ckptscope {
-
-namespace {
-
-// The length of the UTF-8 sequence starting at s[i] (a byte >= 0x80), 0 when
-// it is not one: a bad lead or continuation byte, a cut-off sequence, an
-// overlong form, a surrogate or a code point past U+10FFFF.
-size_t utf8SequenceAt(std::string_view s, size_t i) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const unsigned char c = p[i];
-    const size_t len = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || s.size() - i < len)
-        return 0;
-    uint32_t cp = c & (0x7f >> len);
-    for (size_t k = 1; k < len; ++k) {
-        if ((p[i + k] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i + k] & 0x3f);
-    }
-    const uint32_t least = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-    return cp >= least && !(cp >= 0xd800 && cp <= 0xdfff) && cp <= 0x10ffff ? len : 0;
-}
-
-} // namespace
 
 void appendJsonString(std::string& out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
@@ -36,7 +13,7 @@ void appendJsonString(std::string& out, std::string_view s) {
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
             continue;
         if (c >= 0x80) {
-            if (const size_t len = utf8SequenceAt(s, i)) {
+            if (const size_t len = utf8Length(s, i)) {
                 i += len - 1;
                 continue;
             }

@@ -1,0 +1,152 @@
+// JSON written without a DOM (JsonStreamWriter, appendJsonString): the same
+// text nlohmann's dump(2) writes for the same value, strings escaped as it
+// escapes them, bytes that are not UTF-8 each replaced by U+FFFD (the text
+// always parses), a part written one level deep reads as a member of a
+// larger object, and a stream hands out the same text in chunks.
+#include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/common/jsonstring.h"
+
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+
+using namespace ckptscope;
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string jsonString(std::string_view s) {
+    std::string out;
+    appendJsonString(out, s);
+    return out;
+}
+
+// A value with every kind the writer has, written by it.
+void writeSample(JsonStreamWriter& w) {
+    w.beginObject();
+    w.key("name");
+    w.value("layers.0.wq");
+    w.key("shape");
+    w.beginArray();
+    w.value(uint64_t(4096));
+    w.value(uint64_t(128));
+    w.endArray();
+    w.key("offset");
+    w.value(int64_t(-3));
+    w.key("mean");
+    w.number(0.25);
+    w.key("std");
+    w.null();
+    w.key("ok");
+    w.value(true);
+    w.key("empty");
+    w.beginArray();
+    w.endArray();
+    w.key("nested");
+    w.beginObject();
+    w.key("k");
+    w.value("v");
+    w.endObject();
+    w.endObject();
+}
+
+ordered_json sample() {
+    return {{"name", "layers.0.wq"},
+            {"shape", {4096, 128}},
+            {"offset", -3},
+            {"mean", 0.25},
+            {"std", nullptr},
+            {"ok", true},
+            {"empty", ordered_json::array()},
+            {"nested", {{"k", "v"}}}};
+}
+
+} // namespace
+
+class TestJsonStreamWriter : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void layoutIsNlohmanns() {
+        std::string text;
+        JsonStreamWriter w(text);
+        writeSample(w);
+        w.flush();
+        QCOMPARE(QString::fromStdString(text), QString::fromStdString(sample().dump(2)));
+    }
+
+    // A part written with nestIn(1) spliced after `"key": ` in a top-level
+    // object gives the text nlohmann writes for the whole.
+    void nestedPartReadsAsAMember() {
+        std::string part;
+        JsonStreamWriter w(part);
+        w.nestIn(1);
+        writeSample(w);
+        w.flush();
+        const std::string whole = "{\n  \"before\": 1,\n  \"part\": " + part + "\n}";
+        const ordered_json want = {{"before", 1}, {"part", sample()}};
+        QCOMPARE(QString::fromStdString(whole), QString::fromStdString(want.dump(2)));
+    }
+
+    // Streamed to an ostream in chunks: the same text as written whole.
+    void streamedInChunks() {
+        std::string whole;
+        std::ostringstream streamed;
+        {
+            JsonStreamWriter a(whole), b(streamed);
+            for (JsonStreamWriter* w : {&a, &b}) {
+                w->beginArray();
+                for (int i = 0; i < 200000; ++i) { // ~2 MB: past one chunk
+                    w->value(uint64_t(i));
+                    w->chunkDone();
+                }
+                w->endArray();
+                w->flush();
+            }
+        }
+        QVERIFY(whole.size() > (size_t(1) << 20));
+        QVERIFY(streamed.str() == whole);
+    }
+
+    void escapes_data() {
+        QTest::addColumn<QByteArray>("in");
+        QTest::addColumn<QByteArray>("out");
+        const auto row = [](const char* tag, const std::string& in, const std::string& out) {
+            QTest::newRow(tag) << QByteArray::fromStdString(in) << QByteArray::fromStdString(out);
+        };
+        row("plain", "model.embed", "\"model.embed\"");
+        row("quote and backslash", "a\"b\\c", "\"a\\\"b\\\\c\"");
+        row("named controls", "\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\"");
+        row("other controls", std::string("\x01\x1f", 2), "\"\\u0001\\u001f\"");
+        row("NUL", std::string("a\0b", 3), "\"a\\u0000b\"");
+        row("DEL stays", "\x7f", "\"\x7f\"");
+        row("UTF-8 stays", "重み.вес😀", "\"重み.вес😀\"");
+        // Each byte of no valid character becomes U+FFFD, the rest stays.
+        row("stray byte", "a\xffz", "\"a\xEF\xBF\xBDz\"");
+        row("cut sequence", "a\xe6\x97", "\"a\xEF\xBF\xBD\xEF\xBF\xBD\"");
+        row("lone continuation", "\x80x", "\"\xEF\xBF\xBDx\"");
+        row("overlong", "\xc0\xaf", "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
+        row("surrogate", "\xed\xa0\x80", "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
+        row("past U+10FFFF", "\xf4\x90\x80\x80",
+            "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
+        row("bad then good", "\xff\xc3\xa9", "\"\xEF\xBF\xBD\xC3\xA9\"");
+    }
+    void escapes() {
+        QFETCH(QByteArray, in);
+        QFETCH(QByteArray, out);
+        const std::string got = jsonString(in.toStdString());
+        QCOMPARE(QByteArray::fromStdString(got), out);
+        // Always valid JSON, and for valid UTF-8 what nlohmann writes.
+        const ordered_json parsed = ordered_json::parse(got, nullptr, false);
+        QVERIFY(!parsed.is_discarded());
+        const ordered_json s = in.toStdString();
+        const std::string theirs = s.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+        if (parsed.get<std::string>() == in.toStdString())
+            QCOMPARE(QByteArray::fromStdString(got), QByteArray::fromStdString(theirs));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJsonStreamWriter)
+#include "tst_jsonstreamwriter.moc"
