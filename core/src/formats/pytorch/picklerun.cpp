@@ -27,23 +27,16 @@ uint32_t TorchUnpickler::Run::go(uint64_t* consumed) {
 bool TorchUnpickler::Run::numbers(uint8_t code) {
     switch (code) {
     case 'N':
-        push(ObjectNode{});
+        stack.push_back(u.sharedValue(ObjectKind::None));
         break;
     case 0x88:
-    case 0x89: {
-        ObjectNode n;
-        n.kind = ObjectKind::Bool;
-        n.integer = code == 0x88;
-        push(std::move(n));
+    case 0x89:
+        stack.push_back(u.sharedValue(ObjectKind::Bool, code == 0x88));
         break;
-    }
     case 'I': { // INT: decimal text; I01 / I00 are True / False
         const std::string_view s = line("INT");
         if (s == "01" || s == "00") {
-            ObjectNode n;
-            n.kind = ObjectKind::Bool;
-            n.integer = s == "01";
-            push(std::move(n));
+            stack.push_back(u.sharedValue(ObjectKind::Bool, s == "01"));
         } else {
             errno = 0;
             char* end = nullptr;
@@ -175,7 +168,7 @@ bool TorchUnpickler::Run::containers(uint8_t code) {
         pushContainer(ObjectKind::List, popMark());
         break;
     case ')':
-        pushContainer(ObjectKind::Tuple, {});
+        stack.push_back(u.sharedValue(ObjectKind::Tuple));
         break;
     case 't':
         pushContainer(ObjectKind::Tuple, popMark());

@@ -94,6 +94,10 @@ private:
     }
     ObjectNode& node(uint32_t id) { return u.m_tree.nodes[id]; }
     void pushInt(int64_t v) {
+        if (v >= -5 && v <= 256) {
+            stack.push_back(u.sharedValue(ObjectKind::Int, v));
+            return;
+        }
         ObjectNode n;
         n.kind = ObjectKind::Int;
         n.integer = v;
@@ -109,9 +113,7 @@ private:
                 v |= ~uint64_t(0) << (8 * bytes.size()); // sign-extend
             const bool negative = !bytes.empty() && (uint8_t(bytes.back()) & 0x80);
             if (bytes.size() < 8 || negative == (int64_t(v) < 0)) {
-                n.kind = ObjectKind::Int;
-                n.integer = int64_t(v);
-                push(std::move(n));
+                pushInt(int64_t(v));
                 return;
             }
         }
@@ -121,9 +123,8 @@ private:
             errno = 0;
             const long long v = std::strtoll(n.text.c_str(), nullptr, 10);
             if (errno == 0) {
-                n.kind = ObjectKind::Int;
-                n.integer = v;
-                n.text.clear();
+                pushInt(v);
+                return;
             }
         }
         push(std::move(n));

@@ -148,8 +148,11 @@ FormatIndex openZip(const ByteSource& source, uint64_t begin, uint64_t end) {
     const std::string bytes = zip.read(*pkl, end - begin);
     const uint32_t root = u.run(bytes, pkl->dataOffset);
     std::vector<TensorStorage> storages;
+    std::string name = archive + "/data/";
+    const size_t prefix = name.size();
     for (const pytorch::PickledStorage& p : u.storages) {
-        const std::string name = archive + "/data/" + p.key;
+        name.resize(prefix);
+        name += p.key; // one buffer: an optimizer names 200 000 storages
         const pytorch::ZipRecord* r = zip.find(name);
         if (!r)
             fail(source, K::Invalid,

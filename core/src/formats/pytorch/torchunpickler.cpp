@@ -66,6 +66,11 @@ constexpr TorchDtype kTorchDtypes[] = {
     {"float8_e5m2", Dtype::F8E5M2},
 };
 
+// Sums of sizes stop at 2^32 - 1 (budgets are below it).
+uint32_t saturatedSum(uint32_t a, uint32_t b) {
+    return uint32_t(std::min<uint64_t>(uint64_t(a) + b, UINT32_MAX));
+}
+
 bool isBuiltin(std::string_view name, std::string_view fn) {
     for (std::string_view module : {"__builtin__.", "builtins."})
         if (name.size() == module.size() + fn.size() && name.starts_with(module) &&
@@ -77,11 +82,27 @@ bool isBuiltin(std::string_view name, std::string_view fn) {
 } // namespace
 
 TorchUnpickler::TorchUnpickler(ObjectTree& tree, std::string where)
-    : m_tree(tree), m_where(std::move(where)), m_first(uint32_t(tree.nodes.size())) {}
+    : m_tree(tree), m_where(std::move(where)), m_first(uint32_t(tree.nodes.size())) {
+    m_smallInts.fill(kNoNode);
+}
+
+uint32_t TorchUnpickler::sharedValue(ObjectKind kind, int64_t value) {
+    uint32_t& slot = kind == ObjectKind::None    ? m_none
+                     : kind == ObjectKind::Bool  ? m_bools[value != 0]
+                     : kind == ObjectKind::Tuple ? m_emptyTuple
+                                                 : m_smallInts.at(size_t(value + 5));
+    if (slot == kNoNode) {
+        ObjectNode n;
+        n.kind = kind;
+        n.integer = kind == ObjectKind::Bool ? value != 0 : kind == ObjectKind::Int ? value : 0;
+        slot = add(std::move(n));
+    }
+    return slot;
+}
 
 uint32_t TorchUnpickler::add(ObjectNode n) {
     uint32_t depth = 1;
-    uint64_t size = 1;
+    uint32_t size = 1;
     const auto child = [&](uint32_t c) {
         if (c == kNoNode)
             return;
@@ -91,7 +112,7 @@ uint32_t TorchUnpickler::add(ObjectNode n) {
         }
         m_held[c - m_first] = 1;
         depth = std::max(depth, m_depth[c - m_first] + 1);
-        size = std::min(size + m_size[c - m_first], uint64_t(1) << 62);
+        size = saturatedSum(size, m_size[c - m_first]);
     };
     for (uint32_t c : n.items)
         child(c);
@@ -121,7 +142,7 @@ void TorchUnpickler::gained(uint32_t node, uint32_t child) {
         return;
     }
     m_depth[n] = std::max(m_depth[n], m_depth[c] + 1);
-    m_size[n] = std::min(m_size[n] + m_size[c], uint64_t(1) << 62);
+    m_size[n] = saturatedSum(m_size[n], m_size[c]);
     m_deepest = std::max(m_deepest, m_depth[n]);
 }
 
@@ -134,9 +155,9 @@ std::optional<uint32_t> TorchUnpickler::depth() const {
 std::optional<uint64_t> TorchUnpickler::expandedSize(uint32_t node, uint64_t limit) const {
     if (node == kNoNode)
         return 0;
-    if (!m_exact || node < m_first || node - m_first >= m_size.size())
+    if (!m_exact || node < m_first || node - m_first >= m_size.size() || limit >= UINT32_MAX)
         return std::nullopt;
-    return std::min(m_size[node - m_first], limit + 1);
+    return std::min<uint64_t>(m_size[node - m_first], limit + 1);
 }
 
 uint32_t TorchUnpickler::run(std::string_view data, uint64_t fileOffset, uint64_t* consumed) {
@@ -144,6 +165,9 @@ uint32_t TorchUnpickler::run(std::string_view data, uint64_t fileOffset, uint64_
     // dict: one per 12): reserved once, not regrown.
     m_tree.nodes.reserve(m_tree.nodes.size() + data.size() / 4);
     m_storageByKey.reserve(m_storageByKey.size() + data.size() / 64);
+    m_depth.reserve(m_tree.nodes.capacity() - m_first);
+    m_size.reserve(m_tree.nodes.capacity() - m_first);
+    m_held.reserve(m_tree.nodes.capacity() - m_first);
     Run r(*this, data, fileOffset);
     return r.go(consumed);
 }

@@ -3,6 +3,7 @@
 #include "ckptscope/formats/dtype.h"
 #include "ckptscope/formats/objecttree.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -79,6 +80,10 @@ private:
     class Run;
     // Adds a node to the tree, noting its depth and expanded size.
     uint32_t add(ObjectNode n);
+    // The one node of a value Python itself keeps once — None, False, True,
+    // the empty tuple, the ints -5 to 256 (`value`) —, made on first use: an
+    // optimizer's state makes five of them per tensor.
+    uint32_t sharedValue(ObjectKind kind, int64_t value = 0);
     // A child given to a node after it was made (APPENDS, SETITEMS, BUILD):
     // its figures stay exact while no other node holds it yet, as a pickle
     // fills a container before putting it in its parent. Any other case (a
@@ -101,13 +106,17 @@ private:
     std::string m_where;
     // Per node from m_first on: the longest chain of values it heads (itself
     // included), its size with every shared value written out in full
-    // (saturated), whether another node holds it.
+    // (saturated at 2^32 - 1: compared with budgets below that), whether
+    // another node holds it.
     uint32_t m_first = 0;
     std::vector<uint32_t> m_depth;
-    std::vector<uint64_t> m_size;
+    std::vector<uint32_t> m_size;
     std::vector<uint8_t> m_held;
     uint32_t m_deepest = 0;
     bool m_exact = true;
+    std::array<uint32_t, 262> m_smallInts; // sharedValue's nodes
+    uint32_t m_none = kNoNode, m_emptyTuple = kNoNode;
+    std::array<uint32_t, 2> m_bools{kNoNode, kNoNode};
     std::unordered_map<std::string, uint32_t> m_storageByKey;
     // (storage node, storage) in node order: nodes are made in increasing order.
     std::vector<std::pair<uint32_t, uint32_t>> m_storageOfNode;

@@ -162,9 +162,9 @@ void ZipArchive::readCentralDirectory(uint64_t cdOffset, uint64_t cdSize, uint64
                  "truncated zip archive: record \"" + r.name + "\"'s header lies past the end");
         r.dataOffset = local; // the local header's, until resolveLocalHeaders
         r.size = usize;
-        if (!m_byName.emplace(r.name, m_records.size()).second)
-            fail(m_source, K::Invalid, here, "duplicate record \"" + r.name + "\"");
-        m_records.push_back(std::move(r));
+        m_records.push_back(std::move(r)); // reserved: names stay where they are
+        if (!m_byName.emplace(m_records.back().name, m_records.size() - 1).second)
+            fail(m_source, K::Invalid, here, "duplicate record \"" + m_records.back().name + "\"");
         p += kCentralSize + nameLen + extraLen + commentLen;
     }
     resolveLocalHeaders();
@@ -217,7 +217,7 @@ void ZipArchive::resolveLocalHeaders() {
     }
 }
 
-const ZipRecord* ZipArchive::find(const std::string& name) const {
+const ZipRecord* ZipArchive::find(std::string_view name) const {
     const auto it = m_byName.find(name);
     return it == m_byName.end() ? nullptr : &m_records[it->second];
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -26,10 +27,12 @@ struct ZipRecord {
 class ZipArchive {
 public:
     ZipArchive(const ByteSource& source, uint64_t begin, uint64_t end);
+    ZipArchive(const ZipArchive&) = delete; // m_byName views the records' names
+    ZipArchive& operator=(const ZipArchive&) = delete;
 
     const std::vector<ZipRecord>& records() const { return m_records; }
     // The record of that name, or null.
-    const ZipRecord* find(const std::string& name) const;
+    const ZipRecord* find(std::string_view name) const;
     // The record's bytes; refuses one over `limit` bytes (a pickle read whole).
     std::string read(const ZipRecord& record, uint64_t limit) const;
 
@@ -43,7 +46,7 @@ private:
     std::vector<uint8_t> m_head, m_tail; // the archive's first and last bytes
     uint64_t m_tailAt = 0;
     std::vector<ZipRecord> m_records;
-    std::unordered_map<std::string, size_t> m_byName;
+    std::unordered_map<std::string_view, size_t> m_byName; // into m_records, never regrown
 };
 
 // True when the bytes at `begin` start a zip local header ("PK\3\4").
