@@ -611,6 +611,37 @@ private Q_SLOTS:
         QVERIFY(said);
     }
 
+    // None, booleans, the empty tuple and the ints -5..256 are one node each
+    // wherever the pickle makes them (Python keeps them once too); other
+    // ints, and containers, are a node per value.
+    void pythonsSingletonsAreOneNode() {
+        Pickle p;
+        p.proto(2).emptyList().mark().binint1(1).binint1(1).none().none().boolean(true);
+        p.boolean(true).emptyTuple().emptyTuple().binint2(300).binint2(300).binint(-5);
+        p.long1(std::string("\xfb", 1)).emptyList().emptyList().appends().stop();
+        ObjectTree tree;
+        pytorch::TorchUnpickler u(tree, "t.pkl");
+        const uint32_t root = u.run(p.bytes, 0);
+        const std::vector<uint32_t>& items = tree.at(root).items;
+        QCOMPARE(items.size(), size_t(14));
+        for (size_t i : {0, 2, 4, 6, 10})
+            QCOMPARE(items[i], items[i + 1]); // 1, None, True, (), -5 as BININT and LONG1
+        QVERIFY(items[8] != items[9]);        // 300
+        QVERIFY(items[12] != items[13]);      // two lists
+        QCOMPARE(tree.at(items[10]).integer, int64_t(-5));
+        QVERIFY(tree.at(items[6]).kind == ObjectKind::Tuple);
+        QVERIFY(tree.at(items[6]).items.empty());
+        // Writes as before: each place in full.
+        std::string out;
+        JsonStreamWriter w(out);
+        tree.root = root;
+        writeObjectJson(w, tree, {});
+        w.flush();
+        const json want = json::parse(
+            R"([1, 1, null, null, true, true, {"tuple": []}, {"tuple": []}, 300, 300, -5, -5, [], []])");
+        QVERIFY2(json::parse(out) == want, out.c_str());
+    }
+
     // The depth and expanded size the machine keeps as it makes nodes are
     // what the walks over the finished tree count, and are given up (the
     // walks run) where a value gains a child after another holds it.
