@@ -103,7 +103,12 @@ def aligned(z, name):
 def save(path, obj, storages, fill):
     archive = os.path.splitext(os.path.basename(path))[0]
     tmp = path + ".tmp"
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+    # Written in large pieces, as torch.save and our own writers write: the
+    # page cache keeps a file written 64 KiB at a time in small folios, which
+    # copy out 1.5x slower (stats of the 1 GiB .pt measured 1.41x the same
+    # tensors in a safetensors file before, 1.0x after).
+    with open(tmp, "wb", buffering=16 << 20) as raw, \
+            zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
         import io
         buf = io.BytesIO()
         Pickler(buf, protocol=2).dump(obj)
