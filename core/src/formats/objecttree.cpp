@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace ckptscope {
@@ -85,7 +86,7 @@ std::string bytesRepr(const std::string& s) {
 
 std::string repr(const ObjectTree& tree, uint32_t node, int depth);
 
-std::string joined(const ObjectTree& tree, const std::vector<uint32_t>& items, int depth,
+std::string joined(const ObjectTree& tree, std::span<const uint32_t> items, int depth,
                    bool pairs = false) {
     std::string out;
     for (size_t i = 0; i < items.size(); ++i) {
@@ -169,7 +170,7 @@ private:
         m_path.resize(size);
     }
 
-    void writeItems(const std::vector<uint32_t>& items) {
+    void writeItems(std::span<const uint32_t> items) {
         m_json.beginArray();
         char digits[24];
         for (size_t i = 0; i < items.size(); ++i) {
@@ -179,7 +180,7 @@ private:
         m_json.endArray();
     }
 
-    void tagged(const char* tag, const std::vector<uint32_t>& items) {
+    void tagged(const char* tag, std::span<const uint32_t> items) {
         m_json.beginObject();
         m_json.key(tag);
         writeItems(items);
@@ -387,6 +388,48 @@ std::optional<std::vector<uint64_t>> objectSizes(const ObjectTree& tree, uint32_
         sizes.push_back(uint64_t(v.integer));
     }
     return sizes;
+}
+
+const uint32_t& ObjectItems::at(size_t i) const {
+    if (i >= m_size)
+        throw std::out_of_range("ObjectItems::at: " + std::to_string(i) + " of " +
+                                std::to_string(m_size));
+    return data()[i];
+}
+
+bool ObjectItems::operator==(const ObjectItems& o) const {
+    return std::equal(begin(), end(), o.begin(), o.end());
+}
+
+void ObjectItems::grow(size_t want) {
+    if (want <= m_capacity)
+        return;
+    if (want > UINT32_MAX)
+        throw std::length_error("ObjectItems: more than 2^32 items");
+    const size_t capacity =
+        std::max<size_t>(want, std::min<size_t>(2 * size_t(m_capacity), UINT32_MAX));
+    auto* heap = new uint32_t[capacity];
+    std::copy(begin(), end(), heap);
+    const uint32_t size = m_size;
+    release();
+    m_heap = heap;
+    m_capacity = uint32_t(capacity);
+    m_size = size;
+}
+
+void ObjectItems::append(std::span<const uint32_t> items) {
+    const size_t n = items.size();
+    if (n == 0)
+        return;
+    // `items` may view these items: copied out before they move.
+    if (m_size + n > m_capacity) {
+        const std::vector<uint32_t> copy(items.begin(), items.end());
+        grow(m_size + n);
+        std::copy(copy.begin(), copy.end(), data() + m_size);
+    } else {
+        std::copy(items.begin(), items.end(), data() + m_size);
+    }
+    m_size += uint32_t(n);
 }
 
 uint32_t appendTree(ObjectTree& to, const ObjectTree& from) {

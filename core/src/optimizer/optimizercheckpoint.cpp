@@ -44,7 +44,7 @@ std::vector<StateDict> stateDicts(const ObjectTree& tree) {
         out.push_back({tree.root, ""});
     if (const uint32_t list = tree.find(tree.root, "optimizer_states");
         list != kNoNode && tree.at(list).kind == ObjectKind::List) {
-        const std::vector<uint32_t>& items = tree.at(list).items;
+        const ObjectItems& items = tree.at(list).items;
         for (size_t i = 0; i < items.size(); ++i)
             if (isStateDict(tree, items[i]))
                 out.push_back({items[i], "optimizer_states." + std::to_string(i) + "."});

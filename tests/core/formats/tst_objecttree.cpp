@@ -11,7 +11,10 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
+#include <stdexcept>
 #include <tuple>
+#include <vector>
 
 using namespace ckptscope;
 using nlohmann::json;
@@ -35,6 +38,42 @@ struct Builder : testsupport::ObjectTreeBuilder {
 class TstObjectTree : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A node's items: up to two in place, more on the heap, each way copied,
+    // moved, appended to (from a view of themselves too) and compared as a
+    // vector is.
+    void itemsBehaveAsAVector() {
+        for (uint32_t n : {0u, 1u, 2u, 3u, 1000u}) {
+            std::vector<uint32_t> want;
+            ObjectItems items;
+            for (uint32_t i = 0; i < n; ++i) {
+                items.push_back(i * 7);
+                want.push_back(i * 7);
+            }
+            QCOMPARE(items.size(), want.size());
+            QVERIFY(std::equal(items.begin(), items.end(), want.begin(), want.end()));
+            const ObjectItems copy = items;
+            QVERIFY(copy == items);
+            ObjectItems moved = std::move(items);
+            QVERIFY(moved == copy);
+            QVERIFY(items.empty()); // NOLINT(bugprone-use-after-move): moved-from is empty
+            items = moved;          // reusable after a move
+            QVERIFY(items == copy);
+            moved.append(moved); // a view of itself: copied before it grows
+            want.insert(want.end(), want.begin(), want.end());
+            QVERIFY(std::vector<uint32_t>(moved) == want);
+            QVERIFY(std::span<const uint32_t>(moved).size() == want.size());
+            moved = copy;
+            QVERIFY(moved == copy);
+            if (n > 0) {
+                QCOMPARE(moved.at(n - 1), (n - 1) * 7);
+                QVERIFY_THROWS_EXCEPTION(std::out_of_range, moved.at(n));
+            }
+        }
+        const ObjectItems listed = {4, 5, 6};
+        QVERIFY(std::vector<uint32_t>(listed) == (std::vector<uint32_t>{4, 5, 6}));
+        QVERIFY(!(listed == ObjectItems{4, 5}));
+    }
+
     void everyKindOfValue() {
         Builder b;
         const uint32_t big = b.text(ObjectKind::BigInt, "18446744073709551616");

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,18 +37,93 @@ enum class ObjectKind : uint8_t {
 
 inline constexpr uint32_t kNoNode = UINT32_MAX;
 
+// A node's children: node numbers, up to two kept in place (most of a
+// pickle's tuples: a stride, a shape, a storage's key; an optimizer's state
+// makes millions), more in a heap block. 16 bytes; a vector's reading and
+// appending, and spans of it.
+class ObjectItems {
+public:
+    ObjectItems() = default;
+    ObjectItems(std::initializer_list<uint32_t> items) { assign(items.begin(), items.end()); }
+    ObjectItems(const std::vector<uint32_t>& items) { assign(items.begin(), items.end()); }
+    ObjectItems(const ObjectItems& o) { assign(o.begin(), o.end()); }
+    ObjectItems(ObjectItems&& o) noexcept { take(o); }
+    ObjectItems& operator=(const ObjectItems& o) {
+        if (this != &o)
+            assign(o.begin(), o.end());
+        return *this;
+    }
+    ObjectItems& operator=(ObjectItems&& o) noexcept {
+        if (this != &o) {
+            release();
+            take(o);
+        }
+        return *this;
+    }
+    ~ObjectItems() { release(); }
+
+    size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    const uint32_t* data() const { return m_capacity > kInline ? m_heap : m_inline; }
+    uint32_t* data() { return m_capacity > kInline ? m_heap : m_inline; }
+    const uint32_t* begin() const { return data(); }
+    const uint32_t* end() const { return data() + m_size; }
+    uint32_t* begin() { return data(); }
+    uint32_t* end() { return data() + m_size; }
+    const uint32_t& operator[](size_t i) const { return data()[i]; }
+    uint32_t& operator[](size_t i) { return data()[i]; }
+    const uint32_t& at(size_t i) const;
+    operator std::span<const uint32_t>() const { return {data(), m_size}; }
+    operator std::vector<uint32_t>() const { return {begin(), end()}; }
+    bool operator==(const ObjectItems& o) const;
+
+    void push_back(uint32_t v) { append({&v, 1}); }
+    void append(std::span<const uint32_t> items);
+    template <typename It> void assign(It first, It last) {
+        m_size = 0;
+        for (; first != last; ++first)
+            push_back(uint32_t(*first));
+    }
+    void clear() { m_size = 0; }
+
+private:
+    static constexpr uint32_t kInline = 2;
+    void grow(size_t want);
+    void release() {
+        if (m_capacity > kInline)
+            delete[] m_heap;
+        m_capacity = kInline;
+        m_size = 0;
+    }
+    void take(ObjectItems& o) {
+        m_size = o.m_size;
+        m_capacity = o.m_capacity;
+        if (o.m_capacity > kInline)
+            m_heap = o.m_heap;
+        else
+            std::copy(o.m_inline, o.m_inline + kInline, m_inline);
+        o.m_size = 0;
+        o.m_capacity = kInline;
+    }
+    uint32_t m_size = 0, m_capacity = kInline;
+    union {
+        uint32_t m_inline[kInline] = {};
+        uint32_t* m_heap;
+    };
+};
+
 // One value. Children are node numbers in the same tree, so an object
 // reached by two paths (a pickle's memo) is one node with two parents, and
 // a cycle is a path back to a node above.
 struct ObjectNode {
     ObjectKind kind = ObjectKind::None;
-    int64_t integer = 0; // Int; Bool as 0/1
-    double real = 0;     // Float
-    std::string text;    // String, Bytes, BigInt (decimal), Global and Object (module.name)
+    uint32_t tensor = kNoNode; // Tensor: FormatIndex::tensors
+    int64_t integer = 0;       // Int; Bool as 0/1
+    double real = 0;           // Float
+    std::string text;          // String, Bytes, BigInt (decimal), Global and Object (module.name)
     // List, Tuple, Set, FrozenSet: the items; Dict: key, value, key, value…;
     // Object, Call: the arguments.
-    std::vector<uint32_t> items;
-    uint32_t tensor = kNoNode; // Tensor: FormatIndex::tensors
+    ObjectItems items;
     uint32_t callee = kNoNode; // Call: the node whose result is called
     // Object: what BUILD gave it, and APPENDS / SETITEMS made on it (a List
     // node, a Dict node).

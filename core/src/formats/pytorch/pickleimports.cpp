@@ -129,7 +129,7 @@ bool isGetattr(const std::string& name) {
 }
 
 // Arguments as one line of JSON, as `objects` writes them.
-std::string argumentsJson(const ObjectTree& tree, const std::vector<uint32_t>& args,
+std::string argumentsJson(const ObjectTree& tree, std::span<const uint32_t> args,
                           const std::vector<std::string>& names) {
     std::string out;
     JsonStreamWriter json(out);

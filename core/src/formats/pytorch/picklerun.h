@@ -154,7 +154,7 @@ private:
         if ((dict && t.kind == ObjectKind::Dict) ||
             (!dict && (t.kind == ObjectKind::List || t.kind == ObjectKind::Set ||
                        t.kind == ObjectKind::FrozenSet))) {
-            t.items.insert(t.items.end(), items.begin(), items.end());
+            t.items.append(items);
             for (uint32_t i : items)
                 u.gained(target, i);
             return;
@@ -171,7 +171,7 @@ private:
             const uint32_t id =
                 node(target).*(dict ? &ObjectNode::dictItems : &ObjectNode::listItems);
             auto& dst = node(id).items;
-            dst.insert(dst.end(), items.begin(), items.end());
+            dst.append(items);
             for (uint32_t i : items)
                 u.gained(id, i);
             return;
