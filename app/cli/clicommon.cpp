@@ -73,6 +73,10 @@ void printWarnings(const ckptscope::Document& doc, const std::string& path) {
 }
 
 void keepUntilExit(std::shared_ptr<const ckptscope::Document> doc) {
+    // A file read by URL closes as usual: its source's destructor is what
+    // waits for reads ahead still under way.
+    if (dynamic_cast<const ckptscope::HttpSource*>(&doc->source()))
+        return;
     static auto* kept = new std::vector<std::shared_ptr<const ckptscope::Document>>;
     kept->push_back(std::move(doc));
 }

@@ -117,7 +117,7 @@ void JsonStreamWriter::byteArray(const std::vector<uint8_t>& bytes) {
         return;
     }
     element();
-    const std::string separator = ",\n" + std::string((m_levels.size() + 1) * 2, ' ');
+    const std::string separator = ",\n" + std::string((m_base + m_levels.size() + 1) * 2, ' ');
     m_s += '[';
     m_s.append(separator, 1); // the first element has no comma
     for (size_t i = 0; i < bytes.size(); ++i) {

@@ -49,6 +49,8 @@ void writeSample(JsonStreamWriter& w) {
     w.beginObject();
     w.key("k");
     w.value("v");
+    w.key("bytes");
+    w.byteArray({1, 200, 30});
     w.endObject();
     w.endObject();
 }
@@ -61,7 +63,7 @@ ordered_json sample() {
             {"std", nullptr},
             {"ok", true},
             {"empty", ordered_json::array()},
-            {"nested", {{"k", "v"}}}};
+            {"nested", {{"k", "v"}, {"bytes", {1, 200, 30}}}}};
 }
 
 } // namespace

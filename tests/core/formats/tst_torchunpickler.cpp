@@ -679,6 +679,10 @@ private Q_SLOTS:
         built.proto(2).global("m", "C").emptyTuple().reduce().emptyDict().mark().unicode("w");
         built.emptyList().setitems().build();
         row("build", built.stop(), true);
+        Pickle items; // an object given dict items (defaultdict's SETITEMS)
+        items.proto(2).global("collections", "defaultdict").emptyTuple().reduce().mark();
+        items.unicode("k").emptyList().mark().binint1(1).appends().setitems();
+        row("object's dict items", items.stop(), true);
         Pickle cycle; // l.append(l)
         row("cycle", cycle.proto(2).emptyList().binput(0).binget(0).op('a').stop(), false);
         Pickle late; // ([],) whose list gains 1 after the tuple holds it

@@ -98,10 +98,12 @@ private:
     void take(ObjectItems& o) {
         m_size = o.m_size;
         m_capacity = o.m_capacity;
-        if (o.m_capacity > kInline)
+        if (o.m_capacity > kInline) {
             m_heap = o.m_heap;
-        else
-            std::copy(o.m_inline, o.m_inline + kInline, m_inline);
+        } else { // member by member: each assignment makes m_inline the active member
+            m_inline[0] = o.m_inline[0];
+            m_inline[1] = o.m_inline[1];
+        }
         o.m_size = 0;
         o.m_capacity = kInline;
     }

@@ -161,17 +161,17 @@ private:
         }
         if (t.kind == ObjectKind::Object || t.kind == ObjectKind::Call) {
             uint32_t& part = dict ? t.dictItems : t.listItems;
-            if (part == kNoNode) {
+            if (part == kNoNode) { // made with its first items, then attached
                 ObjectNode c;
                 c.kind = dict ? ObjectKind::Dict : ObjectKind::List;
+                c.items = items;
                 const uint32_t id = u.add(std::move(c));
                 node(target).*(dict ? &ObjectNode::dictItems : &ObjectNode::listItems) = id;
                 u.gained(target, id);
+                return;
             }
-            const uint32_t id =
-                node(target).*(dict ? &ObjectNode::dictItems : &ObjectNode::listItems);
-            auto& dst = node(id).items;
-            dst.append(items);
+            const uint32_t id = part;
+            node(id).items.append(items);
             for (uint32_t i : items)
                 u.gained(id, i);
             return;

@@ -3,6 +3,7 @@
 #include "formats/pytorch/picklerun.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace ckptscope::pytorch {
 
@@ -355,13 +356,21 @@ uint32_t TorchUnpickler::rebuildTensor(const std::string& fn, std::span<const ui
 }
 
 uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
-    // The arguments stay where they are: a tuple's items are a heap buffer
-    // that adding nodes (moving the tree's nodes) does not move.
+    // The arguments are read where they are: a tuple's items past two are a
+    // heap block that adding nodes (moving the tree's nodes, which move
+    // without copying) leaves in place; two or fewer live in the node and
+    // are copied out first.
+    static_assert(std::is_nothrow_move_constructible_v<ObjectNode>);
     const ObjectKind kind = m_tree.at(callable).kind;
     const ObjectNode& argsNode = m_tree.at(args);
-    const std::span<const uint32_t> a = argsNode.kind == ObjectKind::Tuple
-                                            ? std::span<const uint32_t>(argsNode.items)
-                                            : std::span<const uint32_t>(&args, 1);
+    std::span<const uint32_t> a = argsNode.kind == ObjectKind::Tuple
+                                      ? std::span<const uint32_t>(argsNode.items)
+                                      : std::span<const uint32_t>(&args, 1);
+    uint32_t few[2];
+    if (a.size() <= 2) {
+        std::copy(a.begin(), a.end(), few);
+        a = std::span<const uint32_t>(few, a.size());
+    }
     ObjectNode n;
     if (kind != ObjectKind::Global) { // a call of what a call gave
         n.kind = ObjectKind::Call;
