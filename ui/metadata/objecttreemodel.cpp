@@ -3,6 +3,7 @@
 #include "common/plaintext.h"
 
 #include "ckptscope/common/jsonstreamwriter.h"
+#include "ckptscope/common/numberformat.h"
 #include "ckptscope/formats/objectchildren.h"
 
 #include <algorithm>
@@ -20,8 +21,9 @@ QString joined(const QString& path, const QString& part) {
     return path.isEmpty() ? part : path + QLatin1Char('.') + part;
 }
 
-QString countOf(qsizetype n, const char* one, const char* many) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+// "1 key", "100,000 keys": grouped as every count of the CLI and the GUI.
+QString countOf(size_t n, const char* one, const char* many) {
+    return QString::fromStdString(ckptscope::fmt::counted(n, one, many));
 }
 
 } // namespace

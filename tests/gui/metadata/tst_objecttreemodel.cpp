@@ -91,6 +91,35 @@ private Q_SLOTS:
                  QStringLiteral("0.999"));
     }
 
+    // Counts read as every count of the app does: grouped, the noun agreeing.
+    void largeCountsAreGrouped() {
+        Builder b;
+        std::vector<uint32_t> items, pairs;
+        for (int i = 0; i < 1500; ++i) {
+            items.push_back(b.integer(i));
+            pairs.push_back(b.str(std::to_string(i)));
+            pairs.push_back(b.integer(i));
+        }
+        const uint32_t list = b.container(ObjectKind::List, items);
+        const uint32_t dict = b.container(ObjectKind::Dict, pairs);
+        const uint32_t one = b.container(ObjectKind::Dict, {b.str("k"), b.integer(1)});
+        b.tree.root = b.container(ObjectKind::Dict,
+                                  {b.str("list"), list, b.str("dict"), dict, b.str("one"), one});
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTree(std::make_shared<ObjectTree>(std::move(b.tree)), {});
+        const auto value = [&](const char* path) {
+            return model.indexOfPath(QString::fromLatin1(path))
+                .siblingAtColumn(ObjectTreeModel::Value)
+                .data()
+                .toString();
+        };
+        QCOMPARE(value("list"), QStringLiteral("list of 1,500 items"));
+        QCOMPARE(value("dict"), QStringLiteral("dict of 1,500 keys"));
+        QCOMPARE(value("one"), QStringLiteral("dict of 1 key"));
+    }
+
     void sharedAndCyclicObjectsAreLinks() {
         ObjectTreeModel model;
         QAbstractItemModelTester tester(&model,
