@@ -78,11 +78,9 @@ void writeStoragesJson(JsonStreamWriter& w, const Document& doc) {
     w.endArray();
 }
 
-void addPickleJson(ordered_json& j, const Document& doc) {
+// `names`: the tensors' names, as an object tree's Tensor nodes number them.
+void addPickleJson(ordered_json& j, const Document& doc, const std::vector<std::string>& names) {
     j["storages"] = kSpliced; // writeStoragesJson
-    std::vector<std::string> names;
-    for (const TensorEntry& t : doc.tensors())
-        names.push_back(t.name);
     ordered_json imports = ordered_json::array();
     for (const PickleImport& imp : doc.imports()) {
         ordered_json calls = ordered_json::array();
@@ -277,7 +275,7 @@ std::string formatLine(const Document& doc, const std::vector<HeaderField>& head
     return rest.empty() ? line : line + ", " + rest;
 }
 
-ordered_json tensorFileJson(const Document& doc) {
+ordered_json tensorFileJson(const Document& doc, const std::vector<std::string>& names) {
     ordered_json j;
     j["format"] = doc.formatModule().name; // "dcp", "deepspeed" for a folder format
     j["file_size"] = doc.fileSize();
@@ -315,7 +313,7 @@ ordered_json tensorFileJson(const Document& doc) {
     if (!doc.storages().empty())
         j["tensors_sharing_storage"] = doc.tensorsSharingStorage();
     if (doc.formatModule().pickled)
-        addPickleJson(j, doc);
+        addPickleJson(j, doc, names);
     if (!doc.objects().empty())
         j["objects"] = kSpliced;
     j["warnings"] = warningsJson(doc);
@@ -323,29 +321,27 @@ ordered_json tensorFileJson(const Document& doc) {
 }
 
 void printTensorFileJson(const Document& doc) {
+    std::vector<std::string> names; // once, for the imports' calls and the tree
+    names.reserve(doc.tensors().size());
+    for (const TensorEntry& t : doc.tensors())
+        names.push_back(t.name);
     const std::string text =
-        tensorFileJson(doc).dump(2, ' ', false, ordered_json::error_handler_t::replace);
+        tensorFileJson(doc, names).dump(2, ' ', false, ordered_json::error_handler_t::replace);
     const auto tensors = [&](JsonStreamWriter& w) {
         w.beginArray();
         for (size_t i = 0; i < doc.tensors().size(); ++i)
             writeTensorJson(w, doc, i);
         w.endArray();
     };
-    const auto objects = [&](JsonStreamWriter& w) {
-        std::vector<std::string> names;
-        names.reserve(doc.tensors().size());
-        for (const TensorEntry& t : doc.tensors())
-            names.push_back(t.name);
-        writeObjectJson(w, doc.objects(), names);
-    };
+    const auto objects = [&](JsonStreamWriter& w) { writeObjectJson(w, doc.objects(), names); };
     const auto storages = [&](JsonStreamWriter& w) { writeStoragesJson(w, doc); };
     // In the order tensorFileJson puts them; each written where its marker
     // stands, one level deep.
     const std::pair<const char*, std::function<void(JsonStreamWriter&)>> parts[] = {
         {"tensors", tensors}, {"storages", storages}, {"objects", objects}};
+    const std::string value = '"' + std::string(kSpliced) + '"';
     size_t from = 0;
     for (const auto& [key, write] : parts) {
-        const std::string value = '"' + std::string(kSpliced) + '"';
         const std::string marker = std::string("\n  \"") + key + "\": " + value;
         const size_t at = text.find(marker, from);
         if (at == std::string::npos)
