@@ -162,12 +162,17 @@ private:
     // joins them. One buffer for the whole walk: a path is copied only for a
     // value that has children (a later place may refer to it).
     void writeAt(std::string_view key, uint32_t node) {
+        const size_t size = enter(key);
+        write(node);
+        m_path.resize(size);
+    }
+    // Adds `key` to m_path; returns the length to cut it back to.
+    size_t enter(std::string_view key) {
         const size_t size = m_path.size();
         if (!m_path.empty())
             m_path += '.';
         m_path += key;
-        write(node);
-        m_path.resize(size);
+        return size;
     }
 
     void writeItems(std::span<const uint32_t> items) {
@@ -231,12 +236,9 @@ private:
             m_json.value(n.text);
         }
         m_json.key("args");
-        {
-            const size_t size = m_path.size();
-            m_path += m_path.empty() ? "args" : ".args";
-            writeItems(n.items);
-            m_path.resize(size);
-        }
+        const size_t size = enter("args");
+        writeItems(n.items);
+        m_path.resize(size);
         const std::pair<const char*, uint32_t> parts[] = {
             {"state", n.state}, {"listitems", n.listItems}, {"dictitems", n.dictItems}};
         for (const auto& [name, node] : parts)
@@ -401,35 +403,26 @@ bool ObjectItems::operator==(const ObjectItems& o) const {
     return std::equal(begin(), end(), o.begin(), o.end());
 }
 
-void ObjectItems::grow(size_t want) {
-    if (want <= m_capacity)
+void ObjectItems::append(std::span<const uint32_t> items) {
+    const size_t n = items.size();
+    if (m_size + n <= m_capacity) {
+        std::copy(items.begin(), items.end(), data() + m_size);
+        m_size += uint32_t(n);
         return;
-    if (want > UINT32_MAX)
+    }
+    if (m_size + n > UINT32_MAX)
         throw std::length_error("ObjectItems: more than 2^32 items");
     const size_t capacity =
-        std::max<size_t>(want, std::min<size_t>(2 * size_t(m_capacity), UINT32_MAX));
+        std::max<size_t>(m_size + n, std::min<size_t>(2 * size_t(m_capacity), UINT32_MAX));
     auto* heap = new uint32_t[capacity];
     std::copy(begin(), end(), heap);
-    const uint32_t size = m_size;
+    // From where they are, before the old block goes: `items` may view it.
+    std::copy(items.begin(), items.end(), heap + m_size);
+    const uint32_t size = m_size + uint32_t(n);
     release();
     m_heap = heap;
     m_capacity = uint32_t(capacity);
     m_size = size;
-}
-
-void ObjectItems::append(std::span<const uint32_t> items) {
-    const size_t n = items.size();
-    if (n == 0)
-        return;
-    // `items` may view these items: copied out before they move.
-    if (m_size + n > m_capacity) {
-        const std::vector<uint32_t> copy(items.begin(), items.end());
-        grow(m_size + n);
-        std::copy(copy.begin(), copy.end(), data() + m_size);
-    } else {
-        std::copy(items.begin(), items.end(), data() + m_size);
-    }
-    m_size += uint32_t(n);
 }
 
 uint32_t appendTree(ObjectTree& to, const ObjectTree& from) {

@@ -44,13 +44,13 @@ inline constexpr uint32_t kNoNode = UINT32_MAX;
 class ObjectItems {
 public:
     ObjectItems() = default;
-    ObjectItems(std::initializer_list<uint32_t> items) { assign(items.begin(), items.end()); }
-    ObjectItems(const std::vector<uint32_t>& items) { assign(items.begin(), items.end()); }
-    ObjectItems(const ObjectItems& o) { assign(o.begin(), o.end()); }
+    ObjectItems(std::initializer_list<uint32_t> items) { append({items.begin(), items.size()}); }
+    ObjectItems(const std::vector<uint32_t>& items) { append(items); }
+    ObjectItems(const ObjectItems& o) { append(o); }
     ObjectItems(ObjectItems&& o) noexcept { take(o); }
     ObjectItems& operator=(const ObjectItems& o) {
         if (this != &o)
-            assign(o.begin(), o.end());
+            assign(o);
         return *this;
     }
     ObjectItems& operator=(ObjectItems&& o) noexcept {
@@ -79,16 +79,14 @@ public:
 
     void push_back(uint32_t v) { append({&v, 1}); }
     void append(std::span<const uint32_t> items);
-    template <typename It> void assign(It first, It last) {
-        m_size = 0;
-        for (; first != last; ++first)
-            push_back(uint32_t(*first));
+    void assign(std::span<const uint32_t> items) {
+        m_size = 0; // `items` is not a view of these items
+        append(items);
     }
     void clear() { m_size = 0; }
 
 private:
     static constexpr uint32_t kInline = 2;
-    void grow(size_t want);
     void release() {
         if (m_capacity > kInline)
             delete[] m_heap;

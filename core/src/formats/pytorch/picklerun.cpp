@@ -342,7 +342,7 @@ bool TorchUnpickler::Run::calls(uint8_t code) {
             fail(K::Invalid, "OBJ without a class", op);
         ObjectNode t;
         t.kind = ObjectKind::Tuple;
-        t.items.assign(items.begin() + 1, items.end());
+        t.items.assign(std::span<const uint32_t>(items).subspan(1));
         stack.push_back(u.reduce(items[0], u.add(std::move(t)), base + op));
         break;
     }

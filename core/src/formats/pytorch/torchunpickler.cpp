@@ -375,7 +375,7 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
     if (kind != ObjectKind::Global) { // a call of what a call gave
         n.kind = ObjectKind::Call;
         n.callee = callable;
-        n.items.assign(a.begin(), a.end());
+        n.items.assign(a);
         const uint32_t id = add(std::move(n));
         calledResults.push_back(id);
         return id;
@@ -442,7 +442,7 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
         return add(std::move(n));
     }
     n.kind = ObjectKind::Object;
-    n.items.assign(a.begin(), a.end());
+    n.items.assign(a);
     n.text = fn;
     const uint32_t id = add(std::move(n));
     use->second.calls.push_back(id);
