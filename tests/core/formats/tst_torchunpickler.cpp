@@ -294,6 +294,40 @@ private Q_SLOTS:
         QCOMPARE(col, (std::vector<float>{-2.0f, 4.0f}));
     }
 
+    // Storages are one per key, whatever the key: torch's "0", "1"… (kept
+    // by number), a key named again (one storage, shared), "00" beside "0"
+    // (another key), a number far past the storages seen, a key that is no
+    // number. Each tensor reads its own record, wherever the archive puts it.
+    void storageKeysIdentifyStorages() {
+        const std::vector<std::string> keys = {"1", "0", "00", "4000000000", "x", "7", "1"};
+        Pickle p;
+        p.proto(2).emptyDict().mark();
+        for (size_t i = 0; i < keys.size(); ++i)
+            p.unicode("t" + std::to_string(i)).tensor(keys[i], "FloatStorage", 1, 0, {1}, {1});
+        p.setitems().stop();
+        std::vector<std::pair<std::string, std::string>> records;
+        for (size_t i = 0; i + 1 < keys.size(); ++i) // "1" once: its record
+            records.push_back(
+                {keys[i], picklewriter::leBytes(std::vector<float>{float(i) + 0.5f})});
+        // Records in another order than the pickle names them: the archive's
+        // guess of the next record misses and must not be taken.
+        std::swap(records[0], records[4]);
+        const auto doc = openPickle(p, records);
+        QCOMPARE(doc->tensors().size(), keys.size());
+        QCOMPARE(doc->index().storages.size(), keys.size() - 1);
+        for (size_t i = 0; i < keys.size(); ++i) {
+            float v = 0;
+            doc->readValues(i, 0, 1, &v);
+            const size_t record = keys[i] == "1" ? 0 : i; // the last names "1" again
+            QCOMPARE(v, float(record) + 0.5f);
+        }
+        const FormatIndex& index = doc->index();
+        const auto storageOf = [&](size_t t) { return index.views[index.tensors[t].view].storage; };
+        QCOMPARE(storageOf(6), storageOf(0)); // "1" again: t0's storage, shared
+        for (size_t i = 1; i < 6; ++i)
+            QVERIFY(storageOf(i) != storageOf(0));
+    }
+
     // A quantized tensor (torch.save of a quantized model's state dict): its
     // QInt8/QUInt8/QInt32 storage is a storage torch has (the file was
     // refused as "unknown storage type"). The tensor is listed with its

@@ -10,14 +10,17 @@ using K = CheckpointError::Kind;
 uint32_t TorchUnpickler::Run::go(uint64_t* consumed) {
     for (;;) {
         op = p;
-        const uint8_t code = uint8_t(take(1, "opcode")[0]);
+        if (p == d.size()) [[unlikely]]
+            truncated(1, "opcode");
+        const uint8_t code = uint8_t(d[p++]);
         if (code == '.') { // STOP
             const uint32_t v = pop();
             if (consumed)
                 *consumed = p;
             return v;
         }
-        if (!numbers(code) && !strings(code) && !containers(code) && !stackAndMemo(code) &&
+        // The memo's opcodes first: every value a pickler makes is memoized.
+        if (!stackAndMemo(code) && !numbers(code) && !containers(code) && !strings(code) &&
             !calls(code))
             unknown(code);
     }
@@ -162,65 +165,61 @@ bool TorchUnpickler::Run::strings(uint8_t code) {
 bool TorchUnpickler::Run::containers(uint8_t code) {
     switch (code) {
     case ']':
-        pushContainer(ObjectKind::List, {});
+        pushEmpty(ObjectKind::List);
         break;
     case 'l':
-        pushContainer(ObjectKind::List, popMark());
+        pushMarked(ObjectKind::List);
         break;
     case ')':
         stack.push_back(u.sharedValue(ObjectKind::Tuple));
         break;
     case 't':
-        pushContainer(ObjectKind::Tuple, popMark());
+        pushMarked(ObjectKind::Tuple);
         break;
     case 0x85:
     case 0x86:
-    case 0x87: {
-        std::vector<uint32_t> items(size_t(code - 0x84));
-        for (size_t i = items.size(); i-- > 0;)
-            items[i] = pop();
-        pushContainer(ObjectKind::Tuple, std::move(items));
+    case 0x87: { // TUPLE1-3: the top items, in their place
+        const size_t n = size_t(code - 0x84);
+        if (stack.size() < floor() + n)
+            underflow();
+        ObjectNode t;
+        t.kind = ObjectKind::Tuple;
+        t.items.assign(std::span<const uint32_t>(stack).last(n));
+        stack.resize(stack.size() - n);
+        push(std::move(t));
         break;
     }
     case '}':
-        pushContainer(ObjectKind::Dict, {});
+        pushEmpty(ObjectKind::Dict);
         break;
-    case 'd': {
-        std::vector<uint32_t> items = popMark();
-        if (items.size() % 2 != 0)
+    case 'd':
+        if (sinceMark().size() % 2 != 0)
             fail(K::Invalid, "DICT with a key and no value", op);
-        pushContainer(ObjectKind::Dict, std::move(items));
+        pushMarked(ObjectKind::Dict);
         break;
-    }
     case 0x8f:
-        pushContainer(ObjectKind::Set, {});
+        pushEmpty(ObjectKind::Set);
         break;
     case 0x91:
-        pushContainer(ObjectKind::FrozenSet, popMark());
+        pushMarked(ObjectKind::FrozenSet);
         break;
     case 'a': {
         const uint32_t v = pop();
-        addItems(top(), {v}, false);
+        addItems(top(), {&v, 1}, false);
         break;
     }
-    case 'e': {
-        std::vector<uint32_t> items = popMark();
-        addItems(top(), std::move(items), false);
-        break;
-    }
-    case 0x90: {
-        std::vector<uint32_t> items = popMark();
-        addItems(top(), std::move(items), false);
+    case 'e':   // APPENDS
+    case 0x90:  // ADDITEMS
+    case 'u': { // SETITEMS
+        const std::span<const uint32_t> items = sinceMark();
+        addItems(belowMark(), items, code == 'u');
+        dropMark();
         break;
     }
     case 's': {
         const uint32_t v = pop(), k = pop();
-        addItems(top(), {k, v}, true);
-        break;
-    }
-    case 'u': {
-        std::vector<uint32_t> items = popMark();
-        addItems(top(), std::move(items), true);
+        const uint32_t pair[2] = {k, v};
+        addItems(top(), pair, true);
         break;
     }
     default:
@@ -248,7 +247,8 @@ bool TorchUnpickler::Run::stackAndMemo(uint8_t code) {
         pop();
         break;
     case '1':
-        popMark();
+        sinceMark();
+        dropMark();
         break;
     case '2':
         stack.push_back(top());
@@ -327,23 +327,24 @@ bool TorchUnpickler::Run::calls(uint8_t code) {
     case 'i': { // INST module\nname\n, arguments since the mark
         std::string module(line("INST module"));
         const std::string name(line("INST name"));
-        std::vector<uint32_t> args = popMark();
-        global(module + "." + name);
-        const uint32_t cls = pop();
         ObjectNode t;
         t.kind = ObjectKind::Tuple;
-        t.items = std::move(args);
+        t.items.assign(sinceMark());
+        dropMark();
+        const uint32_t cls = u.addGlobal(module + "." + name);
         stack.push_back(u.reduce(cls, u.add(std::move(t)), base + op));
         break;
     }
     case 'o': { // OBJ: class and arguments since the mark
-        std::vector<uint32_t> items = popMark();
+        const std::span<const uint32_t> items = sinceMark();
         if (items.empty())
             fail(K::Invalid, "OBJ without a class", op);
+        const uint32_t cls = items[0];
         ObjectNode t;
         t.kind = ObjectKind::Tuple;
-        t.items.assign(std::span<const uint32_t>(items).subspan(1));
-        stack.push_back(u.reduce(items[0], u.add(std::move(t)), base + op));
+        t.items.assign(items.subspan(1));
+        dropMark();
+        stack.push_back(u.reduce(cls, u.add(std::move(t)), base + op));
         break;
     }
     case 'b': { // BUILD: an object's state

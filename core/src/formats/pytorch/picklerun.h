@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -40,12 +41,18 @@ private:
         throw CheckpointError(kind, u.m_where + ": byte " + std::to_string(base + at) + ": " + what,
                               base + at);
     }
+    [[noreturn, gnu::cold, gnu::noinline]] void truncated(uint64_t n, const char* what) const {
+        fail(CheckpointError::Kind::Truncated,
+             std::string("truncated pickle: ") + what + " of " + std::to_string(n) +
+                 " bytes claimed, " + std::to_string(d.size() - p) + " left",
+             op);
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] void underflow() const {
+        fail(CheckpointError::Kind::Invalid, "pickle stack underflow", op);
+    }
     std::string_view take(uint64_t n, const char* what) {
-        if (n > d.size() - p)
-            fail(CheckpointError::Kind::Truncated,
-                 std::string("truncated pickle: ") + what + " of " + std::to_string(n) +
-                     " bytes claimed, " + std::to_string(d.size() - p) + " left",
-                 op);
+        if (n > d.size() - p) [[unlikely]]
+            truncated(n, what);
         const std::string_view s = d.substr(p, n);
         p += n;
         return s;
@@ -67,25 +74,35 @@ private:
         return s;
     }
     uint32_t pop() {
-        if (stack.size() <= floor())
-            fail(CheckpointError::Kind::Invalid, "pickle stack underflow", op);
+        if (stack.size() <= floor()) [[unlikely]]
+            underflow();
         const uint32_t v = stack.back();
         stack.pop_back();
         return v;
     }
     uint32_t& top() {
-        if (stack.size() <= floor())
-            fail(CheckpointError::Kind::Invalid, "pickle stack underflow", op);
+        if (stack.size() <= floor()) [[unlikely]]
+            underflow();
         return stack.back();
     }
     size_t floor() const { return marks.empty() ? 0 : marks.back(); }
-    std::vector<uint32_t> popMark() {
-        if (marks.empty())
+    // The items since the last mark, read in place on the stack (no copy:
+    // a DCP plan has a mark per dataclass) until dropMark() removes them.
+    std::span<const uint32_t> sinceMark() const {
+        if (marks.empty()) [[unlikely]]
             fail(CheckpointError::Kind::Invalid, "pickle mark missing", op);
-        std::vector<uint32_t> items(stack.begin() + long(marks.back()), stack.end());
+        return std::span<const uint32_t>(stack).subspan(marks.back());
+    }
+    void dropMark() {
         stack.resize(marks.back());
         marks.pop_back();
-        return items;
+    }
+    // The value below the last mark, which APPENDS and SETITEMS add to.
+    uint32_t belowMark() const {
+        const size_t below = marks.size() > 1 ? marks[marks.size() - 2] : 0;
+        if (marks.back() <= below) [[unlikely]]
+            underflow();
+        return stack[marks.back() - 1];
     }
     uint32_t push(ObjectNode n) {
         const uint32_t id = u.add(std::move(n));
@@ -135,19 +152,23 @@ private:
         n.text = std::move(text);
         push(std::move(n));
     }
-    void pushContainer(ObjectKind kind, std::vector<uint32_t> items) {
+    void pushEmpty(ObjectKind kind) {
         ObjectNode n;
         n.kind = kind;
-        n.items = std::move(items);
         push(std::move(n));
     }
-    void global(std::string name) {
-        ++u.globals[name].count;
-        pushText(ObjectKind::Global, std::move(name));
+    // The items since the mark as one container in their place.
+    void pushMarked(ObjectKind kind) {
+        ObjectNode n;
+        n.kind = kind;
+        n.items.assign(sinceMark());
+        dropMark();
+        push(std::move(n));
     }
+    void global(std::string name) { stack.push_back(u.addGlobal(std::move(name))); }
     // The items an APPENDS / SETITEMS adds to `target`: a list or dict, or an
-    // object's listitems / dictitems.
-    void addItems(uint32_t target, std::vector<uint32_t> items, bool dict) {
+    // object's listitems / dictitems. `items` is not a view of a node's items.
+    void addItems(uint32_t target, std::span<const uint32_t> items, bool dict) {
         ObjectNode& t = node(target);
         if (dict && items.size() % 2 != 0)
             fail(CheckpointError::Kind::Invalid, "SETITEMS with a key and no value", op);
@@ -164,7 +185,7 @@ private:
             if (part == kNoNode) { // made with its first items, then attached
                 ObjectNode c;
                 c.kind = dict ? ObjectKind::Dict : ObjectKind::List;
-                c.items = items;
+                c.items.assign(items);
                 const uint32_t id = u.add(std::move(c));
                 node(target).*(dict ? &ObjectNode::dictItems : &ObjectNode::listItems) = id;
                 u.gained(target, id);

@@ -150,10 +150,12 @@ FormatIndex openZip(const ByteSource& source, uint64_t begin, uint64_t end) {
     std::vector<TensorStorage> storages;
     std::string name = archive + "/data/";
     const size_t prefix = name.size();
+    size_t next = 0; // the record after the last storage's
     for (const pytorch::PickledStorage& p : u.storages) {
         name.resize(prefix);
         name += p.key; // one buffer: an optimizer names 200 000 storages
-        const pytorch::ZipRecord* r = zip.find(name);
+        const pytorch::ZipRecord* r = zip.find(name, next);
+        next = r ? size_t(r - zip.records().data()) + 1 : next;
         if (!r)
             fail(source, K::Invalid,
                  "missing storage \"" + p.key + "\": the pickle names it, the archive has no " +

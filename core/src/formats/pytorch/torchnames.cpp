@@ -2,7 +2,8 @@
 
 #include "ckptscope/formats/checkpointerror.h"
 
-#include <unordered_set>
+#include <algorithm>
+#include <vector>
 
 namespace ckptscope::pytorch {
 
@@ -71,12 +72,27 @@ public:
             visit(root, "");
         // Tensors the walk did not reach (inside other objects) name no entry.
         for (uint32_t i = 0; i < m_tree.nodes.size(); ++i)
-            if (m_tree.nodes[i].kind == ObjectKind::Tensor && !m_named.count(i))
+            if (m_tree.nodes[i].kind == ObjectKind::Tensor && !has(i, kNamed))
                 m_tree.nodes[i].tensor = kNoNode;
     }
 
 private:
-    bool enter(uint32_t node) { return m_entered.insert(node).second; }
+    // Node flags in a vector, not hash sets: an optimizer has 1.7 million nodes.
+    static constexpr uint8_t kEntered = 1, kNamed = 2;
+    bool has(uint32_t node, uint8_t flag) const {
+        return node < m_flags.size() && (m_flags[node] & flag) != 0;
+    }
+    void set(uint32_t node, uint8_t flag) {
+        if (node >= m_flags.size())
+            m_flags.resize(std::max<size_t>(node + 1, m_tree.nodes.size()), 0);
+        m_flags[node] |= flag;
+    }
+    bool enter(uint32_t node) {
+        if (has(node, kEntered))
+            return false;
+        set(node, kEntered);
+        return true;
+    }
 
     // The state dict of a pickled nn.Module (its __dict__ holds
     // _parameters, _buffers and _modules), else kNoNode.
@@ -170,17 +186,17 @@ private:
     // Lists the tensor of `node` as `name`; returns the node that names the
     // new entry (a copy when the node already names another).
     uint32_t nameTensor(uint32_t node, const std::string& name) {
-        if (!m_named.count(node)) {
+        if (!has(node, kNamed)) {
             const uint32_t pickled = m_tree.at(node).tensor;
             m_tree.nodes[node].tensor = addEntry(pickled, name, UINT32_MAX);
-            m_named.insert(node);
+            set(node, kNamed);
             return node;
         }
         const uint32_t first = m_tree.at(node).tensor;
         ObjectNode copy = m_tree.at(node);
         copy.tensor = addEntry(m_pickledOf[first], name, first);
         const uint32_t id = m_tree.add(std::move(copy));
-        m_named.insert(id);
+        set(id, kNamed);
         return id;
     }
 
@@ -230,7 +246,7 @@ private:
     ObjectTree& m_tree;
     const TorchUnpickler& m_u;
     const std::vector<uint32_t>& m_storageOf;
-    std::unordered_set<uint32_t> m_entered, m_named;
+    std::vector<uint8_t> m_flags;
     std::vector<uint32_t> m_pickledOf; // per entry
 };
 

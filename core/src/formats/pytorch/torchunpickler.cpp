@@ -80,7 +80,96 @@ bool isBuiltin(std::string_view name, std::string_view fn) {
     return false;
 }
 
+constexpr uint8_t kNoStorageType = UINT8_MAX;
+
+uint8_t storageTypeNamed(std::string_view name) {
+    for (size_t i = 0; i < std::size(kStorageTypes); ++i)
+        if (name == kStorageTypes[i].name)
+            return uint8_t(i);
+    return kNoStorageType;
+}
+
+// A canonical decimal ("0", "17"; not "007", "-1", "1e3"): the keys
+// torch.save gives storages.
+std::optional<uint64_t> storageNumber(std::string_view key) {
+    if (key.empty() || key.size() > 9 || (key[0] == '0' && key.size() > 1))
+        return std::nullopt;
+    uint64_t v = 0;
+    for (char c : key) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+        v = v * 10 + uint64_t(c - '0');
+    }
+    return v;
+}
+
 } // namespace
+
+TorchUnpickler::Role TorchUnpickler::roleOf(std::string_view name) {
+    if (storageTypeNamed(name) != kNoStorageType)
+        return Role::Storage;
+    if (name == "torch._utils._rebuild_tensor_v2" || name == "torch._utils._rebuild_tensor" ||
+        name == "torch._utils._rebuild_tensor_v3")
+        return Role::RebuildTensor;
+    if (name == "torch._utils._rebuild_meta_tensor_no_storage")
+        return Role::MetaTensor;
+    if (name == "torch._utils._rebuild_qtensor")
+        return Role::QTensor;
+    if (name == "torch._utils._rebuild_parameter" ||
+        name == "torch._utils._rebuild_parameter_with_state")
+        return Role::Parameter;
+    if (name == "collections.OrderedDict")
+        return Role::OrderedDict;
+    if (name == "_codecs.encode")
+        return Role::CodecsEncode;
+    if (isBuiltin(name, "bytes"))
+        return Role::Bytes;
+    if (isBuiltin(name, "set"))
+        return Role::Set;
+    if (isBuiltin(name, "frozenset"))
+        return Role::FrozenSet;
+    return Role::Other;
+}
+
+uint32_t TorchUnpickler::addGlobal(std::string name) {
+    ObjectNode n;
+    n.kind = ObjectKind::Global;
+    n.text = std::move(name);
+    const uint32_t id = add(std::move(n));
+    ++globalOf(id).use->second.count;
+    return id;
+}
+
+const TorchUnpickler::GlobalNode& TorchUnpickler::globalOf(uint32_t node) {
+    // Nodes are numbered in order: a node made now goes at the end.
+    const auto it = std::lower_bound(m_globalNodes.begin(), m_globalNodes.end(), node,
+                                     [](const GlobalNode& g, uint32_t n) { return g.node < n; });
+    if (it != m_globalNodes.end() && it->node == node)
+        return *it;
+    const std::string& name = m_tree.at(node).text;
+    return *m_globalNodes.insert(
+        it, {node, &*globals.try_emplace(name).first, roleOf(name), storageTypeNamed(name)});
+}
+
+uint32_t TorchUnpickler::findStorage(const std::string& key) const {
+    if (const std::optional<uint64_t> n = storageNumber(key); n && *n < m_storageByNumber.size())
+        return m_storageByNumber[*n];
+    const auto it = m_storageByKey.find(key);
+    return it == m_storageByKey.end() ? kNoNode : it->second;
+}
+
+void TorchUnpickler::keepStorage(const std::string& key, uint32_t storage) {
+    // A number within reach of the storages seen grows the vector (never
+    // what a file merely claims: at most twice the storages plus 1 024).
+    const std::optional<uint64_t> n = storageNumber(key);
+    if (n && *n <= 2 * uint64_t(storages.size()) + 1024) {
+        if (*n >= m_storageByNumber.size())
+            m_storageByNumber.resize(*n + 1, kNoNode);
+        m_storageByNumber[*n] = storage;
+        return;
+    }
+    m_storageByKey.emplace(key, storage);
+}
 
 TorchUnpickler::TorchUnpickler(ObjectTree& tree, std::string where)
     : m_tree(tree), m_where(std::move(where)), m_first(uint32_t(tree.nodes.size())) {
@@ -165,7 +254,6 @@ uint32_t TorchUnpickler::run(std::string_view data, uint64_t fileOffset, uint64_
     // Up to one value per 4 bytes of pickle (a DCP plan: one per 5; a state
     // dict: one per 12): reserved once, not regrown.
     m_tree.nodes.reserve(m_tree.nodes.size() + data.size() / 4);
-    m_storageByKey.reserve(m_storageByKey.size() + data.size() / 64);
     m_depth.reserve(m_tree.nodes.capacity() - m_first);
     m_size.reserve(m_tree.nodes.capacity() - m_first);
     m_held.reserve(m_tree.nodes.capacity() - m_first);
@@ -185,12 +273,10 @@ uint32_t TorchUnpickler::storageNode(uint32_t pid, uint64_t at) {
     if (item(1).kind != ObjectKind::Global)
         fail(K::Invalid, "a storage whose type is not a class");
     const std::string& type = item(1).text;
-    const StorageType* st = nullptr;
-    for (const StorageType& s : kStorageTypes)
-        if (type == s.name)
-            st = &s;
-    if (!st)
+    const uint8_t typeIndex = globalOf(p.items[1]).storageType;
+    if (typeIndex == kNoStorageType)
         fail(K::Invalid, "unknown storage type " + type);
+    const StorageType* st = &kStorageTypes[typeIndex];
     if (item(2).kind != ObjectKind::String)
         fail(K::Invalid, "a storage key that is not a string");
     const std::string& key = item(2).text;
@@ -200,9 +286,10 @@ uint32_t TorchUnpickler::storageNode(uint32_t pid, uint64_t at) {
     if (numel > uint64_t(INT64_MAX) / dtypeSize(st->dtype))
         fail(K::Invalid, "storage \"" + key + "\": " + std::to_string(numel) + " elements of " +
                              std::to_string(dtypeSize(st->dtype)) + " bytes overflow 2^63 bytes");
-    const auto [found, added] = m_storageByKey.try_emplace(key, uint32_t(storages.size()));
-    const uint32_t index = found->second;
-    if (added) {
+    uint32_t index = findStorage(key);
+    if (index == kNoNode) {
+        index = uint32_t(storages.size());
+        keepStorage(key, index);
         PickledStorage s;
         s.key = key;
         s.type = st->name;
@@ -381,19 +468,17 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
         return id;
     }
     // The global's name from `globals`, whose keys do not move (a node's
-    // text may: adding a node can move the tree); a global is one node
-    // however often the memo fetches it, looked up once (a DCP plan makes
-    // thousands of calls).
-    auto*& use = m_useOfGlobal[callable];
-    if (!use)
-        use = &*globals.try_emplace(m_tree.at(callable).text).first;
+    // text may: adding a node can move the tree), and what it is, found
+    // when its node was made: a DCP plan makes thousands of calls.
+    const GlobalNode& g = globalOf(callable);
+    auto* const use = g.use;
+    const Role role = g.role;
     const std::string& fn = use->first;
-    if (fn == "torch._utils._rebuild_tensor_v2" || fn == "torch._utils._rebuild_tensor" ||
-        fn == "torch._utils._rebuild_tensor_v3")
+    if (role == Role::RebuildTensor)
         return rebuildTensor(fn, a, at);
-    if (fn == "torch._utils._rebuild_meta_tensor_no_storage")
+    if (role == Role::MetaTensor)
         return metaTensor(fn, a, at);
-    if (fn == "torch._utils._rebuild_qtensor" && a.size() > 4) {
+    if (role == Role::QTensor && a.size() > 4) {
         // (storage, offset, size, stride, quantizer parameters, requires_grad,
         // hooks): a tensor of stored integers, its parameters kept as text.
         const uint32_t storage = storageOf(a[0]);
@@ -407,20 +492,18 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
             return node;
         }
     }
-    if ((fn == "torch._utils._rebuild_parameter" ||
-         fn == "torch._utils._rebuild_parameter_with_state") &&
-        !a.empty() && m_tree.at(a[0]).kind == ObjectKind::Tensor) {
+    if (role == Role::Parameter && !a.empty() && m_tree.at(a[0]).kind == ObjectKind::Tensor) {
         PickledTensor& t = tensors[m_tree.at(a[0]).tensor];
         t.isParameter = true;
         if (a.size() > 1 && m_tree.at(a[1]).kind == ObjectKind::Bool)
             t.requiresGrad = m_tree.at(a[1]).integer != 0;
         return a[0];
     }
-    if (fn == "collections.OrderedDict" && a.empty()) {
+    if (role == Role::OrderedDict && a.empty()) {
         n.kind = ObjectKind::Dict;
         return add(std::move(n));
     }
-    if (fn == "_codecs.encode" && a.size() == 2 && m_tree.at(a[0]).kind == ObjectKind::String &&
+    if (role == Role::CodecsEncode && a.size() == 2 && m_tree.at(a[0]).kind == ObjectKind::String &&
         m_tree.at(a[1]).kind == ObjectKind::String &&
         (m_tree.at(a[1]).text == "latin1" || m_tree.at(a[1]).text == "latin-1")) {
         std::string bytes;
@@ -430,13 +513,13 @@ uint32_t TorchUnpickler::reduce(uint32_t callable, uint32_t args, uint64_t at) {
             return add(std::move(n));
         }
     }
-    if (isBuiltin(fn, "bytes") && a.empty()) {
+    if (role == Role::Bytes && a.empty()) {
         n.kind = ObjectKind::Bytes;
         return add(std::move(n));
     }
-    if ((isBuiltin(fn, "set") || isBuiltin(fn, "frozenset")) &&
+    if ((role == Role::Set || role == Role::FrozenSet) &&
         (a.empty() || (a.size() == 1 && m_tree.at(a[0]).kind == ObjectKind::List))) {
-        n.kind = isBuiltin(fn, "set") ? ObjectKind::Set : ObjectKind::FrozenSet;
+        n.kind = role == Role::Set ? ObjectKind::Set : ObjectKind::FrozenSet;
         if (!a.empty())
             n.items = m_tree.at(a[0]).items;
         return add(std::move(n));

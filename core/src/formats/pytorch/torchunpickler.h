@@ -117,11 +117,43 @@ private:
     std::array<uint32_t, 262> m_smallInts; // sharedValue's nodes
     uint32_t m_none = kNoNode, m_emptyTuple = kNoNode;
     std::array<uint32_t, 2> m_bools{kNoNode, kNoNode};
+    // Storage key → storage. torch.save numbers its storages "0", "1", "2"…
+    // in order: such keys index a vector (a hash lookup per storage was a
+    // cache miss each, 13% of an optimizer's evaluation); any other key, or
+    // a number far past the storages seen, goes to the map.
+    uint32_t findStorage(const std::string& key) const;
+    void keepStorage(const std::string& key, uint32_t storage);
+    std::vector<uint32_t> m_storageByNumber;
     std::unordered_map<std::string, uint32_t> m_storageByKey;
     // (storage node, storage) in node order: nodes are made in increasing order.
     std::vector<std::pair<uint32_t, uint32_t>> m_storageOfNode;
-    // Global node → its entry in `globals` (whose key is a stable name).
-    std::unordered_map<uint32_t, std::pair<const std::string, GlobalUse>*> m_useOfGlobal;
+    // What a global is to the machine, found once from its name when its
+    // node is made: the data functions and classes it understands.
+    enum class Role : uint8_t {
+        Other,
+        RebuildTensor, // torch._utils._rebuild_tensor, _v2, _v3
+        MetaTensor,
+        QTensor,
+        Parameter, // _rebuild_parameter, _with_state
+        OrderedDict,
+        CodecsEncode,
+        Bytes,
+        Set,
+        FrozenSet,
+        Storage, // a storage class: `storageType` indexes the table
+    };
+    struct GlobalNode {
+        uint32_t node;
+        std::pair<const std::string, GlobalUse>* use; // in `globals`: its key is a stable name
+        Role role;
+        uint8_t storageType; // into the storage classes' table; UINT8_MAX for none
+    };
+    static Role roleOf(std::string_view name);
+    // A new Global node for `name`, counted in `globals`.
+    uint32_t addGlobal(std::string name);
+    // What the Global node `node` is, found from its name on first use.
+    const GlobalNode& globalOf(uint32_t node);
+    std::vector<GlobalNode> m_globalNodes; // in node order
 };
 
 // The globals named by the opcodes of `data` from byte `from` on, read

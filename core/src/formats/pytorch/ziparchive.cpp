@@ -217,7 +217,9 @@ void ZipArchive::resolveLocalHeaders() {
     }
 }
 
-const ZipRecord* ZipArchive::find(std::string_view name) const {
+const ZipRecord* ZipArchive::find(std::string_view name, size_t near) const {
+    if (near < m_records.size() && m_records[near].name == name)
+        return &m_records[near];
     const auto it = m_byName.find(name);
     return it == m_byName.end() ? nullptr : &m_records[it->second];
 }

@@ -31,8 +31,11 @@ public:
     ZipArchive& operator=(const ZipArchive&) = delete;
 
     const std::vector<ZipRecord>& records() const { return m_records; }
-    // The record of that name, or null.
-    const ZipRecord* find(std::string_view name) const;
+    // The record of that name, or null. `near` is where the caller expects
+    // it, checked before the hash lookup: storages are named in the order
+    // torch wrote their records, and 200 000 lookups were 200 000 cache
+    // misses.
+    const ZipRecord* find(std::string_view name, size_t near = SIZE_MAX) const;
     // The record's bytes; refuses one over `limit` bytes (a pickle read whole).
     std::string read(const ZipRecord& record, uint64_t limit) const;
 
