@@ -84,46 +84,91 @@ std::string bytesRepr(const std::string& s) {
     return out + "'";
 }
 
-std::string repr(const ObjectTree& tree, uint32_t node, int depth);
-
-std::string joined(const ObjectTree& tree, std::span<const uint32_t> items, int depth,
-                   bool pairs = false) {
-    std::string out;
-    for (size_t i = 0; i < items.size(); ++i) {
-        if (i > 0)
-            out += pairs && i % 2 == 1 ? ": " : ", ";
-        out += repr(tree, items[i], depth + 1);
+// Python's repr, for keys that are containers or objects ("(1, 'a')"),
+// written into one string within a budget: a key built of shared values (a
+// tuple holding another twice, 64 levels down) would be 2^64 parts long.
+// Past 64 KiB, or 64 levels, the rest is "...". Each part writes at least
+// one character, so the budget bounds the time too.
+class KeyRepr {
+public:
+    explicit KeyRepr(const ObjectTree& tree) : m_tree(tree) {}
+    std::string text(uint32_t node) {
+        write(node, 0);
+        return std::move(m_out);
     }
-    return out;
-}
 
-// Python's repr, for keys that are containers or objects ("(1, 'a')").
-std::string repr(const ObjectTree& tree, uint32_t node, int depth) {
-    if (depth > 64)
-        return "...";
-    const ObjectNode& n = tree.at(node);
-    switch (n.kind) {
-    case ObjectKind::String:
-        return stringRepr(n.text);
-    case ObjectKind::Tuple:
-        return "(" + joined(tree, n.items, depth) + (n.items.size() == 1 ? ",)" : ")");
-    case ObjectKind::List:
-        return "[" + joined(tree, n.items, depth) + "]";
-    case ObjectKind::Set:
-        return n.items.empty() ? "set()" : "{" + joined(tree, n.items, depth) + "}";
-    case ObjectKind::FrozenSet:
-        return "frozenset(" + (n.items.empty() ? "" : "{" + joined(tree, n.items, depth) + "}") +
-               ")";
-    case ObjectKind::Dict:
-        return "{" + joined(tree, n.items, depth, true) + "}";
-    case ObjectKind::Object:
-        return n.text + "(" + joined(tree, n.items, depth) + ")";
-    case ObjectKind::Call:
-        return repr(tree, n.callee, depth + 1) + "(" + joined(tree, n.items, depth) + ")";
-    default:
-        return objectKeyText(tree, node);
+private:
+    static constexpr size_t kMaxChars = size_t(64) << 10;
+    bool full() const { return m_out.size() > kMaxChars; }
+    void joined(std::span<const uint32_t> items, int depth, bool pairs = false) {
+        for (size_t i = 0; i < items.size(); ++i) {
+            if (i > 0)
+                m_out += pairs && i % 2 == 1 ? ": " : ", ";
+            if (full()) {
+                m_out += "...";
+                return;
+            }
+            write(items[i], depth + 1);
+        }
     }
-}
+    void write(uint32_t node, int depth) {
+        if (depth > 64 || full()) {
+            m_out += "...";
+            return;
+        }
+        const ObjectNode& n = m_tree.at(node);
+        switch (n.kind) {
+        case ObjectKind::String:
+            m_out += stringRepr(n.text);
+            return;
+        case ObjectKind::Tuple:
+            m_out += '(';
+            joined(n.items, depth);
+            m_out += n.items.size() == 1 ? ",)" : ")";
+            return;
+        case ObjectKind::List:
+            m_out += '[';
+            joined(n.items, depth);
+            m_out += ']';
+            return;
+        case ObjectKind::Set:
+        case ObjectKind::FrozenSet: {
+            const bool frozen = n.kind == ObjectKind::FrozenSet;
+            if (n.items.empty()) {
+                m_out += frozen ? "frozenset()" : "set()";
+                return;
+            }
+            m_out += frozen ? "frozenset({" : "{";
+            joined(n.items, depth);
+            m_out += frozen ? "})" : "}";
+            return;
+        }
+        case ObjectKind::Dict:
+            m_out += '{';
+            joined(n.items, depth, true);
+            m_out += '}';
+            return;
+        case ObjectKind::Object:
+            m_out += n.text;
+            m_out += '(';
+            joined(n.items, depth);
+            m_out += ')';
+            return;
+        case ObjectKind::Call:
+            write(n.callee, depth + 1);
+            m_out += '(';
+            joined(n.items, depth);
+            m_out += ')';
+            return;
+        default:
+            m_out += objectKeyText(m_tree, node);
+            return;
+        }
+    }
+
+    const ObjectTree& m_tree;
+    std::string m_out;
+};
 
 // Writes the JSON of `objects` (see writeObjectJson).
 class ObjectJson {
@@ -463,7 +508,7 @@ std::string objectKeyText(const ObjectTree& tree, uint32_t node) {
     case ObjectKind::Tensor:
         return "tensor";
     default:
-        return repr(tree, node, 0);
+        return KeyRepr(tree).text(node);
     }
 }
 

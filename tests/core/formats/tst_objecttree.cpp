@@ -150,6 +150,34 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(got.dump()), QString::fromStdString(want.dump()));
     }
 
+    // The repr of a key made of shared values is bounded: a tuple holding
+    // the one below twice, 60 levels down, would be 2^60 parts (a fuzzed
+    // pickle's key hung the reader). The text starts as Python's and ends
+    // in "..." past 64 KiB; every kind of container on the way.
+    void keyReprIsBounded() {
+        Builder b;
+        uint32_t v = b.str("x");
+        for (int i = 0; i < 60; ++i) {
+            const ObjectKind kinds[] = {ObjectKind::Tuple, ObjectKind::List, ObjectKind::Set,
+                                        ObjectKind::FrozenSet, ObjectKind::Dict};
+            v = b.container(kinds[i % 5], {v, v});
+        }
+        const std::string text = objectKeyText(b.tree, v);
+        QVERIFY2(text.size() > 64 * 1024 && text.size() < 64 * 1024 + 4096,
+                 std::to_string(text.size()).c_str());
+        QVERIFY2(text.starts_with("{frozenset({{[({frozenset({{[({"), text.substr(0, 40).c_str());
+        QVERIFY(text.find("...") != std::string::npos);
+        // Small keys are whole: sets, frozensets, dicts and objects as Python writes them.
+        const uint32_t obj = b.text(ObjectKind::Object, "m.C");
+        b.tree.nodes[obj].items = {b.integer(1)};
+        const uint32_t key = b.container(
+            ObjectKind::Tuple, {b.container(ObjectKind::Set), b.container(ObjectKind::FrozenSet),
+                                b.container(ObjectKind::FrozenSet, {b.integer(2)}),
+                                b.container(ObjectKind::Dict, {b.str("k"), b.none()}), obj});
+        QCOMPARE(QString::fromStdString(objectKeyText(b.tree, key)),
+                 QStringLiteral("(set(), frozenset(), frozenset({2}), {'k': None}, m.C(1))"));
+    }
+
     void objectWithStateAndItems() {
         Builder b;
         ObjectNode getattr;
