@@ -170,19 +170,55 @@ private:
     std::string m_out;
 };
 
+// Per-node values of one walk: a vector over the whole tree for a walk of
+// the root (it visits most nodes), a hash map for a walk of one value (an
+// import's argument: a pickle of a million calls must not clear a vector of
+// the whole tree a million times).
+template <typename T> class NodeMap {
+public:
+    NodeMap(size_t nodes, bool dense) : m_dense(dense) {
+        if (dense)
+            m_vector.assign(nodes, T{});
+    }
+    T get(uint32_t node) const {
+        if (m_dense)
+            return m_vector[node];
+        const auto it = m_map.find(node);
+        return it == m_map.end() ? T{} : it->second;
+    }
+    void set(uint32_t node, T value) {
+        if (m_dense)
+            m_vector[node] = value;
+        else
+            m_map[node] = value;
+    }
+
+private:
+    bool m_dense;
+    std::vector<T> m_vector;
+    std::unordered_map<uint32_t, T> m_map;
+};
+
 // Writes the JSON of `objects` (see writeObjectJson).
 class ObjectJson {
 public:
     ObjectJson(JsonStreamWriter& json, const ObjectTree& tree,
-               const std::vector<std::string>& tensorNames, bool expandShared)
+               const std::vector<std::string>& tensorNames, bool expandShared, uint64_t budget,
+               bool dense)
         : m_json(json), m_tree(tree), m_names(tensorNames), m_expandShared(expandShared),
-          m_written(tree.nodes.size(), false), m_onPath(tree.nodes.size(), false) {}
+          m_budget(budget), m_marks(tree.nodes.size(), dense) {}
 
     // Writes `node` at the path m_path holds.
     void write(uint32_t node) {
         const ObjectNode& n = m_tree.at(node);
+        const uint8_t marks = m_marks.get(node);
         if (objectHasChildren(n)) {
-            if (m_onPath[node] || (m_written[node] && !m_expandShared)) {
+            // Shared values are written out while the output stays within the
+            // budget, counted as written: the count made before writing
+            // (objectExpandedSize) can fall short when shared values and a
+            // cycle meet.
+            if ((marks & kOnPath) ||
+                ((marks & kWritten) && (!m_expandShared || m_nodes > m_budget))) {
                 m_json.beginObject(JsonStreamWriter::Layout::Inline);
                 m_json.key("ref");
                 m_json.value(m_firstPath.at(node));
@@ -190,14 +226,26 @@ public:
                 m_refs = true;
                 return;
             }
-            if (!m_written[node]) {
-                m_written[node] = true;
-                m_firstPath.emplace(node, m_path);
+            // Deeper than a tree may nest: reached only through a cycle's
+            // shared values (a deeper tree is refused at open).
+            if (m_depth >= kMaxObjectDepth) {
+                m_json.beginObject(JsonStreamWriter::Layout::Inline);
+                m_json.key("too_deep");
+                m_json.value(true);
+                m_json.endObject();
+                m_refs = true;
+                return;
             }
-            m_onPath[node] = true;
+            if (!(marks & kWritten))
+                m_firstPath.emplace(node, m_path);
+            m_marks.set(node, kWritten | kOnPath);
         }
+        ++m_nodes;
+        ++m_depth;
         writeNode(n);
-        m_onPath[node] = false;
+        --m_depth;
+        if (objectHasChildren(n))
+            m_marks.set(node, kWritten);
     }
 
     bool wroteReferences() const { return m_refs; }
@@ -362,38 +410,44 @@ private:
         }
     }
 
+    static constexpr uint8_t kWritten = 1, kOnPath = 2;
     JsonStreamWriter& m_json;
     const ObjectTree& m_tree;
     const std::vector<std::string>& m_names;
     bool m_expandShared;
+    uint64_t m_budget, m_nodes = 0;
+    uint32_t m_depth = 0;
     std::string m_path;                                    // where write() is
     std::unordered_map<uint32_t, std::string> m_firstPath; // of each value with children written
-    std::vector<bool> m_written, m_onPath;
+    NodeMap<uint8_t> m_marks;
     bool m_refs = false;
 };
 
 // Nodes the tree has when every shared node is written out at each place
-// (cycles counted once), saturating just past `limit`.
+// (cycles counted once), saturating just past `limit`; past
+// kMaxObjectDepth levels (only a cycle leads there) past `limit` too.
 uint64_t expandedSize(const ObjectTree& tree, uint32_t node, uint64_t limit,
-                      std::vector<uint64_t>& memo, std::vector<bool>& onPath) {
-    if (memo[node] != 0)
-        return memo[node];
-    if (onPath[node])
+                      NodeMap<uint64_t>& memo, NodeMap<uint8_t>& onPath, uint32_t depth) {
+    if (const uint64_t known = memo.get(node); known != 0)
+        return known;
+    if (onPath.get(node))
         return 1;
-    onPath[node] = true;
+    if (depth >= kMaxObjectDepth)
+        return limit + 1;
+    onPath.set(node, 1);
     const ObjectNode& n = tree.at(node);
     uint64_t size = 1;
     const auto add = [&](uint32_t c) {
         if (c != kNoNode && size <= limit)
-            size += expandedSize(tree, c, limit, memo, onPath);
+            size += expandedSize(tree, c, limit, memo, onPath, depth + 1);
     };
     for (uint32_t c : n.items)
         add(c);
     for (uint32_t c : {n.callee, n.state, n.listItems, n.dictItems})
         add(c);
-    onPath[node] = false;
-    memo[node] = std::min(size, limit + 1);
-    return memo[node];
+    onPath.set(node, 0);
+    memo.set(node, std::min(size, limit + 1));
+    return memo.get(node);
 }
 
 } // namespace
@@ -401,9 +455,9 @@ uint64_t expandedSize(const ObjectTree& tree, uint32_t node, uint64_t limit,
 uint64_t objectExpandedSize(const ObjectTree& tree, uint32_t root, uint64_t limit) {
     if (root == kNoNode)
         return 0;
-    std::vector<uint64_t> memo(tree.nodes.size(), 0);
-    std::vector<bool> onPath(tree.nodes.size(), false);
-    return expandedSize(tree, root, limit, memo, onPath);
+    NodeMap<uint64_t> memo(tree.nodes.size(), true);
+    NodeMap<uint8_t> onPath(tree.nodes.size(), true);
+    return expandedSize(tree, root, limit, memo, onPath, 0);
 }
 
 uint32_t ObjectTree::find(uint32_t dict, std::string_view key) const {
@@ -558,10 +612,11 @@ bool writeObjectJson(JsonStreamWriter& json, const ObjectTree& tree,
         json.null();
         return false;
     }
-    std::vector<uint64_t> memo(tree.nodes.size(), 0);
-    std::vector<bool> onPath(tree.nodes.size(), false);
-    const bool expand = expandedSize(tree, root, nodeBudget, memo, onPath) <= nodeBudget;
-    ObjectJson writer(json, tree, tensorNames, expand);
+    const bool dense = root == tree.root;
+    NodeMap<uint64_t> memo(tree.nodes.size(), dense);
+    NodeMap<uint8_t> onPath(tree.nodes.size(), dense);
+    const bool expand = expandedSize(tree, root, nodeBudget, memo, onPath, 0) <= nodeBudget;
+    ObjectJson writer(json, tree, tensorNames, expand, nodeBudget, dense);
     writer.write(root);
     return writer.wroteReferences();
 }

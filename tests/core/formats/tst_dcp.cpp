@@ -283,6 +283,21 @@ private Q_SLOTS:
             });
             QVERIFY2(contains(e, ".metadata") && contains(e, "Metadata"), e.c_str());
         }
+        { // a plan nested a million levels deep in an unsafe call's argument,
+          // whose warning writes it: refused, not a walk that deep
+            const std::string e = attempt(base, [](const std::string& d) {
+                picklewriter::Pickle p;
+                p.proto(2).emptyDict().mark();
+                p.unicode("state_dict_metadata").emptyDict();
+                p.unicode("storage_data").emptyDict();
+                p.unicode("x").global("posix", "system").none();
+                for (int i = 0; i < 1000000; ++i)
+                    p.op(uint8_t(0x85)); // TUPLE1
+                p.op(uint8_t(0x85)).reduce().setitems().stop();
+                std::ofstream(d + "/.metadata", std::ios::binary) << p.bytes;
+            });
+            QVERIFY2(contains(e, ".metadata") && contains(e, "too deep"), e.c_str());
+        }
     }
 
     // A chunk's archive is read when its tensor is first read, not at open:

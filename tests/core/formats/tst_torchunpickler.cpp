@@ -328,6 +328,67 @@ private Q_SLOTS:
             QVERIFY(storageOf(i) != storageOf(0));
     }
 
+    // Through a cycle's shared values a walk can reach far deeper than the
+    // open's depth check counts: lists T1…T499 made first, then Tj =
+    // [Tj-1, (((Tj+1,),),…)] with 499 tuples between, so that from T1 a walk
+    // goes 250 000 levels down. Under a dict the naming walk would recurse
+    // that deep: the file is refused as too deep. Under an object's state
+    // (which no name is taken from) the file opens and its JSON stops at
+    // 1 000 levels ({"too_deep": true}). Neither crashes a stack.
+    void cycleLaddersStopAtTheDepthLimit() {
+        const uint32_t k = 499;
+        const auto ladder = [&](Pickle& p) {
+            for (uint32_t j = k; j >= 1; --j)
+                p.emptyList().longBinput(j).op('0');
+            for (uint32_t j = 1; j <= k; ++j) {
+                p.longBinget(j).mark();
+                if (j > 1)
+                    p.longBinget(j - 1);
+                else
+                    p.none();
+                if (j < k)
+                    p.longBinget(j + 1);
+                else
+                    p.none();
+                for (int i = 0; i < 499; ++i)
+                    p.op(uint8_t(0x85)); // TUPLE1
+                p.appends().op('0');
+            }
+        };
+        Pickle named;
+        named.proto(2);
+        ladder(named);
+        named.emptyDict().unicode("root").longBinget(1).op('s').stop();
+        const std::string why = refusal(named);
+        QVERIFY2(why.find("too deep") != std::string::npos, why.c_str());
+
+        Pickle held;
+        held.proto(2);
+        ladder(held);
+        held.emptyDict().unicode("o").global("m", "C").emptyTuple().op(uint8_t(0x81));
+        held.longBinget(1).build().op('s').stop();
+        const auto doc = openPickle(held);
+        const std::string text = objects(*doc).dump();
+        QVERIFY(text.find("\"too_deep\":true") != std::string::npos);
+        QVERIFY(text.size() < 1000000);
+    }
+
+    // The paths that name values are bounded in all: one 64 KiB key shared
+    // by 100 nested dicts would make paths of 330 MB (6.4 MB the deepest).
+    void sharedLongKeysAreRefused() {
+        Pickle p;
+        p.proto(2).unicode(std::string(65536, 'k')).longBinput(0).op('0');
+        p.emptyDict();
+        for (int i = 0; i < 100; ++i)
+            p.longBinget(0).emptyDict();
+        for (int i = 0; i < 100; ++i)
+            p.op('s');
+        p.stop();
+        const std::string why = refusal(p);
+        QVERIFY2(why.find("take more than 256 MiB") != std::string::npos,
+                 why.substr(0, 300).c_str());
+    }
+
     // A quantized tensor (torch.save of a quantized model's state dict): its
     // QInt8/QUInt8/QInt32 storage is a storage torch has (the file was
     // refused as "unknown storage type"). The tensor is listed with its

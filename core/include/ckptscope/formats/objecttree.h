@@ -172,7 +172,9 @@ std::string objectKeyType(const ObjectTree& tree, uint32_t node);
 // "state", "listitems", "dictitems"}, {"call", "args"}. A shared node is
 // written in full at each place while the output stays within `nodeBudget`
 // nodes; past that, and always for a cycle, a later place is written
-// {"ref": PATH} (the keys to its first place joined by '.').
+// {"ref": PATH} (the keys to its first place joined by '.'). A value more
+// than 1000 levels down (only a cycle's shared values lead there: a deeper
+// tree is refused at open) is written {"too_deep": true}.
 // Returns true when a reference was written (the caller warns "shared
 // references"). `from` writes the subtree of that node instead (a GUI's
 // copy of one value; its paths start there).

@@ -7,6 +7,7 @@
 #include "ckptscope/io/folderlisting.h"
 #include "ckptscope/io/httpsource.h"
 
+#include "formats/objectsize.h"
 #include "formats/pytorch/pickleimports.h"
 #include "formats/pytorch/pytorchformat.h"
 #include "formats/pytorch/torchunpickler.h"
@@ -136,6 +137,12 @@ void Builder::readMetadata() {
     source->read(0, bytes.data(), bytes.size());
     pytorch::TorchUnpickler u(m_meta, m_metaPath);
     m_meta.root = u.run(bytes, 0);
+    // The plan's values are walked (its imports' warnings): nested no
+    // deeper than a torch.save object may be.
+    const std::optional<uint32_t> depth = u.depth();
+    if ((depth ? *depth : pytorch::objectDepth(m_meta, kMaxObjectDepth)) > kMaxObjectDepth)
+        failInvalid(m_metaPath, "the plan nests more than " + std::to_string(kMaxObjectDepth) +
+                                    " levels deep (too deep to read)");
     m_metaImports = pytorch::classifyImports(m_meta, u);
     const Fields f{m_meta};
     const uint32_t root = m_meta.root;
@@ -463,6 +470,12 @@ void Builder::place(const Item& item, uint32_t value) {
     ObjectTree& t = m_out.objects;
     std::vector<uint32_t> keys;
     if (const auto p = m_paths.find(item.fqn); p != m_paths.end()) {
+        // Each key a dict level of the document's tree, which is walked.
+        if (m_meta.at(p->second).items.size() >= kMaxObjectDepth)
+            failInvalid(m_metaPath, "planner_data puts " + quotedName(item.fqn) + " " +
+                                        std::to_string(m_meta.at(p->second).items.size()) +
+                                        " keys deep (at most " +
+                                        std::to_string(kMaxObjectDepth - 1) + " are read)");
         for (uint32_t k : m_meta.at(p->second).items) {
             const ObjectNode& src = m_meta.at(k);
             ObjectNode key;

@@ -22,7 +22,6 @@ namespace {
 using pytorch::TorchUnpickler;
 using K = CheckpointError::Kind;
 
-constexpr uint32_t kMaxDepth = 1000;
 constexpr uint64_t kObjectBudget = 1000000;
 // The legacy format's first pickle: this number (torch/serialization.py's
 // MAGIC_NUMBER), pickled by protocol 2 as LONG1 of 10 bytes.
@@ -93,9 +92,9 @@ Storages fileOrder(std::vector<TensorStorage> byPickle) {
 void finish(const ByteSource& source, FormatIndex& index, TorchUnpickler& u, uint32_t root,
             std::vector<TensorStorage> storages) {
     const std::optional<uint32_t> depth = u.depth();
-    if ((depth ? *depth : pytorch::objectDepth(index.objects, kMaxDepth)) > kMaxDepth)
+    if ((depth ? *depth : pytorch::objectDepth(index.objects, kMaxObjectDepth)) > kMaxObjectDepth)
         fail(source, K::Invalid,
-             "the pickled object nests more than " + std::to_string(kMaxDepth) +
+             "the pickled object nests more than " + std::to_string(kMaxObjectDepth) +
                  " levels deep (too deep to show)");
     index.objects.root = root;
     Storages s = fileOrder(std::move(storages));
@@ -352,12 +351,12 @@ PickleScan scanPickle(const ByteSource& source) {
         std::sort(scan.imports.begin(), scan.imports.end(),
                   [](const PickleImport& x, const PickleImport& y) { return x.name < y.name; });
     }
-    if (pytorch::objectDepth(scan.objects, kMaxDepth) > kMaxDepth) {
+    if (pytorch::objectDepth(scan.objects, kMaxObjectDepth) > kMaxObjectDepth) {
         // Too deep to render arguments without recursion that deep: the
         // names and risks stand, the calls go.
         if (scan.error.empty())
             scan.error = source.name() + ": the pickled object nests more than " +
-                         std::to_string(kMaxDepth) + " levels deep (too deep to show)";
+                         std::to_string(kMaxObjectDepth) + " levels deep (too deep to show)";
         for (PickleImport& imp : scan.imports) {
             if (imp.risk == ImportRisk::Unsafe)
                 scan.warnings.push_back("unsafe import " + imp.name);

@@ -1,6 +1,7 @@
 #include "formats/pytorch/torchnames.h"
 
 #include "ckptscope/formats/checkpointerror.h"
+#include "formats/objectsize.h"
 
 #include <algorithm>
 #include <vector>
@@ -107,7 +108,41 @@ private:
         return n.state;
     }
 
+    // One level deeper in the walk. The open's depth check counts every path
+    // of a tree without a cycle; through a cycle's shared values a walk can
+    // reach deeper (a ladder of lists and tuples: 250 000 levels), refused
+    // the same way rather than recursing that deep. The names' text is
+    // bounded too: shared keys (one 64 KiB string as the key of 1 000 nested
+    // dicts) would make names of gigabytes.
+    class Level {
+    public:
+        Level(Namer& namer, size_t pathBytes) : m_namer(namer) {
+            if (++m_namer.m_depth > kMaxObjectDepth)
+                throw CheckpointError(CheckpointError::Kind::Invalid,
+                                      "the pickled object nests more than " +
+                                          std::to_string(kMaxObjectDepth) +
+                                          " levels deep through shared values (too deep to show)");
+            m_namer.spend(pathBytes);
+        }
+        ~Level() { --m_namer.m_depth; }
+        Level(const Level&) = delete;
+        Level& operator=(const Level&) = delete;
+
+    private:
+        Namer& m_namer;
+    };
+
+    // Counts a path the walk made against the budget of them all.
+    void spend(size_t pathBytes) {
+        if ((m_pathBytes += pathBytes) > kMaxPathBytes)
+            throw CheckpointError(
+                CheckpointError::Kind::Invalid,
+                "the paths that name the pickled object's values take more than " +
+                    std::to_string(kMaxPathBytes >> 20) + " MiB (long keys shared at many places)");
+    }
+
     void visit(uint32_t node, const std::string& path) {
+        const Level level(*this, path.size());
         const ObjectKind kind = m_tree.at(node).kind;
         if (kind == ObjectKind::Dict) {
             if (!enter(node))
@@ -137,6 +172,7 @@ private:
     // state_dict()'s order: the module's parameters, its persistent buffers,
     // then each submodule's in turn.
     void walkModule(uint32_t module, const std::string& path) {
+        const Level level(*this, path.size());
         const uint32_t state = moduleState(module);
         const uint32_t skip = m_tree.find(state, "_non_persistent_buffers_set");
         const auto nonPersistent = [&](uint32_t key) {
@@ -186,6 +222,7 @@ private:
     // Lists the tensor of `node` as `name`; returns the node that names the
     // new entry (a copy when the node already names another).
     uint32_t nameTensor(uint32_t node, const std::string& name) {
+        spend(name.size());
         if (!has(node, kNamed)) {
             const uint32_t pickled = m_tree.at(node).tensor;
             m_tree.nodes[node].tensor = addEntry(pickled, name, UINT32_MAX);
@@ -247,6 +284,9 @@ private:
     const TorchUnpickler& m_u;
     const std::vector<uint32_t>& m_storageOf;
     std::vector<uint8_t> m_flags;
+    static constexpr uint64_t kMaxPathBytes = uint64_t(256) << 20;
+    uint32_t m_depth = 0;
+    uint64_t m_pathBytes = 0;          // of every path the walk made
     std::vector<uint32_t> m_pickledOf; // per entry
 };
 
