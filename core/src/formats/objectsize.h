@@ -18,4 +18,13 @@ inline constexpr uint32_t kMaxObjectDepth = 1000;
 // counts `limit + 1` (not written out).
 uint64_t objectExpandedSize(const ObjectTree& tree, uint32_t root, uint64_t limit);
 
+// The paths to the first place of each value with children (the keys from
+// `root` joined by '.', as the JSON's references and the Metadata tab name
+// them), their bytes summed, stopping just past `limit`. Without a walk's
+// recursion. One long key shared by nested dicts makes this quadratic in
+// the nesting: a file is refused past kMaxPathBytes rather than a front end
+// holding gigabytes of paths.
+uint64_t objectPathBytes(const ObjectTree& tree, uint32_t root, uint64_t limit);
+inline constexpr uint64_t kMaxPathBytes = uint64_t(256) << 20;
+
 } // namespace ckptscope

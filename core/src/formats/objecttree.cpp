@@ -460,6 +460,26 @@ uint64_t objectExpandedSize(const ObjectTree& tree, uint32_t root, uint64_t limi
     return expandedSize(tree, root, limit, memo, onPath, 0);
 }
 
+uint64_t objectPathBytes(const ObjectTree& tree, uint32_t root, uint64_t limit) {
+    if (root == kNoNode)
+        return 0;
+    std::vector<bool> seen(tree.nodes.size(), false);
+    std::vector<std::pair<uint32_t, uint64_t>> stack{{root, 0}}; // node, its path's length
+    uint64_t total = 0;
+    while (!stack.empty() && total <= limit) {
+        const auto [node, length] = stack.back();
+        stack.pop_back();
+        if (seen[node] || !objectHasChildren(tree.at(node)))
+            continue;
+        seen[node] = true;
+        total += length;
+        for (const ObjectChild& c : objectChildren(tree, node))
+            if (!seen[c.node] && objectHasChildren(tree.at(c.node)))
+                stack.emplace_back(c.node, length + (length > 0) + c.part.size());
+    }
+    return total;
+}
+
 uint32_t ObjectTree::find(uint32_t dict, std::string_view key) const {
     const ObjectNode& n = at(dict);
     if (n.kind != ObjectKind::Dict)

@@ -332,12 +332,12 @@ private Q_SLOTS:
     // open's depth check counts: lists T1…T499 made first, then Tj =
     // [Tj-1, (((Tj+1,),),…)] with 499 tuples between, so that from T1 a walk
     // goes 250 000 levels down. Under a dict the naming walk would recurse
-    // that deep: the file is refused as too deep. Under an object's state
-    // (which no name is taken from) the file opens and its JSON stops at
-    // 1 000 levels ({"too_deep": true}). Neither crashes a stack.
+    // that deep: the file is refused as too deep. A smaller ladder (10 lists,
+    // 200 tuples: 2 000 levels, its paths a few MB) under an object's state,
+    // which no name is taken from, opens, and its JSON stops at 1 000 levels
+    // ({"too_deep": true}). Neither crashes a stack.
     void cycleLaddersStopAtTheDepthLimit() {
-        const uint32_t k = 499;
-        const auto ladder = [&](Pickle& p) {
+        const auto ladder = [&](Pickle& p, uint32_t k, int chain) {
             for (uint32_t j = k; j >= 1; --j)
                 p.emptyList().longBinput(j).op('0');
             for (uint32_t j = 1; j <= k; ++j) {
@@ -350,21 +350,21 @@ private Q_SLOTS:
                     p.longBinget(j + 1);
                 else
                     p.none();
-                for (int i = 0; i < 499; ++i)
+                for (int i = 0; i < chain; ++i)
                     p.op(uint8_t(0x85)); // TUPLE1
                 p.appends().op('0');
             }
         };
         Pickle named;
         named.proto(2);
-        ladder(named);
+        ladder(named, 499, 499);
         named.emptyDict().unicode("root").longBinget(1).op('s').stop();
         const std::string why = refusal(named);
         QVERIFY2(why.find("too deep") != std::string::npos, why.c_str());
 
         Pickle held;
         held.proto(2);
-        ladder(held);
+        ladder(held, 10, 200);
         held.emptyDict().unicode("o").global("m", "C").emptyTuple().op(uint8_t(0x81));
         held.longBinget(1).build().op('s').stop();
         const auto doc = openPickle(held);
@@ -387,6 +387,21 @@ private Q_SLOTS:
         const std::string why = refusal(p);
         QVERIFY2(why.find("take more than 256 MiB") != std::string::npos,
                  why.substr(0, 300).c_str());
+        // The same dicts as an object's state, which no tensor name is taken
+        // from: the paths the JSON and the Metadata tab name values by.
+        Pickle held;
+        held.proto(2).unicode(std::string(65536, 'k')).longBinput(0).op('0');
+        held.emptyDict().unicode("o").global("m", "C").emptyTuple().op(uint8_t(0x81));
+        held.emptyDict();
+        for (int i = 0; i < 100; ++i)
+            held.longBinget(0).emptyDict();
+        for (int i = 0; i < 100; ++i)
+            held.op('s');
+        held.build().op('s').stop();
+        const std::string whyHeld = refusal(held);
+        QVERIFY2(whyHeld.find("paths to the pickled object's values take more than 256 MiB") !=
+                     std::string::npos,
+                 whyHeld.substr(0, 300).c_str());
     }
 
     // A quantized tensor (torch.save of a quantized model's state dict): its

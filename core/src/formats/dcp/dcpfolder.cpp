@@ -542,6 +542,10 @@ FormatIndex Builder::build() {
         }
         place(item, value);
     }
+    if (objectPathBytes(m_out.objects, m_out.objects.root, kMaxPathBytes) > kMaxPathBytes)
+        failInvalid(m_metaPath, "the paths to the checkpoint's values take more than " +
+                                    std::to_string(kMaxPathBytes >> 20) +
+                                    " MiB (long keys shared at many places)");
     if (anyParameter) {
         m_out.traits.resize(m_out.tensors.size());
         for (size_t i = 0; i < parameterOf.size(); ++i)

@@ -107,6 +107,10 @@ void finish(const ByteSource& source, FormatIndex& index, TorchUnpickler& u, uin
         names.push_back(t.name);
     for (std::string& w : pytorch::importWarnings(index.objects, index.imports, names))
         index.warnings.push_back({std::move(w), std::nullopt});
+    if (objectPathBytes(index.objects, root, kMaxPathBytes) > kMaxPathBytes)
+        fail(source, K::Invalid,
+             "the paths to the pickled object's values take more than " +
+                 std::to_string(kMaxPathBytes >> 20) + " MiB (long keys shared at many places)");
     const std::optional<uint64_t> kept = u.expandedSize(root, kObjectBudget);
     const uint64_t expanded = kept ? *kept : objectExpandedSize(index.objects, root, kObjectBudget);
     if (expanded > kObjectBudget)

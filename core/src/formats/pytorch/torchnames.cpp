@@ -284,7 +284,6 @@ private:
     const TorchUnpickler& m_u;
     const std::vector<uint32_t>& m_storageOf;
     std::vector<uint8_t> m_flags;
-    static constexpr uint64_t kMaxPathBytes = uint64_t(256) << 20;
     uint32_t m_depth = 0;
     uint64_t m_pathBytes = 0;          // of every path the walk made
     std::vector<uint32_t> m_pickledOf; // per entry
