@@ -356,11 +356,16 @@ void MainWindow::showUnsafeCalls() {
         m_unsafeBar->hide();
         return;
     }
+    // The first calls, and how many more (the Overview lists each import's):
+    // a banner of a pickle of 100 000 calls stays a line.
+    constexpr size_t kShown = 8;
     QStringList shown;
-    for (const std::string& c : calls)
-        shown << QStringLiteral("<b>%1</b>").arg(shownText(c).toHtmlEscaped());
+    for (size_t i = 0; i < calls.size() && i < kShown; ++i)
+        shown << QStringLiteral("<b>%1</b>").arg(shownText(calls[i]).toHtmlEscaped());
+    const size_t more = calls.size() - size_t(shown.size());
     const QString list =
-        shown.size() == 1
+        more > 0 ? tr("%1 and %2 more").arg(shown.join(QStringLiteral(", ")), groupedNumber(more))
+        : shown.size() == 1
             ? shown[0]
             : tr("%1 and %2")
                   .arg(shown.mid(0, shown.size() - 1).join(QStringLiteral(", ")), shown.last());

@@ -258,10 +258,18 @@ QString OverviewPage::pickleHtml() const {
                 continue;
             const QString riskText = QString::fromLatin1(ckptscope::importRiskName(risk));
             QString what = tr("%1 × %2").arg(esc(imp.name)).arg(groupedNumber(imp.count));
-            for (uint32_t c : imp.calls)
+            // The first calls' arguments; `ckptscope-cli scan` lists them all
+            // (a page of 100 000 calls would hold the window up).
+            constexpr size_t kShownCalls = 20;
+            for (size_t i = 0; i < imp.calls.size() && i < kShownCalls; ++i)
                 what += QStringLiteral("<br>&nbsp;&nbsp;") +
                         tr("called with %1")
-                            .arg(esc(ckptscope::callArgumentsJson(m_doc->objects(), c, names)));
+                            .arg(esc(ckptscope::callArgumentsJson(m_doc->objects(), imp.calls[i],
+                                                                  names)));
+            if (imp.calls.size() > kShownCalls)
+                what += QStringLiteral("<br>&nbsp;&nbsp;") +
+                        tr("and %1 more calls (ckptscope-cli scan lists every one)")
+                            .arg(groupedNumber(imp.calls.size() - kShownCalls));
             html += QStringLiteral("<tr><td style='padding-right:12px'>%1</td><td>%2</td></tr>")
                         .arg(risk == ckptscope::ImportRisk::Unsafe
                                  ? QStringLiteral("<b style='color:#d33'>%1</b>").arg(riskText)

@@ -4,6 +4,7 @@
 #include "dcpfixture.h"
 #include "dropsupport.h"
 #include "ggufbuilder.h"
+#include "picklewriter.h"
 #include "shardedfixture.h"
 #include "tensor/tensortreemodel.h"
 #include "widgets/notificationbar.h"
@@ -19,11 +20,13 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
+
 #include <QTest>
 #include <QTreeView>
 #include <QUrl>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 
 using namespace ckptscope;
@@ -145,6 +148,39 @@ private Q_SLOTS:
         QVERIFY(w.unsafeBanner()->isHidden());
         QVERIFY(page->toPlainText().contains(QStringLiteral("Pickle imports")));
         QVERIFY(!page->toPlainText().contains(QStringLiteral("unsafe")));
+    }
+
+    // A pickle of many unsafe calls: the banner names the first eight and
+    // how many more, the Overview the first twenty arguments and how many
+    // more (a pickle of 100 000 calls must not hold the window up).
+    void manyUnsafeCallsAreCounted() {
+        picklewriter::Pickle p;
+        p.proto(2).global("posix", "system").binput(0).op('0').emptyList().mark();
+        for (int i = 0; i < 30; ++i)
+            p.binget(0).unicode("echo " + std::to_string(i)).op(uint8_t(0x85)).reduce();
+        p.appends().stop();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("calls.pt"));
+        {
+            std::ofstream out(path.toStdString(), std::ios::binary);
+            out << picklewriter::torchZip("archive", p.bytes, {});
+        }
+        MainWindow w;
+        auto* page = qobject_cast<OverviewPage*>(w.tabs()->widget(0));
+        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+        w.openFile(path);
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000));
+        const QString banner = w.unsafeBanner()->text();
+        QVERIFY2(banner.contains(QStringLiteral("posix.system('echo 7')</b> and 22 more")),
+                 qPrintable(banner));
+        QVERIFY2(!banner.contains(QStringLiteral("echo 8'")), qPrintable(banner));
+        const QString text = page->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("called with [\"echo 19\"]")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("\"echo 20\"")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("and 10 more calls")), qPrintable(text));
+        // The file's warning (the Overview shows it too) the same way.
+        QVERIFY2(text.contains(QStringLiteral("and with [\"echo 19\"] and 10 more times")),
+                 qPrintable(text));
     }
 
     // A pickle whose object is a class's instance (a Trainer's

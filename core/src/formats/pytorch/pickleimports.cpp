@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 namespace ckptscope::pytorch {
 
@@ -187,9 +188,14 @@ std::vector<std::string> unsafeCalls(const ObjectTree& tree,
         inner.insert(n.items.begin(), n.items.end());
         inner.insert(n.callee);
     }
+    // Each text once, in file order: a hash set, not a search of the list
+    // (a pickle of 100 000 distinct calls).
+    std::unordered_set<std::string> said(out.begin(), out.end());
     for (uint32_t c : calls) {
+        if (inner.count(c))
+            continue;
         std::string text = objectKeyText(tree, c);
-        if (!inner.count(c) && std::find(out.begin(), out.end(), text) == out.end())
+        if (said.insert(text).second)
             out.push_back(std::move(text));
     }
     return out;
@@ -280,8 +286,12 @@ std::vector<PickleImport> classifyImports(const ObjectTree& tree, const TorchUnp
 std::vector<std::string> importWarnings(const ObjectTree& tree,
                                         const std::vector<PickleImport>& imports,
                                         const std::vector<std::string>& names) {
+    // The first calls' arguments and how many more: a pickle of 100 000
+    // calls would make warnings of megabytes (`scan` lists every call).
+    constexpr size_t kCallsTold = 20;
     std::vector<std::string> out;
     std::vector<uint32_t> resultCalls;
+    std::unordered_set<uint32_t> resultSeen;
     for (const PickleImport& imp : imports) {
         if (imp.risk == ImportRisk::Unknown) {
             out.push_back("unknown import " + imp.name);
@@ -290,24 +300,35 @@ std::vector<std::string> importWarnings(const ObjectTree& tree,
         if (imp.risk != ImportRisk::Unsafe)
             continue;
         std::string w = "unsafe import " + imp.name;
-        bool first = true;
+        size_t told = 0, more = 0;
         for (uint32_t c : imp.calls) {
             const ObjectNode& n = tree.at(c);
             if (n.kind == ObjectKind::Call) {
-                if (std::find(resultCalls.begin(), resultCalls.end(), c) == resultCalls.end())
+                if (resultSeen.insert(c).second)
                     resultCalls.push_back(c);
                 continue;
             }
-            w += (first ? " called with " : " and with ") + argumentsJson(tree, n.items, names);
-            first = false;
+            if (told == kCallsTold) {
+                ++more;
+                continue;
+            }
+            w += (told == 0 ? " called with " : " and with ") + argumentsJson(tree, n.items, names);
+            ++told;
         }
+        if (more > 0)
+            w += " and " + std::to_string(more) + " more time" + (more == 1 ? "" : "s") +
+                 " (ckptscope-cli scan lists every call)";
         out.push_back(std::move(w));
     }
-    for (uint32_t c : resultCalls) {
-        const ObjectNode& n = tree.at(c);
+    for (size_t i = 0; i < resultCalls.size() && i < kCallsTold; ++i) {
+        const ObjectNode& n = tree.at(resultCalls[i]);
         out.push_back("unsafe call of " + nodeJson(tree, n.callee, names) + "'s result with " +
                       argumentsJson(tree, n.items, names));
     }
+    if (resultCalls.size() > kCallsTold)
+        out.push_back(std::to_string(resultCalls.size() - kCallsTold) +
+                      " more unsafe calls of a call's result (ckptscope-cli scan lists every "
+                      "call)");
     return out;
 }
 
