@@ -364,7 +364,8 @@ void MainWindow::showUnsafeCalls() {
         shown << QStringLiteral("<b>%1</b>").arg(shownText(calls[i]).toHtmlEscaped());
     const size_t more = calls.size() - size_t(shown.size());
     const QString list =
-        more > 0 ? tr("%1 and %2 more").arg(shown.join(QStringLiteral(", ")), groupedNumber(more))
+        more > 0
+            ? tr("%1 and %2 more calls").arg(shown.join(QStringLiteral(", ")), groupedNumber(more))
         : shown.size() == 1
             ? shown[0]
             : tr("%1 and %2")
