@@ -212,11 +212,17 @@ public:
     void write(uint32_t node) {
         const ObjectNode& n = m_tree.at(node);
         const uint8_t marks = m_marks.get(node);
-        if (objectHasChildren(n)) {
+        // A long text is referred to as a value with children is: one 1 MB
+        // string at 250 000 places would otherwise be written 250 000 times.
+        const bool longText = (n.kind == ObjectKind::String || n.kind == ObjectKind::Bytes ||
+                               n.kind == ObjectKind::BigInt) &&
+                              n.text.size() > kLongText;
+        const bool children = objectHasChildren(n);
+        if (children || longText) {
             // Shared values are written out while the output stays within the
-            // budget, counted as written: the count made before writing
-            // (objectExpandedSize) can fall short when shared values and a
-            // cycle meet.
+            // budget, counted as written (a long text's bytes too, 64 to a
+            // node): the count made before writing (objectExpandedSize) can
+            // fall short when shared values and a cycle meet.
             if ((marks & kOnPath) ||
                 ((marks & kWritten) && (!m_expandShared || m_nodes > m_budget))) {
                 m_json.beginObject(JsonStreamWriter::Layout::Inline);
@@ -228,7 +234,7 @@ public:
             }
             // Deeper than a tree may nest: reached only through a cycle's
             // shared values (a deeper tree is refused at open).
-            if (m_depth >= kMaxObjectDepth) {
+            if (children && m_depth >= kMaxObjectDepth) {
                 m_json.beginObject(JsonStreamWriter::Layout::Inline);
                 m_json.key("too_deep");
                 m_json.value(true);
@@ -240,11 +246,11 @@ public:
                 m_firstPath.emplace(node, m_path);
             m_marks.set(node, kWritten | kOnPath);
         }
-        ++m_nodes;
+        m_nodes += 1 + (longText ? n.text.size() / 64 : 0);
         ++m_depth;
         writeNode(n);
         --m_depth;
-        if (objectHasChildren(n))
+        if (children || longText)
             m_marks.set(node, kWritten);
     }
 
@@ -411,6 +417,7 @@ private:
     }
 
     static constexpr uint8_t kWritten = 1, kOnPath = 2;
+    static constexpr size_t kLongText = 1024;
     JsonStreamWriter& m_json;
     const ObjectTree& m_tree;
     const std::vector<std::string>& m_names;

@@ -210,6 +210,34 @@ private Q_SLOTS:
         QCOMPARE(got[0][1].size(), size_t(1000)); // x written out at its first place
     }
 
+    // A long text (over 1 KiB) shared at many places is written out while
+    // the output stays within the budget (its bytes 64 to a node), then as
+    // a reference, as a value with children is; a short one always in full.
+    void longSharedTextsAreReferences() {
+        Builder b;
+        const uint32_t text = b.str(std::string(100000, 't'));
+        const uint32_t word = b.str("short");
+        std::vector<uint32_t> items;
+        for (int i = 0; i < 50; ++i) {
+            items.push_back(text);
+            items.push_back(word);
+        }
+        b.tree.root = b.container(ObjectKind::List, items);
+        std::string out;
+        JsonStreamWriter w(out);
+        QVERIFY(writeObjectJson(w, b.tree, {}, 10000));
+        w.flush();
+        const json got = json::parse(out);
+        size_t full = 0, refs = 0;
+        for (size_t i = 0; i < got.size(); i += 2) {
+            full += got[i].is_string();
+            refs += got[i].is_object() && got[i].value("ref", std::string()) == "0";
+            QVERIFY(got[i + 1] == "short");
+        }
+        QVERIFY2(full >= 1 && full <= 8 && full + refs == 50,
+                 (std::to_string(full) + " " + std::to_string(refs)).c_str());
+    }
+
     void objectWithStateAndItems() {
         Builder b;
         ObjectNode getattr;

@@ -404,6 +404,24 @@ private Q_SLOTS:
                  whyHeld.substr(0, 300).c_str());
     }
 
+    // One 64 KiB string passed 1 000 times as an unsafe call's argument:
+    // the warning writes it out within its budget, then by reference (it was
+    // 64 MB; with a 1 MB string 250 000 times, 250 GB).
+    void longSharedTextsInAWarningAreReferences() {
+        Pickle p;
+        p.proto(2).global("posix", "system").unicode(std::string(65536, 'x')).longBinput(0);
+        p.op('0').emptyList().mark();
+        for (int i = 0; i < 1000; ++i)
+            p.longBinget(0);
+        p.appends().op(uint8_t(0x85)).reduce().stop();
+        const auto doc = openPickle(p);
+        size_t bytes = 0;
+        for (const auto& w : doc->warnings())
+            bytes += w.message.size();
+        QVERIFY2(bytes > 65536 && bytes < 1500000, std::to_string(bytes).c_str());
+        QVERIFY(doc->warnings()[0].message.find("{\"ref\": \"0\"}") != std::string::npos);
+    }
+
     // A quantized tensor (torch.save of a quantized model's state dict): its
     // QInt8/QUInt8/QInt32 storage is a storage torch has (the file was
     // refused as "unknown storage type"). The tensor is listed with its

@@ -171,7 +171,8 @@ std::string objectKeyType(const ObjectTree& tree, uint32_t node);
 // when a key is not a str —, {"tensor": NAME}, {"global"}, {"object", "args",
 // "state", "listitems", "dictitems"}, {"call", "args"}. A shared node is
 // written in full at each place while the output stays within `nodeBudget`
-// nodes; past that, and always for a cycle, a later place is written
+// nodes (a text over 1 KiB counts 64 bytes a node and is shared the same
+// way); past that, and always for a cycle, a later place is written
 // {"ref": PATH} (the keys to its first place joined by '.'). A value more
 // than 1000 levels down (only a cycle's shared values lead there: a deeper
 // tree is refused at open) is written {"too_deep": true}.

@@ -129,6 +129,12 @@ bool isGetattr(const std::string& name) {
     return name == "__builtin__.getattr" || name == "builtins.getattr";
 }
 
+// A call's arguments (in warnings, the Overview, `info --json`'s and
+// `scan --json`'s calls) are written out within 10 000 nodes, a long text's
+// bytes counted 64 to a node, then by reference: a 1 MB string passed 250 000
+// times would make a line of 250 GB.
+constexpr uint64_t kWarningBudget = 10000;
+
 // Arguments as one line of JSON, as `objects` writes them.
 std::string argumentsJson(const ObjectTree& tree, std::span<const uint32_t> args,
                           const std::vector<std::string>& names) {
@@ -136,7 +142,7 @@ std::string argumentsJson(const ObjectTree& tree, std::span<const uint32_t> args
     JsonStreamWriter json(out);
     json.beginArray(JsonStreamWriter::Layout::Inline);
     for (uint32_t a : args)
-        writeObjectJson(json, tree, names, 1000000, a);
+        writeObjectJson(json, tree, names, kWarningBudget, a);
     json.endArray();
     json.flush();
     return out;
@@ -146,7 +152,7 @@ std::string nodeJson(const ObjectTree& tree, uint32_t node, const std::vector<st
     std::string out;
     JsonStreamWriter json(out);
     json.beginArray(JsonStreamWriter::Layout::Inline);
-    writeObjectJson(json, tree, names, 1000000, node);
+    writeObjectJson(json, tree, names, kWarningBudget, node);
     json.endArray();
     json.flush();
     return out.substr(1, out.size() - 2);
