@@ -40,31 +40,16 @@ void ObjectTreeModel::setTree(std::shared_ptr<const ObjectTree> tree,
     m_firstPath.clear();
     if (m_tree && !m_tree->empty()) {
         // Each node's first place in depth-first order, the order the rows
-        // show: there it is drawn, elsewhere linked to. A stack, not
-        // recursion: a file's nesting sets the depth.
-        // A path is made when its value is first reached, from its parent's:
-        // one per value with children (their bytes bounded at open), not
-        // one per link.
+        // show: there it is drawn, elsewhere linked to. Its path is made from
+        // its parent's: one per value with children (their bytes bounded at
+        // open), not one per link.
         m_firstPath.assign(m_tree->nodes.size(), QString());
-        std::vector<bool> seen(m_tree->nodes.size(), false);
-        struct Link {
-            uint32_t node, parent;
-            std::string part;
-        };
-        std::vector<Link> stack{{m_tree->root, kNoNode, {}}};
-        while (!stack.empty()) {
-            Link link = std::move(stack.back());
-            stack.pop_back();
-            if (seen[link.node] || !objectHasChildren(m_tree->at(link.node)))
-                continue;
-            seen[link.node] = true;
-            if (link.parent != kNoNode)
-                m_firstPath[link.node] = joined(m_firstPath[link.parent], q(link.part));
-            std::vector<ObjectChild> children = objectChildren(*m_tree, link.node);
-            for (auto it = children.rbegin(); it != children.rend(); ++it)
-                if (!seen[it->node] && objectHasChildren(m_tree->at(it->node)))
-                    stack.push_back({it->node, link.node, std::move(it->part)});
-        }
+        forEachFirstPlace(*m_tree, m_tree->root,
+                          [&](uint32_t node, uint32_t parent, const std::string& part) {
+                              if (parent != kNoNode)
+                                  m_firstPath[node] = joined(m_firstPath[parent], q(part));
+                              return true;
+                          });
         // The root's own row is not shown: its children are the top rows (a
         // bare value is one row).
         if (!objectHasChildren(m_tree->at(m_tree->root))) {

@@ -225,10 +225,7 @@ public:
             // fall short when shared values and a cycle meet.
             if ((marks & kOnPath) ||
                 ((marks & kWritten) && (!m_expandShared || m_nodes > m_budget))) {
-                m_json.beginObject(JsonStreamWriter::Layout::Inline);
-                m_json.key("ref");
-                m_json.value(m_firstPath.at(node));
-                m_json.endObject();
+                single("ref", m_firstPath.at(node));
                 m_refs = true;
                 return;
             }
@@ -468,22 +465,14 @@ uint64_t objectExpandedSize(const ObjectTree& tree, uint32_t root, uint64_t limi
 }
 
 uint64_t objectPathBytes(const ObjectTree& tree, uint32_t root, uint64_t limit) {
-    if (root == kNoNode)
-        return 0;
-    std::vector<bool> seen(tree.nodes.size(), false);
-    std::vector<std::pair<uint32_t, uint64_t>> stack{{root, 0}}; // node, its path's length
+    std::vector<uint64_t> length(tree.nodes.size(), 0); // of each first place's path
     uint64_t total = 0;
-    while (!stack.empty() && total <= limit) {
-        const auto [node, length] = stack.back();
-        stack.pop_back();
-        if (seen[node] || !objectHasChildren(tree.at(node)))
-            continue;
-        seen[node] = true;
-        total += length;
-        for (const ObjectChild& c : objectChildren(tree, node))
-            if (!seen[c.node] && objectHasChildren(tree.at(c.node)))
-                stack.emplace_back(c.node, length + (length > 0) + c.part.size());
-    }
+    forEachFirstPlace(tree, root, [&](uint32_t node, uint32_t parent, const std::string& part) {
+        if (parent != kNoNode)
+            length[node] = length[parent] + (length[parent] > 0) + part.size();
+        total += length[node];
+        return total <= limit;
+    });
     return total;
 }
 
@@ -651,6 +640,32 @@ bool writeObjectJson(JsonStreamWriter& json, const ObjectTree& tree,
 bool objectHasChildren(const ObjectNode& n) {
     return !n.items.empty() || n.state != kNoNode || n.listItems != kNoNode ||
            n.dictItems != kNoNode || n.callee != kNoNode;
+}
+
+void forEachFirstPlace(
+    const ObjectTree& tree, uint32_t root,
+    const std::function<bool(uint32_t node, uint32_t parent, const std::string& part)>& visit) {
+    if (root >= tree.nodes.size())
+        return;
+    std::vector<bool> seen(tree.nodes.size(), false);
+    struct Link {
+        uint32_t node, parent;
+        std::string part;
+    };
+    std::vector<Link> stack{{root, kNoNode, {}}};
+    while (!stack.empty()) {
+        Link link = std::move(stack.back());
+        stack.pop_back();
+        if (seen[link.node] || !objectHasChildren(tree.at(link.node)))
+            continue;
+        seen[link.node] = true;
+        if (!visit(link.node, link.parent, link.part))
+            return;
+        std::vector<ObjectChild> children = objectChildren(tree, link.node);
+        for (auto it = children.rbegin(); it != children.rend(); ++it)
+            if (!seen[it->node] && objectHasChildren(tree.at(it->node)))
+                stack.push_back({it->node, link.node, std::move(it->part)});
+    }
 }
 
 std::string objectPath(const std::string& path, const std::string& part) {

@@ -2,6 +2,7 @@
 
 #include "ckptscope/formats/objecttree.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,14 @@ struct ObjectChild {
 // "args.N", "state", "listitems", "dictitems". The one walk the Metadata
 // tree, diff's rows and the paths of {"ref"} share.
 std::vector<ObjectChild> objectChildren(const ObjectTree& tree, uint32_t node);
+
+// Each value with children once, at its first place in depth-first file
+// order (where the Metadata tree draws it and {"ref"} points), without
+// recursion: `visit(node, parent, part)`, the root's parent kNoNode and its
+// part empty. The walk stops when `visit` returns false.
+void forEachFirstPlace(
+    const ObjectTree& tree, uint32_t root,
+    const std::function<bool(uint32_t node, uint32_t parent, const std::string& part)>& visit);
 
 // path + "." + part, or part at the root.
 std::string objectPath(const std::string& path, const std::string& part);

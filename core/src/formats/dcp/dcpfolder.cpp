@@ -139,8 +139,7 @@ void Builder::readMetadata() {
     m_meta.root = u.run(bytes, 0);
     // The plan's values are walked (its imports' warnings): nested no
     // deeper than a torch.save object may be.
-    const std::optional<uint32_t> depth = u.depth();
-    if ((depth ? *depth : pytorch::objectDepth(m_meta, kMaxObjectDepth)) > kMaxObjectDepth)
+    if (u.depthWithin(kMaxObjectDepth) > kMaxObjectDepth)
         failInvalid(m_metaPath, "the plan nests more than " + std::to_string(kMaxObjectDepth) +
                                     " levels deep (too deep to read)");
     m_metaImports = pytorch::classifyImports(m_meta, u);

@@ -182,11 +182,7 @@ bool TorchUnpickler::Run::containers(uint8_t code) {
         const size_t n = size_t(code - 0x84);
         if (stack.size() < floor() + n)
             underflow();
-        ObjectNode t;
-        t.kind = ObjectKind::Tuple;
-        t.items.assign(std::span<const uint32_t>(stack).last(n));
-        stack.resize(stack.size() - n);
-        push(std::move(t));
+        pushFrom(ObjectKind::Tuple, stack.size() - n);
         break;
     }
     case '}':

@@ -93,10 +93,15 @@ private:
             fail(CheckpointError::Kind::Invalid, "pickle mark missing", op);
         return std::span<const uint32_t>(stack).subspan(marks.back());
     }
-    void dropMark() {
-        stack.resize(marks.back());
+    // Where the last mark stood, the mark taken away (its items stay).
+    size_t takeMark() {
+        if (marks.empty()) [[unlikely]]
+            fail(CheckpointError::Kind::Invalid, "pickle mark missing", op);
+        const size_t at = marks.back();
         marks.pop_back();
+        return at;
     }
+    void dropMark() { stack.resize(takeMark()); }
     // The value below the last mark, which APPENDS and SETITEMS add to.
     uint32_t belowMark() const {
         const size_t below = marks.size() > 1 ? marks[marks.size() - 2] : 0;
@@ -157,14 +162,16 @@ private:
         n.kind = kind;
         push(std::move(n));
     }
-    // The items since the mark as one container in their place.
-    void pushMarked(ObjectKind kind) {
+    // The stack's items from `from` on as one container in their place.
+    void pushFrom(ObjectKind kind, size_t from) {
         ObjectNode n;
         n.kind = kind;
-        n.items.assign(sinceMark());
-        dropMark();
+        n.items.assign(std::span<const uint32_t>(stack).subspan(from));
+        stack.resize(from);
         push(std::move(n));
     }
+    // The items since the mark, the mark taken away.
+    void pushMarked(ObjectKind kind) { pushFrom(kind, takeMark()); }
     void global(std::string name) { stack.push_back(u.addGlobal(std::move(name))); }
     // The items an APPENDS / SETITEMS adds to `target`: a list or dict, or an
     // object's listitems / dictitems. `items` is not a view of a node's items.

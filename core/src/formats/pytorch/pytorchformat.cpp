@@ -91,8 +91,7 @@ Storages fileOrder(std::vector<TensorStorage> byPickle) {
 // the depth check, the tensors by name, the imports and their warnings.
 void finish(const ByteSource& source, FormatIndex& index, TorchUnpickler& u, uint32_t root,
             std::vector<TensorStorage> storages) {
-    const std::optional<uint32_t> depth = u.depth();
-    if ((depth ? *depth : pytorch::objectDepth(index.objects, kMaxObjectDepth)) > kMaxObjectDepth)
+    if (u.depthWithin(kMaxObjectDepth) > kMaxObjectDepth)
         fail(source, K::Invalid,
              "the pickled object nests more than " + std::to_string(kMaxObjectDepth) +
                  " levels deep (too deep to show)");

@@ -242,6 +242,11 @@ std::optional<uint32_t> TorchUnpickler::depth() const {
     return m_deepest;
 }
 
+uint32_t TorchUnpickler::depthWithin(uint32_t limit) const {
+    const std::optional<uint32_t> kept = depth();
+    return kept ? *kept : objectDepth(m_tree, limit);
+}
+
 std::optional<uint64_t> TorchUnpickler::expandedSize(uint32_t node, uint64_t limit) const {
     if (node == kNoNode)
         return 0;

@@ -70,6 +70,8 @@ public:
     // when a run could not keep them exact and a walk must count.
     std::optional<uint32_t> depth() const;
     std::optional<uint64_t> expandedSize(uint32_t node, uint64_t limit) const;
+    // The tree's depth: the kept figure, else objectDepth's walk up to `limit`.
+    uint32_t depthWithin(uint32_t limit) const;
 
     std::vector<PickledStorage> storages;
     std::vector<PickledTensor> tensors; // ObjectNode::tensor indexes these
