@@ -1,6 +1,7 @@
 #include "ckptscope/formats/objecttree.h"
 
 #include "ckptscope/formats/objectchildren.h"
+#include "formats/objectfields.h"
 #include "formats/objectsize.h"
 
 #include "ckptscope/common/jsonstreamwriter.h"
@@ -477,34 +478,11 @@ uint64_t objectPathBytes(const ObjectTree& tree, uint32_t root, uint64_t limit) 
 }
 
 uint32_t ObjectTree::find(uint32_t dict, std::string_view key) const {
-    const ObjectNode& n = at(dict);
-    if (n.kind != ObjectKind::Dict)
-        return kNoNode;
-    for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
-        const ObjectNode& k = at(n.items[i]);
-        if (k.kind == ObjectKind::String && k.text == key)
-            return n.items[i + 1];
-    }
-    return kNoNode;
+    return ObjectFields<ObjectTree>{*this}.find(dict, key);
 }
 
 std::optional<std::vector<uint64_t>> objectSizes(const ObjectTree& tree, uint32_t node) {
-    if (node == kNoNode)
-        return std::nullopt;
-    const ObjectNode* s = &tree.at(node);
-    if (s->kind == ObjectKind::Object && s->text == "torch.Size" && s->items.size() == 1)
-        s = &tree.at(s->items[0]);
-    if (s->kind != ObjectKind::Tuple && s->kind != ObjectKind::List)
-        return std::nullopt;
-    std::vector<uint64_t> sizes;
-    sizes.reserve(s->items.size());
-    for (uint32_t d : s->items) {
-        const ObjectNode& v = tree.at(d);
-        if (v.kind != ObjectKind::Int || v.integer < 0)
-            return std::nullopt;
-        sizes.push_back(uint64_t(v.integer));
-    }
-    return sizes;
+    return ObjectFields<ObjectTree>{tree}.sizes(node);
 }
 
 const uint32_t& ObjectItems::at(size_t i) const {

@@ -7,6 +7,8 @@
 #include "ckptscope/io/folderlisting.h"
 #include "ckptscope/io/httpsource.h"
 
+#include "formats/dcp/plantree.h"
+#include "formats/objectfields.h"
 #include "formats/objectsize.h"
 #include "formats/pytorch/pickleimports.h"
 #include "formats/pytorch/pytorchformat.h"
@@ -18,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 namespace ckptscope {
@@ -39,34 +42,6 @@ using dcp::after;
 using dcp::DcpStorages;
 using dcp::sizesText;
 
-// The fields of the pickled dataclasses: an Object whose BUILD state is a
-// dict (or, for TensorProperties, a tuple).
-struct Fields {
-    const ObjectTree& t;
-
-    const ObjectNode& at(uint32_t n) const { return t.at(n); }
-    bool isObject(uint32_t n, std::string_view cls) const {
-        return n != kNoNode && at(n).kind == ObjectKind::Object && at(n).text.ends_with(cls);
-    }
-    uint32_t field(uint32_t obj, std::string_view name) const {
-        if (obj == kNoNode)
-            return kNoNode;
-        const uint32_t state = at(obj).kind == ObjectKind::Dict ? obj : at(obj).state;
-        return state == kNoNode ? kNoNode : t.find(state, name);
-    }
-    std::optional<std::string> text(uint32_t n) const {
-        if (n == kNoNode || at(n).kind != ObjectKind::String)
-            return std::nullopt;
-        return at(n).text;
-    }
-    std::optional<uint64_t> count(uint32_t n) const {
-        if (n == kNoNode || at(n).kind != ObjectKind::Int || at(n).integer < 0)
-            return std::nullopt;
-        return uint64_t(at(n).integer);
-    }
-    bool none(uint32_t n) const { return n == kNoNode || at(n).kind == ObjectKind::None; }
-};
-
 struct Chunk {
     std::vector<uint64_t> offsets, sizes;
 };
@@ -86,6 +61,13 @@ struct Where {
     uint64_t offset = 0, length = 0;
 };
 
+// One key of a planner_data path: an int (a list's index) or str(key).
+struct PathKey {
+    bool isInt = false;
+    int64_t integer = 0;
+    std::string text;
+};
+
 class Builder {
 public:
     explicit Builder(std::string folder) : m_folder(std::move(folder)) {}
@@ -93,9 +75,12 @@ public:
 
 private:
     void readMetadata();
-    void readItems(uint32_t items);
-    void readStorageData(uint32_t data);
-    void readPlannerData(uint32_t planner);
+    // The plan's fields, from either machine's tree (the dataclasses'
+    // fields are read alike: formats/objectfields.h).
+    template <class Tree> void readPlan(const Tree& t, uint32_t root);
+    template <class Tree> void readItems(const Tree& t, uint32_t items);
+    template <class Tree> void readStorageData(const Tree& t, uint32_t data);
+    template <class Tree> void readPlannerData(const Tree& t, uint32_t planner);
     uint16_t shardOf(const std::string& file, const std::function<std::string()>& item);
     // The shard holding w's bytes, checked to lie inside its file.
     uint16_t placed(const Where& w, const std::function<std::string()>& what);
@@ -106,12 +91,12 @@ private:
     void mergeImports(const std::vector<PickleImport>& imports);
 
     std::string m_folder, m_metaPath;
-    ObjectTree m_meta; // the .metadata pickle
+    ObjectTree m_meta; // the .metadata pickle, when the general machine read it
     std::vector<PickleImport> m_metaImports;
     std::vector<Item> m_items;
     // fqn → chunk offsets → where; fqn → where for a non-tensor item.
     std::unordered_map<std::string, std::map<std::vector<uint64_t>, Where>> m_where;
-    std::unordered_map<std::string, uint32_t> m_paths; // fqn → planner_data key path (meta tree)
+    std::unordered_map<std::string, std::vector<PathKey>> m_paths; // fqn → planner_data key path
     std::unordered_map<std::string, uint16_t> m_shardOf;
     std::map<std::pair<uint32_t, std::string>, uint32_t> m_child; // (dict, key) → dict
     FormatIndex m_out;
@@ -135,6 +120,21 @@ void Builder::readMetadata() {
                                     " bytes, more than the 1 GiB read whole");
     std::string bytes(size_t(source->size()), '\0');
     source->read(0, bytes.data(), bytes.size());
+    // A plan as DCP writes it is read by the compact machine. Whatever it
+    // does not read, and any plan it reads that is not what a plan must be,
+    // goes to the general machine, which words the errors and warnings.
+    if (const std::optional<dcp::PlanTree> plan = dcp::PlanTree::read(bytes)) {
+        try {
+            readPlan(*plan, plan->root());
+            m_metaImports = plan->imports();
+            return;
+        } catch (const CheckpointError&) {
+            m_items.clear();
+            m_where.clear();
+            m_paths.clear();
+            m_out.metadata.clear();
+        }
+    }
     pytorch::TorchUnpickler u(m_meta, m_metaPath);
     m_meta.root = u.run(bytes, 0);
     // The plan's values are walked (its imports' warnings): nested no
@@ -143,26 +143,29 @@ void Builder::readMetadata() {
         failInvalid(m_metaPath, "the plan nests more than " + std::to_string(kMaxObjectDepth) +
                                     " levels deep (too deep to read)");
     m_metaImports = pytorch::classifyImports(m_meta, u);
-    const Fields f{m_meta};
-    const uint32_t root = m_meta.root;
-    if (!f.isObject(root, ".Metadata") && m_meta.at(root).kind != ObjectKind::Dict)
+    readPlan(m_meta, m_meta.root);
+}
+
+template <class Tree> void Builder::readPlan(const Tree& t, uint32_t root) {
+    const ObjectFields<Tree> f{t};
+    if (!f.isObject(root, ".Metadata") && t.at(root).kind != ObjectKind::Dict)
         failInvalid(m_metaPath, "the pickle holds no torch.distributed.checkpoint Metadata object");
     const uint32_t items = f.field(root, "state_dict_metadata");
     const uint32_t data = f.field(root, "storage_data");
-    if (items == kNoNode || m_meta.at(items).kind != ObjectKind::Dict)
+    if (items == kNoNode || t.at(items).kind != ObjectKind::Dict)
         failInvalid(m_metaPath, "Metadata has no state_dict_metadata dict");
-    if (data == kNoNode || m_meta.at(data).kind != ObjectKind::Dict)
+    if (data == kNoNode || t.at(data).kind != ObjectKind::Dict)
         failInvalid(m_metaPath, "Metadata has no storage_data dict (where each chunk lies)");
-    readItems(items);
-    readStorageData(data);
-    readPlannerData(f.field(root, "planner_data"));
+    readItems(t, items);
+    readStorageData(t, data);
+    readPlannerData(t, f.field(root, "planner_data"));
     if (const auto v = f.text(f.field(root, "version")))
         m_out.metadata.emplace_back("dcp.version", *v);
 }
 
-void Builder::readItems(uint32_t items) {
-    const Fields f{m_meta};
-    const std::vector<uint32_t> kv = m_meta.at(items).items;
+template <class Tree> void Builder::readItems(const Tree& t, uint32_t items) {
+    const ObjectFields<Tree> f{t};
+    const std::span<const uint32_t> kv = t.at(items).items;
     for (size_t k = 0; k + 1 < kv.size(); k += 2) {
         Item item;
         const auto fqn = f.text(kv[k]);
@@ -182,37 +185,35 @@ void Builder::readItems(uint32_t items) {
         // memory format, pin_memory); a dict in case a writer keeps fields.
         const uint32_t props = f.field(v, "properties");
         uint32_t dtype = kNoNode;
-        if (props != kNoNode && m_meta.at(props).kind == ObjectKind::Object) {
-            const uint32_t state = m_meta.at(props).state;
-            if (state != kNoNode && m_meta.at(state).kind == ObjectKind::Tuple &&
-                !m_meta.at(state).items.empty())
-                dtype = m_meta.at(state).items[0];
+        if (props != kNoNode && t.at(props).kind == ObjectKind::Object) {
+            const uint32_t state = t.at(props).state;
+            if (state != kNoNode && t.at(state).kind == ObjectKind::Tuple &&
+                !t.at(state).items.empty())
+                dtype = t.at(state).items[0];
             else
                 dtype = f.field(props, "dtype");
         }
-        const auto d = dtype != kNoNode && m_meta.at(dtype).kind == ObjectKind::Global
-                           ? pytorch::torchDtypeNamed(m_meta.at(dtype).text)
-                           : std::nullopt;
+        const bool global = dtype != kNoNode && t.at(dtype).kind == ObjectKind::Global;
+        const auto d = global ? pytorch::torchDtypeNamed(t.at(dtype).text) : std::nullopt;
         if (!d)
-            failInvalid(where, "its properties name no dtype torch has" +
-                                   (dtype != kNoNode && m_meta.at(dtype).kind == ObjectKind::Global
-                                        ? " (" + m_meta.at(dtype).text + ")"
-                                        : std::string()));
+            failInvalid(where,
+                        "its properties name no dtype torch has" +
+                            (global ? " (" + std::string(t.at(dtype).text) + ")" : std::string()));
         item.dtype = *d;
-        const auto size = objectSizes(m_meta, f.field(v, "size"));
+        const auto size = f.sizes(f.field(v, "size"));
         if (!size)
             failInvalid(where, "its size is not a torch.Size of sizes");
         item.size = *size;
         const uint32_t chunks = f.field(v, "chunks");
-        if (chunks == kNoNode || m_meta.at(chunks).kind != ObjectKind::List)
+        if (chunks == kNoNode || t.at(chunks).kind != ObjectKind::List)
             failInvalid(where, "its chunks are not a list");
-        if (m_meta.at(chunks).items.size() > kMaxChunks)
-            failInvalid(where, std::to_string(m_meta.at(chunks).items.size()) +
+        if (t.at(chunks).items.size() > kMaxChunks)
+            failInvalid(where, std::to_string(t.at(chunks).items.size()) +
                                    " chunks, more than the " + std::to_string(kMaxChunks) +
                                    " read");
-        for (uint32_t c : m_meta.at(chunks).items) {
-            const auto offsets = objectSizes(m_meta, f.field(c, "offsets"));
-            const auto sizes = objectSizes(m_meta, f.field(c, "sizes"));
+        for (uint32_t c : t.at(chunks).items) {
+            const auto offsets = f.sizes(f.field(c, "offsets"));
+            const auto sizes = f.sizes(f.field(c, "sizes"));
             if (!f.isObject(c, ".ChunkStorageMetadata") || !offsets || !sizes)
                 failInvalid(where, "a chunk is not a ChunkStorageMetadata(offsets, sizes)");
             item.chunks.push_back({*offsets, *sizes});
@@ -221,9 +222,9 @@ void Builder::readItems(uint32_t items) {
     }
 }
 
-void Builder::readStorageData(uint32_t data) {
-    const Fields f{m_meta};
-    const std::vector<uint32_t> kv = m_meta.at(data).items;
+template <class Tree> void Builder::readStorageData(const Tree& t, uint32_t data) {
+    const ObjectFields<Tree> f{t};
+    const std::span<const uint32_t> kv = t.at(data).items;
     for (size_t k = 0; k + 1 < kv.size(); k += 2) {
         const uint32_t key = kv[k], info = kv[k + 1];
         const auto fqn = f.text(f.field(key, "fqn"));
@@ -233,7 +234,7 @@ void Builder::readStorageData(uint32_t data) {
         const uint32_t at = f.field(key, "offset");
         std::vector<uint64_t> offsets;
         if (!f.none(at)) {
-            const auto o = objectSizes(m_meta, at);
+            const auto o = f.sizes(at);
             if (!o)
                 failInvalid(where, "its offset is not a torch.Size");
             offsets = *o;
@@ -245,7 +246,7 @@ void Builder::readStorageData(uint32_t data) {
         if (!file || !offset || !length)
             failInvalid(where, "not a _StorageInfo(relative_path, offset, length)");
         const uint32_t transforms = f.field(info, "transform_descriptors");
-        if (!f.none(transforms) && !m_meta.at(transforms).items.empty())
+        if (!f.none(transforms) && !t.at(transforms).items.empty())
             failInvalid(where, "written through stream transforms (transform_descriptors, e.g. "
                                "compression), which are not read");
         w.file = *file;
@@ -255,17 +256,49 @@ void Builder::readStorageData(uint32_t data) {
     }
 }
 
-void Builder::readPlannerData(uint32_t planner) {
-    if (planner == kNoNode || m_meta.at(planner).kind != ObjectKind::Dict)
+// A planner_data key as place() puts it in the tree: an int, or str(key).
+PathKey pathKey(const ObjectTree& t, uint32_t k) {
+    const ObjectNode& n = t.at(k);
+    return {n.kind == ObjectKind::Int, n.integer, objectKeyText(t, k)};
+}
+PathKey pathKey(const dcp::PlanTree& t, uint32_t k) {
+    const dcp::PlanNode& n = t.at(k);
+    if (n.kind == ObjectKind::Int)
+        return {true, n.integer, std::to_string(n.integer)};
+    if (n.kind != ObjectKind::String) // str() of other keys: the general machine's
+        throw CheckpointError(CheckpointError::Kind::Invalid, "a key path of other keys");
+    return {false, 0, std::string(n.text)};
+}
+
+template <class Tree> void Builder::readPlannerData(const Tree& t, uint32_t planner) {
+    if (planner == kNoNode || t.at(planner).kind != ObjectKind::Dict)
         return; // saved without flattening: the names are the keys
-    const std::vector<uint32_t> kv = m_meta.at(planner).items;
+    const std::span<const uint32_t> kv = t.at(planner).items;
+    uint64_t pathBytes = 0;
     for (size_t k = 0; k + 1 < kv.size(); k += 2) {
-        const ObjectNode& key = m_meta.at(kv[k]);
-        const ObjectNode& path = m_meta.at(kv[k + 1]);
-        if (key.kind == ObjectKind::String &&
-            (path.kind == ObjectKind::Tuple || path.kind == ObjectKind::List) &&
-            !path.items.empty())
-            m_paths.emplace(key.text, kv[k + 1]);
+        const auto& key = t.at(kv[k]);
+        const auto& path = t.at(kv[k + 1]);
+        if (key.kind != ObjectKind::String ||
+            (path.kind != ObjectKind::Tuple && path.kind != ObjectKind::List) || path.items.empty())
+            continue;
+        // Each key a dict level of the document's tree, which is walked.
+        if (path.items.size() >= kMaxObjectDepth)
+            failInvalid(m_metaPath, "planner_data puts " + quotedName(std::string(key.text)) + " " +
+                                        std::to_string(path.items.size()) + " keys deep (at most " +
+                                        std::to_string(kMaxObjectDepth - 1) + " are read)");
+        std::vector<PathKey> keys;
+        keys.reserve(path.items.size());
+        for (uint32_t p : path.items) {
+            keys.push_back(pathKey(t, p));
+            // A long key fetched from the memo at many places costs its
+            // length each time: bounded as the tree's paths are.
+            pathBytes += keys.back().text.size() + 1;
+            if (pathBytes > kMaxPathBytes)
+                failInvalid(m_metaPath, "planner_data's key paths take more than " +
+                                            std::to_string(kMaxPathBytes >> 20) +
+                                            " MiB (long keys repeated)");
+        }
+        m_paths.emplace(std::string(key.text), std::move(keys));
     }
 }
 
@@ -469,18 +502,11 @@ void Builder::place(const Item& item, uint32_t value) {
     ObjectTree& t = m_out.objects;
     std::vector<uint32_t> keys;
     if (const auto p = m_paths.find(item.fqn); p != m_paths.end()) {
-        // Each key a dict level of the document's tree, which is walked.
-        if (m_meta.at(p->second).items.size() >= kMaxObjectDepth)
-            failInvalid(m_metaPath, "planner_data puts " + quotedName(item.fqn) + " " +
-                                        std::to_string(m_meta.at(p->second).items.size()) +
-                                        " keys deep (at most " +
-                                        std::to_string(kMaxObjectDepth - 1) + " are read)");
-        for (uint32_t k : m_meta.at(p->second).items) {
-            const ObjectNode& src = m_meta.at(k);
+        for (const PathKey& k : p->second) {
             ObjectNode key;
-            key.kind = src.kind == ObjectKind::Int ? ObjectKind::Int : ObjectKind::String;
-            key.integer = src.integer;
-            key.text = src.kind == ObjectKind::Int ? std::string() : objectKeyText(m_meta, k);
+            key.kind = k.isInt ? ObjectKind::Int : ObjectKind::String;
+            key.integer = k.integer;
+            key.text = k.isInt ? std::string() : k.text;
             keys.push_back(t.add(std::move(key)));
         }
     } else {
@@ -528,11 +554,10 @@ FormatIndex Builder::build() {
             // layout): ("optim", "state", NAME, "exp_avg").
             std::string parameter;
             if (const auto p = m_paths.find(item.fqn); p != m_paths.end()) {
-                const std::vector<uint32_t>& k = m_meta.at(p->second).items;
-                if (k.size() >= 4 && objectKeyText(m_meta, k[1]) == "state" &&
-                    (objectKeyText(m_meta, k[0]) == "optim" ||
-                     objectKeyText(m_meta, k[0]) == "optimizer"))
-                    parameter = objectKeyText(m_meta, k[2]);
+                const std::vector<PathKey>& k = p->second;
+                if (k.size() >= 4 && k[1].text == "state" &&
+                    (k[0].text == "optim" || k[0].text == "optimizer"))
+                    parameter = k[2].text;
             }
             anyParameter = anyParameter || !parameter.empty();
             parameterOf.push_back(std::move(parameter));
