@@ -2,13 +2,29 @@
 
 #include "ckptscope/common/printable.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace ckptscope {
 
 void appendJsonString(std::string& out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
+    size_t i = 0; // printable ASCII needs no escape: most names and keys, copied at once
+    while (i < s.size() && uint8_t(s[i]) >= 0x20 && uint8_t(s[i]) < 0x80 && s[i] != '"' &&
+           s[i] != '\\')
+        ++i;
+    if (i == s.size()) {
+        const size_t at = out.size();
+        out.resize(at + s.size() + 2);
+        char* p = out.data() + at;
+        p[0] = '"';
+        std::memcpy(p + 1, s.data(), s.size());
+        p[s.size() + 1] = '"';
+        return;
+    }
     out += '"';
     size_t run = 0; // start of the pending unescaped run
-    for (size_t i = 0; i < s.size(); ++i) {
+    for (; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
             continue;

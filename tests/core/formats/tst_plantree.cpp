@@ -141,6 +141,33 @@ private Q_SLOTS:
         }
     }
 
+    // Ints, tuples and torch.Size values are one node per value (a plan
+    // repeats few: half its nodes go); lists, dicts and built objects,
+    // which can change, are one node each.
+    void valuesThatCannotChangeAreOneNode() {
+        const std::string pickle = wrapped([](Pickle& p) {
+            p.mark();
+            for (int k = 0; k < 2; ++k) {
+                p.stackGlobal("torch", "Size").mark().binint2(2048).binint(70000).tuple();
+                p.op(uint8_t(0x85)).reduce();
+                p.mark().binint(70000).binint2(300).tuple();
+                p.emptyList();
+                p.stackGlobal("torch.distributed.checkpoint.metadata", "ChunkStorageMetadata");
+                p.emptyTuple().op(uint8_t(0x81));
+            }
+            p.tuple();
+        });
+        const std::optional<dcp::PlanTree> plan = dcp::PlanTree::read(pickle);
+        QVERIFY(plan.has_value());
+        const std::span<const uint32_t> v = plan->at(plan->root()).items;
+        QCOMPARE(v.size(), size_t(8));
+        QCOMPARE(v[0], v[4]); // torch.Size((2048, 70000))
+        QCOMPARE(v[1], v[5]); // (70000, 300)
+        QCOMPARE(plan->at(plan->at(v[0]).items[0]).items[1], plan->at(v[1]).items[0]); // 70000
+        QVERIFY(v[2] != v[6]);                                                         // two lists
+        QVERIFY(v[3] != v[7]); // two objects
+    }
+
     void otherPicklesAreLeftToTheGeneralMachine_data() {
         QTest::addColumn<std::string>("pickle");
         QTest::newRow("a call of posix.system") << wrapped([](Pickle& p) {

@@ -16,7 +16,7 @@ namespace ckptscope {
 // `"key": value`, `{}` / `[]` when empty. A container begun Inline stays on
 // one line (`{"a": 1, "b": [1, 2]}`), as does everything inside it.
 // Strings are written by appendJsonString (bytes that are not UTF-8 become
-// U+FFFD). With an ostream, text goes out in chunks of about 1 MiB at
+// U+FFFD). With an ostream, text goes out in chunks of about 64 KiB at
 // chunkDone() and flush(), so a large file never sits in memory whole.
 class JsonStreamWriter {
 public:

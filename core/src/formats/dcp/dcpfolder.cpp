@@ -85,7 +85,7 @@ private:
     // The shard holding w's bytes, checked to lie inside its file.
     uint16_t placed(const Where& w, const std::function<std::string()>& what);
     FormatIndex openArchive(const Where& w, const std::string& what, uint16_t& shard);
-    void addTensor(const Item& item);
+    void addTensor(Item& item);
     uint32_t itemValue(const Item& item);
     void place(const Item& item, uint32_t value);
     void mergeImports(const std::vector<PickleImport>& imports);
@@ -173,13 +173,14 @@ template <class Tree> void Builder::readItems(const Tree& t, uint32_t items) {
             failInvalid(m_metaPath, "state_dict_metadata has a key that is not a string");
         item.fqn = *fqn;
         const uint32_t v = kv[k + 1];
-        const std::string where = m_metaPath + ": " + quotedName(item.fqn);
+        // Messages only: built when one is given.
+        const auto where = [&] { return m_metaPath + ": " + quotedName(item.fqn); };
         if (f.isObject(v, ".BytesStorageMetadata")) {
             m_items.push_back(std::move(item));
             continue;
         }
         if (!f.isObject(v, ".TensorStorageMetadata"))
-            failInvalid(where, "neither TensorStorageMetadata nor BytesStorageMetadata");
+            failInvalid(where(), "neither TensorStorageMetadata nor BytesStorageMetadata");
         item.tensor = true;
         // TensorProperties pickles its state as (dtype, layout, requires_grad,
         // memory format, pin_memory); a dict in case a writer keeps fields.
@@ -196,26 +197,26 @@ template <class Tree> void Builder::readItems(const Tree& t, uint32_t items) {
         const bool global = dtype != kNoNode && t.at(dtype).kind == ObjectKind::Global;
         const auto d = global ? pytorch::torchDtypeNamed(t.at(dtype).text) : std::nullopt;
         if (!d)
-            failInvalid(where,
+            failInvalid(where(),
                         "its properties name no dtype torch has" +
                             (global ? " (" + std::string(t.at(dtype).text) + ")" : std::string()));
         item.dtype = *d;
         const auto size = f.sizes(f.field(v, "size"));
         if (!size)
-            failInvalid(where, "its size is not a torch.Size of sizes");
+            failInvalid(where(), "its size is not a torch.Size of sizes");
         item.size = *size;
         const uint32_t chunks = f.field(v, "chunks");
         if (chunks == kNoNode || t.at(chunks).kind != ObjectKind::List)
-            failInvalid(where, "its chunks are not a list");
+            failInvalid(where(), "its chunks are not a list");
         if (t.at(chunks).items.size() > kMaxChunks)
-            failInvalid(where, std::to_string(t.at(chunks).items.size()) +
-                                   " chunks, more than the " + std::to_string(kMaxChunks) +
-                                   " read");
+            failInvalid(where(), std::to_string(t.at(chunks).items.size()) +
+                                     " chunks, more than the " + std::to_string(kMaxChunks) +
+                                     " read");
         for (uint32_t c : t.at(chunks).items) {
             const auto offsets = f.sizes(f.field(c, "offsets"));
             const auto sizes = f.sizes(f.field(c, "sizes"));
             if (!f.isObject(c, ".ChunkStorageMetadata") || !offsets || !sizes)
-                failInvalid(where, "a chunk is not a ChunkStorageMetadata(offsets, sizes)");
+                failInvalid(where(), "a chunk is not a ChunkStorageMetadata(offsets, sizes)");
             item.chunks.push_back({*offsets, *sizes});
         }
         m_items.push_back(std::move(item));
@@ -230,13 +231,13 @@ template <class Tree> void Builder::readStorageData(const Tree& t, uint32_t data
         const auto fqn = f.text(f.field(key, "fqn"));
         if (!f.isObject(key, ".MetadataIndex") || !fqn)
             failInvalid(m_metaPath, "storage_data has a key that is not a MetadataIndex(fqn, …)");
-        const std::string where = m_metaPath + ": storage_data of " + quotedName(*fqn);
+        const auto where = [&] { return m_metaPath + ": storage_data of " + quotedName(*fqn); };
         const uint32_t at = f.field(key, "offset");
         std::vector<uint64_t> offsets;
         if (!f.none(at)) {
             const auto o = f.sizes(at);
             if (!o)
-                failInvalid(where, "its offset is not a torch.Size");
+                failInvalid(where(), "its offset is not a torch.Size");
             offsets = *o;
         }
         Where w;
@@ -244,15 +245,15 @@ template <class Tree> void Builder::readStorageData(const Tree& t, uint32_t data
         const auto offset = f.count(f.field(info, "offset"));
         const auto length = f.count(f.field(info, "length"));
         if (!file || !offset || !length)
-            failInvalid(where, "not a _StorageInfo(relative_path, offset, length)");
+            failInvalid(where(), "not a _StorageInfo(relative_path, offset, length)");
         const uint32_t transforms = f.field(info, "transform_descriptors");
         if (!f.none(transforms) && !t.at(transforms).items.empty())
-            failInvalid(where, "written through stream transforms (transform_descriptors, e.g. "
-                               "compression), which are not read");
-        w.file = *file;
+            failInvalid(where(), "written through stream transforms (transform_descriptors, e.g. "
+                                 "compression), which are not read");
+        w.file = std::move(*file);
         w.offset = *offset;
         w.length = *length;
-        m_where[*fqn][offsets] = std::move(w);
+        m_where[*fqn].insert_or_assign(std::move(offsets), std::move(w));
     }
 }
 
@@ -385,7 +386,7 @@ void Builder::mergeImports(const std::vector<PickleImport>& imports) {
     }
 }
 
-void Builder::addTensor(const Item& item) {
+void Builder::addTensor(Item& item) {
     const std::string what = "tensor " + quotedName(item.fqn);
     const auto numel = shapeElementCount(item.size);
     if (!numel && !item.size.empty())
@@ -398,6 +399,8 @@ void Builder::addTensor(const Item& item) {
     uint64_t covered = 0;
     uint16_t firstShard = 0;
     uint64_t firstByte = 0;
+    const uint32_t tensor = uint32_t(m_resolver->tensors.size());
+    m_resolver->tensors.push_back(item.fqn);
     for (size_t c = 0; c < item.chunks.size(); ++c) {
         const Chunk& chunk = item.chunks[c];
         // Messages only: built when one is given.
@@ -435,7 +438,9 @@ void Builder::addTensor(const Item& item) {
         // (DcpStorages); its place in the file is checked now.
         const uint16_t shard = placed(*w, piece);
         TensorStorage st;
-        st.key = w->file + " @" + std::to_string(w->offset);
+        const std::string at = std::to_string(w->offset);
+        st.key.reserve(w->file.size() + 2 + at.size());
+        st.key.append(w->file).append(" @").append(at);
         st.shard = shard;
         st.offset = w->offset;
         st.bytes = volume * dtypeSize(item.dtype); // what the plan says it holds
@@ -443,7 +448,7 @@ void Builder::addTensor(const Item& item) {
         st.deferred = true;
         st.containerBytes = w->length;
         m_out.storages.push_back(std::move(st));
-        m_resolver->chunks.push_back({item.fqn, chunk.sizes, sizesText(chunk.offsets)});
+        m_resolver->chunks.push_back({tensor, chunk.sizes, chunk.offsets});
         const uint32_t storage = uint32_t(m_out.storages.size() - 1);
         if (c == 0) {
             firstShard = shard;
@@ -453,13 +458,17 @@ void Builder::addTensor(const Item& item) {
         // chunk a box (a single chunk holding the whole tensor too).
         if (rank == 0)
             view.storage = storage;
-        else
-            view.pieces.push_back({chunk.offsets, chunk.sizes, storage, 0});
+        else // its box filled in once every chunk is checked against it
+            view.pieces.push_back({{}, {}, storage, 0});
     }
     if (covered != count)
         failInvalid(m_metaPath, what + ": its chunks hold " + std::to_string(covered) + " of its " +
                                     std::to_string(count) + " elements (a hole" +
                                     (item.chunks.empty() ? ": no chunk" : "") + ")");
+    for (size_t c = 0; c < view.pieces.size(); ++c) {
+        view.pieces[c].offsets = std::move(item.chunks[c].offsets);
+        view.pieces[c].sizes = std::move(item.chunks[c].sizes);
+    }
     TensorEntry e;
     e.name = item.fqn;
     e.shape = item.size;
@@ -542,7 +551,7 @@ FormatIndex Builder::build() {
     m_out.objects.root = m_out.objects.add(std::move(root));
     std::vector<std::string> parameterOf;
     bool anyParameter = false;
-    for (const Item& item : m_items) {
+    for (Item& item : m_items) {
         uint32_t value;
         if (item.tensor) {
             addTensor(item);

@@ -9,8 +9,9 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
     const TensorStorage& p = planned.at(storage);
     const Chunk& c = chunks.at(storage);
     const ByteSource& file = *files.at(p.shard);
-    const std::string where = file.name() + ": tensor " + quotedName(c.tensor) + " chunk at " +
-                              c.at + ", saved at byte " + std::to_string(p.offset);
+    const std::string where = file.name() + ": tensor " + quotedName(tensors.at(c.tensor)) +
+                              " chunk at " + sizesText(c.offsets) + ", saved at byte " +
+                              std::to_string(p.offset);
     FormatIndex part;
     try {
         part = openPytorchArchive(file, p.offset, p.offset + p.containerBytes);

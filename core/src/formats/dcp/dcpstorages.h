@@ -36,10 +36,10 @@ inline std::string sizesText(const std::vector<uint64_t>& v) {
 class DcpStorages final : public StorageResolver {
 public:
     struct Chunk {
-        std::string tensor;
-        std::vector<uint64_t> sizes;
-        std::string at; // its offsets, for messages
+        uint32_t tensor; // in `tensors`
+        std::vector<uint64_t> sizes, offsets;
     };
+    std::vector<std::string> tensors;                     // the logical tensors' names
     std::vector<Chunk> chunks;                            // per storage of the index
     std::vector<TensorStorage> planned;                   // the index's storages
     std::vector<std::shared_ptr<const ByteSource>> files; // the index's shards

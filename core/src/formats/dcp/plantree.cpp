@@ -28,20 +28,16 @@ public:
         // reserved once, not regrown (a copy touches new pages, and a fresh
         // page costs about a microsecond here).
         t.m_nodes.reserve(data.size() / 4);
-        links.reserve(data.size() / 4);
-        run.reserve(data.size() / 2);
-        runs.reserve(data.size() / 8);
+        shape.reserve(data.size() / 4);
+        // Every item was once on the stack, pushed by an opcode of at least
+        // a byte: the items never outgrow this, so their spans stay valid.
+        t.m_items.reserve(data.size());
         memo.reserve(data.size() / 8);
     }
 
     void go();
 
 private:
-    // A container's items while the plan is read: runs of the shared array
-    // (a list's APPENDS come 1 000 items at a time, between its items' own).
-    struct Segment {
-        uint32_t start, count, next;
-    };
     static constexpr uint32_t kNone = UINT32_MAX;
 
     [[noreturn]] static void other() { throw Other{}; }
@@ -82,7 +78,7 @@ private:
     PlanNode& node(uint32_t n) { return t.m_nodes[n]; }
     uint32_t add(ObjectKind kind) {
         t.m_nodes.push_back({kind, kNoNode, 0, {}, {}});
-        links.push_back({});
+        shape.push_back(0);
         return uint32_t(t.m_nodes.size() - 1);
     }
     // `child` put under `parent`. A value is complete when it is put in
@@ -92,11 +88,13 @@ private:
     void contain(uint32_t parent, uint32_t child) {
         if (child == parent)
             other();
-        links[child].contained = true;
-        links[parent].height = std::max(links[parent].height, uint16_t(links[child].height + 1));
-        if (links[parent].height > kMaxPlanDepth)
+        shape[child] |= kContained;
+        const uint8_t h = std::max(height(parent), uint8_t(height(child) + 1));
+        if (h > kMaxPlanDepth)
             other();
+        shape[parent] = uint8_t((shape[parent] & kContained) | h);
     }
+    uint8_t height(uint32_t n) const { return shape[n] & ~kContained; }
     void push(ObjectKind kind, int64_t integer = 0) {
         const uint32_t n = add(kind);
         node(n).integer = integer;
@@ -117,32 +115,98 @@ private:
             stack.push_back(slot);
         }
     }
+    // Values that cannot change — ints, tuples, torch.Size — are one node
+    // per value while the table has room, as equal values may be: a plan
+    // repeats few (64 tensors over 8 ranks: 2 500 ints of 71 values, 1 600
+    // sizes of a few dozen), so it makes half the nodes. Equal items are
+    // the same nodes, so items compare by node.
+    struct Value {
+        ObjectKind kind;
+        int64_t integer;
+        std::string_view text; // a global's name: the same view for the same name
+        std::span<const uint32_t> items;
+    };
+    static uint64_t hashOf(const Value& v) {
+        uint64_t h = uint64_t(v.kind) * 0x100000001b3u ^ uint64_t(v.integer) ^
+                     reinterpret_cast<uintptr_t>(v.text.data());
+        for (uint32_t i : v.items)
+            h = (h ^ i) * 0x100000001b3u;
+        return h * 0x9e3779b97f4a7c15u;
+    }
+    bool same(uint32_t n, const Value& v) {
+        const PlanNode& x = node(n);
+        return x.kind == v.kind && x.integer == v.integer && x.text.data() == v.text.data() &&
+               std::equal(x.items.begin(), x.items.end(), v.items.begin(), v.items.end());
+    }
+    // The node of `v`, or the slot to keep its new node in (nullptr: the
+    // table is full, or the probes ran out).
+    uint32_t* interned(const Value& v, uint32_t*& empty) {
+        empty = nullptr;
+        for (size_t i = size_t(hashOf(v) >> 51), probes = 0; probes < 8;
+             i = (i + 1) % kValues, ++probes) {
+            if (values[i] == kNone) {
+                if (internedValues < kValues / 2) // stays sparse: probes end soon
+                    empty = &values[i];
+                return nullptr;
+            }
+            if (same(values[i], v))
+                return &values[i];
+        }
+        return nullptr;
+    }
+    void keep(uint32_t* slot) {
+        if (slot) {
+            *slot = stack.back();
+            ++internedValues;
+        }
+    }
     void pushInteger(int64_t v) {
         if (v >= -5 && v <= 256)
-            pushShared(ObjectKind::Int, v);
-        else
-            push(ObjectKind::Int, v);
+            return pushShared(ObjectKind::Int, v);
+        uint32_t* empty;
+        if (const uint32_t* found = interned({ObjectKind::Int, v, {}, {}}, empty))
+            return stack.push_back(*found);
+        push(ObjectKind::Int, v);
+        keep(empty);
     }
+    // A container's items: one run of the items' array (nearly every
+    // container gets all its items at once); the runs a list or dict gets
+    // later (APPENDS come 1 000 items at a time) are kept apart, joined at
+    // the end.
     void append(uint32_t target, std::span<const uint32_t> items) {
         if (items.empty())
             return;
-        if (links[target].contained)
+        if (shape[target] & kContained)
             other();
         for (uint32_t i : items)
             contain(target, i);
-        const Segment s{uint32_t(run.size()), uint32_t(items.size()), kNone};
-        run.insert(run.end(), items.begin(), items.end());
-        Links& l = links[target];
-        (l.head == kNone ? l.head : runs[l.tail].next) = uint32_t(runs.size());
-        l.tail = uint32_t(runs.size());
-        runs.push_back(s);
+        const size_t at = t.m_items.size();
+        if (items.size() > t.m_items.capacity() - at) // never: each item was pushed by an opcode
+            other();
+        t.m_items.insert(t.m_items.end(), items.begin(), items.end());
+        const std::span<const uint32_t> run = std::span<const uint32_t>(t.m_items).subspan(at);
+        std::span<const uint32_t>& first = node(target).items;
+        if (first.empty())
+            first = run;
+        else
+            later[target].push_back(run);
     }
     // A new container of the stack's items from `from` on.
     void pushFrom(ObjectKind kind, size_t from) {
+        const std::span<const uint32_t> items = std::span<const uint32_t>(stack).subspan(from);
+        uint32_t* empty = nullptr;
+        if (kind == ObjectKind::Tuple) {
+            if (const uint32_t* found = interned({kind, 0, {}, items}, empty)) {
+                const uint32_t n = *found;
+                stack.resize(from);
+                return stack.push_back(n);
+            }
+        }
         const uint32_t n = add(kind);
-        append(n, std::span<const uint32_t>(stack).subspan(from));
+        append(n, items);
         stack.resize(from);
         stack.push_back(n);
+        keep(empty);
     }
     void addItems(ObjectKind kind, uint32_t target, std::span<const uint32_t> items) {
         if (node(target).kind != kind || (kind == ObjectKind::Dict && items.size() % 2 != 0))
@@ -174,17 +238,17 @@ private:
     size_t p = 0;
     std::vector<uint32_t> stack, memo;
     std::vector<size_t> marks;
-    std::vector<uint32_t> run; // the segments' items
-    std::vector<Segment> runs;
-    struct Links {
-        uint32_t head = kNone, tail = kNone; // the node's first and last segment
-        uint16_t height = 0;
-        bool contained = false;
-    };
-    std::vector<Links> links;
+    // Per node: its height (at most kMaxPlanDepth), and whether it is
+    // in a container yet.
+    static constexpr uint8_t kContained = 0x80;
+    std::vector<uint8_t> shape;
+    std::map<uint32_t, std::vector<std::span<const uint32_t>>> later; // runs after the first
     std::array<uint32_t, 262> smallInts = filled<262>();
     std::array<uint32_t, 2> bools = filled<2>();
     uint32_t emptyTuple = kNone, none = kNone;
+    static constexpr size_t kValues = 8192; // hash >> 51: 13 bits
+    std::vector<uint32_t> values = std::vector<uint32_t>(kValues, kNone);
+    size_t internedValues = 0;
 
     template <size_t N> static std::array<uint32_t, N> filled() {
         std::array<uint32_t, N> a;
@@ -219,13 +283,21 @@ void PlanTree::Run::call(uint32_t callable, uint32_t args, bool newobj) {
         !(c.text.starts_with("torch.distributed.") || (!newobj && c.text == "torch.Size")))
         other();
     const std::string_view name = c.text;
+    // torch.Size is a tuple: one node per size. Any other call's object is
+    // its own (BUILD may give it a state).
+    uint32_t* empty = nullptr;
+    if (!newobj && name == "torch.Size") {
+        if (const uint32_t* found =
+                interned({ObjectKind::Object, 0, name, node(args).items}, empty))
+            return stack.push_back(*found);
+    }
     const uint32_t n = add(ObjectKind::Object);
     node(n).text = name;
     // The arguments' items, shared with their tuple (which no one changes).
-    links[n].head = links[args].head;
-    links[n].tail = links[args].tail;
-    links[n].height = links[args].height;
+    node(n).items = node(args).items;
+    shape[n] = uint8_t(height(args));
     stack.push_back(n);
+    keep(empty);
 }
 
 void PlanTree::Run::go() {
@@ -377,7 +449,7 @@ void PlanTree::Run::go() {
             const uint32_t state = pop();
             const uint32_t target = top();
             if (node(target).kind != ObjectKind::Object || node(target).state != kNoNode ||
-                links[target].contained)
+                (shape[target] & kContained) || node(target).text == "torch.Size")
                 other();
             contain(target, state);
             node(target).state = state;
@@ -392,24 +464,22 @@ void PlanTree::Run::go() {
     }
 }
 
-// The items laid out: a node of one segment (nearly all) keeps it where
-// it is, the items of several are joined at the end.
+// The lists and dicts that got items more than once: their runs joined.
 void PlanTree::Run::finish(uint32_t root) {
-    for (size_t n = 0; n < t.m_nodes.size(); ++n) {
-        const Links& l = links[n];
-        if (l.head != kNone && runs[l.head].next != kNone) {
-            const uint32_t start = uint32_t(run.size());
-            for (uint32_t s = l.head; s != kNone; s = runs[s].next)
-                for (uint32_t i = 0; i < runs[s].count; ++i)
-                    run.push_back(run[runs[s].start + i]);
-            runs[l.head] = {start, uint32_t(run.size()) - start, kNone};
-        }
+    size_t joined = 0;
+    for (const auto& [n, runs] : later) {
+        joined += node(n).items.size();
+        for (const std::span<const uint32_t> r : runs)
+            joined += r.size();
     }
-    t.m_items = std::move(run);
-    const std::span<const uint32_t> all(t.m_items);
-    for (size_t n = 0; n < t.m_nodes.size(); ++n)
-        if (const uint32_t h = links[n].head; h != kNone)
-            t.m_nodes[n].items = all.subspan(runs[h].start, runs[h].count);
+    t.m_joined.reserve(joined); // not regrown: the spans into it stay valid
+    for (const auto& [n, runs] : later) {
+        const size_t at = t.m_joined.size();
+        t.m_joined.insert(t.m_joined.end(), node(n).items.begin(), node(n).items.end());
+        for (const std::span<const uint32_t> r : runs)
+            t.m_joined.insert(t.m_joined.end(), r.begin(), r.end());
+        node(n).items = std::span<const uint32_t>(t.m_joined).subspan(at);
+    }
     t.m_root = root;
 }
 

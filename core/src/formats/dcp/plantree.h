@@ -56,7 +56,8 @@ private:
     class Run;
 
     std::vector<PlanNode> m_nodes;
-    std::vector<uint32_t> m_items;
+    std::vector<uint32_t> m_items;  // the containers' items, a run each
+    std::vector<uint32_t> m_joined; // the items of containers filled in several runs
     std::map<std::string, uint64_t, std::less<>> m_globals; // keys: the Global nodes' texts
     uint32_t m_root = kNoNode;
 };
