@@ -6,6 +6,9 @@
 #include "fuzzchecks.h"
 
 #include "dcpfixture.h"
+#include "sameplanvalues.h"
+
+#include "formats/pytorch/torchunpickler.h"
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/checkpointerror.h"
@@ -63,6 +66,19 @@ void checkDcp(std::string_view bytes) {
             plan[i] = char(plan[i] ^ bytes[i]);
         else
             plan += bytes[i];
+    }
+    // A plan the compact machine reads, the general one reads alike.
+    if (const std::optional<dcp::PlanTree> compact = dcp::PlanTree::read(plan)) {
+        ObjectTree general;
+        pytorch::TorchUnpickler u(general, "plan");
+        try {
+            general.root = u.run(plan, 0);
+        } catch (const CheckpointError& e) {
+            require(false, std::string("the compact machine read what the general one refuses: ") +
+                               e.what());
+        }
+        testsupport::SamePlanValues same{general, *compact};
+        require(same(general.root, compact->root()), "the two machines differ: " + same.why);
     }
     {
         std::ofstream out(f.path + "/.metadata", std::ios::binary | std::ios::trunc);

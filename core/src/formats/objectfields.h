@@ -45,6 +45,12 @@ template <class Tree> struct ObjectFields {
             return std::nullopt;
         return std::string(at(n).text);
     }
+    // The text itself, valid while the tree is.
+    std::optional<std::string_view> view(uint32_t n) const {
+        if (n == kNoNode || at(n).kind != ObjectKind::String)
+            return std::nullopt;
+        return std::string_view(at(n).text);
+    }
     std::optional<uint64_t> count(uint32_t n) const {
         if (n == kNoNode || at(n).kind != ObjectKind::Int || at(n).integer < 0)
             return std::nullopt;

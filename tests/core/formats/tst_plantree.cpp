@@ -7,6 +7,7 @@
 // stream — it leaves to the general machine (read() gives nullopt).
 #include "dcpfixture.h"
 #include "picklewriter.h"
+#include "sameplanvalues.h"
 
 #include "formats/dcp/plantree.h"
 #include "formats/pytorch/pickleimports.h"
@@ -17,8 +18,6 @@
 
 #include <fstream>
 #include <functional>
-#include <map>
-#include <set>
 #include <sstream>
 
 using namespace ckptscope;
@@ -33,36 +32,6 @@ std::string readFile(const std::string& path) {
     s << in.rdbuf();
     return s.str();
 }
-
-// Whether the values below `a` and `b` are the same: kinds, texts, ints,
-// items and BUILD states, node by node (shared nodes compared once).
-struct SameValues {
-    const ObjectTree& general;
-    const dcp::PlanTree& plan;
-    std::set<std::pair<uint32_t, uint32_t>> seen;
-    std::string why;
-
-    bool operator()(uint32_t a, uint32_t b) {
-        if (a == kNoNode || b == kNoNode)
-            return a == b || (why = "one state missing", false);
-        if (!seen.insert({a, b}).second)
-            return true;
-        const ObjectNode& x = general.at(a);
-        const dcp::PlanNode& y = plan.at(b);
-        if (x.kind != y.kind)
-            return why = "kinds differ at " + std::string(x.text), false;
-        if (x.integer != y.integer || x.text != y.text)
-            return why = "values differ: " + x.text + " " + std::to_string(x.integer) + " / " +
-                         std::string(y.text) + " " + std::to_string(y.integer),
-                   false;
-        if (x.items.size() != y.items.size())
-            return why = "item counts differ under " + x.text, false;
-        for (size_t i = 0; i < x.items.size(); ++i)
-            if (!(*this)(x.items[i], y.items[i]))
-                return false;
-        return (x.state == kNoNode && y.state == kNoNode) || (*this)(x.state, y.state);
-    }
-};
 
 // The fixture's plan written to a folder and read back.
 std::string planOf(const DcpFixture& f) {
@@ -128,7 +97,7 @@ private Q_SLOTS:
         ObjectTree general;
         pytorch::TorchUnpickler u(general, "plan");
         general.root = u.run(pickle, 0);
-        SameValues same{general, *plan, {}, {}};
+        testsupport::SamePlanValues same{general, *plan};
         QVERIFY2(same(general.root, plan->root()), same.why.c_str());
         // The imports as classifyImports counts and rates them.
         const std::vector<PickleImport> want = pytorch::classifyImports(general, u);

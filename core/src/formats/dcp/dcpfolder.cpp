@@ -91,11 +91,13 @@ private:
     void mergeImports(const std::vector<PickleImport>& imports);
 
     std::string m_folder, m_metaPath;
-    ObjectTree m_meta; // the .metadata pickle, when the general machine read it
+    std::string m_planBytes; // the .metadata pickle
+    ObjectTree m_meta;       // the .metadata pickle, when the general machine read it
     std::vector<PickleImport> m_metaImports;
     std::vector<Item> m_items;
     // fqn → chunk offsets → where; fqn → where for a non-tensor item.
-    std::unordered_map<std::string, std::map<std::vector<uint64_t>, Where>> m_where;
+    // Keyed by views of the plan's texts (m_planBytes, m_meta).
+    std::unordered_map<std::string_view, std::map<std::vector<uint64_t>, Where>> m_where;
     std::unordered_map<std::string, std::vector<PathKey>> m_paths; // fqn → planner_data key path
     std::unordered_map<std::string, uint16_t> m_shardOf;
     std::map<std::pair<uint32_t, std::string>, uint32_t> m_child; // (dict, key) → dict
@@ -118,7 +120,8 @@ void Builder::readMetadata() {
     if (source->size() > kMaxMetadataBytes)
         failInvalid(m_metaPath, "a plan of " + std::to_string(source->size()) +
                                     " bytes, more than the 1 GiB read whole");
-    std::string bytes(size_t(source->size()), '\0');
+    std::string& bytes = m_planBytes;
+    bytes.resize(size_t(source->size()));
     source->read(0, bytes.data(), bytes.size());
     // A plan as DCP writes it is read by the compact machine. Whatever it
     // does not read, and any plan it reads that is not what a plan must be,
@@ -228,10 +231,12 @@ template <class Tree> void Builder::readStorageData(const Tree& t, uint32_t data
     const std::span<const uint32_t> kv = t.at(data).items;
     for (size_t k = 0; k + 1 < kv.size(); k += 2) {
         const uint32_t key = kv[k], info = kv[k + 1];
-        const auto fqn = f.text(f.field(key, "fqn"));
+        const auto fqn = f.view(f.field(key, "fqn"));
         if (!f.isObject(key, ".MetadataIndex") || !fqn)
             failInvalid(m_metaPath, "storage_data has a key that is not a MetadataIndex(fqn, …)");
-        const auto where = [&] { return m_metaPath + ": storage_data of " + quotedName(*fqn); };
+        const auto where = [&] {
+            return m_metaPath + ": storage_data of " + quotedName(std::string(*fqn));
+        };
         const uint32_t at = f.field(key, "offset");
         std::vector<uint64_t> offsets;
         if (!f.none(at)) {
@@ -387,11 +392,12 @@ void Builder::mergeImports(const std::vector<PickleImport>& imports) {
 }
 
 void Builder::addTensor(Item& item) {
-    const std::string what = "tensor " + quotedName(item.fqn);
+    // Messages only: built when one is given.
+    const auto what = [&] { return "tensor " + quotedName(item.fqn); };
     const auto numel = shapeElementCount(item.size);
     if (!numel && !item.size.empty())
         failInvalid(m_metaPath,
-                    what + ": its size " + sizesText(item.size) + " overflows 2^64 elements");
+                    what() + ": its size " + sizesText(item.size) + " overflows 2^64 elements");
     const uint64_t count = item.size.empty() ? 1 : *numel;
     const size_t rank = item.size.size();
     const auto located = m_where.find(item.fqn);
@@ -404,7 +410,7 @@ void Builder::addTensor(Item& item) {
     for (size_t c = 0; c < item.chunks.size(); ++c) {
         const Chunk& chunk = item.chunks[c];
         // Messages only: built when one is given.
-        const auto piece = [&] { return what + " chunk at " + sizesText(chunk.offsets); };
+        const auto piece = [&] { return what() + " chunk at " + sizesText(chunk.offsets); };
         if (chunk.offsets.size() != rank || chunk.sizes.size() != rank)
             failInvalid(m_metaPath, piece() + ": " + std::to_string(chunk.sizes.size()) +
                                         " sizes for a tensor of " + std::to_string(rank) +
@@ -438,15 +444,16 @@ void Builder::addTensor(Item& item) {
         // (DcpStorages); its place in the file is checked now.
         const uint16_t shard = placed(*w, piece);
         TensorStorage st;
-        const std::string at = std::to_string(w->offset);
-        st.key.reserve(w->file.size() + 2 + at.size());
-        st.key.append(w->file).append(" @").append(at);
         st.shard = shard;
         st.offset = w->offset;
         st.bytes = volume * dtypeSize(item.dtype); // what the plan says it holds
         st.dtype = item.dtype;
         st.deferred = true;
         st.containerBytes = w->length;
+        m_resolver->planned.push_back(st); // its key made when it is found
+        const std::string at = std::to_string(w->offset);
+        st.key.reserve(w->file.size() + 2 + at.size());
+        st.key.append(w->file).append(" @").append(at);
         m_out.storages.push_back(std::move(st));
         m_resolver->chunks.push_back({tensor, chunk.sizes, chunk.offsets});
         const uint32_t storage = uint32_t(m_out.storages.size() - 1);
@@ -462,8 +469,8 @@ void Builder::addTensor(Item& item) {
             view.pieces.push_back({{}, {}, storage, 0});
     }
     if (covered != count)
-        failInvalid(m_metaPath, what + ": its chunks hold " + std::to_string(covered) + " of its " +
-                                    std::to_string(count) + " elements (a hole" +
+        failInvalid(m_metaPath, what() + ": its chunks hold " + std::to_string(covered) +
+                                    " of its " + std::to_string(count) + " elements (a hole" +
                                     (item.chunks.empty() ? ": no chunk" : "") + ")");
     for (size_t c = 0; c < view.pieces.size(); ++c) {
         view.pieces[c].offsets = std::move(item.chunks[c].offsets);
@@ -600,9 +607,10 @@ FormatIndex Builder::build() {
     for (const auto& check : m_checks)
         check->finish();
     m_checks.clear();
-    m_resolver->planned = m_out.storages;
-    for (const IndexShard& shard : m_out.shards)
+    for (const IndexShard& shard : m_out.shards) {
         m_resolver->files.push_back(shard.source);
+        m_resolver->fileNames.push_back(shard.name);
+    }
     m_out.resolver = m_resolver;
     m_out.metadata.emplace_back("dcp.files", std::to_string(m_out.shards.size()));
     if (m_out.shards.empty()) // a plan of no item: the .metadata is the model's one file

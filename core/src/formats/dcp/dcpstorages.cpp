@@ -56,7 +56,7 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
                                std::string(s.boxStrides.empty() ? "" : "'s strides reach"));
     s.offset += saved.elementOffset * size;
     s.bytes = reach * size;
-    s.key = p.key;
+    s.key = fileNames.at(p.shard) + " @" + std::to_string(p.offset); // as the index names it
     s.shard = p.shard;
     return s;
 }

@@ -41,8 +41,9 @@ public:
     };
     std::vector<std::string> tensors;                     // the logical tensors' names
     std::vector<Chunk> chunks;                            // per storage of the index
-    std::vector<TensorStorage> planned;                   // the index's storages
+    std::vector<TensorStorage> planned;                   // the index's storages, without keys
     std::vector<std::shared_ptr<const ByteSource>> files; // the index's shards
+    std::vector<std::string> fileNames;                   // their names in the plan
 
     const TensorStorage& resolve(uint32_t storage) const override {
         const std::lock_guard lock(m_mutex);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <unordered_set>
 
 namespace ckptscope::pytorch {
@@ -13,25 +14,24 @@ namespace {
 
 // Globals that only make data (README of the corpus; PyTorch's allow-list,
 // plus NumPy's array rebuilders and the container classes).
-const std::set<std::string>& dataGlobals() {
-    static const std::set<std::string> k = {
-        "_codecs.encode",
-        "collections.OrderedDict",
-        "collections.defaultdict",
-        "collections.Counter",
-        "copyreg._reconstructor",
-        "copy_reg._reconstructor",
-        "torch.Size",
-        "torch.device",
-        "numpy.ndarray",
-        "numpy.dtype",
-        "numpy.core.multiarray._reconstruct",
-        "numpy.core.multiarray.scalar",
-        "numpy._core.multiarray._reconstruct",
-        "numpy._core.multiarray.scalar",
-    };
-    return k;
-}
+// Looked up without building anything: globalTier runs in every open of a
+// pickle, often first thing in the process.
+constexpr std::string_view kDataGlobals[] = {
+    "_codecs.encode",
+    "collections.OrderedDict",
+    "collections.defaultdict",
+    "collections.Counter",
+    "copyreg._reconstructor",
+    "copy_reg._reconstructor",
+    "torch.Size",
+    "torch.device",
+    "numpy.ndarray",
+    "numpy.dtype",
+    "numpy.core.multiarray._reconstruct",
+    "numpy.core.multiarray.scalar",
+    "numpy._core.multiarray._reconstruct",
+    "numpy._core.multiarray.scalar",
+};
 
 const char* const kDataBuiltins[] = {"set",     "frozenset", "bytearray", "bytes",
                                      "complex", "slice",     "object"};
@@ -217,13 +217,17 @@ std::string callArgumentsJson(const ObjectTree& tree, uint32_t call,
 namespace ckptscope::pytorch {
 
 ImportRisk globalTier(const std::string& name) {
-    if (dataGlobals().count(name) || name.starts_with("torch._utils._rebuild_"))
+    if (std::find(std::begin(kDataGlobals), std::end(kDataGlobals), name) !=
+            std::end(kDataGlobals) ||
+        name.starts_with("torch._utils._rebuild_"))
         return ImportRisk::Safe;
     const size_t dot = name.rfind('.');
-    const std::string module = dot == std::string::npos ? name : name.substr(0, dot);
-    const std::string base = dot == std::string::npos ? name : name.substr(dot + 1);
+    const std::string_view module =
+        dot == std::string::npos ? std::string_view(name) : std::string_view(name).substr(0, dot);
+    const std::string_view base =
+        dot == std::string::npos ? std::string_view(name) : std::string_view(name).substr(dot + 1);
     if (module == "torch") {
-        if (base.size() > 7 && base.compare(base.size() - 7, 7, "Storage") == 0)
+        if (base.size() > 7 && base.ends_with("Storage"))
             return ImportRisk::Safe;
         for (const char* d : kTorchDtypes)
             if (base == d)
@@ -238,8 +242,9 @@ ImportRisk globalTier(const std::string& name) {
                 return ImportRisk::Safe;
         return ImportRisk::Unsafe; // eval, exec, __import__, open, getattr…
     }
-    for (const char* m : kUnsafeModules)
-        if (module == m || module.starts_with(std::string(m) + "."))
+    for (const std::string_view m : kUnsafeModules)
+        if (module == m ||
+            (module.starts_with(m) && module.size() > m.size() && module[m.size()] == '.'))
             return ImportRisk::Unsafe;
     return ImportRisk::Unknown;
 }
