@@ -2,6 +2,7 @@
 
 #include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/document/document.h"
+#include "ckptscope/formats/pytorch/picklescan.h"
 
 #include <ostream>
 
@@ -9,6 +10,12 @@ namespace cli {
 
 void printJson(std::ostream& out, const nlohmann::ordered_json& j) {
     out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+nlohmann::ordered_json callJson(ckptscope::CallArguments& arguments, uint32_t call) {
+    if (const std::optional<std::string> args = arguments.json(call))
+        return nlohmann::ordered_json::parse(*args);
+    return {{"arguments_not_written", true}};
 }
 
 nlohmann::ordered_json warningsJson(const ckptscope::Document& doc) {

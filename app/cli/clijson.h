@@ -2,12 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include <iosfwd>
 #include <optional>
 
 namespace ckptscope {
+class CallArguments;
 class Document;
 class JsonStreamWriter;
 } // namespace ckptscope
@@ -28,5 +30,9 @@ void printJson(std::ostream& out, const nlohmann::ordered_json& j);
 nlohmann::ordered_json warningsJson(const ckptscope::Document& doc);
 // The same as the key "warnings" and its array, for the streamed outputs.
 void writeWarnings(ckptscope::JsonStreamWriter& w, const ckptscope::Document& doc);
+
+// An unsafe call in `info --json` and `scan --json`: its arguments' array,
+// or {"arguments_not_written": true} past the file's budget for them.
+nlohmann::ordered_json callJson(ckptscope::CallArguments& arguments, uint32_t call);
 
 } // namespace cli

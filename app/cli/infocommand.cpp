@@ -82,10 +82,11 @@ void writeStoragesJson(JsonStreamWriter& w, const Document& doc) {
 void addPickleJson(ordered_json& j, const Document& doc, const std::vector<std::string>& names) {
     j["storages"] = kSpliced; // writeStoragesJson
     ordered_json imports = ordered_json::array();
+    CallArguments arguments(doc.objects(), names);
     for (const PickleImport& imp : doc.imports()) {
         ordered_json calls = ordered_json::array();
         for (uint32_t c : imp.calls)
-            calls.push_back(ordered_json::parse(callArgumentsJson(doc.objects(), c, names)));
+            calls.push_back(callJson(arguments, c));
         imports.push_back({{"name", imp.name},
                            {"count", imp.count},
                            {"risk", importRiskName(imp.risk)},

@@ -2,6 +2,7 @@
 // call if Python loaded it — read, never run. For CI gates on downloaded
 // models: exit 1 when anything unsafe is found.
 #include "clicommon.h"
+#include "clijson.h"
 
 #include "ckptscope/formats/pytorch/picklescan.h"
 #include "ckptscope/io/httpsource.h"
@@ -58,10 +59,10 @@ std::vector<std::string> expand(const std::vector<std::string>& paths) {
     return files;
 }
 
-ordered_json callsJson(const PickleScan& scan, const PickleImport& imp) {
+ordered_json callsJson(CallArguments& arguments, const PickleImport& imp) {
     ordered_json calls = ordered_json::array();
     for (uint32_t c : imp.calls)
-        calls.push_back(ordered_json::parse(callArgumentsJson(scan.objects, c, {})));
+        calls.push_back(callJson(arguments, c));
     return calls;
 }
 
@@ -101,11 +102,13 @@ int runScan(const std::vector<std::string>& args) {
             f["file"] = file;
             f["unsafe"] = fileUnsafe;
             f["imports"] = ordered_json::array();
+            const std::vector<std::string> noTensors; // a scan reads none
+            CallArguments arguments(scan.objects, noTensors);
             for (const PickleImport& imp : scan.imports)
                 f["imports"].push_back({{"name", imp.name},
                                         {"count", imp.count},
                                         {"risk", importRiskName(imp.risk)},
-                                        {"calls", callsJson(scan, imp)}});
+                                        {"calls", callsJson(arguments, imp)}});
             f["warnings"] = scan.warnings;
             f["error"] = scan.error.empty() ? ordered_json() : ordered_json(scan.error);
             out.push_back(std::move(f));

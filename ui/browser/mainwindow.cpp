@@ -350,22 +350,21 @@ void MainWindow::setDocument(std::shared_ptr<const Document> doc, const QString&
 // A pickle that would run code when torch.load reads it: said at the top of
 // the window, each call as Python spells it, until another file is shown.
 void MainWindow::showUnsafeCalls() {
-    const std::vector<std::string> calls =
-        ckptscope::unsafeCalls(m_document->objects(), m_document->imports());
-    if (calls.empty()) {
-        m_unsafeBar->hide();
-        return;
-    }
     // The first calls, and how many more (the Overview lists each import's):
     // a banner of a pickle of 100 000 calls stays a line.
     constexpr size_t kShown = 8;
+    const ckptscope::UnsafeCalls calls =
+        ckptscope::unsafeCalls(m_document->objects(), m_document->imports(), kShown);
+    if (calls.shown.empty()) {
+        m_unsafeBar->hide();
+        return;
+    }
     QStringList shown;
-    for (size_t i = 0; i < calls.size() && i < kShown; ++i)
-        shown << QStringLiteral("<b>%1</b>").arg(shownText(calls[i]).toHtmlEscaped());
-    const size_t more = calls.size() - size_t(shown.size());
+    for (const std::string& call : calls.shown)
+        shown << QStringLiteral("<b>%1</b>").arg(shownExcerpt(call, 200).toHtmlEscaped());
     const QString list =
-        more > 0
-            ? tr("%1 and %2 more calls").arg(shown.join(QStringLiteral(", ")), groupedNumber(more))
+        calls.more > 0 ? tr("%1 and %2 more calls")
+                             .arg(shown.join(QStringLiteral(", ")), groupedNumber(calls.more))
         : shown.size() == 1
             ? shown[0]
             : tr("%1 and %2")

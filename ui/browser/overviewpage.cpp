@@ -245,27 +245,38 @@ QString OverviewPage::pickleHtml() const {
     std::vector<std::string> names;
     for (const ckptscope::TensorEntry& t : m_doc->tensors())
         names.push_back(t.name);
+    ckptscope::CallArguments arguments(m_doc->objects(), names);
     QString html = QStringLiteral("<h3>%1</h3><p>%2</p><table>")
                        .arg(tr("Pickle imports"),
                             tr("What torch.load would import to rebuild this file's object. "
                                "Ckptscope read the pickle without importing or calling any of "
                                "them."));
+    // The first imports, then how many more of each risk: a page of a table
+    // of 20 000 rows takes Qt minutes to lay out.
+    constexpr size_t kShownImports = 100;
+    size_t rows = 0;
+    std::map<ckptscope::ImportRisk, size_t> more;
     for (const ckptscope::ImportRisk risk :
          {ckptscope::ImportRisk::Unsafe, ckptscope::ImportRisk::Unknown,
           ckptscope::ImportRisk::Safe})
         for (const ckptscope::PickleImport& imp : imports) {
             if (imp.risk != risk)
                 continue;
+            if (rows++ == kShownImports || !more.empty()) {
+                ++more[risk];
+                continue;
+            }
             const QString riskText = QString::fromLatin1(ckptscope::importRiskName(risk));
             QString what = tr("%1 × %2").arg(esc(imp.name)).arg(groupedNumber(imp.count));
             // The first calls' arguments; `ckptscope-cli scan` lists them all
             // (a page of 100 000 calls would hold the window up).
             constexpr size_t kShownCalls = 20;
-            for (size_t i = 0; i < imp.calls.size() && i < kShownCalls; ++i)
+            for (size_t i = 0; i < imp.calls.size() && i < kShownCalls; ++i) {
+                const std::optional<std::string> args = arguments.json(imp.calls[i]);
                 what += QStringLiteral("<br>&nbsp;&nbsp;") +
-                        tr("called with %1")
-                            .arg(esc(ckptscope::callArgumentsJson(m_doc->objects(), imp.calls[i],
-                                                                  names)));
+                        (args ? tr("called with %1").arg(shownExcerpt(*args, 1000).toHtmlEscaped())
+                              : tr("called %1").arg(esc(ckptscope::CallArguments::kNotWritten)));
+            }
             if (imp.calls.size() > kShownCalls)
                 what += QStringLiteral("<br>&nbsp;&nbsp;") +
                         tr("and %1 more calls (ckptscope-cli scan lists every one)")
@@ -276,6 +287,18 @@ QString OverviewPage::pickleHtml() const {
                                  : riskText,
                              what);
         }
+    if (!more.empty()) {
+        QStringList counts;
+        size_t total = 0;
+        for (const auto& [risk, n] : more) {
+            counts << tr("%1 %2").arg(groupedNumber(n),
+                                      QString::fromLatin1(ckptscope::importRiskName(risk)));
+            total += n;
+        }
+        html += QStringLiteral("<tr><td></td><td>%1</td></tr>")
+                    .arg(tr("and %1 more imports (%2; ckptscope-cli scan lists every one)")
+                             .arg(groupedNumber(total), counts.join(QStringLiteral(", "))));
+    }
     html += QStringLiteral("</table>");
     // NumPy arrays are not tensors: said apart (a Trainer's rng_state.pth
     // holds NumPy's MT19937 state).
@@ -327,14 +350,20 @@ QString OverviewPage::warningsHtml() const {
     if (!warnings.empty()) {
         html += QStringLiteral("<h3>%1</h3><ul>")
                     .arg(countNoun(warnings.size(), tr("warning"), tr("warnings")));
-        for (size_t i = 0; i < warnings.size(); ++i)
+        // The first ones: a list of 20 000 takes Qt minutes to lay out.
+        constexpr size_t kShownWarnings = 100;
+        for (size_t i = 0; i < warnings.size() && i < kShownWarnings; ++i)
             html += QStringLiteral("<li>⚠ %1%2</li>")
-                        .arg(esc(warnings[i].message),
+                        .arg(shownExcerpt(warnings[i].message, 2000).toHtmlEscaped(),
                              warnings[i].opens.empty() ? QString()
                                                        : QStringLiteral(" — <a href='%1:%2'>%3</a>")
                                                              .arg(kOpenScheme)
                                                              .arg(i)
                                                              .arg(tr("Open the whole model")));
+        if (warnings.size() > kShownWarnings)
+            html += QStringLiteral("<li>%1</li>")
+                        .arg(tr("and %1 more (ckptscope-cli info lists every one)")
+                                 .arg(groupedNumber(warnings.size() - kShownWarnings)));
         html += QStringLiteral("</ul>");
     }
     if (!m_nonFinite.empty()) {

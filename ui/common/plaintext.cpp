@@ -1,7 +1,9 @@
 #include "common/plaintext.h"
+#include "common/sizeformat.h"
 
 #include "ckptscope/common/printable.h"
 
+#include <QCoreApplication>
 #include <QTextDocument>
 
 #include <algorithm>
@@ -20,6 +22,17 @@ QString plainToHtml(const QString& text) {
 
 QString shownText(const std::string& text) {
     return QString::fromStdString(ckptscope::printable(text));
+}
+
+QString shownExcerpt(const std::string& text, qsizetype keep) {
+    const QString all = QString::fromStdString(text);
+    if (all.size() <= keep)
+        return shownText(all);
+    qsizetype cut = keep;
+    if (all.at(cut - 1).isHighSurrogate()) // not half a character
+        --cut;
+    return QCoreApplication::translate("plaintext", "%1… (%2 characters)")
+        .arg(shownText(all.left(cut)), groupedNumber(uint64_t(all.size())));
 }
 
 namespace {

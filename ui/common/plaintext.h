@@ -20,6 +20,12 @@ QString plainToHtml(const QString& text);
 // reordering the line. For display only; the text itself stays in the model.
 QString shownText(const std::string& text);
 QString shownText(const QString& text);
+// The same for a text that may be long (a pickle's call, its arguments):
+// its first `keep` characters and how many it has in all, "os.system('yy…'
+// … (65,551 characters)". A banner or a page laid out with a 64 KiB word
+// takes seconds and reads no better; the whole text stays where it is (the
+// Metadata tab, `ckptscope-cli scan --json`).
+QString shownExcerpt(const std::string& text, qsizetype keep);
 // The same with newlines and tabs kept, for text shown on several lines (a
 // metadata value, a tooltip).
 QString shownLines(const QString& text);

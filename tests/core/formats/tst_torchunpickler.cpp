@@ -422,6 +422,45 @@ private Q_SLOTS:
         QVERIFY(doc->warnings()[0].message.find("{\"ref\": \"0\"}") != std::string::npos);
     }
 
+    // 400 different unsafe globals, each called once with one shared 64 KiB
+    // string (a 40 KB file): the warnings write the calls' arguments within
+    // one budget for the file (CallArguments::kBytes, 16 MiB), then say the
+    // rest are not written — not 26 MB, and 6 GB for 100 000 such calls.
+    void manyCallsArgumentsStayWithinTheFilesBudget() {
+        Pickle p;
+        p.proto(2).unicode(std::string(65536, 'x')).longBinput(0).op('0').emptyList().mark();
+        for (int i = 0; i < 400; ++i)
+            p.global("os", "f" + std::to_string(i)).longBinget(0).op(uint8_t(0x85)).reduce();
+        p.appends().stop();
+        const auto doc = openPickle(p);
+        size_t bytes = 0, written = 0, notWritten = 0;
+        for (const auto& w : doc->warnings()) {
+            bytes += w.message.size();
+            written += w.message.find(" called with [\"xxxx") != std::string::npos;
+            notWritten +=
+                w.message.ends_with(" called 1 time " + std::string(CallArguments::kNotWritten));
+        }
+        QCOMPARE(doc->warnings().size(), size_t(400));
+        QVERIFY2(bytes > CallArguments::kBytes &&
+                     bytes < CallArguments::kBytes + 2 * 65536 + 400 * 128,
+                 std::to_string(bytes).c_str());
+        QCOMPARE(written,
+                 size_t(CallArguments::kBytes / 65540 + 1)); // each call's text is 65 540 bytes
+        QCOMPARE(written + notWritten, size_t(400));
+        // The listing of `info --json` and `scan --json` the same way: every
+        // call in it, the first ones with their arguments.
+        const std::vector<std::string> names;
+        CallArguments arguments(doc->objects(), names);
+        size_t listed = 0, withArguments = 0;
+        for (const PickleImport& imp : doc->imports())
+            for (uint32_t c : imp.calls) {
+                ++listed;
+                withArguments += arguments.json(c).has_value();
+            }
+        QCOMPARE(listed, size_t(400));
+        QCOMPARE(withArguments, written);
+    }
+
     // A quantized tensor (torch.save of a quantized model's state dict): its
     // QInt8/QUInt8/QInt32 storage is a storage torch has (the file was
     // refused as "unknown storage type"). The tensor is listed with its

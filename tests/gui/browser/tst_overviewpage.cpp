@@ -33,6 +33,18 @@ using namespace ckptscope;
 
 namespace {
 
+// A torch.save file of `pickle` in `dir`, opened in `w`.
+bool openPickleIn(MainWindow& w, const QTemporaryDir& dir, const std::string& pickle) {
+    const QString path = dir.filePath(QStringLiteral("calls.pt"));
+    {
+        std::ofstream out(path.toStdString(), std::ios::binary);
+        out << picklewriter::torchZip("archive", pickle, {});
+    }
+    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+    w.openFile(path);
+    return QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000);
+}
+
 std::shared_ptr<const Document> fromJson(const std::string& json) {
     return Document::open(std::make_shared<MemorySource>(
         std::vector<uint8_t>(json.begin(), json.end()), "odd<&>.json"));
@@ -160,16 +172,9 @@ private Q_SLOTS:
             p.binget(0).unicode("echo " + std::to_string(i)).op(uint8_t(0x85)).reduce();
         p.appends().stop();
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("calls.pt"));
-        {
-            std::ofstream out(path.toStdString(), std::ios::binary);
-            out << picklewriter::torchZip("archive", p.bytes, {});
-        }
         MainWindow w;
         auto* page = qobject_cast<OverviewPage*>(w.tabs()->widget(0));
-        QSignalSpy loaded(&w, &MainWindow::documentLoaded);
-        w.openFile(path);
-        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000));
+        QVERIFY(openPickleIn(w, dir, p.bytes));
         const QString banner = w.unsafeBanner()->text();
         QVERIFY2(banner.contains(QStringLiteral("posix.system('echo 7')</b> and 22 more")),
                  qPrintable(banner));
@@ -181,6 +186,40 @@ private Q_SLOTS:
         // The file's warning (the Overview shows it too) the same way.
         QVERIFY2(text.contains(QStringLiteral("and with [\"echo 19\"] and 10 more times")),
                  qPrintable(text));
+    }
+
+    // 400 different unsafe globals each called with one shared 64 KiB string
+    // (a 40 KB file): the window opens at once — it laid out 26 MB of text,
+    // a minute and a half for 2 000 such calls. The banner spells 8 calls in
+    // their first 200 characters, with each one's length; the Overview lists
+    // 100 imports and counts the rest, each call's arguments in their first
+    // 1 000 characters.
+    void manyLongCallsAreShortenedAndCounted() {
+        picklewriter::Pickle p;
+        p.proto(2).unicode(std::string(65536, 'y')).longBinput(0).op('0').emptyList().mark();
+        for (int i = 0; i < 400; ++i)
+            p.global("os", "f" + std::to_string(i)).longBinget(0).op(uint8_t(0x85)).reduce();
+        p.appends().stop();
+        QTemporaryDir dir;
+        MainWindow w;
+        auto* page = qobject_cast<OverviewPage*>(w.tabs()->widget(0));
+        QVERIFY(openPickleIn(w, dir, p.bytes));
+        const QString banner = w.unsafeBanner()->text();
+        // os.f0('yyy…') is 65 545 characters: its first 200 and its length.
+        QVERIFY2(banner.contains(QStringLiteral("os.f0('") + QString(193, QLatin1Char('y')) +
+                                 QStringLiteral("… (65,545 characters)")),
+                 qPrintable(banner.left(2000)));
+        QVERIFY2(banner.contains(QStringLiteral("and 392 more calls")),
+                 qPrintable(banner.left(2000)));
+        QVERIFY2(banner.size() < 4000, qPrintable(QString::number(banner.size())));
+        const QString text = page->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral(
+                     "and 300 more imports (300 unsafe; ckptscope-cli scan lists every one)")),
+                 qPrintable(text.right(3000)));
+        QVERIFY2(text.contains(QStringLiteral("called with [\"") + QString(998, QLatin1Char('y')) +
+                               QStringLiteral("… (65,540 characters)")),
+                 qPrintable(text.left(3000)));
+        QVERIFY2(text.size() < 2000000, qPrintable(QString::number(text.size())));
     }
 
     // A pickle whose object is a class's instance (a Trainer's

@@ -176,16 +176,21 @@ const char* importRiskName(ImportRisk risk) {
     return "unknown";
 }
 
-std::vector<std::string> unsafeCalls(const ObjectTree& tree,
-                                     const std::vector<PickleImport>& imports) {
+UnsafeCalls unsafeCalls(const ObjectTree& tree, const std::vector<PickleImport>& imports,
+                        size_t shown) {
     // The outermost calls only: getattr(__import__('os'), 'system')('…') is
     // one call, whose callee and arguments hold the others.
     std::vector<uint32_t> calls;
-    std::vector<std::string> out;
+    UnsafeCalls out;
+    std::unordered_set<std::string> said;
     for (const PickleImport& imp : imports)
         if (imp.risk == ImportRisk::Unsafe) {
-            if (imp.calls.empty())
-                out.push_back(imp.name);
+            if (imp.calls.empty() && said.insert(imp.name).second) {
+                if (out.shown.size() < shown)
+                    out.shown.push_back(imp.name);
+                else
+                    ++out.more;
+            }
             calls.insert(calls.end(), imp.calls.begin(), imp.calls.end());
         }
     std::set<uint32_t> inner;
@@ -194,22 +199,36 @@ std::vector<std::string> unsafeCalls(const ObjectTree& tree,
         inner.insert(n.items.begin(), n.items.end());
         inner.insert(n.callee);
     }
-    // Each text once, in file order: a hash set, not a search of the list
-    // (a pickle of 100 000 distinct calls).
-    std::unordered_set<std::string> said(out.begin(), out.end());
+    // Each call once, in file order. The shown ones are told apart by their
+    // text (two calls of os.system('x') are one); the rest by what they call
+    // and with which values (the same node: a memoized argument), without
+    // spelling them.
+    std::unordered_set<std::string> others;
     for (uint32_t c : calls) {
         if (inner.count(c))
             continue;
-        std::string text = objectKeyText(tree, c);
-        if (said.insert(text).second)
-            out.push_back(std::move(text));
+        if (out.shown.size() < shown) {
+            std::string text = objectKeyText(tree, c);
+            if (said.insert(text).second)
+                out.shown.push_back(std::move(text));
+            continue;
+        }
+        const ObjectNode& n = tree.at(c);
+        std::string key = n.text + '\0' + std::to_string(n.callee);
+        for (uint32_t i : n.items)
+            key += ',' + std::to_string(i);
+        if (others.insert(std::move(key)).second)
+            ++out.more;
     }
     return out;
 }
 
-std::string callArgumentsJson(const ObjectTree& tree, uint32_t call,
-                              const std::vector<std::string>& tensorNames) {
-    return pytorch::argumentsJson(tree, tree.at(call).items, tensorNames);
+std::optional<std::string> CallArguments::json(uint32_t call) {
+    if (m_left == 0)
+        return std::nullopt;
+    std::string text = pytorch::argumentsJson(m_tree, m_tree.at(call).items, m_names);
+    m_left -= std::min<uint64_t>(m_left, text.size());
+    return text;
 }
 
 } // namespace ckptscope
@@ -300,6 +319,7 @@ std::vector<std::string> importWarnings(const ObjectTree& tree,
     // The first calls' arguments and how many more: a pickle of 100 000
     // calls would make warnings of megabytes (`scan` lists every call).
     constexpr size_t kCallsTold = 20;
+    CallArguments arguments(tree, names);
     std::vector<std::string> out;
     std::vector<uint32_t> resultCalls;
     std::unordered_set<uint32_t> resultSeen;
@@ -319,22 +339,27 @@ std::vector<std::string> importWarnings(const ObjectTree& tree,
                     resultCalls.push_back(c);
                 continue;
             }
-            if (told == kCallsTold) {
+            std::optional<std::string> args;
+            if (told == kCallsTold || !(args = arguments.json(c))) {
                 ++more;
                 continue;
             }
-            w += (told == 0 ? " called with " : " and with ") + argumentsJson(tree, n.items, names);
+            w += (told == 0 ? " called with " : " and with ") + *args;
             ++told;
         }
-        if (more > 0)
+        if (more > 0 && told == 0)
+            w += " called " + std::to_string(more) + " time" + (more == 1 ? " " : "s ") +
+                 CallArguments::kNotWritten;
+        else if (more > 0)
             w += " and " + std::to_string(more) + " more time" + (more == 1 ? "" : "s") +
                  " (ckptscope-cli scan lists every call)";
         out.push_back(std::move(w));
     }
     for (size_t i = 0; i < resultCalls.size() && i < kCallsTold; ++i) {
         const ObjectNode& n = tree.at(resultCalls[i]);
-        out.push_back("unsafe call of " + nodeJson(tree, n.callee, names) + "'s result with " +
-                      argumentsJson(tree, n.items, names));
+        const std::optional<std::string> args = arguments.json(resultCalls[i]);
+        out.push_back("unsafe call of " + nodeJson(tree, n.callee, names) + "'s result " +
+                      (args ? "with " + *args : std::string(CallArguments::kNotWritten)));
     }
     if (resultCalls.size() > kCallsTold)
         out.push_back(std::to_string(resultCalls.size() - kCallsTold) +
