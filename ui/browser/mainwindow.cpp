@@ -361,7 +361,7 @@ void MainWindow::showUnsafeCalls() {
     }
     QStringList shown;
     for (const std::string& call : calls.shown)
-        shown << QStringLiteral("<b>%1</b>").arg(shownExcerpt(call, 200).toHtmlEscaped());
+        shown << QStringLiteral("<b>%1</b>").arg(shownExcerpt(call, 120).toHtmlEscaped());
     const QString list =
         calls.more > 0 ? tr("%1 and %2 more calls")
                              .arg(shown.join(QStringLiteral(", ")), groupedNumber(calls.more))
