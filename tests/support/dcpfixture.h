@@ -59,6 +59,8 @@ struct DcpFixture {
     // instead of its rank's, transform descriptors written for every chunk.
     std::map<std::string, std::string> fileOverride; // fqn → relative_path
     bool transforms = false;
+    // planner_data entries naming no item (a plan written by hand).
+    std::map<std::string, std::vector<std::string>> strayPaths;
     std::string planDtype; // when set, the dtype the plan names for every tensor
     // Every 2-D chunk saved as torch saves a transposed whole tensor: its
     // storage in column order, strides (1, rows) — plus `strideOverrun` on
@@ -360,6 +362,8 @@ struct DcpFixture {
                 path(i.fqn, i.path);
             for (const DcpTensor& t : tensors)
                 path(t.fqn, t.path);
+            for (const auto& [fqn, keys] : strayPaths)
+                path(fqn, keys);
             m.p.setitems();
             m.key("storage_data");
             m.p.emptyDict().mark();

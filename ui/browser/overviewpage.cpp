@@ -290,11 +290,14 @@ QString OverviewPage::pickleHtml() const {
     if (!more.empty()) {
         QStringList counts;
         size_t total = 0;
-        for (const auto& [risk, n] : more) {
-            counts << tr("%1 %2").arg(groupedNumber(n),
-                                      QString::fromLatin1(ckptscope::importRiskName(risk)));
-            total += n;
-        }
+        for (const ckptscope::ImportRisk risk : // the table's order
+             {ckptscope::ImportRisk::Unsafe, ckptscope::ImportRisk::Unknown,
+              ckptscope::ImportRisk::Safe})
+            if (const auto n = more.find(risk); n != more.end()) {
+                counts << tr("%1 %2").arg(groupedNumber(n->second),
+                                          QString::fromLatin1(ckptscope::importRiskName(risk)));
+                total += n->second;
+            }
         html += QStringLiteral("<tr><td></td><td>%1</td></tr>")
                     .arg(tr("and %1 more imports (%2; ckptscope-cli scan lists every one)")
                              .arg(groupedNumber(total), counts.join(QStringLiteral(", "))));

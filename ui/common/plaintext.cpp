@@ -25,14 +25,18 @@ QString shownText(const std::string& text) {
 }
 
 QString shownExcerpt(const std::string& text, qsizetype keep) {
-    const QString all = QString::fromStdString(text);
-    if (all.size() <= keep)
-        return shownText(all);
-    qsizetype cut = keep;
-    if (all.at(cut - 1).isHighSurrogate()) // not half a character
-        --cut;
+    // Characters as UTF-8 counts them (a byte that is not UTF-8 is one, and
+    // shows as \xNN as shownText writes it); cut at one's end.
+    size_t cut = text.size(), characters = 0;
+    for (size_t i = 0; i < text.size(); ++characters) {
+        if (qsizetype(characters) == keep)
+            cut = i;
+        i += std::max<size_t>(1, ckptscope::utf8Length(text, i));
+    }
+    if (qsizetype(characters) <= keep)
+        return shownText(text);
     return QCoreApplication::translate("plaintext", "%1… (%2 characters)")
-        .arg(shownText(all.left(cut)), groupedNumber(uint64_t(all.size())));
+        .arg(shownText(text.substr(0, cut)), groupedNumber(characters));
 }
 
 namespace {

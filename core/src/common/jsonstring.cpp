@@ -18,7 +18,8 @@ void appendJsonString(std::string& out, std::string_view s) {
         out.resize(at + s.size() + 2);
         char* p = out.data() + at;
         p[0] = '"';
-        std::memcpy(p + 1, s.data(), s.size());
+        if (!s.empty()) // data() may be null
+            std::memcpy(p + 1, s.data(), s.size());
         p[s.size() + 1] = '"';
         return;
     }

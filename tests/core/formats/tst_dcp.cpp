@@ -300,6 +300,28 @@ private Q_SLOTS:
         }
     }
 
+    // planner_data's key paths are read for the plan's items only: an item
+    // 1 000 keys deep is refused (each key a level of the tree), an entry
+    // naming no item is not read at all, however deep (a path shared by
+    // thousands of such entries would take gigabytes).
+    void plannerPathsOfItemsOnly() {
+        const std::vector<std::string> deep(1000, "k");
+        DcpFixture stray = DcpFixture::make(1, kShapes);
+        stray.strayPaths["not.an.item"] = deep;
+        QTemporaryDir a;
+        stray.write(a.path().toStdString());
+        const auto doc = Document::open(a.path().toStdString());
+        QCOMPARE(doc->tensors().size(), stray.tensors.size());
+        DcpFixture item = DcpFixture::make(1, kShapes);
+        item.tensors[0].path = deep;
+        QTemporaryDir b;
+        item.write(b.path().toStdString());
+        const std::string e = openError(b.path().toStdString());
+        QVERIFY2(contains(e, ".metadata") && contains(e, item.tensors[0].fqn) &&
+                     contains(e, "1000 keys deep"),
+                 e.c_str());
+    }
+
     // A chunk's archive is read when its tensor is first read, not at open:
     // what is wrong inside one is told then, naming the file and the tensor,
     // and the other tensors stay readable.

@@ -176,6 +176,10 @@ private Q_SLOTS:
             [](Pickle& p) { p.long1(std::string("\x00\x00\x00\x00\x00\x00\x00\x00\x01", 9)); });
         QTest::newRow("no STOP") << Pickle().proto(4).emptyList().bytes;
         QTest::newRow("a stack underflow") << wrapped([](Pickle& p) { p.mark().op('a'); });
+        // APPENDS whose list lies below an enclosing mark: the general machine
+        // and Python refuse it as an underflow.
+        QTest::newRow("APPENDS below a mark") << wrapped(
+            [](Pickle& p) { p.emptyList().mark().mark().binint1(5).appends().emptyList(); });
     }
     void otherPicklesAreLeftToTheGeneralMachine() {
         QFETCH(std::string, pickle);

@@ -25,6 +25,28 @@ private Q_SLOTS:
             QCOMPARE(plainToolTip(text), text);
         QCOMPARE(guisupport::shownText(plainToHtml(text), Qt::RichText), text);
     }
+
+    // A long text is shown by its first characters and its length, cut at a
+    // character's end; a short one whole; a byte that is not UTF-8 shows as
+    // \xNN either way, as shownText writes it, never as U+FFFD.
+    void excerptsKeepCharactersAndBytes_data() {
+        QTest::addColumn<std::string>("text");
+        QTest::addColumn<QString>("shown");
+        QTest::newRow("short") << std::string("os.system") << QStringLiteral("os.system");
+        QTest::newRow("long") << std::string("abcdefghijk")
+                              << QStringLiteral("abcdefghi… (11 characters)");
+        QTest::newRow("two-byte") << std::string("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                                                 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9")
+                                  << QStringLiteral("ééééééééé… (10 characters)");
+        QTest::newRow("not UTF-8")
+            << std::string("os\xff.system(1)") << QStringLiteral("os\\xff.syste… (13 characters)");
+        QTest::newRow("not UTF-8, short") << std::string("os\xff.f") << QStringLiteral("os\\xff.f");
+    }
+    void excerptsKeepCharactersAndBytes() {
+        QFETCH(std::string, text);
+        QFETCH(QString, shown);
+        QCOMPARE(shownExcerpt(text, 9), shown);
+    }
 };
 
 QTEST_MAIN(TestPlainText)

@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace ckptscope {
 
@@ -279,13 +280,20 @@ PathKey pathKey(const dcp::PlanTree& t, uint32_t k) {
 template <class Tree> void Builder::readPlannerData(const Tree& t, uint32_t planner) {
     if (planner == kNoNode || t.at(planner).kind != ObjectKind::Dict)
         return; // saved without flattening: the names are the keys
+    // The paths of the plan's items only (read before): an entry naming no
+    // item is not expanded, as a key path a hostile plan shares among many.
+    std::unordered_set<std::string_view> items;
+    for (const Item& item : m_items)
+        items.insert(item.fqn);
     const std::span<const uint32_t> kv = t.at(planner).items;
     uint64_t pathBytes = 0;
     for (size_t k = 0; k + 1 < kv.size(); k += 2) {
         const auto& key = t.at(kv[k]);
         const auto& path = t.at(kv[k + 1]);
         if (key.kind != ObjectKind::String ||
-            (path.kind != ObjectKind::Tuple && path.kind != ObjectKind::List) || path.items.empty())
+            (path.kind != ObjectKind::Tuple && path.kind != ObjectKind::List) ||
+            path.items.empty() || !items.count(key.text) ||
+            m_paths.count(std::string(key.text))) // the first entry of a name counts
             continue;
         // Each key a dict level of the document's tree, which is walked.
         if (path.items.size() >= kMaxObjectDepth)
@@ -296,13 +304,13 @@ template <class Tree> void Builder::readPlannerData(const Tree& t, uint32_t plan
         keys.reserve(path.items.size());
         for (uint32_t p : path.items) {
             keys.push_back(pathKey(t, p));
-            // A long key fetched from the memo at many places costs its
-            // length each time: bounded as the tree's paths are.
-            pathBytes += keys.back().text.size() + 1;
+            // A key fetched from the memo at many places costs its size each
+            // time: bounded as the tree's paths are.
+            pathBytes += sizeof(PathKey) + keys.back().text.size();
             if (pathBytes > kMaxPathBytes)
                 failInvalid(m_metaPath, "planner_data's key paths take more than " +
                                             std::to_string(kMaxPathBytes >> 20) +
-                                            " MiB (long keys repeated)");
+                                            " MiB (keys repeated at many places)");
         }
         m_paths.emplace(std::string(key.text), std::move(keys));
     }

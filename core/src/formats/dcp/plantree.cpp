@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 
 namespace ckptscope::dcp {
 
@@ -24,9 +25,9 @@ struct Other {};
 class PlanTree::Run {
 public:
     Run(PlanTree& tree, std::string_view data) : t(tree), d(data) {
-        // About one value per 6 bytes of a plan, and an item per value:
-        // reserved once, not regrown (a copy touches new pages, and a fresh
-        // page costs about a microsecond here).
+        // About one value per 6 bytes of a plan: reserved once, seldom
+        // regrown (a copy touches new pages, and a fresh page costs about a
+        // microsecond here).
         t.m_nodes.reserve(data.size() / 4);
         shape.reserve(data.size() / 4);
         // Every item was once on the stack, pushed by an opcode of at least
@@ -406,7 +407,7 @@ void PlanTree::Run::go() {
         case 'e':   // APPENDS
         case 'u': { // SETITEMS
             const size_t from = takeMark();
-            if (from == 0)
+            if (from <= floor()) // the target below an enclosing mark: an underflow
                 other();
             const std::span<const uint32_t> items = std::span<const uint32_t>(stack).subspan(from);
             addItems(code == 'e' ? ObjectKind::List : ObjectKind::Dict, stack[from - 1], items);
@@ -415,7 +416,10 @@ void PlanTree::Run::go() {
         }
         case 0x93: { // STACK_GLOBAL
             const uint32_t name = pop(), module = pop();
-            if (node(name).kind != ObjectKind::String || node(module).kind != ObjectKind::String)
+            // A plan's names are short; a long one (rebuilt at each use) is
+            // left to the general machine.
+            if (node(name).kind != ObjectKind::String || node(module).kind != ObjectKind::String ||
+                node(module).text.size() + node(name).text.size() > 1024)
                 other();
             std::string full;
             full.reserve(node(module).text.size() + 1 + node(name).text.size());
@@ -426,7 +430,7 @@ void PlanTree::Run::go() {
                 // (an unknown global told for no other module): anything else
                 // gets the general machine's warnings.
                 if (!(pytorch::globalTier(full) == ImportRisk::Safe ||
-                      full.starts_with("torch.distributed.") || full == "torch.strided"))
+                      full.starts_with("torch.distributed.")))
                     other();
                 it = t.m_globals.emplace(std::move(full), 0).first;
             }
@@ -488,6 +492,8 @@ std::optional<PlanTree> PlanTree::read(std::string_view pickle) {
     try {
         Run(tree, pickle).go();
     } catch (const Other&) {
+        return std::nullopt;
+    } catch (const std::bad_alloc&) { // the general machine needs less, or says so
         return std::nullopt;
     }
     return tree;

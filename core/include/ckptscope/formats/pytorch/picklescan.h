@@ -28,9 +28,10 @@ PickleScan scanPickle(const ByteSource& source);
 // What the pickle would run, each call as Python spells it
 // ("os.system('echo pwned > /tmp/x')"; a call of a call's result as
 // "builtins.getattr(…)('…')"); an unsafe global never called by its name.
-// The first `shown` different ones, and how many more there are: only the
-// shown are spelled (a call's text can take 64 KiB, and a 100 KB pickle
-// can make 100 000 calls).
+// The first `shown` different ones (told apart by their text), and how many
+// more calls there are (told apart by what they call and with which values:
+// the same call written out again counts again). Only the shown are spelled:
+// a call's text can take 64 KiB, and a 100 KB pickle can make 100 000 calls.
 struct UnsafeCalls {
     std::vector<std::string> shown;
     size_t more = 0;
@@ -42,20 +43,20 @@ UnsafeCalls unsafeCalls(const ObjectTree& tree, const std::vector<PickleImport>&
 const char* importRiskName(ImportRisk risk);
 // The arguments of calls (PickleImport::calls), each as one line of JSON
 // as `objects` writes them (["echo pwned > /tmp/x"]), within one budget for
-// a whole file: each call's within 10 000 nodes, all of them within
-// kBytes. A pickle of 100 000 calls that each pass one shared 64 KiB string
-// is 100 KB and would make 6 GB of text. Past the budget json() gives
-// nullopt, and the caller says the arguments are not written.
+// a whole file: each call's within 10 000 nodes, all of them within about
+// kBytes (the call that passes it is written whole). A pickle of 100 000
+// calls that each pass one shared 64 KiB string is 100 KB and would make
+// 6 GB of text. Past the budget json() gives nullopt, and the caller says
+// the arguments are not written.
 class CallArguments {
 public:
     static constexpr uint64_t kBytes = uint64_t(16) << 20;
 
-    CallArguments(const ObjectTree& tree, const std::vector<std::string>& tensorNames,
-                  uint64_t bytes = kBytes)
-        : m_tree(tree), m_names(tensorNames), m_left(bytes) {}
+    CallArguments(const ObjectTree& tree, const std::vector<std::string>& tensorNames)
+        : m_tree(tree), m_names(tensorNames), m_left(kBytes) {}
     // Both are kept by reference.
-    CallArguments(const ObjectTree&, std::vector<std::string>&&, uint64_t = kBytes) = delete;
-    CallArguments(ObjectTree&&, const std::vector<std::string>&, uint64_t = kBytes) = delete;
+    CallArguments(const ObjectTree&, std::vector<std::string>&&) = delete;
+    CallArguments(ObjectTree&&, const std::vector<std::string>&) = delete;
     std::optional<std::string> json(uint32_t call);
     // The text that stands for arguments not written.
     static constexpr const char* kNotWritten =
