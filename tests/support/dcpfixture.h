@@ -9,6 +9,7 @@
 // values are chosen here, so a reader's logical tensors can be checked
 // against a plain assembly of the same chunks.
 #include "picklewriter.h"
+#include "safetensorsbuilder.h"
 
 #include <cstdint>
 #include <cstring>
@@ -59,6 +60,11 @@ struct DcpFixture {
     // instead of its rank's, transform descriptors written for every chunk.
     std::map<std::string, std::string> fileOverride; // fqn → relative_path
     bool transforms = false;
+    // Rank files as SerializationFormat.SAFETENSORS writes them: the
+    // non-tensor items, then one safetensors blob of the rank's chunks, each
+    // under its tensor's name, every chunk's _StorageInfo at the blob's first
+    // byte with the length of its values.
+    bool safetensors = false;
     // planner_data entries naming no item (a plan written by hand).
     std::map<std::string, std::vector<std::string>> strayPaths;
     std::string planDtype; // when set, the dtype the plan names for every tensor
@@ -222,7 +228,14 @@ struct DcpFixture {
         }
     };
 
-    std::string chunkArchive(const DcpTensor& t, const DcpChunk& c) const {
+    // A chunk's stored values (little-endian f32 or bf16) and their strides
+    // in the box.
+    struct ChunkData {
+        std::string bytes;
+        std::vector<uint64_t> stride;
+        uint64_t count = 1;
+    };
+    ChunkData chunkData(const DcpTensor& t, const DcpChunk& c) const {
         // The chunk's values in C order of its box.
         std::vector<float> box;
         const size_t rank = t.shape.size();
@@ -270,11 +283,16 @@ struct DcpFixture {
         } else {
             data = picklewriter::leBytes(box);
         }
+        return {std::move(data), std::move(stride), n};
+    }
+
+    std::string chunkArchive(const DcpTensor& t, const DcpChunk& c) const {
+        const ChunkData d = chunkData(t, c);
         picklewriter::Pickle p;
         p.proto(2)
-            .tensor("0", t.bf16 ? "BFloat16Storage" : "FloatStorage", n, 0, c.sizes, stride)
+            .tensor("0", t.bf16 ? "BFloat16Storage" : "FloatStorage", d.count, 0, c.sizes, d.stride)
             .stop();
-        return picklewriter::torchZip("archive", p.bytes, {{"0", data}});
+        return picklewriter::torchZip("archive", p.bytes, {{"0", d.bytes}});
     }
 
     void write(const std::string& dir) const {
@@ -295,7 +313,27 @@ struct DcpFixture {
             itemWhere.push_back({fileName(items[i].rank), files[items[i].rank].size(), a.size()});
             files[items[i].rank] += a;
         }
-        for (size_t i = 0; i < tensors.size(); ++i)
+        if (safetensors) {
+            std::vector<std::vector<StTensor>> blobs(world);
+            std::vector<std::string> sharding(world);
+            for (size_t i = 0; i < tensors.size(); ++i)
+                for (const DcpChunk& c : tensors[i].chunks) {
+                    ChunkData d = chunkData(tensors[i], c);
+                    where[i].push_back({fileName(c.rank), files[c.rank].size(), d.bytes.size()});
+                    std::string offsets;
+                    for (uint64_t o : c.offsets)
+                        offsets += (offsets.empty() ? "" : ", ") + std::to_string(o);
+                    sharding[c.rank] += (sharding[c.rank].empty() ? "" : ", ") +
+                                        jsonString(tensors[i].fqn) + ": {\"saved_offsets\": [" +
+                                        offsets + "]}";
+                    blobs[c.rank].push_back(
+                        {tensors[i].fqn, tensors[i].bf16 ? "BF16" : "F32", c.sizes, d.bytes});
+                }
+            for (uint64_t r = 0; r < world; ++r)
+                files[r] += stFile(blobs[r], {{"DCP_SHARDING_INFO", "{" + sharding[r] + "}"},
+                                              {"DCP_VERSION", "1.0"}});
+        }
+        for (size_t i = 0; i < tensors.size() && !safetensors; ++i)
             for (const DcpChunk& c : tensors[i].chunks) {
                 const std::string a = chunkArchive(tensors[i], c);
                 std::string file = fileName(c.rank);

@@ -10,6 +10,7 @@
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/export/converter.h"
+#include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/openerror.h"
 #include "ckptscope/optimizer/parameterupdate.h"
 #include "ckptscope/run/runscan.h"
@@ -21,6 +22,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
 
 using namespace ckptscope;
 using testsupport::DcpFixture;
@@ -60,23 +63,33 @@ private Q_SLOTS:
         QTest::addColumn<int>("world");
         QTest::addColumn<bool>("bf16");
         QTest::addColumn<bool>("transposed");
+        QTest::addColumn<bool>("safetensors");
         for (int world : {1, 2, 3, 8})
             for (bool bf16 : {false, true})
                 QTest::addRow("%d ranks, %s", world, bf16 ? "bf16" : "f32")
-                    << world << bf16 << false;
+                    << world << bf16 << false << false;
         // Chunks saved as transposed views (torch does not make a view of
         // a whole storage contiguous): read through their strides.
         for (int world : {1, 3})
             for (bool bf16 : {false, true})
                 QTest::addRow("%d ranks, %s, chunks transposed", world, bf16 ? "bf16" : "f32")
-                    << world << bf16 << true;
+                    << world << bf16 << true << false;
+        // Rank files of SerializationFormat.SAFETENSORS: each rank's chunks in
+        // one safetensors blob after its non-tensor item (one chunk of a
+        // tensor per rank: the grid's four boxes need four ranks).
+        for (int world : {4, 8})
+            for (bool bf16 : {false, true})
+                QTest::addRow("%d ranks, %s, safetensors", world, bf16 ? "bf16" : "f32")
+                    << world << bf16 << false << true;
     }
     void logicalTensorsEqualWhatWasWritten() {
         QFETCH(int, world);
         QFETCH(bool, bf16);
         QFETCH(bool, transposed);
+        QFETCH(bool, safetensors);
         DcpFixture f = DcpFixture::make(uint64_t(world), kShapes, bf16);
         f.transposedChunks = transposed;
+        f.safetensors = safetensors;
         QTemporaryDir dir;
         const std::string folder = dir.path().toStdString();
         f.write(folder);
@@ -104,6 +117,12 @@ private Q_SLOTS:
                 const std::string want = t.path[0] == "optim" ? t.path[2] : std::string();
                 QCOMPARE(doc->traits().at(i).parameter, want);
             }
+            // Each chunk's storage has a name of its own, also where chunks
+            // share their place (a safetensors blob's first byte).
+            std::set<std::string> keys;
+            for (const TensorStorage& st : doc->storages())
+                keys.insert(st.key);
+            QCOMPARE(keys.size(), doc->storages().size());
             // The non-tensor item is unpickled into the tree, where
             // planner_data puts it.
             const ObjectTree& tree = doc->objects();
@@ -270,12 +289,13 @@ private Q_SLOTS:
                          contains(e, "torch.save"),
                      e.c_str());
         }
-        { // rank files written as safetensors: refused by name
+        { // a rank file that is a bare safetensors file where the plan puts a
+          // non-tensor item's torch.save archive
             const std::string e = attempt(base, [](const std::string& d) {
                 std::ofstream(d + "/__0_0.distcp", std::ios::binary)
                     << std::string("\x02\0\0\0\0\0\0\0{}", 10);
             });
-            QVERIFY2(contains(e, "__0_0.distcp") && contains(e, "safetensors"), e.c_str());
+            QVERIFY2(contains(e, "__0_0.distcp") && contains(e, "optim.param_groups"), e.c_str());
         }
         { // a .metadata that is not a plan
             const std::string e = attempt(base, [](const std::string& d) {
@@ -320,6 +340,43 @@ private Q_SLOTS:
         QVERIFY2(contains(e, ".metadata") && contains(e, item.tensors[0].fqn) &&
                      contains(e, "1000 keys deep"),
                  e.c_str());
+    }
+
+    // A rank file of SerializationFormat.SAFETENSORS whose blob does not
+    // hold the chunk the plan names there, or holds it in another dtype or
+    // shape: told when the tensor is read, naming the file and the tensor;
+    // the other tensors read as ever.
+    void safetensorsChunksAreCheckedOnRead() {
+        DcpFixture f = DcpFixture::make(4, kShapes);
+        f.safetensors = true;
+        QTemporaryDir dir;
+        const std::string folder = dir.path().toStdString();
+        f.write(folder);
+        const std::string wq = f.tensors[0].fqn, wk = f.tensors[1].fqn;
+        { // the first tensor's name spelled otherwise in rank 2's blob
+            std::fstream file(folder + "/__2_0.distcp",
+                              std::ios::in | std::ios::out | std::ios::binary);
+            std::string bytes((std::istreambuf_iterator<char>(file)), {});
+            std::string other = wq;
+            other.back() = 'X';
+            for (size_t at = bytes.find("\"" + wq + "\""); at != std::string::npos;
+                 at = bytes.find("\"" + wq + "\"", at + 1))
+                bytes.replace(at + 1, wq.size(), other);
+            file.seekp(0);
+            file.write(bytes.data(), std::streamsize(bytes.size()));
+        }
+        const auto doc = Document::open(folder);
+        std::vector<float> v(doc->tensors()[indexOf(*doc, wq)].dataLen);
+        try {
+            doc->readValues(indexOf(*doc, wq), 0, v.size(), v.data());
+            QFAIL("a chunk missing from its blob was read");
+        } catch (const CheckpointError& e) {
+            const std::string m = e.what();
+            QVERIFY2(contains(m, "__2_0.distcp") && contains(m, wq) &&
+                         contains(m, "no tensor of that name"),
+                     m.c_str());
+        }
+        QCOMPARE(valuesOf(*doc, wk), f.tensors[1].values);
     }
 
     // A chunk's archive is read when its tensor is first read, not at open:

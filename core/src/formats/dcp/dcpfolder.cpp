@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -102,6 +103,8 @@ private:
     std::unordered_map<std::string, std::vector<PathKey>> m_paths; // fqn → planner_data key path
     std::unordered_map<std::string, uint16_t> m_shardOf;
     std::map<std::pair<uint32_t, std::string>, uint32_t> m_child; // (dict, key) → dict
+    // (file, byte) where chunks of several tensors lie: SAFETENSORS blobs.
+    std::set<std::pair<std::string, uint64_t>> m_sharedPlaces;
     FormatIndex m_out;
     std::shared_ptr<DcpStorages> m_resolver = std::make_shared<DcpStorages>();
     // Each file is read in many small pieces at open: its change check is
@@ -340,19 +343,6 @@ uint16_t Builder::shardOf(const std::string& file, const std::function<std::stri
         failInvalid(where, "its file " + quotedName(file) + " cannot be read (" + e.what() +
                                "): a rank's file is missing");
     }
-    // DCP's other serialization: one safetensors file per rank.
-    if (source->size() >= 9) {
-        uint8_t head[9];
-        source->read(0, head, 9);
-        uint64_t length = 0;
-        for (int i = 7; i >= 0; --i)
-            length = length << 8 | head[i];
-        if (head[8] == '{' && length >= 2 && length <= source->size() - 8)
-            failInvalid(where,
-                        "its file " + quotedName(file) +
-                            " is a safetensors file (DCP's SerializationFormat.SAFETENSORS), "
-                            "which is not read: open it on its own");
-    }
     m_checks.push_back(std::make_unique<DeferredChangeCheck>(*source));
     m_out.shards.push_back({std::move(source), file});
     const uint16_t shard = uint16_t(m_out.shards.size() - 1);
@@ -462,8 +452,13 @@ void Builder::addTensor(Item& item) {
         const std::string at = std::to_string(w->offset);
         st.key.reserve(w->file.size() + 2 + at.size());
         st.key.append(w->file).append(" @").append(at);
+        // Chunks at one place (a safetensors blob's first byte) are told
+        // apart by their tensor's name.
+        const bool shared = m_sharedPlaces.count({w->file, w->offset}) > 0;
+        if (shared)
+            st.key.append(" ").append(item.fqn);
         m_out.storages.push_back(std::move(st));
-        m_resolver->chunks.push_back({tensor, chunk.sizes, chunk.offsets});
+        m_resolver->chunks.push_back({tensor, chunk.sizes, chunk.offsets, shared});
         const uint32_t storage = uint32_t(m_out.storages.size() - 1);
         if (c == 0) {
             firstShard = shard;
@@ -561,6 +556,11 @@ void Builder::place(const Item& item, uint32_t value) {
 
 FormatIndex Builder::build() {
     readMetadata();
+    std::set<std::pair<std::string, uint64_t>> seen;
+    for (const auto& [fqn, chunks] : m_where)
+        for (const auto& [offsets, w] : chunks)
+            if (!seen.insert({w.file, w.offset}).second)
+                m_sharedPlaces.insert({w.file, w.offset});
     ObjectNode root;
     root.kind = ObjectKind::Dict;
     m_out.objects.root = m_out.objects.add(std::move(root));

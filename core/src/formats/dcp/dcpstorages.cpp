@@ -1,17 +1,91 @@
 #include "formats/dcp/dcpstorages.h"
 
+#include "ckptscope/formats/safetensors/safetensorsindex.h"
+
 #include "formats/pytorch/pytorchformat.h"
 #include "formats/tensorgather.h"
 
+#include <unordered_map>
+
 namespace ckptscope::dcp {
+
+namespace {
+
+// A rank file's bytes from `from` on: the safetensors blob
+// SerializationFormat.SAFETENSORS writes after the non-tensor items, read
+// as a file of its own (its header's offsets count from its start).
+class TailSource final : public ByteSource {
+public:
+    TailSource(const ByteSource& file, uint64_t from) : m_file(file), m_from(from) {}
+    uint64_t size() const override { return m_file.size() - m_from; }
+    void read(uint64_t offset, void* dst, size_t n) const override {
+        if (offset > size() || n > size() - offset)
+            throw SourceChangedError(m_file.name() + ": a read past the end of the file");
+        m_file.read(m_from + offset, dst, n);
+    }
+    const std::string& name() const override { return m_file.name(); }
+
+private:
+    const ByteSource& m_file;
+    uint64_t m_from;
+};
+
+} // namespace
+
+struct DcpStorages::Blob {
+    SafetensorsIndex index;
+    std::unordered_map<std::string, size_t> byName; // into index.tensors
+};
+
+const DcpStorages::Blob* DcpStorages::blobAt(uint32_t shard, uint64_t offset) const {
+    const auto key = std::make_pair(shard, offset);
+    if (const auto it = m_blobs.find(key); it != m_blobs.end())
+        return it->second.get();
+    const ByteSource& file = *files.at(shard);
+    if (offset > file.size() || file.size() - offset < 9)
+        return nullptr;
+    const TailSource tail(file, offset);
+    if (!looksLikeSafetensors(tail)) // a torch.save archive starts "PK"
+        return nullptr;
+    auto blob = std::make_shared<Blob>();
+    blob->index = readSafetensorsIndex(tail);
+    for (size_t i = 0; i < blob->index.tensors.size(); ++i)
+        blob->byName.emplace(blob->index.tensors[i].name, i);
+    return m_blobs.emplace(key, std::move(blob)).first->second.get();
+}
 
 TensorStorage DcpStorages::find(uint32_t storage) const {
     const TensorStorage& p = planned.at(storage);
     const Chunk& c = chunks.at(storage);
     const ByteSource& file = *files.at(p.shard);
-    const std::string where = file.name() + ": tensor " + quotedName(tensors.at(c.tensor)) +
-                              " chunk at " + sizesText(c.offsets) + ", saved at byte " +
-                              std::to_string(p.offset);
+    const std::string& name = tensors.at(c.tensor);
+    const std::string where = file.name() + ": tensor " + quotedName(name) + " chunk at " +
+                              sizesText(c.offsets) + ", saved at byte " + std::to_string(p.offset);
+    const Blob* blob = nullptr;
+    try {
+        blob = blobAt(p.shard, p.offset);
+    } catch (const CheckpointError& e) {
+        failInvalid(where, "its safetensors data: " + after(e.what(), file.name()));
+    }
+    if (blob) {
+        const auto at = blob->byName.find(name);
+        if (at == blob->byName.end())
+            failInvalid(where, "the safetensors data there holds no tensor of that name");
+        const TensorEntry& t = blob->index.tensors[at->second];
+        if (t.dtype != p.dtype)
+            failInvalid(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
+                                   dtypeName(p.dtype));
+        if (t.shape != c.sizes)
+            failInvalid(where, "it holds a tensor of sizes " + sizesText(t.shape) +
+                                   ", the plan says " + sizesText(c.sizes));
+        TensorStorage s = p;
+        s.deferred = false;
+        s.offset = p.offset + t.dataOffset; // the header's offsets count from the blob
+        s.bytes = t.dataLen * dtypeSize(t.dtype);
+        s.key = fileNames.at(p.shard) + " @" + std::to_string(p.offset) +
+                (c.namedKey ? " " + name : std::string()); // as the index names it
+        return s;
+    }
     FormatIndex part;
     try {
         part = openPytorchArchive(file, p.offset, p.offset + p.containerBytes);

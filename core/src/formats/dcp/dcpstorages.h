@@ -9,6 +9,7 @@
 #include "formats/invalidfile.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,12 +33,17 @@ inline std::string sizesText(const std::vector<uint64_t>& v) {
 
 // The chunks' storages, found on first read: each chunk's torch.save
 // archive must hold one tensor of the planned dtype and sizes, contiguous or
-// a permuted view of its whole storage (its strides kept: boxStrides).
+// a permuted view of its whole storage (its strides kept: boxStrides). A
+// rank file written with SerializationFormat.SAFETENSORS holds its chunks
+// in one safetensors blob after its non-tensor items, each chunk under its
+// tensor's name, every chunk's place the blob's first byte: its header is
+// read once and the chunk found by name.
 class DcpStorages final : public StorageResolver {
 public:
     struct Chunk {
         uint32_t tensor; // in `tensors`
         std::vector<uint64_t> sizes, offsets;
+        bool namedKey = false; // its key names the tensor: chunks share its place
     };
     std::vector<std::string> tensors;                     // the logical tensors' names
     std::vector<Chunk> chunks;                            // per storage of the index
@@ -56,9 +62,14 @@ public:
 
 private:
     TensorStorage find(uint32_t storage) const;
+    struct Blob;
+    // The safetensors blob at `offset` of shard `shard`, read once; null
+    // when the bytes there are not one.
+    const Blob* blobAt(uint32_t shard, uint64_t offset) const;
 
     mutable std::mutex m_mutex;
     mutable std::vector<std::optional<TensorStorage>> m_found;
+    mutable std::map<std::pair<uint32_t, uint64_t>, std::shared_ptr<const Blob>> m_blobs;
 };
 
 } // namespace ckptscope::dcp
