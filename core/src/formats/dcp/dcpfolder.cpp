@@ -20,7 +20,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -104,7 +103,8 @@ private:
     std::unordered_map<std::string, uint16_t> m_shardOf;
     std::map<std::pair<uint32_t, std::string>, uint32_t> m_child; // (dict, key) → dict
     // (file, byte) where chunks of several tensors lie: SAFETENSORS blobs.
-    std::set<std::pair<std::string, uint64_t>> m_sharedPlaces;
+    // Sorted; the names view m_where's.
+    std::vector<std::pair<std::string_view, uint64_t>> m_sharedPlaces;
     FormatIndex m_out;
     std::shared_ptr<DcpStorages> m_resolver = std::make_shared<DcpStorages>();
     // Each file is read in many small pieces at open: its change check is
@@ -454,7 +454,9 @@ void Builder::addTensor(Item& item) {
         st.key.append(w->file).append(" @").append(at);
         // Chunks at one place (a safetensors blob's first byte) are told
         // apart by their tensor's name.
-        const bool shared = m_sharedPlaces.count({w->file, w->offset}) > 0;
+        const bool shared =
+            std::binary_search(m_sharedPlaces.begin(), m_sharedPlaces.end(),
+                               std::pair<std::string_view, uint64_t>(w->file, w->offset));
         if (shared)
             st.key.append(" ").append(item.fqn);
         m_out.storages.push_back(std::move(st));
@@ -556,11 +558,17 @@ void Builder::place(const Item& item, uint32_t value) {
 
 FormatIndex Builder::build() {
     readMetadata();
-    std::set<std::pair<std::string, uint64_t>> seen;
     for (const auto& [fqn, chunks] : m_where)
         for (const auto& [offsets, w] : chunks)
-            if (!seen.insert({w.file, w.offset}).second)
-                m_sharedPlaces.insert({w.file, w.offset});
+            m_sharedPlaces.emplace_back(w.file, w.offset);
+    std::sort(m_sharedPlaces.begin(), m_sharedPlaces.end());
+    // Kept: the places named more than once, once each.
+    size_t kept = 0;
+    for (size_t i = 0; i + 1 < m_sharedPlaces.size(); ++i)
+        if (m_sharedPlaces[i] == m_sharedPlaces[i + 1] &&
+            (kept == 0 || m_sharedPlaces[kept - 1] != m_sharedPlaces[i]))
+            m_sharedPlaces[kept++] = m_sharedPlaces[i];
+    m_sharedPlaces.resize(kept);
     ObjectNode root;
     root.kind = ObjectKind::Dict;
     m_out.objects.root = m_out.objects.add(std::move(root));
