@@ -102,9 +102,6 @@ private:
     std::unordered_map<std::string, std::vector<PathKey>> m_paths; // fqn → planner_data key path
     std::unordered_map<std::string, uint16_t> m_shardOf;
     std::map<std::pair<uint32_t, std::string>, uint32_t> m_child; // (dict, key) → dict
-    // (file, byte) where chunks of several tensors lie: SAFETENSORS blobs.
-    // Sorted; the names view m_where's.
-    std::vector<std::pair<std::string_view, uint64_t>> m_sharedPlaces;
     FormatIndex m_out;
     std::shared_ptr<DcpStorages> m_resolver = std::make_shared<DcpStorages>();
     // Each file is read in many small pieces at open: its change check is
@@ -295,8 +292,10 @@ template <class Tree> void Builder::readPlannerData(const Tree& t, uint32_t plan
         const auto& path = t.at(kv[k + 1]);
         if (key.kind != ObjectKind::String ||
             (path.kind != ObjectKind::Tuple && path.kind != ObjectKind::List) ||
-            path.items.empty() || !items.count(key.text) ||
-            m_paths.count(std::string(key.text))) // the first entry of a name counts
+            path.items.empty() || !items.count(key.text))
+            continue;
+        const auto [slot, fresh] = m_paths.try_emplace(std::string(key.text));
+        if (!fresh) // the first entry of a name counts
             continue;
         // Each key a dict level of the document's tree, which is walked.
         if (path.items.size() >= kMaxObjectDepth)
@@ -315,7 +314,7 @@ template <class Tree> void Builder::readPlannerData(const Tree& t, uint32_t plan
                                             std::to_string(kMaxPathBytes >> 20) +
                                             " MiB (keys repeated at many places)");
         }
-        m_paths.emplace(std::string(key.text), std::move(keys));
+        slot->second = std::move(keys);
     }
 }
 
@@ -452,11 +451,10 @@ void Builder::addTensor(Item& item) {
         const std::string at = std::to_string(w->offset);
         st.key.reserve(w->file.size() + 2 + at.size());
         st.key.append(w->file).append(" @").append(at);
-        // Chunks at one place (a safetensors blob's first byte) are told
-        // apart by their tensor's name.
-        const bool shared =
-            std::binary_search(m_sharedPlaces.begin(), m_sharedPlaces.end(),
-                               std::pair<std::string_view, uint64_t>(w->file, w->offset));
+        // A chunk of SerializationFormat.SAFETENSORS (its length that of its
+        // values: a torch.save archive is longer) lies at its blob's first
+        // byte with the rank's other chunks: told apart by its tensor.
+        const bool shared = w->length == st.bytes;
         if (shared)
             st.key.append(" ").append(item.fqn);
         m_out.storages.push_back(std::move(st));
@@ -558,17 +556,6 @@ void Builder::place(const Item& item, uint32_t value) {
 
 FormatIndex Builder::build() {
     readMetadata();
-    for (const auto& [fqn, chunks] : m_where)
-        for (const auto& [offsets, w] : chunks)
-            m_sharedPlaces.emplace_back(w.file, w.offset);
-    std::sort(m_sharedPlaces.begin(), m_sharedPlaces.end());
-    // Kept: the places named more than once, once each.
-    size_t kept = 0;
-    for (size_t i = 0; i + 1 < m_sharedPlaces.size(); ++i)
-        if (m_sharedPlaces[i] == m_sharedPlaces[i + 1] &&
-            (kept == 0 || m_sharedPlaces[kept - 1] != m_sharedPlaces[i]))
-            m_sharedPlaces[kept++] = m_sharedPlaces[i];
-    m_sharedPlaces.resize(kept);
     ObjectNode root;
     root.kind = ObjectKind::Dict;
     m_out.objects.root = m_out.objects.add(std::move(root));

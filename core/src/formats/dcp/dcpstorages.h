@@ -43,7 +43,7 @@ public:
     struct Chunk {
         uint32_t tensor; // in `tensors`
         std::vector<uint64_t> sizes, offsets;
-        bool namedKey = false; // its key names the tensor: chunks share its place
+        bool namedKey = false; // its key names the tensor: a SAFETENSORS chunk
     };
     std::vector<std::string> tensors;                     // the logical tensors' names
     std::vector<Chunk> chunks;                            // per storage of the index
