@@ -143,7 +143,7 @@ private:
     // table is full, or the probes ran out).
     uint32_t* interned(const Value& v, uint32_t*& empty) {
         empty = nullptr;
-        for (size_t i = size_t(hashOf(v) >> 51), probes = 0; probes < 8;
+        for (size_t i = size_t(hashOf(v) >> 52), probes = 0; probes < 8;
              i = (i + 1) % kValues, ++probes) {
             if (values[i] == kNone) {
                 if (internedValues < kValues / 2) // stays sparse: probes end soon
@@ -247,7 +247,7 @@ private:
     std::array<uint32_t, 262> smallInts = filled<262>();
     std::array<uint32_t, 2> bools = filled<2>();
     uint32_t emptyTuple = kNone, none = kNone;
-    static constexpr size_t kValues = 8192; // hash >> 51: 13 bits
+    static constexpr size_t kValues = 4096; // hash >> 52: 12 bits; 16 KiB, four fresh pages
     std::vector<uint32_t> values = std::vector<uint32_t>(kValues, kNone);
     size_t internedValues = 0;
 
