@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -313,6 +314,9 @@ struct DcpFixture {
             itemWhere.push_back({fileName(items[i].rank), files[items[i].rank].size(), a.size()});
             files[items[i].rank] += a;
         }
+        if (safetensors && (transposedChunks || !fileOverride.empty()))
+            throw std::logic_error("DcpFixture: safetensors rank files write C-order chunks "
+                                   "under their rank's name");
         if (safetensors) {
             std::vector<std::vector<StTensor>> blobs(world);
             std::vector<std::string> sharding(world);
@@ -331,7 +335,8 @@ struct DcpFixture {
                 }
             for (uint64_t r = 0; r < world; ++r)
                 files[r] += stFile(blobs[r], {{"DCP_SHARDING_INFO", "{" + sharding[r] + "}"},
-                                              {"DCP_VERSION", "1.0"}});
+                                              {"DCP_VERSION", "1.0"},
+                                              {"format", "pt"}});
         }
         for (size_t i = 0; i < tensors.size() && !safetensors; ++i)
             for (const DcpChunk& c : tensors[i].chunks) {

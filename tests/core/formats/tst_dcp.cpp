@@ -343,40 +343,77 @@ private Q_SLOTS:
     }
 
     // A rank file of SerializationFormat.SAFETENSORS whose blob does not
-    // hold the chunk the plan names there, or holds it in another dtype or
-    // shape: told when the tensor is read, naming the file and the tensor;
-    // the other tensors read as ever.
+    // hold the chunk the plan names there — another name, dtype, shape or
+    // saved offsets, or a blob cut short — is told when the tensor is read,
+    // naming the file and the tensor; the other ranks' tensors read as ever.
+    // model.layers.0.weight (5 × 3 over 4 ranks) has rows 2-3 on rank 1.
+    void safetensorsChunksAreCheckedOnRead_data() {
+        QTest::addColumn<std::string>("from");
+        QTest::addColumn<std::string>("to");
+        QTest::addColumn<std::string>("told");
+        const std::string wq = "\"model.layers.0.weight\"";
+        const auto row = [](const char* name, const std::string& from, const std::string& to,
+                            const std::string& told) { QTest::newRow(name) << from << to << told; };
+        row("another name", wq + ":{", "\"model.layers.0.weighX\":{", "no tensor of that name");
+        row("another dtype", wq + ":{\"dtype\":\"F32\"", wq + ":{\"dtype\":\"I32\"",
+            "it holds I32");
+        row("another shape", wq + ":{\"dtype\":\"F32\",\"shape\":[2,3]",
+            wq + ":{\"dtype\":\"F32\",\"shape\":[3,2]", "sizes [3, 2], the plan says [2, 3]");
+        row("other saved offsets", "\\\"model.layers.0.weight\\\": {\\\"saved_offsets\\\": [2, 0]}",
+            "\\\"model.layers.0.weight\\\": {\\\"saved_offsets\\\": [9, 0]}",
+            "the chunk at [9, 0] (DCP_SHARDING_INFO)");
+        row("cut short", {}, {}, "counted from there");
+    }
     void safetensorsChunksAreCheckedOnRead() {
+        QFETCH(std::string, from);
+        QFETCH(std::string, to);
+        QFETCH(std::string, told);
         DcpFixture f = DcpFixture::make(4, kShapes);
         f.safetensors = true;
         QTemporaryDir dir;
         const std::string folder = dir.path().toStdString();
         f.write(folder);
-        const std::string wq = f.tensors[0].fqn, wk = f.tensors[1].fqn;
-        { // the first tensor's name spelled otherwise in rank 2's blob
-            std::fstream file(folder + "/__2_0.distcp",
-                              std::ios::in | std::ios::out | std::ios::binary);
-            std::string bytes((std::istreambuf_iterator<char>(file)), {});
-            std::string other = wq;
-            other.back() = 'X';
-            for (size_t at = bytes.find("\"" + wq + "\""); at != std::string::npos;
-                 at = bytes.find("\"" + wq + "\"", at + 1))
-                bytes.replace(at + 1, wq.size(), other);
-            file.seekp(0);
-            file.write(bytes.data(), std::streamsize(bytes.size()));
+        const std::string wq = f.tensors[0].fqn, rank1 = folder + "/__1_0.distcp";
+        std::string bytes;
+        {
+            std::ifstream in(rank1, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
         }
+        if (from.empty()) {
+            bytes.pop_back();
+        } else {
+            const size_t at = bytes.find(from);
+            QVERIFY2(at != std::string::npos, from.c_str());
+            bytes.replace(at, from.size(), to);
+        }
+        std::ofstream(rank1, std::ios::binary | std::ios::trunc) << bytes;
         const auto doc = Document::open(folder);
-        std::vector<float> v(doc->tensors()[indexOf(*doc, wq)].dataLen);
-        try {
-            doc->readValues(indexOf(*doc, wq), 0, v.size(), v.data());
-            QFAIL("a chunk missing from its blob was read");
-        } catch (const CheckpointError& e) {
-            const std::string m = e.what();
-            QVERIFY2(contains(m, "__2_0.distcp") && contains(m, wq) &&
-                         contains(m, "no tensor of that name"),
-                     m.c_str());
+        for (int attempt = 0; attempt < 2; ++attempt) { // a blob that failed fails again alike
+            std::vector<float> v(doc->tensors()[indexOf(*doc, wq)].dataLen);
+            try {
+                doc->readValues(indexOf(*doc, wq), 0, v.size(), v.data());
+                QFAIL("a chunk its blob does not hold was read");
+            } catch (const CheckpointError& e) {
+                const std::string m = e.what();
+                QVERIFY2(contains(m, "__1_0.distcp") && contains(m, wq) && contains(m, told),
+                         m.c_str());
+            }
         }
-        QCOMPARE(valuesOf(*doc, wk), f.tensors[1].values);
+        // A tensor with no chunk on rank 1 reads as written.
+        QCOMPARE(valuesOf(*doc, f.tensors[3].fqn), f.tensors[3].values);
+    }
+
+    // Two chunks of one tensor in one rank's safetensors data (which holds
+    // one tensor of a name): refused at open, not read twice.
+    void safetensorsHoldOneChunkOfATensorPerRank() {
+        DcpFixture f = DcpFixture::make(1, kShapes); // the grid's four boxes on one rank
+        f.safetensors = true;
+        QTemporaryDir dir;
+        f.write(dir.path().toStdString());
+        const std::string e = openError(dir.path().toStdString());
+        QVERIFY2(contains(e, ".metadata") && contains(e, "model.proj.weight") &&
+                     contains(e, "a second chunk of the tensor"),
+                 e.c_str());
     }
 
     // A chunk's archive is read when its tensor is first read, not at open:

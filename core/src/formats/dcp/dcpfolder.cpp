@@ -399,6 +399,7 @@ void Builder::addTensor(Item& item) {
     const size_t rank = item.size.size();
     const auto located = m_where.find(item.fqn);
     TensorView view;
+    std::vector<std::pair<uint16_t, uint64_t>> blobs; // where its SAFETENSORS chunks lie
     uint64_t covered = 0;
     uint16_t firstShard = 0;
     uint64_t firstByte = 0;
@@ -455,8 +456,20 @@ void Builder::addTensor(Item& item) {
         // values: a torch.save archive is longer) lies at its blob's first
         // byte with the rank's other chunks: told apart by its tensor.
         const bool shared = w->length == st.bytes;
-        if (shared)
+        if (shared) {
             st.key.append(" ").append(item.fqn);
+            // A safetensors blob holds one tensor of a name: a second chunk
+            // there would read the first one's values.
+            if (std::find(blobs.begin(), blobs.end(), std::make_pair(shard, w->offset)) !=
+                blobs.end())
+                failInvalid(m_metaPath, piece() +
+                                            ": a second chunk of the tensor in the "
+                                            "safetensors data of " +
+                                            quotedName(w->file) + " at byte " +
+                                            std::to_string(w->offset) +
+                                            ", which holds one tensor of a name");
+            blobs.emplace_back(shard, w->offset);
+        }
         m_out.storages.push_back(std::move(st));
         m_resolver->chunks.push_back({tensor, chunk.sizes, chunk.offsets, shared});
         const uint32_t storage = uint32_t(m_out.storages.size() - 1);

@@ -5,6 +5,9 @@
 #include "formats/pytorch/pytorchformat.h"
 #include "formats/tensorgather.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <unordered_map>
 
 namespace ckptscope::dcp {
@@ -19,8 +22,9 @@ public:
     TailSource(const ByteSource& file, uint64_t from) : m_file(file), m_from(from) {}
     uint64_t size() const override { return m_file.size() - m_from; }
     void read(uint64_t offset, void* dst, size_t n) const override {
-        if (offset > size() || n > size() - offset)
-            throw SourceChangedError(m_file.name() + ": a read past the end of the file");
+        if (offset > size() || n > size() - offset) // the reader checks first: never
+            throw CheckpointError(CheckpointError::Kind::Truncated,
+                                  m_file.name() + ": a read past the end of the file");
         m_file.read(m_from + offset, dst, n);
     }
     const std::string& name() const override { return m_file.name(); }
@@ -35,6 +39,9 @@ private:
 struct DcpStorages::Blob {
     SafetensorsIndex index;
     std::unordered_map<std::string, size_t> byName; // into index.tensors
+    // DCP_SHARDING_INFO: the chunk's offsets each name was saved with.
+    std::unordered_map<std::string, std::vector<uint64_t>> savedOffsets;
+    std::string error; // why the bytes there are no safetensors data ("" when they are)
 };
 
 const DcpStorages::Blob* DcpStorages::blobAt(uint32_t shard, uint64_t offset) const {
@@ -42,15 +49,39 @@ const DcpStorages::Blob* DcpStorages::blobAt(uint32_t shard, uint64_t offset) co
     if (const auto it = m_blobs.find(key); it != m_blobs.end())
         return it->second.get();
     const ByteSource& file = *files.at(shard);
-    if (offset > file.size() || file.size() - offset < 9)
-        return nullptr;
-    const TailSource tail(file, offset);
-    if (!looksLikeSafetensors(tail)) // a torch.save archive starts "PK"
-        return nullptr;
     auto blob = std::make_shared<Blob>();
-    blob->index = readSafetensorsIndex(tail);
+    // Kept, failed or not: a damaged blob is not parsed again for each chunk.
+    const TailSource tail(file, std::min(offset, file.size()));
+    if (offset > file.size() || file.size() - offset < 9 || !looksLikeSafetensors(tail)) {
+        blob->error = "no safetensors data there";
+    } else {
+        try {
+            blob->index = readSafetensorsIndex(tail);
+        } catch (const CheckpointError& e) {
+            // Its byte numbers count from the blob's first byte.
+            blob->error =
+                "its safetensors data, counted from there: " + after(e.what(), file.name());
+        }
+    }
     for (size_t i = 0; i < blob->index.tensors.size(); ++i)
         blob->byName.emplace(blob->index.tensors[i].name, i);
+    for (const auto& [key2, value] : blob->index.metadata)
+        if (key2 == "DCP_SHARDING_INFO") {
+            const auto info = nlohmann::json::parse(value, nullptr, false);
+            if (!info.is_object())
+                continue;
+            for (const auto& [name, entry] : info.items()) {
+                const auto saved = entry.find("saved_offsets");
+                if (!entry.is_object() || saved == entry.end() || !saved->is_array())
+                    continue;
+                std::vector<uint64_t> offsets;
+                for (const auto& o : *saved)
+                    if (o.is_number_unsigned())
+                        offsets.push_back(o.get<uint64_t>());
+                if (offsets.size() == saved->size())
+                    blob->savedOffsets.emplace(name, std::move(offsets));
+            }
+        }
     return m_blobs.emplace(key, std::move(blob)).first->second.get();
 }
 
@@ -61,19 +92,21 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
     const std::string& name = tensors.at(c.tensor);
     const std::string where = file.name() + ": tensor " + quotedName(name) + " chunk at " +
                               sizesText(c.offsets) + ", saved at byte " + std::to_string(p.offset);
-    const Blob* blob = nullptr;
-    try {
-        // A torch.save archive is longer than its values; SAFETENSORS gives
-        // a chunk the length of its values: only then is a blob looked for.
-        if (p.containerBytes == p.bytes)
-            blob = blobAt(p.shard, p.offset);
-    } catch (const CheckpointError& e) {
-        failInvalid(where, "its safetensors data: " + after(e.what(), file.name()));
-    }
-    if (blob) {
+    // A torch.save archive is longer than its values; SAFETENSORS gives a
+    // chunk the length of its values: only then is a blob looked for.
+    if (p.containerBytes == p.bytes) {
+        const Blob* blob = blobAt(p.shard, p.offset);
+        if (!blob->error.empty())
+            failInvalid(where, blob->error + " (its length is that of its values: a chunk of "
+                                             "SerializationFormat.SAFETENSORS)");
         const auto at = blob->byName.find(name);
         if (at == blob->byName.end())
             failInvalid(where, "the safetensors data there holds no tensor of that name");
+        // One chunk of a name per file: the one the file says it saved.
+        if (const auto saved = blob->savedOffsets.find(name);
+            saved != blob->savedOffsets.end() && saved->second != c.offsets)
+            failInvalid(where, "the safetensors data there holds the chunk at " +
+                                   sizesText(saved->second) + " (DCP_SHARDING_INFO)");
         const TensorEntry& t = blob->index.tensors[at->second];
         if (t.dtype != p.dtype)
             failInvalid(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +

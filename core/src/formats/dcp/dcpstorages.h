@@ -1,7 +1,8 @@
 #pragma once
 
 // A DCP folder's chunk storages, each a torch.save archive inside a rank's
-// file, found when a read first needs one (dcpfolder.cpp plans them).
+// file or a tensor of its safetensors blob, found when a read first needs
+// one (dcpfolder.cpp plans them).
 
 #include "ckptscope/formats/checkpointerror.h"
 #include "ckptscope/formats/formatindex.h"
@@ -63,8 +64,8 @@ public:
 private:
     TensorStorage find(uint32_t storage) const;
     struct Blob;
-    // The safetensors blob at `offset` of shard `shard`, read once; null
-    // when the bytes there are not one.
+    // The safetensors blob at `offset` of shard `shard`, read once (its
+    // `error` says why the bytes there are not one).
     const Blob* blobAt(uint32_t shard, uint64_t offset) const;
 
     mutable std::mutex m_mutex;
