@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # PyTorch distributed checkpoints (issue 40): a 1 GiB DCP folder of 8 rank
 # files (64 f32 tensors, each split by rows over the ranks) against the same
-# tensors in one safetensors file — `info --json` (≤ 1.5×: every chunk's
-# archive is indexed at open), `stats` (≤ 1.3×) — and `convert` of the folder
+# tensors in one safetensors file — `info --json` (≤ 1.5×: the plan is read
+# at open, no chunk), `stats` (≤ 1.3×) — and `convert` of the folder
 # to safetensors against `cp --reflink=never` + `sync` of the same bytes
 # (≤ 1.5×), all from the page cache; and the peak RSS of `stats` of one 1 GiB
 # tensor spread over 8 files (read in bounded windows, never whole). The
