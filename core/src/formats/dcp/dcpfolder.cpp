@@ -40,7 +40,9 @@ constexpr size_t kMaxChunks = 16384;
 constexpr uint64_t kMaxItemBytes = uint64_t(64) << 20;
 
 using dcp::after;
+using dcp::chunkKey;
 using dcp::DcpStorages;
+using dcp::isSafetensorsChunk;
 using dcp::sizesText;
 
 struct Chunk {
@@ -449,15 +451,9 @@ void Builder::addTensor(Item& item) {
         st.deferred = true;
         st.containerBytes = w->length;
         m_resolver->planned.push_back(st); // its key made when it is found
-        const std::string at = std::to_string(w->offset);
-        st.key.reserve(w->file.size() + 2 + at.size());
-        st.key.append(w->file).append(" @").append(at);
-        // A chunk of SerializationFormat.SAFETENSORS (its length that of its
-        // values: a torch.save archive is longer) lies at its blob's first
-        // byte with the rank's other chunks: told apart by its tensor.
-        const bool shared = w->length == st.bytes;
-        if (shared) {
-            st.key.append(" ").append(item.fqn);
+        const bool safetensors = isSafetensorsChunk(st);
+        st.key = chunkKey(w->file, w->offset, item.fqn, safetensors);
+        if (safetensors) {
             // A safetensors blob holds one tensor of a name: a second chunk
             // there would read the first one's values.
             if (std::find(blobs.begin(), blobs.end(), std::make_pair(shard, w->offset)) !=
@@ -471,7 +467,7 @@ void Builder::addTensor(Item& item) {
             blobs.emplace_back(shard, w->offset);
         }
         m_out.storages.push_back(std::move(st));
-        m_resolver->chunks.push_back({tensor, chunk.sizes, chunk.offsets, shared});
+        m_resolver->chunks.push_back({tensor, chunk.sizes, chunk.offsets});
         const uint32_t storage = uint32_t(m_out.storages.size() - 1);
         if (c == 0) {
             firstShard = shard;

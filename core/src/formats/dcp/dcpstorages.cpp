@@ -92,9 +92,18 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
     const std::string& name = tensors.at(c.tensor);
     const std::string where = file.name() + ": tensor " + quotedName(name) + " chunk at " +
                               sizesText(c.offsets) + ", saved at byte " + std::to_string(p.offset);
-    // A torch.save archive is longer than its values; SAFETENSORS gives a
-    // chunk the length of its values: only then is a blob looked for.
-    if (p.containerBytes == p.bytes) {
+    // What either layout holds for the chunk: the plan's dtype and sizes.
+    const auto checkHeld = [&](const TensorEntry& t) {
+        if (t.dtype != p.dtype)
+            failInvalid(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
+                                   dtypeName(p.dtype));
+        if (t.shape != c.sizes)
+            failInvalid(where, "it holds a tensor of sizes " + sizesText(t.shape) +
+                                   ", the plan says " + sizesText(c.sizes));
+    };
+    const bool safetensors = isSafetensorsChunk(p);
+    const std::string key = chunkKey(fileNames.at(p.shard), p.offset, name, safetensors);
+    if (safetensors) {
         const Blob* blob = blobAt(p.shard, p.offset);
         if (!blob->error.empty())
             failInvalid(where, blob->error + " (its length is that of its values: a chunk of "
@@ -108,18 +117,12 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
             failInvalid(where, "the safetensors data there holds the chunk at " +
                                    sizesText(saved->second) + " (DCP_SHARDING_INFO)");
         const TensorEntry& t = blob->index.tensors[at->second];
-        if (t.dtype != p.dtype)
-            failInvalid(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
-                                   dtypeName(p.dtype));
-        if (t.shape != c.sizes)
-            failInvalid(where, "it holds a tensor of sizes " + sizesText(t.shape) +
-                                   ", the plan says " + sizesText(c.sizes));
+        checkHeld(t);
         TensorStorage s = p;
         s.deferred = false;
         s.offset = p.offset + t.dataOffset; // the header's offsets count from the blob
         s.bytes = t.dataLen * dtypeSize(t.dtype);
-        s.key = fileNames.at(p.shard) + " @" + std::to_string(p.offset) +
-                (c.namedKey ? " " + name : std::string()); // as the index names it
+        s.key = key;
         return s;
     }
     FormatIndex part;
@@ -132,12 +135,7 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
         part.objects.at(part.objects.root).kind != ObjectKind::Tensor)
         failInvalid(where, "not a torch.save of one tensor");
     const TensorEntry& t = part.tensors[0];
-    if (t.dtype != p.dtype)
-        failInvalid(where, std::string("it holds ") + dtypeName(t.dtype) + ", the plan says " +
-                               dtypeName(p.dtype));
-    if (t.shape != c.sizes)
-        failInvalid(where, "it holds a tensor of sizes " + sizesText(t.shape) + ", the plan says " +
-                               sizesText(c.sizes));
+    checkHeld(t);
     if (t.view == kNoView) // a meta tensor: a dtype and a shape, no bytes
         failInvalid(where, "it holds a meta tensor, which has no values");
     const TensorView& saved = part.views.at(t.view);
@@ -166,7 +164,7 @@ TensorStorage DcpStorages::find(uint32_t storage) const {
                                std::string(s.boxStrides.empty() ? "" : "'s strides reach"));
     s.offset += saved.elementOffset * size;
     s.bytes = reach * size;
-    s.key = fileNames.at(p.shard) + " @" + std::to_string(p.offset); // as the index names it
+    s.key = key;
     s.shard = p.shard;
     return s;
 }

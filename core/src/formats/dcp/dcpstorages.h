@@ -32,6 +32,20 @@ inline std::string sizesText(const std::vector<uint64_t>& v) {
     return s + "]";
 }
 
+// A chunk written with SerializationFormat.SAFETENSORS: its place's length
+// is that of its values (a torch.save archive around them is longer).
+inline bool isSafetensorsChunk(const TensorStorage& planned) {
+    return planned.containerBytes == planned.bytes;
+}
+
+// A chunk's storage key, as the index names it: its file and byte, and for
+// a SAFETENSORS chunk — at its blob's first byte with the rank's others —
+// its tensor.
+inline std::string chunkKey(const std::string& file, uint64_t offset, const std::string& tensor,
+                            bool safetensors) {
+    return file + " @" + std::to_string(offset) + (safetensors ? " " + tensor : std::string());
+}
+
 // The chunks' storages, found on first read: each chunk's torch.save
 // archive must hold one tensor of the planned dtype and sizes, contiguous or
 // a permuted view of its whole storage (its strides kept: boxStrides). A
@@ -44,7 +58,6 @@ public:
     struct Chunk {
         uint32_t tensor; // in `tensors`
         std::vector<uint64_t> sizes, offsets;
-        bool namedKey = false; // its key names the tensor: a SAFETENSORS chunk
     };
     std::vector<std::string> tensors;                     // the logical tensors' names
     std::vector<Chunk> chunks;                            // per storage of the index
