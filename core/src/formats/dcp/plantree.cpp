@@ -3,6 +3,7 @@
 #include "ckptscope/formats/oxck/metadatacodec.h"
 
 #include "formats/pytorch/pickleimports.h"
+#include "formats/pytorch/pickletext.h"
 
 #include <algorithm>
 #include <array>
@@ -214,7 +215,6 @@ private:
             other();
         append(target, items);
     }
-    void pushInt(std::string_view bytes); // LONG1's little-endian two's complement
     void memoPut(uint64_t key) {
         if (key < memo.size())
             memo[size_t(key)] = top();
@@ -257,26 +257,6 @@ private:
         return a;
     }
 };
-
-void PlanTree::Run::pushInt(std::string_view bytes) {
-    // Beyond 8 bytes only sign extension: the value fits in 64 bits, as
-    // the general machine reads it then.
-    const bool negative = !bytes.empty() && (uint8_t(bytes.back()) & 0x80);
-    for (size_t i = 8; i < bytes.size(); ++i)
-        if (uint8_t(bytes[i]) != (negative ? 0xff : 0x00))
-            other();
-    if (bytes.size() > 8 && (negative != ((uint8_t(bytes[7]) & 0x80) != 0)))
-        other();
-    const size_t n = std::min<size_t>(bytes.size(), 8);
-    uint64_t v = 0;
-    for (size_t i = n; i-- > 0;)
-        v = v << 8 | uint8_t(bytes[i]);
-    if (n > 0 && n < 8 && negative)
-        v |= ~uint64_t(0) << (8 * n);
-    if (n == 8 && bytes.size() == 8 && negative != (int64_t(v) < 0))
-        other();
-    pushInteger(int64_t(v));
-}
 
 void PlanTree::Run::call(uint32_t callable, uint32_t args, bool newobj) {
     const PlanNode& c = node(callable);
@@ -348,9 +328,13 @@ void PlanTree::Run::go() {
         case 'J':
             pushInteger(int64_t(int32_t(uint32_t(le(4)))));
             break;
-        case 0x8a: // LONG1
-            pushInt(take(le(1)));
+        case 0x8a: { // LONG1: one past 64 bits is the general machine's
+            const std::optional<int64_t> v = pytorch::pickleInt64(take(le(1)));
+            if (!v)
+                other();
+            pushInteger(*v);
             break;
+        }
         case 0x8c: // SHORT_BINUNICODE
         case 'X':  // BINUNICODE
         case 0x8d: // BINUNICODE8

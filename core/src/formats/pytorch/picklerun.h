@@ -126,30 +126,11 @@ private:
         push(std::move(n));
     }
     void pushLong(std::string_view bytes) {
-        ObjectNode n;
-        if (bytes.size() <= 8) {
-            uint64_t v = 0;
-            for (size_t i = bytes.size(); i-- > 0;)
-                v = v << 8 | uint8_t(bytes[i]);
-            if (!bytes.empty() && bytes.size() < 8 && (uint8_t(bytes.back()) & 0x80))
-                v |= ~uint64_t(0) << (8 * bytes.size()); // sign-extend
-            const bool negative = !bytes.empty() && (uint8_t(bytes.back()) & 0x80);
-            if (bytes.size() < 8 || negative == (int64_t(v) < 0)) {
-                pushInt(int64_t(v));
-                return;
-            }
+        if (const std::optional<int64_t> v = pickleInt64(bytes)) {
+            pushInt(*v);
+            return;
         }
-        n.kind = ObjectKind::BigInt;
-        n.text = pickleDecimal(bytes);
-        if (n.text.size() <= 19 || (n.text[0] == '-' && n.text.size() <= 20)) {
-            errno = 0;
-            const long long v = std::strtoll(n.text.c_str(), nullptr, 10);
-            if (errno == 0) {
-                pushInt(v);
-                return;
-            }
-        }
-        push(std::move(n));
+        pushText(ObjectKind::BigInt, pickleDecimal(bytes));
     }
     void pushText(ObjectKind kind, std::string text) {
         ObjectNode n;

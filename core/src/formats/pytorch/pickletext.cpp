@@ -23,6 +23,22 @@ std::optional<uint32_t> hexAt(std::string_view s, size_t at, size_t digits) {
 } // namespace
 
 // A little-endian two's-complement integer of any length in decimal.
+std::optional<int64_t> pickleInt64(std::string_view bytes) {
+    const bool negative = !bytes.empty() && (uint8_t(bytes.back()) & 0x80);
+    for (size_t i = 8; i < bytes.size(); ++i)
+        if (uint8_t(bytes[i]) != (negative ? 0xff : 0x00))
+            return std::nullopt;
+    if (bytes.size() > 8 && negative != ((uint8_t(bytes[7]) & 0x80) != 0))
+        return std::nullopt;
+    const size_t n = std::min<size_t>(bytes.size(), 8);
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = v << 8 | uint8_t(bytes[i]);
+    if (n > 0 && n < 8 && negative)
+        v |= ~uint64_t(0) << (8 * n); // sign-extend
+    return int64_t(v);
+}
+
 std::string pickleDecimal(std::string_view bytes) {
     std::vector<uint8_t> mag(bytes.begin(), bytes.end());
     const bool negative = !mag.empty() && (mag.back() & 0x80);

@@ -13,6 +13,9 @@ namespace ckptscope::pytorch {
 // A little-endian two's-complement integer of any length (LONG1, LONG4) in
 // decimal.
 std::string pickleDecimal(std::string_view bytes);
+// The same integer when it fits in 64 bits (bytes past the eighth only
+// extend its sign), else nullopt.
+std::optional<int64_t> pickleInt64(std::string_view bytes);
 
 // Appends the UTF-8 of one code point.
 void appendUtf8(std::string& out, uint32_t cp);
