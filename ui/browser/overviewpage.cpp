@@ -19,6 +19,7 @@
 #include <QUrl>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -254,16 +255,16 @@ QString OverviewPage::pickleHtml() const {
     // The first imports, then how many more of each risk: a page of a table
     // of 20 000 rows takes Qt minutes to lay out.
     constexpr size_t kShownImports = 100;
-    size_t rows = 0;
-    std::map<ckptscope::ImportRisk, size_t> more;
-    for (const ckptscope::ImportRisk risk :
-         {ckptscope::ImportRisk::Unsafe, ckptscope::ImportRisk::Unknown,
-          ckptscope::ImportRisk::Safe})
+    constexpr ckptscope::ImportRisk kOrder[] = {
+        ckptscope::ImportRisk::Unsafe, ckptscope::ImportRisk::Unknown, ckptscope::ImportRisk::Safe};
+    size_t rows = 0, more[std::size(kOrder)] = {};
+    for (size_t r = 0; r < std::size(kOrder); ++r)
         for (const ckptscope::PickleImport& imp : imports) {
+            const ckptscope::ImportRisk risk = kOrder[r];
             if (imp.risk != risk)
                 continue;
-            if (rows++ == kShownImports || !more.empty()) {
-                ++more[risk];
+            if (rows++ >= kShownImports) {
+                ++more[r];
                 continue;
             }
             const QString riskText = QString::fromLatin1(ckptscope::importRiskName(risk));
@@ -287,20 +288,17 @@ QString OverviewPage::pickleHtml() const {
                                  : riskText,
                              what);
         }
-    if (!more.empty()) {
+    if (rows > kShownImports) {
         QStringList counts;
-        size_t total = 0;
-        for (const ckptscope::ImportRisk risk : // the table's order
-             {ckptscope::ImportRisk::Unsafe, ckptscope::ImportRisk::Unknown,
-              ckptscope::ImportRisk::Safe})
-            if (const auto n = more.find(risk); n != more.end()) {
-                counts << tr("%1 %2").arg(groupedNumber(n->second),
-                                          QString::fromLatin1(ckptscope::importRiskName(risk)));
-                total += n->second;
-            }
+        for (size_t r = 0; r < std::size(kOrder); ++r)
+            if (more[r] > 0)
+                counts << tr("%1 %2").arg(
+                    groupedNumber(more[r]),
+                    QString::fromLatin1(ckptscope::importRiskName(kOrder[r])));
         html += QStringLiteral("<tr><td></td><td>%1</td></tr>")
                     .arg(tr("and %1 more imports (%2; ckptscope-cli scan lists every one)")
-                             .arg(groupedNumber(total), counts.join(QStringLiteral(", "))));
+                             .arg(groupedNumber(rows - kShownImports),
+                                  counts.join(QStringLiteral(", "))));
     }
     html += QStringLiteral("</table>");
     // NumPy arrays are not tensors: said apart (a Trainer's rng_state.pth
