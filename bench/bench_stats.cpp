@@ -6,9 +6,12 @@
 
 #include "ckptscope/document/document.h"
 #include "ckptscope/stats/tensorstats.h"
+#include "stats/bincounter.h"
+#include "stats/statskernels.h"
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <fcntl.h>
 #include <random>
 #include <stdexcept>
@@ -87,5 +90,77 @@ void BM_StatsHistogram_Memory(benchmark::State& state) {
     state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(v.size() * sizeof(float)));
 }
 BENCHMARK(BM_StatsHistogram_Memory)->Arg(0)->Arg(32)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+// The kernels alone, one thread, on one block of values (256 KiB, in L2 as
+// a block is when the statistics scan it): ns per value of each kernel, the
+// figures docs/PERFORMANCE.md weighs against `cat`. Kernel 0: Auto (AVX-512
+// where the CPU has it), 1: AVX2, 2: scalar.
+const std::vector<float>& blockValues() {
+    static const std::vector<float> v = [] {
+        std::vector<float> out(stats::kBlock);
+        std::mt19937 rng(5);
+        std::normal_distribution<float> normal(0.0f, 0.02f);
+        for (float& f : out)
+            f = normal(rng);
+        return out;
+    }();
+    return v;
+}
+const stats::Kernel kKernels[] = {stats::Kernel::Auto, stats::Kernel::Avx2, stats::Kernel::Scalar};
+
+void perValue(benchmark::State& state, uint64_t values) {
+    state.counters["ns/value"] =
+        benchmark::Counter(double(values) * double(state.iterations()),
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// Pass 1: counts, extremes and moments.
+void BM_ScanBlock(benchmark::State& state) {
+    const std::vector<float>& v = blockValues();
+    const stats::Kernel kernel = kKernels[state.range(0)];
+    for (auto _ : state)
+        benchmark::DoNotOptimize(stats::scanBlock(v.data(), v.size(), kernel).sumSq);
+    perValue(state, v.size());
+}
+BENCHMARK(BM_ScanBlock)->ArgName("kernel")->DenseRange(0, 2);
+
+// Pass 2: the histogram's counter, by bin count.
+void BM_BinCounter(benchmark::State& state) {
+    const std::vector<float>& v = blockValues();
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    Histogram h;
+    h.lo = *lo;
+    h.hi = *hi;
+    h.counts.assign(size_t(state.range(0)), 0);
+    stats::BinCounter<float> counter(h, kKernels[state.range(1)]);
+    for (auto _ : state) {
+        counter.add(v.data(), v.size());
+        benchmark::DoNotOptimize(counter.counts.data());
+    }
+    perValue(state, v.size());
+}
+BENCHMARK(BM_BinCounter)
+    ->ArgNames({"bins", "kernel"})
+    ->ArgsProduct({{10, 32, 64, 65, 100, 1000}, {0, 1}});
+
+// What any counter that increments one entry per value costs on this
+// machine, whatever computes the entries: one increment per value, entries
+// spread over 1 000 bins in four tables (so neighbours rarely wait on each
+// other). Past 64 bins the histogram is bound by this.
+void BM_IncrementFloor(benchmark::State& state) {
+    std::vector<uint32_t> at(stats::kBlock);
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(500.0f, 150.0f);
+    for (size_t i = 0; i < at.size(); ++i)
+        at[i] = uint32_t(std::clamp(int(normal(rng)), 0, 999)) + 1000 * uint32_t(i % 4);
+    std::vector<uint32_t> table(4000, 0);
+    for (auto _ : state) {
+        for (const uint32_t k : at)
+            ++table[k];
+        benchmark::DoNotOptimize(table.data());
+    }
+    perValue(state, at.size());
+}
+BENCHMARK(BM_IncrementFloor);
 
 } // namespace

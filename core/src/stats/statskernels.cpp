@@ -53,41 +53,60 @@ void scanScalar(const float* v, uint64_t from, uint64_t to, Partial& p, Sums& su
 
 #ifdef CKPTSCOPE_STATS_AVX2
 
-// Eight values at a time; a group holding NaN or Inf goes through the scalar
-// loop. Sums in double (exact f32 → f64 widening, FMA for the squares).
-__attribute__((target("avx2,fma"))) void scanAvx2(const float* v, uint64_t n, Partial& p,
+// Sixteen values at a time, sums in double (exact f32 → f64 widening, FMA
+// for the squares), as scanAvx512 does with half the lanes, widened straight
+// from memory. (Two sets of sums are enough to keep the adds pipelined; a
+// third, or a second min and max, spills: AVX2 has sixteen registers.)
+// `Careful`: sixteen values holding NaN or Inf go through the scalar loop.
+// Otherwise no group is checked, and false is returned when one held NaN or
+// Inf (p and sums untouched), which the sum of squares tells (see
+// scanAvx512).
+template <bool Careful>
+__attribute__((target("avx2,fma"))) bool scanAvx2(const float* v, uint64_t n, Partial& p,
                                                   Sums& sums) {
     const __m256i expMask = _mm256_set1_epi32(0x7f800000);
     const __m256 zero = _mm256_setzero_ps();
     const __m256d shift = _mm256_set1_pd(p.shift);
     __m256 vmin = _mm256_set1_ps(std::numeric_limits<float>::infinity());
     __m256 vmax = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-    __m256i zeros = _mm256_setzero_si256(); // per lane, at most kBlock / 8
-    __m256d s0 = _mm256_setzero_pd(), s1 = s0, ss0 = s0, ss1 = s0, sq0 = s0, sq1 = s0;
-    uint64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 x = _mm256_loadu_ps(v + i);
-        const __m256i e = _mm256_and_si256(_mm256_castps_si256(x), expMask);
-        const __m256i special = _mm256_cmpeq_epi32(e, expMask);
-        if (!_mm256_testz_si256(special, special)) {
-            scanScalar(v, i, i + 8, p, sums);
-            continue;
+    __m256i zeros = _mm256_setzero_si256(); // per lane, at most kBlock / 4
+    __m256d s[2], ss[2], sq[2];
+    for (int k = 0; k < 2; ++k)
+        s[k] = ss[k] = sq[k] = _mm256_setzero_pd();
+    const uint64_t whole = n - n % 16;
+    for (uint64_t i = 0; i < whole; i += 16) {
+        const __m256 x = _mm256_loadu_ps(v + i), y = _mm256_loadu_ps(v + i + 8);
+        if constexpr (Careful) {
+            // NaN or ±Inf: the exponent all ones.
+            const __m256i ex = _mm256_and_si256(_mm256_castps_si256(x), expMask);
+            const __m256i ey = _mm256_and_si256(_mm256_castps_si256(y), expMask);
+            const __m256i any =
+                _mm256_or_si256(_mm256_cmpeq_epi32(ex, expMask), _mm256_cmpeq_epi32(ey, expMask));
+            if (!_mm256_testz_si256(any, any)) {
+                scanScalar(v, i, i + 16, p, sums);
+                continue;
+            }
         }
         zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(x, zero, _CMP_EQ_OQ)));
-        vmin = _mm256_min_ps(vmin, x);
-        vmax = _mm256_max_ps(vmax, x);
-        const __m256d d0 = _mm256_cvtps_pd(_mm256_castps256_ps128(x));
-        const __m256d d1 = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
-        const __m256d c0 = _mm256_sub_pd(d0, shift);
-        const __m256d c1 = _mm256_sub_pd(d1, shift);
-        s0 = _mm256_add_pd(s0, c0);
-        s1 = _mm256_add_pd(s1, c1);
-        ss0 = _mm256_fmadd_pd(c0, c0, ss0);
-        ss1 = _mm256_fmadd_pd(c1, c1, ss1);
-        sq0 = _mm256_fmadd_pd(d0, d0, sq0);
-        sq1 = _mm256_fmadd_pd(d1, d1, sq1);
+        zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(y, zero, _CMP_EQ_OQ)));
+        vmin = _mm256_min_ps(vmin, _mm256_min_ps(x, y));
+        vmax = _mm256_max_ps(vmax, _mm256_max_ps(x, y));
+        for (int k = 0; k < 4; ++k) {
+            const __m256d d = _mm256_cvtps_pd(_mm_loadu_ps(v + i + 4 * k));
+            const __m256d c = _mm256_sub_pd(d, shift);
+            s[k % 2] = _mm256_add_pd(s[k % 2], c);
+            ss[k % 2] = _mm256_fmadd_pd(c, c, ss[k % 2]);
+            sq[k % 2] = _mm256_fmadd_pd(d, d, sq[k % 2]);
+        }
     }
-    scanScalar(v, i, n, p, sums);
+    const __m256d sqAll = _mm256_add_pd(sq[0], sq[1]);
+    if (!Careful) {
+        const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+        // NaN or ±Inf: not below +Inf (the squares are never negative).
+        if (_mm256_movemask_pd(_mm256_cmp_pd(sqAll, inf, _CMP_NLT_UQ)))
+            return false;
+    }
+    scanScalar(v, whole, n, p, sums);
 
     alignas(32) float mins[8], maxs[8];
     alignas(32) uint32_t zeroLanes[8];
@@ -99,9 +118,10 @@ __attribute__((target("avx2,fma"))) void scanAvx2(const float* v, uint64_t n, Pa
         p.max = std::max(p.max, maxs[k]);
         p.zeros += zeroLanes[k];
     }
-    sums.s[0] += hsum(_mm256_add_pd(s0, s1));
-    sums.ss[0] += hsum(_mm256_add_pd(ss0, ss1));
-    sums.sq[0] += hsum(_mm256_add_pd(sq0, sq1));
+    sums.s[0] += hsum(_mm256_add_pd(s[0], s[1]));
+    sums.ss[0] += hsum(_mm256_add_pd(ss[0], ss[1]));
+    sums.sq[0] += hsum(sqAll);
+    return true;
 }
 
 CKPTSCOPE_AVX512_BEGIN
@@ -184,9 +204,10 @@ Partial scanBlockShifted(const float* v, uint64_t n, double shift, Kernel kernel
     if (kernel == Kernel::Auto && useAvx512()) {
         if (!scanAvx512<false>(v, n, p, sums)) // NaN or Inf in the block: rare
             scanAvx512<true>(v, n, p, sums);
-    } else if (kernel != Kernel::Scalar && useAvx2())
-        scanAvx2(v, n, p, sums);
-    else
+    } else if (kernel != Kernel::Scalar && useAvx2()) {
+        if (!scanAvx2<false>(v, n, p, sums)) // NaN or Inf in the block: rare
+            scanAvx2<true>(v, n, p, sums);
+    } else
 #endif
         scanScalar(v, 0, n, p, sums);
     p.finite = n - p.nan - p.posInf - p.negInf;
