@@ -175,7 +175,7 @@ template <bool Tail> struct FloatBins {
     uint64_t i, n;
     __m512 lo, scale, guard, twoGuards;
 
-    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline SixteenBins operator()() {
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __m512i operator()() {
         __mmask16 valid = 0xffff;
         __m512 x;
         if constexpr (Tail) {
@@ -185,8 +185,8 @@ template <bool Tail> struct FloatBins {
             x = _mm512_loadu_ps(v + i);
         }
         const __m512 q = _mm512_fmadd_ps(_mm512_sub_ps(x, lo), scale, guard);
-        // (maskz: GCC 12 warns of the unmasked form's undefined operand)
-        const __m512i bin = _mm512_maskz_cvttps_epi32(valid, q);
+        // Lanes past the end: bin -1, counted nowhere.
+        const __m512i bin = _mm512_mask_cvttps_epi32(_mm512_set1_epi32(-1), valid, q);
         const __m512 fraction = _mm512_reduce_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
         const __mmask16 near = _mm512_mask_cmp_ps_mask(valid, fraction, twoGuards, _CMP_NGE_UQ);
         if (near) { // rare
@@ -195,7 +195,7 @@ template <bool Tail> struct FloatBins {
             recountSliced(c, v, i, near, at);
         }
         i += 16;
-        return {bin, valid};
+        return bin;
     }
 };
 
@@ -204,7 +204,7 @@ CKPTSCOPE_AVX512 static void addAvx512(BinCounter<float>& c, const float* v, uin
                  guard = _mm512_set1_ps(c.guard), twoGuards = _mm512_set1_ps(2 * c.guard);
     FloatBins<false> full{c, v, 0, n, lo, scale, guard, twoGuards};
     FloatBins<true> tail{c, v, n - n % 256, n, lo, scale, guard, twoGuards};
-    countValues(*c.sliced, n, full, tail);
+    sliced512::countValues(*c.sliced, n, full, tail);
 }
 
 // More bins than SlicedBins counts: FloatBins' bins, counted in eight
@@ -265,7 +265,7 @@ template <bool Tail> struct DoubleBins {
         return _mm512_mask_cmp_pd_mask(valid, fraction, twoGuards, _CMP_NGE_UQ);
     }
 
-    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline SixteenBins operator()() {
+    CKPTSCOPE_AVX512 __attribute__((always_inline)) inline __m512i operator()() {
         __mmask8 valid0 = 0xff, valid1 = 0xff;
         if constexpr (Tail) {
             const uint64_t left = n - i;
@@ -284,11 +284,12 @@ template <bool Tail> struct DoubleBins {
             c.addLanes(d, i, nearAll);
         i += 16;
         const __mmask8 take0 = valid0 & ~near0, take1 = valid1 & ~near1;
-        // (maskz forms: GCC 12 warns of the plain ones' undefined operand)
-        const __m512i bins = _mm512_maskz_inserti64x4(
-            0xff, _mm512_castsi256_si512(_mm512_maskz_cvttpd_epi32(take0, q0)),
-            _mm512_maskz_cvttpd_epi32(take1, q1), 1);
-        return {bins, __mmask16(unsigned(take0) | unsigned(take1) << 8)};
+        // Lanes not to count: bin -1, counted nowhere. (maskz: GCC 12 warns
+        // of the plain form's undefined operand)
+        const __m256i none = _mm256_set1_epi32(-1);
+        return _mm512_maskz_inserti64x4(
+            0xff, _mm512_castsi256_si512(_mm512_mask_cvttpd_epi32(none, take0, q0)),
+            _mm512_mask_cvttpd_epi32(none, take1, q1), 1);
     }
 };
 
@@ -297,10 +298,57 @@ CKPTSCOPE_AVX512 static void addAvx512(BinCounter<double>& c, const double* d, u
                   guard = _mm512_set1_pd(c.guard), twoGuards = _mm512_set1_pd(2 * c.guard);
     DoubleBins<false> full{c, d, 0, n, lo, scale, guard, twoGuards};
     DoubleBins<true> tail{c, d, n - n % 256, n, lo, scale, guard, twoGuards};
-    countValues(*c.sliced, n, full, tail);
+    sliced512::countValues(*c.sliced, n, full, tail);
 }
 
 CKPTSCOPE_AVX512_END
+
+// FloatBins with AVX2 for sliced256: eight values a vector, the fraction
+// as q - trunc(q). Lanes past the end (Tail) are not loaded, and get bin -1.
+template <bool Tail> struct FloatBins8 {
+    BinCounter<float>& c;
+    const float* v;
+    uint64_t i, n;
+    __m256 lo, scale, guard, twoGuards;
+
+    __attribute__((target("avx2,fma"), always_inline)) inline __m256i operator()() {
+        __m256 x;
+        __m256i valid = _mm256_set1_epi32(-1);
+        if constexpr (Tail) {
+            const int left = int(std::min<uint64_t>(n - i, 8));
+            valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(left),
+                                       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            x = _mm256_maskload_ps(v + i, valid);
+        } else {
+            x = _mm256_loadu_ps(v + i);
+        }
+        const __m256 q = _mm256_fmadd_ps(_mm256_sub_ps(x, lo), scale, guard);
+        __m256i bin = _mm256_cvttps_epi32(q);
+        const __m256 fraction =
+            _mm256_sub_ps(q, _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+        __m256 near = _mm256_cmp_ps(fraction, twoGuards, _CMP_NGE_UQ);
+        if constexpr (Tail) {
+            near = _mm256_and_ps(near, _mm256_castsi256_ps(valid));
+            bin = _mm256_or_si256(bin, _mm256_xor_si256(valid, _mm256_set1_epi32(-1)));
+        }
+        if (const int lanes = _mm256_movemask_ps(near)) { // rare
+            alignas(32) uint32_t at[8];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(at), bin);
+            recountSliced(c, v, i, uint32_t(lanes), at);
+        }
+        i += 8;
+        return bin;
+    }
+};
+
+__attribute__((target("avx2,fma"))) static void addSlicedAvx2(BinCounter<float>& c, const float* v,
+                                                              uint64_t n) {
+    const __m256 lo = _mm256_set1_ps(c.lo), scale = _mm256_set1_ps(c.scale),
+                 guard = _mm256_set1_ps(c.guard), twoGuards = _mm256_set1_ps(2 * c.guard);
+    FloatBins8<false> full{c, v, 0, n, lo, scale, guard, twoGuards};
+    FloatBins8<true> tail{c, v, n - n % 128, n, lo, scale, guard, twoGuards};
+    sliced256::countValues(*c.sliced, n, full, tail);
+}
 
 // Four doubles at a time straight into the counts; a group with a NaN, an
 // infinity or a value near a bin edge goes to binOf one by one.
@@ -357,10 +405,9 @@ BinCounter<float>::BinCounter(const Histogram& histogram, Kernel k, Spread sprea
     lo = float(h.lo);
     scale = float(s);
     guard = float(double(n) * 0x1p-20);
-    if (kernel == Kernel::Auto && spread == Spread::InRange && n <= SlicedBins::kMaxBins &&
-        useAvx512()) {
+    if (spread == Spread::InRange && n <= SlicedBins::kMaxBins) {
         mode = Mode::Sliced;
-        sliced = std::make_unique<SlicedBins>(unsigned(n));
+        sliced = std::make_unique<SlicedBins>(unsigned(n), kernel == Kernel::Auto && useAvx512());
     } else if (n <= 64) {
         mode = Mode::Pairs;
         while ((size_t(1) << shift) < n)
@@ -388,7 +435,7 @@ BinCounter<double>::BinCounter(const Histogram& histogram, Kernel k, Spread spre
     if (kernel == Kernel::Auto && spread == Spread::InRange && bins <= SlicedBins::kMaxBins &&
         useAvx512() && std::isfinite(scale) && scale >= std::numeric_limits<double>::min()) {
         mode = Mode::Sliced;
-        sliced = std::make_unique<SlicedBins>(unsigned(bins));
+        sliced = std::make_unique<SlicedBins>(unsigned(bins), true);
     } else {
         mode = Mode::Direct;
     }
@@ -400,7 +447,10 @@ BinCounter<double>::BinCounter(const Histogram& histogram, Kernel k, Spread spre
 template <> void BinCounter<float>::add(const float* v, uint64_t n) {
 #ifdef CKPTSCOPE_STATS_AVX2
     if (mode == Mode::Sliced) {
-        addAvx512(*this, v, n);
+        if (sliced->wide)
+            addAvx512(*this, v, n);
+        else
+            addSlicedAvx2(*this, v, n);
         return;
     }
     if (mode != Mode::Scalar) {

@@ -24,10 +24,11 @@ struct SlicedBins;
 // AVX-512 paths bin only values within the range.
 enum class Spread { InRange, Anywhere };
 
-// How a BinCounter counts. Scalar: plain loop; Pairs, Lanes (float, AVX2):
-// small counters in tables, added to `counts` by flush(); Direct (double,
-// AVX2): four at a time into `counts`; Sliced (AVX-512, bins ≤ 64):
-// SlicedBins.
+// How a BinCounter counts. Scalar: plain loop; Pairs (float, values
+// anywhere, bins ≤ 64), Lanes (float, more bins): small counters in tables,
+// added to `counts` by flush(); Direct (double, AVX2): four at a time into
+// `counts`; Sliced (values in range, bins ≤ 64; float by AVX-512 or AVX2,
+// double by AVX-512): SlicedBins.
 enum class BinMode { Scalar, Pairs, Lanes, Direct, Sliced };
 
 // Histogram counting for one worker. The counts are Histogram::binOf's; the

@@ -14,6 +14,9 @@ namespace ckptscope::stats {
 namespace {
 
 using namespace q4k;
+#ifdef CKPTSCOPE_STATS_AVX2
+using namespace sliced512; // carrySave, loadCarries, storeCarries
+#endif
 
 #ifdef CKPTSCOPE_STATS_AVX2
 CKPTSCOPE_AVX512_BEGIN
@@ -195,7 +198,7 @@ CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uin
             _mm512_store_si512(sliced.sixteens[g][sliced.held], sixteen);
         }
         if (++sliced.held == 16)
-            sliced.foldSixteens();
+            fold(sliced);
     }
     for (unsigned g = 0; g < Streams; ++g)
         storeCarries(sliced, g, ones[g], twos[g], fours[g], eights[g]);
@@ -295,10 +298,11 @@ CKPTSCOPE_AVX512_END
 
 bool canBinQ4K(const BinCounter<float>& counter) {
 #ifdef CKPTSCOPE_STATS_AVX2
-    // AVX-512 Lanes: the counter has its range and scale (past 4096 bins,
+    // AVX-512 Sliced, or AVX-512 Lanes: the counter has its range and scale (past 4096 bins,
     // or a range past the float one, it counts by binOf alone, and so must
     // pass 2: by decoding).
-    return counter.mode == BinMode::Sliced || (counter.mode == BinMode::Lanes && counter.lanes512);
+    return (counter.mode == BinMode::Sliced && counter.sliced->wide) ||
+           (counter.mode == BinMode::Lanes && counter.lanes512);
 #else
     (void)counter;
     return false;
@@ -307,12 +311,14 @@ bool canBinQ4K(const BinCounter<float>& counter) {
 
 void binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks) {
 #ifdef CKPTSCOPE_STATS_AVX2
+    if (!canBinQ4K(counter))
+        return;
     if (counter.mode == BinMode::Sliced) {
         if (counter.sliced->streams == 1)
             binQ4KSliced<1>(counter, raw, superBlocks);
         else
             binQ4KSliced<2>(counter, raw, superBlocks);
-    } else if (canBinQ4K(counter)) {
+    } else {
         Q4KCodeCounts(counter).add(raw, superBlocks);
     }
 #else

@@ -46,7 +46,10 @@ size_t Histogram::binOf(double v) const {
 }
 
 std::string storedIntegerText(const StoredInteger& v) {
-    return (v.negative ? "-" : "") + std::to_string(v.magnitude);
+    // (Appended, not "-" + text: GCC 12 at -O3 warns of that form, -Wrestrict.)
+    std::string out = v.negative ? "-" : "";
+    out += std::to_string(v.magnitude);
+    return out;
 }
 
 std::string extremeText(const TensorStats& s, bool max, bool f32Values) {

@@ -4,10 +4,10 @@
 // (more helpers asked for than there are cores, and several callers at once) against one thread.
 #include "testsupport.h"
 
+#include "common/simd.h"
 #include "stats/bincounter.h"
 #include "stats/slicedbins.h"
 #include "stats/statskernels.h"
-#include "common/simd.h"
 
 #include "ckptscope/stats/tensorstats.h"
 
@@ -177,9 +177,14 @@ private Q_SLOTS:
         h.counts.assign(64, 0);
         const BinCounter<float> wide(h), narrow(h, Kernel::Avx2), scalar(h, Kernel::Scalar);
         using Mode = BinCounter<float>::Mode;
-        QVERIFY(wide.mode == (useAvx512() ? Mode::Sliced : useAvx2() ? Mode::Pairs : Mode::Scalar));
-        QVERIFY(narrow.mode == (useAvx2() ? Mode::Pairs : Mode::Scalar));
+        // Bit-sliced by AVX-512 where the CPU has it, else by AVX2.
+        QVERIFY(wide.mode == (useAvx2() ? Mode::Sliced : Mode::Scalar));
+        QVERIFY(narrow.mode == wide.mode);
         QVERIFY(scalar.mode == Mode::Scalar);
+        if (useAvx2()) {
+            QCOMPARE(wide.sliced->wide, useAvx512());
+            QVERIFY(!narrow.sliced->wide);
+        }
         h.counts.assign(65, 0); // bit-sliced counting stops at 64 bins
         QVERIFY(BinCounter<float>(h).mode != Mode::Sliced);
         // Doubles: bit-sliced as floats, else four at a time.
@@ -377,8 +382,9 @@ private Q_SLOTS:
     }
 
     void slicedCountsCarryOverLongRuns() {
-        // A million values (256 folds of the weight-16 level) in 32, 33 and
-        // 64 bins: one and two one-hot words per value, every carry level.
+        // A million values (256 folds of the weight-16 level with AVX-512,
+        // 512 with AVX2) in 32, 33 and 64 bins: one and two one-hot words per
+        // value, every carry level.
         std::mt19937 rng(37);
         std::vector<float> v = data((uint64_t(1) << 20) + 5, 0, rng);
         for (size_t i = 0; i < v.size(); i += 97) // many on the edges of 32 bins over [-8, 8]
@@ -396,6 +402,7 @@ private Q_SLOTS:
             for (float f : v)
                 ++direct[h.binOf(f)];
             QCOMPARE(countBins(h, v, Kernel::Auto), direct);
+            QCOMPARE(countBins(h, v, Kernel::Avx2), direct);
         }
     }
 
