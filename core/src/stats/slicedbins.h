@@ -44,7 +44,7 @@ struct SlicedBins {
 };
 
 // Adds weight × (lanes with bit b set) to counts[b], for the 32 bits, over
-// the sixteen lanes of `vector` (a fold's carry, a drain: rare).
+// the sixteen lanes of `vector` (a drain: rare).
 void addBits(const uint32_t* vector, uint64_t weight, uint64_t* counts);
 
 // The counting, once per instruction set: slicedcounting.inc compiled with
@@ -78,6 +78,13 @@ CKPTSCOPE_SLICED_INLINE void carrySave(Vec& high, Vec& low, Vec a, Vec b, Vec c)
     low = _mm512_ternarylogic_epi32(a, b, c, 0x96);
     high = _mm512_ternarylogic_epi32(a, b, c, 0xe8);
 }
+// Adds weight × (lanes with bit b set) to counts[b], for the 32 bits (a
+// fold's carry: branch-free, where addBits' loop mispredicts).
+CKPTSCOPE_SLICED_INLINE void addLaneBits(Vec x, uint64_t weight, uint64_t* counts) {
+    for (unsigned b = 0; b < 32; ++b)
+        counts[b] += weight * uint64_t(__builtin_popcount(
+                                  _mm512_test_epi32_mask(x, _mm512_set1_epi32(int(1u << b)))));
+}
 #include "stats/slicedcounting.inc"
 #undef CKPTSCOPE_SLICED_INLINE
 #undef CKPTSCOPE_SLICED_TARGET
@@ -108,6 +115,12 @@ CKPTSCOPE_SLICED_INLINE void carrySave(Vec& high, Vec& low, Vec a, Vec b, Vec c)
     const Vec ab = _mm256_xor_si256(a, b);
     low = _mm256_xor_si256(ab, c);
     high = _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(ab, c));
+}
+CKPTSCOPE_SLICED_INLINE void addLaneBits(Vec x, uint64_t weight, uint64_t* counts) {
+    for (unsigned b = 0; b < 32; ++b) // bit b to each lane's sign
+        counts[b] +=
+            weight * uint64_t(__builtin_popcount(unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(
+                         _mm256_sll_epi32(x, _mm_cvtsi32_si128(31 - int(b))))))));
 }
 #include "stats/slicedcounting.inc"
 #undef CKPTSCOPE_SLICED_INLINE
