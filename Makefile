@@ -85,6 +85,7 @@ bench:
 	./bench/s3bench.sh build/release
 	./bench/headerbench.sh build/release
 	./bench/binsbench.sh build/release
+	./bench/simdbench.sh build/release
 
 # A Release build of what the package holds, the .deb, then the checks a
 # distribution runs: lintian and desktop-file-validate fail on any error or
