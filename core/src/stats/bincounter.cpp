@@ -36,7 +36,6 @@ template <typename T> void BinCounter<T>::flush() {
                 counts[k] += small[t * bins + k];
                 small[t * bins + k] = 0;
             }
-        small[8 * bins] = 0; // the spare entry: counted by binOf instead
     }
     pending = 0;
 }
@@ -149,8 +148,10 @@ __attribute__((target("avx2,fma"))) static void addAvx2(BinCounter<float>& c, co
 CKPTSCOPE_AVX512_BEGIN
 
 // Sliced lanes near a bin edge: counted at their truncated position `at`
-// like the others (no bit when it is outside the bins: NaN and ±Inf
-// truncate to INT_MIN), taken back there, counted by binOf.
+// like the others, taken back there, counted by binOf. A position outside
+// the streams' bits sets none (NaN and ±Inf truncate to INT_MIN); one of
+// `bins` or more below them (v = hi, whose position is bins + a guard) sets
+// a bit SlicedBins counts but never drains: neither is taken back.
 __attribute__((noinline, cold)) static void recountSliced(BinCounter<float>& c, const float* v,
                                                           uint64_t i, uint32_t lanes,
                                                           const uint32_t* at) {
@@ -207,9 +208,8 @@ CKPTSCOPE_AVX512 static void addAvx512(BinCounter<float>& c, const float* v, uin
     sliced512::countValues(*c.sliced, n, full, tail);
 }
 
-// More bins than SlicedBins counts: FloatBins' bins, counted in eight
-// tables as addAvx2's Lanes mode; lanes it hands to binOf count in the
-// spare entry after the tables.
+// More bins than SlicedBins counts: FloatBins' positions, counted in eight
+// tables as addAvx2's Lanes mode, lanes near an edge taken back.
 CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter<float>& c, const float* v, uint64_t n) {
     const __m512 lo = _mm512_set1_ps(c.lo), scale = _mm512_set1_ps(c.scale),
                  guard = _mm512_set1_ps(c.guard), twoGuards = _mm512_set1_ps(2 * c.guard);
@@ -229,7 +229,9 @@ CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter<float>& c, const float* v
             const __m512 q =
                 _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(v + i + k), lo), scale, guard);
             // Every lane is counted where it truncates (NaN and ±Inf, INT_MIN,
-            // as the last bin); the few near an edge are then taken back.
+            // as the last bin); the few near an edge are taken back at once,
+            // before the run's increments (the uint32 counter wraps below
+            // zero and comes back: modular).
             const __m512i at = _mm512_add_epi32(
                 _mm512_min_epu32(_mm512_maskz_cvttps_epi32(0xffff, q), last), laneTable);
             _mm256_store_si256(reinterpret_cast<__m256i*>(entries + k), _mm512_cvtepi32_epi16(at));
@@ -415,7 +417,7 @@ BinCounter<float>::BinCounter(const Histogram& histogram, Kernel k, Spread sprea
         small.assign(size_t(2) << (2 * shift), 0);
     } else {
         mode = Mode::Lanes;
-        small.assign(8 * n + 1, 0); // + the spare entry of addLanesAvx512
+        small.assign(8 * n, 0);
         lanes512 = kernel == Kernel::Auto && spread == Spread::InRange && useAvx512();
     }
 #else

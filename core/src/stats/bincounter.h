@@ -21,7 +21,8 @@ struct SlicedBins;
 // Where the counted values lie: within [h.lo, h.hi] (a histogram of their
 // own range: statistics, differences), or anywhere (a range given by the
 // caller; values outside go to the end bins, as binOf puts them). The
-// AVX-512 paths bin only values within the range.
+// bit-sliced paths (AVX-512 and AVX2) and AVX-512 Lanes bin only values
+// within the range.
 enum class Spread { InRange, Anywhere };
 
 // How a BinCounter counts. Scalar: plain loop; Pairs (float, values

@@ -14,13 +14,6 @@ void addBits(const uint32_t* vector, uint64_t weight, uint64_t* counts) {
             counts[__builtin_ctz(bits)] += weight;
 }
 
-void SlicedBins::foldSixteens() {
-    if (wide)
-        sliced512::fold(*this);
-    else
-        sliced256::fold(*this);
-}
-
 void SlicedBins::drainInto(uint64_t* out) {
     for (unsigned g = 0; g < streams; ++g) {
         uint64_t* const c = counts + 32 * g;

@@ -35,9 +35,6 @@ struct SlicedBins {
     alignas(64) uint32_t sixteens[2][16][16] = {};
     uint64_t counts[kMaxBins] = {}; // counted so far, carry-save state excluded
 
-    // Folds the sixteen held weight-16 vectors into level 2 and its weight-256
-    // carry into `counts`.
-    void foldSixteens();
     // Adds everything counted, the carry-save state included, to out[0..bins)
     // and starts again from zero.
     void drainInto(uint64_t* out);

@@ -69,7 +69,7 @@ __attribute__((target("avx2,fma"))) bool scanAvx2(const float* v, uint64_t n, Pa
     const __m256d shift = _mm256_set1_pd(p.shift);
     __m256 vmin = _mm256_set1_ps(std::numeric_limits<float>::infinity());
     __m256 vmax = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-    __m256i zeros = _mm256_setzero_si256(); // per lane, at most kBlock / 4
+    __m256i zeros = _mm256_setzero_si256(); // per lane, at most kBlock / 8
     __m256d s[2], ss[2], sq[2];
     for (int k = 0; k < 2; ++k)
         s[k] = ss[k] = sq[k] = _mm256_setzero_pd();
