@@ -7,6 +7,7 @@
 #include "formats/gguf/ggmlblocks.h"
 #include "formats/gguf/ggmlquants.h"
 #include "stats/bincounter.h"
+#include "stats/blocksums.h"
 #include "stats/q4kbinner.h"
 #include "stats/q4ksuperblock.h"
 
@@ -465,21 +466,23 @@ void addSuperBlocksAvx512(Partial& p, const uint8_t* raw, uint64_t superBlocks, 
 CKPTSCOPE_AVX512_END
 #endif
 
-// The stored bytes of values [first, first + n), read into this thread's
-// buffer (kept between blocks and tensors: 576 KiB per thread).
-const uint8_t* readSuperBlocks(const RawReader& raw, uint64_t first, uint64_t n) {
-    thread_local std::vector<uint8_t> bytes;
-    bytes.resize(std::max(bytes.size(), size_t(n / kSuperValues * kSuperBytes)));
-    raw(first, n, bytes.data());
-    return bytes.data();
+// The stored bytes of values [first, first + n), whole blocks of `values`
+// values in `bytes` bytes, read into this thread's buffer (kept between
+// blocks and tensors: 576 KiB per thread for Q4_K).
+const uint8_t* readBlocks(const RawReader& raw, uint64_t first, uint64_t n, uint64_t bytes,
+                          uint64_t values) {
+    thread_local std::vector<uint8_t> buffer;
+    buffer.resize(std::max(buffer.size(), size_t(n / values * bytes)));
+    raw(first, n, buffer.data());
+    return buffer.data();
 }
 
 } // namespace
 
 bool sumsCodes(Dtype dtype) {
-    // Without AVX-512 the sub-blocks go one at a time, which measured slower
-    // than decoding (1 GiB of Q4_K: 1.06 s against 0.64 s).
-    return dtype == Dtype::Q4_K && useAvx512();
+    // Without AVX-512 Q4_K's sub-blocks go one at a time, which measured
+    // slower than decoding (1 GiB of Q4_K: 1.06 s against 0.64 s).
+    return (dtype == Dtype::Q4_K && useAvx512()) || sumsBlockCodes(dtype);
 }
 
 void SeenExtremes::offer(float lo, float hi) {
@@ -493,12 +496,7 @@ Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, Seen
     Partial p;
     if (superBlocks == 0)
         return p;
-    // Shifted by the first finite value, as scanBlock shifts.
-    float first[kSuperValues];
-    gguf::dequantizeBlocks(kGgmlQ4_K, raw, 1, first);
-    const float* finite =
-        std::find_if(first, first + kSuperValues, [](float x) { return std::isfinite(x); });
-    p.shift = finite != first + kSuperValues ? double(*finite) : 0.0;
+    p.shift = firstFiniteOfBlock(kGgmlQ4_K, raw, kSuperValues);
     bool wide = false;
 #ifdef CKPTSCOPE_STATS_AVX2
     if (kernel == Kernel::Auto && useAvx512()) {
@@ -516,6 +514,15 @@ Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, Seen
 
 StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
                          const ValueReader& values, const StatsOptions& options, Kernel kernel) {
+    if (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0) {
+        // Pass 1 from the blocks' code sums (blocksums.h), pass 2 decoded.
+        const CodeBlock block = codeBlockOf(dtype);
+        const PartialScanner pass1 = [&raw, kernel, dtype, block](uint64_t first, uint64_t n) {
+            return blockCodesPartial(dtype, readBlocks(raw, first, n, block.bytes, block.values),
+                                     n / block.values, kernel);
+        };
+        return computeStatsScanned(count, values, pass1, nullptr, options, kCodeBlock);
+    }
     if (dtype != Dtype::Q4_K)
         throw std::logic_error("codeSumStats: a type whose codes are not summed");
     SeenExtremes seen;
@@ -524,12 +531,13 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
     // 183-209 ms kept against 168-192 ms read again; the page-cache copy is
     // cheap beside the binning.)
     const PartialScanner pass1 = [&raw, kernel, &seen](uint64_t first, uint64_t n) {
-        return q4KPartial(readSuperBlocks(raw, first, n), n / kSuperValues, kernel, &seen);
+        return q4KPartial(readBlocks(raw, first, n, kSuperBytes, kSuperValues), n / kSuperValues,
+                          kernel, &seen);
     };
     const BlockBinner pass2 = [&raw](uint64_t first, uint64_t n, BinCounter<float>& counter) {
         if (!canBinQ4K(counter))
             return false;
-        binQ4K(counter, readSuperBlocks(raw, first, n), n / kSuperValues);
+        binQ4K(counter, readBlocks(raw, first, n, kSuperBytes, kSuperValues), n / kSuperValues);
         return true;
     };
     return computeStatsScanned(count, values, pass1, kernel == Kernel::Auto ? &pass2 : nullptr,

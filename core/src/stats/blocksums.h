@@ -1,0 +1,42 @@
+#pragma once
+
+#include "ckptscope/formats/dtype.h"
+
+#include "stats/statskernels.h"
+
+#include <cstdint>
+
+// Pass 1 of Q8_0 and Q4_0 statistics from sums of their codes, no value
+// decoded. A block's 32 values are d · q for one f16 scale d and integer
+// codes q (Q8_0: int8; Q4_0: nibble − 8), each exact in f32 (d carries 11
+// significant bits, q at most 8), so the block's sum and M2 follow exactly
+// in double from Σq and Σq², its zeros from the codes that are 0, and its
+// extremes from its least and greatest code, looked for only when d times
+// the codes' whole range passes the extremes found so far. A block whose d
+// is Inf or NaN (every value non-finite) is decoded and scanned. Pass 2,
+// the histogram, decodes: each value needs its bin.
+namespace ckptscope::stats {
+
+// True for the types whose pass 1 sums block codes on this CPU (Q8_0 and
+// Q4_0, with AVX2; the plain loops measured no faster than decoding).
+bool sumsBlockCodes(Dtype dtype);
+
+// One block of such a type: its bytes and values.
+struct CodeBlock {
+    uint64_t bytes, values;
+};
+// Precondition: Q8_0 or Q4_0.
+CodeBlock codeBlockOf(Dtype dtype);
+
+// The first finite value of the block of ggml type `ggmlId` (of `values`
+// values, at most 256) at `raw`, else 0: the shift of the code-sum passes'
+// Partials, as scanBlock shifts by a block's first finite value.
+double firstFiniteOfBlock(uint32_t ggmlId, const uint8_t* raw, uint64_t values);
+
+// The Partial of `blocks` whole blocks at `raw`, its sums shifted by the
+// first finite value of the first block (0 if it has none). Kernel::Scalar:
+// no vector code.
+Partial blockCodesPartial(Dtype dtype, const uint8_t* raw, uint64_t blocks,
+                          Kernel kernel = Kernel::Auto);
+
+} // namespace ckptscope::stats

@@ -1,0 +1,202 @@
+// Q8_0 and Q4_0 statistics whose pass 1 sums block codes (stats/blocksums)
+// against the statistics of the decoded values (computeStats over f32), by
+// every kernel (AVX2 sums, plain loops): ggml's own files of the
+// conformance corpus, the generator's models, random blocks with every code
+// (Q8_0's −128 included) and every kind of scale (zero, negative zero,
+// subnormal, negative, the largest, infinite, NaN), blocks of zeros, and
+// tensors over several blocks of the passes.
+#include "statscompare.h"
+#include "testsupport.h"
+
+#include "ckptscope/document/document.h"
+#include "ckptscope/stats/documentstats.h"
+
+#include "common/simd.h"
+#include "formats/gguf/ggmlquants.h"
+#include "stats/blocksums.h"
+#include "stats/codesums.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace ckptscope;
+using testsupport::compareUpToRounding;
+using testsupport::qstr;
+
+namespace {
+
+struct Type {
+    Dtype dtype;
+    uint32_t ggmlId;
+    size_t bytes; // per block of 32 values
+    const char* name;
+};
+const Type kTypes[] = {{Dtype::Q8_0, 8, 34, "Q8_0"}, {Dtype::Q4_0, 2, 18, "Q4_0"}};
+constexpr size_t kValues = 32;
+
+const stats::Kernel kKernels[] = {stats::Kernel::Auto, stats::Kernel::Scalar};
+
+// codeSumStats of raw blocks by every kernel, thread count and some bin
+// counts against computeStats of their decoding.
+void checkBlocks(const Type& type, const std::vector<uint8_t>& raw, const QString& what) {
+    const size_t blocks = raw.size() / type.bytes;
+    std::vector<float> values(blocks * kValues);
+    gguf::dequantizeBlocks(type.ggmlId, raw.data(), blocks, values.data());
+    const stats::RawReader read = [&raw, &type](uint64_t first, uint64_t n, void* out) {
+        std::memcpy(out, raw.data() + first / kValues * type.bytes, n / kValues * type.bytes);
+    };
+    const ValueReader decoded = [&values](uint64_t first, uint64_t n, float* out) {
+        std::memcpy(out, values.data() + first, n * 4);
+    };
+    for (const int bins : {64, 0, 1000}) {
+        const StatsResult expected = computeStats(values.data(), values.size(), bins);
+        for (const stats::Kernel kernel : kKernels)
+            for (const unsigned threads : {1u, 2u}) {
+                StatsOptions options;
+                options.bins = bins;
+                options.threads = threads;
+                compareUpToRounding(
+                    stats::codeSumStats(type.dtype, values.size(), read, decoded, options, kernel),
+                    expected,
+                    QStringLiteral("%1, %2 bins, %3, %4 thread(s): %5")
+                        .arg(QLatin1String(type.name))
+                        .arg(bins)
+                        .arg(QLatin1String(kernel == stats::Kernel::Auto ? "auto" : "scalar"))
+                        .arg(threads)
+                        .arg(what));
+                if (QTest::currentTestFailed())
+                    return;
+            }
+    }
+}
+
+void putF16(std::vector<uint8_t>& raw, size_t at, uint16_t h) {
+    std::memcpy(raw.data() + at, &h, 2);
+}
+
+// Random blocks whose f16 d has an exponent field in [lo, lo + span).
+std::vector<uint8_t> randomBlocks(const Type& type, size_t blocks, std::mt19937_64& rng,
+                                  unsigned lo, unsigned span) {
+    std::vector<uint8_t> raw(blocks * type.bytes);
+    for (auto& b : raw)
+        b = uint8_t(rng());
+    for (size_t b = 0; b < blocks; ++b)
+        putF16(raw, b * type.bytes,
+               uint16_t((rng() & 0x8000) | ((lo + rng() % span) << 10) | (rng() & 0x3FF)));
+    return raw;
+}
+
+} // namespace
+
+class TestBlockSums : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        qInfo("block code sums: %s", simd::useAvx2() ? "AVX2 and plain loops" : "plain loops");
+    }
+
+    // Where the CPU has AVX2, Q8_0 and Q4_0 statistics take this path
+    // (what `stats` and the GUI ask: computeTensorStats).
+    void chosenWithAvx2() {
+        for (const Type& type : kTypes)
+            QCOMPARE(stats::sumsCodes(type.dtype), simd::useAvx2());
+        QVERIFY(!stats::sumsBlockCodes(Dtype::Q4_1));
+        QVERIFY(!stats::sumsBlockCodes(Dtype::F32));
+    }
+
+    // Every Q8_0 and Q4_0 tensor of the corpus, through the document as the
+    // CLI and GUI ask, against ggml's decoded values.
+    void conformance() {
+        REQUIRE_CONFORMANCE();
+        for (const Type& type : kTypes) {
+            const int checked = testsupport::forEachCorpusTensor(
+                type.dtype, [](const Document& doc, size_t i, const std::vector<float>& values,
+                               const QString& what) {
+                    StatsOptions options;
+                    options.bins = 64;
+                    compareUpToRounding(computeTensorStats(doc, i, options),
+                                        computeStats(values.data(), values.size(), 64), what);
+                });
+            QVERIFY2(checked >= 1, type.name);
+        }
+    }
+
+    // The generator's Q8_0 and Q4_0 models, through the document.
+    void generated() {
+        for (const Type& type : kTypes) {
+            QTemporaryDir dir;
+            const auto doc = testsupport::openSyntheticModel(dir, type.dtype, 4 << 20);
+            const std::vector<size_t> indices = testsupport::tensorsOfType(*doc, type.dtype);
+            QVERIFY(indices.size() > 5);
+            for (const size_t i : indices) {
+                const TensorEntry& t = doc->tensors()[i];
+                std::vector<float> values(size_t(t.dataLen));
+                doc->readValues(i, 0, t.dataLen, values.data());
+                StatsOptions options;
+                options.bins = 32;
+                compareUpToRounding(
+                    computeTensorStats(*doc, i, options),
+                    computeStats(values.data(), values.size(), 32),
+                    QStringLiteral("%1 %2").arg(QLatin1String(type.name), qstr(t.name)));
+                if (QTest::currentTestFailed())
+                    return;
+            }
+        }
+    }
+
+    // Random codes (every byte: Q8_0's −128 and 127, every nibble) under
+    // scales of every kind: zero, negative zero, subnormal, negative, the
+    // largest, and (from round 1) infinite and NaN, whose blocks are decoded.
+    void hostileScales() {
+        std::mt19937_64 rng(5);
+        const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x83FF, 0x7BFF, 0xFBFF, 0x3C00,
+                                    0xBC00, 0x0400, 0x7800, 0x7C00, 0xFC00, 0x7E00, 0xFE01};
+        for (const Type& type : kTypes)
+            for (int round = 0; round < 3; ++round) {
+                std::vector<uint8_t> raw = randomBlocks(type, 3000, rng, 1, 29);
+                for (size_t b = 0; b < 3000; ++b)
+                    if (rng() % 4 == 0)
+                        putF16(raw, b * type.bytes, special[rng() % (round == 0 ? 10 : 14)]);
+                checkBlocks(type, raw, QStringLiteral("round %1").arg(round));
+                if (QTest::currentTestFailed())
+                    return;
+            }
+    }
+
+    // Blocks whose values are all zero (code 0 for Q8_0, nibble 8 for
+    // Q4_0) and blocks of one code, among ordinary ones: zeros counted, the
+    // extremes found where every block's bound is the same.
+    void zerosAndFlatBlocks() {
+        std::mt19937_64 rng(7);
+        for (const Type& type : kTypes) {
+            std::vector<uint8_t> raw = randomBlocks(type, 500, rng, 12, 4);
+            for (size_t b = 0; b < 500; b += 3)
+                std::memset(raw.data() + b * type.bytes + 2, type.dtype == Dtype::Q8_0 ? 0 : 0x88,
+                            type.bytes - 2);
+            for (size_t b = 1; b < 500; b += 7)
+                std::memset(raw.data() + b * type.bytes + 2,
+                            type.dtype == Dtype::Q8_0 ? 0x81 : 0xFF, type.bytes - 2);
+            checkBlocks(type, raw, QStringLiteral("zeros and flat blocks"));
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+
+    // Tensors over several blocks of the passes (1 Mi values each), the
+    // last one shorter.
+    void severalBlocks() {
+        std::mt19937_64 rng(9);
+        for (const Type& type : kTypes) {
+            checkBlocks(type, randomBlocks(type, 80000, rng, 8, 6), QStringLiteral("80000 blocks"));
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBlockSums)
+#include "tst_blocksums.moc"
