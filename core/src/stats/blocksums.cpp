@@ -71,57 +71,81 @@ template <class Codes> std::pair<int, int> codeRange(const uint8_t* codes) {
 }
 
 #ifdef CKPTSCOPE_STATS_AVX2
-// The two 32-bit sums of each 64-bit lane of s (Σq pairs) and q (Σq²
-// pairs), added across the register: {Σq, Σq²}.
 #define BLOCKSUMS_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define BLOCKSUMS_AVX2_INLINE BLOCKSUMS_AVX2 __attribute__((always_inline)) inline
 
-BLOCKSUMS_AVX2_INLINE std::pair<int32_t, int32_t> addLanes(__m256i s, __m256i q) {
-    __m256i t = _mm256_hadd_epi32(s, q); // s01 s23 q01 q23 | s45 s67 q45 q67
-    t = _mm256_hadd_epi32(t, t);         // s0-3 q0-3 … | s4-7 q4-7 …
-    const __m128i u = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
-    const auto both = uint64_t(_mm_cvtsi128_si64(u));
-    return {int32_t(uint32_t(both)), int32_t(uint32_t(both >> 32))};
+// The eight lanes of each of a, b, c, d added: {Σa, Σb, Σc, Σd}.
+BLOCKSUMS_AVX2_INLINE __m128i addLanes4(__m256i a, __m256i b, __m256i c, __m256i d) {
+    const __m256i t = _mm256_hadd_epi32(_mm256_hadd_epi32(a, b), _mm256_hadd_epi32(c, d));
+    return _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
 }
 
-// Q8_0: the 32 int8 codes widened to int16, summed in pairs (vpmaddwd), as
-// are their squares (at most 2 · 128² per pair).
-BLOCKSUMS_AVX2_INLINE Sums q8SumsAvx2(const uint8_t* codes) {
-    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
-    const __m256i lo = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(x));
-    const __m256i hi = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1));
+// Σq and Σq² of four blocks (lane j: the block at first + j · Codes::kBytes),
+// and how many of each block's codes are 0.
+template <class Codes>
+BLOCKSUMS_AVX2_INLINE void sumsOfFour(const uint8_t* first, __m128i& s, __m128i& q,
+                                      uint32_t* zeros);
+
+// Q8_0: codes widened to int16 and summed in pairs by vpmaddwd (at most
+// 2 · 128² a pair), the eight lanes of each block added by vphaddd.
+template <>
+BLOCKSUMS_AVX2_INLINE void sumsOfFour<Q8Codes>(const uint8_t* first, __m128i& s, __m128i& q,
+                                               uint32_t* zeros) {
     const __m256i one = _mm256_set1_epi16(1);
-    const auto [s, q] =
-        addLanes(_mm256_add_epi32(_mm256_madd_epi16(lo, one), _mm256_madd_epi16(hi, one)),
-                 _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi)));
-    const auto zeros = unsigned(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, _mm256_setzero_si256())));
-    return {s, q, uint32_t(std::popcount(zeros))};
+    __m256i sums[4], squares[4];
+    for (int j = 0; j < 4; ++j) {
+        const __m256i x = _mm256_loadu_si256(
+            reinterpret_cast<const __m256i*>(first + uint64_t(j) * Q8Codes::kBytes + 2));
+        const __m256i lo = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(x));
+        const __m256i hi = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1));
+        sums[j] = _mm256_add_epi32(_mm256_madd_epi16(lo, one), _mm256_madd_epi16(hi, one));
+        squares[j] = _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi));
+        zeros[j] = uint32_t(std::popcount(
+            unsigned(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, _mm256_setzero_si256())))));
+    }
+    s = addLanes4(sums[0], sums[1], sums[2], sums[3]);
+    q = addLanes4(squares[0], squares[1], squares[2], squares[3]);
 }
 
 // (n − 8)² of the nibbles 0..15: a vpshufb table (at most 64, so byte sums
-// of 32 fit vpsadbw's 16 bits).
+// of eight fit vpsadbw's 16 bits).
 alignas(16) constexpr uint8_t kSquares[16] = {64, 49, 36, 25, 16, 9,  4,  1,
                                               0,  1,  4,  9,  16, 25, 36, 49};
 
-// Q4_0: the 32 nibbles in one register (low nibbles, then high), their byte
-// sums (vpsadbw) less 8 each, the squares by table.
-BLOCKSUMS_AVX2_INLINE Sums q4SumsAvx2(const uint8_t* codes) {
-    const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes));
+// Q4_0: a block's 32 nibbles in one register (low ones, then high); byte
+// sums (vpsadbw) of the nibbles and of their squares by table, packed in
+// each 64-bit lane (Σn low, Σ(n − 8)² high), the four lanes of each block
+// added by unpacking the four blocks against each other; Σ(n − 8) = Σn − 256.
+template <>
+BLOCKSUMS_AVX2_INLINE void sumsOfFour<Q4Codes>(const uint8_t* first, __m128i& s, __m128i& q,
+                                               uint32_t* zeros) {
     const __m128i nibble = _mm_set1_epi8(0x0F);
-    const __m256i n =
-        _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(raw, 4), nibble), _mm_and_si128(raw, nibble));
     const __m256i squares =
         _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(kSquares)));
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i sums = _mm256_add_epi64(
-        _mm256_sad_epu8(n, zero),
-        _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(squares, n), zero), 32));
-    __m128i x = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
-    x = _mm_add_epi64(x, _mm_unpackhi_epi64(x, x));
-    const auto both = uint64_t(_mm_cvtsi128_si64(x));
-    const auto eights = unsigned(_mm256_movemask_epi8(_mm256_cmpeq_epi8(n, _mm256_set1_epi8(8))));
-    return {int32_t(uint32_t(both)) - 8 * int32_t(kValues), int32_t(both >> 32),
-            uint32_t(std::popcount(eights))};
+    const __m256i zero = _mm256_setzero_si256(), eight = _mm256_set1_epi8(8);
+    __m256i packed[4];
+    for (int j = 0; j < 4; ++j) {
+        const __m128i raw = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(first + uint64_t(j) * Q4Codes::kBytes + 2));
+        const __m256i n = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(raw, 4), nibble),
+                                           _mm_and_si128(raw, nibble));
+        packed[j] = _mm256_or_si256(
+            _mm256_sad_epu8(n, zero),
+            _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(squares, n), zero), 32));
+        zeros[j] =
+            uint32_t(std::popcount(unsigned(_mm256_movemask_epi8(_mm256_cmpeq_epi8(n, eight)))));
+    }
+    // Lane pairs of blocks 0, 1 and of 2, 3 added, then the halves: block j's
+    // (Σn, Σ(n − 8)²) in 64-bit lane j.
+    const __m256i u = _mm256_add_epi64(_mm256_unpacklo_epi64(packed[0], packed[1]),
+                                       _mm256_unpackhi_epi64(packed[0], packed[1]));
+    const __m256i v = _mm256_add_epi64(_mm256_unpacklo_epi64(packed[2], packed[3]),
+                                       _mm256_unpackhi_epi64(packed[2], packed[3]));
+    const __m256i w = _mm256_add_epi64(_mm256_permute2x128_si256(u, v, 0x20),
+                                       _mm256_permute2x128_si256(u, v, 0x31));
+    const __m256i split = _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    s = _mm_sub_epi32(_mm256_castsi256_si128(split), _mm_set1_epi32(8 * int(kValues)));
+    q = _mm256_extracti128_si256(split, 1);
 }
 #endif
 
@@ -182,17 +206,13 @@ BLOCKSUMS_AVX2 uint64_t addBlocksAvx2(Partial& p, SetSums& sets, const uint8_t* 
     __m256d sumSqShifted = _mm256_loadu_pd(sets.sumSqShifted);
     uint64_t k = 0;
     for (; k + 4 <= blocks; k += 4) {
+        const uint8_t* first = raw + k * Codes::kBytes;
         alignas(16) float d[4];
-        alignas(16) int32_t s[4], q[4];
+        for (int j = 0; j < 4; ++j)
+            d[j] = _cvtsh_ss(gguf::blocks::u16At(first + uint64_t(j) * Codes::kBytes));
+        __m128i s4, q4;
         uint32_t zeros[4];
-        for (int j = 0; j < 4; ++j) {
-            const uint8_t* b = raw + (k + uint64_t(j)) * Codes::kBytes;
-            d[j] = _cvtsh_ss(gguf::blocks::u16At(b));
-            const Sums x = std::is_same_v<Codes, Q8Codes> ? q8SumsAvx2(b + 2) : q4SumsAvx2(b + 2);
-            s[j] = x.s;
-            q[j] = x.q;
-            zeros[j] = x.zeros;
-        }
+        sumsOfFour<Codes>(first, s4, q4, zeros);
         const __m128 d4 = _mm_load_ps(d);
         if (_mm_movemask_ps(_mm_cmp_ps(_mm_and_ps(d4, absMask), largest, _CMP_NLE_UQ))) {
             // rare: a scale Inf or NaN (F16C may quiet a NaN: addBlock decodes)
@@ -208,8 +228,6 @@ BLOCKSUMS_AVX2 uint64_t addBlocksAvx2(Partial& p, SetSums& sets, const uint8_t* 
             sumSqShifted = _mm256_loadu_pd(sets.sumSqShifted);
             continue;
         }
-        const __m128i s4 = _mm_load_si128(reinterpret_cast<const __m128i*>(s));
-        const __m128i q4 = _mm_load_si128(reinterpret_cast<const __m128i*>(q));
         const __m256d dd = _mm256_cvtps_pd(d4), dd2 = _mm256_mul_pd(dd, dd);
         const __m256d blockSum = _mm256_mul_pd(dd, _mm256_cvtepi32_pd(s4));
         // 32 Σq² − (Σq)² fits int32 (at most 2^24), as does each term.
