@@ -187,7 +187,7 @@ void addSubBlock(Partial& p, float d1, float m1, uint32_t s, uint32_t q, Codes c
 }
 
 // Adds one super-block to p: from its code sums, or decoded and scanned.
-void addSuperBlock(Partial& p, const uint8_t* b, bool wide, Kernel kernel) {
+void addSuperBlock(Partial& p, const uint8_t* b, Kernel kernel) {
     const float d = gguf::blocks::f16At(b), dmin = gguf::blocks::f16At(b + 2);
     float d1[8], m1[8];
     bool exact = std::isfinite(d) && std::isfinite(dmin);
@@ -206,13 +206,7 @@ void addSuperBlock(Partial& p, const uint8_t* b, bool wide, Kernel kernel) {
     }
     CodeSums sums;
     const uint8_t* qs = b + 16;
-#ifdef CKPTSCOPE_STATS_AVX2
-    if (wide)
-        codeSumsAvx2(qs, sums);
-    else
-#endif
-        codeSumsScalar(qs, sums);
-    (void)wide;
+    codeSumsScalar(qs, sums);
     for (int is = 0; is < 8; ++is)
         addSubBlock(p, d1[is], m1[is], sums.s[is], sums.q[is],
                     Codes{qs + 32 * (is / 2), (is % 2) * 4});
@@ -311,7 +305,7 @@ CKPTSCOPE_AVX512 inline void codeSumsAvx512(const uint8_t* qs, __m512d& s, __m51
     q = _mm512_cvtepu32_pd(_mm256_cvtepu16_epi32(_mm512_extracti32x4_epi32(sorted, 1)));
 }
 
-// The lanes of addSuperBlocksAvx512 between runs of its inner loop.
+// The lanes of addSuperBlocksInLanes between runs of its runner.
 struct LaneSums {
     double sum[8] = {}, sumSq[8] = {}, sumShifted[8] = {}, sumSqShifted[8] = {};
     float min[8], max[8];
@@ -324,7 +318,8 @@ struct LaneSums {
 
 // How many codes of the sub-blocks set in `which` equal that sub-block's
 // lane of `code` (a code of 0..15).
-CKPTSCOPE_AVX512 inline uint64_t countCodes(const uint8_t* qs, unsigned which, __m256i code) {
+__attribute__((target("avx2"))) inline uint64_t countCodes(const uint8_t* qs, unsigned which,
+                                                           __m256i code) {
     alignas(32) int32_t target[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(target), code);
     uint64_t n = 0;
@@ -425,22 +420,124 @@ CKPTSCOPE_AVX512 Stop runAvx512(LaneSums& lanes, double shiftBy, const uint8_t* 
     return stop;
 }
 
-// Each super-block by runAvx512, and what stopped it done here: decoded
-// (addSuperBlock), or the extremes and zeros looked up.
-void addSuperBlocksAvx512(Partial& p, const uint8_t* raw, uint64_t superBlocks, Kernel kernel,
-                          SeenExtremes* seen) {
+// runAvx512 with AVX2 (and F16C): the eight sub-blocks' sums in two
+// vectors of four doubles, the code sums by packedPairSums, the exactness
+// check of a super-block that exactByExponents cannot vouch for by
+// exactLevels lane by lane. The same sums, in the same lanes.
+__attribute__((target("avx2,fma,f16c"))) Stop
+runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint64_t to) {
+    __m256d sum[2], sumSq[2], sumShifted[2], sumSqShifted[2];
+    for (int h = 0; h < 2; ++h) {
+        sum[h] = _mm256_loadu_pd(lanes.sum + 4 * h);
+        sumSq[h] = _mm256_loadu_pd(lanes.sumSq + 4 * h);
+        sumShifted[h] = _mm256_loadu_pd(lanes.sumShifted + 4 * h);
+        sumSqShifted[h] = _mm256_loadu_pd(lanes.sumSqShifted + 4 * h);
+    }
+    const __m256 vmin = _mm256_loadu_ps(lanes.min), vmax = _mm256_loadu_ps(lanes.max);
+    const __m256d thirtyTwo = _mm256_set1_pd(32.0), shift = _mm256_set1_pd(shiftBy);
+    const __m256 zeroF = _mm256_setzero_ps(), fifteen = _mm256_set1_ps(15.0f);
+    Stop stop{to, false};
+    uint64_t k = from, zeroCount = 0;
+    for (; k < to; ++k) {
+        const uint8_t* b = raw + k * kSuperBytes;
+        const __m128 both = _mm_cvtph_ps(_mm_cvtsi32_si128(int(gguf::blocks::u32At(b))));
+        const ScalesMins sm = scalesMinsK4(b + 4);
+        const __m256 d1 = _mm256_mul_ps(_mm256_broadcastss_ps(both),
+                                        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                            _mm_cvtsi64_si128(static_cast<long long>(sm.scales)))));
+        const __m256 m1 = _mm256_mul_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(both)),
+                                        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                            _mm_cvtsi64_si128(static_cast<long long>(sm.mins)))));
+        if (!exactByExponents(gguf::blocks::u32At(b))) {
+            alignas(32) float d[8], m[8];
+            _mm256_store_ps(d, d1);
+            _mm256_store_ps(m, m1);
+            bool exact = true;
+            for (int is = 0; is < 8 && exact; ++is)
+                exact = exactLevels(d[is], m[is]);
+            if (!exact) {
+                stop = Stop{k, true};
+                break;
+            }
+        }
+        CodeSums codes;
+        codeSumsAvx2(b + 16, codes);
+        for (int h = 0; h < 2; ++h) {
+            const __m256d D =
+                _mm256_cvtps_pd(h ? _mm256_extractf128_ps(d1, 1) : _mm256_castps256_ps128(d1));
+            const __m256d M =
+                _mm256_cvtps_pd(h ? _mm256_extractf128_ps(m1, 1) : _mm256_castps256_ps128(m1));
+            const __m256d S = _mm256_cvtepi32_pd(
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes.s + 4 * h)));
+            const __m256d Q = _mm256_cvtepi32_pd(
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes.q + 4 * h)));
+            const __m256d a = _mm256_mul_pd(D, S), t = _mm256_mul_pd(_mm256_mul_pd(D, D), Q);
+            const __m256d twoA = _mm256_add_pd(a, a);
+            sum[h] = _mm256_add_pd(sum[h], _mm256_fnmadd_pd(thirtyTwo, M, a));
+            sumSq[h] = _mm256_add_pd(sumSq[h], _mm256_fmadd_pd(_mm256_mul_pd(thirtyTwo, M), M,
+                                                               _mm256_fnmadd_pd(twoA, M, t)));
+            const __m256d shifted = _mm256_add_pd(M, shift);
+            sumShifted[h] = _mm256_add_pd(sumShifted[h], _mm256_fnmadd_pd(thirtyTwo, shifted, a));
+            sumSqShifted[h] = _mm256_add_pd(
+                sumSqShifted[h], _mm256_fmadd_pd(_mm256_mul_pd(thirtyTwo, shifted), shifted,
+                                                 _mm256_fnmadd_pd(twoA, shifted, t)));
+        }
+        // Zero values, as runAvx512 counts them (r to 12 bits here: a whole
+        // r ≤ 15 still rounds to itself, and d1 r == m1 is checked exactly).
+        const __m256 flat = _mm256_cmp_ps(d1, zeroF, _CMP_EQ_OQ);
+        zeroCount += 32 * uint64_t(std::popcount(unsigned(_mm256_movemask_ps(
+                              _mm256_and_ps(flat, _mm256_cmp_ps(m1, zeroF, _CMP_EQ_OQ))))));
+        const __m256 r = _mm256_round_ps(_mm256_mul_ps(m1, _mm256_rcp_ps(d1)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256 zeroCode = _mm256_andnot_ps(
+            flat, _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(r, zeroF, _CMP_GE_OQ),
+                                              _mm256_cmp_ps(r, fifteen, _CMP_LE_OQ)),
+                                _mm256_cmp_ps(_mm256_mul_ps(d1, r), m1, _CMP_EQ_OQ)));
+        if (const int which = _mm256_movemask_ps(zeroCode))
+            zeroCount += countCodes(b + 16, unsigned(which), _mm256_cvttps_epi32(r));
+
+        const __m256 at0 = _mm256_sub_ps(_mm256_mul_ps(d1, zeroF), m1);
+        const __m256 at15 = _mm256_sub_ps(_mm256_mul_ps(d1, fifteen), m1);
+        const int lower =
+            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_min_ps(at0, at15), vmin, _CMP_LT_OQ));
+        const int higher =
+            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_max_ps(at0, at15), vmax, _CMP_GT_OQ));
+        if ((lower | higher) != 0) {
+            stop = Stop{k, false, unsigned(lower), unsigned(higher)};
+            _mm256_store_ps(stop.d1, d1);
+            _mm256_store_ps(stop.m1, m1);
+            ++k;
+            break;
+        }
+    }
+    lanes.values += (k - from) * kSuperValues;
+    lanes.zeros += zeroCount;
+    for (int h = 0; h < 2; ++h) {
+        _mm256_storeu_pd(lanes.sum + 4 * h, sum[h]);
+        _mm256_storeu_pd(lanes.sumSq + 4 * h, sumSq[h]);
+        _mm256_storeu_pd(lanes.sumShifted + 4 * h, sumShifted[h]);
+        _mm256_storeu_pd(lanes.sumSqShifted + 4 * h, sumSqShifted[h]);
+    }
+    return stop;
+}
+
+// Each super-block by `run` (runAvx512 or runAvx2), and what stopped it
+// done here: decoded (addSuperBlock), or the extremes and zeros looked up.
+template <Stop (*run)(LaneSums&, double, const uint8_t*, uint64_t, uint64_t)>
+void addSuperBlocksInLanes(Partial& p, const uint8_t* raw, uint64_t superBlocks, Kernel kernel,
+                           SeenExtremes* seen) {
     LaneSums lanes;
     if (seen) {
         std::fill(lanes.min, lanes.min + 8, seen->min.load(std::memory_order_relaxed));
         std::fill(lanes.max, lanes.max + 8, seen->max.load(std::memory_order_relaxed));
     }
     for (uint64_t k = 0; k < superBlocks;) {
-        const Stop stop = runAvx512(lanes, p.shift, raw, k, superBlocks);
+        const Stop stop = run(lanes, p.shift, raw, k, superBlocks);
         if (stop.at == superBlocks)
             break;
         const uint8_t* b = raw + stop.at * kSuperBytes;
         if (stop.decode) {
-            addSuperBlock(p, b, false, kernel);
+            addSuperBlock(p, b, kernel);
         } else {
             lookUp(b + 16, stop.d1, stop.m1, stop.lower, stop.higher, lanes.min, lanes.max);
             // Each lane compares with the extremes of all (values of this
@@ -480,9 +577,11 @@ const uint8_t* readBlocks(const RawReader& raw, uint64_t first, uint64_t n, uint
 } // namespace
 
 bool sumsCodes(Dtype dtype) {
-    // Without AVX-512 Q4_K's sub-blocks go one at a time, which measured
+    // Q4_K with AVX2 alone by runAvx2 (and F16C, which every AVX2 CPU has:
+    // sumsBlockCodes asks for it). Its sub-blocks one at a time had measured
     // slower than decoding (1 GiB of Q4_K: 1.06 s against 0.64 s).
-    return (dtype == Dtype::Q4_K && useAvx512()) || sumsBlockCodes(dtype);
+    return (dtype == Dtype::Q4_K && (useAvx512() || sumsBlockCodes(Dtype::Q8_0))) ||
+           sumsBlockCodes(dtype);
 }
 
 void SeenExtremes::offer(float lo, float hi) {
@@ -497,18 +596,19 @@ Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, Seen
     if (superBlocks == 0)
         return p;
     p.shift = firstFiniteOfBlock(kGgmlQ4_K, raw, kSuperValues);
-    bool wide = false;
 #ifdef CKPTSCOPE_STATS_AVX2
-    if (kernel == Kernel::Auto && useAvx512()) {
-        addSuperBlocksAvx512(p, raw, superBlocks, kernel, seen);
+    if (kernel != Kernel::Scalar && useAvx2()) {
+        if (kernel == Kernel::Auto && useAvx512())
+            addSuperBlocksInLanes<runAvx512>(p, raw, superBlocks, kernel, seen);
+        else
+            addSuperBlocksInLanes<runAvx2>(p, raw, superBlocks, kernel, seen);
         if (seen)
             seen->offer(p.min, p.max);
         return p;
     }
-    wide = kernel != Kernel::Scalar && useAvx2();
 #endif
     for (uint64_t k = 0; k < superBlocks; ++k)
-        addSuperBlock(p, raw + k * kSuperBytes, wide, kernel);
+        addSuperBlock(p, raw + k * kSuperBytes, kernel);
     return p;
 }
 

@@ -99,11 +99,13 @@ private Q_SLOTS:
         qInfo("block code sums: %s", simd::useAvx2() ? "AVX2 and plain loops" : "plain loops");
     }
 
-    // Where the CPU has AVX2, Q8_0 and Q4_0 statistics take this path
-    // (what `stats` and the GUI ask: computeTensorStats).
+    // Where the CPU has AVX2, Q8_0, Q4_0 and Q4_K statistics take the
+    // code sums (what `stats` and the GUI ask: computeTensorStats).
     void chosenWithAvx2() {
         for (const Type& type : kTypes)
             QCOMPARE(stats::sumsCodes(type.dtype), simd::useAvx2());
+        // Q4_K too (codesums.h), with AVX-512 or AVX2 alone.
+        QCOMPARE(stats::sumsCodes(Dtype::Q4_K), simd::useAvx2());
         QVERIFY(!stats::sumsBlockCodes(Dtype::Q4_1));
         QVERIFY(!stats::sumsBlockCodes(Dtype::F32));
     }
