@@ -23,7 +23,8 @@ const CommandSpec kGenerate = {
     "optionally its dequantized f32 twin as safetensors). Sizes take K, M, G.\n",
     {sizeOption("--tensors", "N", "oxck: the number of tensors (default 256)"),
      sizeOption("--size", "BYTES", "oxck, gguf: about this many bytes of values (default 1M)"),
-     {"--type", "TYPE", "gguf: F32, F16, Q4_0, Q8_0, Q4_K or Q1_0 (default Q4_K)"},
+     {"--type", "TYPE",
+      "gguf: F32, F16, Q4_0, Q8_0, Q1_0, Q2_K, Q3_K, Q4_K, Q5_K or Q6_K (default Q4_K)"},
      {"--f32-twin", "FILE", "gguf: also write the dequantized values as f32 safetensors"},
      sizeOption("--nodes", "N", "gradient: number of nodes, 3 or more (default 2000)"),
      sizeOption("--optimizer-bytes", "BYTES", "gradient: optimizer-state bytes (default 0)"),
@@ -49,7 +50,9 @@ ckptscope::Dtype ggufType(const std::string& name) {
         if (d && name == ckptscope::dtypeName(*d) && ckptscope::gguf::syntheticGgufType(*d))
             return *d;
     }
-    throw UsageError("--type takes F32, F16, Q4_0, Q8_0, Q4_K or Q1_0, not '" + name + "'");
+    throw UsageError(
+        "--type takes F32, F16, Q4_0, Q8_0, Q1_0, Q2_K, Q3_K, Q4_K, Q5_K or Q6_K, not '" + name +
+        "'");
 }
 
 void generateGguf(const ParsedArgs& p, const std::string& out) {

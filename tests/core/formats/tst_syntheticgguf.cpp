@@ -11,7 +11,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -119,6 +121,48 @@ private Q_SLOTS:
             }
         }
         QVERIFY(sawType);
+    }
+
+    // The K-quants (for benchmarks of their statistics): ggml's decoding
+    // (the document's) is the oracle here; every value finite and in a
+    // trained model's range, the twin the same values.
+    void kQuantsDecodeNearZero_data() {
+        QTest::addColumn<int>("type");
+        for (Dtype t : {Dtype::Q2_K, Dtype::Q3_K, Dtype::Q5_K, Dtype::Q6_K})
+            QTest::newRow(dtypeName(t)) << int(t);
+    }
+    void kQuantsDecodeNearZero() {
+        QFETCH(int, type);
+        QTemporaryDir dir;
+        gguf::SyntheticGgufSpec spec;
+        spec.type = Dtype(type);
+        spec.totalBytes = 3 << 20;
+        spec.f32Twin = str(dir.filePath(QStringLiteral("twin.safetensors")));
+        const std::string path = str(dir.filePath(QStringLiteral("model.gguf")));
+        gguf::writeSyntheticGguf(path, spec);
+        const auto doc = Document::open(path);
+        const auto twin = Document::open(spec.f32Twin);
+        size_t ofType = 0;
+        for (size_t i = 0; i < doc->tensors().size(); ++i) {
+            const TensorEntry& t = doc->tensors()[i];
+            if (t.dtype != spec.type)
+                continue;
+            ++ofType;
+            std::vector<float> read(size_t(t.dataLen)), twinValues(read.size());
+            doc->readValues(i, 0, t.dataLen, read.data());
+            twin->readValues(i, 0, t.dataLen, twinValues.data());
+            float largest = 0;
+            for (size_t k = 0; k < read.size(); ++k) {
+                QVERIFY(std::isfinite(read[k]));
+                QCOMPARE(std::bit_cast<uint32_t>(twinValues[k]), std::bit_cast<uint32_t>(read[k]));
+                largest = std::max(largest, std::fabs(read[k]));
+            }
+            QVERIFY2(largest > 0.01f && largest < 4.0f,
+                     qPrintable(QStringLiteral("%1: max |x| %2")
+                                    .arg(QString::fromStdString(t.name))
+                                    .arg(double(largest))));
+        }
+        QVERIFY(ofType > 5);
     }
 
     void deterministicAndSized() {

@@ -162,6 +162,15 @@ BlockScales blockScales(Dtype type) {
         // d and dmin, times 6-bit scales and mins: dmin * m about half of
         // d * sc * 15, so values lie around zero as a trained model's do.
         return {{0, 2}, {1, 4}};
+    // ggml-common.h's block layouts: each scale's offset in its block.
+    case Dtype::Q2_K:
+        return {{80, 82}, {4, 4}}; // d, dmin; times 4-bit scales and mins, codes 0..3
+    case Dtype::Q3_K:
+        return {{108}, {3}}; // d; times 6-bit scales - 32, codes -4..3
+    case Dtype::Q5_K:
+        return {{0, 2}, {0, 3}}; // as Q4_K, codes 0..31
+    case Dtype::Q6_K:
+        return {{208}, {1}}; // d; times int8 scales, codes -32..31
     default:
         return {};
     }
@@ -250,8 +259,9 @@ bool syntheticGgufType(Dtype type) {
 
 void writeSyntheticGguf(const std::string& path, const SyntheticGgufSpec& spec) {
     if (!syntheticGgufType(spec.type))
-        throw std::invalid_argument(std::string("generate gguf: type ") + dtypeName(spec.type) +
-                                    " is not written (F32, F16, Q4_0, Q8_0, Q4_K, Q1_0)");
+        throw std::invalid_argument(
+            std::string("generate gguf: type ") + dtypeName(spec.type) +
+            " is not written (F32, F16, Q4_0, Q8_0, Q1_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K)");
     const Plan p = plan(spec);
     if (spec.f32Twin.empty()) {
         writeFileAtomically(path,

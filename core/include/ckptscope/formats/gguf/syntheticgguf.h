@@ -12,7 +12,7 @@ namespace ckptscope::gguf {
 // in `type`, the norms in F32, llama.* metadata. Blocks are realistic: finite
 // positive f16 scales, random codes. Deterministic for a given seed.
 struct SyntheticGgufSpec {
-    Dtype type = Dtype::Q4_K;      // F32, F16, Q4_0, Q8_0, Q4_K or Q1_0
+    Dtype type = Dtype::Q4_K;      // F32, F16, Q4_0, Q8_0, Q1_0, Q2_K … Q6_K
     uint64_t totalBytes = 1 << 20; // about this many bytes of tensor data
     uint64_t seed = 1;
     std::string f32Twin; // when set: a safetensors file of the dequantized values, same names
