@@ -155,115 +155,300 @@ struct SetSums {
     double sum[4] = {}, sumSq[4] = {}, sumShifted[4] = {}, sumSqShifted[4] = {};
 };
 
-// Adds the block at b, with its code sums s, into p and set `set`.
-template <class Codes>
-void addBlock(Partial& p, SetSums& sets, unsigned set, const uint8_t* b, uint32_t ggmlId,
-              Kernel kernel) {
-    const float d = gguf::blocks::f16At(b);
-    if (!std::isfinite(d)) { // rare: every value NaN or infinite
-        float values[kValues];
-        gguf::dequantizeBlocks(ggmlId, b, 1, values);
-        addShifted(p, scanBlockShifted(values, kValues, p.shift, kernel));
-        return;
-    }
-    const Sums s = sumsScalar<Codes>(b + 2);
-    const double dd = d, sum = dd * double(s.s);
-    const double centred = sum / double(kValues) - p.shift; // the block's mean, shifted
-    // Exact in double: d² has 22 significant bits, 32 Σq² − (Σq)² at most 25.
-    const double m2 =
-        dd * dd * double(int64_t(kValues) * s.q - int64_t(s.s) * s.s) / double(kValues);
+// Adds n values d · q (d finite; each exact in f32) whose codes have sum
+// s.s, sum of squares s.q and s.zeros zeros into p and set `set`; the
+// codes lie in [least, greatest], and range() gives the actual least and
+// greatest when the extremes need them.
+template <class Range>
+void addScaled(Partial& p, SetSums& sets, unsigned set, float d, uint64_t n, const Sums& s,
+               int least, int greatest, Range range) {
+    const double dd = d, sum = dd * double(s.s), count = double(n);
+    const double centred = sum / count - p.shift; // the codes' mean, shifted
+    // Exact in double for Q8_0 and Q4_0 (d² has 22 significant bits, n Σq² −
+    // (Σq)² at most 25); for Q6_K (d · scale² up to 36) within a rounding.
+    const double m2 = dd * dd * double(int64_t(n) * s.q - int64_t(s.s) * s.s) / count;
     sets.sum[set] += sum;
     sets.sumSq[set] += dd * dd * double(s.q);
-    sets.sumShifted[set] += double(kValues) * centred;
-    sets.sumSqShifted[set] += m2 + double(kValues) * centred * centred;
-    p.n += kValues;
-    p.finite += kValues;
-    p.zeros += d == 0 ? kValues : s.zeros;
-    // d · q is exact in f32: the extremes are d times the extreme codes.
-    const float a = d * float(Codes::kLeast), z = d * float(Codes::kGreatest);
+    sets.sumShifted[set] += count * centred;
+    sets.sumSqShifted[set] += m2 + count * centred * centred;
+    p.n += n;
+    p.finite += n;
+    p.zeros += d == 0 ? n : s.zeros;
+    // The extremes are d times the extreme codes.
+    const float a = d * float(least), z = d * float(greatest);
     if (std::min(a, z) < p.min || std::max(a, z) > p.max) {
-        const auto [least, greatest] = codeRange<Codes>(b + 2);
-        const float x = d * float(least), y = d * float(greatest);
+        const auto [lo, hi] = range();
+        const float x = d * float(lo), y = d * float(hi);
         p.min = std::min(p.min, std::min(x, y));
         p.max = std::max(p.max, std::max(x, y));
     }
 }
 
+// Every value of a block (or super-block) of type ggmlId at b, decoded and
+// scanned: its scale is Inf or NaN (rare).
+void addDecoded(Partial& p, const uint8_t* b, uint32_t ggmlId, uint64_t values, Kernel kernel) {
+    float decoded[256];
+    gguf::dequantizeBlocks(ggmlId, b, 1, decoded);
+    addShifted(p, scanBlockShifted(decoded, values, p.shift, kernel));
+}
+
+// Adds the block at b into p and set `set`.
+template <class Codes>
+void addBlock(Partial& p, SetSums& sets, unsigned set, const uint8_t* b, uint32_t ggmlId,
+              Kernel kernel) {
+    const float d = gguf::blocks::f16At(b);
+    if (!std::isfinite(d))
+        return addDecoded(p, b, ggmlId, kValues, kernel);
+    addScaled(p, sets, set, d, kValues, sumsScalar<Codes>(b + 2), Codes::kLeast, Codes::kGreatest,
+              [b] { return codeRange<Codes>(b + 2); });
+}
+
+// Q6_K (ggml-common.h's block_q6_K): ql[128], qh[64], int8 scales[16],
+// f16 d. Value v of a super-block is (d · scales[v / 16]) · q with the
+// 6-bit code q − 32 (dequantize_row_q6_K's order), each exact in f32: d ·
+// scale has at most 18 significant bits, |q − 32| at most 5 but for −32.
+constexpr uint64_t kQ6Bytes = 210, kQ6Values = 256, kQ6SubValues = 16;
+constexpr uint32_t kGgmlQ6_K = 14;
+
+// The 256 codes (q − 32) of a super-block in value order.
+void q6Codes(const uint8_t* b, int8_t* q) {
+    for (int h = 0; h < 2; ++h) {
+        const uint8_t* ql = b + 64 * h;
+        const uint8_t* qh = b + 128 + 32 * h;
+        int8_t* out = q + 128 * h;
+        for (int l = 0; l < 32; ++l) {
+            out[l] = int8_t(((ql[l] & 0xF) | (qh[l] & 3) << 4) - 32);
+            out[l + 32] = int8_t(((ql[l + 32] & 0xF) | (qh[l] >> 2 & 3) << 4) - 32);
+            out[l + 64] = int8_t(((ql[l] >> 4) | (qh[l] >> 4 & 3) << 4) - 32);
+            out[l + 96] = int8_t(((ql[l + 32] >> 4) | (qh[l] >> 6 & 3) << 4) - 32);
+        }
+    }
+}
+
+// The least and greatest of n codes.
+std::pair<int, int> rangeOf(const int8_t* q, uint64_t n) {
+    const auto [lo, hi] = std::minmax_element(q, q + n);
+    return {*lo, *hi};
+}
+
+// Adds the Q6_K super-block at b into p, sub-block j into set j % 4.
+void addQ6Block(Partial& p, SetSums& sets, const uint8_t* b, Kernel kernel) {
+    const float d = gguf::blocks::f16At(b + 208);
+    if (!std::isfinite(d))
+        return addDecoded(p, b, kGgmlQ6_K, kQ6Values, kernel);
+    int8_t q[kQ6Values];
+    q6Codes(b, q);
+    for (uint64_t j = 0; j < kQ6Values / kQ6SubValues; ++j) {
+        const int8_t* codes = q + j * kQ6SubValues;
+        Sums s{0, 0, 0};
+        for (uint64_t i = 0; i < kQ6SubValues; ++i) {
+            s.s += codes[i];
+            s.q += codes[i] * codes[i];
+            s.zeros += codes[i] == 0;
+        }
+        const float d1 = d * float(int8_t(b[192 + j]));
+        addScaled(p, sets, unsigned(j % 4), d1, kQ6SubValues, s, -32, 31,
+                  [codes] { return rangeOf(codes, kQ6SubValues); });
+    }
+}
+
 #ifdef CKPTSCOPE_STATS_AVX2
+// SetSums in four double lanes (set j in lane j) while a loop runs.
+struct FourSets {
+    __m256d sum, sumSq, sumShifted, sumSqShifted;
+
+    BLOCKSUMS_AVX2_INLINE void load(const SetSums& s) {
+        sum = _mm256_loadu_pd(s.sum);
+        sumSq = _mm256_loadu_pd(s.sumSq);
+        sumShifted = _mm256_loadu_pd(s.sumShifted);
+        sumSqShifted = _mm256_loadu_pd(s.sumSqShifted);
+    }
+    BLOCKSUMS_AVX2_INLINE void store(SetSums& s) const {
+        _mm256_storeu_pd(s.sum, sum);
+        _mm256_storeu_pd(s.sumSq, sumSq);
+        _mm256_storeu_pd(s.sumShifted, sumShifted);
+        _mm256_storeu_pd(s.sumSqShifted, sumSqShifted);
+    }
+
+    // addScaled's sums of four groups of n values (n a power of two: 1 / n
+    // exact), lane j: scale d4[j], Σq s4[j], Σq² q4[j].
+    BLOCKSUMS_AVX2_INLINE void add(__m128 d4, __m128i s4, __m128i q4, uint64_t n, double shiftBy) {
+        const __m256d count = _mm256_set1_pd(double(n)), perValue = _mm256_set1_pd(1.0 / double(n));
+        const __m256d dd = _mm256_cvtps_pd(d4), dd2 = _mm256_mul_pd(dd, dd);
+        const __m256d groupSum = _mm256_mul_pd(dd, _mm256_cvtepi32_pd(s4));
+        // n Σq² − (Σq)² fits int32 (at most 2^24), as does each term.
+        const __m256d spread = _mm256_cvtepi32_pd(_mm_sub_epi32(
+            _mm_sll_epi32(q4, _mm_cvtsi32_si128(std::countr_zero(n))), _mm_mullo_epi32(s4, s4)));
+        const __m256d m2 = _mm256_mul_pd(_mm256_mul_pd(dd2, spread), perValue);
+        const __m256d centred =
+            _mm256_sub_pd(_mm256_mul_pd(groupSum, perValue), _mm256_set1_pd(shiftBy));
+        sum = _mm256_add_pd(sum, groupSum);
+        sumSq = _mm256_add_pd(sumSq, _mm256_mul_pd(dd2, _mm256_cvtepi32_pd(q4)));
+        sumShifted = _mm256_add_pd(sumShifted, _mm256_mul_pd(count, centred));
+        sumSqShifted = _mm256_add_pd(
+            sumSqShifted, _mm256_add_pd(m2, _mm256_mul_pd(_mm256_mul_pd(count, centred), centred)));
+    }
+};
+
+// addScaled's zeros (into `zeroCount`: kept in a register by the caller's
+// loop, where p's fields would be stored each time) and extremes of four
+// groups of n values, lane j: scale d[j], zeros[j] zero codes, codes in
+// [least, greatest]; range(j) gives group j's actual least and greatest.
+template <class Range>
+BLOCKSUMS_AVX2_INLINE void addCounts(Partial& p, uint64_t& zeroCount, __m128 d4, const float* d,
+                                     const uint32_t* zeros, uint64_t n, int least, int greatest,
+                                     Range range) {
+    for (int j = 0; j < 4; ++j)
+        zeroCount += d[j] == 0 ? n : zeros[j];
+    const __m128 a = _mm_mul_ps(d4, _mm_set1_ps(float(least)));
+    const __m128 z = _mm_mul_ps(d4, _mm_set1_ps(float(greatest)));
+    const int passes =
+        _mm_movemask_ps(_mm_or_ps(_mm_cmp_ps(_mm_min_ps(a, z), _mm_set1_ps(p.min), _CMP_LT_OQ),
+                                  _mm_cmp_ps(_mm_max_ps(a, z), _mm_set1_ps(p.max), _CMP_GT_OQ)));
+    for (int m = passes; m; m &= m - 1) { // rare once the extremes are found
+        const int j = std::countr_zero(unsigned(m));
+        const auto [lo, hi] = range(j);
+        const float x = d[j] * float(lo), y = d[j] * float(hi);
+        p.min = std::min(p.min, std::min(x, y));
+        p.max = std::max(p.max, std::max(x, y));
+    }
+}
+
+// True for a lane of d4 that is Inf or NaN.
+BLOCKSUMS_AVX2_INLINE bool anyNonFinite(__m128 d4) {
+    const __m128 magnitude = _mm_and_ps(d4, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
+    return _mm_movemask_ps(_mm_cmp_ps(magnitude, _mm_set1_ps(std::numeric_limits<float>::max()),
+                                      _CMP_NLE_UQ)) != 0;
+}
+
 // addBlock four blocks at a time, set j in lane j: the code sums by AVX2,
-// the scales by F16C, the sums of the four in double lanes. Four blocks
-// with a non-finite scale among them go to addBlock. Returns the blocks
-// done (a multiple of four).
+// the scales by F16C. Four blocks with a non-finite scale among them go to
+// addBlock (F16C may quiet a NaN: it decodes them). Returns the blocks done
+// (a multiple of four).
 template <class Codes>
 BLOCKSUMS_AVX2 uint64_t addBlocksAvx2(Partial& p, SetSums& sets, const uint8_t* raw,
                                       uint64_t blocks, uint32_t ggmlId, Kernel kernel) {
-    const __m256d shift = _mm256_set1_pd(p.shift), count = _mm256_set1_pd(double(kValues));
-    const __m256d perValue = _mm256_set1_pd(1.0 / double(kValues)); // exact: a power of two
-    const __m128 largest = _mm_set1_ps(std::numeric_limits<float>::max());
-    const __m128 absMask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-    __m256d sum = _mm256_loadu_pd(sets.sum), sumSq = _mm256_loadu_pd(sets.sumSq);
-    __m256d sumShifted = _mm256_loadu_pd(sets.sumShifted);
-    __m256d sumSqShifted = _mm256_loadu_pd(sets.sumSqShifted);
-    uint64_t k = 0;
+    FourSets four;
+    four.load(sets);
+    uint64_t k = 0, summed = 0, zeroCount = 0;
     for (; k + 4 <= blocks; k += 4) {
         const uint8_t* first = raw + k * Codes::kBytes;
         alignas(16) float d[4];
         for (int j = 0; j < 4; ++j)
             d[j] = _cvtsh_ss(gguf::blocks::u16At(first + uint64_t(j) * Codes::kBytes));
+        const __m128 d4 = _mm_load_ps(d);
+        if (anyNonFinite(d4)) { // rare
+            four.store(sets);
+            for (unsigned j = 0; j < 4; ++j)
+                addBlock<Codes>(p, sets, j, first + j * Codes::kBytes, ggmlId, kernel);
+            four.load(sets);
+            continue;
+        }
         __m128i s4, q4;
         uint32_t zeros[4];
         sumsOfFour<Codes>(first, s4, q4, zeros);
-        const __m128 d4 = _mm_load_ps(d);
-        if (_mm_movemask_ps(_mm_cmp_ps(_mm_and_ps(d4, absMask), largest, _CMP_NLE_UQ))) {
-            // rare: a scale Inf or NaN (F16C may quiet a NaN: addBlock decodes)
-            _mm256_storeu_pd(sets.sum, sum);
-            _mm256_storeu_pd(sets.sumSq, sumSq);
-            _mm256_storeu_pd(sets.sumShifted, sumShifted);
-            _mm256_storeu_pd(sets.sumSqShifted, sumSqShifted);
-            for (unsigned j = 0; j < 4; ++j)
-                addBlock<Codes>(p, sets, j, raw + (k + j) * Codes::kBytes, ggmlId, kernel);
-            sum = _mm256_loadu_pd(sets.sum);
-            sumSq = _mm256_loadu_pd(sets.sumSq);
-            sumShifted = _mm256_loadu_pd(sets.sumShifted);
-            sumSqShifted = _mm256_loadu_pd(sets.sumSqShifted);
+        four.add(d4, s4, q4, kValues, p.shift);
+        summed += 4 * kValues;
+        addCounts(
+            p, zeroCount, d4, d, zeros, kValues, Codes::kLeast, Codes::kGreatest,
+            [first](int j) { return codeRange<Codes>(first + uint64_t(j) * Codes::kBytes + 2); });
+    }
+    four.store(sets);
+    p.n += summed;
+    p.finite += summed;
+    p.zeros += zeroCount;
+    return k;
+}
+
+// Two bits of each byte of hb from bit `shift`, moved to bits 4-5: the
+// high bits of Q6_K's codes.
+BLOCKSUMS_AVX2_INLINE __m256i highBits(__m256i hb, int shift) {
+    return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, shift), _mm256_set1_epi8(3)),
+                             4);
+}
+
+// addQ6Block by AVX2: each half super-block's 128 six-bit codes as four
+// vectors in value order (vector g: sub-blocks 2g and 2g + 1 of the half,
+// one a 128-bit lane), byte sums (vpsadbw) of the codes and sums of their
+// squares (vpmaddubsw: 2 · 63² fits int16), both reduced by vphaddd to the
+// sub-blocks in the order 0, 2, 4, 6 | 1, 3, 5, 7, the scales put in that
+// order too; then Σ(u − 32) = Σu − 512 and Σ(u − 32)² = Σu² − 64 Σu +
+// 16 384 per sub-block of 16.
+BLOCKSUMS_AVX2 void addQ6BlocksAvx2(Partial& p, SetSums& sets, const uint8_t* raw,
+                                    uint64_t superBlocks, Kernel kernel) {
+    FourSets four;
+    four.load(sets);
+    const __m256i low = _mm256_set1_epi8(0x0F);
+    const __m256i zero = _mm256_setzero_si256(), thirtyTwo = _mm256_set1_epi8(32);
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    uint64_t summed = 0, zeroCount = 0;
+    for (uint64_t k = 0; k < superBlocks; ++k) {
+        const uint8_t* b = raw + k * kQ6Bytes;
+        const float d = _cvtsh_ss(gguf::blocks::u16At(b + 208));
+        if (!std::isfinite(d)) { // rare
+            four.store(sets);
+            addQ6Block(p, sets, b, kernel);
+            four.load(sets);
             continue;
         }
-        const __m256d dd = _mm256_cvtps_pd(d4), dd2 = _mm256_mul_pd(dd, dd);
-        const __m256d blockSum = _mm256_mul_pd(dd, _mm256_cvtepi32_pd(s4));
-        // 32 Σq² − (Σq)² fits int32 (at most 2^24), as does each term.
-        const __m256d spread =
-            _mm256_cvtepi32_pd(_mm_sub_epi32(_mm_slli_epi32(q4, 5), _mm_mullo_epi32(s4, s4)));
-        const __m256d m2 = _mm256_mul_pd(_mm256_mul_pd(dd2, spread), perValue);
-        const __m256d centred = _mm256_sub_pd(_mm256_mul_pd(blockSum, perValue), shift);
-        sum = _mm256_add_pd(sum, blockSum);
-        sumSq = _mm256_add_pd(sumSq, _mm256_mul_pd(dd2, _mm256_cvtepi32_pd(q4)));
-        sumShifted = _mm256_add_pd(sumShifted, _mm256_mul_pd(count, centred));
-        sumSqShifted = _mm256_add_pd(
-            sumSqShifted, _mm256_add_pd(m2, _mm256_mul_pd(_mm256_mul_pd(count, centred), centred)));
-        p.n += 4 * kValues;
-        p.finite += 4 * kValues;
-        for (int j = 0; j < 4; ++j)
-            p.zeros += d[j] == 0 ? kValues : zeros[j];
-        // The extremes: d times the codes' whole range first.
-        const __m128 a = _mm_mul_ps(d4, _mm_set1_ps(float(Codes::kLeast)));
-        const __m128 z = _mm_mul_ps(d4, _mm_set1_ps(float(Codes::kGreatest)));
-        const int passes = _mm_movemask_ps(
-            _mm_or_ps(_mm_cmp_ps(_mm_min_ps(a, z), _mm_set1_ps(p.min), _CMP_LT_OQ),
-                      _mm_cmp_ps(_mm_max_ps(a, z), _mm_set1_ps(p.max), _CMP_GT_OQ)));
-        for (int m = passes; m; m &= m - 1) { // rare once the extremes are found
-            const int j = std::countr_zero(unsigned(m));
-            const auto [least, greatest] =
-                codeRange<Codes>(raw + (k + uint64_t(j)) * Codes::kBytes + 2);
-            const float x = d[j] * float(least), y = d[j] * float(greatest);
-            p.min = std::min(p.min, std::min(x, y));
-            p.max = std::max(p.max, std::max(x, y));
+        summed += kQ6Values;
+        for (int h = 0; h < 2; ++h) {
+            const uint8_t* ql = b + 64 * h;
+            const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+            const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+            const __m256i hb =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 128 + 32 * h));
+            const __m256i u[4] = {
+                _mm256_or_si256(_mm256_and_si256(a, low), highBits(hb, 0)),
+                _mm256_or_si256(_mm256_and_si256(c, low), highBits(hb, 2)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), low), highBits(hb, 4)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 4), low), highBits(hb, 6))};
+            __m256i sums[4], squares[4];
+            alignas(16) uint32_t zeros[8]; // order 0, 2, 4, 6, 1, 3, 5, 7
+            for (int g = 0; g < 4; ++g) {
+                sums[g] = _mm256_sad_epu8(u[g], zero);
+                squares[g] = _mm256_madd_epi16(_mm256_maddubs_epi16(u[g], u[g]), ones);
+                const auto at = unsigned(_mm256_movemask_epi8(_mm256_cmpeq_epi8(u[g], thirtyTwo)));
+                zeros[g] = uint32_t(std::popcount(at & 0xFFFFu));
+                zeros[4 + g] = uint32_t(std::popcount(at >> 16));
+            }
+            const __m256i su = _mm256_hadd_epi32(_mm256_hadd_epi32(sums[0], sums[1]),
+                                                 _mm256_hadd_epi32(sums[2], sums[3]));
+            const __m256i qu = _mm256_hadd_epi32(_mm256_hadd_epi32(squares[0], squares[1]),
+                                                 _mm256_hadd_epi32(squares[2], squares[3]));
+            const __m256i s8 = _mm256_sub_epi32(su, _mm256_set1_epi32(512));
+            const __m256i q8 = _mm256_add_epi32(_mm256_sub_epi32(qu, _mm256_slli_epi32(su, 6)),
+                                                _mm256_set1_epi32(16384));
+            const __m256i sc = _mm256_cvtepi8_epi32(
+                _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 192 + 8 * h)));
+            const __m256 d8 = _mm256_permutevar8x32_ps(
+                _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sc)), order);
+            alignas(32) float d1[8];
+            _mm256_store_ps(d1, d8);
+            int8_t codes[kQ6Values];
+            bool decoded = false;
+            for (int half = 0; half < 2; ++half) { // even sub-blocks, then odd
+                const __m128 d4 = half ? _mm256_extractf128_ps(d8, 1) : _mm256_castps256_ps128(d8);
+                four.add(d4, half ? _mm256_extracti128_si256(s8, 1) : _mm256_castsi256_si128(s8),
+                         half ? _mm256_extracti128_si256(q8, 1) : _mm256_castsi256_si128(q8),
+                         kQ6SubValues, p.shift);
+                addCounts(p, zeroCount, d4, d1 + 4 * half, zeros + 4 * half, kQ6SubValues, -32, 31,
+                          [&](int j) {
+                              if (!decoded) {
+                                  q6Codes(b, codes);
+                                  decoded = true;
+                              }
+                              const int sub = 8 * h + 2 * j + half;
+                              return rangeOf(codes + sub * kQ6SubValues, kQ6SubValues);
+                          });
+            }
         }
     }
-    _mm256_storeu_pd(sets.sum, sum);
-    _mm256_storeu_pd(sets.sumSq, sumSq);
-    _mm256_storeu_pd(sets.sumShifted, sumShifted);
-    _mm256_storeu_pd(sets.sumSqShifted, sumSqShifted);
-    return k;
+    four.store(sets);
+    p.n += summed;
+    p.finite += summed;
+    p.zeros += zeroCount;
 }
 #endif
 
@@ -290,6 +475,29 @@ Partial partialOf(const uint8_t* raw, uint64_t blocks, uint32_t ggmlId, Kernel k
     return p;
 }
 
+Partial partialQ6K(const uint8_t* raw, uint64_t superBlocks, Kernel kernel) {
+    Partial p;
+    if (superBlocks == 0)
+        return p;
+    p.shift = firstFiniteOfBlock(kGgmlQ6_K, raw, kQ6Values);
+    SetSums sets;
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (kernel != Kernel::Scalar && sumsBlockCodes(Dtype::Q6_K)) {
+        addQ6BlocksAvx2(p, sets, raw, superBlocks, kernel);
+        superBlocks = 0;
+    }
+#endif
+    for (uint64_t k = 0; k < superBlocks; ++k)
+        addQ6Block(p, sets, raw + k * kQ6Bytes, kernel);
+    for (unsigned set = 0; set < 4; ++set) { // in a fixed order
+        p.sum += sets.sum[set];
+        p.sumSq += sets.sumSq[set];
+        p.sumShifted += sets.sumShifted[set];
+        p.sumSqShifted += sets.sumSqShifted[set];
+    }
+    return p;
+}
+
 } // namespace
 
 double firstFiniteOfBlock(uint32_t ggmlId, const uint8_t* raw, uint64_t values) {
@@ -307,7 +515,8 @@ bool sumsBlockCodes(Dtype dtype) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("f16c");
     }();
-    return (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0) && useAvx2() && f16c;
+    return (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0 || dtype == Dtype::Q6_K) && useAvx2() &&
+           f16c;
 #else
     (void)dtype;
     return false;
@@ -319,6 +528,8 @@ CodeBlock codeBlockOf(Dtype dtype) {
         return {Q8Codes::kBytes, kValues};
     if (dtype == Dtype::Q4_0)
         return {Q4Codes::kBytes, kValues};
+    if (dtype == Dtype::Q6_K)
+        return {kQ6Bytes, kQ6Values};
     throw std::logic_error("codeBlockOf: a type whose block codes are not summed");
 }
 
@@ -327,6 +538,8 @@ Partial blockCodesPartial(Dtype dtype, const uint8_t* raw, uint64_t blocks, Kern
         return partialOf<Q8Codes>(raw, blocks, kGgmlQ8_0, kernel);
     if (dtype == Dtype::Q4_0)
         return partialOf<Q4Codes>(raw, blocks, kGgmlQ4_0, kernel);
+    if (dtype == Dtype::Q6_K)
+        return partialQ6K(raw, blocks, kernel);
     throw std::logic_error("blockCodesPartial: a type whose block codes are not summed");
 }
 

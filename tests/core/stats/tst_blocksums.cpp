@@ -1,4 +1,4 @@
-// Q8_0 and Q4_0 statistics whose pass 1 sums block codes (stats/blocksums)
+// Q8_0, Q4_0 and Q6_K statistics whose pass 1 sums block codes (stats/blocksums)
 // against the statistics of the decoded values (computeStats over f32), by
 // every kernel (AVX2 sums, plain loops): ggml's own files of the
 // conformance corpus, the generator's models, random blocks with every code
@@ -32,11 +32,28 @@ namespace {
 struct Type {
     Dtype dtype;
     uint32_t ggmlId;
-    size_t bytes; // per block of 32 values
+    size_t bytes, values; // per block
+    size_t scaleAt;       // the f16 d's offset in a block
     const char* name;
 };
-const Type kTypes[] = {{Dtype::Q8_0, 8, 34, "Q8_0"}, {Dtype::Q4_0, 2, 18, "Q4_0"}};
-constexpr size_t kValues = 32;
+const Type kTypes[] = {{Dtype::Q8_0, 8, 34, 32, 0, "Q8_0"},
+                       {Dtype::Q4_0, 2, 18, 32, 0, "Q4_0"},
+                       {Dtype::Q6_K, 14, 210, 256, 208, "Q6_K"}};
+
+// Gives the block at b codes that are all 0 (`zeros`), or all the greatest.
+void fillCodes(const Type& type, uint8_t* b, bool zeros) {
+    switch (type.dtype) {
+    case Dtype::Q8_0:
+        std::memset(b + 2, zeros ? 0 : 0x7F, 32);
+        break;
+    case Dtype::Q4_0:
+        std::memset(b + 2, zeros ? 0x88 : 0xFF, 16);
+        break;
+    default: // Q6_K: low nibbles, then the high two bits (32: 0b10 each)
+        std::memset(b, zeros ? 0x00 : 0xFF, 128);
+        std::memset(b + 128, zeros ? 0xAA : 0xFF, 64);
+    }
+}
 
 const stats::Kernel kKernels[] = {stats::Kernel::Auto, stats::Kernel::Scalar};
 
@@ -44,10 +61,12 @@ const stats::Kernel kKernels[] = {stats::Kernel::Auto, stats::Kernel::Scalar};
 // counts against computeStats of their decoding.
 void checkBlocks(const Type& type, const std::vector<uint8_t>& raw, const QString& what) {
     const size_t blocks = raw.size() / type.bytes;
+    const size_t kValues = type.values;
     std::vector<float> values(blocks * kValues);
     gguf::dequantizeBlocks(type.ggmlId, raw.data(), blocks, values.data());
     const stats::RawReader read = [&raw, &type](uint64_t first, uint64_t n, void* out) {
-        std::memcpy(out, raw.data() + first / kValues * type.bytes, n / kValues * type.bytes);
+        std::memcpy(out, raw.data() + first / type.values * type.bytes,
+                    n / type.values * type.bytes);
     };
     const ValueReader decoded = [&values](uint64_t first, uint64_t n, float* out) {
         std::memcpy(out, values.data() + first, n * 4);
@@ -85,7 +104,7 @@ std::vector<uint8_t> randomBlocks(const Type& type, size_t blocks, std::mt19937_
     for (auto& b : raw)
         b = uint8_t(rng());
     for (size_t b = 0; b < blocks; ++b)
-        putF16(raw, b * type.bytes,
+        putF16(raw, b * type.bytes + type.scaleAt,
                uint16_t((rng() & 0x8000) | ((lo + rng() % span) << 10) | (rng() & 0x3FF)));
     return raw;
 }
@@ -99,7 +118,7 @@ private Q_SLOTS:
         qInfo("block code sums: %s", simd::useAvx2() ? "AVX2 and plain loops" : "plain loops");
     }
 
-    // Where the CPU has AVX2, Q8_0, Q4_0 and Q4_K statistics take the
+    // Where the CPU has AVX2, Q8_0, Q4_0, Q6_K and Q4_K statistics take the
     // code sums (what `stats` and the GUI ask: computeTensorStats).
     void chosenWithAvx2() {
         for (const Type& type : kTypes)
@@ -110,7 +129,7 @@ private Q_SLOTS:
         QVERIFY(!stats::sumsBlockCodes(Dtype::F32));
     }
 
-    // Every Q8_0 and Q4_0 tensor of the corpus, through the document as the
+    // Every Q8_0, Q4_0 and Q6_K tensor of the corpus, through the document as the
     // CLI and GUI ask, against ggml's decoded values.
     void conformance() {
         REQUIRE_CONFORMANCE();
@@ -127,7 +146,7 @@ private Q_SLOTS:
         }
     }
 
-    // The generator's Q8_0 and Q4_0 models, through the document.
+    // The generator's Q8_0, Q4_0 and Q6_K models, through the document.
     void generated() {
         for (const Type& type : kTypes) {
             QTemporaryDir dir;
@@ -162,26 +181,25 @@ private Q_SLOTS:
                 std::vector<uint8_t> raw = randomBlocks(type, 3000, rng, 1, 29);
                 for (size_t b = 0; b < 3000; ++b)
                     if (rng() % 4 == 0)
-                        putF16(raw, b * type.bytes, special[rng() % (round == 0 ? 10 : 14)]);
+                        putF16(raw, b * type.bytes + type.scaleAt,
+                               special[rng() % (round == 0 ? 10 : 14)]);
                 checkBlocks(type, raw, QStringLiteral("round %1").arg(round));
                 if (QTest::currentTestFailed())
                     return;
             }
     }
 
-    // Blocks whose values are all zero (code 0 for Q8_0, nibble 8 for
-    // Q4_0) and blocks of one code, among ordinary ones: zeros counted, the
-    // extremes found where every block's bound is the same.
+    // Blocks whose values are all zero (code 0) and blocks of the greatest
+    // code, among ordinary ones: zeros counted, the extremes found where
+    // every block's bound is the same.
     void zerosAndFlatBlocks() {
         std::mt19937_64 rng(7);
         for (const Type& type : kTypes) {
             std::vector<uint8_t> raw = randomBlocks(type, 500, rng, 12, 4);
             for (size_t b = 0; b < 500; b += 3)
-                std::memset(raw.data() + b * type.bytes + 2, type.dtype == Dtype::Q8_0 ? 0 : 0x88,
-                            type.bytes - 2);
+                fillCodes(type, raw.data() + b * type.bytes, true);
             for (size_t b = 1; b < 500; b += 7)
-                std::memset(raw.data() + b * type.bytes + 2,
-                            type.dtype == Dtype::Q8_0 ? 0x81 : 0xFF, type.bytes - 2);
+                fillCodes(type, raw.data() + b * type.bytes, false);
             checkBlocks(type, raw, QStringLiteral("zeros and flat blocks"));
             if (QTest::currentTestFailed())
                 return;
@@ -193,7 +211,8 @@ private Q_SLOTS:
     void severalBlocks() {
         std::mt19937_64 rng(9);
         for (const Type& type : kTypes) {
-            checkBlocks(type, randomBlocks(type, 80000, rng, 8, 6), QStringLiteral("80000 blocks"));
+            checkBlocks(type, randomBlocks(type, 80000 * 32 / type.values, rng, 8, 6),
+                        QStringLiteral("several pass blocks"));
             if (QTest::currentTestFailed())
                 return;
         }
