@@ -155,6 +155,16 @@ struct SetSums {
     double sum[4] = {}, sumSq[4] = {}, sumShifted[4] = {}, sumSqShifted[4] = {};
 };
 
+// Adds the sets' sums to p, in a fixed order.
+void mergeSets(Partial& p, const SetSums& sets) {
+    for (unsigned set = 0; set < 4; ++set) {
+        p.sum += sets.sum[set];
+        p.sumSq += sets.sumSq[set];
+        p.sumShifted += sets.sumShifted[set];
+        p.sumSqShifted += sets.sumSqShifted[set];
+    }
+}
+
 // Adds n values d · q (d finite; each exact in f32) whose codes have sum
 // s.s, sum of squares s.q and s.zeros zeros into p and set `set`; the
 // codes lie in [least, greatest], and range() gives the actual least and
@@ -466,12 +476,7 @@ Partial partialOf(const uint8_t* raw, uint64_t blocks, uint32_t ggmlId, Kernel k
 #endif
     for (; k < blocks; ++k)
         addBlock<Codes>(p, sets, unsigned(k % 4), raw + k * Codes::kBytes, ggmlId, kernel);
-    for (unsigned set = 0; set < 4; ++set) { // in a fixed order
-        p.sum += sets.sum[set];
-        p.sumSq += sets.sumSq[set];
-        p.sumShifted += sets.sumShifted[set];
-        p.sumSqShifted += sets.sumSqShifted[set];
-    }
+    mergeSets(p, sets);
     return p;
 }
 
@@ -489,12 +494,7 @@ Partial partialQ6K(const uint8_t* raw, uint64_t superBlocks, Kernel kernel) {
 #endif
     for (uint64_t k = 0; k < superBlocks; ++k)
         addQ6Block(p, sets, raw + k * kQ6Bytes, kernel);
-    for (unsigned set = 0; set < 4; ++set) { // in a fixed order
-        p.sum += sets.sum[set];
-        p.sumSq += sets.sumSq[set];
-        p.sumShifted += sets.sumShifted[set];
-        p.sumSqShifted += sets.sumSqShifted[set];
-    }
+    mergeSets(p, sets);
     return p;
 }
 
