@@ -26,7 +26,8 @@
 namespace ckptscope::stats {
 
 // True for the types whose statistics come from codes on this CPU (Q4_K,
-// with AVX-512; Q8_0 and Q4_0, pass 1 only, with AVX2: blocksums.h).
+// with AVX-512 or AVX2; Q8_0, Q4_0 and Q6_K, pass 1 only, with AVX2:
+// blocksums.h).
 bool sumsCodes(Dtype dtype);
 
 // Extremes already found in a tensor's other blocks (by any thread).
@@ -44,7 +45,7 @@ struct SeenExtremes {
 Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel = Kernel::Auto,
                    SeenExtremes* seen = nullptr);
 
-// Precondition: dtype Q4_K, Q8_0 or Q4_0, count a whole number of its
+// Precondition: dtype Q4_K, Q8_0, Q4_0 or Q6_K, count a whole number of its
 // (super-)blocks; `raw` gives the stored bytes, `values` the decoded ones.
 StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
                          const ValueReader& values, const StatsOptions& options,
