@@ -97,6 +97,23 @@ CompareDetail computeCompareDetail(const Document& a, const Document& b,
         // Each dtype's own statistics (F64 in double, integers exact), as
         // on the main window's Statistics page; the overlay in double where
         // f32 would round or overflow.
+        if (statsReadStored(doc, i) && s.count <= keptValues) {
+            // The statistics read the stored bytes (codes summed, levels
+            // counted): read them once, and the overlay decodes them.
+            auto stored = std::make_shared<std::vector<uint8_t>>();
+            s.stats = [&doc, i, stored](const StatsOptions& o) {
+                const TensorEntry& t = doc.tensors()[i];
+                stored->resize(size_t(tensorSizeBytes(t).value_or(0)));
+                doc.readRawValues(i, 0, t.dataLen, stored->data());
+                return computeTensorStats(doc, i, *stored, o);
+            };
+            const ValueReader fromStored = [stored, dtype](uint64_t first, uint64_t n, float* out) {
+                // (whole blocks: histogramOver reads kBlock values at a time)
+                convertToF32(dtype, stored->data() + *dtypeBytes(dtype, first), size_t(n), out);
+            };
+            s.overlay = overlayOver(s.count, fromStored);
+            return s;
+        }
         if (statsDecodeF32(doc, i) && s.count <= keptValues) {
             // The statistics' pass keeps what it decodes, and the overlay
             // bins that: one decode of the tensor, not two (quantized types).

@@ -32,10 +32,12 @@ private:
 constexpr uint64_t kDetailKeptBytes = uint64_t(256) << 20;
 
 // Reads the tensor's values of each side block by block (statistics, then
-// the shared bins). A side whose statistics decode every value (quantized
-// types, BF16, F16…) is decoded once: its values are kept from the first
-// pass for the bins when they take at most `keptBytes` as f32, and decoded
-// again only above that. Throws Cancelled, and OpenError naming the side's
+// the shared bins). A side whose statistics decode every value (BF16,
+// F16, quantized types without code sums…) is decoded once: its values are
+// kept from the first pass for the bins when they take at most `keptBytes`
+// as f32, and decoded again only above that. A side whose statistics read
+// its stored bytes (codes summed, levels counted) has them read once under
+// the same budget, and the bins decode them. Throws Cancelled, and OpenError naming the side's
 // file.
 CompareDetail computeCompareDetail(const ckptscope::Document& a, const ckptscope::Document& b,
                                    const ckptscope::TensorDiffEntry& entry, int bins,

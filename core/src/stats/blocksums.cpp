@@ -1,4 +1,4 @@
-// blockCodesPartial (blocksums.h): Q8_0 and Q4_0 pass 1 from code sums.
+// blockCodesPartial (blocksums.h): Q8_0, Q4_0 and Q6_K pass 1 from code sums.
 #include "stats/blocksums.h"
 
 #include "common/simd.h"
@@ -403,6 +403,8 @@ BLOCKSUMS_AVX2 void addQ6BlocksAvx2(Partial& p, SetSums& sets, const uint8_t* ra
             continue;
         }
         summed += kQ6Values;
+        int8_t codes[kQ6Values]; // made once, if an extreme needs them
+        bool decoded = false;
         for (int h = 0; h < 2; ++h) {
             const uint8_t* ql = b + 64 * h;
             const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
@@ -436,8 +438,6 @@ BLOCKSUMS_AVX2 void addQ6BlocksAvx2(Partial& p, SetSums& sets, const uint8_t* ra
                 _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sc)), order);
             alignas(32) float d1[8];
             _mm256_store_ps(d1, d8);
-            int8_t codes[kQ6Values];
-            bool decoded = false;
             for (int half = 0; half < 2; ++half) { // even sub-blocks, then odd
                 const __m128 d4 = half ? _mm256_extractf128_ps(d8, 1) : _mm256_castps256_ps128(d8);
                 four.add(d4, half ? _mm256_extracti128_si256(s8, 1) : _mm256_castsi256_si128(s8),

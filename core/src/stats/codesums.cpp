@@ -597,8 +597,10 @@ Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, Seen
         return p;
     p.shift = firstFiniteOfBlock(kGgmlQ4_K, raw, kSuperValues);
 #ifdef CKPTSCOPE_STATS_AVX2
-    if (kernel != Kernel::Scalar && useAvx2()) {
-        if (kernel == Kernel::Auto && useAvx512())
+    // runAvx2 needs F16C besides AVX2, which sumsBlockCodes checks.
+    const bool wide = kernel == Kernel::Auto && useAvx512();
+    if (wide || (kernel != Kernel::Scalar && sumsBlockCodes(Dtype::Q8_0))) {
+        if (wide)
             addSuperBlocksInLanes<runAvx512>(p, raw, superBlocks, kernel, seen);
         else
             addSuperBlocksInLanes<runAvx2>(p, raw, superBlocks, kernel, seen);

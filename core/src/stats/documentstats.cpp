@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace ckptscope {
@@ -135,6 +137,25 @@ StatsResult computeStatsF64(uint64_t count, const ValueReaderF64& reader,
     return result;
 }
 
+namespace {
+
+// The types whose statistics read the stored bytes: levels counted, codes
+// summed.
+bool statsReadStored(Dtype dtype) {
+    return stats::countsLevels(dtype) || stats::sumsCodes(dtype);
+}
+
+// Their statistics from the stored bytes (`stored`), the histogram from
+// the decoded values where the codes do not give it (`decoded`).
+StatsResult storedStats(const TensorEntry& t, const stats::RawReader& stored,
+                        const ValueReader& decoded, const StatsOptions& options) {
+    if (stats::countsLevels(t.dtype)) // a few levels per block, counted
+        return stats::levelStats(t.dtype, t.dataLen, stored, options);
+    return stats::codeSumStats(t.dtype, t.dataLen, stored, decoded, options); // from code sums
+}
+
+} // namespace
+
 StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOptions& options) {
     const TensorEntry& t = doc.tensors().at(index);
     // Statistics need no order: a transposed view is read in its storage's
@@ -158,16 +179,35 @@ StatsResult computeTensorStats(const Document& doc, size_t index, const StatsOpt
         options.report(1.0);
         return r;
     }
-    if (stats::countsLevels(t.dtype)) // a few levels per block, counted
-        return stats::levelStats(t.dtype, t.dataLen, stored, options);
-    if (const auto mapped = doc.mappedValues(index))
-        return computeStats(t.dataLen, *mapped, options); // F32, scanned in place
     const ValueReader decoded = [&doc, index](uint64_t first, uint64_t n, float* out) {
         doc.readValuesInStorageOrder(index, first, n, out);
     };
-    if (stats::sumsCodes(t.dtype)) // pass 1 from sums of the codes
-        return stats::codeSumStats(t.dtype, t.dataLen, stored, decoded, options);
+    if (statsReadStored(t.dtype))
+        return storedStats(t, stored, decoded, options);
+    if (const auto mapped = doc.mappedValues(index))
+        return computeStats(t.dataLen, *mapped, options); // F32, scanned in place
     return computeStats(t.dataLen, decoded, options);
+}
+
+bool statsReadStored(const Document& doc, size_t index) {
+    return statsReadStored(doc.tensors().at(index).dtype);
+}
+
+StatsResult computeTensorStats(const Document& doc, size_t index,
+                               const std::vector<uint8_t>& stored, const StatsOptions& options) {
+    const TensorEntry& t = doc.tensors().at(index);
+    if (!statsReadStored(t.dtype) || stored.size() != tensorSizeBytes(t).value_or(0))
+        throw std::logic_error("computeTensorStats: not the stored bytes of a tensor whose "
+                               "statistics read them");
+    // Offsets of whole blocks (the passes ask for whole blocks).
+    const auto at = [&t](uint64_t first) { return size_t(*dtypeBytes(t.dtype, first)); };
+    const stats::RawReader raw = [&stored, &t, at](uint64_t first, uint64_t n, void* out) {
+        std::memcpy(out, stored.data() + at(first), size_t(*dtypeBytes(t.dtype, n)));
+    };
+    const ValueReader decoded = [&stored, &t, at](uint64_t first, uint64_t n, float* out) {
+        convertToF32(t.dtype, stored.data() + at(first), size_t(n), out);
+    };
+    return storedStats(t, raw, decoded, options);
 }
 
 const char* statisticsNote(Dtype dtype) {
@@ -192,7 +232,7 @@ bool hasStatistics(Dtype dtype) {
 bool statsDecodeF32(const Document& doc, size_t index) {
     const Dtype dtype = doc.tensors().at(index).dtype;
     return hasStatistics(dtype) && dtype != Dtype::F64 && !exactInteger(dtype) &&
-           !stats::countsLevels(dtype) && !stats::sumsCodes(dtype) && !doc.mappedValues(index);
+           !statsReadStored(dtype) && !doc.mappedValues(index);
 }
 
 bool computedWhole(const TensorEntry& tensor) {

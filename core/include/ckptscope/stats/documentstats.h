@@ -34,10 +34,22 @@ const char* statisticsNote(const Document& doc, size_t index);
 
 // Whether computeTensorStats of tensor `index` gets its values from
 // Document::readValues as f32 (each value decoded; not F64, not integers,
-// not scanned in place, not counted from codes or levels). A caller that
-// needs the values again (the compare view's overlay) can then keep what
-// that pass decoded rather than decode the tensor twice.
+// not scanned in place, not counted from codes or levels: statsReadStored).
+// A caller that needs the values again (the compare view's overlay) can
+// then keep what that pass decoded rather than decode the tensor twice.
 bool statsDecodeF32(const Document& doc, size_t index);
+
+// Whether computeTensorStats of tensor `index` reads its stored bytes
+// rather than decoded values (block-quantized types whose levels are counted
+// or codes summed on this CPU: Q1_0, Q8_0, Q4_0, Q6_K, Q4_K). A caller that
+// needs the values too (the compare view's overlay) can read the bytes once
+// and give them to the computeTensorStats below, then decode them itself.
+bool statsReadStored(const Document& doc, size_t index);
+// computeTensorStats of such a tensor from all its stored bytes, read
+// beforehand: the same results. Throws std::logic_error for another tensor,
+// or bytes of another size.
+StatsResult computeTensorStats(const Document& doc, size_t index,
+                               const std::vector<uint8_t>& stored, const StatsOptions& options);
 
 // computeTensorStats of each of `indices`, in that order, with the same
 // results. Tensors of up to kWholeTensorBytes stored bytes are computed

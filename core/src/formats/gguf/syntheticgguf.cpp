@@ -168,7 +168,7 @@ BlockScales blockScales(Dtype type) {
     case Dtype::Q3_K:
         return {{108}, {3}}; // d; times 6-bit scales - 32, codes -4..3
     case Dtype::Q5_K:
-        return {{0, 2}, {0, 3}}; // as Q4_K, codes 0..31
+        return {{0, 2}, {1, 3}}; // as Q4_K (d one binary order lower: codes 0..31)
     case Dtype::Q6_K:
         return {{208}, {1}}; // d; times int8 scales, codes -32..31
     default:
