@@ -17,6 +17,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace ckptscope::stats {
@@ -41,63 +42,81 @@ int lowBitExponent(float x) {
     return (exponent ? int(exponent) - 150 : -149) + std::countr_zero(significand);
 }
 
-// True when d1 * q - m1 is exact in f32 for every code q of 0..15 (then so
-// is d1 * q): each is a multiple of 2^g, g the lower of the two low-bit
-// exponents, and below 2^(g + 24) in magnitude.
-bool exactLevels(float d1, float m1) {
+// True when d1 * q - m1 is exact in f32 for every code q of 0..maxCode
+// (then so is d1 * q): each is a multiple of 2^g, g the lower of the two
+// low-bit exponents, and below 2^(g + 24) in magnitude.
+bool exactLevels(float d1, float m1, int maxCode = 15) {
     const int g = std::min(lowBitExponent(d1), lowBitExponent(m1));
     if (g == INT_MAX)
         return true;
     const double limit = std::bit_cast<double>(uint64_t(g + 24 + 1023) << 52);
-    return 15.0 * std::fabs(double(d1)) + std::fabs(double(m1)) < limit;
+    return double(maxCode) * std::fabs(double(d1)) + std::fabs(double(m1)) < limit;
 }
 
-// The codes of one sub-block: 32 nibbles, low (shift 0) or high (shift 4).
-struct Codes {
-    const uint8_t* bytes;
-    int shift;
-    int at(int l) const { return (bytes[l] >> shift) & 0xF; }
+// The least and greatest of a sub-block's 32 codes, and how many are
+// `code`, for any codes type with at(l) and kMax.
+template <class C> struct CodeScan {
     int least() const {
-        int q = 15;
+        int q = C::kMax;
         for (int l = 0; l < 32 && q > 0; ++l)
-            q = std::min(q, at(l));
+            q = std::min(q, self().at(l));
         return q;
     }
     int greatest() const {
         int q = 0;
-        for (int l = 0; l < 32 && q < 15; ++l)
-            q = std::max(q, at(l));
+        for (int l = 0; l < 32 && q < C::kMax; ++l)
+            q = std::max(q, self().at(l));
         return q;
     }
     uint64_t countOf(int code) const {
         uint64_t n = 0;
         for (int l = 0; l < 32; ++l)
-            n += at(l) == code;
+            n += self().at(l) == code;
         return n;
     }
+    const C& self() const { return static_cast<const C&>(*this); }
+};
+
+// The codes of one Q4_K sub-block: 32 nibbles, low (shift 0) or high
+// (shift 4).
+struct Codes : CodeScan<Codes> {
+    static constexpr int kMax = 15;
+    Codes(const uint8_t* b, int s) : bytes(b), shift(s) {}
+    const uint8_t* bytes;
+    int shift;
+    int at(int l) const { return (bytes[l] >> shift) & 0xF; }
+};
+
+// The codes of one Q5_K sub-block `is`: a nibble of ql (low for even
+// sub-blocks, high for odd) and bit `is` of qh above it (dequantize_row_q5_K).
+struct Codes5 : CodeScan<Codes5> {
+    static constexpr int kMax = 31;
+    Codes5(const uint8_t* low, const uint8_t* high, int sub) : ql(low), qh(high), is(sub) {}
+    const uint8_t* ql;
+    const uint8_t* qh;
+    int is;
+    int at(int l) const { return ((ql[l] >> (is % 2 * 4)) & 0xF) | ((qh[l] >> is) & 1) << 4; }
+};
+
+// Q4_K and Q5_K: the same scales (f16 d and dmin, then the 6-bit scales and
+// mins at byte 4) and levels d1 · q − m1; other codes.
+struct Q4KType {
+    using C = Codes;
+    static constexpr uint64_t kBytes = 144;
+    static constexpr uint32_t kGgml = 12;
+    static C codes(const uint8_t* b, int is) { return C{b + 16 + 32 * (is / 2), (is % 2) * 4}; }
+};
+struct Q5KType {
+    using C = Codes5;
+    static constexpr uint64_t kBytes = 176;
+    static constexpr uint32_t kGgml = 13;
+    static C codes(const uint8_t* b, int is) { return C{b + 48 + 32 * (is / 2), b + 16, is}; }
 };
 
 // Sums of the codes and of their squares of the eight sub-blocks.
 struct CodeSums {
     uint32_t s[8], q[8];
 };
-
-void codeSumsScalar(const uint8_t* qs, CodeSums& out) {
-    for (int k = 0; k < 4; ++k) {
-        uint32_t s0 = 0, q0 = 0, s1 = 0, q1 = 0;
-        for (int l = 0; l < 32; ++l) {
-            const uint32_t lo = qs[32 * k + l] & 0xF, hi = qs[32 * k + l] >> 4;
-            s0 += lo;
-            q0 += lo * lo;
-            s1 += hi;
-            q1 += hi * hi;
-        }
-        out.s[2 * k] = s0;
-        out.q[2 * k] = q0;
-        out.s[2 * k + 1] = s1;
-        out.q[2 * k + 1] = q1;
-    }
-}
 
 #ifdef CKPTSCOPE_STATS_AVX2
 // q² of the codes 0..15, a vpshufb table of both code-sum kernels.
@@ -123,7 +142,8 @@ __attribute__((target("avx2"))) inline __m256i packedPairSums(const uint8_t* pai
         packed, _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(squares, hi), zero), 48));
 }
 
-// codeSumsScalar's sums by packedPairSums.
+// The sums of the codes and of their squares of Q4_K's eight sub-blocks
+// (`qs`: its 128 bytes of codes) by packedPairSums.
 __attribute__((target("avx2"))) void codeSumsAvx2(const uint8_t* qs, CodeSums& out) {
     for (int k = 0; k < 4; ++k) {
         const __m256i packed = packedPairSums(qs + 32 * k);
@@ -141,27 +161,28 @@ __attribute__((target("avx2"))) void codeSumsAvx2(const uint8_t* qs, CodeSums& o
 
 // The least and greatest value of a sub-block: levels rise with the code
 // when d1 > 0, fall when d1 < 0, and are all one when d1 is zero.
-float leastLevel(float d1, float m1, Codes codes) {
+template <class C> float leastLevel(float d1, float m1, const C& codes) {
     return level(d1, m1, d1 > 0 ? codes.least() : d1 < 0 ? codes.greatest() : 0);
 }
-float greatestLevel(float d1, float m1, Codes codes) {
+template <class C> float greatestLevel(float d1, float m1, const C& codes) {
     return level(d1, m1, d1 > 0 ? codes.greatest() : d1 < 0 ? codes.least() : 0);
 }
 
 // How many values of a sub-block are zero (its levels exact: zero where
 // d1 * q == m1).
-uint64_t zerosOf(float d1, float m1, Codes codes) {
+template <class C> uint64_t zerosOf(float d1, float m1, const C& codes) {
     if (d1 == 0)
         return m1 == 0 ? 32 : 0;
     const double r = double(m1) / double(d1);
-    if (r >= 0 && r <= 15 && r == std::floor(r) && level(d1, m1, int(r)) == 0)
+    if (r >= 0 && r <= C::kMax && r == std::floor(r) && level(d1, m1, int(r)) == 0)
         return codes.countOf(int(r));
     return 0;
 }
 
 // Adds sub-block (d1, m1, codes) to p (its shift set); precondition:
-// exactLevels(d1, m1).
-void addSubBlock(Partial& p, float d1, float m1, uint32_t s, uint32_t q, Codes codes) {
+// exactLevels(d1, m1, C::kMax).
+template <class C>
+void addSubBlock(Partial& p, float d1, float m1, uint32_t s, uint32_t q, const C& codes) {
     const double d = d1, m = m1;
     const double sum = d * double(s) - 32.0 * m;
     const double centred = sum / 32.0 - p.shift; // the sub-block's mean, shifted
@@ -176,8 +197,8 @@ void addSubBlock(Partial& p, float d1, float m1, uint32_t s, uint32_t q, Codes c
 
     // Levels rise with the code when d1 > 0, fall when d1 < 0; the extreme
     // codes are looked for only when a level could pass the extremes so far.
-    const float at0 = level(d1, m1, 0), at15 = level(d1, m1, 15);
-    const float least = std::min(at0, at15), most = std::max(at0, at15);
+    const float at0 = level(d1, m1, 0), atMax = level(d1, m1, C::kMax);
+    const float least = std::min(at0, atMax), most = std::max(at0, atMax);
     if (least < p.min)
         p.min = std::min(p.min, leastLevel(d1, m1, codes));
     if (most > p.max)
@@ -187,7 +208,7 @@ void addSubBlock(Partial& p, float d1, float m1, uint32_t s, uint32_t q, Codes c
 }
 
 // Adds one super-block to p: from its code sums, or decoded and scanned.
-void addSuperBlock(Partial& p, const uint8_t* b, Kernel kernel) {
+template <class T> void addSuperBlock(Partial& p, const uint8_t* b, Kernel kernel) {
     const float d = gguf::blocks::f16At(b), dmin = gguf::blocks::f16At(b + 2);
     float d1[8], m1[8];
     bool exact = std::isfinite(d) && std::isfinite(dmin);
@@ -196,20 +217,24 @@ void addSuperBlock(Partial& p, const uint8_t* b, Kernel kernel) {
         gguf::blocks::scaleMinK4(is, b + 4, sc, m);
         d1[is] = d * float(sc);
         m1[is] = dmin * float(m);
-        exact = exactLevels(d1[is], m1[is]);
+        exact = exactLevels(d1[is], m1[is], T::C::kMax);
     }
     if (!exact) { // rare: decoded, and added with the same shift
         float values[kSuperValues];
-        gguf::dequantizeBlocks(kGgmlQ4_K, b, 1, values);
+        gguf::dequantizeBlocks(T::kGgml, b, 1, values);
         addShifted(p, scanBlockShifted(values, kSuperValues, p.shift, kernel));
         return;
     }
-    CodeSums sums;
-    const uint8_t* qs = b + 16;
-    codeSumsScalar(qs, sums);
-    for (int is = 0; is < 8; ++is)
-        addSubBlock(p, d1[is], m1[is], sums.s[is], sums.q[is],
-                    Codes{qs + 32 * (is / 2), (is % 2) * 4});
+    for (int is = 0; is < 8; ++is) {
+        const typename T::C codes = T::codes(b, is);
+        uint32_t sum = 0, squares = 0;
+        for (int l = 0; l < 32; ++l) {
+            const auto q = uint32_t(codes.at(l));
+            sum += q;
+            squares += q * q;
+        }
+        addSubBlock(p, d1[is], m1[is], sum, squares, codes);
+    }
 }
 
 #ifdef CKPTSCOPE_STATS_AVX2
@@ -242,10 +267,13 @@ CKPTSCOPE_AVX512 __m256i lowBitExponents(__m256 x) {
 // and m1 likewise; each level is a multiple of 2^(min - 25) below
 // 2^(e_d - 4) + 2^(e_m - 8), under the 2^(min - 1) of exactLevels when
 // e_d ≤ min + 2 and e_m ≤ min + 6. False for an infinite or NaN scale.
-inline bool exactByExponents(uint32_t header) {
+// With codes up to 31 (Q5_K) the levels lie below 2^(e_d - 3) + 2^(e_m - 8):
+// e_d ≤ min + 1.
+template <int kMaxCode> inline bool exactByExponents(uint32_t header) {
+    static_assert(kMaxCode == 15 || kMaxCode == 31);
     const int ed = int(header >> 10 & 0x1F), em = int(header >> 26 & 0x1F);
     const int d = std::max(ed, 1), m = std::max(em, 1);
-    return ed != 0x1F && em != 0x1F && d - m <= 2 && m - d <= 6;
+    return ed != 0x1F && em != 0x1F && d - m <= (kMaxCode == 15 ? 2 : 1) && m - d <= 6;
 }
 
 // exactLevels in every lane (false for a non-finite scale: its span is not
@@ -261,10 +289,11 @@ CKPTSCOPE_AVX512 __attribute__((noinline)) bool exactLanes(__m256 d1, __m256 m1)
 
 // Look-ups of extreme codes for the sub-blocks whose bits are set (rare
 // once the extremes settle), as addSubBlock does them.
-void lookUp(const uint8_t* qs, const float* d1, const float* m1, unsigned lower, unsigned higher,
+template <class T>
+void lookUp(const uint8_t* b, const float* d1, const float* m1, unsigned lower, unsigned higher,
             float* mins, float* maxs) {
     for (int is = 0; is < 8; ++is) {
-        const Codes codes{qs + 32 * (is / 2), (is % 2) * 4};
+        const typename T::C codes = T::codes(b, is);
         if (lower >> is & 1)
             mins[is] = std::min(mins[is], leastLevel(d1[is], m1[is], codes));
         if (higher >> is & 1)
@@ -316,20 +345,44 @@ struct LaneSums {
     }
 };
 
+// Q5_K's codes of sub-block `is` (ql: its 32 bytes for the pair, qh: the
+// 32 bytes of fifth bits) as 32 bytes.
+__attribute__((target("avx2"), always_inline)) inline __m256i codes5(const uint8_t* ql,
+                                                                     const uint8_t* qh, int is) {
+    const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+    const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh));
+    const __m256i nibble =
+        _mm256_and_si256(is % 2 ? _mm256_srli_epi16(low, 4) : low, _mm256_set1_epi8(0x0F));
+    const __m256i bit =
+        _mm256_and_si256(_mm256_srl_epi16(high, _mm_cvtsi32_si128(is)), _mm256_set1_epi8(1));
+    return _mm256_or_si256(nibble, _mm256_slli_epi16(bit, 4));
+}
+
+// The 32 codes of sub-block `is` of the Q4_K or Q5_K super-block at b.
+template <class T>
+__attribute__((target("avx2"), always_inline)) inline __m256i codesVector(const uint8_t* b,
+                                                                          int is) {
+    if constexpr (std::is_same_v<T, Q5KType>) {
+        return codes5(b + 48 + 32 * (is / 2), b + 16, is);
+    } else {
+        const __m256i raw =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16 + 32 * (is / 2)));
+        return _mm256_and_si256(is % 2 ? _mm256_srli_epi16(raw, 4) : raw, _mm256_set1_epi8(0x0F));
+    }
+}
+
 // How many codes of the sub-blocks set in `which` equal that sub-block's
-// lane of `code` (a code of 0..15).
-__attribute__((target("avx2"))) inline uint64_t countCodes(const uint8_t* qs, unsigned which,
+// lane of `code`.
+template <class T>
+__attribute__((target("avx2"))) inline uint64_t countCodes(const uint8_t* b, unsigned which,
                                                            __m256i code) {
     alignas(32) int32_t target[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(target), code);
     uint64_t n = 0;
     for (; which; which &= which - 1) {
         const int is = std::countr_zero(which);
-        const __m256i raw =
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * (is / 2)));
-        const __m256i codes =
-            _mm256_and_si256(is % 2 ? _mm256_srli_epi16(raw, 4) : raw, _mm256_set1_epi8(0x0F));
-        const __m256i same = _mm256_cmpeq_epi8(codes, _mm256_set1_epi8(char(target[is])));
+        const __m256i same =
+            _mm256_cmpeq_epi8(codesVector<T>(b, is), _mm256_set1_epi8(char(target[is])));
         n += uint64_t(std::popcount(unsigned(_mm256_movemask_epi8(same))));
     }
     return n;
@@ -363,7 +416,7 @@ CKPTSCOPE_AVX512 Stop runAvx512(LaneSums& lanes, double shiftBy, const uint8_t* 
         __m256 d1, m1;
         scalesOf(b, d1, m1);
         const __m512d D = _mm512_cvtps_pd(d1), M = _mm512_cvtps_pd(m1);
-        if (!exactByExponents(gguf::blocks::u32At(b)) && !exactLanes(d1, m1)) {
+        if (!exactByExponents<15>(gguf::blocks::u32At(b)) && !exactLanes(d1, m1)) {
             stop = Stop{k, true};
             break;
         }
@@ -396,7 +449,7 @@ CKPTSCOPE_AVX512 Stop runAvx512(LaneSums& lanes, double shiftBy, const uint8_t* 
                                   _mm256_cmp_ps_mask(r, _mm256_set1_ps(15.0f), _CMP_LE_OQ) &
                                   _mm256_cmp_ps_mask(_mm256_mul_ps(d1, r), m1, _CMP_EQ_OQ);
         if (zeroCode)
-            zeroCount += countCodes(b + 16, zeroCode, _mm256_cvttps_epi32(r));
+            zeroCount += countCodes<Q4KType>(b, zeroCode, _mm256_cvttps_epi32(r));
 
         const __m256 at0 = _mm256_sub_ps(_mm256_mul_ps(d1, zeroF), m1);
         const __m256 at15 = _mm256_sub_ps(_mm256_mul_ps(d1, _mm256_set1_ps(15.0f)), m1);
@@ -420,12 +473,41 @@ CKPTSCOPE_AVX512 Stop runAvx512(LaneSums& lanes, double shiftBy, const uint8_t* 
     return stop;
 }
 
+// The four sums of eight lanes of a, b, c, d.
+__attribute__((target("avx2"), always_inline)) inline __m128i sumsOf4(__m256i a, __m256i b,
+                                                                      __m256i c, __m256i d) {
+    const __m256i t = _mm256_hadd_epi32(_mm256_hadd_epi32(a, b), _mm256_hadd_epi32(c, d));
+    return _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+}
+
+// Q5_K's code sums: each sub-block's 32 five-bit codes in a register, byte
+// sums (vpsadbw) and squares (vpmaddubsw: 2 · 31² fits int16).
+__attribute__((target("avx2"))) void codeSums5Avx2(const uint8_t* b, CodeSums& out) {
+    const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi16(1);
+    __m256i sums[8], squares[8];
+    for (int is = 0; is < 8; ++is) {
+        const __m256i u = codes5(b + 48 + 32 * (is / 2), b + 16, is);
+        sums[is] = _mm256_sad_epu8(u, zero);
+        squares[is] = _mm256_madd_epi16(_mm256_maddubs_epi16(u, u), ones);
+    }
+    for (int h = 0; h < 2; ++h) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out.s + 4 * h),
+                         sumsOf4(sums[4 * h], sums[4 * h + 1], sums[4 * h + 2], sums[4 * h + 3]));
+        _mm_storeu_si128(
+            reinterpret_cast<__m128i*>(out.q + 4 * h),
+            sumsOf4(squares[4 * h], squares[4 * h + 1], squares[4 * h + 2], squares[4 * h + 3]));
+    }
+}
+
 // runAvx512 with AVX2 (and F16C): the eight sub-blocks' sums in two
 // vectors of four doubles, the code sums by packedPairSums, the exactness
 // check of a super-block that exactByExponents cannot vouch for by
-// exactLevels lane by lane. The same sums, in the same lanes.
+// exactLevels lane by lane. The same sums, in the same lanes. For Q4_K and
+// Q5_K (T: their codes).
+template <class T>
 __attribute__((target("avx2,fma,f16c"))) Stop
 runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint64_t to) {
+    constexpr int kMax = T::C::kMax;
     __m256d sum[2], sumSq[2], sumShifted[2], sumSqShifted[2];
     for (int h = 0; h < 2; ++h) {
         sum[h] = _mm256_loadu_pd(lanes.sum + 4 * h);
@@ -435,11 +517,11 @@ runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint
     }
     const __m256 vmin = _mm256_loadu_ps(lanes.min), vmax = _mm256_loadu_ps(lanes.max);
     const __m256d thirtyTwo = _mm256_set1_pd(32.0), shift = _mm256_set1_pd(shiftBy);
-    const __m256 zeroF = _mm256_setzero_ps(), fifteen = _mm256_set1_ps(15.0f);
+    const __m256 zeroF = _mm256_setzero_ps(), maxCode = _mm256_set1_ps(float(kMax));
     Stop stop{to, false};
     uint64_t k = from, zeroCount = 0;
     for (; k < to; ++k) {
-        const uint8_t* b = raw + k * kSuperBytes;
+        const uint8_t* b = raw + k * T::kBytes;
         const __m128 both = _mm_cvtph_ps(_mm_cvtsi32_si128(int(gguf::blocks::u32At(b))));
         const ScalesMins sm = scalesMinsK4(b + 4);
         const __m256 d1 = _mm256_mul_ps(_mm256_broadcastss_ps(both),
@@ -448,20 +530,23 @@ runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint
         const __m256 m1 = _mm256_mul_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(both)),
                                         _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
                                             _mm_cvtsi64_si128(static_cast<long long>(sm.mins)))));
-        if (!exactByExponents(gguf::blocks::u32At(b))) {
+        if (!exactByExponents<kMax>(gguf::blocks::u32At(b))) {
             alignas(32) float d[8], m[8];
             _mm256_store_ps(d, d1);
             _mm256_store_ps(m, m1);
             bool exact = true;
             for (int is = 0; is < 8 && exact; ++is)
-                exact = exactLevels(d[is], m[is]);
+                exact = exactLevels(d[is], m[is], kMax);
             if (!exact) {
                 stop = Stop{k, true};
                 break;
             }
         }
         CodeSums codes;
-        codeSumsAvx2(b + 16, codes);
+        if constexpr (kMax == 15)
+            codeSumsAvx2(b + 16, codes);
+        else
+            codeSums5Avx2(b, codes);
         for (int h = 0; h < 2; ++h) {
             const __m256d D =
                 _mm256_cvtps_pd(h ? _mm256_extractf128_ps(d1, 1) : _mm256_castps256_ps128(d1));
@@ -483,7 +568,7 @@ runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint
                                                  _mm256_fnmadd_pd(twoA, shifted, t)));
         }
         // Zero values, as runAvx512 counts them (r to 12 bits here: a whole
-        // r ≤ 15 still rounds to itself, and d1 r == m1 is checked exactly).
+        // r ≤ 31 still rounds to itself, and d1 r == m1 is checked exactly).
         const __m256 flat = _mm256_cmp_ps(d1, zeroF, _CMP_EQ_OQ);
         zeroCount += 32 * uint64_t(std::popcount(unsigned(_mm256_movemask_ps(
                               _mm256_and_ps(flat, _mm256_cmp_ps(m1, zeroF, _CMP_EQ_OQ))))));
@@ -491,17 +576,17 @@ runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint
                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         const __m256 zeroCode = _mm256_andnot_ps(
             flat, _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(r, zeroF, _CMP_GE_OQ),
-                                              _mm256_cmp_ps(r, fifteen, _CMP_LE_OQ)),
+                                              _mm256_cmp_ps(r, maxCode, _CMP_LE_OQ)),
                                 _mm256_cmp_ps(_mm256_mul_ps(d1, r), m1, _CMP_EQ_OQ)));
         if (const int which = _mm256_movemask_ps(zeroCode))
-            zeroCount += countCodes(b + 16, unsigned(which), _mm256_cvttps_epi32(r));
+            zeroCount += countCodes<T>(b, unsigned(which), _mm256_cvttps_epi32(r));
 
         const __m256 at0 = _mm256_sub_ps(_mm256_mul_ps(d1, zeroF), m1);
-        const __m256 at15 = _mm256_sub_ps(_mm256_mul_ps(d1, fifteen), m1);
+        const __m256 atMax = _mm256_sub_ps(_mm256_mul_ps(d1, maxCode), m1);
         const int lower =
-            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_min_ps(at0, at15), vmin, _CMP_LT_OQ));
+            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_min_ps(at0, atMax), vmin, _CMP_LT_OQ));
         const int higher =
-            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_max_ps(at0, at15), vmax, _CMP_GT_OQ));
+            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_max_ps(at0, atMax), vmax, _CMP_GT_OQ));
         if ((lower | higher) != 0) {
             stop = Stop{k, false, unsigned(lower), unsigned(higher)};
             _mm256_store_ps(stop.d1, d1);
@@ -523,7 +608,7 @@ runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint
 
 // Each super-block by `run` (runAvx512 or runAvx2), and what stopped it
 // done here: decoded (addSuperBlock), or the extremes and zeros looked up.
-template <Stop (*run)(LaneSums&, double, const uint8_t*, uint64_t, uint64_t)>
+template <class T, Stop (*run)(LaneSums&, double, const uint8_t*, uint64_t, uint64_t)>
 void addSuperBlocksInLanes(Partial& p, const uint8_t* raw, uint64_t superBlocks, Kernel kernel,
                            SeenExtremes* seen) {
     LaneSums lanes;
@@ -535,11 +620,11 @@ void addSuperBlocksInLanes(Partial& p, const uint8_t* raw, uint64_t superBlocks,
         const Stop stop = run(lanes, p.shift, raw, k, superBlocks);
         if (stop.at == superBlocks)
             break;
-        const uint8_t* b = raw + stop.at * kSuperBytes;
+        const uint8_t* b = raw + stop.at * T::kBytes;
         if (stop.decode) {
-            addSuperBlock(p, b, kernel);
+            addSuperBlock<T>(p, b, kernel);
         } else {
-            lookUp(b + 16, stop.d1, stop.m1, stop.lower, stop.higher, lanes.min, lanes.max);
+            lookUp<T>(b, stop.d1, stop.m1, stop.lower, stop.higher, lanes.min, lanes.max);
             // Each lane compares with the extremes of all (values of this
             // block): fewer sub-blocks to look up.
             std::fill(lanes.min, lanes.min + 8, *std::min_element(lanes.min, lanes.min + 8));
@@ -581,7 +666,7 @@ bool sumsCodes(Dtype dtype) {
     // sumsBlockCodes asks for it). Its sub-blocks one at a time had measured
     // slower than decoding (1 GiB of Q4_K: 1.06 s against 0.64 s).
     return (dtype == Dtype::Q4_K && (useAvx512() || sumsBlockCodes(Dtype::Q8_0))) ||
-           sumsBlockCodes(dtype);
+           (dtype == Dtype::Q5_K && sumsBlockCodes(Dtype::Q8_0)) || sumsBlockCodes(dtype);
 }
 
 void SeenExtremes::offer(float lo, float hi) {
@@ -591,27 +676,39 @@ void SeenExtremes::offer(float lo, float hi) {
     }
 }
 
-Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, SeenExtremes* seen) {
+namespace {
+
+// The Partial of whole Q4_K or Q5_K super-blocks (q4KPartial's).
+template <class T>
+Partial superBlocksPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel,
+                           SeenExtremes* seen) {
     Partial p;
     if (superBlocks == 0)
         return p;
-    p.shift = firstFiniteOfBlock(kGgmlQ4_K, raw, kSuperValues);
+    p.shift = firstFiniteOfBlock(T::kGgml, raw, kSuperValues);
 #ifdef CKPTSCOPE_STATS_AVX2
-    // runAvx2 needs F16C besides AVX2, which sumsBlockCodes checks.
-    const bool wide = kernel == Kernel::Auto && useAvx512();
+    // runAvx512 is Q4_K's; runAvx2 needs F16C besides AVX2, which
+    // sumsBlockCodes checks.
+    const bool wide = std::is_same_v<T, Q4KType> && kernel == Kernel::Auto && useAvx512();
     if (wide || (kernel != Kernel::Scalar && sumsBlockCodes(Dtype::Q8_0))) {
         if (wide)
-            addSuperBlocksInLanes<runAvx512>(p, raw, superBlocks, kernel, seen);
+            addSuperBlocksInLanes<T, runAvx512>(p, raw, superBlocks, kernel, seen);
         else
-            addSuperBlocksInLanes<runAvx2>(p, raw, superBlocks, kernel, seen);
+            addSuperBlocksInLanes<T, runAvx2<T>>(p, raw, superBlocks, kernel, seen);
         if (seen)
             seen->offer(p.min, p.max);
         return p;
     }
 #endif
     for (uint64_t k = 0; k < superBlocks; ++k)
-        addSuperBlock(p, raw + k * kSuperBytes, kernel);
+        addSuperBlock<T>(p, raw + k * T::kBytes, kernel);
     return p;
+}
+
+} // namespace
+
+Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, SeenExtremes* seen) {
+    return superBlocksPartial<Q4KType>(raw, superBlocks, kernel, seen);
 }
 
 StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
@@ -622,6 +719,17 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
         const PartialScanner pass1 = [&raw, kernel, dtype, block](uint64_t first, uint64_t n) {
             return blockCodesPartial(dtype, readBlocks(raw, first, n, block.bytes, block.values),
                                      n / block.values, kernel);
+        };
+        return computeStatsScanned(count, values, pass1, nullptr, options, kCodeBlock);
+    }
+    if (dtype == Dtype::Q5_K) {
+        // Pass 1 as Q4_K's by AVX2 (the fifth bit of each code from qh),
+        // pass 2 decoded.
+        SeenExtremes seen;
+        const PartialScanner pass1 = [&raw, kernel, &seen](uint64_t first, uint64_t n) {
+            return superBlocksPartial<Q5KType>(
+                readBlocks(raw, first, n, Q5KType::kBytes, kSuperValues), n / kSuperValues, kernel,
+                &seen);
         };
         return computeStatsScanned(count, values, pass1, nullptr, options, kCodeBlock);
     }

@@ -1,5 +1,6 @@
-// Q8_0, Q4_0 and Q6_K statistics whose pass 1 sums block codes (stats/blocksums)
-// against the statistics of the decoded values (computeStats over f32), by
+// Q8_0, Q4_0, Q6_K (stats/blocksums) and Q5_K (stats/codesums) statistics
+// whose pass 1 sums codes against the statistics of the decoded values
+// (computeStats over f32), by
 // every kernel (AVX2 sums, plain loops): ggml's own files of the
 // conformance corpus, the generator's models, random blocks with every code
 // (Q8_0's −128 included) and every kind of scale (zero, negative zero,
@@ -35,10 +36,12 @@ struct Type {
     size_t bytes, values; // per block
     size_t scaleAt;       // the f16 d's offset in a block
     const char* name;
+    size_t minAt = 0; // Q5_K's f16 dmin (0: none)
 };
 const Type kTypes[] = {{Dtype::Q8_0, 8, 34, 32, 0, "Q8_0"},
                        {Dtype::Q4_0, 2, 18, 32, 0, "Q4_0"},
-                       {Dtype::Q6_K, 14, 210, 256, 208, "Q6_K"}};
+                       {Dtype::Q6_K, 14, 210, 256, 208, "Q6_K"},
+                       {Dtype::Q5_K, 13, 176, 256, 0, "Q5_K", 2}};
 
 // Gives the block at b codes that are all 0 (`zeros`), or all the greatest.
 void fillCodes(const Type& type, uint8_t* b, bool zeros) {
@@ -48,6 +51,9 @@ void fillCodes(const Type& type, uint8_t* b, bool zeros) {
         break;
     case Dtype::Q4_0:
         std::memset(b + 2, zeros ? 0x88 : 0xFF, 16);
+        break;
+    case Dtype::Q5_K: // codes 0 (values −m1) or 31
+        std::memset(b + 16, zeros ? 0x00 : 0xFF, 160);
         break;
     default: // Q6_K: low nibbles, then the high two bits (32: 0b10 each)
         std::memset(b, zeros ? 0x00 : 0xFF, 128);
@@ -103,9 +109,13 @@ std::vector<uint8_t> randomBlocks(const Type& type, size_t blocks, std::mt19937_
     std::vector<uint8_t> raw(blocks * type.bytes);
     for (auto& b : raw)
         b = uint8_t(rng());
-    for (size_t b = 0; b < blocks; ++b)
+    for (size_t b = 0; b < blocks; ++b) {
         putF16(raw, b * type.bytes + type.scaleAt,
                uint16_t((rng() & 0x8000) | ((lo + rng() % span) << 10) | (rng() & 0x3FF)));
+        if (type.minAt) // dmin near d: levels mostly exact in f32, summed
+            putF16(raw, b * type.bytes + type.minAt,
+                   uint16_t((rng() & 0x8000) | ((lo + rng() % span) << 10) | (rng() & 0x3FF)));
+    }
     return raw;
 }
 
@@ -118,8 +128,8 @@ private Q_SLOTS:
         qInfo("block code sums: %s", simd::useAvx2() ? "AVX2 and plain loops" : "plain loops");
     }
 
-    // Where the CPU has AVX2, Q8_0, Q4_0, Q6_K and Q4_K statistics take the
-    // code sums (what `stats` and the GUI ask: computeTensorStats).
+    // Where the CPU has AVX2, Q8_0, Q4_0, Q6_K, Q5_K and Q4_K statistics
+    // take the code sums (what `stats` and the GUI ask: computeTensorStats).
     void chosenWithAvx2() {
         for (const Type& type : kTypes)
             QCOMPARE(stats::sumsCodes(type.dtype), simd::useAvx2());
@@ -129,7 +139,7 @@ private Q_SLOTS:
         QVERIFY(!stats::sumsBlockCodes(Dtype::F32));
     }
 
-    // Every Q8_0, Q4_0 and Q6_K tensor of the corpus, through the document as the
+    // Every Q8_0, Q4_0, Q6_K and Q5_K tensor of the corpus, through the document as the
     // CLI and GUI ask, against ggml's decoded values.
     void conformance() {
         REQUIRE_CONFORMANCE();
@@ -146,7 +156,7 @@ private Q_SLOTS:
         }
     }
 
-    // The generator's Q8_0, Q4_0 and Q6_K models, through the document.
+    // The generator's Q8_0, Q4_0, Q6_K and Q5_K models, through the document.
     void generated() {
         for (const Type& type : kTypes) {
             QTemporaryDir dir;
