@@ -213,27 +213,54 @@ void addBlock(Partial& p, SetSums& sets, unsigned set, const uint8_t* b, uint32_
               [b] { return codeRange<Codes>(b + 2); });
 }
 
-// Q6_K (ggml-common.h's block_q6_K): ql[128], qh[64], int8 scales[16],
-// f16 d. Value v of a super-block is (d · scales[v / 16]) · q with the
-// 6-bit code q − 32 (dequantize_row_q6_K's order), each exact in f32: d ·
-// scale has at most 18 significant bits, |q − 32| at most 5 but for −32.
-constexpr uint64_t kQ6Bytes = 210, kQ6Values = 256, kQ6SubValues = 16;
-constexpr uint32_t kGgmlQ6_K = 14;
+// Q6_K and Q3_K: 256 values, sixteen sub-blocks of 16 under an f16 d times
+// a signed scale; value v is (d · scale[v / 16]) · (u − kCenter) for an
+// unsigned code u (dequantize_row_q6_K's and _q3_K's order), each exact in
+// f32: d · scale has at most 18 significant bits, |u − kCenter| at most 5.
+constexpr uint64_t kK16Values = 256, kSubValues = 16;
 
-// The 256 codes (q − 32) of a super-block in value order.
-void q6Codes(const uint8_t* b, int8_t* q) {
-    for (int h = 0; h < 2; ++h) {
-        const uint8_t* ql = b + 64 * h;
-        const uint8_t* qh = b + 128 + 32 * h;
-        int8_t* out = q + 128 * h;
-        for (int l = 0; l < 32; ++l) {
-            out[l] = int8_t(((ql[l] & 0xF) | (qh[l] & 3) << 4) - 32);
-            out[l + 32] = int8_t(((ql[l + 32] & 0xF) | (qh[l] >> 2 & 3) << 4) - 32);
-            out[l + 64] = int8_t(((ql[l] >> 4) | (qh[l] >> 4 & 3) << 4) - 32);
-            out[l + 96] = int8_t(((ql[l + 32] >> 4) | (qh[l] >> 6 & 3) << 4) - 32);
+// Q6_K (block_q6_K): ql[128], qh[64], int8 scales[16], f16 d; 6-bit codes.
+struct Q6Type {
+    static constexpr uint64_t kBytes = 210, kDAt = 208;
+    static constexpr uint32_t kGgml = 14;
+    static constexpr int kCenter = 32;
+    // The 256 codes (u − 32) in value order.
+    static void codes(const uint8_t* b, int8_t* q) {
+        for (int h = 0; h < 2; ++h) {
+            const uint8_t* ql = b + 64 * h;
+            const uint8_t* qh = b + 128 + 32 * h;
+            int8_t* out = q + 128 * h;
+            for (int l = 0; l < 32; ++l) {
+                out[l] = int8_t(((ql[l] & 0xF) | (qh[l] & 3) << 4) - 32);
+                out[l + 32] = int8_t(((ql[l + 32] & 0xF) | (qh[l] >> 2 & 3) << 4) - 32);
+                out[l + 64] = int8_t(((ql[l] >> 4) | (qh[l] >> 4 & 3) << 4) - 32);
+                out[l + 96] = int8_t(((ql[l + 32] >> 4) | (qh[l] >> 6 & 3) << 4) - 32);
+            }
         }
     }
-}
+    static void scales(const uint8_t* b, int* sc) {
+        for (int j = 0; j < 16; ++j)
+            sc[j] = int8_t(b[192 + j]);
+    }
+};
+
+// Q3_K (block_q3_K): hmask[32], qs[64], 6-bit scales − 32 packed in 12
+// bytes, f16 d; 3-bit codes: two bits of qs, and 4 more where hmask's bit
+// is set (a clear bit subtracts 4 from the two).
+struct Q3Type {
+    static constexpr uint64_t kBytes = 110, kDAt = 108;
+    static constexpr uint32_t kGgml = 11;
+    static constexpr int kCenter = 4;
+    static void codes(const uint8_t* b, int8_t* q) {
+        for (int group = 0; group < 8; ++group) { // hmask's bit `group`
+            const uint8_t* qs = b + 32 + 32 * (group / 4);
+            const int shift = 2 * (group % 4);
+            for (int l = 0; l < 32; ++l)
+                q[32 * group + l] = int8_t(((qs[l] >> shift) & 3) | ((b[l] >> group) & 1) << 2) - 4;
+        }
+    }
+    static void scales(const uint8_t* b, int* sc) { gguf::blocks::q3kScales(b + 96, sc); }
+};
 
 // The least and greatest of n codes.
 std::pair<int, int> rangeOf(const int8_t* q, uint64_t n) {
@@ -241,24 +268,25 @@ std::pair<int, int> rangeOf(const int8_t* q, uint64_t n) {
     return {*lo, *hi};
 }
 
-// Adds the Q6_K super-block at b into p, sub-block j into set j % 4.
-void addQ6Block(Partial& p, SetSums& sets, const uint8_t* b, Kernel kernel) {
-    const float d = gguf::blocks::f16At(b + 208);
+// Adds the super-block at b into p, sub-block j into set j % 4.
+template <class K> void addK16Block(Partial& p, SetSums& sets, const uint8_t* b, Kernel kernel) {
+    const float d = gguf::blocks::f16At(b + K::kDAt);
     if (!std::isfinite(d))
-        return addDecoded(p, b, kGgmlQ6_K, kQ6Values, kernel);
-    int8_t q[kQ6Values];
-    q6Codes(b, q);
-    for (uint64_t j = 0; j < kQ6Values / kQ6SubValues; ++j) {
-        const int8_t* codes = q + j * kQ6SubValues;
+        return addDecoded(p, b, K::kGgml, kK16Values, kernel);
+    int8_t q[kK16Values];
+    K::codes(b, q);
+    int sc[16];
+    K::scales(b, sc);
+    for (uint64_t j = 0; j < kK16Values / kSubValues; ++j) {
+        const int8_t* codes = q + j * kSubValues;
         Sums s{0, 0, 0};
-        for (uint64_t i = 0; i < kQ6SubValues; ++i) {
+        for (uint64_t i = 0; i < kSubValues; ++i) {
             s.s += codes[i];
             s.q += codes[i] * codes[i];
             s.zeros += codes[i] == 0;
         }
-        const float d1 = d * float(int8_t(b[192 + j]));
-        addScaled(p, sets, unsigned(j % 4), d1, kQ6SubValues, s, -32, 31,
-                  [codes] { return rangeOf(codes, kQ6SubValues); });
+        addScaled(p, sets, unsigned(j % 4), d * float(sc[j]), kSubValues, s, -K::kCenter,
+                  K::kCenter - 1, [codes] { return rangeOf(codes, kSubValues); });
     }
 }
 
@@ -377,51 +405,70 @@ BLOCKSUMS_AVX2_INLINE __m256i highBits(__m256i hb, int shift) {
                              4);
 }
 
-// addQ6Block by AVX2: each half super-block's 128 six-bit codes as four
-// vectors in value order (vector g: sub-blocks 2g and 2g + 1 of the half,
-// one a 128-bit lane), byte sums (vpsadbw) of the codes and sums of their
-// squares (vpmaddubsw: 2 · 63² fits int16), both reduced by vphaddd to the
-// sub-blocks in the order 0, 2, 4, 6 | 1, 3, 5, 7, the scales put in that
-// order too; then Σ(u − 32) = Σu − 512 and Σ(u − 32)² = Σu² − 64 Σu +
-// 16 384 per sub-block of 16.
-BLOCKSUMS_AVX2 void addQ6BlocksAvx2(Partial& p, SetSums& sets, const uint8_t* raw,
-                                    uint64_t superBlocks, Kernel kernel) {
+// A half super-block's 128 unsigned codes as four vectors in value order
+// (vector g: sub-blocks 2g and 2g + 1 of the half, one a 128-bit lane), and
+// the eight scales of the half.
+BLOCKSUMS_AVX2_INLINE void halfCodes(Q6Type, const uint8_t* b, int h, __m256i* u) {
+    const __m256i low = _mm256_set1_epi8(0x0F);
+    const uint8_t* ql = b + 64 * h;
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+    const __m256i hb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 128 + 32 * h));
+    u[0] = _mm256_or_si256(_mm256_and_si256(a, low), highBits(hb, 0));
+    u[1] = _mm256_or_si256(_mm256_and_si256(c, low), highBits(hb, 2));
+    u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), low), highBits(hb, 4));
+    u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 4), low), highBits(hb, 6));
+}
+BLOCKSUMS_AVX2_INLINE void halfCodes(Q3Type, const uint8_t* b, int h, __m256i* u) {
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32 + 32 * h));
+    const __m256i hm = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i two = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+    for (int g = 0; g < 4; ++g) {
+        const __m256i bit =
+            _mm256_and_si256(_mm256_srl_epi16(hm, _mm_cvtsi32_si128(4 * h + g)), one);
+        u[g] = _mm256_or_si256(_mm256_and_si256(_mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * g)), two),
+                               _mm256_slli_epi16(bit, 2));
+    }
+}
+
+// addK16Block by AVX2: each half's codes by halfCodes, byte sums (vpsadbw)
+// of the codes and sums of their squares (vpmaddubsw: 2 · 63² fits int16),
+// both reduced by vphaddd to the sub-blocks in the order 0, 2, 4, 6 | 1, 3,
+// 5, 7, the scales put in that order too; then per sub-block of 16, with c
+// = kCenter, Σ(u − c) = Σu − 16c and Σ(u − c)² = Σu² − 2c Σu + 16c².
+template <class K>
+BLOCKSUMS_AVX2 void addK16BlocksAvx2(Partial& p, SetSums& sets, const uint8_t* raw,
+                                     uint64_t superBlocks, Kernel kernel) {
+    constexpr int c = K::kCenter;
     FourSets four;
     four.load(sets);
-    const __m256i low = _mm256_set1_epi8(0x0F);
-    const __m256i zero = _mm256_setzero_si256(), thirtyTwo = _mm256_set1_epi8(32);
+    const __m256i zero = _mm256_setzero_si256(), center = _mm256_set1_epi8(char(c));
     const __m256i ones = _mm256_set1_epi16(1);
     const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     uint64_t summed = 0, zeroCount = 0;
     for (uint64_t k = 0; k < superBlocks; ++k) {
-        const uint8_t* b = raw + k * kQ6Bytes;
-        const float d = _cvtsh_ss(gguf::blocks::u16At(b + 208));
+        const uint8_t* b = raw + k * K::kBytes;
+        const float d = _cvtsh_ss(gguf::blocks::u16At(b + K::kDAt));
         if (!std::isfinite(d)) { // rare
             four.store(sets);
-            addQ6Block(p, sets, b, kernel);
+            addK16Block<K>(p, sets, b, kernel);
             four.load(sets);
             continue;
         }
-        summed += kQ6Values;
-        int8_t codes[kQ6Values]; // made once, if an extreme needs them
+        summed += kK16Values;
+        alignas(32) int scales[16];
+        K::scales(b, scales);
+        int8_t codes[kK16Values]; // made once, if an extreme needs them
         bool decoded = false;
         for (int h = 0; h < 2; ++h) {
-            const uint8_t* ql = b + 64 * h;
-            const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-            const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
-            const __m256i hb =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 128 + 32 * h));
-            const __m256i u[4] = {
-                _mm256_or_si256(_mm256_and_si256(a, low), highBits(hb, 0)),
-                _mm256_or_si256(_mm256_and_si256(c, low), highBits(hb, 2)),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), low), highBits(hb, 4)),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 4), low), highBits(hb, 6))};
+            __m256i u[4];
+            halfCodes(K{}, b, h, u);
             __m256i sums[4], squares[4];
             alignas(16) uint32_t zeros[8]; // order 0, 2, 4, 6, 1, 3, 5, 7
             for (int g = 0; g < 4; ++g) {
                 sums[g] = _mm256_sad_epu8(u[g], zero);
                 squares[g] = _mm256_madd_epi16(_mm256_maddubs_epi16(u[g], u[g]), ones);
-                const auto at = unsigned(_mm256_movemask_epi8(_mm256_cmpeq_epi8(u[g], thirtyTwo)));
+                const auto at = unsigned(_mm256_movemask_epi8(_mm256_cmpeq_epi8(u[g], center)));
                 zeros[g] = uint32_t(std::popcount(at & 0xFFFFu));
                 zeros[4 + g] = uint32_t(std::popcount(at >> 16));
             }
@@ -429,11 +476,11 @@ BLOCKSUMS_AVX2 void addQ6BlocksAvx2(Partial& p, SetSums& sets, const uint8_t* ra
                                                  _mm256_hadd_epi32(sums[2], sums[3]));
             const __m256i qu = _mm256_hadd_epi32(_mm256_hadd_epi32(squares[0], squares[1]),
                                                  _mm256_hadd_epi32(squares[2], squares[3]));
-            const __m256i s8 = _mm256_sub_epi32(su, _mm256_set1_epi32(512));
-            const __m256i q8 = _mm256_add_epi32(_mm256_sub_epi32(qu, _mm256_slli_epi32(su, 6)),
-                                                _mm256_set1_epi32(16384));
-            const __m256i sc = _mm256_cvtepi8_epi32(
-                _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 192 + 8 * h)));
+            const __m256i s8 = _mm256_sub_epi32(su, _mm256_set1_epi32(16 * c));
+            const __m256i q8 = _mm256_add_epi32(
+                _mm256_sub_epi32(qu, _mm256_slli_epi32(su, std::countr_zero(unsigned(2 * c)))),
+                _mm256_set1_epi32(16 * c * c));
+            const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i*>(scales + 8 * h));
             const __m256 d8 = _mm256_permutevar8x32_ps(
                 _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sc)), order);
             alignas(32) float d1[8];
@@ -442,15 +489,15 @@ BLOCKSUMS_AVX2 void addQ6BlocksAvx2(Partial& p, SetSums& sets, const uint8_t* ra
                 const __m128 d4 = half ? _mm256_extractf128_ps(d8, 1) : _mm256_castps256_ps128(d8);
                 four.add(d4, half ? _mm256_extracti128_si256(s8, 1) : _mm256_castsi256_si128(s8),
                          half ? _mm256_extracti128_si256(q8, 1) : _mm256_castsi256_si128(q8),
-                         kQ6SubValues, p.shift);
-                addCounts(p, zeroCount, d4, d1 + 4 * half, zeros + 4 * half, kQ6SubValues, -32, 31,
+                         kSubValues, p.shift);
+                addCounts(p, zeroCount, d4, d1 + 4 * half, zeros + 4 * half, kSubValues, -c, c - 1,
                           [&](int j) {
                               if (!decoded) {
-                                  q6Codes(b, codes);
+                                  K::codes(b, codes);
                                   decoded = true;
                               }
                               const int sub = 8 * h + 2 * j + half;
-                              return rangeOf(codes + sub * kQ6SubValues, kQ6SubValues);
+                              return rangeOf(codes + sub * kSubValues, kSubValues);
                           });
             }
         }
@@ -480,20 +527,20 @@ Partial partialOf(const uint8_t* raw, uint64_t blocks, uint32_t ggmlId, Kernel k
     return p;
 }
 
-Partial partialQ6K(const uint8_t* raw, uint64_t superBlocks, Kernel kernel) {
+template <class K> Partial partialK16(const uint8_t* raw, uint64_t superBlocks, Kernel kernel) {
     Partial p;
     if (superBlocks == 0)
         return p;
-    p.shift = firstFiniteOfBlock(kGgmlQ6_K, raw, kQ6Values);
+    p.shift = firstFiniteOfBlock(K::kGgml, raw, kK16Values);
     SetSums sets;
 #ifdef CKPTSCOPE_STATS_AVX2
-    if (kernel != Kernel::Scalar && sumsBlockCodes(Dtype::Q6_K)) {
-        addQ6BlocksAvx2(p, sets, raw, superBlocks, kernel);
+    if (kernel != Kernel::Scalar && sumsBlockCodes(Dtype::Q8_0)) { // AVX2 and F16C
+        addK16BlocksAvx2<K>(p, sets, raw, superBlocks, kernel);
         superBlocks = 0;
     }
 #endif
     for (uint64_t k = 0; k < superBlocks; ++k)
-        addQ6Block(p, sets, raw + k * kQ6Bytes, kernel);
+        addK16Block<K>(p, sets, raw + k * K::kBytes, kernel);
     mergeSets(p, sets);
     return p;
 }
@@ -515,8 +562,9 @@ bool sumsBlockCodes(Dtype dtype) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("f16c");
     }();
-    return (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0 || dtype == Dtype::Q6_K) && useAvx2() &&
-           f16c;
+    return (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0 || dtype == Dtype::Q6_K ||
+            dtype == Dtype::Q3_K) &&
+           useAvx2() && f16c;
 #else
     (void)dtype;
     return false;
@@ -529,7 +577,9 @@ CodeBlock codeBlockOf(Dtype dtype) {
     if (dtype == Dtype::Q4_0)
         return {Q4Codes::kBytes, kValues};
     if (dtype == Dtype::Q6_K)
-        return {kQ6Bytes, kQ6Values};
+        return {Q6Type::kBytes, kK16Values};
+    if (dtype == Dtype::Q3_K)
+        return {Q3Type::kBytes, kK16Values};
     throw std::logic_error("codeBlockOf: a type whose block codes are not summed");
 }
 
@@ -539,7 +589,9 @@ Partial blockCodesPartial(Dtype dtype, const uint8_t* raw, uint64_t blocks, Kern
     if (dtype == Dtype::Q4_0)
         return partialOf<Q4Codes>(raw, blocks, kGgmlQ4_0, kernel);
     if (dtype == Dtype::Q6_K)
-        return partialQ6K(raw, blocks, kernel);
+        return partialK16<Q6Type>(raw, blocks, kernel);
+    if (dtype == Dtype::Q3_K)
+        return partialK16<Q3Type>(raw, blocks, kernel);
     throw std::logic_error("blockCodesPartial: a type whose block codes are not summed");
 }
 

@@ -713,7 +713,8 @@ Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, Seen
 
 StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
                          const ValueReader& values, const StatsOptions& options, Kernel kernel) {
-    if (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0 || dtype == Dtype::Q6_K) {
+    if (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0 || dtype == Dtype::Q6_K ||
+        dtype == Dtype::Q3_K) {
         // Pass 1 from the blocks' code sums (blocksums.h), pass 2 decoded.
         const CodeBlock block = codeBlockOf(dtype);
         const PartialScanner pass1 = [&raw, kernel, dtype, block](uint64_t first, uint64_t n) {

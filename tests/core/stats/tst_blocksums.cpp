@@ -1,4 +1,4 @@
-// Q8_0, Q4_0, Q6_K (stats/blocksums) and Q5_K (stats/codesums) statistics
+// Q8_0, Q4_0, Q6_K, Q3_K (stats/blocksums) and Q5_K (stats/codesums) statistics
 // whose pass 1 sums codes against the statistics of the decoded values
 // (computeStats over f32), by
 // every kernel (AVX2 sums, plain loops): ggml's own files of the
@@ -41,7 +41,8 @@ struct Type {
 const Type kTypes[] = {{Dtype::Q8_0, 8, 34, 32, 0, "Q8_0"},
                        {Dtype::Q4_0, 2, 18, 32, 0, "Q4_0"},
                        {Dtype::Q6_K, 14, 210, 256, 208, "Q6_K"},
-                       {Dtype::Q5_K, 13, 176, 256, 0, "Q5_K", 2}};
+                       {Dtype::Q5_K, 13, 176, 256, 0, "Q5_K", 2},
+                       {Dtype::Q3_K, 11, 110, 256, 108, "Q3_K"}};
 
 // Gives the block at b codes that are all 0 (`zeros`), or all the greatest.
 void fillCodes(const Type& type, uint8_t* b, bool zeros) {
@@ -54,6 +55,10 @@ void fillCodes(const Type& type, uint8_t* b, bool zeros) {
         break;
     case Dtype::Q5_K: // codes 0 (values −m1) or 31
         std::memset(b + 16, zeros ? 0x00 : 0xFF, 160);
+        break;
+    case Dtype::Q3_K: // hmask set, then two bits of 0 (code 0) or 3
+        std::memset(b, 0xFF, 32);
+        std::memset(b + 32, zeros ? 0x00 : 0xFF, 64);
         break;
     default: // Q6_K: low nibbles, then the high two bits (32: 0b10 each)
         std::memset(b, zeros ? 0x00 : 0xFF, 128);
@@ -128,7 +133,7 @@ private Q_SLOTS:
         qInfo("block code sums: %s", simd::useAvx2() ? "AVX2 and plain loops" : "plain loops");
     }
 
-    // Where the CPU has AVX2, Q8_0, Q4_0, Q6_K, Q5_K and Q4_K statistics
+    // Where the CPU has AVX2, Q8_0, Q4_0, Q6_K, Q5_K, Q3_K and Q4_K statistics
     // take the code sums (what `stats` and the GUI ask: computeTensorStats).
     void chosenWithAvx2() {
         for (const Type& type : kTypes)
@@ -139,7 +144,7 @@ private Q_SLOTS:
         QVERIFY(!stats::sumsBlockCodes(Dtype::F32));
     }
 
-    // Every Q8_0, Q4_0, Q6_K and Q5_K tensor of the corpus, through the document as the
+    // Every Q8_0, Q4_0, Q6_K, Q5_K and Q3_K tensor of the corpus, through the document as the
     // CLI and GUI ask, against ggml's decoded values.
     void conformance() {
         REQUIRE_CONFORMANCE();
@@ -156,7 +161,8 @@ private Q_SLOTS:
         }
     }
 
-    // The generator's Q8_0, Q4_0, Q6_K and Q5_K models, through the document.
+    // The generator's Q8_0, Q4_0, Q6_K, Q5_K and Q3_K models, through the
+    // document.
     void generated() {
         for (const Type& type : kTypes) {
             QTemporaryDir dir;

@@ -52,6 +52,15 @@ inline float ue4m3HalfOf(uint8_t x) {
     return table[x];
 }
 
+// Q3_K's sixteen 6-bit scales from its 12 bytes, minus 32.
+inline void q3kScales(const uint8_t* packed, int* scales) {
+    for (int k = 0; k < 16; ++k) {
+        const int low = k < 8 ? packed[k] & 0xF : packed[k - 8] >> 4;
+        const int high = (packed[8 + k % 4] >> (2 * (k / 4))) & 3;
+        scales[k] = (low | (high << 4)) - 32;
+    }
+}
+
 // 6-bit scale and min j of Q4_K / Q5_K (ggml's get_scale_min_k4).
 inline void scaleMinK4(int j, const uint8_t* q, int& scale, int& min) {
     if (j < 4) {

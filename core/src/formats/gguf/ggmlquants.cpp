@@ -146,21 +146,12 @@ void decodeQ2_K(const uint8_t* __restrict b, float* __restrict y) {
     }
 }
 
-// Q3_K's sixteen 6-bit scales from its 12 bytes, minus 32.
-void q3kScales(const uint8_t* packed, int* scales) {
-    for (int j = 0; j < 16; ++j) {
-        const int low = j < 8 ? packed[j] & 0xF : packed[j - 8] >> 4;
-        const int high = (packed[8 + j % 4] >> (2 * (j / 4))) & 3;
-        scales[j] = (low | (high << 4)) - 32;
-    }
-}
-
 // Q3_K: hmask[32], qs[64], scales[12], f16 d; a clear high bit subtracts 4.
 void decodeQ3_K(const uint8_t* __restrict b, float* __restrict y) {
     const uint8_t* hm = b;
     const float dAll = f16At(b + 108);
     int scales[16];
-    q3kScales(b + 96, scales);
+    blocks::q3kScales(b + 96, scales);
     for (int group = 0; group < 8; ++group) { // bit `group` of hm, 2-bit field group % 4
         const uint8_t* q = b + 32 + 32 * (group / 4);
         const int shift = 2 * (group % 4);
