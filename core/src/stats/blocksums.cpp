@@ -1,4 +1,5 @@
-// blockCodesPartial (blocksums.h): Q8_0, Q4_0 and Q6_K pass 1 from code sums.
+// blockCodesPartial (blocksums.h): Q8_0, Q4_0, Q6_K and Q3_K pass 1 from code
+// sums.
 #include "stats/blocksums.h"
 
 #include "common/simd.h"

@@ -6,21 +6,22 @@
 
 #include <cstdint>
 
-// Pass 1 of Q8_0, Q4_0 and Q6_K statistics from sums of their codes, no
-// value decoded. A block's values are d · q for one scale d and integer
+// Pass 1 of Q8_0, Q4_0, Q6_K and Q3_K statistics from sums of their codes,
+// no value decoded. A block's values are d · q for one scale d and integer
 // codes q (Q8_0: int8 under an f16 d, 32 a block; Q4_0: nibble − 8 under an
-// f16 d; Q6_K: a 6-bit code − 32 under f16 d times an int8 scale, 16 a
-// sub-block), each exact in f32 (the scale carries at most 18 significant
-// bits, q at most 7), so the block's sum and M2 follow from Σq and Σq²
-// (exactly in double for Q8_0 and Q4_0), its zeros from the codes that are
-// 0, and its extremes from its least and greatest code, looked for only when
-// d times the codes' whole range passes the extremes found so far. A block
-// whose d is Inf or NaN (every value non-finite) is decoded and scanned.
-// Pass 2, the histogram, decodes: each value needs its bin.
+// f16 d; Q6_K and Q3_K: a 6-bit code − 32 or a 3-bit one − 4 under f16 d
+// times a signed scale, 16 a sub-block), each exact in f32 (the scale
+// carries at most 18 significant bits, q at most 7), so the block's sum and
+// M2 follow from Σq and Σq² (exactly in double for Q8_0 and Q4_0), its
+// zeros from the codes that are 0, and its extremes from its least and
+// greatest code, looked for only when d times the codes' whole range passes
+// the extremes found so far. A block whose d is Inf or NaN (every value
+// non-finite) is decoded and scanned. Pass 2, the histogram, decodes: each
+// value needs its bin.
 namespace ckptscope::stats {
 
-// True for the types whose pass 1 sums block codes on this CPU (Q8_0, Q4_0
-// and Q6_K, with AVX2 and F16C; the plain loops measured no faster than
+// True for the types whose pass 1 sums block codes on this CPU (Q8_0, Q4_0,
+// Q6_K and Q3_K, with AVX2 and F16C; the plain loops measured no faster than
 // decoding).
 bool sumsBlockCodes(Dtype dtype);
 
@@ -28,7 +29,7 @@ bool sumsBlockCodes(Dtype dtype);
 struct CodeBlock {
     uint64_t bytes, values;
 };
-// Precondition: Q8_0, Q4_0 or Q6_K.
+// Precondition: Q8_0, Q4_0, Q6_K or Q3_K.
 CodeBlock codeBlockOf(Dtype dtype);
 
 // The first finite value of the block of ggml type `ggmlId` (of `values`

@@ -41,7 +41,7 @@ bool statsDecodeF32(const Document& doc, size_t index);
 
 // Whether computeTensorStats of tensor `index` reads its stored bytes
 // rather than decoded values (block-quantized types whose levels are counted
-// or codes summed on this CPU: Q1_0, Q8_0, Q4_0, Q6_K, Q4_K). A caller that
+// or codes summed on this CPU: Q1_0, Q8_0, Q4_0, Q6_K, Q3_K, Q4_K, Q5_K). A caller that
 // needs the values too (the compare view's overlay) can read the bytes once
 // and give them to the computeTensorStats below, then decode them itself.
 bool statsReadStored(const Document& doc, size_t index);
