@@ -103,7 +103,8 @@ CompareDetail computeCompareDetail(const Document& a, const Document& b,
             auto stored = std::make_shared<std::vector<uint8_t>>();
             s.stats = [&doc, i, stored](const StatsOptions& o) {
                 const TensorEntry& t = doc.tensors()[i];
-                stored->resize(size_t(tensorSizeBytes(t).value_or(0)));
+                stored->resize(size_t(
+                    dtypeBytes(t.dtype, t.dataLen).value_or(0))); // what readRawValues writes
                 doc.readRawValues(i, 0, t.dataLen, stored->data());
                 return computeTensorStats(doc, i, *stored, o);
             };

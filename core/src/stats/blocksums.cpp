@@ -176,7 +176,8 @@ void addScaled(Partial& p, SetSums& sets, unsigned set, float d, uint64_t n, con
     const double dd = d, sum = dd * double(s.s), count = double(n);
     const double centred = sum / count - p.shift; // the codes' mean, shifted
     // Exact in double for Q8_0 and Q4_0 (d² has 22 significant bits, n Σq² −
-    // (Σq)² at most 25); for Q6_K (d · scale² up to 36) within a rounding.
+    // (Σq)² at most 25); for Q6_K and Q3_K (d · scale² up to 36 bits) within a
+    // rounding.
     const double m2 = dd * dd * double(int64_t(n) * s.q - int64_t(s.s) * s.s) / count;
     sets.sum[set] += sum;
     sets.sumSq[set] += dd * dd * double(s.q);

@@ -1,6 +1,7 @@
-// codeSumStats: a Q4_K tensor's statistics from its codes (see codesums.h):
-// pass 1 from their sums, pass 2 from each code's bin; the two passes run by
-// computeStats' machinery (tensorstats.cpp).
+// codeSumStats: a Q4_K or Q5_K tensor's statistics from its codes (see
+// codesums.h): pass 1 from their sums, pass 2 (Q4_K, with AVX-512) from each
+// code's bin; the two passes run by computeStats' machinery
+// (tensorstats.cpp). Q8_0, Q4_0, Q6_K and Q3_K's pass 1 is blocksums.cpp's.
 #include "stats/codesums.h"
 
 #include "common/simd.h"

@@ -196,7 +196,7 @@ bool statsReadStored(const Document& doc, size_t index) {
 StatsResult computeTensorStats(const Document& doc, size_t index,
                                const std::vector<uint8_t>& stored, const StatsOptions& options) {
     const TensorEntry& t = doc.tensors().at(index);
-    if (!statsReadStored(t.dtype) || stored.size() != tensorSizeBytes(t).value_or(0))
+    if (!statsReadStored(t.dtype) || stored.size() != dtypeBytes(t.dtype, t.dataLen).value_or(0))
         throw std::logic_error("computeTensorStats: not the stored bytes of a tensor whose "
                                "statistics read them");
     // Offsets of whole blocks (the passes ask for whole blocks).

@@ -144,8 +144,8 @@ private Q_SLOTS:
         QVERIFY(!stats::sumsBlockCodes(Dtype::F32));
     }
 
-    // Every Q8_0, Q4_0, Q6_K, Q5_K and Q3_K tensor of the corpus, through the document as the
-    // CLI and GUI ask, against ggml's decoded values.
+    // Every Q8_0, Q4_0, Q6_K, Q5_K and Q3_K tensor of the corpus, through
+    // the document as the CLI and GUI ask, against ggml's decoded values.
     void conformance() {
         REQUIRE_CONFORMANCE();
         for (const Type& type : kTypes) {
@@ -195,14 +195,39 @@ private Q_SLOTS:
         for (const Type& type : kTypes)
             for (int round = 0; round < 3; ++round) {
                 std::vector<uint8_t> raw = randomBlocks(type, 3000, rng, 1, 29);
-                for (size_t b = 0; b < 3000; ++b)
+                for (size_t b = 0; b < 3000; ++b) {
                     if (rng() % 4 == 0)
                         putF16(raw, b * type.bytes + type.scaleAt,
                                special[rng() % (round == 0 ? 10 : 14)]);
+                    if (type.minAt && rng() % 4 == 0) // Q5_K's dmin too
+                        putF16(raw, b * type.bytes + type.minAt,
+                               special[rng() % (round == 0 ? 10 : 14)]);
+                }
                 checkBlocks(type, raw, QStringLiteral("round %1").arg(round));
                 if (QTest::currentTestFailed())
                     return;
             }
+    }
+
+    // Q5_K sub-blocks whose level is zero at a code past 15 (d = dmin = 1,
+    // scale 1, min 20: value q − 20) or below (min 4, sub-blocks 4-7): the
+    // zeros are the codes equal to the min, found from the levels.
+    void q5kZeroLevels() {
+        const Type& type = kTypes[3];
+        QCOMPARE(type.dtype, Dtype::Q5_K);
+        std::mt19937_64 rng(19);
+        std::vector<uint8_t> raw = randomBlocks(type, 600, rng, 15, 1);
+        for (size_t b = 0; b < 600; ++b) {
+            uint8_t* block = raw.data() + b * type.bytes;
+            putF16(raw, b * type.bytes, 0x3C00);     // d = 1
+            putF16(raw, b * type.bytes + 2, 0x3C00); // dmin = 1
+            // get_scale_min_k4: sub-blocks 0-3 scale bytes 4-7, mins 8-11;
+            // 4-7 from the nibbles of bytes 12-15 (the high bits 0).
+            std::memset(block + 4, 1, 4);
+            std::memset(block + 8, 20, 4);
+            std::memset(block + 12, 0x41, 4); // scale 1, min 4
+        }
+        checkBlocks(type, raw, QStringLiteral("zero levels"));
     }
 
     // Blocks whose values are all zero (code 0) and blocks of the greatest
