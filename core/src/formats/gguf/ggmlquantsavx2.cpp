@@ -72,6 +72,52 @@ GGUF_AVX2 void q8_0(const uint8_t* src, size_t blocks, float* y) {
     }
 }
 
+// Q2_K: (d * scale) * (2-bit code) - dmin * min, per sub-block of 16
+// (scales[16]: the scale in the low nibble, the min in the high one).
+GGUF_AVX2 void q2_K(const uint8_t* src, size_t blocks, float* y) {
+    for (size_t i = 0; i < blocks; ++i, src += 84) {
+        const float d = f16At(src + 80), min = f16At(src + 82);
+        const uint8_t* q = src + 16;
+        int is = 0;
+        for (int n = 0; n < 2; ++n, q += 32)
+            for (int shift = 0; shift < 8; shift += 2)
+                for (int half = 0; half < 32; half += 16, y += 16) {
+                    const uint8_t sc = src[is++];
+                    const __m256 dl = _mm256_set1_ps(d * float(sc & 0xF));
+                    const __m256 ml = _mm256_set1_ps(min * float(sc >> 4));
+                    for (int l = 0; l < 16; l += 8) {
+                        const __m256 v = uint8s(shiftBytes(load8(q + half + l), shift, 3));
+                        _mm256_storeu_ps(y + l, _mm256_sub_ps(_mm256_mul_ps(dl, v), ml));
+                    }
+                }
+    }
+}
+
+// Q3_K: (d * scale) * (2-bit code - 4, plus 4 where hmask's bit is set),
+// per sub-block of 16; the scales as the plain decoder unpacks them.
+GGUF_AVX2 void q3_K(const uint8_t* src, size_t blocks, float* y) {
+    const __m128i four = _mm_set1_epi8(4);
+    for (size_t i = 0; i < blocks; ++i, src += 110) {
+        const float dAll = f16At(src + 108);
+        int scales[16];
+        q3kScales(src + 96, scales);
+        for (int group = 0; group < 8; ++group) { // bit `group` of hmask
+            const uint8_t* q = src + 32 + 32 * (group / 4);
+            const int shift = 2 * (group % 4);
+            for (int half = 0; half < 32; half += 16, y += 16) {
+                const __m256 dl = _mm256_set1_ps(dAll * float(scales[2 * group + half / 16]));
+                for (int l = 0; l < 16; l += 8) {
+                    const __m128i low = shiftBytes(load8(q + half + l), shift, 3);
+                    const __m128i high = shiftBytes(load8(src + half + l), group, 1);
+                    const __m128i code =
+                        _mm_sub_epi8(_mm_or_si128(low, _mm_slli_epi16(high, 2)), four);
+                    _mm256_storeu_ps(y + l, _mm256_mul_ps(dl, int8s(code)));
+                }
+            }
+        }
+    }
+}
+
 // Q4_K: (d * scale) * nibble - dmin * min, per sub-block of 32.
 GGUF_AVX2 void q4_K(const uint8_t* src, size_t blocks, float* y) {
     for (size_t i = 0; i < blocks; ++i, src += 144) {
@@ -241,6 +287,12 @@ bool dequantizeAvx2(uint32_t id, const uint8_t* src, size_t blocks, float* dst) 
         break;
     case 8:
         q8_0(src, blocks, dst);
+        break;
+    case 10:
+        q2_K(src, blocks, dst);
+        break;
+    case 11:
+        q3_K(src, blocks, dst);
         break;
     case 12:
         q4_K(src, blocks, dst);
