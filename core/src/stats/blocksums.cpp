@@ -196,14 +196,6 @@ void addScaled(Partial& p, SetSums& sets, unsigned set, float d, uint64_t n, con
     }
 }
 
-// Every value of a block (or super-block) of type ggmlId at b, decoded and
-// scanned: its scale is Inf or NaN (rare).
-void addDecoded(Partial& p, const uint8_t* b, uint32_t ggmlId, uint64_t values, Kernel kernel) {
-    float decoded[256];
-    gguf::dequantizeBlocks(ggmlId, b, 1, decoded);
-    addShifted(p, scanBlockShifted(decoded, values, p.shift, kernel));
-}
-
 // Adds the block at b into p and set `set`.
 template <class Codes>
 void addBlock(Partial& p, SetSums& sets, unsigned set, const uint8_t* b, uint32_t ggmlId,
@@ -556,6 +548,12 @@ double firstFiniteOfBlock(uint32_t ggmlId, const uint8_t* raw, uint64_t values) 
     const float* finite = std::find_if(static_cast<const float*>(first), end,
                                        [](float x) { return std::isfinite(x); });
     return finite != end ? double(*finite) : 0.0;
+}
+
+void addDecoded(Partial& p, const uint8_t* b, uint32_t ggmlId, uint64_t values, Kernel kernel) {
+    float decoded[256];
+    gguf::dequantizeBlocks(ggmlId, b, 1, decoded);
+    addShifted(p, scanBlockShifted(decoded, values, p.shift, kernel));
 }
 
 bool sumsBlockCodes(Dtype dtype) {

@@ -37,6 +37,11 @@ CodeBlock codeBlockOf(Dtype dtype);
 // Partials, as scanBlock shifts by a block's first finite value.
 double firstFiniteOfBlock(uint32_t ggmlId, const uint8_t* raw, uint64_t values);
 
+// Adds the `values` values (at most 256) of the block of ggml type `ggmlId`
+// at b to p, decoded and scanned with p's shift: the code sums' way out for
+// a block whose scale is Inf or NaN, or whose levels are not exact (rare).
+void addDecoded(Partial& p, const uint8_t* b, uint32_t ggmlId, uint64_t values, Kernel kernel);
+
 // The Partial of `blocks` whole blocks at `raw`, its sums shifted by the
 // first finite value of the first block (0 if it has none). Kernel::Scalar:
 // no vector code.

@@ -220,12 +220,8 @@ template <class T> void addSuperBlock(Partial& p, const uint8_t* b, Kernel kerne
         m1[is] = dmin * float(m);
         exact = exactLevels(d1[is], m1[is], T::C::kMax);
     }
-    if (!exact) { // rare: decoded, and added with the same shift
-        float values[kSuperValues];
-        gguf::dequantizeBlocks(T::kGgml, b, 1, values);
-        addShifted(p, scanBlockShifted(values, kSuperValues, p.shift, kernel));
-        return;
-    }
+    if (!exact) // rare: decoded, and added with the same shift
+        return addDecoded(p, b, T::kGgml, kSuperValues, kernel);
     for (int is = 0; is < 8; ++is) {
         const typename T::C codes = T::codes(b, is);
         uint32_t sum = 0, squares = 0;
@@ -706,6 +702,15 @@ Partial superBlocksPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kern
     return p;
 }
 
+// Pass 1 of Q4_K or Q5_K: each block of the passes read and summed.
+template <class T>
+PartialScanner superBlocksPass1(const RawReader& raw, Kernel kernel, SeenExtremes& seen) {
+    return [&raw, kernel, &seen](uint64_t first, uint64_t n) {
+        return superBlocksPartial<T>(readBlocks(raw, first, n, T::kBytes, kSuperValues),
+                                     n / kSuperValues, kernel, &seen);
+    };
+}
+
 } // namespace
 
 Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, SeenExtremes* seen) {
@@ -724,28 +729,17 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
         };
         return computeStatsScanned(count, values, pass1, nullptr, options, kCodeBlock);
     }
-    if (dtype == Dtype::Q5_K) {
-        // Pass 1 as Q4_K's by AVX2 (the fifth bit of each code from qh),
-        // pass 2 decoded.
-        SeenExtremes seen;
-        const PartialScanner pass1 = [&raw, kernel, &seen](uint64_t first, uint64_t n) {
-            return superBlocksPartial<Q5KType>(
-                readBlocks(raw, first, n, Q5KType::kBytes, kSuperValues), n / kSuperValues, kernel,
-                &seen);
-        };
-        return computeStatsScanned(count, values, pass1, nullptr, options, kCodeBlock);
-    }
+    SeenExtremes seen;
+    if (dtype == Dtype::Q5_K) // pass 1 as Q4_K's (a fifth bit per code), pass 2 decoded
+        return computeStatsScanned(count, values, superBlocksPass1<Q5KType>(raw, kernel, seen),
+                                   nullptr, options, kCodeBlock);
     if (dtype != Dtype::Q4_K)
         throw std::logic_error("codeSumStats: a type whose codes are not summed");
-    SeenExtremes seen;
     // (Keeping pass 1's stored bytes for pass 2, in a KeptBuffer, measured
     // slower than reading them again: 471 MiB of Q4_K at 10-64 bins took
     // 183-209 ms kept against 168-192 ms read again; the page-cache copy is
     // cheap beside the binning.)
-    const PartialScanner pass1 = [&raw, kernel, &seen](uint64_t first, uint64_t n) {
-        return q4KPartial(readBlocks(raw, first, n, kSuperBytes, kSuperValues), n / kSuperValues,
-                          kernel, &seen);
-    };
+    const PartialScanner pass1 = superBlocksPass1<Q4KType>(raw, kernel, seen);
     const BlockBinner pass2 = [&raw](uint64_t first, uint64_t n, BinCounter<float>& counter) {
         if (!canBinQ4K(counter))
             return false;
