@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,24 @@ void decodeBlock(Dtype type, const uint8_t* b, float* y) {
     }
 }
 
+// A 3 MiB model of `type` in dir, with its f32 twin, both opened.
+struct WrittenModel {
+    gguf::SyntheticGgufSpec spec;
+    std::string path;
+    std::shared_ptr<const Document> doc, twin;
+};
+WrittenModel writeModel(const QTemporaryDir& dir, Dtype type) {
+    WrittenModel m;
+    m.spec.type = type;
+    m.spec.totalBytes = 3 << 20;
+    m.spec.f32Twin = str(dir.filePath(QStringLiteral("twin.safetensors")));
+    m.path = str(dir.filePath(QStringLiteral("model.gguf")));
+    gguf::writeSyntheticGguf(m.path, m.spec);
+    m.doc = Document::open(m.path);
+    m.twin = Document::open(m.spec.f32Twin);
+    return m;
+}
+
 } // namespace
 
 class TestSyntheticGguf : public QObject {
@@ -78,14 +97,11 @@ private Q_SLOTS:
     void readsBackAsWritten() {
         QFETCH(int, type);
         QTemporaryDir dir;
-        gguf::SyntheticGgufSpec spec;
-        spec.type = Dtype(type);
-        spec.totalBytes = 3 << 20;
-        spec.f32Twin = str(dir.filePath(QStringLiteral("twin.safetensors")));
-        const std::string path = str(dir.filePath(QStringLiteral("model.gguf")));
-        gguf::writeSyntheticGguf(path, spec);
-        const auto doc = Document::open(path);
-        const auto twin = Document::open(spec.f32Twin);
+        const WrittenModel m = writeModel(dir, Dtype(type));
+        const gguf::SyntheticGgufSpec& spec = m.spec;
+        const std::string& path = m.path;
+        const auto& doc = m.doc;
+        const auto& twin = m.twin;
         QCOMPARE(doc->tensors().size(), twin->tensors().size());
         QVERIFY(doc->tensors().size() > 9); // embeddings, a layer, the output
         std::ifstream raw(path, std::ios::binary);
@@ -134,14 +150,10 @@ private Q_SLOTS:
     void kQuantsDecodeNearZero() {
         QFETCH(int, type);
         QTemporaryDir dir;
-        gguf::SyntheticGgufSpec spec;
-        spec.type = Dtype(type);
-        spec.totalBytes = 3 << 20;
-        spec.f32Twin = str(dir.filePath(QStringLiteral("twin.safetensors")));
-        const std::string path = str(dir.filePath(QStringLiteral("model.gguf")));
-        gguf::writeSyntheticGguf(path, spec);
-        const auto doc = Document::open(path);
-        const auto twin = Document::open(spec.f32Twin);
+        const WrittenModel m = writeModel(dir, Dtype(type));
+        const gguf::SyntheticGgufSpec& spec = m.spec;
+        const auto& doc = m.doc;
+        const auto& twin = m.twin;
         size_t ofType = 0;
         for (size_t i = 0; i < doc->tensors().size(); ++i) {
             const TensorEntry& t = doc->tensors()[i];

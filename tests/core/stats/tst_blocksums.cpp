@@ -6,7 +6,7 @@
 // (Q8_0's −128 included) and every kind of scale (zero, negative zero,
 // subnormal, negative, the largest, infinite, NaN), blocks of zeros, and
 // tensors over several blocks of the passes.
-#include "statscompare.h"
+#include "codesumcheck.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
@@ -66,41 +66,16 @@ void fillCodes(const Type& type, uint8_t* b, bool zeros) {
     }
 }
 
-const stats::Kernel kKernels[] = {stats::Kernel::Auto, stats::Kernel::Scalar};
-
-// codeSumStats of raw blocks by every kernel, thread count and some bin
-// counts against computeStats of their decoding.
+// codeSumStats of raw blocks by every kernel (AVX2 and the plain loops),
+// thread count and some bin counts against computeStats of their decoding.
 void checkBlocks(const Type& type, const std::vector<uint8_t>& raw, const QString& what) {
-    const size_t blocks = raw.size() / type.bytes;
-    const size_t kValues = type.values;
-    std::vector<float> values(blocks * kValues);
-    gguf::dequantizeBlocks(type.ggmlId, raw.data(), blocks, values.data());
-    const stats::RawReader read = [&raw, &type](uint64_t first, uint64_t n, void* out) {
-        std::memcpy(out, raw.data() + first / type.values * type.bytes,
-                    n / type.values * type.bytes);
-    };
-    const ValueReader decoded = [&values](uint64_t first, uint64_t n, float* out) {
-        std::memcpy(out, values.data() + first, n * 4);
-    };
+    const testsupport::CodeBlockType blocks{type.dtype, type.ggmlId, type.bytes, type.values};
     for (const int bins : {64, 0, 1000}) {
-        const StatsResult expected = computeStats(values.data(), values.size(), bins);
-        for (const stats::Kernel kernel : kKernels)
-            for (const unsigned threads : {1u, 2u}) {
-                StatsOptions options;
-                options.bins = bins;
-                options.threads = threads;
-                compareUpToRounding(
-                    stats::codeSumStats(type.dtype, values.size(), read, decoded, options, kernel),
-                    expected,
-                    QStringLiteral("%1, %2 bins, %3, %4 thread(s): %5")
-                        .arg(QLatin1String(type.name))
-                        .arg(bins)
-                        .arg(QLatin1String(kernel == stats::Kernel::Auto ? "auto" : "scalar"))
-                        .arg(threads)
-                        .arg(what));
-                if (QTest::currentTestFailed())
-                    return;
-            }
+        testsupport::checkCodeSums(
+            blocks, raw, bins, {stats::Kernel::Auto, stats::Kernel::Scalar},
+            QStringLiteral("%1, %2 bins, %3").arg(QLatin1String(type.name)).arg(bins).arg(what));
+        if (QTest::currentTestFailed())
+            return;
     }
 }
 

@@ -4,7 +4,7 @@
 // conformance corpus, the generator's model, random super-blocks with every
 // kind of scale (zero, subnormal, infinite, NaN), levels not exact in f32,
 // and sub-blocks made to hold zero values and extremes away from codes 0/15.
-#include "statscompare.h"
+#include "codesumcheck.h"
 #include "testsupport.h"
 
 #include "ckptscope/document/document.h"
@@ -32,55 +32,20 @@ namespace {
 constexpr uint32_t kQ4_K = 12; // ggml's type id
 constexpr size_t kBytes = 144, kValues = 256;
 
-const stats::Kernel kKernels[] = {stats::Kernel::Auto, stats::Kernel::Avx2, stats::Kernel::Scalar};
-
-QString kernelName(stats::Kernel k) {
-    return k == stats::Kernel::Auto   ? QStringLiteral("auto")
-           : k == stats::Kernel::Avx2 ? QStringLiteral("avx2")
-                                      : QStringLiteral("scalar");
-}
-
-// codeSumStats of raw super-blocks by every kernel and thread count against
-// computeStats of their decoding.
-void checkBlocks(const std::vector<uint8_t>& raw, const QString& what, int bins);
+constexpr testsupport::CodeBlockType kQ4KBlocks{Dtype::Q4_K, kQ4_K, kBytes, kValues};
 
 // By 64 and 5 bins (SlicedBins from the codes), by 65, 100 and 1000 (each
 // code's count per sub-block, with AVX-512; else decoded), by 5000 (past
-// the vector counters: decoded).
+// the vector counters: decoded); every kernel.
 void checkBlocks(const std::vector<uint8_t>& raw, const QString& what) {
     for (const int bins : {64, 5, 65, 100, 1000, 5000}) {
-        checkBlocks(raw, QStringLiteral("%1 bins, %2").arg(bins).arg(what), bins);
+        testsupport::checkCodeSums(
+            kQ4KBlocks, raw, bins,
+            {stats::Kernel::Auto, stats::Kernel::Avx2, stats::Kernel::Scalar},
+            QStringLiteral("%1 bins, %2").arg(bins).arg(what));
         if (QTest::currentTestFailed())
             return;
     }
-}
-
-void checkBlocks(const std::vector<uint8_t>& raw, const QString& what, int bins) {
-    const size_t blocks = raw.size() / kBytes;
-    std::vector<float> values(blocks * kValues);
-    gguf::dequantizeBlocks(kQ4_K, raw.data(), blocks, values.data());
-    const StatsResult expected = computeStats(values.data(), values.size(), bins);
-    const stats::RawReader read = [&raw](uint64_t first, uint64_t n, void* out) {
-        std::memcpy(out, raw.data() + first / kValues * kBytes, n / kValues * kBytes);
-    };
-    const ValueReader decoded = [&values](uint64_t first, uint64_t n, float* out) {
-        std::memcpy(out, values.data() + first, n * 4);
-    };
-    for (const stats::Kernel kernel : kKernels)
-        for (const unsigned threads : {1u, 2u}) {
-            StatsOptions options;
-            options.bins = bins;
-            options.threads = threads;
-            const StatsResult got =
-                stats::codeSumStats(Dtype::Q4_K, values.size(), read, decoded, options, kernel);
-            compareUpToRounding(got, expected,
-                                QStringLiteral("%1, %2 thread(s): %3")
-                                    .arg(kernelName(kernel))
-                                    .arg(threads)
-                                    .arg(what));
-            if (QTest::currentTestFailed())
-                return;
-        }
 }
 
 void putF16(std::vector<uint8_t>& raw, size_t at, uint16_t h) {
