@@ -1,6 +1,9 @@
 #include "common/simd.h"
 
 #include <cstdlib>
+#ifdef CKPTSCOPE_STATS_AVX2
+#include <cpuid.h>
+#endif
 #include <cstring>
 
 namespace ckptscope::simd {
@@ -29,11 +32,24 @@ bool useAvx512() {
     }();
     return use;
 }
+
+// CPUID leaf 1, ECX bit 29: clang 14's __builtin_cpu_supports does not know
+// "f16c" (a compile error in the fuzz build).
+bool useF16C() {
+    static const bool use = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        return useAvx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+    }();
+    return use;
+}
 #else
 bool useAvx2() {
     return false;
 }
 bool useAvx512() {
+    return false;
+}
+bool useF16C() {
     return false;
 }
 #endif

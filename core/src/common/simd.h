@@ -22,6 +22,8 @@ bool useAvx2();
 // AVX-512 F, DQ, BW and VL on this CPU, and CKPTSCOPE_SIMD neither "0" nor
 // "avx2" (tests and benchmarks force the narrower paths with it).
 bool useAvx512();
+// F16C besides useAvx2() (the F16 decoder and the block sums' scales).
+bool useF16C();
 } // namespace ckptscope::simd
 
 // Whether the statistics and the comparison may use AVX2 (x86-64 with GCC or Clang: chosen at

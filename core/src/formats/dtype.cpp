@@ -14,10 +14,6 @@
 #include <string>
 #include <type_traits>
 
-#ifdef CKPTSCOPE_STATS_AVX2
-#include <cpuid.h>
-#endif
-
 namespace ckptscope {
 
 static_assert(std::endian::native == std::endian::little,
@@ -184,16 +180,6 @@ __attribute__((target("avx2"))) void bfloat16ToFloatAvx2(const uint8_t* p, size_
         out[i] = bfloat16ToFloat(load<uint16_t>(p + 2 * i));
 }
 
-// F16C besides the AVX2 the statistics use (simd::useAvx2, which
-// CKPTSCOPE_SIMD=0 turns off, so the plain loops are tested too): CPUID leaf
-// 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not know "f16c").
-bool haveF16C() {
-    static const bool have = [] {
-        unsigned a = 0, b = 0, c = 0, d = 0;
-        return simd::useAvx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
-    }();
-    return have;
-}
 #endif
 
 template <typename Out> void convert(Dtype d, const void* src, size_t n, Out* out) {
@@ -212,7 +198,7 @@ template <typename Out> void convert(Dtype d, const void* src, size_t n, Out* ou
     case Dtype::F16:
 #ifdef CKPTSCOPE_STATS_AVX2
         if constexpr (std::is_same_v<Out, float>)
-            if (haveF16C())
+            if (simd::useF16C())
                 return halfToFloatF16C(p, n, out);
 #endif
         return decodeEach<uint16_t>(p, n, out, halfToFloat);

@@ -20,7 +20,7 @@
 
 namespace ckptscope::stats {
 
-using namespace simd; // useAvx2
+using namespace simd; // useF16C
 
 namespace {
 
@@ -558,13 +558,9 @@ void addDecoded(Partial& p, const uint8_t* b, uint32_t ggmlId, uint64_t values, 
 
 bool sumsBlockCodes(Dtype dtype) {
 #ifdef CKPTSCOPE_STATS_AVX2
-    static const bool f16c = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("f16c");
-    }();
     return (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0 || dtype == Dtype::Q6_K ||
             dtype == Dtype::Q3_K) &&
-           useAvx2() && f16c;
+           useF16C();
 #else
     (void)dtype;
     return false;

@@ -29,7 +29,6 @@ namespace {
 
 using namespace q4k;
 
-constexpr uint32_t kGgmlQ4_K = 12; // ggml.h's GGML_TYPE_Q4_K
 // Values a block of the passes: 576 KiB of Q4_K, read at once.
 constexpr uint64_t kCodeBlock = 16 * kBlock;
 
