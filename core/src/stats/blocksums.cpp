@@ -1,6 +1,7 @@
-// blockCodesPartial (blocksums.h): Q8_0, Q4_0, Q6_K and Q3_K pass 1 from code
-// sums.
+// blockCodesPartial (blocksums.h): Q8_0, Q4_0, Q6_K, Q3_K and Q2_K pass 1
+// from code sums.
 #include "stats/blocksums.h"
+#include "stats/lowbitsums.h"
 
 #include "common/simd.h"
 #include "formats/gguf/ggmlblocks.h"
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -413,18 +415,6 @@ BLOCKSUMS_AVX2_INLINE void halfCodes(Q6Type, const uint8_t* b, int h, __m256i* u
     u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), low), highBits(hb, 4));
     u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 4), low), highBits(hb, 6));
 }
-BLOCKSUMS_AVX2_INLINE void halfCodes(Q3Type, const uint8_t* b, int h, __m256i* u) {
-    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32 + 32 * h));
-    const __m256i hm = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-    const __m256i two = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
-    for (int g = 0; g < 4; ++g) {
-        const __m256i bit =
-            _mm256_and_si256(_mm256_srl_epi16(hm, _mm_cvtsi32_si128(4 * h + g)), one);
-        u[g] = _mm256_or_si256(_mm256_and_si256(_mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * g)), two),
-                               _mm256_slli_epi16(bit, 2));
-    }
-}
-
 // addK16Block by AVX2: each half's codes by halfCodes, byte sums (vpsadbw)
 // of the codes and sums of their squares (vpmaddubsw: 2 · 63² fits int16),
 // both reduced by vphaddd to the sub-blocks in the order 0, 2, 4, 6 | 1, 3,
@@ -529,7 +519,10 @@ template <class K> Partial partialK16(const uint8_t* raw, uint64_t superBlocks, 
     SetSums sets;
 #ifdef CKPTSCOPE_STATS_AVX2
     if (kernel != Kernel::Scalar && sumsBlockCodes(Dtype::Q8_0)) { // AVX2 and F16C
-        addK16BlocksAvx2<K>(p, sets, raw, superBlocks, kernel);
+        if constexpr (std::is_same_v<K, Q3Type>)
+            addLowBitSuperBlocks(p, Dtype::Q3_K, raw, superBlocks, kernel);
+        else
+            addK16BlocksAvx2<K>(p, sets, raw, superBlocks, kernel);
         superBlocks = 0;
     }
 #endif
@@ -539,7 +532,52 @@ template <class K> Partial partialK16(const uint8_t* raw, uint64_t superBlocks, 
     return p;
 }
 
+// Q2_K (block_q2_K, 84 bytes): its sums are lowbitsums.h's; without AVX2
+// its blocks are decoded.
+constexpr uint64_t kQ2Bytes = 84;
+constexpr uint32_t kGgmlQ2_K = 10;
+
+Partial partialQ2(const uint8_t* raw, uint64_t superBlocks, Kernel kernel) {
+    Partial p;
+    if (superBlocks == 0)
+        return p;
+    p.shift = firstFiniteOfBlock(kGgmlQ2_K, raw, kK16Values);
+#ifdef CKPTSCOPE_STATS_AVX2
+    if (kernel != Kernel::Scalar && sumsBlockCodes(Dtype::Q2_K)) {
+        addLowBitSuperBlocks(p, Dtype::Q2_K, raw, superBlocks, kernel);
+        return p;
+    }
+#endif
+    for (uint64_t k = 0; k < superBlocks; ++k)
+        addDecoded(p, raw + k * kQ2Bytes, kGgmlQ2_K, kK16Values, kernel);
+    return p;
+}
+
 } // namespace
+
+namespace {
+// x = m · 2^e with m odd: e (INT_MAX for zero).
+int lowBitExponent(float x) {
+    const uint32_t bits = std::bit_cast<uint32_t>(x) & 0x7fffffffu;
+    if (bits == 0)
+        return INT_MAX;
+    const uint32_t exponent = bits >> 23, mantissa = bits & 0x7fffffu;
+    const uint32_t significand = exponent ? (mantissa | 0x800000u) : mantissa;
+    return (exponent ? int(exponent) - 150 : -149) + std::countr_zero(significand);
+}
+
+} // namespace
+
+// True when d1 * q - m1 is exact in f32 for every code q of 0..maxCode
+// (then so is d1 * q): each is a multiple of 2^g, g the lower of the two
+// low-bit exponents, and below 2^(g + 24) in magnitude.
+bool exactLevels(float d1, float m1, int maxCode) {
+    const int g = std::min(lowBitExponent(d1), lowBitExponent(m1));
+    if (g == INT_MAX)
+        return true;
+    const double limit = std::bit_cast<double>(uint64_t(g + 24 + 1023) << 52);
+    return double(maxCode) * std::fabs(double(d1)) + std::fabs(double(m1)) < limit;
+}
 
 double firstFiniteOfBlock(uint32_t ggmlId, const uint8_t* raw, uint64_t values) {
     float first[256];
@@ -559,7 +597,7 @@ void addDecoded(Partial& p, const uint8_t* b, uint32_t ggmlId, uint64_t values, 
 bool sumsBlockCodes(Dtype dtype) {
 #ifdef CKPTSCOPE_STATS_AVX2
     return (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0 || dtype == Dtype::Q6_K ||
-            dtype == Dtype::Q3_K) &&
+            dtype == Dtype::Q3_K || dtype == Dtype::Q2_K) &&
            useF16C();
 #else
     (void)dtype;
@@ -576,6 +614,8 @@ CodeBlock codeBlockOf(Dtype dtype) {
         return {Q6Type::kBytes, kK16Values};
     if (dtype == Dtype::Q3_K)
         return {Q3Type::kBytes, kK16Values};
+    if (dtype == Dtype::Q2_K)
+        return {kQ2Bytes, kK16Values};
     throw std::logic_error("codeBlockOf: a type whose block codes are not summed");
 }
 
@@ -588,6 +628,8 @@ Partial blockCodesPartial(Dtype dtype, const uint8_t* raw, uint64_t blocks, Kern
         return partialK16<Q6Type>(raw, blocks, kernel);
     if (dtype == Dtype::Q3_K)
         return partialK16<Q3Type>(raw, blocks, kernel);
+    if (dtype == Dtype::Q2_K)
+        return partialQ2(raw, blocks, kernel);
     throw std::logic_error("blockCodesPartial: a type whose block codes are not summed");
 }
 

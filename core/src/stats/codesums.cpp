@@ -1,7 +1,7 @@
 // codeSumStats: a Q4_K or Q5_K tensor's statistics from its codes (see
 // codesums.h): pass 1 from their sums, pass 2 (Q4_K, with AVX-512) from each
 // code's bin; the two passes run by computeStats' machinery
-// (tensorstats.cpp). Q8_0, Q4_0, Q6_K and Q3_K's pass 1 is blocksums.cpp's.
+// (tensorstats.cpp). Q8_0, Q4_0, Q6_K, Q3_K and Q2_K's pass 1 is blocksums.cpp's.
 #include "stats/codesums.h"
 
 #include "common/simd.h"
@@ -31,27 +31,6 @@ using namespace q4k;
 
 // Values a block of the passes: 576 KiB of Q4_K, read at once.
 constexpr uint64_t kCodeBlock = 16 * kBlock;
-
-// x = m · 2^e with m odd: e (INT_MAX for zero).
-int lowBitExponent(float x) {
-    const uint32_t bits = std::bit_cast<uint32_t>(x) & 0x7fffffffu;
-    if (bits == 0)
-        return INT_MAX;
-    const uint32_t exponent = bits >> 23, mantissa = bits & 0x7fffffu;
-    const uint32_t significand = exponent ? (mantissa | 0x800000u) : mantissa;
-    return (exponent ? int(exponent) - 150 : -149) + std::countr_zero(significand);
-}
-
-// True when d1 * q - m1 is exact in f32 for every code q of 0..maxCode
-// (then so is d1 * q): each is a multiple of 2^g, g the lower of the two
-// low-bit exponents, and below 2^(g + 24) in magnitude.
-bool exactLevels(float d1, float m1, int maxCode = 15) {
-    const int g = std::min(lowBitExponent(d1), lowBitExponent(m1));
-    if (g == INT_MAX)
-        return true;
-    const double limit = std::bit_cast<double>(uint64_t(g + 24 + 1023) << 52);
-    return double(maxCode) * std::fabs(double(d1)) + std::fabs(double(m1)) < limit;
-}
 
 // The least and greatest of a sub-block's 32 codes, and how many are
 // `code`, for any codes type with at(l) and kMax.
@@ -719,7 +698,7 @@ Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel, Seen
 StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
                          const ValueReader& values, const StatsOptions& options, Kernel kernel) {
     if (dtype == Dtype::Q8_0 || dtype == Dtype::Q4_0 || dtype == Dtype::Q6_K ||
-        dtype == Dtype::Q3_K) {
+        dtype == Dtype::Q3_K || dtype == Dtype::Q2_K) {
         // Pass 1 from the blocks' code sums (blocksums.h), pass 2 decoded.
         const CodeBlock block = codeBlockOf(dtype);
         const PartialScanner pass1 = [&raw, kernel, dtype, block](uint64_t first, uint64_t n) {

@@ -27,7 +27,7 @@ namespace ckptscope::stats {
 
 // True for the types whose statistics come from codes on this CPU (Q4_K,
 // with AVX-512 or AVX2; Q5_K, pass 1 only, with AVX2, as Q4_K's with a
-// fifth bit per code; Q8_0, Q4_0, Q6_K and Q3_K, pass 1 only, with AVX2:
+// fifth bit per code; Q8_0, Q4_0, Q6_K, Q3_K and Q2_K, pass 1 only, with AVX2:
 // blocksums.h).
 bool sumsCodes(Dtype dtype);
 
@@ -46,7 +46,7 @@ struct SeenExtremes {
 Partial q4KPartial(const uint8_t* raw, uint64_t superBlocks, Kernel kernel = Kernel::Auto,
                    SeenExtremes* seen = nullptr);
 
-// Precondition: dtype Q4_K, Q5_K, Q8_0, Q4_0, Q6_K or Q3_K, count a whole number of its
+// Precondition: dtype Q4_K, Q5_K, Q8_0, Q4_0, Q6_K, Q3_K or Q2_K, count a whole number of its
 // (super-)blocks; `raw` gives the stored bytes, `values` the decoded ones.
 StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
                          const ValueReader& values, const StatsOptions& options,

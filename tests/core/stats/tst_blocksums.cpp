@@ -1,4 +1,5 @@
-// Q8_0, Q4_0, Q6_K, Q3_K (stats/blocksums) and Q5_K (stats/codesums) statistics
+// Q8_0, Q4_0, Q6_K, Q3_K, Q2_K (stats/blocksums, stats/lowbitsums) and Q5_K
+// (stats/codesums) statistics
 // whose pass 1 sums codes against the statistics of the decoded values
 // (computeStats over f32), by
 // every kernel (AVX2 sums, plain loops): ggml's own files of the
@@ -20,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -36,13 +38,12 @@ struct Type {
     size_t bytes, values; // per block
     size_t scaleAt;       // the f16 d's offset in a block
     const char* name;
-    size_t minAt = 0; // Q5_K's f16 dmin (0: none)
+    size_t minAt = 0; // Q5_K's and Q2_K's f16 dmin (0: none)
 };
-const Type kTypes[] = {{Dtype::Q8_0, 8, 34, 32, 0, "Q8_0"},
-                       {Dtype::Q4_0, 2, 18, 32, 0, "Q4_0"},
-                       {Dtype::Q6_K, 14, 210, 256, 208, "Q6_K"},
-                       {Dtype::Q5_K, 13, 176, 256, 0, "Q5_K", 2},
-                       {Dtype::Q3_K, 11, 110, 256, 108, "Q3_K"}};
+const Type kTypes[] = {
+    {Dtype::Q8_0, 8, 34, 32, 0, "Q8_0"},      {Dtype::Q4_0, 2, 18, 32, 0, "Q4_0"},
+    {Dtype::Q6_K, 14, 210, 256, 208, "Q6_K"}, {Dtype::Q5_K, 13, 176, 256, 0, "Q5_K", 2},
+    {Dtype::Q3_K, 11, 110, 256, 108, "Q3_K"}, {Dtype::Q2_K, 10, 84, 256, 80, "Q2_K", 82}};
 
 // Gives the block at b codes that are all 0 (`zeros`), or all the greatest.
 void fillCodes(const Type& type, uint8_t* b, bool zeros) {
@@ -55,6 +56,9 @@ void fillCodes(const Type& type, uint8_t* b, bool zeros) {
         break;
     case Dtype::Q5_K: // codes 0 (values −m1) or 31
         std::memset(b + 16, zeros ? 0x00 : 0xFF, 160);
+        break;
+    case Dtype::Q2_K: // codes 0 (values −m1) or 3
+        std::memset(b + 16, zeros ? 0x00 : 0xFF, 64);
         break;
     case Dtype::Q3_K: // hmask set, then two bits of 0 (code 0) or 3
         std::memset(b, 0xFF, 32);
@@ -79,8 +83,11 @@ void checkBlocks(const Type& type, const std::vector<uint8_t>& raw, const QStrin
     }
 }
 
+void putF16(uint8_t* at, uint16_t h) {
+    std::memcpy(at, &h, 2);
+}
 void putF16(std::vector<uint8_t>& raw, size_t at, uint16_t h) {
-    std::memcpy(raw.data() + at, &h, 2);
+    putF16(raw.data() + at, h);
 }
 
 // Random blocks whose f16 d has an exponent field in [lo, lo + span).
@@ -99,6 +106,23 @@ std::vector<uint8_t> randomBlocks(const Type& type, size_t blocks, std::mt19937_
     return raw;
 }
 
+const Type& typeOf(Dtype dtype) {
+    return *std::find_if(std::begin(kTypes), std::end(kTypes),
+                         [dtype](const Type& t) { return t.dtype == dtype; });
+}
+
+// checkBlocks of `blocks` random blocks of `dtype` (d near 1), each then
+// edited by edit(its bytes, its index, the random generator).
+template <class Edit>
+void checkEdited(Dtype dtype, size_t blocks, uint64_t seed, const char* what, Edit edit) {
+    const Type& type = typeOf(dtype);
+    std::mt19937_64 rng(seed);
+    std::vector<uint8_t> raw = randomBlocks(type, blocks, rng, 15, 1);
+    for (size_t b = 0; b < blocks; ++b)
+        edit(raw.data() + b * type.bytes, b, rng);
+    checkBlocks(type, raw, QLatin1String(what));
+}
+
 } // namespace
 
 class TestBlockSums : public QObject {
@@ -108,7 +132,7 @@ private Q_SLOTS:
         qInfo("block code sums: %s", simd::useAvx2() ? "AVX2 and plain loops" : "plain loops");
     }
 
-    // Where the CPU has AVX2, Q8_0, Q4_0, Q6_K, Q5_K, Q3_K and Q4_K statistics
+    // Where the CPU has AVX2, Q8_0, Q4_0, Q6_K, Q5_K, Q3_K, Q2_K and Q4_K statistics
     // take the code sums (what `stats` and the GUI ask: computeTensorStats).
     void chosenWithAvx2() {
         for (const Type& type : kTypes)
@@ -119,7 +143,7 @@ private Q_SLOTS:
         QVERIFY(!stats::sumsBlockCodes(Dtype::F32));
     }
 
-    // Every Q8_0, Q4_0, Q6_K, Q5_K and Q3_K tensor of the corpus, through
+    // Every Q8_0, Q4_0, Q6_K, Q5_K, Q3_K and Q2_K tensor of the corpus, through
     // the document as the CLI and GUI ask, against ggml's decoded values.
     void conformance() {
         REQUIRE_CONFORMANCE();
@@ -136,7 +160,7 @@ private Q_SLOTS:
         }
     }
 
-    // The generator's Q8_0, Q4_0, Q6_K, Q5_K and Q3_K models, through the
+    // The generator's Q8_0, Q4_0, Q6_K, Q5_K, Q3_K and Q2_K models, through the
     // document.
     void generated() {
         for (const Type& type : kTypes) {
@@ -174,7 +198,7 @@ private Q_SLOTS:
                     if (rng() % 4 == 0)
                         putF16(raw, b * type.bytes + type.scaleAt,
                                special[rng() % (round == 0 ? 10 : 14)]);
-                    if (type.minAt && rng() % 4 == 0) // Q5_K's dmin too
+                    if (type.minAt && rng() % 4 == 0) // Q5_K's and Q2_K's dmin too
                         putF16(raw, b * type.bytes + type.minAt,
                                special[rng() % (round == 0 ? 10 : 14)]);
                 }
@@ -188,21 +212,43 @@ private Q_SLOTS:
     // scale 1, min 20: value q − 20) or below (min 4, sub-blocks 4-7): the
     // zeros are the codes equal to the min, found from the levels.
     void q5kZeroLevels() {
-        const Type& type = kTypes[3];
-        QCOMPARE(type.dtype, Dtype::Q5_K);
-        std::mt19937_64 rng(19);
-        std::vector<uint8_t> raw = randomBlocks(type, 600, rng, 15, 1);
-        for (size_t b = 0; b < 600; ++b) {
-            uint8_t* block = raw.data() + b * type.bytes;
-            putF16(raw, b * type.bytes, 0x3C00);     // d = 1
-            putF16(raw, b * type.bytes + 2, 0x3C00); // dmin = 1
+        checkEdited(Dtype::Q5_K, 600, 19, "zero levels", [](uint8_t* block, size_t, auto&) {
+            putF16(block, 0x3C00);     // d = 1
+            putF16(block + 2, 0x3C00); // dmin = 1
             // get_scale_min_k4: sub-blocks 0-3 scale bytes 4-7, mins 8-11;
             // 4-7 from the nibbles of bytes 12-15 (the high bits 0).
             std::memset(block + 4, 1, 4);
             std::memset(block + 8, 20, 4);
             std::memset(block + 12, 0x41, 4); // scale 1, min 4
-        }
-        checkBlocks(type, raw, QStringLiteral("zero levels"));
+        });
+    }
+
+    // Q2_K sub-blocks whose zero level is a code (d = dmin = 1; scale 1,
+    // min 2: value u − 2), is code 0 (min 0), lies past code 3 (min 4), or
+    // under a zero scale is every value (min 0) or none (min 5).
+    void q2kZeroLevels() {
+        checkEdited(Dtype::Q2_K, 600, 23, "zero levels", [](uint8_t* block, size_t, auto& rng) {
+            const uint8_t scaleMins[] = {0x21, 0x42, 0x63, 0x03, 0x31, 0x41, 0x00, 0x50, 0xF5};
+            putF16(block + 80, 0x3C00); // d = 1
+            putF16(block + 82, 0x3C00); // dmin = 1
+            for (size_t j = 0; j < 16; ++j)
+                block[j] = scaleMins[rng() % std::size(scaleMins)];
+        });
+    }
+
+    // Q2_K super-blocks at the edge of exact levels: d's exponent 7 to 10
+    // above dmin's (full mantissa, scale 15; dmin with its lowest bit, min
+    // 15), in pairs of d and −d so that the mean is small beside the
+    // values. Levels past 24 bits round when decoded; summed as exact, the
+    // mean would differ (the code must decode such blocks).
+    void q2kLevelsAtTheEdgeOfExact() {
+        checkEdited(Dtype::Q2_K, 800, 29, "levels at the edge of exact",
+                    [](uint8_t* block, size_t b, auto&) {
+                        const unsigned em = 3 + unsigned(b % 5), ed = em + 7 + unsigned(b / 2 % 4);
+                        putF16(block + 80, uint16_t((b % 2) << 15 | ed << 10 | 0x3FF));
+                        putF16(block + 82, uint16_t(em << 10 | 1));
+                        std::memset(block, 0xFF, 16); // scale 15, min 15
+                    });
     }
 
     // Blocks whose values are all zero (code 0) and blocks of the greatest
