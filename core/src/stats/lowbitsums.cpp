@@ -42,8 +42,8 @@ struct Q3 {
         const __m128i qs =
             _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 32 + 32 * (group / 4) + at));
         const __m128i hm = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + at));
-        const __m128i low = _mm_and_si128(_mm_srl_epi16(qs, _mm_cvtsi32_si128(2 * (group % 4))),
-                                          _mm_set1_epi8(3));
+        const __m128i low =
+            _mm_and_si128(_mm_srl_epi16(qs, _mm_cvtsi32_si128(2 * (group % 4))), _mm_set1_epi8(3));
         const __m128i high =
             _mm_and_si128(_mm_srl_epi16(hm, _mm_cvtsi32_si128(group)), _mm_set1_epi8(1));
         return _mm_or_si128(low, _mm_slli_epi16(high, 2));
@@ -57,7 +57,6 @@ struct Q2 {
     static constexpr uint64_t kBytes = 84, kDAt = 80;
     static constexpr uint32_t kGgml = 10;
     static constexpr bool kMins = true;
-    static constexpr uint8_t kSquares[16] = {0, 1, 4, 9};
     static LOWBIT_INLINE __m128i codes16(const uint8_t* b, int j) {
         const __m128i qs =
             _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16 + 32 * (j / 8) + 16 * (j % 2)));
@@ -73,8 +72,8 @@ struct Q2 {
 LOWBIT_INLINE __m128i q3Scales(const uint8_t* packed) {
     const __m128i nibble = _mm_set1_epi8(0x0F);
     const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(packed));
-    const __m128i low = _mm_unpacklo_epi64(_mm_and_si128(lo, nibble),
-                                           _mm_and_si128(_mm_srli_epi16(lo, 4), nibble));
+    const __m128i low =
+        _mm_unpacklo_epi64(_mm_and_si128(lo, nibble), _mm_and_si128(_mm_srli_epi16(lo, 4), nibble));
     // Byte k: bits 2(k / 4) of byte 8 + k % 4.
     const __m128i hb = _mm_set1_epi32(int(gguf::blocks::u32At(packed + 8)));
     const __m128i high =
@@ -82,68 +81,113 @@ LOWBIT_INLINE __m128i q3Scales(const uint8_t* packed) {
     return _mm_sub_epi8(_mm_or_si128(low, _mm_slli_epi16(high, 4)), _mm_set1_epi8(32));
 }
 
-// The super-block's integer sums while its codes are read: a1 (int16) Σ
-// scale · u by pairs, a2 (int32) Σ scale² · square, ab (Q2_K, int32) Σ
-// scale · min · u, zeros (bytes) the codes equal to their sub-block's zero
-// code.
+// The super-block's integer sums while its codes are read: a1 Σ scale · u
+// (Q3_K: int16, by pairs), a2 (int32) Σ scale² · square, ab (Q2_K, int32)
+// Σ scale · min · u, zeros the codes equal to their sub-block's zero code
+// (Q3_K: bytes; Q2_K: int32, code 0's only).
 struct Acc {
     __m256i a1, a2, ab, zeros;
 };
 
-// What the code loop takes of a super-block, the sixteen of each in both
-// 128-bit lanes, to be spread by vpshufb over their sub-block's bytes:
-// scales (Q2_K: its bytes of scale and min) and each sub-block's zero code
-// (−1: none; see zeroCodes); and Q3_K's squares table.
+// What Q3_K's code loop takes of a super-block, the sixteen of each in
+// both 128-bit lanes, to be spread by vpshufb over their sub-block's bytes:
+// scales and each sub-block's zero code (−1: none; see q3ZeroCodes); and
+// the squares table.
 struct Spread {
     __m256i scales, zeroCodes, squares;
 };
 
-// Vector g of half h: 32 codes, sub-block 8h + 2g in the low 128-bit lane,
-// 8h + 2g + 1 in the high one.
-template <class T, int H, int G>
-LOWBIT_INLINE void addVector(__m256i qs, __m256i hm, const Spread& in, Acc& acc) {
-    const __m256i three = _mm256_set1_epi8(3);
-    __m256i u = _mm256_and_si256(_mm256_srli_epi16(qs, 2 * G), three);
-    if constexpr (!T::kMins)
-        u = _mm256_or_si256(
-            u, _mm256_slli_epi16(
-                   _mm256_and_si256(_mm256_srli_epi16(hm, 4 * H + G), _mm256_set1_epi8(1)), 2));
-    const __m256i spread =
-        _mm256_set_m128i(_mm_set1_epi8(char(8 * H + 2 * G + 1)), _mm_set1_epi8(char(8 * H + 2 * G)));
-    // Each byte its sub-block's scale (Q2_K: the byte of scale and min).
-    const __m256i spreadBytes = _mm256_shuffle_epi8(in.scales, spread);
-    const __m256i scale =
-        T::kMins ? _mm256_and_si256(spreadBytes, _mm256_set1_epi8(0x0F)) : spreadBytes;
-    // The scale in each 16-bit lane (both bytes hold it).
-    const __m256i scale16 =
-        T::kMins ? _mm256_srli_epi16(scale, 8) : _mm256_srai_epi16(scale, 8);
-    const __m256i t = _mm256_maddubs_epi16(u, scale); // scale · (u + u')
-    acc.a1 = _mm256_add_epi16(acc.a1, t);
-    if constexpr (T::kMins) {
-        // u² + u'² by vpmaddubsw, times scale² (at most 225): no shuffle,
-        // the port the vpshufb above take.
-        acc.a2 = _mm256_add_epi32(acc.a2, _mm256_madd_epi16(_mm256_maddubs_epi16(u, u),
-                                                            _mm256_mullo_epi16(scale16, scale16)));
-        const __m256i min16 = _mm256_srli_epi16(spreadBytes, 12);
-        acc.ab = _mm256_add_epi32(acc.ab, _mm256_madd_epi16(t, min16));
-    } else {
-        acc.a2 = _mm256_add_epi32(
-            acc.a2,
-            _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_shuffle_epi8(in.squares, u), scale),
-                              scale16));
-    }
-    acc.zeros = _mm256_sub_epi8(acc.zeros,
-                                _mm256_cmpeq_epi8(u, _mm256_shuffle_epi8(in.zeroCodes, spread)));
+// Q3_K's vector g of half h: 32 codes, sub-block 8h + 2g in the low
+// 128-bit lane, 8h + 2g + 1 in the high one: each code times its
+// sub-block's scale (vpmaddubsw against the scales spread over the bytes),
+// its square by table times the scale², the codes equal to the zero code.
+template <int H, int G>
+LOWBIT_INLINE void addQ3Vector(__m256i qs, __m256i hm, const Spread& in, Acc& acc) {
+    const __m256i u = _mm256_or_si256(
+        _mm256_and_si256(_mm256_srli_epi16(qs, 2 * G), _mm256_set1_epi8(3)),
+        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hm, 4 * H + G), _mm256_set1_epi8(1)),
+                          2));
+    const __m256i spread = _mm256_set_m128i(_mm_set1_epi8(char(8 * H + 2 * G + 1)),
+                                            _mm_set1_epi8(char(8 * H + 2 * G)));
+    const __m256i scale = _mm256_shuffle_epi8(in.scales, spread);
+    const __m256i scale16 = _mm256_srai_epi16(scale, 8);               // both bytes hold the scale
+    acc.a1 = _mm256_add_epi16(acc.a1, _mm256_maddubs_epi16(u, scale)); // scale · (u + u')
+    acc.a2 = _mm256_add_epi32(
+        acc.a2, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_shuffle_epi8(in.squares, u), scale),
+                                  scale16));
+    acc.zeros =
+        _mm256_sub_epi8(acc.zeros, _mm256_cmpeq_epi8(u, _mm256_shuffle_epi8(in.zeroCodes, spread)));
 }
 
-template <class T, int H> LOWBIT_INLINE void addHalf(const uint8_t* b, const Spread& in, Acc& acc) {
-    const __m256i qs = _mm256_loadu_si256(
-        reinterpret_cast<const __m256i*>(b + (T::kMins ? 16 : 32) + 32 * H));
-    const __m256i hm = T::kMins ? qs : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-    addVector<T, H, 0>(qs, hm, in, acc);
-    addVector<T, H, 1>(qs, hm, in, acc);
-    addVector<T, H, 2>(qs, hm, in, acc);
-    addVector<T, H, 3>(qs, hm, in, acc);
+template <int H> LOWBIT_INLINE void addQ3Half(const uint8_t* b, const Spread& in, Acc& acc) {
+    const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32 + 32 * H));
+    const __m256i hm = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    addQ3Vector<H, 0>(qs, hm, in, acc);
+    addQ3Vector<H, 1>(qs, hm, in, acc);
+    addQ3Vector<H, 2>(qs, hm, in, acc);
+    addQ3Vector<H, 3>(qs, hm, in, acc);
+}
+
+// Q2_K's code loop works per sub-block, not per byte: each of its 32-byte
+// halves holds four codes a byte (field g: sub-block 8h + 2g, or + 1 in the
+// high 128-bit lane), and the sums of the codes (vpsadbw) and of a table of
+// them (u² for u > 0, 128 for u = 0: the squares and the zero codes in one
+// sum) over each eight bytes, packed to 16-bit words, are multiplied by
+// their sub-block's scale, scale², scale · min and zero-code flag in one
+// vpmaddwd each. Half the work of the byte-by-byte loop above.
+alignas(16) constexpr uint8_t kQ2Table[16] = {128, 1, 4, 9};
+
+// vpshufb controls that put sub-block 8h + 2(w / 2) + L's byte (a table of
+// 16, one per sub-block) in word w of 128-bit lane L, zero-extended.
+struct WordSpread {
+    alignas(32) uint8_t half[2][32];
+};
+constexpr WordSpread makeWordSpread() {
+    WordSpread t{};
+    for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 32; ++i)
+            t.half[h][i] = i % 2 ? 0x80 : uint8_t(8 * h + 2 * (i % 16 / 4) + i / 16);
+    return t;
+}
+constexpr WordSpread kWordSpread = makeWordSpread();
+
+// Q2_K's per-sub-block bytes, in both 128-bit lanes: scales, mins, and 1
+// where the sub-block's zero code is 0 (min · dmin == 0 != scale · d).
+struct Q2Bytes {
+    __m256i scales, mins, zeroAtCode0;
+};
+
+// The sums of table[u] over each eight bytes.
+LOWBIT_INLINE __m256i tabledSums(__m256i table, __m256i u) {
+    return _mm256_sad_epu8(_mm256_shuffle_epi8(table, u), _mm256_setzero_si256());
+}
+
+template <int H> LOWBIT_INLINE void addQ2Half(const uint8_t* b, const Q2Bytes& in, Acc& acc) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16 + 32 * H));
+    const __m256i three = _mm256_set1_epi8(3), zero = _mm256_setzero_si256();
+    const __m256i table =
+        _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(kQ2Table)));
+    const __m256i u0 = _mm256_and_si256(v, three);
+    const __m256i u1 = _mm256_and_si256(_mm256_srli_epi16(v, 2), three);
+    const __m256i u2 = _mm256_and_si256(_mm256_srli_epi16(v, 4), three);
+    const __m256i u3 = _mm256_and_si256(_mm256_srli_epi16(v, 6), three);
+    // Word 2g + q of lane L: codes field g of bytes 8q..8q + 7 of lane L.
+    const __m256i sums = _mm256_packus_epi32(
+        _mm256_packus_epi32(_mm256_sad_epu8(u0, zero), _mm256_sad_epu8(u1, zero)),
+        _mm256_packus_epi32(_mm256_sad_epu8(u2, zero), _mm256_sad_epu8(u3, zero)));
+    const __m256i both =
+        _mm256_packus_epi32(_mm256_packus_epi32(tabledSums(table, u0), tabledSums(table, u1)),
+                            _mm256_packus_epi32(tabledSums(table, u2), tabledSums(table, u3)));
+    const __m256i squares = _mm256_and_si256(both, _mm256_set1_epi16(127)); // at most 72
+    const __m256i zerosAt0 = _mm256_srli_epi16(both, 7);
+    const __m256i spread = _mm256_load_si256(reinterpret_cast<const __m256i*>(kWordSpread.half[H]));
+    const __m256i scale = _mm256_shuffle_epi8(in.scales, spread);
+    const __m256i min = _mm256_shuffle_epi8(in.mins, spread);
+    acc.a1 = _mm256_add_epi32(acc.a1, _mm256_madd_epi16(sums, scale));
+    acc.a2 = _mm256_add_epi32(acc.a2, _mm256_madd_epi16(squares, _mm256_mullo_epi16(scale, scale)));
+    acc.ab = _mm256_add_epi32(acc.ab, _mm256_madd_epi16(sums, _mm256_mullo_epi16(scale, min)));
+    acc.zeros = _mm256_add_epi32(
+        acc.zeros, _mm256_madd_epi16(zerosAt0, _mm256_shuffle_epi8(in.zeroAtCode0, spread)));
 }
 
 // Each lane of x's eight int32 lanes (a, b, c, d) added: {Σa, Σb, Σc, Σd}.
@@ -201,33 +245,41 @@ LOWBIT_AVX2 void lookUpExtremes(Partial& p, const uint8_t* b, const float* d1, c
     }
 }
 
-// Each sub-block's zero code, −1 for none, as sixteen bytes. Q3_K: code 4,
-// except under a zero scale (all 16 values zero, counted apart: −1). Q2_K:
-// r = m1 / d1 where that is a whole code of 0..3 with d1 · r == m1 (r from
-// the reciprocal to 12 bits: a whole r ≤ 3 rounds to itself); a sub-block
-// with d1 == 0 == m1 is all zero, counted apart.
-template <class T>
-LOWBIT_INLINE __m128i zeroCodes(__m256 d1lo, __m256 d1hi, __m256 m1lo, __m256 m1hi) {
+// Q3_K's zero code of each sub-block as sixteen bytes: 4, except under a
+// zero scale (`flat`: all 16 values zero, counted apart), −1.
+LOWBIT_INLINE __m128i q3ZeroCodes(__m256 d1lo, __m256 d1hi) {
     const __m256 zeroF = _mm256_setzero_ps();
-    __m256i code[2];
+    const __m256i four = _mm256_set1_epi32(4); // −1 | 4 == −1
+    return bytesOf(
+        _mm256_or_si256(_mm256_castps_si256(_mm256_cmp_ps(d1lo, zeroF, _CMP_EQ_OQ)), four),
+        _mm256_or_si256(_mm256_castps_si256(_mm256_cmp_ps(d1hi, zeroF, _CMP_EQ_OQ)), four));
+}
+
+// Q2_K's sub-blocks whose zero level m1 / d1 is a whole code r of 1..3
+// with d1 · r == m1 (r from the reciprocal to 12 bits: a whole r ≤ 3
+// rounds to itself), one bit each; their codes equal to r are zeros (rare:
+// code 0's, where m1 == 0, are counted in the code loop).
+LOWBIT_INLINE unsigned q2OtherZeroCodes(__m256 d1lo, __m256 d1hi, __m256 m1lo, __m256 m1hi) {
+    const __m256 zeroF = _mm256_setzero_ps();
+    unsigned which = 0;
     for (int h = 0; h < 2; ++h) {
         const __m256 dl = h ? d1hi : d1lo, ml = h ? m1hi : m1lo;
-        const __m256i flat = _mm256_castps_si256(_mm256_cmp_ps(dl, zeroF, _CMP_EQ_OQ));
-        if constexpr (T::kMins) {
-            const __m256 r = _mm256_round_ps(_mm256_mul_ps(ml, _mm256_rcp_ps(dl)),
-                                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-            const __m256i whole = _mm256_castps_si256(_mm256_and_ps(
-                _mm256_and_ps(_mm256_cmp_ps(r, zeroF, _CMP_GE_OQ),
-                              _mm256_cmp_ps(r, _mm256_set1_ps(3.0f), _CMP_LE_OQ)),
-                _mm256_cmp_ps(_mm256_mul_ps(dl, r), ml, _CMP_EQ_OQ)));
-            const __m256i use = _mm256_andnot_si256(flat, whole);
-            code[h] = _mm256_or_si256(_mm256_and_si256(use, _mm256_cvttps_epi32(r)),
-                                      _mm256_andnot_si256(use, _mm256_set1_epi32(-1)));
-        } else {
-            code[h] = _mm256_or_si256(flat, _mm256_set1_epi32(4)); // −1 | 4 == −1
-        }
+        const __m256 r = _mm256_round_ps(_mm256_mul_ps(ml, _mm256_rcp_ps(dl)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256 is =
+            _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(r, _mm256_set1_ps(1.0f), _CMP_GE_OQ),
+                                        _mm256_cmp_ps(r, _mm256_set1_ps(3.0f), _CMP_LE_OQ)),
+                          _mm256_and_ps(_mm256_cmp_ps(_mm256_mul_ps(dl, r), ml, _CMP_EQ_OQ),
+                                        _mm256_cmp_ps(dl, zeroF, _CMP_NEQ_UQ)));
+        which |= unsigned(_mm256_movemask_ps(is)) << (8 * h);
     }
-    return bytesOf(code[0], code[1]);
+    return which;
+}
+
+// How many codes of sub-block j are `code`.
+template <class T> LOWBIT_INLINE uint64_t countCode(const uint8_t* b, int j, int code) {
+    const __m128i same = _mm_cmpeq_epi8(T::codes16(b, j), _mm_set1_epi8(char(code)));
+    return uint64_t(std::popcount(unsigned(_mm_movemask_epi8(same))));
 }
 
 // The double sums of addSuperBlocks, four super-blocks a lane.
@@ -261,10 +313,10 @@ template <class T> LOWBIT_INLINE void takeStaged(Staged& st, Sums4& acc, double 
     const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
     const __m128i x = _mm_unpacklo_epi64(t0, t1), a2i = _mm_unpackhi_epi64(t0, t1);
     const __m128i z = _mm_unpacklo_epi64(t2, t3), w = _mm_unpackhi_epi64(t2, t3);
-    const __m256d n = _mm256_and_pd(
-        _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(st.count),
-                                               _mm256_setr_epi64x(0, 1, 2, 3))),
-        _mm256_set1_pd(256.0));
+    const __m256d n =
+        _mm256_and_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(st.count),
+                                                             _mm256_setr_epi64x(0, 1, 2, 3))),
+                      _mm256_set1_pd(256.0));
     const __m256d dd = _mm256_cvtps_pd(_mm_load_ps(st.d)), d2 = _mm256_mul_pd(dd, dd);
     const __m256d a2 = _mm256_cvtepi32_pd(a2i), c256 = _mm256_set1_pd(256.0);
     __m256d s, sq, m2;
@@ -284,12 +336,11 @@ template <class T> LOWBIT_INLINE void takeStaged(Staged& st, Sums4& acc, double 
         const __m256d va = _mm256_sub_pd(_mm256_mul_pd(c256, a2), _mm256_mul_pd(a1, a1));
         const __m256d vab = _mm256_sub_pd(_mm256_mul_pd(c256, ab), _mm256_mul_pd(a1, b1));
         const __m256d vb = _mm256_sub_pd(_mm256_mul_pd(c256, b2), _mm256_mul_pd(b1, b1));
-        m2 = _mm256_max_pd(
-            _mm256_setzero_pd(),
-            _mm256_mul_pd(_mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(d2, va),
-                                                      _mm256_mul_pd(cross, vab)),
-                                        _mm256_mul_pd(m2s, vb)),
-                          _mm256_set1_pd(1.0 / 256)));
+        m2 = _mm256_max_pd(_mm256_setzero_pd(),
+                           _mm256_mul_pd(_mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(d2, va),
+                                                                     _mm256_mul_pd(cross, vab)),
+                                                       _mm256_mul_pd(m2s, vb)),
+                                         _mm256_set1_pd(1.0 / 256)));
     } else {
         // Σ scale · (u − 4) = Σ scale · u − 64 Σ scale.
         const __m256d a1 = _mm256_cvtepi32_pd(_mm_sub_epi32(x, _mm_slli_epi32(z, 6)));
@@ -322,24 +373,25 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
                                 Kernel kernel) {
     const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi16(1);
     const __m256 zeroF = _mm256_setzero_ps();
-    Sums4 sums4{_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
-                _mm256_setzero_pd()};
+    Sums4 sums4{_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
     Staged stage;
-    __m256i zeroCodesAcc = zero; // codes equal to their sub-block's zero code
+    // Codes equal to their sub-block's zero code: Q3_K's in 64-bit lanes,
+    // Q2_K's in 32-bit ones (at most 2^20 a call: 4 096 super-blocks).
+    __m256i zeroCodesAcc = zero;
     uint64_t values = 0, zeros = 0;
     __m256 vmin = _mm256_set1_ps(p.min), vmax = _mm256_set1_ps(p.max);
     Spread in;
-    in.squares =
-        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(T::kSquares)));
+    in.squares = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(Q3::kSquares)));
     for (uint64_t k = 0; k < superBlocks; ++k) {
         const uint8_t* b = raw + k * T::kBytes;
         const uint32_t header =
             T::kMins ? gguf::blocks::u32At(b + T::kDAt) : gguf::blocks::u16At(b + T::kDAt);
         const __m128 both = _mm_cvtph_ps(_mm_cvtsi32_si128(int(header)));
         const float d = _mm_cvtss_f32(both), dmin = _mm_cvtss_f32(_mm_movehdup_ps(both));
-        __m128i sc, mins = _mm_setzero_si128(), packed = _mm_setzero_si128();
+        __m128i sc, mins = _mm_setzero_si128();
         if constexpr (T::kMins) {
-            packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+            const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
             sc = _mm_and_si128(packed, _mm_set1_epi8(0x0F));
             mins = _mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(0x0F));
         } else {
@@ -369,28 +421,52 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
         }
 
         // Sub-blocks all of whose values are zero: d1 == 0 (== m1).
-        const unsigned flat = maskOf(_mm256_cmp_ps(d1lo, zeroF, _CMP_EQ_OQ),
-                                     _mm256_cmp_ps(d1hi, zeroF, _CMP_EQ_OQ)) &
-                              maskOf(_mm256_cmp_ps(m1lo, zeroF, _CMP_EQ_OQ),
-                                     _mm256_cmp_ps(m1hi, zeroF, _CMP_EQ_OQ));
-        in.scales = _mm256_broadcastsi128_si256(T::kMins ? packed : sc);
-        in.zeroCodes = _mm256_broadcastsi128_si256(zeroCodes<T>(d1lo, d1hi, m1lo, m1hi));
+        const unsigned flat =
+            maskOf(_mm256_cmp_ps(d1lo, zeroF, _CMP_EQ_OQ), _mm256_cmp_ps(d1hi, zeroF, _CMP_EQ_OQ)) &
+            maskOf(_mm256_cmp_ps(m1lo, zeroF, _CMP_EQ_OQ), _mm256_cmp_ps(m1hi, zeroF, _CMP_EQ_OQ));
         Acc acc{zero, zero, zero, zero};
-        addHalf<T, 0>(b, in, acc);
-        addHalf<T, 1>(b, in, acc);
+        if constexpr (T::kMins) {
+            // Code 0 is a zero where m1 == 0 != d1: min or dmin 0, scale and d not.
+            const __m128i zero16 = _mm_setzero_si128();
+            const __m128i noMin =
+                _mm_or_si128(_mm_cmpeq_epi8(mins, zero16), _mm_set1_epi8(dmin == 0.0f ? -1 : 0));
+            const __m128i noScale =
+                _mm_or_si128(_mm_cmpeq_epi8(sc, zero16), _mm_set1_epi8(d == 0.0f ? -1 : 0));
+            const Q2Bytes bytes{_mm256_broadcastsi128_si256(sc), _mm256_broadcastsi128_si256(mins),
+                                _mm256_broadcastsi128_si256(_mm_and_si128(
+                                    _mm_andnot_si128(noScale, noMin), _mm_set1_epi8(1)))};
+            addQ2Half<0>(b, bytes, acc);
+            addQ2Half<1>(b, bytes, acc);
+            zeroCodesAcc = _mm256_add_epi32(zeroCodesAcc, acc.zeros);
+            if (const unsigned other = q2OtherZeroCodes(d1lo, d1hi, m1lo, m1hi)) { // rare
+                _mm256_store_ps(d1, d1lo);
+                _mm256_store_ps(d1 + 8, d1hi);
+                _mm256_store_ps(m1, m1lo);
+                _mm256_store_ps(m1 + 8, m1hi);
+                for (unsigned m = other; m; m &= m - 1) {
+                    const int j = std::countr_zero(m);
+                    zeros += countCode<T>(b, j, int(m1[j] / d1[j])); // a whole code
+                }
+            }
+        } else {
+            in.scales = _mm256_broadcastsi128_si256(sc);
+            in.zeroCodes = _mm256_broadcastsi128_si256(q3ZeroCodes(d1lo, d1hi));
+            addQ3Half<0>(b, in, acc);
+            addQ3Half<1>(b, in, acc);
+            zeroCodesAcc = _mm256_add_epi64(zeroCodesAcc, _mm256_sad_epu8(acc.zeros, zero));
+        }
         // Lanes: Σ scale · u, Σ scale² · square, then Q2_K's Σ scale · min ·
         // u and Σ min (min + 4096) (Σmin² below 4096), or Q3_K's Σ scale.
         const __m256i wide = _mm256_cvtepu8_epi16(mins);
-        const __m128i r = sumsOf4(
-            _mm256_madd_epi16(acc.a1, ones), acc.a2,
-            T::kMins ? acc.ab : _mm256_madd_epi16(_mm256_cvtepi8_epi16(sc), ones),
-            _mm256_madd_epi16(wide, _mm256_add_epi16(wide, _mm256_set1_epi16(4096))));
+        const __m128i r =
+            sumsOf4(T::kMins ? acc.a1 : _mm256_madd_epi16(acc.a1, ones), acc.a2,
+                    T::kMins ? acc.ab : _mm256_madd_epi16(_mm256_cvtepi8_epi16(sc), ones),
+                    _mm256_madd_epi16(wide, _mm256_add_epi16(wide, _mm256_set1_epi16(4096))));
         _mm_store_si128(reinterpret_cast<__m128i*>(stage.rows[stage.count]), r);
         stage.d[stage.count] = d;
         stage.dmin[stage.count] = dmin;
         if (++stage.count == 4)
             takeStaged<T>(stage, sums4, p.shift);
-        zeroCodesAcc = _mm256_add_epi64(zeroCodesAcc, _mm256_sad_epu8(acc.zeros, zero));
         zeros += 16 * uint64_t(std::popcount(flat));
         values += kValues;
 
@@ -402,12 +478,10 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
         const __m256 zLo = _mm256_sub_ps(_mm256_mul_ps(d1lo, top), m1lo);
         const __m256 aHi = _mm256_sub_ps(_mm256_mul_ps(d1hi, low), m1hi);
         const __m256 zHi = _mm256_sub_ps(_mm256_mul_ps(d1hi, top), m1hi);
-        const unsigned lower =
-            maskOf(_mm256_cmp_ps(_mm256_min_ps(aLo, zLo), vmin, _CMP_LT_OQ),
-                   _mm256_cmp_ps(_mm256_min_ps(aHi, zHi), vmin, _CMP_LT_OQ));
-        const unsigned higher =
-            maskOf(_mm256_cmp_ps(_mm256_max_ps(aLo, zLo), vmax, _CMP_GT_OQ),
-                   _mm256_cmp_ps(_mm256_max_ps(aHi, zHi), vmax, _CMP_GT_OQ));
+        const unsigned lower = maskOf(_mm256_cmp_ps(_mm256_min_ps(aLo, zLo), vmin, _CMP_LT_OQ),
+                                      _mm256_cmp_ps(_mm256_min_ps(aHi, zHi), vmin, _CMP_LT_OQ));
+        const unsigned higher = maskOf(_mm256_cmp_ps(_mm256_max_ps(aLo, zLo), vmax, _CMP_GT_OQ),
+                                       _mm256_cmp_ps(_mm256_max_ps(aHi, zHi), vmax, _CMP_GT_OQ));
         if ((lower | higher) != 0) {
             _mm256_store_ps(d1, d1lo);
             _mm256_store_ps(d1 + 8, d1hi);
@@ -421,6 +495,10 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
     if (stage.count)
         takeStaged<T>(stage, sums4, p.shift);
     alignas(32) uint64_t zeroLanes[4];
+    if constexpr (T::kMins) // 32-bit lanes, added in pairs
+        zeroCodesAcc =
+            _mm256_add_epi64(_mm256_and_si256(zeroCodesAcc, _mm256_set1_epi64x(0xFFFFFFFF)),
+                             _mm256_srli_epi64(zeroCodesAcc, 32));
     _mm256_store_si256(reinterpret_cast<__m256i*>(zeroLanes), zeroCodesAcc);
     p.n += values;
     p.finite += values;
