@@ -220,8 +220,10 @@ LOWBIT_INLINE __m128i bytesOf(__m256i lo, __m256i hi) {
 // alone: with e = max(field, 1), d is a multiple of 2^(e − 25) below
 // 2^(e − 14), so d · scale · u (scale ≤ 15, u ≤ 3) lies below 2^(e_d − 8)
 // and dmin · min below 2^(e_m − 10), and a level, a multiple of 2^(e − 25)
-// for the lower e, lies below the 2^(e − 1) of f32's 24 bits when e_d ≤ e +
-// 6 and e_m ≤ e + 8. False for an infinite or NaN scale.
+// for the lower e, below their sum (d and dmin may differ in sign): below
+// the 2^(e − 1) of f32's 24 bits when e_d ≤ e + 6 and e_m ≤ e + 8 (each
+// term then at most half of it; a gap one larger may still be exact, and
+// is checked level by level). False for an infinite or NaN scale.
 bool q2ExactByExponents(uint32_t header) {
     const int ed = int(header >> 10 & 0x1F), em = int(header >> 26 & 0x1F);
     const int d = std::max(ed, 1), m = std::max(em, 1);
@@ -375,12 +377,10 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
     const __m256 zeroF = _mm256_setzero_ps();
     Sums4 sums4{_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
     Staged stage;
-    // Codes equal to their sub-block's zero code: Q3_K's in 64-bit lanes,
-    // Q2_K's in 32-bit ones (at most 2^20 a call: 4 096 super-blocks).
-    __m256i zeroCodesAcc = zero;
+    __m256i zeroCodesAcc = zero; // codes equal to their sub-block's zero code
     uint64_t values = 0, zeros = 0;
     __m256 vmin = _mm256_set1_ps(p.min), vmax = _mm256_set1_ps(p.max);
-    Spread in;
+    Spread in; // Q3_K's
     in.squares = _mm256_broadcastsi128_si256(
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(Q3::kSquares)));
     for (uint64_t k = 0; k < superBlocks; ++k) {
@@ -437,7 +437,6 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
                                     _mm_andnot_si128(noScale, noMin), _mm_set1_epi8(1)))};
             addQ2Half<0>(b, bytes, acc);
             addQ2Half<1>(b, bytes, acc);
-            zeroCodesAcc = _mm256_add_epi32(zeroCodesAcc, acc.zeros);
             if (const unsigned other = q2OtherZeroCodes(d1lo, d1hi, m1lo, m1hi)) { // rare
                 _mm256_store_ps(d1, d1lo);
                 _mm256_store_ps(d1 + 8, d1hi);
@@ -453,8 +452,10 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
             in.zeroCodes = _mm256_broadcastsi128_si256(q3ZeroCodes(d1lo, d1hi));
             addQ3Half<0>(b, in, acc);
             addQ3Half<1>(b, in, acc);
-            zeroCodesAcc = _mm256_add_epi64(zeroCodesAcc, _mm256_sad_epu8(acc.zeros, zero));
         }
+        // Each byte (Q3_K) or 32-bit lane (Q2_K: at most 32) of acc.zeros
+        // below 256: byte sums add them into 64-bit lanes.
+        zeroCodesAcc = _mm256_add_epi64(zeroCodesAcc, _mm256_sad_epu8(acc.zeros, zero));
         // Lanes: Σ scale · u, Σ scale² · square, then Q2_K's Σ scale · min ·
         // u and Σ min (min + 4096) (Σmin² below 4096), or Q3_K's Σ scale.
         const __m256i wide = _mm256_cvtepu8_epi16(mins);

@@ -13,7 +13,7 @@
 // exact in f32 (Q3_K always; Q2_K when its levels are, checked). So the
 // super-block's sum is d Σa − dmin Σb, its Σx² d² Σa² − 2 d dmin Σab + dmin²
 // Σb², and its M2 the same with n Σa² − (Σa)² and the like, each an exact
-// integer (Q3_K's M2 is exact up to one rounding: no b). The integer sums
+// integer (Q3_K's M2 exact: no b, d² times its bracket within 53 bits). The integer sums
 // come from the codes by vpmaddubsw against each byte's scale, so a
 // super-block costs one update of the double sums where per-sub-block sums
 // cost sixteen. Zeros and extremes as blocksums.h: the extremes looked up in

@@ -268,6 +268,19 @@ private Q_SLOTS:
         }
     }
 
+    // Block counts that are not a multiple of four (the AVX2 loops take
+    // four blocks, or four super-blocks' sums, at a time; the rest alone).
+    void oddBlockCounts() {
+        std::mt19937_64 rng(31);
+        for (const Type& type : kTypes)
+            for (const size_t blocks : {1, 2, 3, 5, 7, 4097}) {
+                checkBlocks(type, randomBlocks(type, blocks, rng, 12, 4),
+                            QStringLiteral("%1 blocks").arg(blocks));
+                if (QTest::currentTestFailed())
+                    return;
+            }
+    }
+
     // Tensors over several blocks of the passes (1 Mi values each), the
     // last one shorter.
     void severalBlocks() {
