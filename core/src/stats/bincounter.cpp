@@ -407,9 +407,10 @@ BinCounter<float>::BinCounter(const Histogram& histogram, Kernel k, Spread sprea
     lo = float(h.lo);
     scale = float(s);
     guard = float(double(n) * 0x1p-20);
-    if (spread == Spread::InRange && n <= SlicedBins::kMaxBins) {
+    const bool wide = kernel == Kernel::Auto && useAvx512();
+    if (spread == Spread::InRange && n <= SlicedBins::maxBins(wide)) {
         mode = Mode::Sliced;
-        sliced = std::make_unique<SlicedBins>(unsigned(n), kernel == Kernel::Auto && useAvx512());
+        sliced = std::make_unique<SlicedBins>(unsigned(n), wide);
     } else if (n <= 64) {
         mode = Mode::Pairs;
         while ((size_t(1) << shift) < n)

@@ -6,7 +6,7 @@
 
 namespace ckptscope::stats {
 
-SlicedBins::SlicedBins(unsigned n, bool isWide) : bins(n), streams(n > 32 ? 2 : 1), wide(isWide) {}
+SlicedBins::SlicedBins(unsigned n, bool isWide) : bins(n), streams((n + 31) / 32), wide(isWide) {}
 
 void addBits(const uint32_t* vector, uint64_t weight, uint64_t* counts) {
     for (unsigned lane = 0; lane < 16; ++lane)

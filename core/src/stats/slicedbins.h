@@ -4,9 +4,10 @@
 
 #include <cstdint>
 
-// Histogram counting of up to 64 bins without a memory increment per value
-// (AVX-512, or AVX2, chosen at run time). Each value becomes a one-hot word
-// (bit k: bin k; 32 bins a word, so 64 bins take two "streams"), a vector
+// Histogram counting of up to 128 bins (64 with AVX2) without a memory
+// increment per value (AVX-512, or AVX2, chosen at run time). Each value
+// becomes a one-hot word (bit k: bin k; 32 bins a word, so 64 bins take two
+// "streams", 128 four), a vector
 // of them at a time (sixteen with AVX-512, eight with AVX2). Carry-save
 // adders (Harley–Seal) add sixteen such vectors into one of weight 16,
 // sixteen of those into one of weight 256, and only that is turned into
@@ -19,7 +20,10 @@
 namespace ckptscope::stats {
 
 struct SlicedBins {
-    static constexpr unsigned kMaxBins = 64;
+    // Up to 128 bins (four streams) with AVX-512, 64 with AVX2 (whose
+    // sixteen registers hold two streams' carry-save state, not four).
+    static constexpr unsigned kMaxBins = 128, kMaxNarrowBins = 64;
+    static constexpr unsigned maxBins(bool wide) { return wide ? kMaxBins : kMaxNarrowBins; }
 
     // `wide`: counted by AVX-512, sixteen lanes a vector; else by AVX2, eight
     // lanes, in the first half of each state vector below (the rest stays 0).
@@ -30,9 +34,9 @@ struct SlicedBins {
     bool wide;
     unsigned held = 0; // weight-16 vectors in `sixteens`
     // Carry-save state, per stream: ones, twos, fours, eights (of 1 and of 16).
-    alignas(64) uint32_t level1[2][4][16] = {};
-    alignas(64) uint32_t level2[2][4][16] = {};
-    alignas(64) uint32_t sixteens[2][16][16] = {};
+    alignas(64) uint32_t level1[4][4][16] = {};
+    alignas(64) uint32_t level2[4][4][16] = {};
+    alignas(64) uint32_t sixteens[4][16][16] = {};
     uint64_t counts[kMaxBins] = {}; // counted so far, carry-save state excluded
 
     // Adds everything counted, the carry-save state included, to out[0..bins)

@@ -185,7 +185,15 @@ private Q_SLOTS:
             QCOMPARE(wide.sliced->wide, useAvx512());
             QVERIFY(!narrow.sliced->wide);
         }
-        h.counts.assign(65, 0); // bit-sliced counting stops at 64 bins
+        // Bit-sliced counting stops at 128 bins with AVX-512, 64 with AVX2.
+        h.counts.assign(65, 0);
+        QVERIFY((BinCounter<float>(h).mode == Mode::Sliced) == useAvx512());
+        QVERIFY(BinCounter<float>(h, Kernel::Avx2).mode != Mode::Sliced);
+        h.counts.assign(128, 0);
+        QVERIFY((BinCounter<float>(h).mode == Mode::Sliced) == useAvx512());
+        if (useAvx512())
+            QCOMPARE(BinCounter<float>(h).sliced->streams, 4u);
+        h.counts.assign(129, 0);
         QVERIFY(BinCounter<float>(h).mode != Mode::Sliced);
         // Doubles: bit-sliced as floats, else four at a time.
         h.counts.assign(64, 0);
@@ -207,7 +215,7 @@ private Q_SLOTS:
         const double F64Inf = std::numeric_limits<double>::infinity();
         for (const auto& [lo, hi] : {std::pair{-1.0, 1.0}, std::pair{0.0, 100.0},
                                      std::pair{-3.7, 12.9}, std::pair{1e-3, 1.1e-3}})
-            for (size_t bins : {1, 2, 7, 32, 33, 64, 65, 100, 1000}) {
+            for (size_t bins : {1, 2, 7, 32, 33, 64, 65, 96, 97, 100, 128, 129, 1000}) {
                 Histogram h;
                 h.lo = lo;
                 h.hi = hi;
@@ -365,7 +373,8 @@ private Q_SLOTS:
                 }
             if (!(hi > lo))
                 continue;
-            for (size_t bins : {1, 2, 3, 7, 16, 63, 64, 65, 100, 1000, 4096, 4097}) {
+            for (size_t bins :
+                 {1, 2, 3, 7, 16, 63, 64, 65, 96, 100, 127, 128, 129, 1000, 4096, 4097}) {
                 Histogram h;
                 h.lo = lo;
                 h.hi = hi;
