@@ -185,10 +185,12 @@ private Q_SLOTS:
             QCOMPARE(wide.sliced->wide, useAvx512());
             QVERIFY(!narrow.sliced->wide);
         }
-        // Bit-sliced counting stops at 128 bins with AVX-512, 64 with AVX2.
-        h.counts.assign(65, 0);
-        QVERIFY((BinCounter<float>(h).mode == Mode::Sliced) == useAvx512());
+        // Bit-sliced counting stops at 128 bins with AVX-512, 96 with AVX2.
+        h.counts.assign(96, 0);
+        QVERIFY((BinCounter<float>(h, Kernel::Avx2).mode == Mode::Sliced) == useAvx2());
+        h.counts.assign(97, 0);
         QVERIFY(BinCounter<float>(h, Kernel::Avx2).mode != Mode::Sliced);
+        QVERIFY((BinCounter<float>(h).mode == Mode::Sliced) == useAvx512());
         h.counts.assign(128, 0);
         QVERIFY((BinCounter<float>(h).mode == Mode::Sliced) == useAvx512());
         if (useAvx512())
