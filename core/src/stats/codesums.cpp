@@ -497,14 +497,8 @@ runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint
     uint64_t k = from, zeroCount = 0;
     for (; k < to; ++k) {
         const uint8_t* b = raw + k * T::kBytes;
-        const __m128 both = _mm_cvtph_ps(_mm_cvtsi32_si128(int(gguf::blocks::u32At(b))));
-        const ScalesMins sm = scalesMinsK4(b + 4);
-        const __m256 d1 = _mm256_mul_ps(_mm256_broadcastss_ps(both),
-                                        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                            _mm_cvtsi64_si128(static_cast<long long>(sm.scales)))));
-        const __m256 m1 = _mm256_mul_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(both)),
-                                        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                            _mm_cvtsi64_si128(static_cast<long long>(sm.mins)))));
+        __m256 d1, m1;
+        scalesOfAvx2(b, d1, m1);
         if (!exactByExponents<kMax>(gguf::blocks::u32At(b))) {
             alignas(32) float d[8], m[8];
             _mm256_store_ps(d, d1);
@@ -724,7 +718,7 @@ StatsResult codeSumStats(Dtype dtype, uint64_t count, const RawReader& raw,
         binQ4K(counter, readBlocks(raw, first, n, kSuperBytes, kSuperValues), n / kSuperValues);
         return true;
     };
-    return computeStatsScanned(count, values, pass1, kernel == Kernel::Auto ? &pass2 : nullptr,
+    return computeStatsScanned(count, values, pass1, kernel != Kernel::Scalar ? &pass2 : nullptr,
                                options, kCodeBlock);
 }
 

@@ -292,16 +292,120 @@ private:
 };
 
 CKPTSCOPE_AVX512_END
+
+// With AVX2 alone (a `Sliced` counter of eight lanes): per super-block the
+// bins of each sub-block's sixteen levels, as the float counter would find
+// them from the decoded values (the same position, one FMA; near an edge by
+// binOf), packed into a 16-byte table; each sub-block's 32 codes turned
+// into their bins by one vpshufb; then eight bins at a time to the
+// bit-sliced counter. No value decoded, no position computed per value.
+#define Q4K_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+class Q4KByteBins {
+public:
+    Q4K_AVX2 Q4KByteBins(const BinCounter<float>& c, const uint8_t* raw)
+        : m_h(c.h), m_raw(raw), m_lo(_mm256_set1_ps(c.lo)), m_scale(_mm256_set1_ps(c.scale)),
+          m_guard(_mm256_set1_ps(c.guard)), m_twoGuards(_mm256_set1_ps(2 * c.guard)) {}
+
+    // The bins of the next eight values (sliced256's `next`: its target,
+    // without F16C, so that it inlines there).
+    __attribute__((target("avx2,fma"), always_inline)) inline __m256i operator()() {
+        if (m_at == kSuperValues) { // once per 32 calls
+            prepare(m_raw + m_next * kSuperBytes);
+            ++m_next;
+            m_at = 0;
+        }
+        const __m256i bins =
+            _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(m_bins + m_at)));
+        m_at += 8;
+        return bins;
+    }
+
+private:
+    // The super-block's 256 bins into m_bins (all −1, counted nowhere, when
+    // d or dmin is infinite or NaN: no value of it is finite).
+    Q4K_AVX2 __attribute__((noinline)) void prepare(const uint8_t* b) {
+        if (specialScales(b)) {
+            std::fill(m_bins, m_bins + kSuperValues, int8_t(-1));
+            return;
+        }
+        __m256 d1, m1;
+        scalesOfAvx2(b, d1, m1);
+        alignas(32) float d[8], m[8];
+        _mm256_store_ps(d, d1);
+        _mm256_store_ps(m, m1);
+        const __m256 low = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+        const __m256 high = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+        for (int j = 0; j < 8; ++j) {
+            const __m256 dj = _mm256_set1_ps(d[j]), mj = _mm256_set1_ps(m[j]);
+            __m256i bin[2];
+            int near = 0;
+            for (int h = 0; h < 2; ++h) { // levels 0-7, 8-15, as level() computes them
+                const __m256 levels = _mm256_sub_ps(_mm256_mul_ps(dj, h ? high : low), mj);
+                const __m256 q = _mm256_fmadd_ps(_mm256_sub_ps(levels, m_lo), m_scale, m_guard);
+                bin[h] = _mm256_cvttps_epi32(q);
+                const __m256 fraction =
+                    _mm256_sub_ps(q, _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+                near |= _mm256_movemask_ps(_mm256_cmp_ps(fraction, m_twoGuards, _CMP_NGE_UQ))
+                        << (8 * h);
+            }
+            if (near) // rare: those levels by binOf
+                fix(bin, d[j], m[j], unsigned(near));
+            // int32 to int8 (saturated: a bin past 127 or below −128 stays
+            // outside every stream), levels 0-15 in order.
+            const __m256i packed =
+                _mm256_packs_epi16(_mm256_packs_epi32(bin[0], bin[1]), _mm256_setzero_si256());
+            const __m128i table = _mm256_castsi256_si128(
+                _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+            const __m256i raw =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16 + 32 * (j / 2)));
+            const __m256i codes =
+                _mm256_and_si256(j % 2 ? _mm256_srli_epi16(raw, 4) : raw, _mm256_set1_epi8(0x0F));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(m_bins + 32 * j),
+                               _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(table), codes));
+        }
+    }
+
+    // Bins of the levels flagged in `near` (bit q: level q) by binOf; a
+    // level outside [lo, hi] belongs to a code the sub-block does not hold.
+    Q4K_AVX2 __attribute__((noinline, cold)) void fix(__m256i* bin, float d1, float m1,
+                                                      unsigned near) const {
+        alignas(32) int32_t at[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(at), bin[0]);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8), bin[1]);
+        for (unsigned w = near; w; w &= w - 1) {
+            const int q = std::countr_zero(w);
+            const float x = level(d1, m1, q);
+            at[q] = x >= float(m_h.lo) && x <= float(m_h.hi) ? int32_t(m_h.binOf(x)) : -1;
+        }
+        bin[0] = _mm256_load_si256(reinterpret_cast<const __m256i*>(at));
+        bin[1] = _mm256_load_si256(reinterpret_cast<const __m256i*>(at + 8));
+    }
+
+    const Histogram& m_h;
+    const uint8_t* const m_raw;
+    const __m256 m_lo, m_scale, m_guard, m_twoGuards;
+    uint64_t m_next = 0;          // the super-block prepare() reads next
+    unsigned m_at = kSuperValues; // the next value of m_bins to hand out
+    alignas(32) int8_t m_bins[kSuperValues];
+};
+
+Q4K_AVX2 void binQ4KSlicedAvx2(BinCounter<float>& c, const uint8_t* raw, uint64_t superBlocks) {
+    Q4KByteBins bins(c, raw);
+    Q4KByteBins none(c, raw); // the tail: never asked (256 values a super-block)
+    sliced256::countValues(*c.sliced, superBlocks * kSuperValues, bins, none);
+}
 #endif
 
 } // namespace
 
 bool canBinQ4K(const BinCounter<float>& counter) {
 #ifdef CKPTSCOPE_STATS_AVX2
-    // AVX-512 Sliced, or AVX-512 Lanes: the counter has its range and scale (past 4096 bins,
+    // Sliced (AVX-512, or AVX2 with F16C), or AVX-512 Lanes: the counter has
+    // its range and scale (past 4096 bins,
     // or a range past the float one, it counts by binOf alone, and so must
     // pass 2: by decoding).
-    return (counter.mode == BinMode::Sliced && counter.sliced->wide) ||
+    return (counter.mode == BinMode::Sliced && (counter.sliced->wide || simd::useF16C())) ||
            (counter.mode == BinMode::Lanes && counter.lanes512);
 #else
     (void)counter;
@@ -317,7 +421,9 @@ void binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks
     // counts themselves (also where SlicedBins counts 65-128 bins of other
     // types: the code counts measured faster for Q4_K, 238-250 ms against
     // 256-318 ms for 471 MiB at 65 and 100 bins).
-    if (counter.mode == BinMode::Sliced && counter.sliced->streams == 1)
+    if (counter.mode == BinMode::Sliced && !counter.sliced->wide)
+        binQ4KSlicedAvx2(counter, raw, superBlocks);
+    else if (counter.mode == BinMode::Sliced && counter.sliced->streams == 1)
         binQ4KSliced<1>(counter, raw, superBlocks);
     else if (counter.mode == BinMode::Sliced && counter.sliced->streams == 2)
         binQ4KSliced<2>(counter, raw, superBlocks);

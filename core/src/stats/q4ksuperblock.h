@@ -41,6 +41,19 @@ inline bool specialScales(const uint8_t* b) {
 }
 
 #ifdef CKPTSCOPE_STATS_AVX2
+// scalesOf (below) with AVX2 and F16C.
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void
+scalesOfAvx2(const uint8_t* b, __m256& d1, __m256& m1) {
+    const __m128 both = _mm_cvtph_ps(_mm_cvtsi32_si128(int(gguf::blocks::u32At(b))));
+    const ScalesMins sm = scalesMinsK4(b + 4);
+    d1 = _mm256_mul_ps(_mm256_broadcastss_ps(both),
+                       _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                           _mm_cvtsi64_si128(static_cast<long long>(sm.scales)))));
+    m1 = _mm256_mul_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(both)),
+                       _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                           _mm_cvtsi64_si128(static_cast<long long>(sm.mins)))));
+}
+
 CKPTSCOPE_AVX512_BEGIN
 // d1 = d * scale and m1 = dmin * min of the eight sub-blocks, as the decoder
 // computes them (f16 to f32 by the CPU: exact, and no call in a vector loop).
