@@ -12,8 +12,9 @@
 // bins are binOf's of the values the decoder computes, bit for bit.
 namespace ckptscope::stats {
 
-// Whether binQ4K counts for `counter`: AVX-512 and a counter in Sliced or
-// AVX-512 Lanes mode. Else pass 2 decodes the values.
+// Whether binQ4K counts for `counter`: a counter in Sliced mode (AVX-512,
+// or AVX2 with F16C: its level bins as a byte table applied by vpshufb) or
+// in AVX-512 Lanes mode. Else pass 2 decodes the values.
 bool canBinQ4K(const BinCounter<float>& counter);
 // Bins the values of `superBlocks` Q4_K super-blocks at `raw` into counter,
 // which canBinQ4K accepts.
