@@ -408,6 +408,7 @@ BinCounter<float>::BinCounter(const Histogram& histogram, Kernel k, Spread sprea
     scale = float(s);
     guard = float(double(n) * 0x1p-20);
     const bool wide = kernel == Kernel::Auto && useAvx512();
+    inRange = spread == Spread::InRange;
     if (spread == Spread::InRange && n <= SlicedBins::maxBins(wide)) {
         mode = Mode::Sliced;
         sliced = std::make_unique<SlicedBins>(unsigned(n), wide);

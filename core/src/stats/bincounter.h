@@ -51,6 +51,7 @@ template <typename T> struct BinCounter {
     T lo = 0, scale = 0, guard = 0;
     Kernel kernel = Kernel::Auto;
     bool lanes512 = false; // Lanes by AVX-512 (bins values within the range only)
+    bool inRange = false;  // Spread::InRange: every value lies within [lo, hi]
 
     // Kernel::Scalar: no vector code (float: binOf for every value);
     // Kernel::Avx2: never AVX-512 (tests compare them).

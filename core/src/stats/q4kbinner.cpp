@@ -19,6 +19,29 @@ using namespace sliced512; // carrySave, loadCarries, storeCarries
 #endif
 
 #ifdef CKPTSCOPE_STATS_AVX2
+// The counts of the binners by code counts (Q4KCodeCounts with AVX-512,
+// Q4KCodeCounts8 with AVX2): the bins, then a spare entry for the counts
+// of codes whose level lies outside the histogram (0 unless such a code is
+// held: then it is binned by binOf of its level); added to the counter's
+// counts at the end.
+class LevelCounts {
+protected:
+    explicit LevelCounts(BinCounter<float>& c)
+        : m_h(c.h), m_out(c.counts), m_bins(uint32_t(c.bins)), m_counts(c.bins + 1, 0) {}
+    ~LevelCounts() {
+        for (uint32_t k = 0; k < m_bins; ++k)
+            m_out[k] += m_counts[k];
+    }
+    void addByBinOf(float d1, float m1, int q) { m_counts[m_h.binOf(level(d1, m1, q))] += 1; }
+
+    const Histogram& m_h;
+    std::vector<uint64_t>& m_out;
+    const uint32_t m_bins;
+    std::vector<uint64_t> m_counts; // bins, then the spare
+};
+#endif
+
+#ifdef CKPTSCOPE_STATS_AVX2
 CKPTSCOPE_AVX512_BEGIN
 
 // Pass 2 straight from the codes, for SlicedBins: per sub-block the bins of
@@ -213,16 +236,9 @@ CKPTSCOPE_AVX512 void binQ4KSliced(BinCounter<float>& c, const uint8_t* raw, uin
 // histogram belongs to a code the sub-block does not hold (its level lies
 // outside [min, max]): its count, 0, goes to a spare entry; should a code be
 // there, it is binned by binOf of its level.
-class Q4KCodeCounts {
+class Q4KCodeCounts : LevelCounts {
 public:
-    CKPTSCOPE_AVX512 explicit Q4KCodeCounts(BinCounter<float>& c)
-        : m_binner(c), m_h(c.h), m_out(c.counts), m_bins(uint32_t(c.bins)),
-          m_counts(c.bins + 1, 0) {}
-
-    CKPTSCOPE_AVX512 ~Q4KCodeCounts() {
-        for (uint32_t k = 0; k < m_bins; ++k)
-            m_out[k] += m_counts[k];
-    }
+    CKPTSCOPE_AVX512 explicit Q4KCodeCounts(BinCounter<float>& c) : LevelCounts(c), m_binner(c) {}
 
     CKPTSCOPE_AVX512 void add(const uint8_t* raw, uint64_t superBlocks) {
         const __m512i nibble = _mm512_set1_epi8(0x0f);
@@ -279,16 +295,12 @@ private:
             for (int i = 0; i < 64; ++i) {
                 const int j = kFirst[r] + (i < 32 ? 0 : 2), q = codes[r][i];
                 if (at[j][q] >= m_bins)
-                    m_counts[m_h.binOf(level(dm[j], dm[j + 8], q))] += 1;
+                    addByBinOf(dm[j], dm[j + 8], q);
             }
         m_counts[m_bins] = 0;
     }
 
     const Q4KBinner m_binner;
-    const Histogram& m_h;
-    std::vector<uint64_t>& m_out;
-    const uint32_t m_bins;
-    std::vector<uint64_t> m_counts; // bins, then the spare
 };
 
 CKPTSCOPE_AVX512_END
@@ -304,11 +316,73 @@ CKPTSCOPE_AVX512_END
 // 471 MiB at 10-64 bins.)
 #define Q4K_AVX2 __attribute__((target("avx2,fma,f16c")))
 
+// The bins of a super-block's levels with AVX2, as the float counter would
+// find them from the decoded values: the same position (one FMA), and by
+// binOf near an edge. A level outside [lo, hi] belongs to a code its
+// sub-block does not hold: near an edge it gets −1.
+class Q4KLevelBins8 {
+public:
+    __attribute__((target("avx2"))) explicit Q4KLevelBins8(const BinCounter<float>& c)
+        : m_h(c.h), m_lo(_mm256_set1_ps(c.lo)), m_scale(_mm256_set1_ps(c.scale)),
+          m_guard(_mm256_set1_ps(c.guard)), m_twoGuards(_mm256_set1_ps(2 * c.guard)) {}
+
+    // Sub-block j's levels 0-7 in bin[j][0], 8-15 in bin[j][1]; d1 and m1
+    // into d and m. Precondition: d and dmin finite (!specialScales(b)).
+    Q4K_AVX2 __attribute__((always_inline)) inline void of(const uint8_t* b, __m256i (&bin)[8][2],
+                                                           float* d, float* m) const {
+        __m256 d1, m1;
+        scalesOfAvx2(b, d1, m1);
+        _mm256_store_ps(d, d1);
+        _mm256_store_ps(m, m1);
+        const __m256 low = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+        const __m256 high = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+        for (int j = 0; j < 8; ++j) {
+            const __m256 dj = _mm256_set1_ps(d[j]), mj = _mm256_set1_ps(m[j]);
+            int near = 0;
+            for (int h = 0; h < 2; ++h) { // levels 0-7, 8-15, as level() computes them
+                const __m256 levels = _mm256_sub_ps(_mm256_mul_ps(dj, h ? high : low), mj);
+                const __m256 q = _mm256_fmadd_ps(_mm256_sub_ps(levels, m_lo), m_scale, m_guard);
+                bin[j][h] = _mm256_cvttps_epi32(q);
+                const __m256 fraction =
+                    _mm256_sub_ps(q, _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+                near |= _mm256_movemask_ps(_mm256_cmp_ps(fraction, m_twoGuards, _CMP_NGE_UQ))
+                        << (8 * h);
+            }
+            if (near) // rare: those levels by binOf
+                fix(bin[j], d[j], m[j], unsigned(near));
+        }
+    }
+
+private:
+    // Bins of the levels flagged in `near` (bit q: level q) by binOf.
+    Q4K_AVX2 __attribute__((noinline, cold)) void fix(__m256i* bin, float d1, float m1,
+                                                      unsigned near) const {
+        alignas(32) int32_t at[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(at), bin[0]);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8), bin[1]);
+        for (unsigned w = near; w; w &= w - 1) {
+            const int q = std::countr_zero(w);
+            const float x = level(d1, m1, q);
+            at[q] = x >= float(m_h.lo) && x <= float(m_h.hi) ? int32_t(m_h.binOf(x)) : -1;
+        }
+        bin[0] = _mm256_load_si256(reinterpret_cast<const __m256i*>(at));
+        bin[1] = _mm256_load_si256(reinterpret_cast<const __m256i*>(at + 8));
+    }
+
+    const Histogram& m_h;
+    const __m256 m_lo, m_scale, m_guard, m_twoGuards;
+};
+
+// The 32 codes of sub-block j of super-block b (low nibbles for even j).
+Q4K_AVX2 __attribute__((always_inline)) inline __m256i subBlockCodes(const uint8_t* b, int j) {
+    const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16 + 32 * (j / 2)));
+    return _mm256_and_si256(j % 2 ? _mm256_srli_epi16(raw, 4) : raw, _mm256_set1_epi8(0x0F));
+}
+
 class Q4KByteBins {
 public:
     __attribute__((target("avx2"))) Q4KByteBins(const BinCounter<float>& c, const uint8_t* raw)
-        : m_h(c.h), m_raw(raw), m_lo(_mm256_set1_ps(c.lo)), m_scale(_mm256_set1_ps(c.scale)),
-          m_guard(_mm256_set1_ps(c.guard)), m_twoGuards(_mm256_set1_ps(2 * c.guard)) {}
+        : m_levels(c), m_raw(raw) {}
 
     // The bins of the next eight values (sliced256's `next`: its target,
     // without F16C, so that it inlines there).
@@ -332,65 +406,84 @@ private:
             std::fill(m_bins, m_bins + kSuperValues, int8_t(-1));
             return;
         }
-        __m256 d1, m1;
-        scalesOfAvx2(b, d1, m1);
+        __m256i bin[8][2];
         alignas(32) float d[8], m[8];
-        _mm256_store_ps(d, d1);
-        _mm256_store_ps(m, m1);
-        const __m256 low = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
-        const __m256 high = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+        m_levels.of(b, bin, d, m);
         for (int j = 0; j < 8; ++j) {
-            const __m256 dj = _mm256_set1_ps(d[j]), mj = _mm256_set1_ps(m[j]);
-            __m256i bin[2];
-            int near = 0;
-            for (int h = 0; h < 2; ++h) { // levels 0-7, 8-15, as level() computes them
-                const __m256 levels = _mm256_sub_ps(_mm256_mul_ps(dj, h ? high : low), mj);
-                const __m256 q = _mm256_fmadd_ps(_mm256_sub_ps(levels, m_lo), m_scale, m_guard);
-                bin[h] = _mm256_cvttps_epi32(q);
-                const __m256 fraction =
-                    _mm256_sub_ps(q, _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-                near |= _mm256_movemask_ps(_mm256_cmp_ps(fraction, m_twoGuards, _CMP_NGE_UQ))
-                        << (8 * h);
-            }
-            if (near) // rare: those levels by binOf
-                fix(bin, d[j], m[j], unsigned(near));
             // int32 to int8 (saturated: a bin past 127 or below −128 stays
             // outside every stream), levels 0-15 in order.
-            const __m256i packed =
-                _mm256_packs_epi16(_mm256_packs_epi32(bin[0], bin[1]), _mm256_setzero_si256());
+            const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(bin[j][0], bin[j][1]),
+                                                      _mm256_setzero_si256());
             const __m128i table = _mm256_castsi256_si128(
                 _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
-            const __m256i raw =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16 + 32 * (j / 2)));
-            const __m256i codes =
-                _mm256_and_si256(j % 2 ? _mm256_srli_epi16(raw, 4) : raw, _mm256_set1_epi8(0x0F));
-            _mm256_store_si256(reinterpret_cast<__m256i*>(m_bins + 32 * j),
-                               _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(table), codes));
+            _mm256_store_si256(
+                reinterpret_cast<__m256i*>(m_bins + 32 * j),
+                _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(table), subBlockCodes(b, j)));
         }
     }
 
-    // Bins of the levels flagged in `near` (bit q: level q) by binOf; a
-    // level outside [lo, hi] belongs to a code the sub-block does not hold.
-    Q4K_AVX2 __attribute__((noinline, cold)) void fix(__m256i* bin, float d1, float m1,
-                                                      unsigned near) const {
-        alignas(32) int32_t at[16];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(at), bin[0]);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8), bin[1]);
-        for (unsigned w = near; w; w &= w - 1) {
-            const int q = std::countr_zero(w);
-            const float x = level(d1, m1, q);
-            at[q] = x >= float(m_h.lo) && x <= float(m_h.hi) ? int32_t(m_h.binOf(x)) : -1;
-        }
-        bin[0] = _mm256_load_si256(reinterpret_cast<const __m256i*>(at));
-        bin[1] = _mm256_load_si256(reinterpret_cast<const __m256i*>(at + 8));
-    }
-
-    const Histogram& m_h;
+    const Q4KLevelBins8 m_levels;
     const uint8_t* const m_raw;
-    const __m256 m_lo, m_scale, m_guard, m_twoGuards;
     uint64_t m_next = 0;          // the super-block prepare() reads next
     unsigned m_at = kSuperValues; // the next value of m_bins to hand out
     alignas(32) int8_t m_bins[kSuperValues];
+};
+
+// Past the AVX2 bit-sliced counter's bins (a Lanes counter, values in
+// range): as Q4KCodeCounts, each sub-block's count of each code (a byte
+// compare, a mask and a popcount) added to its level's bin, no value
+// decoded.
+class Q4KCodeCounts8 : LevelCounts {
+public:
+    __attribute__((target("avx2"))) explicit Q4KCodeCounts8(BinCounter<float>& c)
+        : LevelCounts(c), m_levels(c) {}
+
+    Q4K_AVX2 void add(const uint8_t* raw, uint64_t superBlocks) {
+        uint64_t* const counts = m_counts.data();
+        const __m256i spare = _mm256_set1_epi32(int(m_bins));
+        for (uint64_t k = 0; k < superBlocks; ++k) {
+            const uint8_t* b = raw + k * kSuperBytes;
+            if (specialScales(b)) // no finite value
+                continue;
+            __m256i bin[8][2];
+            alignas(32) float d[8], m[8];
+            m_levels.of(b, bin, d, m);
+            // A bin past the last (or below 0, or −1): the spare entry.
+            alignas(32) uint32_t at[8][16];
+            __m256i codes[8];
+            for (int j = 0; j < 8; ++j) {
+                for (int h = 0; h < 2; ++h)
+                    _mm256_store_si256(reinterpret_cast<__m256i*>(at[j] + 8 * h),
+                                       _mm256_min_epu32(bin[j][h], spare));
+                codes[j] = subBlockCodes(b, j);
+            }
+            for (int q = 0; q < 16; ++q) {
+                const __m256i value = _mm256_set1_epi8(char(q));
+                for (int j = 0; j < 8; ++j)
+                    counts[at[j][q]] += uint64_t(std::popcount(
+                        unsigned(_mm256_movemask_epi8(_mm256_cmpeq_epi8(codes[j], value)))));
+            }
+            if (counts[m_bins] != 0) [[unlikely]]
+                outside(b, at, d, m);
+        }
+    }
+
+private:
+    // The codes whose level's bin is outside the histogram, each by binOf
+    // of its level (should one be held at all).
+    Q4K_AVX2 __attribute__((noinline, cold)) void
+    outside(const uint8_t* b, const uint32_t (&at)[8][16], const float* d, const float* m) {
+        for (int j = 0; j < 8; ++j) {
+            alignas(32) uint8_t codes[32];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(codes), subBlockCodes(b, j));
+            for (const uint8_t q : codes)
+                if (at[j][q] >= m_bins)
+                    addByBinOf(d[j], m[j], q);
+        }
+        m_counts[m_bins] = 0;
+    }
+
+    const Q4KLevelBins8 m_levels;
 };
 
 // The values of `superBlocks` super-blocks into c (mode Sliced): a whole
@@ -412,7 +505,8 @@ bool canBinQ4K(const BinCounter<float>& counter) {
     // or a range past the float one, it counts by binOf alone, and so must
     // pass 2: by decoding).
     return (counter.mode == BinMode::Sliced && (counter.sliced->wide || simd::useF16C())) ||
-           (counter.mode == BinMode::Lanes && counter.lanes512);
+           (counter.mode == BinMode::Lanes &&
+            (counter.lanes512 || (counter.inRange && simd::useF16C())));
 #else
     (void)counter;
     return false;
@@ -429,6 +523,8 @@ void binQ4K(BinCounter<float>& counter, const uint8_t* raw, uint64_t superBlocks
     // 256-318 ms for 471 MiB at 65 and 100 bins).
     if (counter.mode == BinMode::Sliced && !counter.sliced->wide)
         binQ4KBytes8(counter, raw, superBlocks);
+    else if (counter.mode == BinMode::Lanes && !counter.lanes512)
+        Q4KCodeCounts8(counter).add(raw, superBlocks);
     else if (counter.mode == BinMode::Sliced && counter.sliced->streams == 1)
         binQ4KSliced<1>(counter, raw, superBlocks);
     else if (counter.mode == BinMode::Sliced && counter.sliced->streams == 2)

@@ -14,7 +14,8 @@ namespace ckptscope::stats {
 
 // Whether binQ4K counts for `counter`: a counter in Sliced mode (AVX-512,
 // or AVX2 with F16C: its level bins as a byte table applied by vpshufb) or
-// in AVX-512 Lanes mode. Else pass 2 decodes the values.
+// in Lanes mode with values in range (AVX-512, or AVX2 with F16C: each
+// sub-block's count of each code). Else pass 2 decodes the values.
 bool canBinQ4K(const BinCounter<float>& counter);
 // Bins the values of `superBlocks` Q4_K super-blocks at `raw` into counter,
 // which canBinQ4K accepts.
