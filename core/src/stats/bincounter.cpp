@@ -435,6 +435,7 @@ BinCounter<double>::BinCounter(const Histogram& histogram, Kernel k, Spread spre
     // A width beyond the double range: binOf halves every value.
     if (kernel == Kernel::Scalar || !useAvx2() || bins == 0 || !std::isfinite(h.hi - h.lo))
         return;
+    inRange = spread == Spread::InRange;
     // Bit-sliced counting needs a scale that is a normal double.
     if (kernel == Kernel::Auto && spread == Spread::InRange && bins <= SlicedBins::kMaxBins &&
         useAvx512() && std::isfinite(scale) && scale >= std::numeric_limits<double>::min()) {

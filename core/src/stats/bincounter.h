@@ -21,15 +21,15 @@ struct SlicedBins;
 // Where the counted values lie: within [h.lo, h.hi] (a histogram of their
 // own range: statistics, differences), or anywhere (a range given by the
 // caller; values outside go to the end bins, as binOf puts them). The
-// bit-sliced paths (AVX-512 and AVX2) and AVX-512 Lanes bin only values
-// within the range.
+// bit-sliced paths (AVX-512 and AVX2), AVX-512 Lanes and the Q4_K binners
+// from codes (q4kbinner.h) bin only values within the range.
 enum class Spread { InRange, Anywhere };
 
 // How a BinCounter counts. Scalar: plain loop; Pairs (float, values
 // anywhere, bins ≤ 64), Lanes (float, more bins): small counters in tables,
 // added to `counts` by flush(); Direct (double, AVX2): four at a time into
-// `counts`; Sliced (values in range, bins ≤ 64; float by AVX-512 or AVX2,
-// double by AVX-512): SlicedBins.
+// `counts`; Sliced (values in range; bins ≤ 128 by AVX-512, float or
+// double, ≤ 96 by AVX2, float): SlicedBins.
 enum class BinMode { Scalar, Pairs, Lanes, Direct, Sliced };
 
 // Histogram counting for one worker. The counts are Histogram::binOf's; the
@@ -51,7 +51,7 @@ template <typename T> struct BinCounter {
     T lo = 0, scale = 0, guard = 0;
     Kernel kernel = Kernel::Auto;
     bool lanes512 = false; // Lanes by AVX-512 (bins values within the range only)
-    bool inRange = false;  // Spread::InRange: every value lies within [lo, hi]
+    bool inRange = false;  // Spread::InRange: every value lies within [lo, hi] (vector modes)
 
     // Kernel::Scalar: no vector code (float: binOf for every value);
     // Kernel::Avx2: never AVX-512 (tests compare them).

@@ -19,8 +19,8 @@
 // when every d1 * q - m1 is exact in f32 (nearly always: d1 and m1 carry 17
 // bits); other super-blocks (and non-finite scales) are decoded and scanned.
 // Pass 2, the histogram, bins each sub-block's sixteen levels once and each
-// code by its level's bin (q4kbinner.h, into SlicedBins; other counters
-// take decoded values).
+// code by its level's bin (q4kbinner.h, with AVX-512 or AVX2 and F16C;
+// counters past 4096 bins, or of values anywhere, take decoded values).
 // The same results as computeStats over the decoded values: counts,
 // extremes and histogram bit for bit, sums up to their rounding order.
 namespace ckptscope::stats {

@@ -429,8 +429,9 @@ private:
     alignas(32) int8_t m_bins[kSuperValues];
 };
 
-// Past the AVX2 bit-sliced counter's bins (a Lanes counter, values in
-// range): as Q4KCodeCounts, each sub-block's count of each code (a byte
+// Past 64 bins with AVX2 alone (a Sliced counter of three streams, or a
+// Lanes counter with values in range): as Q4KCodeCounts, each sub-block's
+// count of each code (a byte
 // compare, a mask and a popcount) added to its level's bin, no value
 // decoded.
 class Q4KCodeCounts8 : LevelCounts {

@@ -6,10 +6,11 @@
 
 // Pass 2 of a Q4_K tensor's statistics (codesums.h): its histogram counted
 // from the codes, without decoding a value. Per sub-block the bins of its
-// sixteen levels are found once; up to 64 bins they become one-hot words and
-// each code takes its level's word by a permutation into SlicedBins, beyond
-// that each sub-block's count of each code is added to its level's bin. The
-// bins are binOf's of the values the decoder computes, bit for bit.
+// sixteen levels are found once; up to 64 bins each code takes its level's
+// bin into SlicedBins (AVX-512: one-hot words by a permutation; AVX2: bins by
+// a vpshufb of a byte table), beyond that each sub-block's count of each
+// code is added to its level's bin. The bins are binOf's of the values the
+// decoder computes, bit for bit.
 namespace ckptscope::stats {
 
 // Whether binQ4K counts for `counter`: a counter in Sliced mode (AVX-512,

@@ -34,11 +34,12 @@ constexpr size_t kBytes = 144, kValues = 256;
 
 constexpr testsupport::CodeBlockType kQ4KBlocks{Dtype::Q4_K, kQ4_K, kBytes, kValues};
 
-// By 64 and 5 bins (SlicedBins from the codes), by 65, 100 and 1000 (each
-// code's count per sub-block, with AVX-512; else decoded), by 5000 (past
-// the vector counters: decoded); every kernel.
+// By 5, 33 and 64 bins (SlicedBins from the codes: one stream, part of a
+// second, two), by 65, 96, 97, 100, 128, 129 and 1000 (each code's count
+// per sub-block, into a Sliced counter of three or four streams or into
+// tables), by 5000 (past the vector counters: decoded); every kernel.
 void checkBlocks(const std::vector<uint8_t>& raw, const QString& what) {
-    for (const int bins : {64, 5, 65, 100, 1000, 5000}) {
+    for (const int bins : {64, 5, 33, 65, 96, 97, 100, 128, 129, 1000, 5000}) {
         testsupport::checkCodeSums(
             kQ4KBlocks, raw, bins,
             {stats::Kernel::Auto, stats::Kernel::Avx2, stats::Kernel::Scalar},
