@@ -63,6 +63,14 @@ template <typename T, typename V, typename Op> CKPTSCOPE_AVX512 inline T combine
     return lane[0];
 }
 
+// Sixteen int32 lanes (lo: 0-7, hi: 8-15) as sixteen int8 bytes in that
+// order, each saturated to −128..127.
+__attribute__((target("avx2"), always_inline)) inline __m128i packBytes16(__m256i lo, __m256i hi) {
+    const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(lo, hi), _mm256_setzero_si256());
+    return _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
 // The sum of the four lanes.
 __attribute__((target("avx2,fma"))) inline double hsum(__m256d x) {
     const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));

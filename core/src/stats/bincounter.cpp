@@ -305,13 +305,14 @@ CKPTSCOPE_AVX512 static void addAvx512(BinCounter<double>& c, const double* d, u
 
 CKPTSCOPE_AVX512_END
 
-// FloatBins with AVX2 for sliced256: eight values a vector, the fraction
-// as q - trunc(q). Lanes past the end (Tail) are not loaded, and get bin -1.
+// FloatBins with AVX2 for sliced256: eight values a vector, positioned by
+// FloatPositions8 (bincounter.h). Lanes past the end (Tail) are not loaded,
+// and get bin -1.
 template <bool Tail> struct FloatBins8 {
     BinCounter<float>& c;
     const float* v;
     uint64_t i, n;
-    __m256 lo, scale, guard, twoGuards;
+    const FloatPositions8& positions;
 
     __attribute__((target("avx2,fma"), always_inline)) inline __m256i operator()() {
         __m256 x;
@@ -324,19 +325,16 @@ template <bool Tail> struct FloatBins8 {
         } else {
             x = _mm256_loadu_ps(v + i);
         }
-        const __m256 q = _mm256_fmadd_ps(_mm256_sub_ps(x, lo), scale, guard);
-        __m256i bin = _mm256_cvttps_epi32(q);
-        const __m256 fraction =
-            _mm256_sub_ps(q, _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-        __m256 near = _mm256_cmp_ps(fraction, twoGuards, _CMP_NGE_UQ);
+        int near = 0;
+        __m256i bin = positions.bins(x, near);
         if constexpr (Tail) {
-            near = _mm256_and_ps(near, _mm256_castsi256_ps(valid));
+            near &= _mm256_movemask_ps(_mm256_castsi256_ps(valid));
             bin = _mm256_or_si256(bin, _mm256_xor_si256(valid, _mm256_set1_epi32(-1)));
         }
-        if (const int lanes = _mm256_movemask_ps(near)) { // rare
+        if (near) { // rare
             alignas(32) uint32_t at[8];
             _mm256_store_si256(reinterpret_cast<__m256i*>(at), bin);
-            recountSliced(c, v, i, uint32_t(lanes), at);
+            recountSliced(c, v, i, uint32_t(near), at);
         }
         i += 8;
         return bin;
@@ -345,10 +343,9 @@ template <bool Tail> struct FloatBins8 {
 
 __attribute__((target("avx2,fma"))) static void addSlicedAvx2(BinCounter<float>& c, const float* v,
                                                               uint64_t n) {
-    const __m256 lo = _mm256_set1_ps(c.lo), scale = _mm256_set1_ps(c.scale),
-                 guard = _mm256_set1_ps(c.guard), twoGuards = _mm256_set1_ps(2 * c.guard);
-    FloatBins8<false> full{c, v, 0, n, lo, scale, guard, twoGuards};
-    FloatBins8<true> tail{c, v, n - n % 128, n, lo, scale, guard, twoGuards};
+    const FloatPositions8 positions(c);
+    FloatBins8<false> full{c, v, 0, n, positions};
+    FloatBins8<true> tail{c, v, n - n % 128, n, positions};
     sliced256::countValues(*c.sliced, n, full, tail);
 }
 

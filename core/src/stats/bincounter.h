@@ -108,4 +108,30 @@ template <> void BinCounter<double>::add(const double* v, uint64_t n);
 extern template struct BinCounter<float>;
 extern template struct BinCounter<double>;
 
+#ifdef CKPTSCOPE_STATS_AVX2
+// The float counter's positions with AVX2, eight values at a time: q = (x −
+// lo) × scale + guard in one FMA, the bin trunc(q). A lane whose fraction q
+// − trunc(q) is below twice the guard (within the guard of an edge; v = lo,
+// v = hi, NaN) must go to binOf instead. Its bit counting (bincounter.cpp)
+// and the Q4_K levels binned once (q4kbinner.cpp) share it, so that a
+// level's bin is the one its decoded value would get.
+struct FloatPositions8 {
+    __m256 lo, scale, guard, twoGuards;
+
+    __attribute__((target("avx2"))) explicit FloatPositions8(const BinCounter<float>& c)
+        : lo(_mm256_set1_ps(c.lo)), scale(_mm256_set1_ps(c.scale)), guard(_mm256_set1_ps(c.guard)),
+          twoGuards(_mm256_set1_ps(2 * c.guard)) {}
+
+    // The bins of x; `near` gets a bit per lane that needs binOf.
+    __attribute__((target("avx2,fma"), always_inline)) inline __m256i bins(__m256 x,
+                                                                           int& near) const {
+        const __m256 q = _mm256_fmadd_ps(_mm256_sub_ps(x, lo), scale, guard);
+        const __m256 fraction =
+            _mm256_sub_ps(q, _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+        near = _mm256_movemask_ps(_mm256_cmp_ps(fraction, twoGuards, _CMP_NGE_UQ));
+        return _mm256_cvttps_epi32(q);
+    }
+};
+#endif
+
 } // namespace ckptscope::stats

@@ -372,6 +372,16 @@ struct Stop {
     alignas(32) float d1[8] = {}, m1[8] = {};
 };
 
+// The Stop at super-block k, added, whose sub-blocks `lower` and `higher`
+// need their extremes looked up (with their d1 and m1).
+__attribute__((target("avx2"), always_inline)) inline Stop
+lookUpAt(uint64_t k, unsigned lower, unsigned higher, __m256 d1, __m256 m1) {
+    Stop stop{k, false, lower, higher};
+    _mm256_store_ps(stop.d1, d1);
+    _mm256_store_ps(stop.m1, m1);
+    return stop;
+}
+
 // Super-blocks [from, to) into the lanes, in registers, until one needs
 // scalar work (no call in the loop: every vector register would be saved
 // around it). The sums of addSubBlock: the products exact, so only the
@@ -432,10 +442,7 @@ CKPTSCOPE_AVX512 Stop runAvx512(LaneSums& lanes, double shiftBy, const uint8_t* 
         const __mmask8 lower = _mm256_cmp_ps_mask(least, vmin, _CMP_LT_OQ);
         const __mmask8 higher = _mm256_cmp_ps_mask(most, vmax, _CMP_GT_OQ);
         if ((lower | higher) != 0) {
-            stop = Stop{k, false, lower, higher};
-            _mm256_store_ps(stop.d1, d1);
-            _mm256_store_ps(stop.m1, m1);
-            ++k;
+            stop = lookUpAt(k++, lower, higher, d1, m1);
             break;
         }
     }
@@ -557,10 +564,7 @@ runAvx2(LaneSums& lanes, double shiftBy, const uint8_t* raw, uint64_t from, uint
         const int higher =
             _mm256_movemask_ps(_mm256_cmp_ps(_mm256_max_ps(at0, atMax), vmax, _CMP_GT_OQ));
         if ((lower | higher) != 0) {
-            stop = Stop{k, false, unsigned(lower), unsigned(higher)};
-            _mm256_store_ps(stop.d1, d1);
-            _mm256_store_ps(stop.m1, m1);
-            ++k;
+            stop = lookUpAt(k++, unsigned(lower), unsigned(higher), d1, m1);
             break;
         }
     }

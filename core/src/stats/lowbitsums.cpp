@@ -203,16 +203,19 @@ LOWBIT_INLINE void spreadScales(__m128i s, float d, __m256& lo, __m256& hi) {
     hi = _mm256_mul_ps(dd, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(s, 8))));
 }
 
+// The sixteen d1 and m1 into arrays, for the rare paths that take them one
+// by one.
+LOWBIT_INLINE void storeScales(float* d1, float* m1, __m256 d1lo, __m256 d1hi, __m256 m1lo,
+                               __m256 m1hi) {
+    _mm256_store_ps(d1, d1lo);
+    _mm256_store_ps(d1 + 8, d1hi);
+    _mm256_store_ps(m1, m1lo);
+    _mm256_store_ps(m1 + 8, m1hi);
+}
+
 // One bit per sub-block (0-15) of lanes lo, hi.
 LOWBIT_INLINE unsigned maskOf(__m256 lo, __m256 hi) {
     return unsigned(_mm256_movemask_ps(lo)) | unsigned(_mm256_movemask_ps(hi)) << 8;
-}
-
-// Sixteen int32 lanes (sub-blocks 0-7, 8-15) of −1..127 as sixteen bytes.
-LOWBIT_INLINE __m128i bytesOf(__m256i lo, __m256i hi) {
-    const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(lo, hi), _mm256_setzero_si256());
-    return _mm256_castsi256_si128(
-        _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
 }
 
 // True when every level d · scale · u − dmin · min of a Q2_K super-block is
@@ -252,7 +255,7 @@ LOWBIT_AVX2 void lookUpExtremes(Partial& p, const uint8_t* b, const float* d1, c
 LOWBIT_INLINE __m128i q3ZeroCodes(__m256 d1lo, __m256 d1hi) {
     const __m256 zeroF = _mm256_setzero_ps();
     const __m256i four = _mm256_set1_epi32(4); // −1 | 4 == −1
-    return bytesOf(
+    return simd::packBytes16(
         _mm256_or_si256(_mm256_castps_si256(_mm256_cmp_ps(d1lo, zeroF, _CMP_EQ_OQ)), four),
         _mm256_or_si256(_mm256_castps_si256(_mm256_cmp_ps(d1hi, zeroF, _CMP_EQ_OQ)), four));
 }
@@ -405,10 +408,7 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
         bool exact = (header >> 10 & 0x1F) != 0x1F; // d finite
         if constexpr (T::kMins) {
             if (!q2ExactByExponents(header)) { // rare: each sub-block's levels checked
-                _mm256_store_ps(d1, d1lo);
-                _mm256_store_ps(d1 + 8, d1hi);
-                _mm256_store_ps(m1, m1lo);
-                _mm256_store_ps(m1 + 8, m1hi);
+                storeScales(d1, m1, d1lo, d1hi, m1lo, m1hi);
                 for (int j = 0; j < 16 && exact; ++j)
                     exact = exactLevels(d1[j], m1[j], 3);
             }
@@ -438,10 +438,7 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
             addQ2Half<0>(b, bytes, acc);
             addQ2Half<1>(b, bytes, acc);
             if (const unsigned other = q2OtherZeroCodes(d1lo, d1hi, m1lo, m1hi)) { // rare
-                _mm256_store_ps(d1, d1lo);
-                _mm256_store_ps(d1 + 8, d1hi);
-                _mm256_store_ps(m1, m1lo);
-                _mm256_store_ps(m1 + 8, m1hi);
+                storeScales(d1, m1, d1lo, d1hi, m1lo, m1hi);
                 for (unsigned m = other; m; m &= m - 1) {
                     const int j = std::countr_zero(m);
                     zeros += countCode<T>(b, j, int(m1[j] / d1[j])); // a whole code
@@ -484,10 +481,7 @@ LOWBIT_AVX2 void addSuperBlocks(Partial& p, const uint8_t* raw, uint64_t superBl
         const unsigned higher = maskOf(_mm256_cmp_ps(_mm256_max_ps(aLo, zLo), vmax, _CMP_GT_OQ),
                                        _mm256_cmp_ps(_mm256_max_ps(aHi, zHi), vmax, _CMP_GT_OQ));
         if ((lower | higher) != 0) {
-            _mm256_store_ps(d1, d1lo);
-            _mm256_store_ps(d1 + 8, d1hi);
-            _mm256_store_ps(m1, m1lo);
-            _mm256_store_ps(m1 + 8, m1hi);
+            storeScales(d1, m1, d1lo, d1hi, m1lo, m1hi);
             lookUpExtremes<T>(p, b, d1, m1, lower | higher);
             vmin = _mm256_set1_ps(p.min);
             vmax = _mm256_set1_ps(p.max);

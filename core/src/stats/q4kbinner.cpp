@@ -317,14 +317,13 @@ CKPTSCOPE_AVX512_END
 #define Q4K_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 // The bins of a super-block's levels with AVX2, as the float counter would
-// find them from the decoded values: the same position (one FMA), and by
-// binOf near an edge. A level outside [lo, hi] belongs to a code its
+// find them from the decoded values: the same positions (FloatPositions8),
+// and by binOf near an edge. A level outside [lo, hi] belongs to a code its
 // sub-block does not hold: near an edge it gets −1.
 class Q4KLevelBins8 {
 public:
     __attribute__((target("avx2"))) explicit Q4KLevelBins8(const BinCounter<float>& c)
-        : m_h(c.h), m_lo(_mm256_set1_ps(c.lo)), m_scale(_mm256_set1_ps(c.scale)),
-          m_guard(_mm256_set1_ps(c.guard)), m_twoGuards(_mm256_set1_ps(2 * c.guard)) {}
+        : m_h(c.h), m_positions(c) {}
 
     // Sub-block j's levels 0-7 in bin[j][0], 8-15 in bin[j][1]; d1 and m1
     // into d and m. Precondition: d and dmin finite (!specialScales(b)).
@@ -338,18 +337,12 @@ public:
         const __m256 high = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
         for (int j = 0; j < 8; ++j) {
             const __m256 dj = _mm256_set1_ps(d[j]), mj = _mm256_set1_ps(m[j]);
-            int near = 0;
-            for (int h = 0; h < 2; ++h) { // levels 0-7, 8-15, as level() computes them
-                const __m256 levels = _mm256_sub_ps(_mm256_mul_ps(dj, h ? high : low), mj);
-                const __m256 q = _mm256_fmadd_ps(_mm256_sub_ps(levels, m_lo), m_scale, m_guard);
-                bin[j][h] = _mm256_cvttps_epi32(q);
-                const __m256 fraction =
-                    _mm256_sub_ps(q, _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-                near |= _mm256_movemask_ps(_mm256_cmp_ps(fraction, m_twoGuards, _CMP_NGE_UQ))
-                        << (8 * h);
-            }
-            if (near) // rare: those levels by binOf
-                fix(bin[j], d[j], m[j], unsigned(near));
+            int near[2];
+            for (int h = 0; h < 2; ++h) // levels 0-7, 8-15, as level() computes them
+                bin[j][h] =
+                    m_positions.bins(_mm256_sub_ps(_mm256_mul_ps(dj, h ? high : low), mj), near[h]);
+            if (near[0] | near[1]) // rare: those levels by binOf
+                fix(bin[j], d[j], m[j], unsigned(near[0] | near[1] << 8));
         }
     }
 
@@ -370,7 +363,7 @@ private:
     }
 
     const Histogram& m_h;
-    const __m256 m_lo, m_scale, m_guard, m_twoGuards;
+    const FloatPositions8 m_positions;
 };
 
 // The 32 codes of sub-block j of super-block b (low nibbles for even j).
@@ -412,10 +405,7 @@ private:
         for (int j = 0; j < 8; ++j) {
             // int32 to int8 (saturated: a bin past 127 or below −128 stays
             // outside every stream), levels 0-15 in order.
-            const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(bin[j][0], bin[j][1]),
-                                                      _mm256_setzero_si256());
-            const __m128i table = _mm256_castsi256_si128(
-                _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+            const __m128i table = simd::packBytes16(bin[j][0], bin[j][1]);
             _mm256_store_si256(
                 reinterpret_cast<__m256i*>(m_bins + 32 * j),
                 _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(table), subBlockCodes(b, j)));
