@@ -290,7 +290,8 @@ void StatsPasses::merge() {
 void StatsPasses::pass2() {
     std::unique_ptr<float[]> scratch;
     try {
-        BinCounter<float> counter(m_result.histogram);
+        BinCounter<float> counter(m_result.histogram, stats::Kernel::Auto, Spread::InRange,
+                                  m_count);
         while (!cancelled()) {
             // Last block first: pass 1 ended there, so those values are
             // still in cache (counts are sums: the order changes nothing).

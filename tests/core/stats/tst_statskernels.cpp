@@ -128,8 +128,8 @@ void comparePartials(const std::vector<float>& v, const QString& where, Kernel k
 
 template <typename T>
 std::vector<uint64_t> countBins(const Histogram& h, const std::vector<T>& v, Kernel kernel,
-                                Spread spread = Spread::InRange) {
-    BinCounter<T> counter(h, kernel, spread);
+                                Spread spread = Spread::InRange, uint64_t expected = UINT64_MAX) {
+    BinCounter<T> counter(h, kernel, spread, expected);
     // In uneven pieces, as blocks arrive.
     for (size_t at = 0; at < v.size();) {
         const size_t n = std::min<size_t>(v.size() - at, 1 + at % 37 * 100);
@@ -393,6 +393,14 @@ private Q_SLOTS:
                 QCOMPARE(countBins(h, v, Kernel::Scalar), direct);
                 QVERIFY2(countBins(h, v, Kernel::Auto) == direct, qPrintable(where));
                 QVERIFY2(countBins(h, v, Kernel::Avx2) == direct, qPrintable(where));
+                // Told how many values come: few a bin count in one table.
+                for (Kernel kernel : {Kernel::Auto, Kernel::Avx2}) {
+                    BinCounter<float> told(h, kernel, Spread::InRange, v.size());
+                    if (told.mode == BinMode::Lanes)
+                        QCOMPARE(told.tables, v.size() / 16 < bins ? 1u : 8u);
+                    QVERIFY2(countBins(h, v, kernel, Spread::InRange, v.size()) == direct,
+                             qPrintable(where));
+                }
             }
         }
     }
