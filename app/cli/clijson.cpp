@@ -25,11 +25,14 @@ nlohmann::ordered_json warningsJson(const ckptscope::Document& doc) {
     return w;
 }
 
-void writeWarnings(ckptscope::JsonStreamWriter& w, const ckptscope::Document& doc) {
+void writeWarnings(ckptscope::JsonStreamWriter& w, const ckptscope::Document& doc,
+                   const std::vector<std::string>& more) {
     w.key("warnings");
     w.beginArray();
     for (const auto& warning : doc.warnings())
         w.value(warning.message);
+    for (const std::string& warning : more)
+        w.value(warning);
     w.endArray();
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <iosfwd>
 #include <optional>
@@ -28,8 +29,10 @@ void printJson(std::ostream& out, const nlohmann::ordered_json& j);
 // The document's warnings as every --json output lists them: an array of
 // messages (a message about one tensor names it).
 nlohmann::ordered_json warningsJson(const ckptscope::Document& doc);
-// The same as the key "warnings" and its array, for the streamed outputs.
-void writeWarnings(ckptscope::JsonStreamWriter& w, const ckptscope::Document& doc);
+// The same as the key "warnings" and its array, for the streamed outputs,
+// followed by the command's own (`more`).
+void writeWarnings(ckptscope::JsonStreamWriter& w, const ckptscope::Document& doc,
+                   const std::vector<std::string>& more = {});
 
 // An unsafe call in `info --json` and `scan --json`: its arguments' array,
 // or {"arguments_not_written": true} past the file's budget for them.

@@ -2,23 +2,17 @@
 
 #include "clijson.h"
 
+#include "ckptscope/common/jsonstreamwriter.h"
+
 #include <cmath>
 
 namespace cli {
 
 namespace {
 
-// An integer as stored, as a JSON integer (int64 or uint64).
-nlohmann::ordered_json storedInteger(const ckptscope::StoredInteger& v) {
-    if (v.negative)
-        return int64_t(uint64_t(0) - v.magnitude); // two's complement: down to -2^63
-    return v.magnitude;
-}
-
-// min or max: the stored integer when there is one, else the double.
-nlohmann::ordered_json extreme(const std::optional<ckptscope::StoredInteger>& exact,
-                               const std::optional<double>& v) {
-    return exact ? storedInteger(*exact) : orNull(v);
+// A negative integer as stored: two's complement, down to -2^63.
+int64_t negativeValue(const ckptscope::StoredInteger& v) {
+    return int64_t(uint64_t(0) - v.magnitude);
 }
 
 // A figure that may be NaN or infinite (NaN moments give a NaN update):
@@ -51,26 +45,75 @@ std::vector<std::string> overflowedFields(const ckptscope::TensorStats& s, bool 
     return fields;
 }
 
-void putStatsFields(nlohmann::ordered_json& j, const ckptscope::TensorStats& s, bool detailed) {
-    j["count"] = s.count;
-    j["finite"] = s.finite;
-    j["nan"] = s.nan;
-    j["inf"] = s.posInf + s.negInf;
-    if (detailed) {
-        j["pos_inf"] = s.posInf;
-        j["neg_inf"] = s.negInf;
-    }
-    j["zeros"] = s.zeros;
-    // Run summaries (timeline) keep doubles in their cache: exact integers
-    // only here, so a field reads the same from a fresh or a cached summary.
-    j["min"] = detailed ? extreme(s.intMin, s.min) : orNull(s.min);
-    j["max"] = detailed ? extreme(s.intMax, s.max) : orNull(s.max);
-    j["mean"] = orNull(s.mean);
-    j["std"] = orNull(s.std);
-    j["l2"] = s.l2;
-    if (detailed)
-        j["finite_sum"] = s.finiteSum;
+void DomFields::numberOrNull(const char* key, const std::optional<double>& v) {
+    j[key] = orNull(v);
 }
+
+void DomFields::integer(const char* key, const ckptscope::StoredInteger& v) {
+    if (v.negative)
+        j[key] = negativeValue(v);
+    else
+        j[key] = v.magnitude;
+}
+
+void StreamFields::count(const char* key, uint64_t v) {
+    w.key(key);
+    w.value(v);
+}
+
+void StreamFields::number(const char* key, double v) {
+    w.key(key);
+    w.dumpNumber(v);
+}
+
+void StreamFields::numberOrNull(const char* key, const std::optional<double>& v) {
+    w.key(key);
+    if (v)
+        w.dumpNumber(*v);
+    else
+        w.null();
+}
+
+void StreamFields::integer(const char* key, const ckptscope::StoredInteger& v) {
+    w.key(key);
+    if (v.negative)
+        w.value(negativeValue(v));
+    else
+        w.value(v.magnitude);
+}
+
+template <class Fields>
+void putStatsFields(Fields out, const ckptscope::TensorStats& s, bool detailed) {
+    out.count("count", s.count);
+    out.count("finite", s.finite);
+    out.count("nan", s.nan);
+    out.count("inf", s.posInf + s.negInf);
+    if (detailed) {
+        out.count("pos_inf", s.posInf);
+        out.count("neg_inf", s.negInf);
+    }
+    out.count("zeros", s.zeros);
+    // min or max: the stored integer when there is one (stats), else the
+    // double. Run summaries (timeline) keep doubles in their cache: exact
+    // integers only here, so a field reads the same from a fresh or a
+    // cached summary.
+    if (detailed && s.intMin)
+        out.integer("min", *s.intMin);
+    else
+        out.numberOrNull("min", s.min);
+    if (detailed && s.intMax)
+        out.integer("max", *s.intMax);
+    else
+        out.numberOrNull("max", s.max);
+    out.numberOrNull("mean", s.mean);
+    out.numberOrNull("std", s.std);
+    out.number("l2", s.l2);
+    if (detailed)
+        out.number("finite_sum", s.finiteSum);
+}
+
+template void putStatsFields(DomFields, const ckptscope::TensorStats&, bool);
+template void putStatsFields(StreamFields, const ckptscope::TensorStats&, bool);
 
 nlohmann::ordered_json parameterUpdateJson(const ckptscope::ParameterUpdate& u) {
     nlohmann::ordered_json j;

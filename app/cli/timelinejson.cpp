@@ -89,7 +89,7 @@ void putTensorRun(ordered_json& out, const TimelineReport& r) {
             const TensorSummary* t = s.point(run, c);
             ordered_json point;
             if (t)
-                putStatsFields(point, t->stats, false);
+                putStatsFields(DomFields{point}, t->stats, false);
             if (t && anyUpdates) {
                 const ParameterUpdate* u =
                     s.occurrence == 0 ? updateOf(updates, c, s.name) : nullptr;
@@ -157,7 +157,7 @@ void putGradientRun(ordered_json& out, const TimelineReport& r) {
                 const BlobSummary& s = run.checkpoints[c].summary.blobs[*b.at[c]];
                 point["bytes"] = s.bytes;
                 if (s.stats)
-                    putStatsFields(point, *s.stats, false);
+                    putStatsFields(DomFields{point}, *s.stats, false);
             }
             series.push_back(std::move(point));
         }

@@ -2,6 +2,8 @@
 
 #include "ckptscope/common/jsonstring.h"
 
+#include <nlohmann/json.hpp>
+
 #include <charconv>
 #include <cmath>
 #include <ostream>
@@ -105,9 +107,38 @@ void JsonStreamWriter::floatNumber(double v) {
         m_s += ".0";
 }
 
+void JsonStreamWriter::dumpNumber(double v) {
+    if (!std::isfinite(v))
+        return null();
+    element();
+    char buf[64]; // nlohmann's serializer gives it 64 bytes too
+    // (nlohmann's own spelling, which its dump() uses: not public API, but
+    // the one way to match a DOM's text; Debian 12 ships 3.11.2.)
+    const char* const end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
+    m_s.append(buf, size_t(end - buf));
+}
+
 void JsonStreamWriter::null() {
     element();
     m_s += "null";
+}
+
+template <class Write> void JsonStreamWriter::tightArray(size_t n, Write write) {
+    element();
+    const std::string separator = ",\n" + std::string((m_base + m_levels.size() + 1) * 2, ' ');
+    m_s += '[';
+    m_s.append(separator, 1); // the first element has no comma
+    for (size_t i = 0; i < n; ++i) {
+        if (i != 0)
+            m_s += separator;
+        write(i);
+        if ((i & 0xffff) == 0xffff)
+            chunkDone();
+    }
+    m_s += '\n';
+    indent(m_levels.size());
+    m_s += ']';
+    chunkDone();
 }
 
 void JsonStreamWriter::byteArray(const std::vector<uint8_t>& bytes) {
@@ -118,26 +149,29 @@ void JsonStreamWriter::byteArray(const std::vector<uint8_t>& bytes) {
         endArray();
         return;
     }
-    element();
-    const std::string separator = ",\n" + std::string((m_base + m_levels.size() + 1) * 2, ' ');
-    m_s += '[';
-    m_s.append(separator, 1); // the first element has no comma
-    for (size_t i = 0; i < bytes.size(); ++i) {
-        if (i != 0)
-            m_s += separator;
+    tightArray(bytes.size(), [this, &bytes](size_t i) {
         const unsigned b = bytes[i];
         if (b >= 100)
             m_s += char('0' + b / 100);
         if (b >= 10)
             m_s += char('0' + b / 10 % 10);
         m_s += char('0' + b % 10);
-        if ((i & 0xffff) == 0xffff)
-            chunkDone();
+    });
+}
+
+void JsonStreamWriter::countArray(const std::vector<uint64_t>& counts) {
+    if (counts.empty() || (!m_levels.empty() && m_levels.back().isInline)) {
+        beginArray();
+        for (const uint64_t c : counts)
+            value(c);
+        endArray();
+        return;
     }
-    m_s += '\n';
-    indent(m_levels.size());
-    m_s += ']';
-    chunkDone();
+    tightArray(counts.size(), [this, &counts](size_t i) {
+        char buf[24];
+        const auto r = std::to_chars(buf, buf + sizeof buf, counts[i]);
+        m_s.append(buf, size_t(r.ptr - buf));
+    });
 }
 
 void JsonStreamWriter::chunkDone() {

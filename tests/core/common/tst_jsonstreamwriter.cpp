@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -51,6 +52,12 @@ void writeSample(JsonStreamWriter& w) {
     w.value("v");
     w.key("bytes");
     w.byteArray({1, 200, 30});
+    w.key("counts");
+    w.countArray({0, UINT64_MAX, 7});
+    w.key("no_counts");
+    w.countArray({});
+    w.key("lo");
+    w.dumpNumber(100000.0);
     w.endObject();
     w.endObject();
 }
@@ -63,7 +70,12 @@ ordered_json sample() {
             {"std", nullptr},
             {"ok", true},
             {"empty", ordered_json::array()},
-            {"nested", {{"k", "v"}, {"bytes", {1, 200, 30}}}}};
+            {"nested",
+             {{"k", "v"},
+              {"bytes", {1, 200, 30}},
+              {"counts", {uint64_t(0), UINT64_MAX, uint64_t(7)}},
+              {"no_counts", ordered_json::array()},
+              {"lo", 100000.0}}}};
 }
 
 } // namespace
@@ -110,6 +122,46 @@ private Q_SLOTS:
         }
         QVERIFY(whole.size() > (size_t(1) << 20));
         QVERIFY(streamed.str() == whole);
+    }
+
+    // dumpNumber spells a double as nlohmann's dump() does (where
+    // number() and floatNumber() choose the shorter of fixed and
+    // exponent: "1e+05"); a streamed `stats --json` reads as its DOM did.
+    void dumpNumberIsNlohmanns() {
+        const double values[] = {0.0,
+                                 -0.0,
+                                 3.0,
+                                 0.1,
+                                 100000.0,
+                                 1e15,
+                                 1.5e15,
+                                 1e16,
+                                 1e-4,
+                                 1e-5,
+                                 -2.5e-300,
+                                 5e-324,
+                                 1e300,
+                                 1.7976931348623157e308,
+                                 123456789.0,
+                                 0.2 + 0.1,
+                                 -1.0927478450015031,
+                                 8.683855889499507e-05};
+        for (const double v : values) {
+            std::string text;
+            JsonStreamWriter w(text);
+            w.dumpNumber(v);
+            w.flush();
+            QCOMPARE(QString::fromStdString(text), QString::fromStdString(ordered_json(v).dump()));
+        }
+        for (const double v :
+             {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+              -std::numeric_limits<double>::infinity()}) {
+            std::string text;
+            JsonStreamWriter w(text);
+            w.dumpNumber(v);
+            w.flush();
+            QCOMPARE(QString::fromStdString(text), QStringLiteral("null"));
+        }
     }
 
     void escapes_data() {
