@@ -223,11 +223,11 @@ struct LaneEntries {
     // the few near an edge are taken back at once, before their increments
     // (the uint32 counter wraps below zero and comes back: modular).
     CKPTSCOPE_AVX512 __attribute__((always_inline)) inline void operator()(uint64_t at,
-                                                                           uint16_t* out) const {
+                                                                           uint32_t* out) const {
         const __m512 q = _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(v + at), lo), scale, guard);
         const __m512i entry = _mm512_add_epi32(
             _mm512_min_epu32(_mm512_maskz_cvttps_epi32(0xffff, q), last), laneTable);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(out), _mm512_cvtepi32_epi16(entry));
+        _mm512_store_si512(out, entry);
         const __m512 fraction = _mm512_reduce_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
         if (const __mmask16 near = _mm512_cmp_ps_mask(fraction, twoGuards, _CMP_NGE_UQ)) {
             alignas(64) uint32_t where[16]; // rare
@@ -250,14 +250,14 @@ CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter<float>& c, const float* v
                               _mm512_load_si512(offsets),
                               _mm512_set1_epi32(int(c.bins) - 1)};
     uint32_t* const small = c.small.data();
-    // The entries (up to 8 tables of at most 4096 bins) pass through a ring: each
-    // turn positions sixteen values kLag ahead and counts sixteen positioned
-    // before, so the vector work runs beside the increments, which the one
-    // store a cycle bounds (BM_IncrementFloor). (Positioning a run, then
-    // counting it, left the store port idle in between: 0.39 against
-    // 0.30 ns a value.)
+    // The entries pass through a ring: each turn positions sixteen values
+    // kLag ahead and counts sixteen positioned before, so the vector work
+    // runs beside the increments, which one store a cycle bounds
+    // (BM_IncrementFloor). BM_BinCounter at 1 000 bins: a run positioned,
+    // then counted, 0.39 ns a value; the ring of 16-bit entries 0.37; of
+    // 32-bit ones (no narrowing) 0.35.
     constexpr uint64_t kLag = 512, kRing = 2 * kLag;
-    alignas(64) uint16_t ring[kRing];
+    alignas(64) uint32_t ring[kRing];
     const uint64_t whole = n & ~uint64_t(15);
     const uint64_t ahead = std::min(kLag, whole);
     for (uint64_t i = 0; i < ahead; i += 16)
@@ -265,7 +265,7 @@ CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter<float>& c, const float* v
     for (uint64_t i = 0; i < whole; i += 16) {
         if (i + kLag < whole)
             entries(i + kLag, ring + (i + kLag) % kRing);
-        const uint16_t* const at = ring + i % kRing;
+        const uint32_t* const at = ring + i % kRing;
 #pragma GCC unroll 16
         for (int k = 0; k < 16; ++k)
             ++small[at[k]];
