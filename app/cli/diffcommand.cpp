@@ -2,8 +2,10 @@
 // (as diff, cmp and h5diff).
 #include "clicommon.h"
 #include "clijson.h"
+#include "statsjson.h"
 #include "textformat.h"
 
+#include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/common/numberformat.h"
 #include "ckptscope/common/pathlabels.h"
 #include "ckptscope/diff/gradientdiff.h"
@@ -15,7 +17,6 @@
 
 namespace cli {
 
-using nlohmann::ordered_json;
 using namespace ckptscope;
 
 namespace {
@@ -119,149 +120,254 @@ DiffArgs diffArgs(const ParsedArgs& p) {
     return d;
 }
 
-ordered_json sideJson(const Document& doc) {
-    return {{"path", doc.path()},
-            {"format", doc.formatModule().name},
-            {"file_size", doc.fileSize()},
-            {"warnings", warningsJson(doc)}};
+void writeSide(JsonStreamWriter& w, const char* key, const Document& doc) {
+    w.key(key);
+    w.beginObject();
+    w.key("path");
+    w.value(doc.path());
+    w.key("format");
+    w.value(doc.formatModule().name);
+    w.key("file_size");
+    w.value(uint64_t(doc.fileSize()));
+    writeWarnings(w, doc);
+    w.endObject();
+}
+
+void writeStringOrNull(JsonStreamWriter& w, const char* key, const std::optional<std::string>& v) {
+    w.key(key);
+    w.valueOrNull(v);
 }
 
 // The element fields of the contract; all null when nothing was compared.
-void elementJson(ordered_json& j, const std::optional<ElementDiff>& e) {
-    j["count"] = e ? ordered_json(e->count) : ordered_json();
-    j["differing"] = e ? ordered_json(e->differing) : ordered_json();
-    j["nan_mismatch"] = e ? ordered_json(e->nanMismatch) : ordered_json();
-    j["inf_mismatch"] = e ? ordered_json(e->infMismatch) : ordered_json();
-    j["max_abs_diff"] = e ? orNull(e->maxAbsDiff) : ordered_json();
-    j["mean_abs_diff"] = e ? orNull(e->meanAbsDiff) : ordered_json();
-    j["rel_l2"] = e ? orNull(e->relL2) : ordered_json();
-    j["cosine"] = e ? orNull(e->cosine) : ordered_json();
+void writeElements(JsonStreamWriter& w, const std::optional<ElementDiff>& e) {
+    for (const auto& [key, field] : {std::pair{"count", &ElementDiff::count},
+                                     {"differing", &ElementDiff::differing},
+                                     {"nan_mismatch", &ElementDiff::nanMismatch},
+                                     {"inf_mismatch", &ElementDiff::infMismatch}}) {
+        w.key(key);
+        if (e)
+            w.value((*e).*field);
+        else
+            w.null();
+    }
+    const StreamFields fields{w};
+    for (const auto& [key, field] : {std::pair{"max_abs_diff", &ElementDiff::maxAbsDiff},
+                                     {"mean_abs_diff", &ElementDiff::meanAbsDiff},
+                                     {"rel_l2", &ElementDiff::relL2},
+                                     {"cosine", &ElementDiff::cosine}})
+        fields.numberOrNull(key, e ? (*e).*field : std::nullopt);
+    w.key("histogram");
     if (e && !e->histogram.counts.empty())
-        j["histogram"] = {
-            {"lo", e->histogram.lo}, {"hi", e->histogram.hi}, {"counts", e->histogram.counts}};
+        writeHistogram(w, e->histogram);
     else
-        j["histogram"] = nullptr;
+        w.null();
 }
 
-ordered_json tensorDiffJson(const Document& a, const Document& b, const DiffOptions& o,
-                            const TensorDiff& d) {
-    ordered_json j;
-    j["format"] = "tensors";
-    j["a"] = sideJson(a);
-    j["b"] = sideJson(b);
-    j["tolerance"] = {{"atol", o.atol}, {"rtol", o.rtol}};
-    ordered_json meta = ordered_json::array();
+// Streamed, a tensor at a time: the DOM of 50 000 tensors' comparisons
+// took as long as comparing them, and 300 MB.
+void writeTensorDiff(JsonStreamWriter& w, const Document& a, const Document& b,
+                     const DiffOptions& o, const TensorDiff& d) {
+    w.beginObject();
+    w.key("format");
+    w.value("tensors");
+    writeSide(w, "a", a);
+    writeSide(w, "b", b);
+    w.key("tolerance");
+    w.beginObject();
+    w.key("atol");
+    w.dumpNumber(o.atol);
+    w.key("rtol");
+    w.dumpNumber(o.rtol);
+    w.endObject();
+    w.key("metadata");
+    w.beginArray();
     for (const MetadataDiffEntry& m : d.metadata) {
-        ordered_json e = {{"key", m.key},
-                          {"status", diffStatusName(m.status)},
-                          {"a", orNull(m.a)},
-                          {"b", orNull(m.b)}};
+        w.beginObject();
+        w.key("key");
+        w.value(m.key);
+        w.key("status");
+        w.value(diffStatusName(m.status));
+        writeStringOrNull(w, "a", m.a);
+        writeStringOrNull(w, "b", m.b);
         if (!m.typeA.empty() || !m.typeB.empty()) { // the values' types differ
-            e["type_a"] = m.typeA;
-            e["type_b"] = m.typeB;
+            w.key("type_a");
+            w.value(m.typeA);
+            w.key("type_b");
+            w.value(m.typeB);
         }
         if (!m.itemA.empty()) { // two arrays of one summary: their first differing item
-            e["item_a"] = m.itemA;
-            e["item_b"] = m.itemB;
+            w.key("item_a");
+            w.value(m.itemA);
+            w.key("item_b");
+            w.value(m.itemB);
         }
-        meta.push_back(std::move(e));
+        w.endObject();
     }
-    j["metadata"] = std::move(meta);
-    ordered_json tensors = ordered_json::array();
+    w.endArray();
+    w.key("tensors");
+    w.beginArray();
     for (const TensorDiffEntry& t : d.tensors) {
-        ordered_json e;
-        e["name"] = t.name;
-        if (!t.nameB.empty())
-            e["name_b"] = t.nameB;
-        e["status"] = diffStatusName(t.status);
-        if (!t.tiedTo.empty())
-            e["tied_to"] = t.tiedTo;
-        e["shape_a"] = orNull(t.shapeA);
-        e["shape_b"] = orNull(t.shapeB);
-        e["dtype_a"] = orNull(t.dtypeA);
-        e["dtype_b"] = orNull(t.dtypeB);
-        elementJson(e, t.elements);
-        if (t.elements)
-            if (const auto w = overflowedFigures(*t.elements); !w.empty())
-                e["warnings"] = w;
-        tensors.push_back(std::move(e));
-    }
-    j["tensors"] = std::move(tensors);
-    const TensorDiffSummary& s = d.summary;
-    j["summary"] = {{"same", s.same},
-                    {"changed", s.changed},
-                    {"added", s.added},
-                    {"removed", s.removed},
-                    {"shape_changed", s.shapeChanged},
-                    {"dtype_changed", s.dtypeChanged},
-                    {"tied", s.tied},
-                    {"differing_elements", s.differingElements}};
-    return j;
-}
-
-ordered_json fieldValueJson(const FieldValue& v) {
-    if (const auto* n = std::get_if<uint64_t>(&v))
-        return *n;
-    if (const auto* s = std::get_if<std::string>(&v))
-        return *s;
-    return nullptr;
-}
-
-ordered_json gradientDiffJson(const Document& a, const Document& b, const GradientDiff& d) {
-    ordered_json j;
-    j["format"] = "gradient";
-    j["a"] = sideJson(a);
-    j["b"] = sideJson(b);
-    ordered_json fields = ordered_json::array();
-    for (const FieldDiff& f : d.fields)
-        fields.push_back({{"field", f.field},
-                          {"status", diffStatusName(f.status)},
-                          {"a", fieldValueJson(f.a)},
-                          {"b", fieldValueJson(f.b)}});
-    j["fields"] = std::move(fields);
-    ordered_json nodes = ordered_json::array();
-    for (const NodeDiff& n : d.nodes)
-        nodes.push_back({{"id", n.id},
-                         {"status", diffStatusName(n.status)},
-                         {"op_a", orNull(n.opA)},
-                         {"op_b", orNull(n.opB)},
-                         {"changed", n.changed}});
-    j["nodes"] = std::move(nodes);
-    auto edges = [](const std::vector<Edge>& list) {
-        ordered_json out = ordered_json::array();
-        for (const Edge& e : list)
-            out.push_back({e.first, e.second});
-        return out;
-    };
-    j["edges"] = {{"added", edges(d.edgesAdded)}, {"removed", edges(d.edgesRemoved)}};
-    ordered_json blobs = ordered_json::array();
-    for (const BlobDiff& o : d.optimizerState) {
-        ordered_json e;
-        e["name"] = o.name;
-        e["status"] = diffStatusName(o.status);
-        e["bytes_a"] = orNull(o.bytesA);
-        e["bytes_b"] = orNull(o.bytesB);
-        e["differing_bytes"] = orNull(o.differingBytes);
-        if (o.f32) {
-            ordered_json f;
-            elementJson(f, o.f32);
-            e["f32"] = std::move(f);
-        } else {
-            e["f32"] = nullptr;
+        w.beginObject();
+        w.key("name");
+        w.value(t.name);
+        if (!t.nameB.empty()) {
+            w.key("name_b");
+            w.value(t.nameB);
         }
-        blobs.push_back(std::move(e));
+        w.key("status");
+        w.value(diffStatusName(t.status));
+        if (!t.tiedTo.empty()) {
+            w.key("tied_to");
+            w.value(t.tiedTo);
+        }
+        for (const auto& [key, shape] : {std::pair{"shape_a", &t.shapeA}, {"shape_b", &t.shapeB}}) {
+            w.key(key);
+            if (!*shape) {
+                w.null();
+                continue;
+            }
+            w.beginArray();
+            for (const uint64_t n : **shape)
+                w.value(n);
+            w.endArray();
+        }
+        writeStringOrNull(w, "dtype_a", t.dtypeA);
+        writeStringOrNull(w, "dtype_b", t.dtypeB);
+        writeElements(w, t.elements);
+        if (t.elements)
+            if (const auto warnings = overflowedFigures(*t.elements); !warnings.empty()) {
+                w.key("warnings");
+                w.stringArray(warnings);
+            }
+        w.endObject();
+        w.chunkDone();
     }
-    j["optimizer_state"] = std::move(blobs);
-    j["node_matching"] = d.structureMatching ? "structure" : "id";
+    w.endArray();
+    const TensorDiffSummary& s = d.summary;
+    w.key("summary");
+    w.beginObject();
+    for (const auto& [key, n] : {std::pair{"same", s.same},
+                                 {"changed", s.changed},
+                                 {"added", s.added},
+                                 {"removed", s.removed},
+                                 {"shape_changed", s.shapeChanged},
+                                 {"dtype_changed", s.dtypeChanged},
+                                 {"tied", s.tied},
+                                 {"differing_elements", s.differingElements}}) {
+        w.key(key);
+        w.value(uint64_t(n));
+    }
+    w.endObject();
+    w.endObject();
+}
+
+void writeFieldValue(JsonStreamWriter& w, const char* key, const FieldValue& v) {
+    w.key(key);
+    if (const auto* n = std::get_if<uint64_t>(&v))
+        w.value(*n);
+    else if (const auto* text = std::get_if<std::string>(&v))
+        w.value(*text);
+    else
+        w.null();
+}
+
+void writeEdges(JsonStreamWriter& w, const char* key, const std::vector<Edge>& edges) {
+    w.key(key);
+    w.beginArray();
+    for (const Edge& e : edges) {
+        w.beginArray();
+        w.value(e.first);
+        w.value(e.second);
+        w.endArray();
+        w.chunkDone();
+    }
+    w.endArray();
+}
+
+// Streamed as the tensors' comparison is (a graph of 100 000 nodes).
+void writeGradientDiff(JsonStreamWriter& w, const Document& a, const Document& b,
+                       const GradientDiff& d) {
+    w.beginObject();
+    w.key("format");
+    w.value("gradient");
+    writeSide(w, "a", a);
+    writeSide(w, "b", b);
+    w.key("fields");
+    w.beginArray();
+    for (const FieldDiff& f : d.fields) {
+        w.beginObject();
+        w.key("field");
+        w.value(f.field);
+        w.key("status");
+        w.value(diffStatusName(f.status));
+        writeFieldValue(w, "a", f.a);
+        writeFieldValue(w, "b", f.b);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("nodes");
+    w.beginArray();
+    for (const NodeDiff& n : d.nodes) {
+        w.beginObject();
+        w.key("id");
+        w.value(n.id);
+        w.key("status");
+        w.value(diffStatusName(n.status));
+        writeStringOrNull(w, "op_a", n.opA);
+        writeStringOrNull(w, "op_b", n.opB);
+        w.key("changed");
+        w.stringArray(n.changed);
+        w.endObject();
+        w.chunkDone();
+    }
+    w.endArray();
+    w.key("edges");
+    w.beginObject();
+    writeEdges(w, "added", d.edgesAdded);
+    writeEdges(w, "removed", d.edgesRemoved);
+    w.endObject();
+    w.key("optimizer_state");
+    w.beginArray();
+    for (const BlobDiff& o : d.optimizerState) {
+        w.beginObject();
+        w.key("name");
+        w.value(o.name);
+        w.key("status");
+        w.value(diffStatusName(o.status));
+        for (const auto& [key, field] : {std::pair{"bytes_a", &o.bytesA},
+                                         {"bytes_b", &o.bytesB},
+                                         {"differing_bytes", &o.differingBytes}}) {
+            w.key(key);
+            w.valueOrNull(*field);
+        }
+        w.key("f32");
+        if (o.f32) {
+            w.beginObject();
+            writeElements(w, o.f32);
+            w.endObject();
+        } else {
+            w.null();
+        }
+        w.endObject();
+    }
+    w.endArray();
+    w.key("node_matching");
+    w.value(d.structureMatching ? "structure" : "id");
     const GradientDiffSummary& s = d.summary;
-    j["summary"] = {{"nodes_same", s.nodesSame},
-                    {"nodes_changed", s.nodesChanged},
-                    {"nodes_added", s.nodesAdded},
-                    {"nodes_removed", s.nodesRemoved},
-                    {"edges_added", s.edgesAdded},
-                    {"edges_removed", s.edgesRemoved},
-                    {"optimizer_changed", s.optimizerChanged}};
-    return j;
+    w.key("summary");
+    w.beginObject();
+    for (const auto& [key, n] : {std::pair{"nodes_same", s.nodesSame},
+                                 {"nodes_changed", s.nodesChanged},
+                                 {"nodes_added", s.nodesAdded},
+                                 {"nodes_removed", s.nodesRemoved},
+                                 {"edges_added", s.edgesAdded},
+                                 {"edges_removed", s.edgesRemoved},
+                                 {"optimizer_changed", s.optimizerChanged}}) {
+        w.key(key);
+        w.value(n);
+    }
+    w.endObject();
+    w.endObject();
 }
 
 std::string shapeChange(const TensorDiffEntry& t) {
@@ -479,9 +585,12 @@ int runDiff(const std::vector<std::string>& args) {
             const GradientDiff g =
                 diffGradients(*a->gradient(), *b->gradient(), d.options, d.tensors);
             differs = g.differs();
-            if (d.json)
-                printJson(std::cout, gradientDiffJson(*a, *b, g));
-            else
+            if (d.json) {
+                JsonStreamWriter w(std::cout);
+                writeGradientDiff(w, *a, *b, g);
+                w.flush();
+                std::cout << "\n";
+            } else
                 printGradientText(*a, *b, g);
         } else {
             const TensorDiff t = diffTensors(*a, *b, d.options, d.tensors, d.names);
@@ -491,9 +600,12 @@ int runDiff(const std::vector<std::string>& args) {
                     for (const std::string& w : overflowedFigures(*e.elements))
                         std::cerr << "ckptscope-cli: warning: " << printable(e.name) << ": " << w
                                   << "\n";
-            if (d.json)
-                printJson(std::cout, tensorDiffJson(*a, *b, d.options, t));
-            else
+            if (d.json) {
+                JsonStreamWriter w(std::cout);
+                writeTensorDiff(w, *a, *b, d.options, t);
+                w.flush();
+                std::cout << "\n";
+            } else
                 printTensorText(*a, *b, t);
         }
         std::cout.flush();

@@ -116,18 +116,10 @@ void writeStats(JsonStreamWriter& w, const std::string& name, const StatsResult&
     w.value(name);
     putStatsFields(StreamFields{w}, r.stats, true);
     w.key("histogram");
-    if (r.histogram.counts.empty()) {
+    if (r.histogram.counts.empty())
         w.null();
-    } else {
-        w.beginObject();
-        w.key("lo");
-        w.dumpNumber(r.histogram.lo);
-        w.key("hi");
-        w.dumpNumber(r.histogram.hi);
-        w.key("counts");
-        w.countArray(r.histogram.counts);
-        w.endObject();
-    }
+    else
+        writeHistogram(w, r.histogram);
     w.endObject();
 }
 

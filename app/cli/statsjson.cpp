@@ -56,17 +56,17 @@ void DomFields::integer(const char* key, const ckptscope::StoredInteger& v) {
         j[key] = v.magnitude;
 }
 
-void StreamFields::count(const char* key, uint64_t v) {
+void StreamFields::count(const char* key, uint64_t v) const {
     w.key(key);
     w.value(v);
 }
 
-void StreamFields::number(const char* key, double v) {
+void StreamFields::number(const char* key, double v) const {
     w.key(key);
     w.dumpNumber(v);
 }
 
-void StreamFields::numberOrNull(const char* key, const std::optional<double>& v) {
+void StreamFields::numberOrNull(const char* key, const std::optional<double>& v) const {
     w.key(key);
     if (v)
         w.dumpNumber(*v);
@@ -74,12 +74,23 @@ void StreamFields::numberOrNull(const char* key, const std::optional<double>& v)
         w.null();
 }
 
-void StreamFields::integer(const char* key, const ckptscope::StoredInteger& v) {
+void StreamFields::integer(const char* key, const ckptscope::StoredInteger& v) const {
     w.key(key);
     if (v.negative)
         w.value(negativeValue(v));
     else
         w.value(v.magnitude);
+}
+
+void writeHistogram(ckptscope::JsonStreamWriter& w, const ckptscope::Histogram& h) {
+    w.beginObject();
+    w.key("lo");
+    w.dumpNumber(h.lo);
+    w.key("hi");
+    w.dumpNumber(h.hi);
+    w.key("counts");
+    w.countArray(h.counts);
+    w.endObject();
 }
 
 template <class Fields>

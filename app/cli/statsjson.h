@@ -27,10 +27,10 @@ struct DomFields {
 };
 struct StreamFields {
     ckptscope::JsonStreamWriter& w;
-    void count(const char* key, uint64_t v);
-    void number(const char* key, double v);
-    void numberOrNull(const char* key, const std::optional<double>& v);
-    void integer(const char* key, const ckptscope::StoredInteger& v);
+    void count(const char* key, uint64_t v) const;
+    void number(const char* key, double v) const;
+    void numberOrNull(const char* key, const std::optional<double>& v) const;
+    void integer(const char* key, const ckptscope::StoredInteger& v) const;
 };
 
 // The statistics fields of `stats --json`, shared by `timeline --json` so a
@@ -40,6 +40,10 @@ struct StreamFields {
 // min and max are JSON integers, exactly as stored.
 template <class Fields>
 void putStatsFields(Fields out, const ckptscope::TensorStats& s, bool detailed);
+
+// A histogram as `stats --json` and `diff --json` write it: {"lo", "hi",
+// "counts"}.
+void writeHistogram(ckptscope::JsonStreamWriter& w, const ckptscope::Histogram& h);
 
 // "l2: overflows double" for each of those fields whose value passes the
 // double range (written as null): never a silent null.
