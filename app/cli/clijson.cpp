@@ -12,6 +12,17 @@ void printJson(std::ostream& out, const nlohmann::ordered_json& j) {
     out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
+void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j) {
+    // dump() starts at indent 0; its serializer takes the depth to start at
+    // (not public API, but dump's own code: the same text, byte for byte).
+    std::string text;
+    nlohmann::detail::serializer<nlohmann::ordered_json> out(
+        nlohmann::detail::output_adapter<char, std::string>(text), ' ',
+        nlohmann::ordered_json::error_handler_t::replace);
+    out.dump(j, true, false, 2, unsigned(w.depth() * 2));
+    w.rawValue(text);
+}
+
 nlohmann::ordered_json callJson(ckptscope::CallArguments& arguments, uint32_t call) {
     if (const std::optional<std::string> args = arguments.json(call))
         return nlohmann::ordered_json::parse(*args);

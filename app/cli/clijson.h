@@ -26,6 +26,10 @@ template <typename T> nlohmann::ordered_json orNull(const std::optional<T>& v) {
 // and a newline; invalid UTF-8 becomes U+FFFD instead of an exception.
 void printJson(std::ostream& out, const nlohmann::ordered_json& j);
 
+// j as printJson lays it out, written as the next value of a streamed
+// output: a small part of a large one (a run's tensor series) kept as a DOM.
+void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j);
+
 // The document's warnings as every --json output lists them: an array of
 // messages (a message about one tensor names it).
 nlohmann::ordered_json warningsJson(const ckptscope::Document& doc);

@@ -3,6 +3,7 @@
 #include "clijson.h"
 #include "timelinereport.h"
 
+#include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/stats/tensorstats.h"
 
 #include <algorithm>
@@ -89,9 +90,12 @@ int runTimeline(const std::vector<std::string>& args) {
                 throw UsageError("no checkpoint of the run has a tensor named '" + want + "'");
         }
     }
-    if (p->has("--json"))
-        printJson(std::cout, timelineJson(report));
-    else
+    if (p->has("--json")) {
+        JsonStreamWriter w(std::cout);
+        writeTimeline(w, report);
+        w.flush();
+        std::cout << "\n";
+    } else
         std::cout << timelineText(report);
     if (run.checkpoints.empty()) {
         std::cerr << "ckptscope-cli: error: no checkpoint could be read"

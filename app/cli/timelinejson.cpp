@@ -3,6 +3,7 @@
 #include "statsjson.h"
 #include "timelinereport.h"
 
+#include "ckptscope/common/jsonstreamwriter.h"
 #include "ckptscope/run/metadatanumber.h"
 #include "ckptscope/run/optimizeroutliers.h"
 
@@ -76,13 +77,16 @@ ordered_json outliersJson(const Run& run) {
     return list;
 }
 
-void putTensorRun(ordered_json& out, const TimelineReport& r) {
+// Streamed a tensor's series at a time: 30 checkpoints of 50 000 tensors
+// would make a DOM of 1.5 million points.
+void writeTensorRun(JsonStreamWriter& w, const TimelineReport& r) {
     const Run& run = r.run;
     // The series of a run with optimizer state carry each checkpoint's
     // update ("optimizer", null where a checkpoint has none).
     const UpdatesByTensor updates = updatesByTensor(run);
     const bool anyUpdates = runHasUpdates(run);
-    ordered_json tensors = ordered_json::array();
+    w.key("tensors");
+    w.beginArray();
     for (const TensorSeries& s : r.tensors) {
         ordered_json series = ordered_json::array();
         for (size_t c = 0; c < run.checkpoints.size(); ++c) {
@@ -97,9 +101,10 @@ void putTensorRun(ordered_json& out, const TimelineReport& r) {
             }
             series.push_back(std::move(point));
         }
-        tensors.push_back({{"name", s.name}, {"series", std::move(series)}});
+        writeDom(w, {{"name", s.name}, {"series", std::move(series)}});
+        w.chunkDone();
     }
-    out["tensors"] = std::move(tensors);
+    w.endArray();
     ordered_json metadata = ordered_json::array();
     for (const MetadataSeries& m : metadataSeries(run)) {
         ordered_json values = ordered_json::array();
@@ -107,13 +112,16 @@ void putTensorRun(ordered_json& out, const TimelineReport& r) {
             values.push_back(m.numbers && v ? orNull(metadataNumber(*v)) : orNull(v));
         metadata.push_back({{"key", m.key}, {"values", std::move(values)}});
     }
-    out["metadata"] = std::move(metadata);
+    w.key("metadata");
+    writeDom(w, metadata);
     const auto first = firstNonfinite(run, r.tensors);
-    out["first_nonfinite"] = first ? ordered_json{{"index", first->index},
-                                                  {"step", orNull(first->step)},
-                                                  {"tensors", first->tensors}}
-                                   : ordered_json();
-    out["optimizer_outliers"] = outliersJson(run);
+    w.key("first_nonfinite");
+    writeDom(w, first ? ordered_json{{"index", first->index},
+                                     {"step", orNull(first->step)},
+                                     {"tensors", first->tensors}}
+                      : ordered_json());
+    w.key("optimizer_outliers");
+    writeDom(w, outliersJson(run));
 }
 
 // Everything trainer_state.json logged, per key: steps and values side by
@@ -134,7 +142,7 @@ ordered_json trainerHistoryJson(const Run& run) {
     return {{"file", run.trainerHistoryFile}, {"series", std::move(series)}};
 }
 
-void putGradientRun(ordered_json& out, const TimelineReport& r) {
+void writeGradientRun(JsonStreamWriter& w, const TimelineReport& r) {
     const Run& run = r.run;
     ordered_json nodes = ordered_json::array(), edges = ordered_json::array(),
                  forward = ordered_json::array(), backward = ordered_json::array();
@@ -144,11 +152,13 @@ void putGradientRun(ordered_json& out, const TimelineReport& r) {
         forward.push_back(c.summary.graph.forwardDone);
         backward.push_back(c.summary.graph.backwardDone);
     }
-    out["series"] = {{"node_count", std::move(nodes)},
-                     {"edge_count", std::move(edges)},
-                     {"forward_done", std::move(forward)},
-                     {"backward_done", std::move(backward)}};
-    ordered_json blobs = ordered_json::array();
+    w.key("series");
+    writeDom(w, {{"node_count", std::move(nodes)},
+                 {"edge_count", std::move(edges)},
+                 {"forward_done", std::move(forward)},
+                 {"backward_done", std::move(backward)}});
+    w.key("optimizer_state");
+    w.beginArray();
     for (const BlobSeries& b : r.blobs) {
         ordered_json series = ordered_json::array();
         for (size_t c = 0; c < run.checkpoints.size(); ++c) {
@@ -161,31 +171,40 @@ void putGradientRun(ordered_json& out, const TimelineReport& r) {
             }
             series.push_back(std::move(point));
         }
-        blobs.push_back({{"name", b.name}, {"series", std::move(series)}});
+        writeDom(w, {{"name", b.name}, {"series", std::move(series)}});
+        w.chunkDone();
     }
-    out["optimizer_state"] = std::move(blobs);
+    w.endArray();
 }
 
 } // namespace
 
-ordered_json timelineJson(const TimelineReport& r) {
+void writeTimeline(JsonStreamWriter& w, const TimelineReport& r) {
     const Run& run = r.run;
-    ordered_json out;
     const bool gradient = run.kind == RunKind::Gradient;
+    w.beginObject();
     // A run that read nothing has no kind; it reports as an (empty) tensor run.
-    out["format"] = gradient ? "gradient" : "tensors";
-    out["checkpoints"] = checkpointsJson(run);
-    out["skipped"] = skippedJson(run);
-    out["side_files"] = run.sideFiles;
-    out["warnings"] = run.warnings;
-    out["model_config"] = run.modelConfig ? modelConfigJson(*run.modelConfig) : ordered_json();
-    out["trainer_history"] = trainerHistoryJson(run);
+    w.key("format");
+    w.value(gradient ? "gradient" : "tensors");
+    w.key("checkpoints");
+    writeDom(w, checkpointsJson(run));
+    w.key("skipped");
+    writeDom(w, skippedJson(run));
+    w.key("side_files");
+    writeDom(w, run.sideFiles);
+    w.key("warnings");
+    writeDom(w, run.warnings);
+    w.key("model_config");
+    writeDom(w, run.modelConfig ? modelConfigJson(*run.modelConfig) : ordered_json());
+    w.key("trainer_history");
+    writeDom(w, trainerHistoryJson(run));
     if (gradient)
-        putGradientRun(out, r);
+        writeGradientRun(w, r);
     else
-        putTensorRun(out, r);
-    out["cache"] = {{"hits", run.cacheHits}, {"misses", run.cacheMisses}};
-    return out;
+        writeTensorRun(w, r);
+    w.key("cache");
+    writeDom(w, {{"hits", run.cacheHits}, {"misses", run.cacheMisses}});
+    w.endObject();
 }
 
 } // namespace cli

@@ -2,10 +2,12 @@
 
 #include "ckptscope/run/runseries.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
+
+namespace ckptscope {
+class JsonStreamWriter;
+}
 
 namespace cli {
 
@@ -20,7 +22,8 @@ struct TimelineReport {
 // "2026-11-29T08:00:03Z" (UTC, whole seconds).
 std::string utcTime(int64_t ns);
 
-nlohmann::ordered_json timelineJson(const TimelineReport& report);
+// `timeline --json`, streamed to w.
+void writeTimeline(ckptscope::JsonStreamWriter& w, const TimelineReport& report);
 std::string timelineText(const TimelineReport& report);
 
 } // namespace cli

@@ -123,6 +123,11 @@ void JsonStreamWriter::null() {
     m_s += "null";
 }
 
+void JsonStreamWriter::rawValue(std::string_view json) {
+    element();
+    m_s += json;
+}
+
 template <class Write> void JsonStreamWriter::tightArray(size_t n, Write write) {
     element();
     const std::string separator = ",\n" + std::string((m_base + m_levels.size() + 1) * 2, ' ');

@@ -56,6 +56,12 @@ public:
     // the DOM the same command dumped before (`stats --json`).
     void dumpNumber(double v);
     void null();
+    // A value already spelled as JSON, laid out for depth() (its lines
+    // after the first indented two spaces a level): a part another writer
+    // dumped (cli::writeDom).
+    void rawValue(std::string_view json);
+    // Containers open around the next value, nestIn's levels included.
+    size_t depth() const { return m_base + m_levels.size(); }
     template <typename T> void valueOrNull(const std::optional<T>& v) {
         if (v)
             value(*v);
