@@ -8,10 +8,6 @@
 
 namespace cli {
 
-void printJson(std::ostream& out, const nlohmann::ordered_json& j) {
-    out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
-}
-
 void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j) {
     // dump() starts at indent 0; its serializer takes the depth to start at
     // (not public API, but dump's own code: the same text, byte for byte).

@@ -22,12 +22,10 @@ template <typename T> nlohmann::ordered_json orNull(const std::optional<T>& v) {
     return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
 }
 
-// j as every --json output is laid out (nlohmann's dump(2): two-space indent)
-// and a newline; invalid UTF-8 becomes U+FFFD instead of an exception.
-void printJson(std::ostream& out, const nlohmann::ordered_json& j);
-
-// j as printJson lays it out, written as the next value of a streamed
-// output: a small part of a large one (a run's tensor series) kept as a DOM.
+// j as every --json output is laid out (nlohmann's dump(2): two-space
+// indent; invalid UTF-8 becomes U+FFFD instead of an exception), written as
+// the next value of a streamed output: a small part of a large one (a run's
+// tensor series, one parameter's optimizer figures) kept as a DOM.
 void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j);
 
 // The document's warnings as every --json output lists them: an array of

@@ -193,22 +193,33 @@ int runOptimizerStats(const ParsedArgs& p) {
     }
     const std::vector<ParameterUpdate> updates = computeParameterUpdates(state);
     if (p.has("--json")) {
-        ordered_json out;
-        out["model"] = state.model ? ordered_json(state.model->path()) : ordered_json();
-        out["optimizer_file"] = state.optimizer->path();
-        ordered_json list = ordered_json::array();
-        for (size_t k = 0; k < updates.size(); ++k)
-            list.push_back({{"name", rowName(state, state.parameters[k])},
-                            {"optimizer", parameterUpdateJson(updates[k])}});
-        out["tensors"] = std::move(list);
-        ordered_json warnings = warningsJson(*state.optimizer);
+        // Streamed a parameter at a time (an optimizer of 200 000 tensors).
+        JsonStreamWriter w(std::cout);
+        w.beginObject();
+        w.key("model");
+        if (state.model)
+            w.value(state.model->path());
+        else
+            w.null();
+        w.key("optimizer_file");
+        w.value(state.optimizer->path());
+        w.key("tensors");
+        w.beginArray();
+        for (size_t k = 0; k < updates.size(); ++k) {
+            writeDom(w, {{"name", rowName(state, state.parameters[k])},
+                         {"optimizer", parameterUpdateJson(updates[k])}});
+            w.chunkDone();
+        }
+        w.endArray();
+        std::vector<std::string> more; // the model's warnings, then the pairing's
         if (state.model && state.model != state.optimizer)
-            for (const auto& w : warningsJson(*state.model))
-                warnings.push_back(w);
-        for (const std::string& w : state.warnings)
-            warnings.push_back(w);
-        out["warnings"] = std::move(warnings);
-        printJson(std::cout, out);
+            for (const auto& warning : state.model->warnings())
+                more.push_back(warning.message);
+        more.insert(more.end(), state.warnings.begin(), state.warnings.end());
+        writeWarnings(w, *state.optimizer, more);
+        w.endObject();
+        w.flush();
+        std::cout << "\n";
         return kOk;
     }
     TextTable table({"name", "rule", "step", "lr", "update rms", "update max", "update/weight",
