@@ -4,8 +4,6 @@
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/pytorch/picklescan.h"
 
-#include <ostream>
-
 namespace cli {
 
 void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j) {

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <iosfwd>
 #include <optional>
 
 namespace ckptscope {
@@ -25,7 +24,8 @@ template <typename T> nlohmann::ordered_json orNull(const std::optional<T>& v) {
 // j as every --json output is laid out (nlohmann's dump(2): two-space
 // indent; invalid UTF-8 becomes U+FFFD instead of an exception), written as
 // the next value of a streamed output: a small part of a large one (a run's
-// tensor series, one parameter's optimizer figures) kept as a DOM.
+// tensor series, one parameter's optimizer figures) kept as a DOM. Always
+// laid out pretty: not for inside an Inline container.
 void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j);
 
 // The document's warnings as every --json output lists them: an array of

@@ -202,6 +202,7 @@ void writeTensorDiff(JsonStreamWriter& w, const Document& a, const Document& b,
             w.value(m.itemB);
         }
         w.endObject();
+        w.chunkDone();
     }
     w.endArray();
     w.key("tensors");
@@ -222,14 +223,10 @@ void writeTensorDiff(JsonStreamWriter& w, const Document& a, const Document& b,
         }
         for (const auto& [key, shape] : {std::pair{"shape_a", &t.shapeA}, {"shape_b", &t.shapeB}}) {
             w.key(key);
-            if (!*shape) {
+            if (*shape)
+                w.uintArray(**shape);
+            else
                 w.null();
-                continue;
-            }
-            w.beginArray();
-            for (const uint64_t n : **shape)
-                w.value(n);
-            w.endArray();
         }
         writeStringOrNull(w, "dtype_a", t.dtypeA);
         writeStringOrNull(w, "dtype_b", t.dtypeB);
@@ -303,6 +300,7 @@ void writeGradientDiff(JsonStreamWriter& w, const Document& a, const Document& b
         writeFieldValue(w, "a", f.a);
         writeFieldValue(w, "b", f.b);
         w.endObject();
+        w.chunkDone();
     }
     w.endArray();
     w.key("nodes");
@@ -349,6 +347,7 @@ void writeGradientDiff(JsonStreamWriter& w, const Document& a, const Document& b
             w.null();
         }
         w.endObject();
+        w.chunkDone();
     }
     w.endArray();
     w.key("node_matching");

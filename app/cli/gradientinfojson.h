@@ -16,11 +16,9 @@ struct GradientInfo {
 };
 
 // Writes `info` of a gradient checkpoint as pretty JSON straight into out,
-// byte for byte what nlohmann's dump(2) of the same fields gives: building
-// a DOM of 10 000 node ids cost more than reading them from the file.
-// Returns false, having written nothing, when a string is not valid UTF-8:
-// then nlohmann's replacement rules must apply (only a checkpoint built in
-// memory can hold such a string; both JSON readers refuse it).
-bool writeGradientInfoJson(const GradientInfo& info, std::string& out);
+// byte for byte what nlohmann's dump(2) of the same fields gives (its
+// replacement of bytes that are not UTF-8 included): building a DOM of
+// 10 000 node ids cost more than reading them from the file.
+void writeGradientInfoJson(const GradientInfo& info, std::string& out);
 
 } // namespace cli

@@ -119,10 +119,7 @@ void addPickleJson(ordered_json& j, const Document& doc, const std::vector<std::
 
 void writeNumbers(JsonStreamWriter& w, const char* key, const std::vector<uint64_t>& values) {
     w.key(key);
-    w.beginArray();
-    for (uint64_t x : values)
-        w.value(x);
-    w.endArray();
+    w.uintArray(values);
 }
 
 // A piece of a tensor made of pieces: its box, its storage and where its
@@ -366,32 +363,6 @@ std::map<std::string, size_t> opCounts(const ComputationGraphStore& graph) {
     return ops;
 }
 
-ordered_json gradientJson(const GradientInfo& info) {
-    const Document& doc = info.doc;
-    const GradientCheckpoint& g = *doc.gradient();
-    ordered_json j;
-    j["format"] = "gradient";
-    j["file_size"] = doc.fileSize();
-    j["step"] = g.step;
-    j["loss_cid"] = orNull(g.lossCid);
-    j["timestamp"] = g.timestamp;
-    j["node_count"] = g.graph.nodeCount();
-    j["edge_count"] = g.graph.edgeCount();
-    const ComputationNode* loss = g.lossNode();
-    j["loss_node"] = loss ? ordered_json(loss->id) : ordered_json();
-    j["topological_order"] = info.split.order;
-    j["cycle_nodes"] = info.split.cycle;
-    j["ops"] = ordered_json::object();
-    for (const auto& [op, n] : info.ops)
-        j["ops"][op] = n;
-    ordered_json blobs = ordered_json::array();
-    for (const auto& [name, bytes] : g.optimizerState)
-        blobs.push_back({{"name", name}, {"bytes", bytes.size()}});
-    j["optimizer_state"] = std::move(blobs);
-    j["warnings"] = warningsJson(doc);
-    return j;
-}
-
 void printTensorFile(const Document& doc) {
     const FormatModule& m = doc.formatModule();
     std::cout << "File        " << doc.path() << " (" << fmt::bytes(doc.fileSize()) << ")\n";
@@ -518,8 +489,7 @@ int runInfo(const std::vector<std::string>& args) {
     if (json && !doc->hasTensors()) {
         const GradientInfo info{*doc, doc->graphSplit(), opCounts(doc->gradient()->graph)};
         std::string text;
-        if (!writeGradientInfoJson(info, text))
-            text = gradientJson(info).dump(2, ' ', false, ordered_json::error_handler_t::replace);
+        writeGradientInfoJson(info, text);
         text += '\n';
         std::cout.write(text.data(), std::streamsize(text.size()));
     } else if (json) {

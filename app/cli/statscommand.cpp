@@ -273,7 +273,6 @@ int runStats(const std::vector<std::string>& args) {
     const auto doc = openDocument(p->operands()[0]);
     StatsOptions options;
     options.bins = !json ? 0 : p->has("--bins") ? parseBins(p->value("--bins")) : 32;
-    ordered_json list = ordered_json::array();
     TextTable table(
         {"name", "count", "finite", "nan", "inf", "zeros", "min", "max", "mean", "std", "l2"},
         {false, true, true, true, true, true, true, true, true, true, true});

@@ -89,7 +89,7 @@ void writeHistogram(ckptscope::JsonStreamWriter& w, const ckptscope::Histogram& 
     w.key("hi");
     w.dumpNumber(h.hi);
     w.key("counts");
-    w.countArray(h.counts);
+    w.uintArray(h.counts);
     w.endObject();
 }
 

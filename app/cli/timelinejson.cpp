@@ -77,14 +77,37 @@ ordered_json outliersJson(const Run& run) {
     return list;
 }
 
+// What a tensor run writes besides its series, computed before a byte is
+// written (a failure then leaves no half-written output).
+struct TensorRunParts {
+    UpdatesByTensor updates; // each checkpoint's update per tensor
+    bool anyUpdates = false;
+    ordered_json metadata, firstNonfinite, outliers;
+};
+
+TensorRunParts tensorRunParts(const TimelineReport& r) {
+    const Run& run = r.run;
+    TensorRunParts parts;
+    parts.updates = updatesByTensor(run);
+    parts.anyUpdates = runHasUpdates(run);
+    parts.metadata = ordered_json::array();
+    for (const MetadataSeries& m : metadataSeries(run)) {
+        ordered_json values = ordered_json::array();
+        for (const auto& v : m.values) // a trainer log's values are numbers (NaN: null)
+            values.push_back(m.numbers && v ? orNull(metadataNumber(*v)) : orNull(v));
+        parts.metadata.push_back({{"key", m.key}, {"values", std::move(values)}});
+    }
+    if (const auto first = firstNonfinite(run, r.tensors))
+        parts.firstNonfinite = {
+            {"index", first->index}, {"step", orNull(first->step)}, {"tensors", first->tensors}};
+    parts.outliers = outliersJson(run);
+    return parts;
+}
+
 // Streamed a tensor's series at a time: 30 checkpoints of 50 000 tensors
 // would make a DOM of 1.5 million points.
-void writeTensorRun(JsonStreamWriter& w, const TimelineReport& r) {
+void writeTensorRun(JsonStreamWriter& w, const TimelineReport& r, const TensorRunParts& parts) {
     const Run& run = r.run;
-    // The series of a run with optimizer state carry each checkpoint's
-    // update ("optimizer", null where a checkpoint has none).
-    const UpdatesByTensor updates = updatesByTensor(run);
-    const bool anyUpdates = runHasUpdates(run);
     w.key("tensors");
     w.beginArray();
     for (const TensorSeries& s : r.tensors) {
@@ -94,9 +117,11 @@ void writeTensorRun(JsonStreamWriter& w, const TimelineReport& r) {
             ordered_json point;
             if (t)
                 putStatsFields(DomFields{point}, t->stats, false);
-            if (t && anyUpdates) {
+            // With optimizer state each point carries its checkpoint's
+            // update ("optimizer", null where a checkpoint has none).
+            if (t && parts.anyUpdates) {
                 const ParameterUpdate* u =
-                    s.occurrence == 0 ? updateOf(updates, c, s.name) : nullptr;
+                    s.occurrence == 0 ? updateOf(parts.updates, c, s.name) : nullptr;
                 point["optimizer"] = u ? parameterUpdateJson(*u) : ordered_json();
             }
             series.push_back(std::move(point));
@@ -105,23 +130,12 @@ void writeTensorRun(JsonStreamWriter& w, const TimelineReport& r) {
         w.chunkDone();
     }
     w.endArray();
-    ordered_json metadata = ordered_json::array();
-    for (const MetadataSeries& m : metadataSeries(run)) {
-        ordered_json values = ordered_json::array();
-        for (const auto& v : m.values) // a trainer log's values are numbers (NaN: null)
-            values.push_back(m.numbers && v ? orNull(metadataNumber(*v)) : orNull(v));
-        metadata.push_back({{"key", m.key}, {"values", std::move(values)}});
-    }
     w.key("metadata");
-    writeDom(w, metadata);
-    const auto first = firstNonfinite(run, r.tensors);
+    writeDom(w, parts.metadata);
     w.key("first_nonfinite");
-    writeDom(w, first ? ordered_json{{"index", first->index},
-                                     {"step", orNull(first->step)},
-                                     {"tensors", first->tensors}}
-                      : ordered_json());
+    writeDom(w, parts.firstNonfinite);
     w.key("optimizer_outliers");
-    writeDom(w, outliersJson(run));
+    writeDom(w, parts.outliers);
 }
 
 // Everything trainer_state.json logged, per key: steps and values side by
@@ -182,26 +196,32 @@ void writeGradientRun(JsonStreamWriter& w, const TimelineReport& r) {
 void writeTimeline(JsonStreamWriter& w, const TimelineReport& r) {
     const Run& run = r.run;
     const bool gradient = run.kind == RunKind::Gradient;
+    // Everything but the series first: nothing is written before it is known.
+    const ordered_json checkpoints = checkpointsJson(run), skipped = skippedJson(run);
+    const ordered_json config =
+        run.modelConfig ? modelConfigJson(*run.modelConfig) : ordered_json();
+    const ordered_json history = trainerHistoryJson(run);
+    const TensorRunParts parts = gradient ? TensorRunParts{} : tensorRunParts(r);
     w.beginObject();
     // A run that read nothing has no kind; it reports as an (empty) tensor run.
     w.key("format");
     w.value(gradient ? "gradient" : "tensors");
     w.key("checkpoints");
-    writeDom(w, checkpointsJson(run));
+    writeDom(w, checkpoints);
     w.key("skipped");
-    writeDom(w, skippedJson(run));
+    writeDom(w, skipped);
     w.key("side_files");
     writeDom(w, run.sideFiles);
     w.key("warnings");
     writeDom(w, run.warnings);
     w.key("model_config");
-    writeDom(w, run.modelConfig ? modelConfigJson(*run.modelConfig) : ordered_json());
+    writeDom(w, config);
     w.key("trainer_history");
-    writeDom(w, trainerHistoryJson(run));
+    writeDom(w, history);
     if (gradient)
         writeGradientRun(w, r);
     else
-        writeTensorRun(w, r);
+        writeTensorRun(w, r, parts);
     w.key("cache");
     writeDom(w, {{"hits", run.cacheHits}, {"misses", run.cacheMisses}});
     w.endObject();

@@ -3,6 +3,7 @@
 // clean (exit 0), an unreadable pickle is exit 2, and files without a pickle
 // are skipped and counted.
 #include "clirunner.h"
+#include "picklewriter.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -119,6 +120,37 @@ private Q_SLOTS:
         const nlohmann::json j = parseOut(r);
         QCOMPARE(j["skipped"].get<int>(), 1);
         QVERIFY(j["files"].empty());
+    }
+
+    // A pickle may name what it imports with any bytes. `posix` with a
+    // name that is not UTF-8 (a character cut short): still found unsafe,
+    // its JSON valid, the bad bytes as one U+FFFD. (A strict dump refused
+    // the name: no verdict was printed at all.)
+    void importNamesThatAreNotUtf8() {
+        // PROTO 2, GLOBAL "posix" "syst\xe6\x97m", BINPUT, a string
+        // argument, TUPLE1, REDUCE, STOP (literals split where a hex escape
+        // would run on).
+        const std::string pickle = std::string("\x80\x02"
+                                               "cposix\nsyst\xe6\x97"
+                                               "m\nq\x00X\x07\x00\x00\x00"
+                                               "echo hiq\x01\x85q\x02Rq\x03.",
+                                               40);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("model.pt"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const std::string zip = picklewriter::torchZip("archive", pickle, {});
+        f.write(zip.data(), qint64(zip.size()));
+        f.close();
+        const Run r = runCli({QStringLiteral("scan"), QStringLiteral("--json"), path});
+        QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+        const nlohmann::json j = parseOut(r);
+        QVERIFY2(!j.is_discarded() && j["files"].size() == 1, qPrintable(describe(r)));
+        QVERIFY(j["files"][0]["unsafe"].get<bool>());
+        QCOMPARE(QString::fromStdString(j["files"][0]["imports"][0]["name"].get<std::string>()),
+                 QStringLiteral("posix.syst\uFFFDm"));
+        QCOMPARE(QString::fromStdString(j["files"][0]["imports"][0]["risk"].get<std::string>()),
+                 QStringLiteral("unsafe"));
     }
 
     void missingPathIsUsage() {

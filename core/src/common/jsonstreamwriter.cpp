@@ -164,17 +164,17 @@ void JsonStreamWriter::byteArray(const std::vector<uint8_t>& bytes) {
     });
 }
 
-void JsonStreamWriter::countArray(const std::vector<uint64_t>& counts) {
-    if (counts.empty() || (!m_levels.empty() && m_levels.back().isInline)) {
+void JsonStreamWriter::uintArray(const std::vector<uint64_t>& values) {
+    if (values.empty() || (!m_levels.empty() && m_levels.back().isInline)) {
         beginArray();
-        for (const uint64_t c : counts)
-            value(c);
+        for (const uint64_t v : values)
+            value(v);
         endArray();
         return;
     }
-    tightArray(counts.size(), [this, &counts](size_t i) {
+    tightArray(values.size(), [this, &values](size_t i) {
         char buf[24];
-        const auto r = std::to_chars(buf, buf + sizeof buf, counts[i]);
+        const auto r = std::to_chars(buf, buf + sizeof buf, values[i]);
         m_s.append(buf, size_t(r.ptr - buf));
     });
 }

@@ -210,8 +210,8 @@ CKPTSCOPE_AVX512 static void addAvx512(BinCounter<float>& c, const float* v, uin
     sliced512::countValues(*c.sliced, n, full, tail);
 }
 
-// More bins than SlicedBins counts: FloatBins' positions, counted in eight
-// tables as addAvx2's Lanes mode, lanes near an edge taken back.
+// More bins than SlicedBins counts: FloatBins' positions, counted in the
+// Lanes tables as addAvx2 counts them, lanes near an edge taken back.
 struct LaneEntries {
     BinCounter<float>& c;
     const float* v;
@@ -229,11 +229,8 @@ struct LaneEntries {
             _mm512_min_epu32(_mm512_maskz_cvttps_epi32(0xffff, q), last), laneTable);
         _mm512_store_si512(out, entry);
         const __m512 fraction = _mm512_reduce_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        if (const __mmask16 near = _mm512_cmp_ps_mask(fraction, twoGuards, _CMP_NGE_UQ)) {
-            alignas(64) uint32_t where[16]; // rare
-            _mm512_store_si512(where, entry);
-            recount(c, v, at, near, where);
-        }
+        if (const __mmask16 near = _mm512_cmp_ps_mask(fraction, twoGuards, _CMP_NGE_UQ))
+            recount(c, v, at, near, out); // rare
     }
 };
 
@@ -482,8 +479,12 @@ template <> void BinCounter<float>::add(const float* v, uint64_t n) {
         return;
     }
     if (mode != Mode::Scalar) {
-        // uint32 counters: flush long before one could overflow.
-        if (pending + n > (uint64_t(1) << 31))
+        // uint32 counters: flush long before one could overflow, also
+        // within a call (one table takes every value of a run in one bin).
+        constexpr uint64_t kPiece = uint64_t(1) << 31;
+        for (; n > kPiece; v += kPiece, n -= kPiece)
+            add(v, kPiece);
+        if (pending + n > kPiece)
             flush();
         pending += n;
         if (lanes512)

@@ -395,7 +395,7 @@ Histogram histogramOverImpl(uint64_t count, const Reader& reader, double lo, dou
     h.lo = lo;
     h.hi = hi;
     h.counts.assign(size_t(std::max(bins, 1)), 0);
-    BinCounter<T> counter(h, stats::Kernel::Auto, Spread::Anywhere);
+    BinCounter<T> counter(h, stats::Kernel::Auto, Spread::Anywhere, count);
     std::vector<T> block(size_t(std::min(count, kBlock)));
     for (uint64_t first = 0; first < count; first += kBlock) {
         control.throwIfCancelled();

@@ -16,8 +16,8 @@ namespace ckptscope {
 // `"key": value`, `{}` / `[]` when empty. A container begun Inline stays on
 // one line (`{"a": 1, "b": [1, 2]}`), as does everything inside it.
 // Strings are written by appendJsonString (bytes that are not UTF-8 become
-// U+FFFD). With an ostream, text goes out in chunks of about 64 KiB at
-// chunkDone() and flush(), so a large file never sits in memory whole.
+// U+FFFD as nlohmann's dump replaces them). With an ostream, text goes out in chunks of about 64
+// KiB at chunkDone() and flush(), so a large file never sits in memory whole.
 class JsonStreamWriter {
 public:
     enum class Layout { Pretty, Inline };
@@ -78,8 +78,8 @@ public:
     // checkpoint's optimizer state, so written in a tight loop.
     void byteArray(const std::vector<uint8_t>& bytes);
     // The same for unsigned integers: a histogram's counts (`stats --json`
-    // of 50 000 tensors in 1 000 bins writes 50 million of them).
-    void countArray(const std::vector<uint64_t>& counts);
+    // of 50 000 tensors in 1 000 bins writes 50 million of them), shapes.
+    void uintArray(const std::vector<uint64_t>& values);
 
     // When streaming, hands the text over once a chunk is full; call it
     // between elements of a long list.
