@@ -394,6 +394,9 @@ bool FaultServer::answer(int fd, const Request& request) {
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         return false;
     }
+    if (p == "/late-tail" && ranged && first >= size / 2)
+        for (int waited = 0; waited < kDelayMs && !stopping(); waited += 20)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (p == "/delayed" && m_delayedCount++ > 0) // the index at once, values late
         for (int waited = 0; waited < kDelayMs && !stopping(); waited += 20)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));

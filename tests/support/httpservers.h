@@ -113,6 +113,8 @@ private:
 //   /no-validator   Range, but neither ETag nor Last-Modified
 //   /delayed        Range; the first answer at once (a model's index), every
 //                   later one (its values) after kDelayMs
+//   /late-tail      Range; a range from the file's second half on answered
+//                   after kDelayMs, any other at once
 class FaultServer {
 public:
     static constexpr int kDelayMs = 1500;

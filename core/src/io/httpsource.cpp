@@ -199,12 +199,21 @@ struct HttpSource::State {
     std::deque<Prefetch> prefetches;
 
     // Fills the queue up to the prefetch depth with the blocks from `offset`
-    // on (none past wantedEnd).
+    // on (none past wantedEnd, none over bytes cached or being fetched).
     void startPrefetch(const std::string& url, uint64_t offset, uint64_t wantedEnd);
-    // Takes a finished prefetch of the block at `offset` into the cache;
-    // false when there was none (prefetches elsewhere are dropped).
+    // Takes the prefetches up to the one holding `offset` into the cache
+    // (waiting for them); false when none holds it (then a read elsewhere:
+    // the queue is dropped).
     bool takePrefetch(const std::string& url, uint64_t offset);
+    // The first and the second: takes the queue's first prefetch.
+    bool takeFirstPrefetch(const std::string& url);
     void dropPrefetches();
+    // Where bytes from `offset` stop being free to fetch (at most `limit`):
+    // the next byte cached, being fetched or prefetched; `offset` itself when
+    // it is one of them. Two threads reading one tensor must not fetch a
+    // block twice (one's prefetch had fetched the block the other was
+    // already fetching: 8 MB sent for a 4 MiB tensor).
+    uint64_t freeUntil(uint64_t offset, uint64_t limit) const;
 };
 
 void HttpSource::State::startPrefetch(const std::string& url, uint64_t offset, uint64_t wantedEnd) {
@@ -213,8 +222,11 @@ void HttpSource::State::startPrefetch(const std::string& url, uint64_t offset, u
         prefetchClients.resize(depth);
     if (!prefetches.empty())
         offset = prefetches.back().offset + prefetches.back().bytes.size();
-    while (prefetches.size() < depth && offset < std::min(wantedEnd, size) &&
-           !cache.count(offset)) {
+    while (prefetches.size() < depth && offset < std::min(wantedEnd, size)) {
+        const uint64_t end =
+            freeUntil(offset, std::min({wantedEnd, size, offset + options.blockBytes}));
+        if (end == offset)
+            break;
         // The client no queued transfer uses (at most depth - 1 are queued).
         size_t free = 0;
         while (std::any_of(prefetches.begin(), prefetches.end(),
@@ -227,7 +239,7 @@ void HttpSource::State::startPrefetch(const std::string& url, uint64_t offset, u
         q.offset = offset;
         q.wantedEnd = wantedEnd;
         q.client = free;
-        q.bytes = buffer(std::min({wantedEnd, size, offset + options.blockBytes}) - offset);
+        q.bytes = buffer(end - offset);
         offset += q.bytes.size();
         q.done = std::async(std::launch::async, [this, &url, &q, c = fetcher.get()] {
             try {
@@ -249,12 +261,26 @@ void HttpSource::State::dropPrefetches() {
 }
 
 bool HttpSource::State::takePrefetch(const std::string& url, uint64_t offset) {
-    if (prefetches.empty())
-        return false;
-    if (prefetches.front().offset != offset) {
+    const auto holds = [offset](const Prefetch& p) {
+        return offset >= p.offset && offset < p.offset + p.bytes.size();
+    };
+    if (std::none_of(prefetches.begin(), prefetches.end(), holds)) {
         dropPrefetches();
         return false;
     }
+    // The queue is in file order: the ones before it first (another
+    // thread's reads will want them), then the one that holds it.
+    while (!prefetches.empty()) {
+        const bool last = holds(prefetches.front());
+        if (!takeFirstPrefetch(url))
+            return false;
+        if (last)
+            return true;
+    }
+    return false;
+}
+
+bool HttpSource::State::takeFirstPrefetch(const std::string& url) {
     const bool ok = prefetches.front().done.get();
     Prefetch p = std::move(prefetches.front());
     prefetches.pop_front();
@@ -268,6 +294,26 @@ bool HttpSource::State::takePrefetch(const std::string& url, uint64_t offset) {
     report();
     startPrefetch(url, next, p.wantedEnd);
     return true;
+}
+
+uint64_t HttpSource::State::freeUntil(uint64_t offset, uint64_t limit) const {
+    if (inFlightAt(offset))
+        return offset;
+    const auto next = cache.upper_bound(offset);
+    if (next != cache.begin()) {
+        const auto& [start, seg] = *std::prev(next);
+        if (offset < start + seg.bytes.size())
+            return offset;
+    }
+    if (next != cache.end())
+        limit = std::min(limit, next->first);
+    for (const Prefetch& p : prefetches) {
+        if (offset >= p.offset && offset < p.offset + p.bytes.size())
+            return offset;
+        if (p.offset > offset)
+            limit = std::min(limit, p.offset);
+    }
+    return nextInFlight(offset, limit);
 }
 
 HttpSource::HttpSource(std::string url, HttpOptions options)
@@ -475,6 +521,10 @@ void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wanted
             s.fetched.wait(lock);
             continue;
         }
+        // Prefetched (another thread's read may have queued it), else the
+        // queue was for reads elsewhere and is dropped.
+        if (s.takePrefetch(m_url, pos))
+            continue;
         const uint64_t nextStart =
             s.nextInFlight(pos, next == s.cache.end() ? s.size : next->first);
         const uint64_t gapEnd = std::min(end, nextStart);
@@ -489,8 +539,6 @@ void HttpSource::readAhead(uint64_t offset, void* dst, size_t n, uint64_t wanted
         const uint64_t ahead =
             wantedEnd > pos ? std::min(wantedEnd - pos, s.options.blockBytes) : s.options.readAhead;
         const uint64_t fetchEnd = std::min(std::max(gapEnd, pos + ahead), nextStart);
-        if (s.takePrefetch(m_url, pos))
-            continue;
         std::vector<uint8_t> bytes = s.buffer(fetchEnd - pos);
         {
             const State::InFlight marked(s, pos, fetchEnd);

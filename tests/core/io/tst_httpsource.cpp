@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <set>
@@ -100,6 +102,8 @@ private Q_SLOTS:
     void taskHearsTrafficAndCancels();
     void shardedModelOpensByItsIndexUrl();
     void blocksPrefetchedOnSeveralConnections();
+    void prefetchLeavesWhatAnotherReadIsFetching();
+    void readInsideAPrefetchTakesIt();
     void http2OverTlsWhereOffered();
 
 private:
@@ -349,6 +353,94 @@ void TestHttpSource::blocksPrefetchedOnSeveralConnections() {
         }
         QVERIFY2(sent <= m_model.size(), std::to_string(sent).c_str()); // the tensor ends the file
         QCOMPARE(source->traffic().requests, uint64_t(ranges.size()));
+    }
+}
+
+namespace {
+
+// The first byte of each range a server was asked for ("bytes=A-B").
+std::vector<std::pair<uint64_t, uint64_t>> askedRanges(const FaultServer& server) {
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (const auto& r : server.requests()) {
+        const auto it = r.headers.find("range");
+        unsigned long long a = 0, b = 0;
+        if (it != r.headers.end() &&
+            std::sscanf(it->second.c_str(), "bytes=%llu-%llu", &a, &b) == 2)
+            out.emplace_back(a, b);
+    }
+    return out;
+}
+
+} // namespace
+
+// Two threads reading one tensor: one fetches the file's second half (its
+// answer late), the other reads just before it. The second's fetch stops
+// where the first's begins, and its prefetch must not ask for that half
+// again (it did: a 4 MiB tensor's statistics made nginx send 8 MB).
+void TestHttpSource::prefetchLeavesWhatAnotherReadIsFetching() {
+    FaultServer server(m_model, "secret");
+    HttpOptions o = quickOptions();
+    o.stallTimeout = 10000ms; // the late answer is not a stall
+    const HttpSource source(server.url("/late-tail"), o);
+    const uint64_t size = source.size(), half = size / 2;
+    std::string tail(1000, '\0'), before(1000, '\0');
+    std::string failure;
+    std::thread reader([&] {
+        try {
+            source.readAhead(half, tail.data(), tail.size(), size);
+        } catch (const std::exception& e) {
+            failure = e.what();
+        }
+    });
+    // Until the server has the first read's request (its answer comes late).
+    for (int i = 0; i < 500; ++i) {
+        const auto asked = askedRanges(server);
+        if (std::any_of(asked.begin(), asked.end(), [&](const auto& r) { return r.first == half; }))
+            break;
+        std::this_thread::sleep_for(10ms);
+    }
+    source.readAhead(half / 2, before.data(), before.size(), size);
+    reader.join();
+    QVERIFY2(failure.empty(), failure.c_str());
+    QVERIFY(tail == m_model.substr(size_t(half), tail.size()));
+    QVERIFY(before == m_model.substr(size_t(half / 2), before.size()));
+    const auto asked = askedRanges(server);
+    QCOMPARE(
+        std::count_if(asked.begin(), asked.end(), [&](const auto& r) { return r.first == half; }),
+        std::ptrdiff_t(1));
+    for (size_t i = 0; i < asked.size(); ++i) // no byte asked for twice
+        for (size_t j = i + 1; j < asked.size(); ++j)
+            QVERIFY2(asked[i].second < asked[j].first || asked[j].second < asked[i].first,
+                     qPrintable(QStringLiteral("%1-%2 and %3-%4")
+                                    .arg(asked[i].first)
+                                    .arg(asked[i].second)
+                                    .arg(asked[j].first)
+                                    .arg(asked[j].second)));
+}
+
+// A read that lands inside the queued prefetches (the other thread's next
+// block) takes them into the cache instead of dropping them and asking for
+// its bytes again.
+void TestHttpSource::readInsideAPrefetchTakesIt() {
+    FaultServer server(m_model, "secret");
+    HttpOptions o = quickOptions();
+    o.blockBytes = 64 << 10;
+    o.prefetchDepth = 2;
+    const HttpSource source(server.url("/file"), o);
+    const size_t probes = askedRanges(server).size(); // opening's (and the head it read)
+    std::string a(100, '\0'), b(100, '\0');
+    const uint64_t first = 256 << 10, inside = 400 << 10;
+    source.readAhead(first, a.data(), a.size(), 1 << 20);  // a block, then two prefetched
+    source.readAhead(inside, b.data(), b.size(), 1 << 20); // inside the second
+    QVERIFY(a == m_model.substr(first, a.size()));
+    QVERIFY(b == m_model.substr(inside, b.size()));
+    auto asked = askedRanges(server);
+    asked.erase(asked.begin(), asked.begin() + std::ptrdiff_t(std::min(probes, asked.size())));
+    QVERIFY(asked.size() >= 3); // the block and its prefetches (taken ones queue more)
+    for (size_t i = 0; i < asked.size(); ++i) {
+        QVERIFY(asked[i].first != inside); // taken, not asked again
+        for (size_t j = i + 1; j < asked.size(); ++j)
+            QVERIFY(asked[i].second < asked[j].first || asked[j].second < asked[i].first);
     }
 }
 
