@@ -85,6 +85,44 @@ std::vector<std::string> referenceOrder(const ComputationGraphStore& g) {
     return order;
 }
 
+// Depths as the graph diff first computed them, by maps of ids: the
+// longest path from a node without a known producer, nodes on or behind a
+// cycle one past the deepest of the rest.
+std::map<std::string, size_t> referenceDepths(const ComputationGraphStore& g) {
+    std::map<std::string, size_t> inDegree, depth;
+    std::map<std::string, std::vector<std::string>> successors;
+    for (const auto& [id, node] : g.nodes())
+        inDegree[id] = 0;
+    for (const auto& [from, to] : g.edges()) {
+        if (!g.nodes().contains(from) || !g.nodes().contains(to))
+            continue;
+        successors[from].push_back(to);
+        ++inDegree[to];
+    }
+    std::deque<std::string> ready;
+    for (const auto& [id, n] : inDegree)
+        if (n == 0) {
+            ready.push_back(id);
+            depth[id] = 0;
+        }
+    size_t deepest = 0;
+    while (!ready.empty()) {
+        const std::string id = ready.front();
+        ready.pop_front();
+        const size_t d = depth[id];
+        deepest = std::max(deepest, d);
+        for (const std::string& s : successors[id]) {
+            depth[s] = std::max(depth[s], d + 1);
+            if (--inDegree[s] == 0)
+                ready.push_back(s);
+        }
+    }
+    for (const auto& [id, n] : inDegree)
+        if (n > 0)
+            depth[id] = deepest + 1;
+    return depth;
+}
+
 } // namespace
 
 class TestComputationGraphStore : public QObject {
@@ -264,6 +302,42 @@ private Q_SLOTS:
             QCOMPARE(qstrList(order), qstrList(referenceOrder(g)));
             QCOMPARE(order.size() + g.cycleNodes().size(), g.nodeCount());
         }
+    }
+
+    // depths() against the map-based reference: forward edges, back edges
+    // (cycles), repeated edges and edges to unknown nodes.
+    void depthsMatchTheReferenceOnRandomGraphs() {
+        std::mt19937 rng(20261206);
+        size_t deepSeen = 0;
+        for (int round = 0; round < 60; ++round) {
+            const int n = 1 + int(rng() % 200);
+            std::vector<std::string> ids;
+            for (int i = 0; i < n; ++i)
+                ids.push_back("n" + std::to_string(rng() % 100000));
+            std::vector<Edge> edges;
+            const int m = int(rng() % (3 * n));
+            for (int i = 0; i < m; ++i) {
+                const std::string& a = ids[rng() % ids.size()];
+                const std::string& b = ids[rng() % ids.size()];
+                if (rng() % 12 == 0)
+                    edges.emplace_back(std::max(a, b), std::min(a, b));
+                else if (rng() % 25 == 0)
+                    edges.emplace_back(a, "ghost");
+                else
+                    edges.emplace_back(std::min(a, b), std::max(a, b));
+            }
+            const ComputationGraphStore g = graphOf(ids, edges);
+            const std::map<std::string, size_t> want = referenceDepths(g);
+            const std::vector<size_t> got = g.depths();
+            QCOMPARE(got.size(), g.nodeCount());
+            size_t k = 0;
+            for (const auto& [id, node] : g.nodes()) {
+                QCOMPARE(got[k], want.at(id));
+                deepSeen = std::max(deepSeen, got[k]);
+                ++k;
+            }
+        }
+        QVERIFY(deepSeen >= 3); // chains, not only sources
     }
 
     void topologicalOrderScalesTo100kNodes() {

@@ -173,6 +173,24 @@ ComputationGraphStore::TopologicalSplit ComputationGraphStore::topologicalSplit(
     return split;
 }
 
+std::vector<size_t> ComputationGraphStore::depths() const {
+    IndexedGraph g = indexGraph(m_nodes, m_edges);
+    const std::vector<uint32_t> order = kahnOrder(g); // producers before consumers
+    std::vector<size_t> depth(g.ids.size(), 0);
+    std::vector<bool> placed(g.ids.size(), false);
+    size_t deepest = 0;
+    for (const uint32_t u : order) {
+        placed[u] = true;
+        deepest = std::max(deepest, depth[u]);
+        for (uint32_t k = g.succStart[u]; k < g.succStart[u + 1]; ++k)
+            depth[g.succ[k]] = std::max(depth[g.succ[k]], depth[u] + 1);
+    }
+    for (size_t i = 0; i < depth.size(); ++i)
+        if (!placed[i])
+            depth[i] = deepest + 1;
+    return depth;
+}
+
 std::vector<const ComputationNode*>
 ComputationGraphStore::findConsumers(const std::string& cid) const {
     std::vector<const ComputationNode*> out;

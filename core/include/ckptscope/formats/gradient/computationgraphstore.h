@@ -52,6 +52,11 @@ public:
         std::vector<std::string> cycle;
     };
     TopologicalSplit topologicalSplit() const;
+    // Every node's depth, in key order (nodes()): 0 for a node without a
+    // known producer, else one more than its deepest producer; nodes on or
+    // behind a cycle one more than the deepest of the others. (The graph
+    // diff orders nodes by it when their ids differ.)
+    std::vector<size_t> depths() const;
     // Nodes listing cid among their inputs, sorted by id.
     std::vector<const ComputationNode*> findConsumers(const std::string& cid) const;
     // Depth-first walk back from the producer of outputCid through the
