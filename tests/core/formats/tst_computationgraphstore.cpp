@@ -85,6 +85,28 @@ std::vector<std::string> referenceOrder(const ComputationGraphStore& g) {
     return order;
 }
 
+// Up to 300 nodes, mostly forward edges (in a random ranking), a few back
+// ones (cycles), repeats, and edges to nodes that do not exist.
+ComputationGraphStore randomGraph(std::mt19937& rng) {
+    const int n = 1 + int(rng() % 300);
+    std::vector<std::string> ids;
+    for (int i = 0; i < n; ++i)
+        ids.push_back("n" + std::to_string(rng() % 100000));
+    std::vector<Edge> edges;
+    const int m = int(rng() % (3 * n));
+    for (int i = 0; i < m; ++i) {
+        const std::string& a = ids[rng() % ids.size()];
+        const std::string& b = ids[rng() % ids.size()];
+        if (rng() % 10 == 0)
+            edges.emplace_back(b, a);
+        else if (rng() % 25 == 0)
+            edges.emplace_back(a, "ghost" + std::to_string(rng() % 3));
+        else
+            edges.emplace_back(std::min(a, b), std::max(a, b));
+    }
+    return graphOf(ids, edges);
+}
+
 // Depths as the graph diff first computed them, by maps of ids: the
 // longest path from a node without a known producer, nodes on or behind a
 // cycle one past the deepest of the rest.
@@ -280,24 +302,7 @@ private Q_SLOTS:
     void topologicalOrderMatchesReferenceOnRandomGraphs() {
         std::mt19937 rng(20241129);
         for (int round = 0; round < 40; ++round) {
-            const int n = 1 + int(rng() % 300);
-            std::vector<std::string> ids;
-            for (int i = 0; i < n; ++i)
-                ids.push_back("n" + std::to_string(rng() % 100000));
-            std::vector<Edge> edges;
-            const int m = int(rng() % (3 * n));
-            for (int i = 0; i < m; ++i) {
-                const std::string& a = ids[rng() % ids.size()];
-                const std::string& b = ids[rng() % ids.size()];
-                // Mostly forward edges (in a random ranking), a few back ones.
-                if (rng() % 10 == 0)
-                    edges.emplace_back(b, a);
-                else if (rng() % 25 == 0)
-                    edges.emplace_back(a, "ghost" + std::to_string(rng() % 3));
-                else
-                    edges.emplace_back(std::min(a, b), std::max(a, b));
-            }
-            const ComputationGraphStore g = graphOf(ids, edges);
+            const ComputationGraphStore g = randomGraph(rng);
             const std::vector<std::string> order = g.topologicalOrder();
             QCOMPARE(qstrList(order), qstrList(referenceOrder(g)));
             QCOMPARE(order.size() + g.cycleNodes().size(), g.nodeCount());
@@ -310,23 +315,7 @@ private Q_SLOTS:
         std::mt19937 rng(20261206);
         size_t deepSeen = 0;
         for (int round = 0; round < 60; ++round) {
-            const int n = 1 + int(rng() % 200);
-            std::vector<std::string> ids;
-            for (int i = 0; i < n; ++i)
-                ids.push_back("n" + std::to_string(rng() % 100000));
-            std::vector<Edge> edges;
-            const int m = int(rng() % (3 * n));
-            for (int i = 0; i < m; ++i) {
-                const std::string& a = ids[rng() % ids.size()];
-                const std::string& b = ids[rng() % ids.size()];
-                if (rng() % 12 == 0)
-                    edges.emplace_back(std::max(a, b), std::min(a, b));
-                else if (rng() % 25 == 0)
-                    edges.emplace_back(a, "ghost");
-                else
-                    edges.emplace_back(std::min(a, b), std::max(a, b));
-            }
-            const ComputationGraphStore g = graphOf(ids, edges);
+            const ComputationGraphStore g = randomGraph(rng);
             const std::map<std::string, size_t> want = referenceDepths(g);
             const std::vector<size_t> got = g.depths();
             QCOMPARE(got.size(), g.nodeCount());
