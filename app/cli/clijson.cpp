@@ -4,6 +4,8 @@
 #include "ckptscope/document/document.h"
 #include "ckptscope/formats/pytorch/picklescan.h"
 
+#include <iostream>
+
 namespace cli {
 
 void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j) {
@@ -15,6 +17,11 @@ void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j) {
         nlohmann::ordered_json::error_handler_t::replace);
     out.dump(j, true, false, 2, unsigned(w.depth() * 2));
     w.rawValue(text);
+}
+
+void endJsonOutput(ckptscope::JsonStreamWriter& w) {
+    w.flush();
+    std::cout << '\n';
 }
 
 nlohmann::ordered_json callJson(ckptscope::CallArguments& arguments, uint32_t call) {

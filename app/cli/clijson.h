@@ -28,6 +28,10 @@ template <typename T> nlohmann::ordered_json orNull(const std::optional<T>& v) {
 // laid out pretty: not for inside an Inline container.
 void writeDom(ckptscope::JsonStreamWriter& w, const nlohmann::ordered_json& j);
 
+// Ends a --json output streamed to stdout: the rest of its text, and the
+// newline every output ends with.
+void endJsonOutput(ckptscope::JsonStreamWriter& w);
+
 // The document's warnings as every --json output lists them: an array of
 // messages (a message about one tensor names it).
 nlohmann::ordered_json warningsJson(const ckptscope::Document& doc);

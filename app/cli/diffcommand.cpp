@@ -133,6 +133,18 @@ void writeSide(JsonStreamWriter& w, const char* key, const Document& doc) {
     w.endObject();
 }
 
+// {"name": count, ...}: a comparison's summary.
+void writeCounts(JsonStreamWriter& w, const char* key,
+                 std::initializer_list<std::pair<const char*, uint64_t>> counts) {
+    w.key(key);
+    w.beginObject();
+    for (const auto& [name, n] : counts) {
+        w.key(name);
+        w.value(n);
+    }
+    w.endObject();
+}
+
 void writeStringOrNull(JsonStreamWriter& w, const char* key, const std::optional<std::string>& v) {
     w.key(key);
     w.valueOrNull(v);
@@ -241,20 +253,15 @@ void writeTensorDiff(JsonStreamWriter& w, const Document& a, const Document& b,
     }
     w.endArray();
     const TensorDiffSummary& s = d.summary;
-    w.key("summary");
-    w.beginObject();
-    for (const auto& [key, n] : {std::pair{"same", s.same},
-                                 {"changed", s.changed},
-                                 {"added", s.added},
-                                 {"removed", s.removed},
-                                 {"shape_changed", s.shapeChanged},
-                                 {"dtype_changed", s.dtypeChanged},
-                                 {"tied", s.tied},
-                                 {"differing_elements", s.differingElements}}) {
-        w.key(key);
-        w.value(uint64_t(n));
-    }
-    w.endObject();
+    writeCounts(w, "summary",
+                {{"same", s.same},
+                 {"changed", s.changed},
+                 {"added", s.added},
+                 {"removed", s.removed},
+                 {"shape_changed", s.shapeChanged},
+                 {"dtype_changed", s.dtypeChanged},
+                 {"tied", s.tied},
+                 {"differing_elements", s.differingElements}});
     w.endObject();
 }
 
@@ -353,19 +360,14 @@ void writeGradientDiff(JsonStreamWriter& w, const Document& a, const Document& b
     w.key("node_matching");
     w.value(d.structureMatching ? "structure" : "id");
     const GradientDiffSummary& s = d.summary;
-    w.key("summary");
-    w.beginObject();
-    for (const auto& [key, n] : {std::pair{"nodes_same", s.nodesSame},
-                                 {"nodes_changed", s.nodesChanged},
-                                 {"nodes_added", s.nodesAdded},
-                                 {"nodes_removed", s.nodesRemoved},
-                                 {"edges_added", s.edgesAdded},
-                                 {"edges_removed", s.edgesRemoved},
-                                 {"optimizer_changed", s.optimizerChanged}}) {
-        w.key(key);
-        w.value(n);
-    }
-    w.endObject();
+    writeCounts(w, "summary",
+                {{"nodes_same", s.nodesSame},
+                 {"nodes_changed", s.nodesChanged},
+                 {"nodes_added", s.nodesAdded},
+                 {"nodes_removed", s.nodesRemoved},
+                 {"edges_added", s.edgesAdded},
+                 {"edges_removed", s.edgesRemoved},
+                 {"optimizer_changed", s.optimizerChanged}});
     w.endObject();
 }
 
@@ -587,8 +589,7 @@ int runDiff(const std::vector<std::string>& args) {
             if (d.json) {
                 JsonStreamWriter w(std::cout);
                 writeGradientDiff(w, *a, *b, g);
-                w.flush();
-                std::cout << "\n";
+                endJsonOutput(w);
             } else
                 printGradientText(*a, *b, g);
         } else {
@@ -602,8 +603,7 @@ int runDiff(const std::vector<std::string>& args) {
             if (d.json) {
                 JsonStreamWriter w(std::cout);
                 writeTensorDiff(w, *a, *b, d.options, t);
-                w.flush();
-                std::cout << "\n";
+                endJsonOutput(w);
             } else
                 printTensorText(*a, *b, t);
         }

@@ -140,8 +140,7 @@ int runScan(const std::vector<std::string>& args) {
         out->key("skipped");
         out->value(uint64_t(skipped));
         out->endObject();
-        out->flush();
-        std::cout << "\n";
+        endJsonOutput(*out);
     } else
         std::cout << "scanned " << scanned << (scanned == 1 ? " pickle" : " pickles")
                   << ", skipped " << skipped << (skipped == 1 ? " file" : " files")

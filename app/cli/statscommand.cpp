@@ -218,8 +218,7 @@ int runOptimizerStats(const ParsedArgs& p) {
         more.insert(more.end(), state.warnings.begin(), state.warnings.end());
         writeWarnings(w, *state.optimizer, more);
         w.endObject();
-        w.flush();
-        std::cout << "\n";
+        endJsonOutput(w);
         return kOk;
     }
     TextTable table({"name", "rule", "step", "lr", "update rms", "update max", "update/weight",
@@ -348,8 +347,7 @@ int runStats(const std::vector<std::string>& args) {
         out->endArray();
         writeWarnings(*out, *doc, overflowed);
         out->endObject();
-        out->flush();
-        std::cout << "\n";
+        endJsonOutput(*out);
     } else if (!csv) {
         std::cout << table.render();
         for (const auto& [note, names] : notes)

@@ -93,8 +93,7 @@ int runTimeline(const std::vector<std::string>& args) {
     if (p->has("--json")) {
         JsonStreamWriter w(std::cout);
         writeTimeline(w, report);
-        w.flush();
-        std::cout << "\n";
+        endJsonOutput(w);
     } else
         std::cout << timelineText(report);
     if (run.checkpoints.empty()) {

@@ -128,15 +128,23 @@ void JsonStreamWriter::rawValue(std::string_view json) {
     m_s += json;
 }
 
-template <class Write> void JsonStreamWriter::tightArray(size_t n, Write write) {
+template <class T, class Write>
+void JsonStreamWriter::tightArray(const std::vector<T>& values, Write write) {
+    if (values.empty() || (!m_levels.empty() && m_levels.back().isInline)) {
+        beginArray();
+        for (const T v : values)
+            value(uint64_t(v));
+        endArray();
+        return;
+    }
     element();
     const std::string separator = ",\n" + std::string((m_base + m_levels.size() + 1) * 2, ' ');
     m_s += '[';
     m_s.append(separator, 1); // the first element has no comma
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < values.size(); ++i) {
         if (i != 0)
             m_s += separator;
-        write(i);
+        write(values[i]);
         if ((i & 0xffff) == 0xffff)
             chunkDone();
     }
@@ -147,15 +155,7 @@ template <class Write> void JsonStreamWriter::tightArray(size_t n, Write write) 
 }
 
 void JsonStreamWriter::byteArray(const std::vector<uint8_t>& bytes) {
-    if (bytes.empty() || (!m_levels.empty() && m_levels.back().isInline)) {
-        beginArray();
-        for (const uint8_t b : bytes)
-            value(uint64_t(b));
-        endArray();
-        return;
-    }
-    tightArray(bytes.size(), [this, &bytes](size_t i) {
-        const unsigned b = bytes[i];
+    tightArray(bytes, [this](unsigned b) {
         if (b >= 100)
             m_s += char('0' + b / 100);
         if (b >= 10)
@@ -165,16 +165,9 @@ void JsonStreamWriter::byteArray(const std::vector<uint8_t>& bytes) {
 }
 
 void JsonStreamWriter::uintArray(const std::vector<uint64_t>& values) {
-    if (values.empty() || (!m_levels.empty() && m_levels.back().isInline)) {
-        beginArray();
-        for (const uint64_t v : values)
-            value(v);
-        endArray();
-        return;
-    }
-    tightArray(values.size(), [this, &values](size_t i) {
+    tightArray(values, [this](uint64_t v) {
         char buf[24];
-        const auto r = std::to_chars(buf, buf + sizeof buf, values[i]);
+        const auto r = std::to_chars(buf, buf + sizeof buf, v);
         m_s.append(buf, size_t(r.ptr - buf));
     });
 }

@@ -192,6 +192,7 @@ struct HttpSource::State {
         size_t client = 0; // index in prefetchClients
         std::vector<uint8_t> bytes;
         std::future<bool> done; // false: failed (the block is fetched again)
+        bool holds(uint64_t at) const { return at >= offset && at < offset + bytes.size(); }
     };
     std::vector<std::unique_ptr<http::Client>> prefetchClients;
     // In file order; a deque keeps the elements' addresses, which their
@@ -205,7 +206,8 @@ struct HttpSource::State {
     // (waiting for them); false when none holds it (then a read elsewhere:
     // the queue is dropped).
     bool takePrefetch(const std::string& url, uint64_t offset);
-    // The first and the second: takes the queue's first prefetch.
+    // Takes the queue's first prefetch into the cache (waiting for it) and
+    // queues the next; false, the queue dropped, when it failed.
     bool takeFirstPrefetch(const std::string& url);
     void dropPrefetches();
     // Where bytes from `offset` stop being free to fetch (at most `limit`):
@@ -261,9 +263,7 @@ void HttpSource::State::dropPrefetches() {
 }
 
 bool HttpSource::State::takePrefetch(const std::string& url, uint64_t offset) {
-    const auto holds = [offset](const Prefetch& p) {
-        return offset >= p.offset && offset < p.offset + p.bytes.size();
-    };
+    const auto holds = [offset](const Prefetch& p) { return p.holds(offset); };
     if (std::none_of(prefetches.begin(), prefetches.end(), holds)) {
         dropPrefetches();
         return false;
@@ -308,7 +308,7 @@ uint64_t HttpSource::State::freeUntil(uint64_t offset, uint64_t limit) const {
     if (next != cache.end())
         limit = std::min(limit, next->first);
     for (const Prefetch& p : prefetches) {
-        if (offset >= p.offset && offset < p.offset + p.bytes.size())
+        if (p.holds(offset))
             return offset;
         if (p.offset > offset)
             limit = std::min(limit, p.offset);

@@ -129,7 +129,7 @@ __attribute__((target("avx2,fma"))) static void addAvx2(BinCounter<float>& c, co
         // Eight values a turn, lane k counting in table k % c.tables.
         alignas(32) int32_t offsets[8];
         for (unsigned k = 0; k < 8; ++k)
-            offsets[k] = int32_t(k % c.tables * c.bins);
+            offsets[k] = c.laneTable(k);
         const __m256i laneTable = _mm256_load_si256(reinterpret_cast<const __m256i*>(offsets));
         for (; i + 8 <= n; i += 8) {
             const Binned a = binEight(_mm256_loadu_ps(v + i), lo, scale, guard, guardHi, last);
@@ -235,9 +235,9 @@ struct LaneEntries {
 };
 
 CKPTSCOPE_AVX512 static void addLanesAvx512(BinCounter<float>& c, const float* v, uint64_t n) {
-    alignas(64) int32_t offsets[16]; // lane k counts in table k % 8 % c.tables
+    alignas(64) int32_t offsets[16];
     for (unsigned k = 0; k < 16; ++k)
-        offsets[k] = int32_t(k % 8 % c.tables * c.bins);
+        offsets[k] = c.laneTable(k);
     const LaneEntries entries{c,
                               v,
                               _mm512_set1_ps(c.lo),

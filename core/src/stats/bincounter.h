@@ -44,9 +44,11 @@ template <typename T> struct BinCounter {
 
     using Mode = BinMode;
     Mode mode = Mode::Scalar;
-    unsigned shift = 0;                 // Pairs: bins ≤ 2^shift
-    std::vector<uint32_t> small;        // Pairs: 2 tables of 4^shift; Lanes: `tables` of bins
-    unsigned tables = 8;                // Lanes: lane k counts in table k % tables
+    unsigned shift = 0;          // Pairs: bins ≤ 2^shift
+    std::vector<uint32_t> small; // Pairs: 2 tables of 4^shift; Lanes: `tables` of bins
+    unsigned tables = 8;         // Lanes: lane k counts in table k % tables
+    // Lanes: where the table of vector lane k (of 8 or 16) starts in `small`.
+    int32_t laneTable(unsigned k) const { return int32_t(k % 8 % tables * bins); }
     std::unique_ptr<SlicedBins> sliced; // Sliced
     uint64_t pending = 0;               // values counted in `small` since the last flush
     T lo = 0, scale = 0, guard = 0;

@@ -53,19 +53,30 @@ ComputationGraphStore graphOf(const std::vector<std::string>& ids, const std::ve
     return g;
 }
 
-// The reference topological_order, transcribed with ordinary maps and
-// without edges naming unknown nodes; the oracle for random graphs.
-std::vector<std::string> referenceOrder(const ComputationGraphStore& g) {
+// The graph in ordinary maps, edges naming unknown nodes left out: the
+// oracles below start from it.
+struct MapGraph {
     std::map<std::string, size_t> inDegree;
     std::map<std::string, std::vector<std::string>> successors;
+};
+
+MapGraph mapGraph(const ComputationGraphStore& g) {
+    MapGraph m;
     for (const auto& [id, node] : g.nodes())
-        inDegree[id] = 0;
+        m.inDegree[id] = 0;
     for (const auto& [from, to] : g.edges()) {
         if (!g.nodes().contains(from) || !g.nodes().contains(to))
             continue;
-        ++inDegree[to];
-        successors[from].push_back(to);
+        ++m.inDegree[to];
+        m.successors[from].push_back(to);
     }
+    return m;
+}
+
+// The reference topological_order, transcribed with ordinary maps and
+// without edges naming unknown nodes; the oracle for random graphs.
+std::vector<std::string> referenceOrder(const ComputationGraphStore& g) {
+    auto [inDegree, successors] = mapGraph(g);
     std::deque<std::string> queue;
     for (const auto& [id, deg] : inDegree)
         if (deg == 0)
@@ -111,16 +122,8 @@ ComputationGraphStore randomGraph(std::mt19937& rng) {
 // longest path from a node without a known producer, nodes on or behind a
 // cycle one past the deepest of the rest.
 std::map<std::string, size_t> referenceDepths(const ComputationGraphStore& g) {
-    std::map<std::string, size_t> inDegree, depth;
-    std::map<std::string, std::vector<std::string>> successors;
-    for (const auto& [id, node] : g.nodes())
-        inDegree[id] = 0;
-    for (const auto& [from, to] : g.edges()) {
-        if (!g.nodes().contains(from) || !g.nodes().contains(to))
-            continue;
-        successors[from].push_back(to);
-        ++inDegree[to];
-    }
+    auto [inDegree, successors] = mapGraph(g);
+    std::map<std::string, size_t> depth;
     std::deque<std::string> ready;
     for (const auto& [id, n] : inDegree)
         if (n == 0) {

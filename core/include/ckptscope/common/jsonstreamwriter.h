@@ -97,8 +97,9 @@ private:
     void open(char bracket, Layout layout);
     void close(char bracket);
     void indent(size_t levels) { m_s.append((m_base + levels) * 2, ' '); }
-    // A non-empty array, one element a line, write(i) spelling element i.
-    template <class Write> void tightArray(size_t n, Write write);
+    // An array of unsigned integers, one a line, write(v) spelling each; in
+    // an Inline container, or empty, as value() writes them.
+    template <class T, class Write> void tightArray(const std::vector<T>& values, Write write);
 
     std::string m_own; // the buffer when streaming
     std::string& m_s;
